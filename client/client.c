@@ -1,0 +1,104 @@
+/* client.c: the connection to profd the commands share, and the one place
+ * that turns a failed request into a message and an exit code. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "profctl.h"
+
+void
+client_free(struct client *c)
+{
+	http_free(c->http);
+	free(c->socket);
+	c->http = NULL;
+	c->socket = NULL;
+}
+
+/* An error reply as "profctl: [what: ]<error>: <detail>". */
+static void
+client_print_error(const struct http_reply *reply, const char *what)
+{
+	const char	*error, *detail;
+	char		*e, *d, *nl;
+
+	error = json_string_value(json_object_get(reply->json, "error"));
+	detail = json_string_value(json_object_get(reply->json, "detail"));
+	if (error != NULL) {
+		e = xstrdup(error);
+		d = xstrdup(detail != NULL ? detail : "");
+	} else {
+		/* Not profd's JSON: say the status and the first line. */
+		xasprintf(&e, "HTTP %ld", reply->status);
+		d = xstrdup(reply->body != NULL ? reply->body : "");
+		if ((nl = strchr(d, '\n')) != NULL)
+			*nl = '\0';
+		if (strlen(d) > 200)
+			d[200] = '\0';
+	}
+	render_clean(e);
+	render_clean(d);
+	fprintf(stderr, "profctl: %s%s%s%s%s\n", what != NULL ? what : "",
+	    what != NULL ? ": " : "", e, *d != '\0' ? ": " : "", d);
+	free(e);
+	free(d);
+}
+
+/*
+ * Send a request and check the answer. Returns PROFCTL_EXIT_OK with a JSON
+ * reply from a 2xx status, otherwise prints why (prefixed by what if not
+ * NULL) and returns the exit code: PROFCTL_EXIT_USAGE when profd could not
+ * be reached, PROFCTL_EXIT_REFUSED when it said no.
+ */
+int
+client_call(struct client *c, const char *method, const char *path,
+    const void *body, size_t len, struct http_reply *reply, const char *what)
+{
+	char	*socket_path, *cause = NULL;
+	int	 rc;
+
+	memset(reply, 0, sizeof *reply);
+	if (c->http == NULL) {
+		socket_path = paths_socket(c->socket);
+		c->http = http_new(socket_path);
+		if (c->http == NULL) {
+			fprintf(stderr, "profctl: cannot initialise libcurl\n");
+			free(socket_path);
+			return (PROFCTL_EXIT_USAGE);
+		}
+		free(socket_path);
+	}
+
+	rc = http_request(c->http, method, path, body, len, reply, &cause);
+	if (rc == HTTP_ECONNECT) {
+		fprintf(stderr, "profctl: cannot connect to profd at %s: %s "
+		    "(is profd running? set --socket or PROFD_SOCKET)\n",
+		    http_socket(c->http), cause);
+		free(cause);
+		return (PROFCTL_EXIT_USAGE);
+	}
+	if (rc != 0) {
+		fprintf(stderr, "profctl: lost connection to profd at %s: %s\n",
+		    http_socket(c->http), cause);
+		free(cause);
+		return (PROFCTL_EXIT_USAGE);
+	}
+	if (reply->status < 200 || reply->status > 299) {
+		client_print_error(reply, what);
+		http_reply_clear(reply);
+		return (PROFCTL_EXIT_REFUSED);
+	}
+	if (reply->json == NULL) {
+		fprintf(stderr, "profctl: %s%sunexpected reply from profd "
+		    "(HTTP %ld, not JSON)\n", what != NULL ? what : "",
+		    what != NULL ? ": " : "", reply->status);
+		http_reply_clear(reply);
+		return (PROFCTL_EXIT_REFUSED);
+	}
+	return (PROFCTL_EXIT_OK);
+}
+
+int
+client_get(struct client *c, const char *path, struct http_reply *reply)
+{
+	return (client_call(c, "GET", path, NULL, 0, reply, NULL));
+}

@@ -1,0 +1,220 @@
+/* cmd-push.c: send profile files to profd, one POST /v1/profiles each. */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profctl.h"
+
+static int	cmd_push_exec(struct client *, int, char **);
+
+const struct cmd_entry cmd_push_entry = {
+	"push",
+	"push FILE... --scope S [--label K=V]... [--format auto|pprof] "
+	"[--name N]",
+	cmd_push_exec
+};
+
+struct cmd_push_args {
+	const char	 *scope;
+	const char	 *format;
+	const char	 *name;
+	const char	**labels;
+	size_t		  nlabels;
+};
+
+/* All of a file ("-" is stdin) in memory. */
+static int
+cmd_push_read(const char *path, char **data, size_t *len)
+{
+	FILE	*f;
+	char	*p = NULL;
+	size_t	 n = 0, cap = 0, got;
+	int	 error;
+
+	if (strcmp(path, "-") == 0)
+		f = stdin;
+	else if ((f = fopen(path, "rb")) == NULL)
+		return (-1);
+	for (;;) {
+		if (cap - n < 65536) {
+			cap = cap == 0 ? 262144 : cap * 2;
+			p = xreallocarray(p, cap, 1);
+		}
+		got = fread(p + n, 1, cap - n, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	error = ferror(f) ? errno : 0;
+	if (f != stdin)
+		fclose(f);
+	if (error != 0) {
+		free(p);
+		errno = error != 0 ? error : EIO;
+		return (-1);
+	}
+	*data = p;
+	*len = n;
+	return (0);
+}
+
+/* The source name profd is told: --name, else the file's base name. */
+static char *
+cmd_push_name(const struct cmd_push_args *a, const char *path)
+{
+	char	*copy, *name;
+
+	if (a->name != NULL)
+		return (xstrdup(a->name));
+	if (strcmp(path, "-") == 0)
+		return (NULL);
+	copy = xstrdup(path);
+	name = xstrdup(basename(copy));
+	free(copy);
+	return (name);
+}
+
+static int
+cmd_push_one(struct client *c, const struct cmd_push_args *a,
+    const char *path)
+{
+	struct http_reply	 reply;
+	json_t			*id, *samples;
+	char			*data, *url, *name;
+	size_t			 len, i;
+	int			 rc;
+
+	if (cmd_push_read(path, &data, &len) != 0) {
+		fprintf(stderr, "profctl: %s: %s\n", path, strerror(errno));
+		return (PROFCTL_EXIT_REFUSED);
+	}
+
+	url = xstrdup("/v1/profiles");
+	http_query_add(&url, "scope", a->scope);
+	http_query_add(&url, "format", a->format);
+	if ((name = cmd_push_name(a, path)) != NULL)
+		http_query_add(&url, "name", name);
+	for (i = 0; i < a->nlabels; i++)
+		http_query_add(&url, "label", a->labels[i]);
+
+	rc = client_call(c, "POST", url, data, len, &reply, path);
+	free(url);
+	free(name);
+	free(data);
+	if (rc != PROFCTL_EXIT_OK)
+		return (rc);
+
+	id = json_object_get(reply.json, "profile_id");
+	samples = json_object_get(reply.json, "samples");
+	if (!json_is_integer(id)) {
+		fprintf(stderr, "profctl: %s: unexpected reply from profd: "
+		    "no profile_id\n", path);
+		http_reply_clear(&reply);
+		return (PROFCTL_EXIT_REFUSED);
+	}
+	if (json_is_true(json_object_get(reply.json, "duplicate"))) {
+		printf("%s: already stored as profile %" JSON_INTEGER_FORMAT
+		    "\n", path, json_integer_value(id));
+	} else {
+		printf("%s: stored as profile %" JSON_INTEGER_FORMAT
+		    " (%" JSON_INTEGER_FORMAT " samples)\n", path,
+		    json_integer_value(id), json_integer_value(samples));
+	}
+	fflush(stdout);
+	http_reply_clear(&reply);
+	return (PROFCTL_EXIT_OK);
+}
+
+static int
+cmd_push_exec(struct client *c, int argc, char **argv)
+{
+	static const struct option	 opts[] = {
+		{ "scope",	required_argument,	NULL, 's' },
+		{ "label",	required_argument,	NULL, 'l' },
+		{ "format",	required_argument,	NULL, 'f' },
+		{ "name",	required_argument,	NULL, 'n' },
+		{ "socket",	required_argument,	NULL, 'S' },
+		{ "help",	no_argument,		NULL, 'h' },
+		{ NULL,		0,			NULL, 0 }
+	};
+	const struct cmd_entry	 *e = &cmd_push_entry;
+	struct cmd_push_args	  a;
+	const char		**files = NULL, *eq;
+	size_t			  nfiles = 0, i, nstdin = 0;
+	int			  ch, rc = PROFCTL_EXIT_OK, one;
+
+	memset(&a, 0, sizeof a);
+	a.format = "auto";
+	a.labels = xcalloc(argc, sizeof *a.labels);
+	files = xcalloc(argc, sizeof *files);
+
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "-:s:l:f:n:h", opts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 1:
+			if (strcmp(optarg, "-") == 0)
+				nstdin++;
+			files[nfiles++] = optarg;
+			continue;
+		case 's':
+			a.scope = optarg;
+			continue;
+		case 'l':
+			eq = strchr(optarg, '=');
+			if (eq == NULL || eq == optarg) {
+				rc = cmd_usage_error(e, "push: label \"%s\" "
+				    "is not KEY=VALUE", optarg);
+				goto out;
+			}
+			a.labels[a.nlabels++] = optarg;
+			continue;
+		case 'f':
+			a.format = optarg;
+			continue;
+		case 'n':
+			a.name = optarg;
+			continue;
+		}
+		if ((rc = cmd_common_option(e, c, ch, argv)) != -1)
+			goto out;
+		rc = PROFCTL_EXIT_OK;
+	}
+	/* What getopt left after "--". */
+	for (; optind < argc; optind++) {
+		if (strcmp(argv[optind], "-") == 0)
+			nstdin++;
+		files[nfiles++] = argv[optind];
+	}
+
+	if (a.scope == NULL) {
+		rc = cmd_usage_error(e, "push: --scope is required");
+		goto out;
+	}
+	if (nfiles == 0) {
+		rc = cmd_usage_error(e, "push: no files given");
+		goto out;
+	}
+	if (nstdin > 1) {
+		rc = cmd_usage_error(e, "push: stdin (\"-\") given twice");
+		goto out;
+	}
+
+	for (i = 0; i < nfiles; i++) {
+		one = cmd_push_one(c, &a, files[i]);
+		if (one == PROFCTL_EXIT_USAGE) {
+			/* profd is gone: the other files would fail too. */
+			rc = one;
+			break;
+		}
+		if (one != PROFCTL_EXIT_OK)
+			rc = one;
+	}
+out:
+	free(a.labels);
+	free(files);
+	return (rc);
+}

@@ -1,0 +1,212 @@
+/* api-profiles.c: POST /v1/profiles (push a blob) and GET /v1/profiles
+ * (the profiles of a scope). */
+#include <event2/buffer.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "import.h"
+#include "store.h"
+#include "util.h"
+
+struct push {
+	char *scope, *format, *name;
+	struct import_label *labels;
+	size_t nlabels;
+	struct evbuffer *body;	/* moved out of the request, no copy */
+};
+
+static void
+push_free(void *arg)
+{
+	struct push *p = arg;
+	size_t i;
+
+	free(p->scope);
+	free(p->format);
+	free(p->name);
+	for (i = 0; i < p->nlabels; i++) {
+		free(p->labels[i].key);
+		free(p->labels[i].value);
+	}
+	free(p->labels);
+	if (p->body != NULL)
+		evbuffer_free(p->body);
+	free(p);
+}
+
+static json_t *
+metrics_json(const struct store_metric *m, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, api_metric_json(m[i].type, m[i].unit));
+	return a;
+}
+
+static void
+push_work(struct api_call *call, void *worker)
+{
+	struct import_worker *w = worker;
+	struct push *p = call->data;
+	struct import_request req;
+	struct import_result res;
+	size_t len = evbuffer_get_length(p->body);
+
+	memset(&req, 0, sizeof req);
+	req.scope = p->scope;
+	req.format = p->format;
+	req.name = p->name;
+	req.labels = p->labels;
+	req.nlabels = p->nlabels;
+	req.data = len ? evbuffer_pullup(p->body, -1) : (const uint8_t *)"";
+	req.len = len;
+	if (importer_run(w->importer, &req, &res, &call->err) == -1) {
+		server_import_count(call->srv, 0);
+		return;
+	}
+	server_import_count(call->srv, 1);
+	api_result(call, res.duplicate ? 200 : 201, json_pack(
+	    "{s:I, s:s, s:s, s:I, s:o, s:b}",
+	    "profile_id", (json_int_t)res.profile_id,
+	    "scope", p->scope,
+	    "format", res.format,
+	    "samples", (json_int_t)res.samples,
+	    "metrics", metrics_json(res.metrics, res.nmetrics),
+	    "duplicate", res.duplicate));
+	import_result_clear(&res);
+}
+
+void
+api_profiles_post(struct api_call *call)
+{
+	struct evkeyval *kv;
+	struct push *p;
+	const char *scope = api_param(call, "scope");
+	const char *format = api_param(call, "format");
+	const char *name = api_param(call, "name");
+
+	if (scope == NULL) {
+		api_error(call, 400, "scope: missing (POST "
+		    "/v1/profiles?scope=NAME)");
+		return;
+	}
+	if (!scope_name_valid(scope)) {
+		api_error(call, 400, "scope: \"%s\" is not a valid scope name "
+		    "([A-Za-z0-9._-], 1 to 128 characters)", scope);
+		return;
+	}
+	p = xcalloc(1, sizeof *p);
+	call->data = p;
+	call->free_data = push_free;
+	p->scope = xstrdup(scope);
+	p->format = xstrdup(format && *format ? format : "auto");
+	p->name = xstrdup(name ? name : "");
+	TAILQ_FOREACH(kv, &call->query, next) {
+		char *eq;
+
+		if (strcmp(kv->key, "label") != 0)
+			continue;
+		if ((eq = strchr(kv->value, '=')) == NULL ||
+		    eq == kv->value) {
+			api_error(call, 400, "label: \"%s\" is not KEY=VALUE",
+			    kv->value);
+			return;
+		}
+		p->labels = xreallocarray(p->labels, p->nlabels + 1,
+		    sizeof *p->labels);
+		p->labels[p->nlabels].key = xstrndup(kv->value,
+		    (size_t)(eq - kv->value));
+		p->labels[p->nlabels].value = xstrdup(eq + 1);
+		p->nlabels++;
+	}
+	p->body = evbuffer_new();
+	evbuffer_add_buffer(p->body, evhttp_request_get_input_buffer(
+	    call->req));
+	if (evbuffer_get_length(p->body) == 0) {
+		api_error(call, 400, "the request body is empty: send the "
+		    "profile as the body");
+		return;
+	}
+	api_submit(call, API_IMPORT, push_work);
+}
+
+static json_t *
+opt_metric_json(const struct store_metric *m)
+{
+	return m->id ? api_metric_json(m->type, m->unit) : json_null();
+}
+
+static json_t *
+time_json(int64_t ns)
+{
+	char buf[64];
+
+	format_rfc3339(ns, buf, sizeof buf);
+	return json_string(buf);
+}
+
+static void
+profiles_work(struct api_call *call, void *worker)
+{
+	struct store_profile_info *v;
+	size_t n, i, j;
+	json_t *arr;
+
+	if (store_profiles(worker, call->data, &v, &n, &call->err) == -1)
+		return;
+	arr = json_array();
+	for (i = 0; i < n; i++) {
+		json_t *labels = json_object(), *comments = json_array();
+
+		for (j = 0; j < v[i].nlabels; j++)
+			json_object_set_new(labels, v[i].label_keys[j],
+			    json_string(v[i].label_values[j]));
+		for (j = 0; j < v[i].ncomments; j++)
+			json_array_append_new(comments,
+			    json_string(v[i].comments[j]));
+		json_array_append_new(arr, json_pack("{s:I, s:s, s:s, s:o, "
+		    "s:I, s:I, s:o, s:I, s:I, s:I, s:o, s:o, s:I, s:o, s:o, "
+		    "s:o, s:I, s:s}",
+		    "id", (json_int_t)v[i].id,
+		    "name", v[i].name,
+		    "format", v[i].format,
+		    "time", time_json(v[i].time_ns),
+		    "time_ns", (json_int_t)v[i].time_ns,
+		    "duration_ns", (json_int_t)v[i].duration_ns,
+		    "imported", time_json(v[i].imported_ns),
+		    "imported_ns", (json_int_t)v[i].imported_ns,
+		    "samples", (json_int_t)v[i].samples,
+		    "dropped_samples", (json_int_t)v[i].dropped_samples,
+		    "metrics", metrics_json(v[i].metrics, v[i].nmetrics),
+		    "default_metric", opt_metric_json(&v[i].default_metric),
+		    "period", (json_int_t)v[i].period,
+		    "period_type", opt_metric_json(&v[i].period_type),
+		    "labels", labels,
+		    "comments", comments,
+		    "bytes", (json_int_t)v[i].bytes,
+		    "doc_url", v[i].doc_url));
+	}
+	store_profile_info_free(v, n);
+	api_result(call, 200, json_pack("{s:s, s:o}", "scope",
+	    (const char *)call->data, "profiles", arr));
+}
+
+void
+api_profiles_get(struct api_call *call)
+{
+	const char *scope = api_param(call, "scope");
+
+	if (scope == NULL || !scope_name_valid(scope)) {
+		api_error(call, 400, "scope: %s", scope ? "not a valid scope "
+		    "name" : "missing (GET /v1/profiles?scope=NAME)");
+		return;
+	}
+	call->data = xstrdup(scope);
+	call->free_data = free;
+	api_submit(call, API_QUERY, profiles_work);
+}

@@ -1,0 +1,56 @@
+/* api-scopes.c: GET /v1/scopes. */
+#include <stdlib.h>
+
+#include "api.h"
+#include "store.h"
+#include "util.h"
+
+static json_t *
+time_or_null(int64_t ns, int have)
+{
+	char buf[64];
+
+	if (!have)
+		return json_null();
+	format_rfc3339(ns, buf, sizeof buf);
+	return json_string(buf);
+}
+
+static void
+scopes_work(struct api_call *call, void *worker)
+{
+	struct store_scope_info *v;
+	size_t n, i, j;
+	json_t *arr;
+
+	if (store_scopes(worker, &v, &n, &call->err) == -1)
+		return;
+	arr = json_array();
+	for (i = 0; i < n; i++) {
+		json_t *metrics = json_array();
+		int have = v[i].profiles > 0;
+
+		for (j = 0; j < v[i].nmetrics; j++)
+			json_array_append_new(metrics, api_metric_json(
+			    v[i].metrics[j].type, v[i].metrics[j].unit));
+		json_array_append_new(arr, json_pack("{s:s, s:I, s:o, s:o, "
+		    "s:o, s:o, s:o}",
+		    "name", v[i].name,
+		    "profiles", (json_int_t)v[i].profiles,
+		    "metrics", metrics,
+		    "first_time", time_or_null(v[i].first_ns, have),
+		    "first_time_ns", have ? json_integer(v[i].first_ns) :
+		    json_null(),
+		    "last_time", time_or_null(v[i].last_ns, have),
+		    "last_time_ns", have ? json_integer(v[i].last_ns) :
+		    json_null()));
+	}
+	store_scope_info_free(v, n);
+	api_result(call, 200, json_pack("{s:o}", "scopes", arr));
+}
+
+void
+api_scopes_get(struct api_call *call)
+{
+	api_submit(call, API_QUERY, scopes_work);
+}

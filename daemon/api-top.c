@@ -1,0 +1,102 @@
+/* api-top.c: GET /v1/top: flat and cum per function. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "query.h"
+#include "util.h"
+
+struct top_req {
+	char *scope, *metric;
+	int sort_cum;
+	long long limit;		/* -1 = all */
+};
+
+static void
+top_req_free(void *arg)
+{
+	struct top_req *t = arg;
+
+	free(t->scope);
+	free(t->metric);
+	free(t);
+}
+
+static void
+top_work(struct api_call *call, void *worker)
+{
+	struct top_req *t = call->data;
+	struct top_params p;
+	struct top_result r;
+	json_t *rows;
+	size_t i, n;
+
+	memset(&p, 0, sizeof p);
+	p.scope = t->scope;
+	p.metric = t->metric;
+	p.sort_cum = t->sort_cum;
+	if (query_top(worker, &p, &r, &call->err) == -1)
+		return;
+	n = r.nrows;
+	if (t->limit >= 0 && (size_t)t->limit < n)
+		n = (size_t)t->limit;
+	rows = json_array();
+	for (i = 0; i < n; i++)
+		json_array_append_new(rows, json_pack("{s:s, s:I, s:I}",
+		    "function", r.rows[i].function,
+		    "flat", (json_int_t)r.rows[i].flat,
+		    "cum", (json_int_t)r.rows[i].cum));
+	api_result(call, 200, json_pack("{s:s, s:o, s:s, s:I, s:I, s:s, "
+	    "s:I, s:o}",
+	    "scope", t->scope,
+	    "metric", api_metric_json(r.metric.type, r.metric.unit),
+	    "unit", r.metric.unit,
+	    "total", (json_int_t)r.total,
+	    "profiles", (json_int_t)r.nprofiles,
+	    "sort", t->sort_cum ? "cum" : "flat",
+	    "rows_total", (json_int_t)r.nrows,
+	    "rows", rows));
+	top_result_clear(&r);
+}
+
+void
+api_top_get(struct api_call *call)
+{
+	const char *scope = api_param(call, "scope");
+	const char *metric = api_param(call, "metric");
+	const char *limit = api_param(call, "limit");
+	const char *sort = api_param(call, "sort");
+	struct top_req *t;
+	char *end;
+
+	if (scope == NULL || !scope_name_valid(scope)) {
+		api_error(call, 400, "scope: %s", scope ? "not a valid scope "
+		    "name" : "missing (GET /v1/top?scope=NAME)");
+		return;
+	}
+	t = xcalloc(1, sizeof *t);
+	call->data = t;
+	call->free_data = top_req_free;
+	t->scope = xstrdup(scope);
+	t->metric = metric && *metric ? xstrdup(metric) : NULL;
+	t->limit = -1;
+	if (limit != NULL) {
+		errno = 0;
+		t->limit = strtoll(limit, &end, 10);
+		if (*limit == '\0' || *end != '\0' || errno != 0 ||
+		    t->limit < 0) {
+			api_error(call, 400, "limit: \"%s\" is not a "
+			    "non-negative integer", limit);
+			return;
+		}
+	}
+	if (sort != NULL && strcmp(sort, "flat") != 0 &&
+	    strcmp(sort, "cum") != 0) {
+		api_error(call, 400, "sort: \"%s\" is neither flat nor cum",
+		    sort);
+		return;
+	}
+	t->sort_cum = sort != NULL && strcmp(sort, "cum") == 0;
+	api_submit(call, API_QUERY, top_work);
+}

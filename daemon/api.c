@@ -1,0 +1,144 @@
+/* api.c: the life of one call: parameters, hand-off to a worker, reply. */
+#include <event2/buffer.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "routes.h"
+#include "util.h"
+
+const char *
+api_param(struct api_call *call, const char *key)
+{
+	return evhttp_find_header(&call->query, key);
+}
+
+static void
+api_call_free(struct api_call *call)
+{
+	evhttp_clear_headers(&call->query);
+	if (call->free_data != NULL)
+		call->free_data(call->data);
+	if (call->reply != NULL)
+		json_decref(call->reply);
+	free(call);
+}
+
+void
+api_reply(struct api_call *call, int status, json_t *body)
+{
+	struct evbuffer *out = evhttp_request_get_output_buffer(call->req);
+	struct evkeyvalq *h = evhttp_request_get_output_headers(call->req);
+	char *text;
+
+	text = json_dumps(body, JSON_COMPACT);
+	json_decref(body);
+	if (text != NULL) {
+		evbuffer_add(out, text, strlen(text));
+		evbuffer_add(out, "\n", 1);
+		free(text);
+	}
+	evhttp_add_header(h, "Content-Type", "application/json");
+	if (status == 503)
+		evhttp_add_header(h, "Retry-After", "1");
+	evhttp_send_reply(call->req, status, NULL, NULL);
+	if (call->route != NULL)
+		server_route_done(call->srv, call->route, status,
+		    mono_ns() - call->start_ns);
+	api_call_free(call);
+}
+
+static const char *
+status_kind(int status)
+{
+	switch (status) {
+	case 400:
+		return "bad request";
+	case 404:
+		return "not found";
+	case 405:
+		return "method not allowed";
+	case 413:
+		return "too large";
+	case 503:
+		return "busy";
+	default:
+		return status >= 500 ? "internal error" : "error";
+	}
+}
+
+void
+api_error(struct api_call *call, int status, const char *fmt, ...)
+{
+	char detail[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof detail, fmt, ap);
+	va_end(ap);
+	api_reply(call, status, json_pack("{s:s, s:s}", "error",
+	    status_kind(status), "detail", detail));
+}
+
+void
+api_reply_err(struct api_call *call)
+{
+	api_error(call, error_http_status(&call->err), "%s", call->err.msg);
+}
+
+void
+api_result(struct api_call *call, int status, json_t *body)
+{
+	call->status = status;
+	call->reply = body;
+}
+
+static void
+api_job_run(struct job *j, void *worker)
+{
+	struct api_call *call = (struct api_call *)j;
+
+	call->work(call, worker);
+}
+
+static void
+api_job_done(struct job *j)
+{
+	struct api_call *call = (struct api_call *)j;
+	json_t *body;
+
+	if (j->run == NULL) {
+		api_error(call, 503, "profd is shutting down");
+		return;
+	}
+	if (call->err.kind != ERR_NONE) {
+		api_reply_err(call);
+		return;
+	}
+	body = call->reply;
+	call->reply = NULL;
+	api_reply(call, call->status ? call->status : 200,
+	    body ? body : json_object());
+}
+
+void
+api_submit(struct api_call *call, enum api_queue which,
+    void (*work)(struct api_call *, void *worker))
+{
+	call->work = work;
+	call->job.run = api_job_run;
+	call->job.done = api_job_done;
+	if (jobq_push(server_queue(call->srv, which), &call->job) == -1)
+		api_error(call, 503, "the %s queue is full; retry later",
+		    which == API_IMPORT ? "import" : "query");
+}
+
+json_t *
+api_metric_json(const char *type, const char *unit)
+{
+	return json_pack("{s:s, s:s}", "type", type, "unit", unit);
+}

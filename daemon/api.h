@@ -1,0 +1,83 @@
+/* api.h: one HTTP call from routing to reply.  Handlers run on the loop
+ * thread: they check parameters and either reply at once or hand work to
+ * the import or query threads with api_submit(); the work fills in the
+ * reply, which the loop sends. */
+#ifndef PROFD_API_H
+#define PROFD_API_H
+
+#include <sys/queue.h>
+
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include <jansson.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "jobs.h"
+#include "server.h"
+
+struct server;
+struct route;
+
+struct api_call {
+	struct job job;
+	struct server *srv;
+	struct evhttp_request *req;
+	const struct route *route;
+	struct evkeyvalq query;
+	int64_t start_ns;
+	/* Filled by the work (or the handler). */
+	int status;
+	json_t *reply;
+	struct error err;
+	/* Handler data, freed with free_data. */
+	void *data;
+	void (*free_data)(void *);
+	void (*work)(struct api_call *, void *worker);
+};
+
+enum api_queue { API_IMPORT, API_QUERY };
+
+/* The value of a query parameter, or NULL. */
+const char *api_param(struct api_call *, const char *key);
+/* Queue the call's work; replies 503 itself when the queue is full. */
+void api_submit(struct api_call *, enum api_queue,
+    void (*work)(struct api_call *, void *worker));
+/* Reply now (on the loop) and free the call.  The reply is stolen. */
+void api_reply(struct api_call *, int status, json_t *);
+void api_error(struct api_call *, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Reply with the error in call->err. */
+void api_reply_err(struct api_call *);
+/* In work functions: set the result; the loop sends it. */
+void api_result(struct api_call *, int status, json_t *);
+
+/* Server state the handlers read. */
+const struct config *server_config(struct server *);
+double server_uptime(struct server *);
+size_t server_import_depth(struct server *);
+size_t server_import_running(struct server *);
+size_t server_query_depth(struct server *);
+void server_import_counts(struct server *, uint64_t *done, uint64_t *failed);
+void server_import_count(struct server *, int ok);
+json_t *server_route_stats(struct server *);
+void server_route_done(struct server *, const struct route *, int status,
+    int64_t ns);
+struct jobq *server_queue(struct server *, enum api_queue);
+
+/* Endpoint handlers (api-*.c). */
+void api_profiles_post(struct api_call *);
+void api_profiles_get(struct api_call *);
+void api_scopes_get(struct api_call *);
+void api_top_get(struct api_call *);
+void api_health_get(struct api_call *);
+
+/* Workers' state. */
+struct import_worker {
+	struct store *store;
+	struct importer *importer;
+};
+
+json_t *api_metric_json(const char *type, const char *unit);
+
+#endif

@@ -1,0 +1,39 @@
+/* format.c: the table of input formats and auto-detection. */
+#include <string.h>
+
+#include "format.h"
+#include "pprof.h"
+
+static const struct format formats[] = {
+	{ "pprof", pprof_sniff, pprof_decode },
+};
+
+const struct format *
+format_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof formats / sizeof formats[0]; i++)
+		if (strcmp(formats[i].name, name) == 0)
+			return &formats[i];
+	return NULL;
+}
+
+const struct format *
+format_detect(const uint8_t *p, size_t n, struct error *err)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof formats / sizeof formats[0]; i++)
+		if (formats[i].sniff(p, n))
+			return &formats[i];
+	error_set(err, ERR_INPUT, "unknown format: the data is none of %s "
+	    "(gzipped or not)", format_names());
+	return NULL;
+}
+
+const char *
+format_names(void)
+{
+	return "pprof";
+}

@@ -1,0 +1,107 @@
+/* hmap.c: open addressing with linear probing; FNV-1a mixed by a final
+ * avalanche so sequential integer keys spread well. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hmap.h"
+#include "util.h"
+
+uint64_t
+hmap_hash(const void *key, size_t len)
+{
+	const uint8_t *p = key;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return h ? h : 1;
+}
+
+static struct hmap_slot *
+hmap_find(const struct hmap *m, uint64_t h, const void *key, size_t len)
+{
+	size_t i;
+
+	if (m->cap == 0)
+		return NULL;
+	for (i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+		struct hmap_slot *s = &m->slots[i];
+
+		if (s->hash == 0)
+			return s;
+		if (s->hash == h && s->keylen == len &&
+		    memcmp(s->key, key, len) == 0)
+			return s;
+	}
+}
+
+int64_t
+hmap_get(const struct hmap *m, const void *key, size_t len)
+{
+	struct hmap_slot *s = hmap_find(m, hmap_hash(key, len), key, len);
+
+	return s != NULL && s->hash != 0 ? s->value : 0;
+}
+
+static void
+hmap_grow(struct hmap *m)
+{
+	struct hmap_slot *old = m->slots;
+	size_t i, oldcap = m->cap;
+
+	m->cap = m->cap ? m->cap * 2 : 64;
+	m->slots = xcalloc(m->cap, sizeof *m->slots);
+	for (i = 0; i < oldcap; i++) {
+		struct hmap_slot *s;
+
+		if (old[i].hash == 0)
+			continue;
+		s = hmap_find(m, old[i].hash, old[i].key, old[i].keylen);
+		*s = old[i];
+	}
+	free(old);
+}
+
+void
+hmap_put(struct hmap *m, const void *key, size_t len, int64_t value)
+{
+	uint64_t h = hmap_hash(key, len);
+	struct hmap_slot *s;
+
+	if ((m->n + 1) * 4 > m->cap * 3)
+		hmap_grow(m);
+	s = hmap_find(m, h, key, len);
+	if (s->hash == 0) {
+		s->hash = h;
+		s->keylen = (uint32_t)len;
+		s->key = xmalloc(len);
+		memcpy(s->key, key, len);
+		m->n++;
+		m->keybytes += len;
+	}
+	s->value = value;
+}
+
+void
+hmap_clear(struct hmap *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->cap; i++)
+		if (m->slots[i].hash != 0)
+			free(m->slots[i].key);
+	free(m->slots);
+	memset(m, 0, sizeof *m);
+}
+
+size_t
+hmap_bytes(const struct hmap *m)
+{
+	return m->cap * sizeof *m->slots + m->keybytes + m->n * 16;
+}

@@ -1,0 +1,30 @@
+/* hmap.h: an open-addressing hash map from byte keys to int64 values, with
+ * keys copied into the map.  Used for the interning caches. */
+#ifndef PROFD_HMAP_H
+#define PROFD_HMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct hmap_slot {
+	uint64_t hash;		/* 0 = empty */
+	uint32_t keylen;
+	uint8_t *key;
+	int64_t value;
+};
+
+struct hmap {
+	struct hmap_slot *slots;
+	size_t cap, n;		/* cap is a power of two */
+	size_t keybytes;
+};
+
+uint64_t hmap_hash(const void *, size_t);
+/* The value for key, or 0 if absent (values stored must be non-zero). */
+int64_t hmap_get(const struct hmap *, const void *key, size_t len);
+void hmap_put(struct hmap *, const void *key, size_t len, int64_t value);
+void hmap_clear(struct hmap *);
+/* Memory held by the map, for accounting. */
+size_t hmap_bytes(const struct hmap *);
+
+#endif

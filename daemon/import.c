@@ -1,0 +1,582 @@
+/* import.c: the sink on top of the store.
+ *
+ * Strings, metrics, mappings, functions, frames, callsites and label sets
+ * are interned through caches (key bytes -> store id) that live as long as
+ * the importer, so the thousandth profile of a service only looks up what
+ * it shares with the others.  A failed import rolls back its transaction
+ * and drops the caches, since they may name rows that no longer exist.
+ * Sample values are aggregated in memory by (stack, label set, time) and
+ * written once per key at the end. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+#include "hmap.h"
+#include "import.h"
+#include "inflate.h"
+#include "model.h"
+#include "sha256.h"
+#include "util.h"
+
+/* Past this much cache memory the caches are dropped and refilled. */
+#define IMPORT_CACHE_MAX	(64u << 20)
+
+enum cache {
+	C_STRING, C_METRIC, C_MAPPING, C_FUNCTION, C_FRAME, C_CALLSITE,
+	C_LABELSET, C_COUNT
+};
+
+struct agg_key {
+	int64_t callsite, labelset, time_ns;
+};
+
+struct importer {
+	struct store *store;
+	const struct limits *limits;
+	struct hmap cache[C_COUNT];
+
+	/* Per import. */
+	int64_t profile_id;
+	struct store_metric *metrics;
+	size_t nmetrics;
+	int64_t *totals;
+	struct hmap agg;		/* agg_key -> 1 + row in aggv */
+	int64_t *aggv;			/* nmetrics values per row */
+	struct agg_key *aggk;
+	size_t naggs, aggcap;
+	struct model_meta meta;
+	int have_meta;
+	char **comments;
+	size_t ncomments;
+	char *doc_url, *period_type, *period_unit;
+};
+
+struct importer *
+importer_new(struct store *store, const struct limits *limits)
+{
+	struct importer *im = xcalloc(1, sizeof *im);
+
+	im->store = store;
+	im->limits = limits;
+	return im;
+}
+
+static void
+importer_caches_clear(struct importer *im)
+{
+	int i;
+
+	for (i = 0; i < C_COUNT; i++)
+		hmap_clear(&im->cache[i]);
+}
+
+static void
+importer_reset(struct importer *im)
+{
+	size_t i;
+
+	for (i = 0; i < im->nmetrics; i++)
+		store_metric_clear(&im->metrics[i]);
+	free(im->metrics);
+	free(im->totals);
+	hmap_clear(&im->agg);
+	free(im->aggv);
+	free(im->aggk);
+	for (i = 0; i < im->ncomments; i++)
+		free(im->comments[i]);
+	free(im->comments);
+	free(im->doc_url);
+	free(im->period_type);
+	free(im->period_unit);
+	im->metrics = NULL;
+	im->totals = NULL;
+	im->aggv = NULL;
+	im->aggk = NULL;
+	im->comments = NULL;
+	im->doc_url = im->period_type = im->period_unit = NULL;
+	im->nmetrics = im->naggs = im->aggcap = im->ncomments = 0;
+	im->have_meta = 0;
+	im->profile_id = 0;
+	memset(&im->meta, 0, sizeof im->meta);
+}
+
+void
+importer_free(struct importer *im)
+{
+	if (im == NULL)
+		return;
+	importer_reset(im);
+	importer_caches_clear(im);
+	free(im);
+}
+
+size_t
+importer_cache_bytes(const struct importer *im)
+{
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < C_COUNT; i++)
+		n += hmap_bytes(&im->cache[i]);
+	return n;
+}
+
+static int64_t
+intern_string(struct importer *im, struct mstr s, struct error *err)
+{
+	int64_t id;
+
+	if ((id = hmap_get(&im->cache[C_STRING], s.p, s.n)) != 0)
+		return id;
+	if ((id = store_string(im->store, s.p, s.n, err)) > 0)
+		hmap_put(&im->cache[C_STRING], s.p, s.n, id);
+	return id;
+}
+
+/* A cache hit is the store id; 0 is a miss. */
+static int64_t
+cache_get(struct importer *im, enum cache c, const void *key, size_t len)
+{
+	return hmap_get(&im->cache[c], key, len);
+}
+
+static int64_t
+cache_put(struct importer *im, enum cache c, const void *key, size_t len,
+    int64_t id)
+{
+	if (id > 0)
+		hmap_put(&im->cache[c], key, len, id);
+	return id;
+}
+
+static int
+sink_metric(void *ctx, struct mstr type, struct mstr unit, struct error *err)
+{
+	struct importer *im = ctx;
+	struct buf key = { 0 };
+	int64_t id;
+
+	if (type.n == 0)
+		return error_set(err, ERR_INPUT, "a sample type has no name");
+	buf_add(&key, type.p, type.n);
+	buf_add(&key, "", 1);
+	buf_add(&key, unit.p, unit.n);
+	if ((id = cache_get(im, C_METRIC, key.p, key.n)) == 0)
+		id = cache_put(im, C_METRIC, key.p, key.n, store_metric(
+		    im->store, type.p, type.n, unit.p, unit.n, err));
+	buf_free(&key);
+	if (id < 0)
+		return -1;
+	im->metrics = xreallocarray(im->metrics, im->nmetrics + 1,
+	    sizeof *im->metrics);
+	im->totals = xreallocarray(im->totals, im->nmetrics + 1,
+	    sizeof *im->totals);
+	im->metrics[im->nmetrics].id = id;
+	im->metrics[im->nmetrics].type = xmstrdup(type);
+	im->metrics[im->nmetrics].unit = xmstrdup(unit);
+	im->totals[im->nmetrics] = 0;
+	im->nmetrics++;
+	return 0;
+}
+
+static int64_t
+sink_mapping(void *ctx, const struct model_mapping *m, struct error *err)
+{
+	struct importer *im = ctx;
+	int64_t key[6], id;
+
+	if ((key[3] = intern_string(im, m->file, err)) < 0 ||
+	    (key[4] = intern_string(im, m->build_id, err)) < 0)
+		return -1;
+	key[0] = (int64_t)m->start;
+	key[1] = (int64_t)m->limit;
+	key[2] = (int64_t)m->offset;
+	key[5] = m->flags;
+	if ((id = cache_get(im, C_MAPPING, key, sizeof key)) != 0)
+		return id;
+	return cache_put(im, C_MAPPING, key, sizeof key, store_mapping(
+	    im->store, m->start, m->limit, m->offset, key[3], key[4],
+	    m->flags, err));
+}
+
+static int64_t
+sink_function(void *ctx, const struct model_function *f, struct error *err)
+{
+	struct importer *im = ctx;
+	int64_t key[4], id;
+
+	if ((key[0] = intern_string(im, f->name, err)) < 0 ||
+	    (key[1] = intern_string(im, f->system_name, err)) < 0 ||
+	    (key[2] = intern_string(im, f->file, err)) < 0)
+		return -1;
+	key[3] = f->start_line;
+	if ((id = cache_get(im, C_FUNCTION, key, sizeof key)) != 0)
+		return id;
+	return cache_put(im, C_FUNCTION, key, sizeof key, store_function(
+	    im->store, key[0], key[1], key[2], key[3], err));
+}
+
+static int64_t
+sink_frame(void *ctx, const struct model_frame *fr, struct error *err)
+{
+	struct importer *im = ctx;
+	int64_t key[6], id;
+
+	key[0] = fr->function;
+	key[1] = fr->mapping;
+	key[2] = (int64_t)fr->address;
+	key[3] = fr->line;
+	key[4] = fr->column;
+	key[5] = fr->flags;
+	if ((id = cache_get(im, C_FRAME, key, sizeof key)) != 0)
+		return id;
+	return cache_put(im, C_FRAME, key, sizeof key, store_frame(im->store,
+	    fr->function, fr->mapping, fr->address, fr->line, fr->column,
+	    fr->flags, err));
+}
+
+static int64_t
+sink_stack(void *ctx, const int64_t *frames, size_t n, struct error *err)
+{
+	struct importer *im = ctx;
+	int64_t parent = 0, key[2], id;
+	size_t i, depth = 0;
+
+	if (n > im->limits->max_stack_depth)
+		return error_set(err, ERR_TOO_LARGE, "a stack has %zu frames "
+		    "(limit %u)", n, im->limits->max_stack_depth);
+	/* frames are leaf first; the prefix tree grows from the root. */
+	for (i = n; i-- > 0; depth++) {
+		key[0] = parent;
+		key[1] = frames[i];
+		if ((id = cache_get(im, C_CALLSITE, key, sizeof key)) == 0)
+			id = cache_put(im, C_CALLSITE, key, sizeof key,
+			    store_callsite(im->store, parent, frames[i],
+			    (int64_t)depth, err));
+		if (id < 0)
+			return -1;
+		parent = id;
+	}
+	return parent;
+}
+
+static int
+label_cmp(const void *a, const void *b)
+{
+	const struct model_label *x = a, *y = b;
+	size_t n = x->key.n < y->key.n ? x->key.n : y->key.n;
+	int c = n ? memcmp(x->key.p, y->key.p, n) : 0;
+
+	if (c != 0)
+		return c;
+	if (x->key.n != y->key.n)
+		return x->key.n < y->key.n ? -1 : 1;
+	if (x->is_num != y->is_num)
+		return x->is_num - y->is_num;
+	if (x->is_num)
+		return x->num < y->num ? -1 : x->num > y->num;
+	n = x->str.n < y->str.n ? x->str.n : y->str.n;
+	c = n ? memcmp(x->str.p, y->str.p, n) : 0;
+	if (c != 0)
+		return c;
+	return x->str.n < y->str.n ? -1 : x->str.n > y->str.n;
+}
+
+static void
+canon_add(struct buf *b, struct mstr s)
+{
+	uint32_t n = (uint32_t)s.n;
+
+	buf_add(b, &n, sizeof n);
+	buf_add(b, s.p, s.n);
+}
+
+static int64_t
+sink_labelset(void *ctx, const struct model_label *labels, size_t n,
+    struct error *err)
+{
+	struct importer *im = ctx;
+	struct model_label *sorted;
+	struct buf canon = { 0 };
+	int64_t id = 0, key_id, str_id, unit_id;
+	size_t i;
+	int created;
+
+	if (n == 0)
+		return 0;
+	sorted = xreallocarray(NULL, n, sizeof *sorted);
+	memcpy(sorted, labels, n * sizeof *sorted);
+	qsort(sorted, n, sizeof *sorted, label_cmp);
+	for (i = 0; i < n; i++) {
+		canon_add(&canon, sorted[i].key);
+		buf_add(&canon, sorted[i].is_num ? "n" : "s", 1);
+		if (sorted[i].is_num) {
+			buf_add(&canon, &sorted[i].num, sizeof sorted[i].num);
+			canon_add(&canon, sorted[i].num_unit);
+		} else
+			canon_add(&canon, sorted[i].str);
+	}
+	if ((id = cache_get(im, C_LABELSET, canon.p, canon.n)) != 0)
+		goto out;
+	if ((id = store_labelset(im->store, canon.p, canon.n, &created,
+	    err)) < 0)
+		goto out;
+	for (i = 0; created && i < n; i++) {
+		str_id = unit_id = 0;
+		if ((key_id = intern_string(im, sorted[i].key, err)) < 0 ||
+		    (!sorted[i].is_num &&
+		    (str_id = intern_string(im, sorted[i].str, err)) < 0) ||
+		    (sorted[i].is_num && sorted[i].num_unit.n > 0 &&
+		    (unit_id = intern_string(im, sorted[i].num_unit, err)) < 0) ||
+		    store_label_add(im->store, id, key_id, str_id,
+		    sorted[i].is_num, sorted[i].num, unit_id, err) == -1) {
+			id = -1;
+			goto out;
+		}
+	}
+	cache_put(im, C_LABELSET, canon.p, canon.n, id);
+out:
+	buf_free(&canon);
+	free(sorted);
+	return id;
+}
+
+static int
+sink_sample(void *ctx, const struct model_sample *s, struct error *err)
+{
+	struct importer *im = ctx;
+	struct agg_key k;
+	int64_t row, *v;
+	size_t i;
+
+	if (s->nvalues != im->nmetrics)
+		return error_set(err, ERR_INPUT, "a sample has %zu values for "
+		    "%zu sample types", s->nvalues, im->nmetrics);
+	memset(&k, 0, sizeof k);
+	k.callsite = s->stack;
+	k.labelset = s->labelset;
+	k.time_ns = s->time_ns;
+	if ((row = hmap_get(&im->agg, &k, sizeof k)) == 0) {
+		if (im->naggs == im->aggcap) {
+			im->aggcap = im->aggcap ? im->aggcap * 2 : 256;
+			im->aggk = xreallocarray(im->aggk, im->aggcap,
+			    sizeof *im->aggk);
+			im->aggv = xreallocarray(im->aggv, im->aggcap *
+			    (im->nmetrics ? im->nmetrics : 1), sizeof *im->aggv);
+		}
+		im->aggk[im->naggs] = k;
+		memset(&im->aggv[im->naggs * im->nmetrics], 0,
+		    im->nmetrics * sizeof *im->aggv);
+		row = (int64_t)++im->naggs;
+		hmap_put(&im->agg, &k, sizeof k, row);
+	}
+	v = &im->aggv[(size_t)(row - 1) * im->nmetrics];
+	for (i = 0; i < im->nmetrics; i++) {
+		v[i] += s->values[i];
+		im->totals[i] += s->values[i] < 0 ? -s->values[i] :
+		    s->values[i];
+	}
+	return 0;
+}
+
+static int
+sink_meta(void *ctx, const struct model_meta *m, struct error *err)
+{
+	struct importer *im = ctx;
+	size_t i;
+
+	im->meta = *m;
+	im->have_meta = 1;
+	im->comments = xcalloc(m->ncomments ? m->ncomments : 1,
+	    sizeof *im->comments);
+	for (i = 0; i < m->ncomments; i++)
+		im->comments[i] = xmstrdup(m->comments[i]);
+	im->ncomments = m->ncomments;
+	im->meta.comments = NULL;
+	im->doc_url = xmstrdup(m->doc_url);
+	im->period_type = xmstrdup(m->period_type);
+	im->period_unit = xmstrdup(m->period_unit);
+	return 0;
+}
+
+static const struct sink import_sink = {
+	NULL, sink_metric, sink_mapping, sink_function, sink_frame,
+	sink_stack, sink_labelset, sink_sample, sink_meta,
+};
+
+/* Writes everything the decoder handed over besides interned rows. */
+static int
+importer_finish(struct importer *im, const struct import_request *req,
+    int64_t imported_ns, struct error *err)
+{
+	struct store_profile_meta pm;
+	int64_t time_ns, bucket;
+	size_t i, j;
+
+	if (!im->have_meta)
+		return error_set(err, ERR_INTERNAL, "decoder gave no meta");
+	memset(&pm, 0, sizeof pm);
+	time_ns = im->meta.time_ns ? im->meta.time_ns : imported_ns;
+	pm.time_ns = time_ns;
+	pm.duration_ns = im->meta.duration_ns;
+	pm.period = im->meta.period;
+	pm.doc_url = im->doc_url;
+	pm.samples = (int64_t)im->meta.samples;
+	pm.dropped_samples = (int64_t)im->meta.dropped_samples;
+	if (im->meta.default_metric >= 0 &&
+	    (size_t)im->meta.default_metric < im->nmetrics)
+		pm.default_metric_id = im->metrics[im->meta.default_metric].id;
+	else if (im->nmetrics > 0)
+		pm.default_metric_id = im->metrics[im->nmetrics - 1].id;
+	if (im->period_type[0] != '\0' || im->period_unit[0] != '\0') {
+		pm.period_metric_id = store_metric(im->store, im->period_type,
+		    strlen(im->period_type), im->period_unit,
+		    strlen(im->period_unit), err);
+		if (pm.period_metric_id < 0)
+			return -1;
+	}
+	if (store_profile_finish(im->store, im->profile_id, &pm, err) == -1)
+		return -1;
+	for (i = 0; i < im->nmetrics; i++)
+		if (store_profile_metric_add(im->store, im->profile_id, (int)i,
+		    im->metrics[i].id, im->totals[i], err) == -1)
+			return -1;
+	for (i = 0; i < im->ncomments; i++)
+		if (store_profile_comment_add(im->store, im->profile_id, (int)i,
+		    im->comments[i], strlen(im->comments[i]), err) == -1)
+			return -1;
+	for (i = 0; i < req->nlabels; i++)
+		if (store_profile_label_add(im->store, im->profile_id,
+		    req->labels[i].key, req->labels[i].value, err) == -1)
+			return -1;
+	for (i = 0; i < im->naggs; i++) {
+		const struct agg_key *k = &im->aggk[i];
+
+		bucket = (k->time_ns ? k->time_ns : time_ns) / 1000000000;
+		for (j = 0; j < im->nmetrics; j++) {
+			int64_t v = im->aggv[i * im->nmetrics + j];
+
+			if (v != 0 && store_sample_add(im->store,
+			    im->profile_id, im->metrics[j].id, k->callsite,
+			    k->labelset, bucket, v, err) == -1)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Fills the reply of a duplicate push from the stored profile. */
+static int
+importer_duplicate(struct importer *im, int64_t id, struct import_result *res,
+    struct error *err)
+{
+	struct store_profile_info info;
+
+	if (store_profile_get(im->store, id, &info, err) == -1)
+		return -1;
+	res->profile_id = id;
+	res->duplicate = 1;
+	snprintf(res->format, sizeof res->format, "%s", info.format);
+	res->samples = info.samples;
+	res->metrics = info.metrics;
+	res->nmetrics = info.nmetrics;
+	info.metrics = NULL;
+	info.nmetrics = 0;
+	store_profile_info_free(&info, 1);
+	return 0;
+}
+
+int
+importer_run(struct importer *im, const struct import_request *req,
+    struct import_result *res, struct error *err)
+{
+	struct sink sink = import_sink;
+	struct sha256 sh;
+	struct store_profile_row row;
+	const struct format *fmt = NULL;
+	uint8_t hash[32], *inflated = NULL;
+	const uint8_t *data = req->data;
+	size_t len = req->len;
+	int64_t scope_id, dup;
+
+	memset(res, 0, sizeof *res);
+	if (len > im->limits->max_body)
+		return error_set(err, ERR_TOO_LARGE, "the profile is %zu bytes "
+		    "(limit %zu)", len, im->limits->max_body);
+	if (strcmp(req->format, "auto") != 0 &&
+	    (fmt = format_find(req->format)) == NULL)
+		return error_set(err, ERR_INPUT, "format: unknown format "
+		    "\"%s\" (known: auto, %s)", req->format, format_names());
+	sha256_init(&sh);
+	sha256_update(&sh, data, len);
+	sha256_final(&sh, hash);
+
+	if (store_begin(im->store, err) == -1)
+		return -1;
+	if ((scope_id = store_scope(im->store, req->scope, 1, err)) < 0 ||
+	    (dup = store_profile_find(im->store, scope_id, hash, err)) < 0)
+		goto fail;
+	if (dup > 0) {
+		store_rollback(im->store);
+		return importer_duplicate(im, dup, res, err);
+	}
+	if (inflate_is_gzip(data, len)) {
+		if (inflate_gzip(data, len, im->limits, &inflated, &len,
+		    err) == -1)
+			goto fail;
+		data = inflated;
+	} else if (len > im->limits->max_inflated) {
+		error_set(err, ERR_TOO_LARGE, "the profile is %zu bytes "
+		    "(limit %zu)", len, im->limits->max_inflated);
+		goto fail;
+	}
+	if (strcmp(req->format, "auto") == 0 &&
+	    (fmt = format_detect(data, len, err)) == NULL)
+		goto fail;
+	memset(&row, 0, sizeof row);
+	row.scope_id = scope_id;
+	row.format = fmt->name;
+	row.name = req->name ? req->name : "";
+	row.hash = hash;
+	row.bytes = (int64_t)req->len;
+	row.imported_ns = now_ns();
+	if ((im->profile_id = store_profile_insert(im->store, &row, err)) < 0)
+		goto fail;
+	sink.ctx = im;
+	if (fmt->decode(data, len, im->limits, &sink, err) == -1 ||
+	    importer_finish(im, req, row.imported_ns, err) == -1 ||
+	    store_commit(im->store, err) == -1)
+		goto fail;
+
+	res->profile_id = im->profile_id;
+	snprintf(res->format, sizeof res->format, "%s", fmt->name);
+	res->samples = (int64_t)im->meta.samples;
+	res->metrics = im->metrics;
+	res->nmetrics = im->nmetrics;
+	im->metrics = NULL;
+	im->nmetrics = 0;
+	importer_reset(im);
+	if (importer_cache_bytes(im) > IMPORT_CACHE_MAX)
+		importer_caches_clear(im);
+	free(inflated);
+	return 0;
+fail:
+	store_rollback(im->store);
+	/* The caches may name rows the rollback removed. */
+	importer_caches_clear(im);
+	importer_reset(im);
+	free(inflated);
+	return -1;
+}
+
+void
+import_result_clear(struct import_result *res)
+{
+	size_t i;
+
+	for (i = 0; i < res->nmetrics; i++)
+		store_metric_clear(&res->metrics[i]);
+	free(res->metrics);
+	memset(res, 0, sizeof *res);
+}

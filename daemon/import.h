@@ -1,0 +1,47 @@
+/* import.h: one pushed blob into the store, in one transaction.  The
+ * importer implements the decoders' sink on top of the store, interning
+ * through in-memory caches; it runs on the import thread only. */
+#ifndef PROFD_IMPORT_H
+#define PROFD_IMPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "limits.h"
+#include "store.h"
+
+struct importer;
+
+struct import_label {
+	char *key, *value;
+};
+
+struct import_request {
+	const char *scope;
+	const char *format;		/* "auto" or a format name */
+	const char *name;		/* source name, may be "" */
+	const struct import_label *labels;
+	size_t nlabels;
+	const uint8_t *data;
+	size_t len;
+};
+
+struct import_result {
+	int64_t profile_id;
+	int duplicate;
+	char format[16];
+	int64_t samples;
+	struct store_metric *metrics;
+	size_t nmetrics;
+};
+
+struct importer *importer_new(struct store *, const struct limits *);
+void importer_free(struct importer *);
+int importer_run(struct importer *, const struct import_request *,
+    struct import_result *, struct error *);
+void import_result_clear(struct import_result *);
+/* Bytes held by the interning caches. */
+size_t importer_cache_bytes(const struct importer *);
+
+#endif

@@ -1,0 +1,188 @@
+/* jobs.c: worker threads fed by a mutex/condvar queue; finished jobs go to
+ * a done list and an event made active from the worker wakes the loop. */
+#include <event2/event.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "jobs.h"
+#include "util.h"
+
+struct worker {
+	struct jobq *q;
+	void *state;
+	pthread_t thread;
+};
+
+struct jobq {
+	char name[16];
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct job *head, *tail;	/* waiting */
+	struct job *done;		/* finished, for the loop */
+	size_t depth, max_depth, running;
+	int stopping;
+	struct event *wake;
+	struct worker *workers;
+	int nworkers;
+};
+
+static void *
+jobq_worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct jobq *q = w->q;
+	struct job *j;
+
+	pthread_mutex_lock(&q->mu);
+	for (;;) {
+		while (q->head == NULL && !q->stopping)
+			pthread_cond_wait(&q->cv, &q->mu);
+		if (q->head == NULL)
+			break;
+		j = q->head;
+		if ((q->head = j->next) == NULL)
+			q->tail = NULL;
+		q->depth--;
+		q->running++;
+		pthread_mutex_unlock(&q->mu);
+
+		j->run(j, w->state);
+
+		pthread_mutex_lock(&q->mu);
+		q->running--;
+		j->next = q->done;
+		q->done = j;
+		event_active(q->wake, EV_READ, 0);
+	}
+	pthread_mutex_unlock(&q->mu);
+	return NULL;
+}
+
+/* On the loop: hand every finished job to its done callback, in the order
+ * they finished. */
+static void
+jobq_wake_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct jobq *q = arg;
+	struct job *list, *rev = NULL, *next;
+
+	pthread_mutex_lock(&q->mu);
+	list = q->done;
+	q->done = NULL;
+	pthread_mutex_unlock(&q->mu);
+	for (; list != NULL; list = next) {
+		next = list->next;
+		list->next = rev;
+		rev = list;
+	}
+	for (; rev != NULL; rev = next) {
+		next = rev->next;
+		rev->done(rev);
+	}
+}
+
+struct jobq *
+jobq_new(struct event_base *base, const char *name, void **workers,
+    int nworkers, size_t max_depth)
+{
+	struct jobq *q = xcalloc(1, sizeof *q);
+	int i;
+
+	snprintf(q->name, sizeof q->name, "%s", name);
+	pthread_mutex_init(&q->mu, NULL);
+	pthread_cond_init(&q->cv, NULL);
+	q->max_depth = max_depth;
+	q->wake = event_new(base, -1, 0, jobq_wake_cb, q);
+	q->workers = xcalloc((size_t)nworkers, sizeof *q->workers);
+	q->nworkers = nworkers;
+	for (i = 0; i < nworkers; i++) {
+		char tname[16];
+
+		q->workers[i].q = q;
+		q->workers[i].state = workers[i];
+		if (pthread_create(&q->workers[i].thread, NULL,
+		    jobq_worker_main, &q->workers[i]) != 0) {
+			fprintf(stderr, "profd: cannot start a thread\n");
+			abort();
+		}
+		snprintf(tname, sizeof tname, "%s-%d", name, i);
+		pthread_setname_np(q->workers[i].thread, tname);
+	}
+	return q;
+}
+
+int
+jobq_push(struct jobq *q, struct job *j)
+{
+	pthread_mutex_lock(&q->mu);
+	if (q->stopping || q->depth >= q->max_depth) {
+		pthread_mutex_unlock(&q->mu);
+		return -1;
+	}
+	j->next = NULL;
+	if (q->tail != NULL)
+		q->tail->next = j;
+	else
+		q->head = j;
+	q->tail = j;
+	q->depth++;
+	pthread_cond_signal(&q->cv);
+	pthread_mutex_unlock(&q->mu);
+	return 0;
+}
+
+size_t
+jobq_depth(struct jobq *q)
+{
+	size_t n;
+
+	pthread_mutex_lock(&q->mu);
+	n = q->depth;
+	pthread_mutex_unlock(&q->mu);
+	return n;
+}
+
+size_t
+jobq_running(struct jobq *q)
+{
+	size_t n;
+
+	pthread_mutex_lock(&q->mu);
+	n = q->running;
+	pthread_mutex_unlock(&q->mu);
+	return n;
+}
+
+void
+jobq_free(struct jobq *q)
+{
+	struct job *waiting;
+	int i;
+
+	if (q == NULL)
+		return;
+	pthread_mutex_lock(&q->mu);
+	q->stopping = 1;
+	waiting = q->head;
+	q->head = q->tail = NULL;
+	q->depth = 0;
+	pthread_cond_broadcast(&q->cv);
+	pthread_mutex_unlock(&q->mu);
+	for (i = 0; i < q->nworkers; i++)
+		pthread_join(q->workers[i].thread, NULL);
+	/* Finished jobs not yet handed over, then the ones never run. */
+	jobq_wake_cb(-1, 0, q);
+	while (waiting != NULL) {
+		struct job *next = waiting->next;
+
+		waiting->run = NULL;
+		waiting->done(waiting);
+		waiting = next;
+	}
+	event_free(q->wake);
+	pthread_cond_destroy(&q->cv);
+	pthread_mutex_destroy(&q->mu);
+	free(q->workers);
+	free(q);
+}

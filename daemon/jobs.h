@@ -1,0 +1,29 @@
+/* jobs.h: a bounded queue of jobs served by worker threads.  A job runs on
+ * a worker; its done callback runs on the event-loop thread, woken through
+ * libevent's thread support.  Pushing never blocks: a full queue says so. */
+#ifndef PROFD_JOBS_H
+#define PROFD_JOBS_H
+
+#include <stddef.h>
+
+struct event_base;
+struct jobq;
+
+struct job {
+	void (*run)(struct job *, void *worker);	/* on a worker */
+	void (*done)(struct job *);			/* on the loop */
+	struct job *next;
+};
+
+/* workers[i] is the state handed to run() on worker thread i. */
+struct jobq *jobq_new(struct event_base *, const char *name, void **workers,
+    int nworkers, size_t max_depth);
+/* 0, or -1 if the queue is full or stopping (the job was not taken). */
+int jobq_push(struct jobq *, struct job *);
+size_t jobq_depth(struct jobq *);		/* waiting, not running */
+size_t jobq_running(struct jobq *);
+/* Stop taking jobs, let the running ones finish, join the threads; jobs
+ * still waiting are dropped through their done callback with run unset. */
+void jobq_free(struct jobq *);
+
+#endif

@@ -1,0 +1,13 @@
+/* limits.c: the default bounds for pushed blobs. */
+#include "limits.h"
+
+void
+limits_default(struct limits *l)
+{
+	l->max_body = 256u << 20;		/* 256 MiB on the wire */
+	l->max_inflated = 1024u << 20;		/* 1 GiB inflated */
+	l->max_inflate_ratio = 1000;
+	l->max_stack_depth = 4096;
+	l->max_strings = 16u << 20;
+	l->max_string_len = 1u << 20;
+}

@@ -1,0 +1,19 @@
+/* limits.h: bounds applied to every pushed blob; all configurable. */
+#ifndef PROFD_LIMITS_H
+#define PROFD_LIMITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct limits {
+	size_t max_body;		/* bytes of one pushed blob */
+	size_t max_inflated;		/* bytes after gunzip */
+	uint32_t max_inflate_ratio;	/* inflated / compressed */
+	uint32_t max_stack_depth;	/* frames in one stack */
+	uint32_t max_strings;		/* entries of a string table */
+	uint32_t max_string_len;	/* bytes of one string */
+};
+
+void limits_default(struct limits *);
+
+#endif

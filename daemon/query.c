@@ -1,0 +1,199 @@
+/* query.c: top functions, flat and cum, as go tool pprof -top computes them
+ * at function granularity: flat goes to the leaf frame of each stack, cum
+ * to every distinct function on it once (recursion counts once), nodes are
+ * keyed by the printable name, the total is the sum of |value|. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hmap.h"
+#include "query.h"
+#include "util.h"
+
+int
+query_scope_metric(struct store *s, const char *scope, const char *metric,
+    int64_t *scope_id, struct store_metric *m, struct error *err)
+{
+	int64_t id;
+	char *type, *unit;
+
+	memset(m, 0, sizeof *m);
+	if ((*scope_id = store_scope(s, scope, 0, err)) < 0)
+		return -1;
+	if (*scope_id == 0)
+		return error_set(err, ERR_NOT_FOUND, "unknown scope \"%s\"",
+		    scope);
+	if (metric == NULL || *metric == '\0') {
+		if ((id = store_scope_default_metric(s, *scope_id, err)) < 0)
+			return -1;
+		if (id == 0)
+			return error_set(err, ERR_NOT_FOUND, "scope \"%s\" has "
+			    "no profiles", scope);
+		return store_metric_get(s, id, m, err);
+	}
+	type = xstrdup(metric);
+	if ((unit = strchr(type, '/')) != NULL)
+		*unit++ = '\0';
+	id = store_scope_metric(s, *scope_id, type, unit, err);
+	free(type);
+	if (id < 0)
+		return -1;
+	if (id == 0)
+		return error_set(err, ERR_INPUT, "metric: scope \"%s\" has no "
+		    "metric \"%s\" (GET /v1/scopes lists them)", scope, metric);
+	return store_metric_get(s, id, m, err);
+}
+
+static int
+cs_cmp(const void *a, const void *b)
+{
+	const struct store_callsite_info *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static const struct store_callsite_info *
+cs_find(const struct store_callsite_info *v, size_t n, int64_t id)
+{
+	struct store_callsite_info key;
+
+	key.id = id;
+	return bsearch(&key, v, n, sizeof *v, cs_cmp);
+}
+
+/* pprof's printable name of a node at function granularity. */
+static char *
+node_name(const struct store_callsite_info *c)
+{
+	const char *base;
+	char *out;
+
+	if (c->name[0] != '\0')
+		return xstrdup(c->name);
+	if (c->mapping_file[0] != '\0') {
+		base = strrchr(c->mapping_file, '/');
+		base = base ? base + 1 : c->mapping_file;
+		xasprintf(&out, "[%s]", base);
+		return out;
+	}
+	return xstrdup("<unknown>");
+}
+
+static int64_t
+abs64(int64_t v)
+{
+	return v < 0 ? -v : v;
+}
+
+/* pprof's FlatNameOrder and CumNameOrder. */
+static int
+row_cmp(const void *a, const void *b, void *arg)
+{
+	const struct top_row *x = a, *y = b;
+	int sort_cum = *(const int *)arg;
+	int64_t xk = sort_cum ? abs64(x->cum) : abs64(x->flat);
+	int64_t yk = sort_cum ? abs64(y->cum) : abs64(y->flat);
+	int c;
+
+	if (xk != yk)
+		return xk > yk ? -1 : 1;
+	if ((c = strcmp(x->function, y->function)) != 0)
+		return c;
+	xk = sort_cum ? abs64(x->flat) : abs64(x->cum);
+	yk = sort_cum ? abs64(y->flat) : abs64(y->cum);
+	return xk > yk ? -1 : xk < yk;
+}
+
+int
+query_top(struct store *s, const struct top_params *p, struct top_result *r,
+    struct error *err)
+{
+	struct store_cs_value *vals = NULL;
+	struct store_callsite_info *cs = NULL;
+	struct hmap names = { 0 };	/* name -> 1 + row */
+	int64_t scope_id, *ids = NULL, *node = NULL, *seen = NULL;
+	size_t nvals = 0, ncs = 0, nids = 0, i;
+	int rc = -1;
+
+	memset(r, 0, sizeof *r);
+	if (query_scope_metric(s, p->scope, p->metric, &scope_id, &r->metric,
+	    err) == -1 ||
+	    store_scope_values(s, scope_id, r->metric.id, &vals, &nvals,
+	    &r->nprofiles, err) == -1)
+		goto out;
+	ids = xcalloc(nvals ? nvals : 1, sizeof *ids);
+	for (i = 0; i < nvals; i++) {
+		r->total += abs64(vals[i].value);
+		if (vals[i].callsite != 0 && vals[i].value != 0)
+			ids[nids++] = vals[i].callsite;
+	}
+	if (store_callsites(s, ids, nids, &cs, &ncs, err) == -1)
+		goto out;
+	qsort(cs, ncs, sizeof *cs, cs_cmp);
+
+	/* One row per printable name; node[i] is the row of callsite i. */
+	node = xcalloc(ncs ? ncs : 1, sizeof *node);
+	for (i = 0; i < ncs; i++) {
+		char *name = node_name(&cs[i]);
+		int64_t row = hmap_get(&names, name, strlen(name));
+
+		if (row == 0) {
+			r->rows = xreallocarray(r->rows, r->nrows + 1,
+			    sizeof *r->rows);
+			r->rows[r->nrows].function = name;
+			r->rows[r->nrows].flat = r->rows[r->nrows].cum = 0;
+			row = (int64_t)++r->nrows;
+			hmap_put(&names, name, strlen(name), row);
+		} else
+			free(name);
+		node[i] = row - 1;
+	}
+
+	/* seen[row] holds the index of the last stack that counted row. */
+	seen = xcalloc(r->nrows ? r->nrows : 1, sizeof *seen);
+	for (i = 0; i < r->nrows; i++)
+		seen[i] = -1;
+	for (i = 0; i < nvals; i++) {
+		const struct store_callsite_info *c;
+		int leaf = 1;
+
+		if (vals[i].callsite == 0 || vals[i].value == 0)
+			continue;
+		for (c = cs_find(cs, ncs, vals[i].callsite); c != NULL;
+		    c = c->parent ? cs_find(cs, ncs, c->parent) : NULL) {
+			int64_t row = node[c - cs];
+
+			if (leaf)
+				r->rows[row].flat += vals[i].value;
+			leaf = 0;
+			if (seen[row] != (int64_t)i) {
+				seen[row] = (int64_t)i;
+				r->rows[row].cum += vals[i].value;
+			}
+		}
+	}
+	qsort_r(r->rows, r->nrows, sizeof *r->rows, row_cmp,
+	    (void *)(uintptr_t)&p->sort_cum);
+	rc = 0;
+out:
+	if (rc == -1)
+		top_result_clear(r);
+	hmap_clear(&names);
+	free(seen);
+	free(node);
+	free(ids);
+	free(vals);
+	store_callsite_info_free(cs, ncs);
+	return rc;
+}
+
+void
+top_result_clear(struct top_result *r)
+{
+	size_t i;
+
+	store_metric_clear(&r->metric);
+	for (i = 0; i < r->nrows; i++)
+		free(r->rows[i].function);
+	free(r->rows);
+	memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,41 @@
+/* query.h: reports over stored profiles.  Query code asks the store for
+ * (callsite, value) pairs of a selection, builds what it needs once in
+ * memory and returns plain data; the server turns it into JSON. */
+#ifndef PROFD_QUERY_H
+#define PROFD_QUERY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "store.h"
+
+struct top_params {
+	const char *scope;
+	const char *metric;		/* TYPE or TYPE/UNIT; NULL = default */
+	int sort_cum;
+};
+
+struct top_row {
+	char *function;
+	int64_t flat, cum;
+};
+
+struct top_result {
+	struct store_metric metric;
+	int64_t total;			/* sum of |value|, pprof's total */
+	int64_t nprofiles;
+	struct top_row *rows;
+	size_t nrows;
+};
+
+int query_top(struct store *, const struct top_params *, struct top_result *,
+    struct error *);
+void top_result_clear(struct top_result *);
+
+/* Resolve scope name and metric parameter to ids (ERR_NOT_FOUND for an
+ * unknown scope, ERR_INPUT for an unknown metric). */
+int query_scope_metric(struct store *, const char *scope, const char *metric,
+    int64_t *scope_id, struct store_metric *, struct error *);
+
+#endif

@@ -1,0 +1,81 @@
+/* routes.c: the route table.  The dispatcher checks the path and method,
+ * parses the query string once and calls the handler. */
+#include <event2/buffer.h>
+#include <event2/http.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "routes.h"
+#include "util.h"
+
+const struct route routes[] = {
+	{ "POST", "/v1/profiles", ROUTE_NEEDS_WRITER, api_profiles_post },
+	{ "GET", "/v1/profiles", ROUTE_READONLY, api_profiles_get },
+	{ "GET", "/v1/scopes", ROUTE_READONLY, api_scopes_get },
+	{ "GET", "/v1/top", ROUTE_READONLY, api_top_get },
+	{ "GET", "/v1/health", ROUTE_LOOP, api_health_get },
+};
+const int nroutes = (int)(sizeof routes / sizeof routes[0]);
+
+static const char *
+method_name(enum evhttp_cmd_type cmd)
+{
+	switch (cmd) {
+	case EVHTTP_REQ_GET:
+		return "GET";
+	case EVHTTP_REQ_POST:
+		return "POST";
+	case EVHTTP_REQ_HEAD:
+		return "HEAD";
+	case EVHTTP_REQ_PUT:
+		return "PUT";
+	case EVHTTP_REQ_DELETE:
+		return "DELETE";
+	default:
+		return "OTHER";
+	}
+}
+
+void
+routes_dispatch(struct evhttp_request *req, void *arg)
+{
+	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
+	const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
+	const char *query = uri ? evhttp_uri_get_query(uri) : NULL;
+	const char *method = method_name(evhttp_request_get_command(req));
+	const struct route *found = NULL;
+	struct api_call *call;
+	int i, path_known = 0;
+
+	call = xcalloc(1, sizeof *call);
+	call->srv = arg;
+	call->req = req;
+	call->start_ns = mono_ns();
+	TAILQ_INIT(&call->query);
+	for (i = 0; path != NULL && i < nroutes; i++) {
+		if (strcmp(routes[i].path, path) != 0)
+			continue;
+		path_known = 1;
+		if (strcmp(routes[i].method, method) == 0) {
+			found = &routes[i];
+			break;
+		}
+	}
+	if (found == NULL) {
+		if (path_known)
+			api_error(call, 405, "method %s not allowed on %s",
+			    method, path);
+		else
+			api_error(call, 404, "no such endpoint: %s",
+			    path ? path : "(none)");
+		return;
+	}
+	call->route = found;
+	if (query != NULL && evhttp_parse_query_str(query, &call->query) != 0) {
+		api_error(call, 400, "the query string is not valid "
+		    "(bad %%-encoding?)");
+		return;
+	}
+	found->handler(call);
+}

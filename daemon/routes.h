@@ -1,0 +1,33 @@
+/* routes.h: the route table and its dispatcher. */
+#ifndef PROFD_ROUTES_H
+#define PROFD_ROUTES_H
+
+#include <stdint.h>
+
+struct api_call;
+struct evhttp_request;
+struct server;
+
+#define ROUTE_READONLY		0x1	/* runs on a query thread */
+#define ROUTE_NEEDS_WRITER	0x2	/* runs on the import thread */
+#define ROUTE_LOOP		0x4	/* answered on the loop itself */
+
+struct route {
+	const char *method;
+	const char *path;
+	int flags;
+	void (*handler)(struct api_call *);
+};
+
+struct route_stats {
+	uint64_t calls, errors;
+	int64_t ns_total;
+};
+
+extern const struct route routes[];
+extern const int nroutes;
+
+/* The evhttp generic callback: route, parse the query, call the handler. */
+void routes_dispatch(struct evhttp_request *, void *server);
+
+#endif

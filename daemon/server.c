@@ -1,0 +1,370 @@
+/* server.c: start-up and shut-down: the Unix socket, the store connections
+ * and their threads, the libevent loop and its signals. */
+#include <errno.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/listener.h>
+#include <event2/thread.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "api.h"
+#include "import.h"
+#include "jobs.h"
+#include "log.h"
+#include "routes.h"
+#include "server.h"
+#include "store.h"
+#include "util.h"
+
+struct server {
+	const struct config *cfg;
+	struct event_base *base;
+	struct evhttp *http;
+	struct jobq *importq, *queryq;
+	int64_t started_ns;
+	atomic_uint_fast64_t imports_done, imports_failed;
+	pthread_mutex_t stats_mu;
+	struct route_stats *stats;
+};
+
+static const char *
+env_dir(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v != NULL && v[0] == '/' ? v : NULL;
+}
+
+void
+config_defaults(struct config *c)
+{
+	const char *d;
+	char *s;
+
+	memset(c, 0, sizeof *c);
+	c->log_level = LOG_INFO;
+	c->query_threads = 2;
+	c->import_queue = 64;
+	c->query_queue = 256;
+	limits_default(&c->limits);
+	if (geteuid() == 0) {
+		c->socket_path = xstrdup("/run/profd/profd.sock");
+		c->db_path = xstrdup("/var/lib/profd/profd.db");
+		return;
+	}
+	if ((d = env_dir("XDG_RUNTIME_DIR")) != NULL)
+		xasprintf(&c->socket_path, "%s/profd/profd.sock", d);
+	else {
+		xasprintf(&s, "/run/user/%u", (unsigned)getuid());
+		if (access(s, W_OK) == 0)
+			xasprintf(&c->socket_path, "%s/profd/profd.sock", s);
+		else
+			xasprintf(&c->socket_path, "/tmp/profd-%u/profd.sock",
+			    (unsigned)getuid());
+		free(s);
+	}
+	if ((d = env_dir("XDG_STATE_HOME")) != NULL)
+		xasprintf(&c->db_path, "%s/profd/profd.db", d);
+	else if ((d = env_dir("HOME")) != NULL)
+		xasprintf(&c->db_path, "%s/.local/state/profd/profd.db", d);
+	else
+		xasprintf(&c->db_path, "/tmp/profd-%u/profd.db",
+		    (unsigned)getuid());
+}
+
+void
+config_clear(struct config *c)
+{
+	free(c->socket_path);
+	free(c->db_path);
+	memset(c, 0, sizeof *c);
+}
+
+/* mkdir -p of the directory holding path. */
+static int
+mkdir_parents(const char *path, mode_t mode)
+{
+	char *dir = xstrdup(path), *p;
+	int rc = 0;
+
+	if ((p = strrchr(dir, '/')) == NULL || p == dir) {
+		free(dir);
+		return 0;
+	}
+	*p = '\0';
+	for (p = dir + 1; rc == 0; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char save = *p;
+
+		*p = '\0';
+		if (mkdir(dir, mode) == -1 && errno != EEXIST)
+			rc = -1;
+		*p = save;
+		if (save == '\0')
+			break;
+	}
+	free(dir);
+	return rc;
+}
+
+/* Listen on the Unix socket; refuse if a live process answers on it,
+ * remove it if it is stale. */
+static int
+server_listen(const char *path)
+{
+	struct sockaddr_un sun;
+	struct stat sb;
+	int fd;
+
+	memset(&sun, 0, sizeof sun);
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof sun.sun_path) {
+		log_err("socket path too long: %s", path);
+		return -1;
+	}
+	strcpy(sun.sun_path, path);
+	if (mkdir_parents(path, 0755) == -1) {
+		log_err("cannot create the directory of %s: %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	if (lstat(path, &sb) == 0) {
+		if (!S_ISSOCK(sb.st_mode)) {
+			log_err("%s exists and is not a socket; not touching "
+			    "it", path);
+			return -1;
+		}
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd != -1 && connect(fd, (struct sockaddr *)&sun,
+		    sizeof sun) == 0) {
+			close(fd);
+			log_err("another profd is already listening on %s",
+			    path);
+			return -1;
+		}
+		if (fd != -1)
+			close(fd);
+		log_info("removing stale socket %s", path);
+		unlink(path);
+	}
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+	    0)) == -1) {
+		log_err("socket: %s", strerror(errno));
+		return -1;
+	}
+	if (bind(fd, (struct sockaddr *)&sun, sizeof sun) == -1 ||
+	    chmod(path, 0660) == -1 || listen(fd, 128) == -1) {
+		log_err("cannot listen on %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void
+server_signal_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct server *srv = arg;
+
+	log_info("signal %d: stopping", (int)sig);
+	event_base_loopbreak(srv->base);
+}
+
+const struct config *
+server_config(struct server *srv)
+{
+	return srv->cfg;
+}
+
+double
+server_uptime(struct server *srv)
+{
+	return (double)(mono_ns() - srv->started_ns) / 1e9;
+}
+
+size_t
+server_import_depth(struct server *srv)
+{
+	return jobq_depth(srv->importq);
+}
+
+size_t
+server_import_running(struct server *srv)
+{
+	return jobq_running(srv->importq);
+}
+
+size_t
+server_query_depth(struct server *srv)
+{
+	return jobq_depth(srv->queryq);
+}
+
+void
+server_import_counts(struct server *srv, uint64_t *done, uint64_t *failed)
+{
+	*done = atomic_load(&srv->imports_done);
+	*failed = atomic_load(&srv->imports_failed);
+}
+
+void
+server_import_count(struct server *srv, int ok)
+{
+	atomic_fetch_add(ok ? &srv->imports_done : &srv->imports_failed, 1);
+}
+
+struct jobq *
+server_queue(struct server *srv, enum api_queue which)
+{
+	return which == API_IMPORT ? srv->importq : srv->queryq;
+}
+
+void
+server_route_done(struct server *srv, const struct route *r, int status,
+    int64_t ns)
+{
+	struct route_stats *st = &srv->stats[r - routes];
+
+	pthread_mutex_lock(&srv->stats_mu);
+	st->calls++;
+	if (status >= 400)
+		st->errors++;
+	st->ns_total += ns;
+	pthread_mutex_unlock(&srv->stats_mu);
+}
+
+json_t *
+server_route_stats(struct server *srv)
+{
+	json_t *o = json_object();
+	char key[64];
+	int i;
+
+	pthread_mutex_lock(&srv->stats_mu);
+	for (i = 0; i < nroutes; i++) {
+		snprintf(key, sizeof key, "%s %s", routes[i].method,
+		    routes[i].path);
+		json_object_set_new(o, key, json_pack("{s:I, s:I, s:f}",
+		    "calls", (json_int_t)srv->stats[i].calls,
+		    "errors", (json_int_t)srv->stats[i].errors,
+		    "ms_total", (double)srv->stats[i].ns_total / 1e6));
+	}
+	pthread_mutex_unlock(&srv->stats_mu);
+	return o;
+}
+
+int
+server_run(const struct config *cfg)
+{
+	struct server srv;
+	struct import_worker iw;
+	struct store **readers = NULL;
+	void *iwp, **rwp = NULL;
+	struct event *sigs[3] = { NULL, NULL, NULL };
+	struct error err = { 0 };
+	int fd = -1, i, rc = 1;
+
+	memset(&srv, 0, sizeof srv);
+	memset(&iw, 0, sizeof iw);
+	srv.cfg = cfg;
+	srv.started_ns = mono_ns();
+	pthread_mutex_init(&srv.stats_mu, NULL);
+	srv.stats = xcalloc((size_t)nroutes, sizeof *srv.stats);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (evthread_use_pthreads() == -1) {
+		log_err("libevent has no pthreads support");
+		goto out;
+	}
+	if (mkdir_parents(cfg->db_path, 0750) == -1) {
+		log_err("cannot create the directory of %s: %s", cfg->db_path,
+		    strerror(errno));
+		goto out;
+	}
+	if ((iw.store = store_open(cfg->db_path, 0, &err)) == NULL) {
+		log_err("%s", err.msg);
+		goto out;
+	}
+	iw.importer = importer_new(iw.store, &cfg->limits);
+	readers = xcalloc((size_t)cfg->query_threads, sizeof *readers);
+	rwp = xcalloc((size_t)cfg->query_threads, sizeof *rwp);
+	for (i = 0; i < cfg->query_threads; i++) {
+		if ((readers[i] = store_open(cfg->db_path, 1, &err)) == NULL) {
+			log_err("%s", err.msg);
+			goto out;
+		}
+		rwp[i] = readers[i];
+	}
+	if ((fd = server_listen(cfg->socket_path)) == -1)
+		goto out;
+	/* Detach once the socket listens, so start-up errors reach the
+	 * terminal, and before any thread exists. */
+	if (!cfg->foreground) {
+		if (daemon(1, 0) == -1) {
+			log_err("daemon: %s", strerror(errno));
+			goto out;
+		}
+		log_to_syslog();
+	}
+
+	srv.base = event_base_new();
+	srv.http = evhttp_new(srv.base);
+	evhttp_set_max_body_size(srv.http, (ev_ssize_t)cfg->limits.max_body);
+	evhttp_set_allowed_methods(srv.http, EVHTTP_REQ_GET | EVHTTP_REQ_POST |
+	    EVHTTP_REQ_HEAD | EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE);
+	evhttp_set_timeout(srv.http, 300);
+	evhttp_set_gencb(srv.http, routes_dispatch, &srv);
+	if (evhttp_accept_socket(srv.http, fd) == -1) {
+		log_err("evhttp cannot accept on %s", cfg->socket_path);
+		goto out;
+	}
+	iwp = &iw;
+	srv.importq = jobq_new(srv.base, "import", &iwp, 1, cfg->import_queue);
+	srv.queryq = jobq_new(srv.base, "query", rwp, cfg->query_threads,
+	    cfg->query_queue);
+	sigs[0] = evsignal_new(srv.base, SIGTERM, server_signal_cb, &srv);
+	sigs[1] = evsignal_new(srv.base, SIGINT, server_signal_cb, &srv);
+	for (i = 0; i < 2; i++)
+		event_add(sigs[i], NULL);
+
+	log_info("profd %s listening on %s, store %s", PROFD_VERSION,
+	    cfg->socket_path, cfg->db_path);
+	event_base_dispatch(srv.base);
+	rc = 0;
+
+	/* Finish the imports under way; the waiting ones get 503. */
+	jobq_free(srv.importq);
+	jobq_free(srv.queryq);
+	srv.importq = srv.queryq = NULL;
+	unlink(cfg->socket_path);
+	log_info("stopped");
+out:
+	for (i = 0; i < 2; i++)
+		if (sigs[i] != NULL)
+			event_free(sigs[i]);
+	if (srv.http != NULL)
+		evhttp_free(srv.http);
+	if (srv.base != NULL)
+		event_base_free(srv.base);
+	importer_free(iw.importer);
+	store_close(iw.store);
+	for (i = 0; readers != NULL && i < cfg->query_threads; i++)
+		store_close(readers[i]);
+	free(readers);
+	free(rwp);
+	free(srv.stats);
+	pthread_mutex_destroy(&srv.stats_mu);
+	return rc;
+}

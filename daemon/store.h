@@ -1,0 +1,157 @@
+/* store.h: the SQLite store.  The only module that includes <sqlite3.h>;
+ * callers see store_* functions and plain C data, never SQL.
+ *
+ * A writer store (one, owned by the import thread) creates and migrates the
+ * schema and interns rows; reader stores (one per query thread) are
+ * read-only connections that see committed data while an import writes. */
+#ifndef PROFD_STORE_H
+#define PROFD_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+struct store;
+
+struct store *store_open(const char *path, int readonly, struct error *);
+void store_close(struct store *);
+int store_version(struct store *);
+
+int store_begin(struct store *, struct error *);
+int store_commit(struct store *, struct error *);
+void store_rollback(struct store *);
+
+/* Interning: each returns an id > 0 (existing or new), or -1. */
+int64_t store_string(struct store *, const void *, size_t, struct error *);
+int64_t store_metric(struct store *, const char *type, size_t typelen,
+    const char *unit, size_t unitlen, struct error *);
+int64_t store_mapping(struct store *, uint64_t start, uint64_t limit,
+    uint64_t offset, int64_t file_id, int64_t build_id_id, unsigned flags,
+    struct error *);
+int64_t store_function(struct store *, int64_t name_id, int64_t sysname_id,
+    int64_t file_id, int64_t start_line, struct error *);
+int64_t store_frame(struct store *, int64_t function_id, int64_t mapping_id,
+    uint64_t address, int64_t line, int64_t column, unsigned flags,
+    struct error *);
+int64_t store_callsite(struct store *, int64_t parent_id, int64_t frame_id,
+    int64_t depth, struct error *);
+/* *created is set when the label set is new (the caller adds its labels). */
+int64_t store_labelset(struct store *, const void *canon, size_t len,
+    int *created, struct error *);
+int store_label_add(struct store *, int64_t labelset_id, int64_t key_id,
+    int64_t str_id, int is_num, int64_t num, int64_t num_unit_id,
+    struct error *);
+
+int64_t store_scope(struct store *, const char *name, int create,
+    struct error *);
+
+struct store_profile_row {
+	int64_t scope_id;
+	const char *format;
+	const char *name;
+	const uint8_t *hash;		/* 32 bytes */
+	int64_t bytes;
+	int64_t imported_ns;
+};
+int64_t store_profile_find(struct store *, int64_t scope_id,
+    const uint8_t hash[32], struct error *);
+int64_t store_profile_insert(struct store *, const struct store_profile_row *,
+    struct error *);
+struct store_profile_meta {
+	int64_t time_ns, duration_ns, period;
+	int64_t period_metric_id, default_metric_id;	/* 0 = none */
+	const char *doc_url;
+	int64_t samples, dropped_samples;
+};
+int store_profile_finish(struct store *, int64_t profile_id,
+    const struct store_profile_meta *, struct error *);
+int store_profile_metric_add(struct store *, int64_t profile_id, int idx,
+    int64_t metric_id, int64_t total, struct error *);
+int store_profile_label_add(struct store *, int64_t profile_id,
+    const char *key, const char *value, struct error *);
+int store_profile_comment_add(struct store *, int64_t profile_id, int idx,
+    const char *, size_t, struct error *);
+/* Adds value to the row (upsert). */
+int store_sample_add(struct store *, int64_t profile_id, int64_t metric_id,
+    int64_t callsite_id, int64_t labelset_id, int64_t bucket, int64_t value,
+    struct error *);
+
+/* ---- reading ---- */
+
+struct store_metric {
+	int64_t id;
+	char *type, *unit;
+};
+
+struct store_scope_info {
+	int64_t id;
+	char *name;
+	int64_t profiles, first_ns, last_ns;
+	struct store_metric *metrics;
+	size_t nmetrics;
+};
+
+struct store_profile_info {
+	int64_t id;
+	char *name, *format, *doc_url;
+	int64_t time_ns, duration_ns, imported_ns, samples, dropped_samples;
+	int64_t period, bytes;
+	struct store_metric *metrics;
+	size_t nmetrics;
+	struct store_metric default_metric;	/* id 0 = none */
+	struct store_metric period_type;	/* id 0 = none */
+	char **label_keys, **label_values;
+	size_t nlabels;
+	char **comments;
+	size_t ncomments;
+};
+
+void store_metric_clear(struct store_metric *);
+void store_scope_info_free(struct store_scope_info *, size_t);
+void store_profile_info_free(struct store_profile_info *, size_t);
+
+int store_scopes(struct store *, struct store_scope_info **, size_t *,
+    struct error *);
+/* Profiles of a scope, oldest first; ERR_NOT_FOUND for an unknown scope. */
+int store_profiles(struct store *, const char *scope,
+    struct store_profile_info **, size_t *, struct error *);
+int store_profile_get(struct store *, int64_t id, struct store_profile_info *,
+    struct error *);
+
+/* The metric a query uses by default for a scope: the default metric of its
+ * newest profile; 0 if the scope has no profile. */
+int64_t store_scope_default_metric(struct store *, int64_t scope_id,
+    struct error *);
+/* Find a metric by type and optional unit among those of the scope's
+ * profiles; 0 if none, -1 on error (ambiguous: ERR_INPUT). */
+int64_t store_scope_metric(struct store *, int64_t scope_id,
+    const char *type, const char *unit, struct error *);
+int store_metric_get(struct store *, int64_t id, struct store_metric *,
+    struct error *);
+
+/* Sum of values per callsite over the profiles of a scope for a metric. */
+struct store_cs_value {
+	int64_t callsite;
+	int64_t value;
+};
+int store_scope_values(struct store *, int64_t scope_id, int64_t metric_id,
+    struct store_cs_value **, size_t *, int64_t *nprofiles, struct error *);
+
+/* The callsites named and all their ancestors, each with its parent, frame
+ * flags and function name; the name is "" for a frame without function. */
+struct store_callsite_info {
+	int64_t id, parent;
+	int64_t function_id;		/* 0 = none */
+	uint64_t address;
+	char *name;
+	char *mapping_file;		/* "" = no mapping */
+};
+int store_callsites(struct store *, const int64_t *ids, size_t nids,
+    struct store_callsite_info **, size_t *, struct error *);
+void store_callsite_info_free(struct store_callsite_info *, size_t);
+
+/* Size in bytes of the database file and its WAL. */
+int64_t store_file_size(const char *path);
+
+#endif

@@ -23,6 +23,12 @@ top_req_free(void *arg)
 	free(t);
 }
 
+static const char *const inline_names[] = {
+	[TOP_NOT_INLINED] = "no",
+	[TOP_INLINED] = "inline",
+	[TOP_PARTIAL_INLINE] = "partial-inline",
+};
+
 static void
 top_work(struct api_call *call, void *worker)
 {
@@ -43,10 +49,11 @@ top_work(struct api_call *call, void *worker)
 		n = (size_t)t->limit;
 	rows = json_array();
 	for (i = 0; i < n; i++)
-		json_array_append_new(rows, json_pack("{s:s, s:I, s:I}",
+		json_array_append_new(rows, json_pack("{s:s, s:I, s:I, s:s}",
 		    "function", r.rows[i].function,
 		    "flat", (json_int_t)r.rows[i].flat,
-		    "cum", (json_int_t)r.rows[i].cum));
+		    "cum", (json_int_t)r.rows[i].cum,
+		    "inline", inline_names[r.rows[i].inl]));
 	api_result(call, 200, json_pack("{s:s, s:o, s:s, s:I, s:I, s:s, "
 	    "s:I, s:o}",
 	    "scope", t->scope,

@@ -483,7 +483,7 @@ importer_duplicate(struct importer *im, int64_t id, struct import_result *res,
 	res->nmetrics = info.nmetrics;
 	info.metrics = NULL;
 	info.nmetrics = 0;
-	store_profile_info_free(&info, 1);
+	store_profile_info_clear(&info);
 	return 0;
 }
 

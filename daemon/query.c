@@ -1,11 +1,15 @@
 /* query.c: top functions, flat and cum, as go tool pprof -top computes them
  * at function granularity: flat goes to the leaf frame of each stack, cum
  * to every distinct function on it once (recursion counts once), nodes are
- * keyed by the printable name, the total is the sum of |value|. */
+ * keyed by the printable name, the total is the sum of |value|.  An edge
+ * caller -> callee is inline when every stack through it has the callee
+ * inlined into the caller; a function is "(inline)" when all its incoming
+ * edges are, "(partial-inline)" when some are. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "hmap.h"
+#include "model.h"
 #include "query.h"
 #include "util.h"
 
@@ -103,6 +107,41 @@ row_cmp(const void *a, const void *b, void *arg)
 	return xk > yk ? -1 : xk < yk;
 }
 
+static void
+edge_add(struct hmap *edges, int64_t caller, int64_t callee, int inl)
+{
+	int64_t key[2] = { caller, callee };
+
+	/* pprof adds no edge from a node to itself. */
+	if (caller == callee)
+		return;
+	if (!inl)
+		hmap_put(edges, key, sizeof key, 2);
+	else if (hmap_get(edges, key, sizeof key) == 0)
+		hmap_put(edges, key, sizeof key, 1);
+}
+
+static void
+edges_label(const struct hmap *edges, struct top_row *rows, size_t nrows)
+{
+	unsigned *in = xcalloc(nrows ? nrows : 1, sizeof *in);
+	size_t i;
+
+	for (i = 0; i < edges->cap; i++) {
+		const struct hmap_slot *sl = &edges->slots[i];
+		int64_t key[2];
+
+		if (sl->hash == 0)
+			continue;
+		memcpy(key, sl->key, sizeof key);
+		in[key[1]] |= (unsigned)sl->value;
+	}
+	for (i = 0; i < nrows; i++)
+		rows[i].inl = in[i] == 1 ? TOP_INLINED : in[i] == 3 ?
+		    TOP_PARTIAL_INLINE : TOP_NOT_INLINED;
+	free(in);
+}
+
 int
 query_top(struct store *s, const struct top_params *p, struct top_result *r,
     struct error *err)
@@ -110,6 +149,7 @@ query_top(struct store *s, const struct top_params *p, struct top_result *r,
 	struct store_cs_value *vals = NULL;
 	struct store_callsite_info *cs = NULL;
 	struct hmap names = { 0 };	/* name -> 1 + row */
+	struct hmap edges = { 0 };	/* (caller, callee) -> 1 inline, 2 not */
 	int64_t scope_id, *ids = NULL, *node = NULL, *seen = NULL;
 	size_t nvals = 0, ncs = 0, nids = 0, i;
 	int rc = -1;
@@ -169,8 +209,13 @@ query_top(struct store *s, const struct top_params *p, struct top_result *r,
 				seen[row] = (int64_t)i;
 				r->rows[row].cum += vals[i].value;
 			}
+			if (c->parent != 0)
+				edge_add(&edges, node[cs_find(cs, ncs,
+				    c->parent) - cs], row,
+				    (c->flags & FRAME_INLINED) != 0);
 		}
 	}
+	edges_label(&edges, r->rows, r->nrows);
 	qsort_r(r->rows, r->nrows, sizeof *r->rows, row_cmp,
 	    (void *)(uintptr_t)&p->sort_cum);
 	rc = 0;
@@ -178,6 +223,7 @@ out:
 	if (rc == -1)
 		top_result_clear(r);
 	hmap_clear(&names);
+	hmap_clear(&edges);
 	free(seen);
 	free(node);
 	free(ids);

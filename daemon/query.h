@@ -16,9 +16,17 @@ struct top_params {
 	int sort_cum;
 };
 
+/* How a function was reached from its callers, as pprof labels it. */
+enum top_inline {
+	TOP_NOT_INLINED,		/* no label */
+	TOP_INLINED,			/* "(inline)": always inlined */
+	TOP_PARTIAL_INLINE,		/* "(partial-inline)" */
+};
+
 struct top_row {
 	char *function;
 	int64_t flat, cum;
+	enum top_inline inl;
 };
 
 struct top_result {

@@ -133,7 +133,7 @@ static const struct {
 	    "SELECT c.parent_id FROM callsite c JOIN anc ON c.id = anc.id "
 	    "WHERE c.parent_id IS NOT NULL) "
 	    "SELECT c.id, ifnull(c.parent_id, 0), ifnull(f.function_id, 0), "
-	    "f.address, ifnull(s.s, ''), ifnull(ms.s, '') FROM anc "
+	    "f.address, ifnull(s.s, ''), ifnull(ms.s, ''), f.flags FROM anc "
 	    "JOIN callsite c ON c.id = anc.id JOIN frame f ON f.id = c.frame_id "
 	    "LEFT JOIN function fn ON fn.id = f.function_id "
 	    "LEFT JOIN string s ON s.id = fn.name_id "
@@ -731,8 +731,8 @@ store_scopes(struct store *s, struct store_scope_info **out, size_t *n,
 	return 0;
 }
 
-static void
-profile_info_clear(struct store_profile_info *p)
+void
+store_profile_info_clear(struct store_profile_info *p)
 {
 	size_t i;
 
@@ -760,7 +760,7 @@ store_profile_info_free(struct store_profile_info *v, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		profile_info_clear(&v[i]);
+		store_profile_info_clear(&v[i]);
 	free(v);
 }
 
@@ -831,7 +831,7 @@ store_profile_get(struct store *s, int64_t id, struct store_profile_info *p,
 	}
 	return 0;
 fail:
-	profile_info_clear(p);
+	store_profile_info_clear(p);
 	return -1;
 }
 
@@ -996,6 +996,7 @@ store_callsites(struct store *s, const int64_t *ids, size_t nids,
 		v[count].address = (uint64_t)sqlite3_column_int64(st, 3);
 		v[count].name = col_str(st, 4);
 		v[count].mapping_file = col_str(st, 5);
+		v[count].flags = (unsigned)sqlite3_column_int(st, 6);
 		count++;
 	}
 	sqlite3_reset(st);

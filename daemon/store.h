@@ -109,6 +109,7 @@ struct store_profile_info {
 
 void store_metric_clear(struct store_metric *);
 void store_scope_info_free(struct store_scope_info *, size_t);
+void store_profile_info_clear(struct store_profile_info *);
 void store_profile_info_free(struct store_profile_info *, size_t);
 
 int store_scopes(struct store *, struct store_scope_info **, size_t *,
@@ -146,6 +147,7 @@ struct store_callsite_info {
 	uint64_t address;
 	char *name;
 	char *mapping_file;		/* "" = no mapping */
+	unsigned flags;			/* FRAME_* of model.h */
 };
 int store_callsites(struct store *, const int64_t *ids, size_t nids,
     struct store_callsite_info **, size_t *, struct error *);

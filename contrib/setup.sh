@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# setup.sh: install what a fresh Debian 12 machine lacks (as root, with
+# apt-get) and build profd and profctl into build/ (or $BUILD_DIR).
+#   contrib/setup.sh [extra cmake -D options...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+pkgs=(build-essential cmake pkg-config curl python3 gzip
+      libevent-dev libsqlite3-dev zlib1g-dev libsystemd-dev libjansson-dev
+      libcurl4-openssl-dev)
+[ "${PROFD_WITH_GO:-0}" = 1 ] && pkgs+=(golang-go)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+	    missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "setup: missing packages: ${missing[*]} (run as root to install)" >&2
+		exit 1
+	fi
+	echo "setup: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+build=${BUILD_DIR:-build}
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+cmake --build "$build" -j "$(nproc)"

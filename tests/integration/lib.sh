@@ -1,0 +1,75 @@
+# lib.sh: shared by the integration tests.  Each test starts its own profd
+# on a socket and database in a fresh temporary directory.
+set -euo pipefail
+
+: "${PROFD:?PROFD must name the profd binary}"
+: "${PROFCTL:?PROFCTL must name the profctl binary}"
+: "${FIXTURES:?FIXTURES must name tests/fixtures}"
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/profd-test.XXXXXX")
+SOCK="$T/profd.sock"
+DB="$T/profd.db"
+export PROFD_SOCKET="$SOCK"
+PROFD_PID=
+
+fail() {
+	echo "FAIL: $*" >&2
+	if [ -f "$T/profd.log" ]; then
+		echo "--- profd log ---" >&2
+		tail -n 50 "$T/profd.log" >&2
+	fi
+	exit 1
+}
+
+ok() {
+	echo "ok: $*"
+}
+
+cleanup() {
+	stop_profd || true
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+# start_profd [extra flags...]: start in the foreground (backgrounded here)
+# and wait until /v1/health answers.
+start_profd() {
+	"$PROFD" --foreground --socket "$SOCK" --db "$DB" "$@" \
+	    >>"$T/profd.log" 2>&1 &
+	PROFD_PID=$!
+	for _ in $(seq 1 200); do
+		if curl -sf --unix-socket "$SOCK" http://localhost/v1/health \
+		    >/dev/null 2>&1; then
+			return 0
+		fi
+		kill -0 "$PROFD_PID" 2>/dev/null || fail "profd exited at start"
+		sleep 0.05
+	done
+	fail "profd did not answer on $SOCK"
+}
+
+stop_profd() {
+	if [ -n "$PROFD_PID" ] && kill -0 "$PROFD_PID" 2>/dev/null; then
+		kill -TERM "$PROFD_PID"
+		wait "$PROFD_PID" || fail "profd exited non-zero on SIGTERM"
+	fi
+	PROFD_PID=
+}
+
+# api METHOD PATH [curl args...]: prints the body, then the status on the
+# last line.
+api() {
+	local method=$1 path=$2
+	shift 2
+	curl -s -X "$method" --unix-socket "$SOCK" -w '\n%{http_code}\n' \
+	    "http://localhost$path" "$@"
+}
+
+# status_of "$(api ...)" / body_of "$(api ...)"
+status_of() { printf '%s\n' "$1" | tail -n 1; }
+body_of() { printf '%s\n' "$1" | sed '$d'; }
+
+# json EXPR: evaluate a Python expression over the JSON on stdin (as j).
+json() {
+	python3 -c 'import json,sys; j=json.load(sys.stdin); r=eval(sys.argv[1]); print(r if not isinstance(r,(dict,list)) else json.dumps(r))' "$1"
+}

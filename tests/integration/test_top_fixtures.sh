@@ -1,0 +1,60 @@
+# Pushes every committed real profile (written by Go's runtime/pprof) with
+# profctl and checks, for every sample type, that flat and cum of every
+# function and the total equal what go tool pprof -top printed for the same
+# file (tests/fixtures/expected), both as exact numbers (--json) and as
+# the text table profctl prints.
+. "$(dirname "$0")/lib.sh"
+
+start_profd
+
+for prof in cpu heap mutex block; do
+	out=$("$PROFCTL" push "$FIXTURES/$prof.pprof" --scope "fx-$prof") ||
+	    fail "push $prof.pprof: $out"
+	case "$out" in
+	*"stored as profile"*) ;;
+	*) fail "push $prof.pprof printed: $out" ;;
+	esac
+done
+ok "pushed 4 fixtures"
+
+checked=0
+for tsv in "$FIXTURES"/expected/*.tsv; do
+	base=$(basename "$tsv" .tsv)
+	prof=${base%%.*}
+	metric=${base#*.}
+	"$PROFCTL" top --scope "fx-$prof" --metric "$metric" --json \
+	    >"$T/top.json" || fail "profctl top $base"
+	python3 - "$tsv" "$T/top.json" <<'PY' || fail "numbers of $base differ from pprof"
+import json, sys
+want_rows, want_total = [], None
+for line in open(sys.argv[1]):
+    line = line.rstrip("\n")
+    if line.startswith("#total\t"):
+        want_total = int(line.split("\t")[1])
+        continue
+    name, flat, cum = line.rsplit("\t", 2)
+    want_rows.append((name, int(flat), int(cum)))
+got = json.load(open(sys.argv[2]))
+got_rows = [(r["function"], r["flat"], r["cum"]) for r in got["rows"]]
+bad = 0
+if got["total"] != want_total:
+    print("total: got %d, pprof %d" % (got["total"], want_total)); bad = 1
+if len(got_rows) != len(want_rows):
+    print("rows: got %d, pprof %d" % (len(got_rows), len(want_rows))); bad = 1
+for i, (g, w) in enumerate(zip(got_rows, want_rows)):
+    if g != w:
+        print("row %d: got %r, pprof %r" % (i, g, w)); bad = 1
+sys.exit(bad)
+PY
+	# The text table, from the "Showing nodes" line on, byte for byte.
+	"$PROFCTL" top --scope "fx-$prof" --metric "$metric" >"$T/top.txt" ||
+	    fail "profctl top $base (text)"
+	sed -n '/^Showing nodes/,$p' "${tsv%.tsv}.top" >"$T/want.txt"
+	sed -n '/^Showing nodes/,$p' "$T/top.txt" >"$T/got.txt"
+	[ -s "$T/want.txt" ] || fail "${tsv%.tsv}.top has no table"
+	diff -u "$T/want.txt" "$T/got.txt" ||
+	    fail "profctl top text of $base differs from go tool pprof -top"
+	checked=$((checked + 1))
+done
+[ "$checked" -ge 10 ] || fail "only $checked sample types checked"
+ok "flat, cum and total of every function equal pprof's for $checked sample types"

@@ -37,6 +37,7 @@ cmd_push_read(const char *path, char **data, size_t *len)
 		f = stdin;
 	else if ((f = fopen(path, "rb")) == NULL)
 		return (-1);
+	errno = 0;
 	for (;;) {
 		if (cap - n < 65536) {
 			cap = cap == 0 ? 262144 : cap * 2;
@@ -47,12 +48,12 @@ cmd_push_read(const char *path, char **data, size_t *len)
 		if (got == 0)
 			break;
 	}
-	error = ferror(f) ? errno : 0;
+	error = ferror(f) ? (errno != 0 ? errno : EIO) : 0;
 	if (f != stdin)
 		fclose(f);
 	if (error != 0) {
 		free(p);
-		errno = error != 0 ? error : EIO;
+		errno = error;
 		return (-1);
 	}
 	*data = p;

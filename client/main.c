@@ -18,8 +18,8 @@ usage(FILE *f)
 		fprintf(f, "  %s\n", (*e)->usage);
 	def = paths_default_socket();
 	fprintf(f, "\noptions:\n"
-	    "  --socket PATH  profd's socket; else $PROFD_SOCKET, else\n"
-	    "                 %s\n"
+	    "  --socket PATH  profd's socket (default: $PROFD_SOCKET, else\n"
+	    "                 %s)\n"
 	    "  --help         show this help\n"
 	    "  --version      show the version\n"
 	    "\nexit status:\n"

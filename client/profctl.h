@@ -53,7 +53,7 @@ void		 http_query_add(char **, const char *, const char *);
 char		*http_escape(const char *);
 
 /* units.c: pprof's measurement rules (scaling, labels, percentages). */
-#define UNITS_LABEL_MAX	64
+#define UNITS_LABEL_MAX	256
 #define UNITS_PERCENT_MAX	32
 double		 units_scale(int64_t, const char *, const char *,
 		     const char **);
@@ -66,6 +66,7 @@ struct render_top_row {
 	const char	*name;
 	int64_t		 flat;
 	int64_t		 cum;
+	const char	*inl;	/* "inline", "partial-inline" or NULL */
 };
 struct render_top {
 	const char			*unit;		/* sample unit */

@@ -61,6 +61,12 @@ render_output_unit(const struct render_top *t)
 	return (t->unit);
 }
 
+static int
+render_has(const char *s)
+{
+	return (s != NULL && *s != '\0');
+}
+
 static const char *
 render_trim(const char *s)
 {
@@ -69,6 +75,8 @@ render_trim(const char *s)
 	return (s);
 }
 
+/* pprof's printText: the lines reportLabels puts above the table (from
+ * "Showing nodes" on), the column header, one row per function. */
 void
 render_top(FILE *f, const struct render_top *t)
 {
@@ -106,7 +114,7 @@ render_top(FILE *f, const struct render_top *t)
 	sum = 0;
 	for (i = 0; i < t->nrows; i++) {
 		sum += (uint64_t)t->rows[i].flat;
-		fprintf(f, "%10s %s %s %10s %s  %s\n",
+		fprintf(f, "%10s %s %s %10s %s  %s%s%s%s\n",
 		    units_scaled_label(t->rows[i].flat, t->unit, out, a,
 		    sizeof a),
 		    units_percentage(t->rows[i].flat, t->total, pa, sizeof pa),
@@ -114,7 +122,9 @@ render_top(FILE *f, const struct render_top *t)
 		    units_scaled_label(t->rows[i].cum, t->unit, out, b,
 		    sizeof b),
 		    units_percentage(t->rows[i].cum, t->total, pc, sizeof pc),
-		    t->rows[i].name);
+		    t->rows[i].name, render_has(t->rows[i].inl) ? " (" : "",
+		    render_has(t->rows[i].inl) ? t->rows[i].inl : "",
+		    render_has(t->rows[i].inl) ? ")" : "");
 	}
 }
 
@@ -142,6 +152,17 @@ static const char *
 render_str(json_t *obj, const char *key)
 {
 	return (json_string_value(json_object_get(obj, key)));
+}
+
+/* A row's "inline": "inline" and "partial-inline" are printed after the
+ * name as pprof prints them; "no" or anything else is not. */
+static const char *
+render_inline(const char *s)
+{
+	if (s != NULL && (strcmp(s, "inline") == 0 ||
+	    strcmp(s, "partial-inline") == 0))
+		return (s);
+	return (NULL);
 }
 
 /* The reply to GET /v1/top as pprof's -top prints it, after a short
@@ -173,6 +194,7 @@ render_top_json(FILE *f, json_t *reply, char **cause)
 	rows = xcalloc(json_array_size(jrows) + 1, sizeof *rows);
 	json_array_foreach(jrows, i, row) {
 		rows[i].name = render_str(row, "function");
+		rows[i].inl = render_inline(render_str(row, "inline"));
 		if (rows[i].name == NULL ||
 		    render_int(row, "flat", &rows[i].flat) != 0 ||
 		    render_int(row, "cum", &rows[i].cum) != 0) {

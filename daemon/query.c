@@ -5,6 +5,7 @@
  * caller -> callee is inline when every stack through it has the callee
  * inlined into the caller; a function is "(inline)" when all its incoming
  * edges are, "(partial-inline)" when some are. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,34 +108,74 @@ row_cmp(const void *a, const void *b, void *arg)
 	return xk > yk ? -1 : xk < yk;
 }
 
+/* A call edge between two rows, as pprof's graph keeps it: its weight is
+ * the sum of the stacks through it (each stack once), and it is inline
+ * only if the callee was inlined into the caller in all of them. */
+struct edge {
+	int64_t caller, callee, weight;
+	int inl;
+	size_t last_stack;		/* dedupe within one stack */
+};
+
+struct top_build {
+	struct hmap index;		/* (caller, callee) -> 1 + edge */
+	struct edge *edges;
+	size_t nedges;
+	int64_t *seen;			/* per row: last stack + 1 that counted */
+	int64_t *chain;			/* rows of one stack, leaf first */
+	unsigned *flags;		/* frame flags of one stack */
+};
+
 static void
-edge_add(struct hmap *edges, int64_t caller, int64_t callee, int inl)
+edge_add(struct top_build *b, int64_t caller, int64_t callee, int inl,
+    int64_t value, size_t stack)
 {
-	int64_t key[2] = { caller, callee };
+	int64_t key[2] = { caller, callee }, at;
+	struct edge *e;
 
 	/* pprof adds no edge from a node to itself. */
 	if (caller == callee)
 		return;
+	if ((at = hmap_get(&b->index, key, sizeof key)) == 0) {
+		b->edges = xreallocarray(b->edges, b->nedges + 1,
+		    sizeof *b->edges);
+		e = &b->edges[b->nedges++];
+		e->caller = caller;
+		e->callee = callee;
+		e->weight = 0;
+		e->inl = 1;
+		e->last_stack = SIZE_MAX;
+		hmap_put(&b->index, key, sizeof key, (int64_t)b->nedges);
+	} else
+		e = &b->edges[at - 1];
+	if (e->last_stack == stack)
+		return;
+	e->last_stack = stack;
+	e->weight += value;
 	if (!inl)
-		hmap_put(edges, key, sizeof key, 2);
-	else if (hmap_get(edges, key, sizeof key) == 0)
-		hmap_put(edges, key, sizeof key, 1);
+		e->inl = 0;
 }
 
+/* pprof trims edges under edgefraction (0.001) of the flat sum before it
+ * labels nodes, so only the edges left decide "(inline)". */
 static void
-edges_label(const struct hmap *edges, struct top_row *rows, size_t nrows)
+edges_label(const struct top_build *b, int64_t flat_sum, struct top_row *rows,
+    size_t nrows)
 {
+	double c = (double)flat_sum * 0.001;
+	int64_t cutoff = (int64_t)c;
 	unsigned *in = xcalloc(nrows ? nrows : 1, sizeof *in);
 	size_t i;
 
-	for (i = 0; i < edges->cap; i++) {
-		const struct hmap_slot *sl = &edges->slots[i];
-		int64_t key[2];
+	if (cutoff < 0)
+		cutoff = -cutoff;
+	for (i = 0; i < b->nedges; i++) {
+		const struct edge *e = &b->edges[i];
+		int64_t w = e->weight < 0 ? -e->weight : e->weight;
 
-		if (sl->hash == 0)
+		if (w < cutoff)
 			continue;
-		memcpy(key, sl->key, sizeof key);
-		in[key[1]] |= (unsigned)sl->value;
+		in[e->callee] |= e->inl ? 1 : 2;
 	}
 	for (i = 0; i < nrows; i++)
 		rows[i].inl = in[i] == 1 ? TOP_INLINED : in[i] == 3 ?
@@ -149,12 +190,13 @@ query_top(struct store *s, const struct top_params *p, struct top_result *r,
 	struct store_cs_value *vals = NULL;
 	struct store_callsite_info *cs = NULL;
 	struct hmap names = { 0 };	/* name -> 1 + row */
-	struct hmap edges = { 0 };	/* (caller, callee) -> 1 inline, 2 not */
-	int64_t scope_id, *ids = NULL, *node = NULL, *seen = NULL;
-	size_t nvals = 0, ncs = 0, nids = 0, i;
+	struct top_build b;
+	int64_t scope_id, *ids = NULL, *node = NULL, flat_sum = 0;
+	size_t nvals = 0, ncs = 0, nids = 0, i, depth, maxdepth = 0;
 	int rc = -1;
 
 	memset(r, 0, sizeof *r);
+	memset(&b, 0, sizeof b);
 	if (query_scope_metric(s, p->scope, p->metric, &scope_id, &r->metric,
 	    err) == -1 ||
 	    store_scope_values(s, scope_id, r->metric.id, &vals, &nvals,
@@ -163,8 +205,10 @@ query_top(struct store *s, const struct top_params *p, struct top_result *r,
 	ids = xcalloc(nvals ? nvals : 1, sizeof *ids);
 	for (i = 0; i < nvals; i++) {
 		r->total += abs64(vals[i].value);
-		if (vals[i].callsite != 0 && vals[i].value != 0)
+		if (vals[i].callsite != 0 && vals[i].value != 0) {
 			ids[nids++] = vals[i].callsite;
+			flat_sum += vals[i].value;
+		}
 	}
 	if (store_callsites(s, ids, nids, &cs, &ncs, err) == -1)
 		goto out;
@@ -181,6 +225,7 @@ query_top(struct store *s, const struct top_params *p, struct top_result *r,
 			    sizeof *r->rows);
 			r->rows[r->nrows].function = name;
 			r->rows[r->nrows].flat = r->rows[r->nrows].cum = 0;
+			r->rows[r->nrows].inl = TOP_NOT_INLINED;
 			row = (int64_t)++r->nrows;
 			hmap_put(&names, name, strlen(name), row);
 		} else
@@ -188,34 +233,44 @@ query_top(struct store *s, const struct top_params *p, struct top_result *r,
 		node[i] = row - 1;
 	}
 
-	/* seen[row] holds the index of the last stack that counted row. */
-	seen = xcalloc(r->nrows ? r->nrows : 1, sizeof *seen);
-	for (i = 0; i < r->nrows; i++)
-		seen[i] = -1;
+	b.seen = xcalloc(r->nrows ? r->nrows : 1, sizeof *b.seen);
 	for (i = 0; i < nvals; i++) {
 		const struct store_callsite_info *c;
-		int leaf = 1;
+		int64_t v = vals[i].value;
 
-		if (vals[i].callsite == 0 || vals[i].value == 0)
+		if (vals[i].callsite == 0 || v == 0)
 			continue;
+		depth = 0;
 		for (c = cs_find(cs, ncs, vals[i].callsite); c != NULL;
 		    c = c->parent ? cs_find(cs, ncs, c->parent) : NULL) {
-			int64_t row = node[c - cs];
-
-			if (leaf)
-				r->rows[row].flat += vals[i].value;
-			leaf = 0;
-			if (seen[row] != (int64_t)i) {
-				seen[row] = (int64_t)i;
-				r->rows[row].cum += vals[i].value;
+			if (depth == maxdepth) {
+				maxdepth = maxdepth ? maxdepth * 2 : 64;
+				b.chain = xreallocarray(b.chain, maxdepth,
+				    sizeof *b.chain);
+				b.flags = xreallocarray(b.flags, maxdepth,
+				    sizeof *b.flags);
 			}
-			if (c->parent != 0)
-				edge_add(&edges, node[cs_find(cs, ncs,
-				    c->parent) - cs], row,
-				    (c->flags & FRAME_INLINED) != 0);
+			b.chain[depth] = node[c - cs];
+			b.flags[depth++] = c->flags;
+		}
+		if (depth == 0)
+			continue;
+		r->rows[b.chain[0]].flat += v;
+		/* Root to leaf, as pprof walks a sample. */
+		while (depth-- > 0) {
+			int64_t row = b.chain[depth];
+
+			if (b.seen[row] != (int64_t)i + 1) {
+				b.seen[row] = (int64_t)i + 1;
+				r->rows[row].cum += v;
+			}
+			if (depth > 0)
+				edge_add(&b, row, b.chain[depth - 1],
+				    (b.flags[depth - 1] & FRAME_INLINED) != 0,
+				    v, i);
 		}
 	}
-	edges_label(&edges, r->rows, r->nrows);
+	edges_label(&b, flat_sum, r->rows, r->nrows);
 	qsort_r(r->rows, r->nrows, sizeof *r->rows, row_cmp,
 	    (void *)(uintptr_t)&p->sort_cum);
 	rc = 0;
@@ -223,8 +278,11 @@ out:
 	if (rc == -1)
 		top_result_clear(r);
 	hmap_clear(&names);
-	hmap_clear(&edges);
-	free(seen);
+	hmap_clear(&b.index);
+	free(b.edges);
+	free(b.seen);
+	free(b.chain);
+	free(b.flags);
 	free(node);
 	free(ids);
 	free(vals);

@@ -19,6 +19,7 @@ ok "pushed 4 fixtures"
 
 checked=0
 for tsv in "$FIXTURES"/expected/*.tsv; do
+	[ -f "${tsv%.tsv}.cum.top" ] || fail "no ${tsv%.tsv}.cum.top"
 	base=$(basename "$tsv" .tsv)
 	prof=${base%%.*}
 	metric=${base#*.}
@@ -54,6 +55,13 @@ PY
 	[ -s "$T/want.txt" ] || fail "${tsv%.tsv}.top has no table"
 	diff -u "$T/want.txt" "$T/got.txt" ||
 	    fail "profctl top text of $base differs from go tool pprof -top"
+	# And sorted by cum, as pprof -top -cum.
+	"$PROFCTL" top --scope "fx-$prof" --metric "$metric" --cum \
+	    >"$T/topc.txt" || fail "profctl top --cum $base"
+	sed -n '/^Showing nodes/,$p' "${tsv%.tsv}.cum.top" >"$T/want.txt"
+	sed -n '/^Showing nodes/,$p' "$T/topc.txt" >"$T/got.txt"
+	diff -u "$T/want.txt" "$T/got.txt" ||
+	    fail "profctl top --cum of $base differs from go tool pprof -top -cum"
 	checked=$((checked + 1))
 done
 [ "$checked" -ge 10 ] || fail "only $checked sample types checked"

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "query.h"
 #include "import.h"
 #include "store.h"
 #include "util.h"
@@ -153,11 +154,12 @@ time_json(int64_t ns)
 static void
 profiles_work(struct api_call *call, void *worker)
 {
+	struct query_worker *w = worker;
 	struct store_profile_info *v;
 	size_t n, i, j;
 	json_t *arr;
 
-	if (store_profiles(worker, call->data, &v, &n, &call->err) == -1)
+	if (store_profiles(w->store, call->data, &v, &n, &call->err) == -1)
 		return;
 	arr = json_array();
 	for (i = 0; i < n; i++) {

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "api.h"
+#include "query.h"
 #include "store.h"
 #include "util.h"
 
@@ -19,11 +20,12 @@ time_or_null(int64_t ns, int have)
 static void
 scopes_work(struct api_call *call, void *worker)
 {
+	struct query_worker *w = worker;
 	struct store_scope_info *v;
 	size_t n, i, j;
 	json_t *arr;
 
-	if (store_scopes(worker, &v, &n, &call->err) == -1)
+	if (store_scopes(w->store, &v, &n, &call->err) == -1)
 		return;
 	arr = json_array();
 	for (i = 0; i < n; i++) {

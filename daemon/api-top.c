@@ -32,6 +32,7 @@ static const char *const inline_names[] = {
 static void
 top_work(struct api_call *call, void *worker)
 {
+	struct query_worker *w = worker;
 	struct top_req *t = call->data;
 	struct top_params p;
 	struct top_result r;
@@ -42,7 +43,7 @@ top_work(struct api_call *call, void *worker)
 	p.scope = t->scope;
 	p.metric = t->metric;
 	p.sort_cum = t->sort_cum;
-	if (query_top(worker, &p, &r, &call->err) == -1)
+	if (query_top(w->store, w->index, &p, &r, &call->err) == -1)
 		return;
 	n = r.nrows;
 	if (t->limit >= 0 && (size_t)t->limit < n)

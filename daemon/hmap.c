@@ -23,6 +23,12 @@ hmap_hash(const void *key, size_t len)
 	return h ? h : 1;
 }
 
+const uint8_t *
+hmap_slot_key(const struct hmap_slot *s)
+{
+	return s->keylen > HMAP_INLINE_KEY ? s->key.p : s->key.in;
+}
+
 static struct hmap_slot *
 hmap_find(const struct hmap *m, uint64_t h, const void *key, size_t len)
 {
@@ -36,7 +42,7 @@ hmap_find(const struct hmap *m, uint64_t h, const void *key, size_t len)
 		if (s->hash == 0)
 			return s;
 		if (s->hash == h && s->keylen == len &&
-		    memcmp(s->key, key, len) == 0)
+		    memcmp(hmap_slot_key(s), key, len) == 0)
 			return s;
 	}
 }
@@ -62,7 +68,8 @@ hmap_grow(struct hmap *m)
 
 		if (old[i].hash == 0)
 			continue;
-		s = hmap_find(m, old[i].hash, old[i].key, old[i].keylen);
+		s = hmap_find(m, old[i].hash, hmap_slot_key(&old[i]),
+		    old[i].keylen);
 		*s = old[i];
 	}
 	free(old);
@@ -80,10 +87,13 @@ hmap_put(struct hmap *m, const void *key, size_t len, int64_t value)
 	if (s->hash == 0) {
 		s->hash = h;
 		s->keylen = (uint32_t)len;
-		s->key = xmalloc(len);
-		memcpy(s->key, key, len);
+		if (len > HMAP_INLINE_KEY) {
+			s->key.p = xmalloc(len);
+			memcpy(s->key.p, key, len);
+			m->keybytes += len;
+		} else if (len > 0)
+			memcpy(s->key.in, key, len);
 		m->n++;
-		m->keybytes += len;
 	}
 	s->value = value;
 }
@@ -94,8 +104,9 @@ hmap_clear(struct hmap *m)
 	size_t i;
 
 	for (i = 0; i < m->cap; i++)
-		if (m->slots[i].hash != 0)
-			free(m->slots[i].key);
+		if (m->slots[i].hash != 0 &&
+		    m->slots[i].keylen > HMAP_INLINE_KEY)
+			free(m->slots[i].key.p);
 	free(m->slots);
 	memset(m, 0, sizeof *m);
 }

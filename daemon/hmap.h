@@ -6,12 +6,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define HMAP_INLINE_KEY	16
+
 struct hmap_slot {
 	uint64_t hash;		/* 0 = empty */
 	uint32_t keylen;
-	uint8_t *key;
+	union {
+		uint8_t *p;	/* keylen > HMAP_INLINE_KEY */
+		uint8_t in[HMAP_INLINE_KEY];
+	} key;
 	int64_t value;
 };
+
+/* The key bytes of a slot. */
+const uint8_t *hmap_slot_key(const struct hmap_slot *);
 
 struct hmap {
 	struct hmap_slot *slots;

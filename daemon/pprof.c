@@ -85,12 +85,23 @@ struct pprof_location {
 	uint64_t		 mapping;	/* id, index + 1 once resolved */
 	size_t			 line, nline;	/* in lines[] */
 	size_t			 first;		/* first line drop_frames keeps */
-	size_t			 frame;		/* in frame_ids[] */
 	size_t			 off;
 	int			 folded;
-	int			 prune;		/* pprof's prune[id] */
-	int			 beneath;	/* pprof's pruneBeneath[id] */
 };
+
+/* What samples need of a location, apart and small: samples hit
+ * locations at random, and this keeps those hits in cache. */
+struct pprof_hot {
+	uint32_t		 frame;		/* in frame_ids[] */
+	unsigned		 nframes : 29;	/* after drop_frames */
+	unsigned		 prune : 1;	/* pprof's prune[id] */
+	unsigned		 beneath : 1;	/* pprof's pruneBeneath[id] */
+	unsigned		 emitted : 1;
+};
+
+/* Bounds that keep pprof_hot small; real profiles are far below. */
+#define PPROF_MAX_LINES		((1u << 29) - 1)
+#define PPROF_MAX_FRAMES	UINT32_MAX
 
 struct pprof_label {
 	int64_t			 key, str, num, unit;
@@ -108,6 +119,7 @@ struct pprof_idmap {
 	size_t			*slot;
 	uint64_t		*key;		/* NULL for the plain array */
 	uint64_t		 mask;		/* max id, or capacity - 1 */
+	int			 identity;	/* id i is at index i - 1 */
 };
 
 struct pprof {
@@ -125,6 +137,7 @@ struct pprof {
 	size_t			 nmaps, capmaps;
 	struct pprof_location	*locs;
 	size_t			 nlocs, caplocs;
+	struct pprof_hot	*hot;		/* per location */
 	struct pprof_line	*lines;
 	size_t			 nlines, caplines;
 	struct pprof_function	*funcs;
@@ -265,12 +278,47 @@ pprof_int(struct pprof *p, const struct pb_field *f, const char *field,
 	return 0;
 }
 
+/* Append the values of a repeated varint field to a.  Packed runs, the
+ * bulk of a profile, are decoded here without a call per value; on any
+ * trouble pb_repeated_varint reads the field again to say what is wrong. */
 static int
 pprof_repeated(struct pprof *p, const struct pb *c, const struct pb_field *f,
     struct pprof_u64s *a, const char *field)
 {
+	const uint8_t *q, *end;
+	uint64_t *v, x;
+	unsigned shift;
 	struct error e;
 
+	if (f->wt == PB_LEN && f->len == 0)
+		return 0;
+	if (f->wt == PB_LEN) {
+		/* At most one value per byte. */
+		if (a->cap - a->n < f->len) {
+			a->cap = a->cap * 2 > a->n + f->len ? a->cap * 2 :
+			    a->n + f->len;
+			a->v = xreallocarray(a->v, a->cap, sizeof *a->v);
+		}
+		v = a->v + a->n;
+		q = f->data;
+		end = f->data + f->len;
+		while (q < end) {
+			x = 0;
+			shift = 0;
+			do {
+				if (q == end || shift > 63)
+					goto slow;
+				x |= (uint64_t)(*q & 0x7f) << shift;
+				shift += 7;
+			} while (*q++ & 0x80);
+			*v++ = x;
+		}
+		a->n = (size_t)(v - a->v);
+		return 0;
+	}
+	if (f->wt == PB_VARINT)
+		return pprof_u64s_add(a, f->v);
+slow:
 	error_clear(&e);
 	if (pb_repeated_varint(c, f, pprof_u64s_add, a, field, &e) == -1)
 		return error_set(p->err, e.kind, "pprof: %s", e.msg);
@@ -410,12 +458,30 @@ pprof_idmap_put(struct pprof_idmap *m, uint64_t id, size_t idx)
 	return 0;
 }
 
+/* Go writes ids 1..N in order: no need to look them up.  Call once all
+ * ids are in. */
+static void
+pprof_idmap_seal(struct pprof_idmap *m, size_t n)
+{
+	size_t i;
+
+	if (m->key != NULL || m->mask != n)
+		return;
+	for (i = 1; i <= n; i++) {
+		if (m->slot[i] != i)
+			return;
+	}
+	m->identity = 1;
+}
+
 /* Index + 1 of id, 0 if it is not defined. */
 static size_t
 pprof_idmap_get(const struct pprof_idmap *m, uint64_t id)
 {
 	size_t h;
 
+	if (m->identity)
+		return id <= m->mask ? (size_t)id : 0;
 	if (m->slot == NULL)
 		return 0;
 	if (m->key == NULL)
@@ -834,6 +900,7 @@ pprof_resolve_mappings(struct pprof *p)
 		    6) == -1)
 			return -1;
 	}
+	pprof_idmap_seal(&p->map_ids, p->nmaps);
 	return 0;
 }
 
@@ -869,6 +936,7 @@ pprof_resolve_functions(struct pprof *p)
 		    4) == -1)
 			return -1;
 	}
+	pprof_idmap_seal(&p->func_ids, p->nfuncs);
 	return 0;
 }
 
@@ -924,6 +992,7 @@ pprof_resolve_locations(struct pprof *p)
 			ln->function = idx - 1;
 		}
 	}
+	pprof_idmap_seal(&p->loc_ids, p->nlocs);
 	return 0;
 }
 
@@ -1085,9 +1154,9 @@ pprof_prune_locations(struct pprof *p)
 		}
 		if (j == 0)
 			continue;
-		l->beneath = 1;
+		p->hot[i].beneath = 1;
 		if (j == l->nline)
-			l->prune = 1;
+			p->hot[i].prune = 1;
 		else
 			l->first = j;
 	}
@@ -1143,7 +1212,7 @@ static int
 pprof_sample_load(struct pprof *p, const struct pb *c, const struct pb_field *f)
 {
 	struct pprof_label *lb;
-	struct pprof_location *l;
+	const struct pprof_hot *h;
 	struct pb s;
 	struct pb_field g;
 	size_t i, idx;
@@ -1177,6 +1246,7 @@ pprof_sample_load(struct pprof *p, const struct pb *c, const struct pb_field *f)
 	if (p->sval.n != p->ntypes)
 		return pprof_fail(p, ERR_INPUT, "Sample.value", f->off,
 		    "%zu values for %zu sample types", p->sval.n, p->ntypes);
+	p->sdepth = 0;
 	for (i = 0; i < p->sloc.n; i++) {
 		if ((idx = pprof_idmap_get(&p->loc_ids, p->sloc.v[i])) == 0)
 			return pprof_fail(p, ERR_INPUT, "Sample.location_id",
@@ -1184,6 +1254,7 @@ pprof_sample_load(struct pprof *p, const struct pb *c, const struct pb_field *f)
 			    "location id %llu is not defined",
 			    (unsigned long long)p->sloc.v[i]);
 		p->sloc.v[i] = idx - 1;
+		p->sdepth += p->hot[idx - 1].nframes;
 	}
 	for (i = 0; i < p->nslab; i++) {
 		lb = &p->slab[i];
@@ -1198,21 +1269,20 @@ pprof_sample_load(struct pprof *p, const struct pb *c, const struct pb_field *f)
 	 * pruning location after a user frame cuts the stack. */
 	p->scut = 0;
 	found = 0;
-	for (i = p->sloc.n; i > 0; i--) {
-		l = &p->locs[p->sloc.v[i - 1]];
-		if (!l->prune && !l->beneath) {
+	for (i = p->sloc.n; p->has_drop_rx && i > 0; i--) {
+		h = &p->hot[p->sloc.v[i - 1]];
+		if (!h->prune && !h->beneath) {
 			found = 1;
 			continue;
 		}
 		if (!found)
 			continue;
-		p->scut = l->prune ? i : i - 1;
+		p->scut = h->prune ? i : i - 1;
 		break;
 	}
+	for (i = 0; i < p->scut; i++)
+		p->sdepth -= p->hot[p->sloc.v[i]].nframes;
 
-	p->sdepth = 0;
-	for (i = p->scut; i < p->sloc.n; i++)
-		p->sdepth += pprof_loc_nframes(&p->locs[p->sloc.v[i]]);
 	if (p->lim.max_stack_depth != 0 &&
 	    p->sdepth > p->lim.max_stack_depth)
 		return pprof_fail(p, ERR_TOO_LARGE, "Sample.location_id",
@@ -1251,6 +1321,7 @@ pprof_resolve(struct pprof *p)
 	if (p->nstrs == 0)
 		return pprof_fail(p, ERR_INPUT, "Profile.string_table",
 		    p->len, "missing (string_table[0] must be \"\")");
+	p->hot = xcalloc(p->nlocs, sizeof *p->hot);
 	if (pprof_resolve_types(p) == -1 ||
 	    pprof_resolve_mappings(p) == -1 ||
 	    pprof_resolve_functions(p) == -1 ||
@@ -1261,7 +1332,16 @@ pprof_resolve(struct pprof *p)
 
 	/* Room for the frame ids of every location, filled as emitted. */
 	for (i = n = 0; i < p->nlocs; i++) {
-		p->locs[i].frame = n;
+		if (p->locs[i].nline > PPROF_MAX_LINES)
+			return pprof_fail(p, ERR_TOO_LARGE, "Location.line",
+			    p->locs[i].off, "%zu lines in one location",
+			    p->locs[i].nline);
+		if (n + pprof_loc_nframes(&p->locs[i]) > PPROF_MAX_FRAMES)
+			return pprof_fail(p, ERR_TOO_LARGE, "Profile.location",
+			    p->locs[i].off, "more than %lu frames in all",
+			    (unsigned long)PPROF_MAX_FRAMES);
+		p->hot[i].frame = (uint32_t)n;
+		p->hot[i].nframes = (unsigned)pprof_loc_nframes(&p->locs[i]);
 		n += pprof_loc_nframes(&p->locs[i]);
 	}
 	p->frame_ids = xcalloc(n, sizeof *p->frame_ids);
@@ -1319,16 +1399,19 @@ pprof_function_emit(struct pprof *p, struct pprof_function *fn)
 
 /* The frames of a location, innermost first, emitted once. */
 static int
-pprof_location_emit(struct pprof *p, struct pprof_location *l)
+pprof_location_emit(struct pprof *p, size_t li)
 {
+	struct pprof_location *l = &p->locs[li];
+	struct pprof_hot *h = &p->hot[li];
 	struct model_frame fr;
 	struct pprof_line *ln;
-	int64_t *ids = p->frame_ids + l->frame;
+	int64_t *ids = p->frame_ids + h->frame;
 	unsigned folded = l->folded ? FRAME_FOLDED : 0;
 	size_t i;
 
-	if (ids[0] != 0)
+	if (h->emitted)
 		return 0;
+	h->emitted = 1;
 	memset(&fr, 0, sizeof fr);
 	if (l->mapping != 0 &&
 	    (fr.mapping = pprof_mapping_emit(p, &p->maps[l->mapping - 1])) < 0)
@@ -1361,21 +1444,22 @@ pprof_sample_emit(struct pprof *p)
 {
 	struct model_sample ms;
 	struct model_label *ml;
-	struct pprof_location *l;
+	const struct pprof_hot *h;
+	const int64_t *ids;
 	struct pprof_label *lb;
-	size_t i, n, nframes = 0, nlabels = 0;
+	size_t i, k, nframes = 0, nlabels = 0;
 
 	memset(&ms, 0, sizeof ms);
 	p->frames = pprof_grow(p->frames, &p->capframes, p->sdepth,
 	    sizeof *p->frames);
 	for (i = p->scut; i < p->sloc.n; i++) {
-		l = &p->locs[p->sloc.v[i]];
-		if (pprof_location_emit(p, l) == -1)
+		h = &p->hot[p->sloc.v[i]];
+		if (!h->emitted && pprof_location_emit(p, p->sloc.v[i]) == -1)
 			return -1;
-		n = pprof_loc_nframes(l);
-		memcpy(p->frames + nframes, p->frame_ids + l->frame,
-		    n * sizeof *p->frames);
-		nframes += n;
+		/* Mostly one or two: a loop beats a call to memcpy. */
+		ids = p->frame_ids + h->frame;
+		for (k = 0; k < h->nframes; k++)
+			p->frames[nframes++] = ids[k];
 	}
 	if (nframes != 0 && (ms.stack = p->sink->stack(p->sink->ctx,
 	    p->frames, nframes, p->err)) <= 0)
@@ -1459,6 +1543,7 @@ pprof_free(struct pprof *p)
 	free(p->types);
 	free(p->maps);
 	free(p->locs);
+	free(p->hot);
 	free(p->lines);
 	free(p->funcs);
 	free(p->comments.v);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csindex.h"
 #include "hmap.h"
 #include "model.h"
 #include "query.h"
@@ -46,41 +47,6 @@ query_scope_metric(struct store *s, const char *scope, const char *metric,
 		return error_set(err, ERR_INPUT, "metric: scope \"%s\" has no "
 		    "metric \"%s\" (GET /v1/scopes lists them)", scope, metric);
 	return store_metric_get(s, id, m, err);
-}
-
-static int
-cs_cmp(const void *a, const void *b)
-{
-	const struct store_callsite_info *x = a, *y = b;
-
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-static const struct store_callsite_info *
-cs_find(const struct store_callsite_info *v, size_t n, int64_t id)
-{
-	struct store_callsite_info key;
-
-	key.id = id;
-	return bsearch(&key, v, n, sizeof *v, cs_cmp);
-}
-
-/* pprof's printable name of a node at function granularity. */
-static char *
-node_name(const struct store_callsite_info *c)
-{
-	const char *base;
-	char *out;
-
-	if (c->name[0] != '\0')
-		return xstrdup(c->name);
-	if (c->mapping_file[0] != '\0') {
-		base = strrchr(c->mapping_file, '/');
-		base = base ? base + 1 : c->mapping_file;
-		xasprintf(&out, "[%s]", base);
-		return out;
-	}
-	return xstrdup("<unknown>");
 }
 
 static int64_t
@@ -184,16 +150,14 @@ edges_label(const struct top_build *b, int64_t flat_sum, struct top_row *rows,
 }
 
 int
-query_top(struct store *s, const struct top_params *p, struct top_result *r,
-    struct error *err)
+query_top(struct store *s, struct csindex *idx, const struct top_params *p,
+    struct top_result *r, struct error *err)
 {
 	struct store_cs_value *vals = NULL;
-	struct store_callsite_info *cs = NULL;
-	struct hmap names = { 0 };	/* name -> 1 + row */
 	struct top_build b;
-	int64_t scope_id, *ids = NULL, *node = NULL, flat_sum = 0;
-	size_t nvals = 0, ncs = 0, nids = 0, i, depth, maxdepth = 0;
-	int rc = -1;
+	int64_t scope_id, *rowof = NULL, flat_sum = 0, cs;
+	size_t nvals = 0, nnames, i, depth, maxdepth = 0;
+	int rc = -1, locked = 0;
 
 	memset(r, 0, sizeof *r);
 	memset(&b, 0, sizeof b);
@@ -202,47 +166,46 @@ query_top(struct store *s, const struct top_params *p, struct top_result *r,
 	    store_scope_values(s, scope_id, r->metric.id, &vals, &nvals,
 	    &r->nprofiles, err) == -1)
 		goto out;
-	ids = xcalloc(nvals ? nvals : 1, sizeof *ids);
-	for (i = 0; i < nvals; i++) {
-		r->total += abs64(vals[i].value);
-		if (vals[i].callsite != 0 && vals[i].value != 0) {
-			ids[nids++] = vals[i].callsite;
-			flat_sum += vals[i].value;
-		}
-	}
-	if (store_callsites(s, ids, nids, &cs, &ncs, err) == -1)
+	/* After the values: the index then knows every callsite they name. */
+	if (csindex_acquire(idx, s, err) == -1)
 		goto out;
-	qsort(cs, ncs, sizeof *cs, cs_cmp);
+	locked = 1;
 
-	/* One row per printable name; node[i] is the row of callsite i. */
-	node = xcalloc(ncs ? ncs : 1, sizeof *node);
-	for (i = 0; i < ncs; i++) {
-		char *name = node_name(&cs[i]);
-		int64_t row = hmap_get(&names, name, strlen(name));
-
-		if (row == 0) {
-			r->rows = xreallocarray(r->rows, r->nrows + 1,
-			    sizeof *r->rows);
-			r->rows[r->nrows].function = name;
-			r->rows[r->nrows].flat = r->rows[r->nrows].cum = 0;
-			r->rows[r->nrows].inl = TOP_NOT_INLINED;
-			row = (int64_t)++r->nrows;
-			hmap_put(&names, name, strlen(name), row);
-		} else
-			free(name);
-		node[i] = row - 1;
-	}
-
-	b.seen = xcalloc(r->nrows ? r->nrows : 1, sizeof *b.seen);
+	/* One row per printable name, made when first met. */
+	nnames = csindex_nnames(idx);
+	rowof = xreallocarray(NULL, nnames ? nnames : 1, sizeof *rowof);
+	for (i = 0; i < nnames; i++)
+		rowof[i] = -1;
 	for (i = 0; i < nvals; i++) {
-		const struct store_callsite_info *c;
 		int64_t v = vals[i].value;
 
+		r->total += abs64(v);
 		if (vals[i].callsite == 0 || v == 0)
 			continue;
+		flat_sum += v;
 		depth = 0;
-		for (c = cs_find(cs, ncs, vals[i].callsite); c != NULL;
-		    c = c->parent ? cs_find(cs, ncs, c->parent) : NULL) {
+		for (cs = vals[i].callsite; cs > 0; cs = csindex_parent(idx,
+		    cs)) {
+			uint32_t name = csindex_name(idx, cs);
+
+			if (csindex_parent(idx, cs) < 0) {
+				error_set(err, ERR_INTERNAL, "callsite %lld "
+				    "is not in the store", (long long)cs);
+				goto out;
+			}
+			if (rowof[name] < 0) {
+				r->rows = xreallocarray(r->rows, r->nrows + 1,
+				    sizeof *r->rows);
+				r->rows[r->nrows].function = xstrdup(
+				    csindex_name_str(idx, name));
+				r->rows[r->nrows].flat = 0;
+				r->rows[r->nrows].cum = 0;
+				r->rows[r->nrows].inl = TOP_NOT_INLINED;
+				b.seen = xreallocarray(b.seen, r->nrows + 1,
+				    sizeof *b.seen);
+				b.seen[r->nrows] = 0;
+				rowof[name] = (int64_t)r->nrows++;
+			}
 			if (depth == maxdepth) {
 				maxdepth = maxdepth ? maxdepth * 2 : 64;
 				b.chain = xreallocarray(b.chain, maxdepth,
@@ -250,8 +213,8 @@ query_top(struct store *s, const struct top_params *p, struct top_result *r,
 				b.flags = xreallocarray(b.flags, maxdepth,
 				    sizeof *b.flags);
 			}
-			b.chain[depth] = node[c - cs];
-			b.flags[depth++] = c->flags;
+			b.chain[depth] = rowof[name];
+			b.flags[depth++] = csindex_flags(idx, cs);
 		}
 		if (depth == 0)
 			continue;
@@ -275,18 +238,17 @@ query_top(struct store *s, const struct top_params *p, struct top_result *r,
 	    (void *)(uintptr_t)&p->sort_cum);
 	rc = 0;
 out:
+	if (locked)
+		csindex_release(idx);
 	if (rc == -1)
 		top_result_clear(r);
-	hmap_clear(&names);
 	hmap_clear(&b.index);
 	free(b.edges);
 	free(b.seen);
 	free(b.chain);
 	free(b.flags);
-	free(node);
-	free(ids);
+	free(rowof);
 	free(vals);
-	store_callsite_info_free(cs, ncs);
 	return rc;
 }
 

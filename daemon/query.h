@@ -37,8 +37,16 @@ struct top_result {
 	size_t nrows;
 };
 
-int query_top(struct store *, const struct top_params *, struct top_result *,
-    struct error *);
+struct csindex;
+
+/* Query threads' state: a read-only store and the shared index. */
+struct query_worker {
+	struct store *store;
+	struct csindex *index;
+};
+
+int query_top(struct store *, struct csindex *, const struct top_params *,
+    struct top_result *, struct error *);
 void top_result_clear(struct top_result *);
 
 /* Resolve scope name and metric parameter to ids (ERR_NOT_FOUND for an

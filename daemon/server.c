@@ -19,9 +19,11 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "csindex.h"
 #include "import.h"
 #include "jobs.h"
 #include "log.h"
+#include "query.h"
 #include "routes.h"
 #include "server.h"
 #include "store.h"
@@ -270,7 +272,8 @@ server_run(const struct config *cfg)
 {
 	struct server srv;
 	struct import_worker iw;
-	struct store **readers = NULL;
+	struct query_worker *readers = NULL;
+	struct csindex *index = csindex_new();
 	void *iwp, **rwp = NULL;
 	struct event *sigs[3] = { NULL, NULL, NULL };
 	struct error err = { 0 };
@@ -301,11 +304,13 @@ server_run(const struct config *cfg)
 	readers = xcalloc((size_t)cfg->query_threads, sizeof *readers);
 	rwp = xcalloc((size_t)cfg->query_threads, sizeof *rwp);
 	for (i = 0; i < cfg->query_threads; i++) {
-		if ((readers[i] = store_open(cfg->db_path, 1, &err)) == NULL) {
+		readers[i].index = index;
+		if ((readers[i].store = store_open(cfg->db_path, 1, &err)) ==
+		    NULL) {
 			log_err("%s", err.msg);
 			goto out;
 		}
-		rwp[i] = readers[i];
+		rwp[i] = &readers[i];
 	}
 	if ((fd = server_listen(cfg->socket_path)) == -1)
 		goto out;
@@ -361,8 +366,9 @@ out:
 	importer_free(iw.importer);
 	store_close(iw.store);
 	for (i = 0; readers != NULL && i < cfg->query_threads; i++)
-		store_close(readers[i]);
+		store_close(readers[i].store);
 	free(readers);
+	csindex_free(index);
 	free(rwp);
 	free(srv.stats);
 	pthread_mutex_destroy(&srv.stats_mu);

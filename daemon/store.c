@@ -28,7 +28,7 @@ enum stmt {
 	S_PROFILES, S_PROFILE_ONE, S_PROFILE_METRICS, S_PROFILE_LABELS,
 	S_PROFILE_COMMENTS, S_METRIC_ONE,
 	S_SCOPE_DEFAULT_METRIC, S_SCOPE_METRIC_FIND, S_SCOPE_VALUES,
-	S_SCOPE_NPROFILES, S_CALLSITES,
+	S_SCOPE_NPROFILES, S_CALLSITES, S_FRAMES,
 	S_COUNT
 };
 
@@ -128,17 +128,15 @@ static const struct {
 	[S_SCOPE_NPROFILES] = { 0, "SELECT count(DISTINCT p.id) FROM profile p "
 	    "JOIN profile_metric pm ON pm.profile_id = p.id "
 	    "WHERE p.scope_id = ?1 AND pm.metric_id = ?2" },
-	[S_CALLSITES] = { 0, "WITH RECURSIVE anc(id) AS ("
-	    "SELECT value FROM json_each(?1) UNION "
-	    "SELECT c.parent_id FROM callsite c JOIN anc ON c.id = anc.id "
-	    "WHERE c.parent_id IS NOT NULL) "
-	    "SELECT c.id, ifnull(c.parent_id, 0), ifnull(f.function_id, 0), "
-	    "f.address, ifnull(s.s, ''), ifnull(ms.s, ''), f.flags FROM anc "
-	    "JOIN callsite c ON c.id = anc.id JOIN frame f ON f.id = c.frame_id "
+	[S_CALLSITES] = { 0, "SELECT id, ifnull(parent_id, 0), frame_id "
+	    "FROM callsite WHERE id > ?1 ORDER BY id" },
+	[S_FRAMES] = { 0, "SELECT f.id, ifnull(s.s, ''), ifnull(ms.s, ''), "
+	    "f.flags FROM frame f "
 	    "LEFT JOIN function fn ON fn.id = f.function_id "
 	    "LEFT JOIN string s ON s.id = fn.name_id "
 	    "LEFT JOIN mapping m ON m.id = f.mapping_id "
-	    "LEFT JOIN string ms ON ms.id = m.filename_id" },
+	    "LEFT JOIN string ms ON ms.id = m.filename_id "
+	    "WHERE f.id > ?1 ORDER BY f.id" },
 };
 
 struct store {
@@ -953,62 +951,38 @@ store_scope_values(struct store *s, int64_t scope_id, int64_t metric_id,
 	return 0;
 }
 
-void
-store_callsite_info_free(struct store_callsite_info *v, size_t n)
+int
+store_callsites_after(struct store *s, int64_t after,
+    void (*cb)(void *, int64_t id, int64_t parent, int64_t frame), void *arg,
+    struct error *err)
 {
-	size_t i;
+	sqlite3_stmt *st = s->st[S_CALLSITES];
+	int rc;
 
-	for (i = 0; i < n; i++) {
-		free(v[i].name);
-		free(v[i].mapping_file);
-	}
-	free(v);
+	sqlite3_bind_int64(st, 1, after);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		cb(arg, sqlite3_column_int64(st, 0),
+		    sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2));
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : store_fail(s, err, "reading callsites");
 }
 
 int
-store_callsites(struct store *s, const int64_t *ids, size_t nids,
-    struct store_callsite_info **out, size_t *n, struct error *err)
+store_frames_after(struct store *s, int64_t after,
+    void (*cb)(void *, int64_t id, const char *function,
+    const char *mapping_file, unsigned flags), void *arg, struct error *err)
 {
-	sqlite3_stmt *st = s->st[S_CALLSITES];
-	struct store_callsite_info *v = NULL;
-	struct buf b = { 0 };
-	size_t i, count = 0, cap = 0;
-	char num[32];
-	int rc, len;
+	sqlite3_stmt *st = s->st[S_FRAMES];
+	int rc;
 
-	buf_add(&b, "[", 1);
-	for (i = 0; i < nids; i++) {
-		len = snprintf(num, sizeof num, "%s%lld", i ? "," : "",
-		    (long long)ids[i]);
-		buf_add(&b, num, (size_t)len);
-	}
-	buf_add(&b, "]", 1);
-	sqlite3_bind_text64(st, 1, (const char *)b.p, b.n, SQLITE_STATIC,
-	    SQLITE_UTF8);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (count == cap) {
-			cap = cap ? cap * 2 : 1024;
-			v = xreallocarray(v, cap, sizeof *v);
-		}
-		v[count].id = sqlite3_column_int64(st, 0);
-		v[count].parent = sqlite3_column_int64(st, 1);
-		v[count].function_id = sqlite3_column_int64(st, 2);
-		v[count].address = (uint64_t)sqlite3_column_int64(st, 3);
-		v[count].name = col_str(st, 4);
-		v[count].mapping_file = col_str(st, 5);
-		v[count].flags = (unsigned)sqlite3_column_int(st, 6);
-		count++;
-	}
+	sqlite3_bind_int64(st, 1, after);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		cb(arg, sqlite3_column_int64(st, 0),
+		    (const char *)sqlite3_column_text(st, 1),
+		    (const char *)sqlite3_column_text(st, 2),
+		    (unsigned)sqlite3_column_int(st, 3));
 	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	buf_free(&b);
-	if (rc != SQLITE_DONE) {
-		store_callsite_info_free(v, count);
-		return store_fail(s, err, "reading callsites");
-	}
-	*out = v;
-	*n = count;
-	return 0;
+	return rc == SQLITE_DONE ? 0 : store_fail(s, err, "reading frames");
 }
 
 int64_t

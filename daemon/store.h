@@ -139,19 +139,15 @@ struct store_cs_value {
 int store_scope_values(struct store *, int64_t scope_id, int64_t metric_id,
     struct store_cs_value **, size_t *, int64_t *nprofiles, struct error *);
 
-/* The callsites named and all their ancestors, each with its parent, frame
- * flags and function name; the name is "" for a frame without function. */
-struct store_callsite_info {
-	int64_t id, parent;
-	int64_t function_id;		/* 0 = none */
-	uint64_t address;
-	char *name;
-	char *mapping_file;		/* "" = no mapping */
-	unsigned flags;			/* FRAME_* of model.h */
-};
-int store_callsites(struct store *, const int64_t *ids, size_t nids,
-    struct store_callsite_info **, size_t *, struct error *);
-void store_callsite_info_free(struct store_callsite_info *, size_t);
+/* Callsites and frames with ids above after, in id order (both tables
+ * only grow), for the query threads' in-memory index.  A frame comes with
+ * its function name ("" if none) and mapping file ("" if none). */
+int store_callsites_after(struct store *, int64_t after,
+    void (*cb)(void *, int64_t id, int64_t parent, int64_t frame), void *,
+    struct error *);
+int store_frames_after(struct store *, int64_t after,
+    void (*cb)(void *, int64_t id, const char *function,
+    const char *mapping_file, unsigned flags), void *, struct error *);
 
 /* Size in bytes of the database file and its WAL. */
 int64_t store_file_size(const char *path);

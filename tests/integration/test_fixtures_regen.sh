@@ -100,8 +100,8 @@ echo "ok - cpu.pprof has $inl locations with inlined frames"
 # make-expected.sh on the fresh profiles (self-checking: exact integers)
 "$fixtures/make-expected.sh" "$out" 2>"$tmp/me.err" || { cat "$tmp/me.err" >&2; fail "make-expected.sh on fresh profiles"; }
 n=$(ls "$out/expected" | wc -l)
-(( n == 20 )) || fail "make-expected.sh wrote $n files, want 20"
-echo "ok - make-expected.sh: 20 expected files, all totals exact"
+(( n == 30 )) || fail "make-expected.sh wrote $n files, want 30 (.top, .cum.top, .tsv per sample type)"
+echo "ok - make-expected.sh: 30 expected files, all totals exact"
 
 # The committed expected files are reproducible (only with the pprof they
 # were made with: Go 1.19).

@@ -1,0 +1,204 @@
+/* csindex.c: arrays indexed by callsite id and frame id; names interned
+ * into one table so that a query can key rows by a small integer. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csindex.h"
+#include "hmap.h"
+#include "util.h"
+
+struct cs {
+	int64_t parent;			/* -1 = no such callsite */
+	int64_t frame;
+};
+
+struct fr {
+	uint32_t name;
+	uint32_t flags;
+};
+
+struct csindex {
+	pthread_rwlock_t lock;
+	struct cs *cs;			/* by callsite id */
+	size_t ncs;			/* ids below ncs are loaded */
+	struct fr *fr;			/* by frame id */
+	size_t nfr;
+	char **names;
+	size_t nnames;
+	struct hmap name_ids;		/* name -> 1 + index */
+};
+
+struct csindex *
+csindex_new(void)
+{
+	struct csindex *x = xcalloc(1, sizeof *x);
+
+	pthread_rwlock_init(&x->lock, NULL);
+	return x;
+}
+
+void
+csindex_free(struct csindex *x)
+{
+	size_t i;
+
+	if (x == NULL)
+		return;
+	for (i = 0; i < x->nnames; i++)
+		free(x->names[i]);
+	free(x->names);
+	free(x->cs);
+	free(x->fr);
+	hmap_clear(&x->name_ids);
+	pthread_rwlock_destroy(&x->lock);
+	free(x);
+}
+
+static uint32_t
+csindex_intern(struct csindex *x, const char *name)
+{
+	size_t len = strlen(name);
+	int64_t id = hmap_get(&x->name_ids, name, len);
+
+	if (id != 0)
+		return (uint32_t)(id - 1);
+	x->names = xreallocarray(x->names, x->nnames + 1, sizeof *x->names);
+	x->names[x->nnames] = xstrdup(name);
+	hmap_put(&x->name_ids, name, len, (int64_t)++x->nnames);
+	return (uint32_t)(x->nnames - 1);
+}
+
+/* Grow an array indexed by id to hold id, filling new slots with fill. */
+static void *
+grow(void *p, size_t *n, size_t size, int64_t id, int fill)
+{
+	size_t want = (size_t)id + 1, cap;
+
+	if (want <= *n)
+		return p;
+	cap = *n ? *n : 1024;
+	while (cap < want)
+		cap *= 2;
+	p = xreallocarray(p, cap, size);
+	memset((char *)p + *n * size, fill, (cap - *n) * size);
+	*n = cap;
+	return p;
+}
+
+struct load {
+	struct csindex *x;
+	size_t cscap, frcap;
+	int64_t cs_last, fr_last;
+};
+
+static void
+load_cs(void *arg, int64_t id, int64_t parent, int64_t frame)
+{
+	struct load *l = arg;
+
+	l->x->cs = grow(l->x->cs, &l->cscap, sizeof *l->x->cs, id, 0xff);
+	l->x->cs[id].parent = parent;
+	l->x->cs[id].frame = frame;
+	l->cs_last = id;
+}
+
+/* pprof's printable name of a node at function granularity: the function
+ * name, else [basename of the mapping file], else <unknown>. */
+static void
+load_fr(void *arg, int64_t id, const char *function, const char *mapping,
+    unsigned flags)
+{
+	struct load *l = arg;
+	const char *base;
+	char *name;
+
+	l->x->fr = grow(l->x->fr, &l->frcap, sizeof *l->x->fr, id, 0);
+	if (function[0] != '\0')
+		name = xstrdup(function);
+	else if (mapping[0] != '\0') {
+		base = strrchr(mapping, '/');
+		xasprintf(&name, "[%s]", base ? base + 1 : mapping);
+	} else
+		name = xstrdup("<unknown>");
+	l->x->fr[id].name = csindex_intern(l->x, name);
+	l->x->fr[id].flags = flags;
+	free(name);
+	l->fr_last = id;
+}
+
+int
+csindex_acquire(struct csindex *x, struct store *s, struct error *err)
+{
+	struct load l;
+	int rc;
+
+	pthread_rwlock_wrlock(&x->lock);
+	memset(&l, 0, sizeof l);
+	l.x = x;
+	/* The capacity is the loaded bound: slots past the last row read
+	 * stay -1 (unknown) until a later catch-up fills them. */
+	l.cscap = x->ncs;
+	l.frcap = x->nfr;
+	l.cs_last = (int64_t)x->ncs - 1;
+	l.fr_last = (int64_t)x->nfr - 1;
+	/* Callsites first: every frame they name was committed before them,
+	 * so the frames read next include it. */
+	rc = store_callsites_after(s, l.cs_last < 0 ? 0 : l.cs_last, load_cs,
+	    &l, err);
+	if (rc == 0)
+		rc = store_frames_after(s, l.fr_last < 0 ? 0 : l.fr_last,
+		    load_fr, &l, err);
+	x->ncs = (size_t)(l.cs_last + 1);
+	x->nfr = (size_t)(l.fr_last + 1);
+	pthread_rwlock_unlock(&x->lock);
+	if (rc == -1)
+		return -1;
+	pthread_rwlock_rdlock(&x->lock);
+	return 0;
+}
+
+void
+csindex_release(struct csindex *x)
+{
+	pthread_rwlock_unlock(&x->lock);
+}
+
+int64_t
+csindex_parent(const struct csindex *x, int64_t cs)
+{
+	if (cs <= 0 || (size_t)cs >= x->ncs)
+		return -1;
+	return x->cs[cs].parent;
+}
+
+uint32_t
+csindex_name(const struct csindex *x, int64_t cs)
+{
+	return x->fr[x->cs[cs].frame].name;
+}
+
+unsigned
+csindex_flags(const struct csindex *x, int64_t cs)
+{
+	return x->fr[x->cs[cs].frame].flags;
+}
+
+const char *
+csindex_name_str(const struct csindex *x, uint32_t name)
+{
+	return x->names[name];
+}
+
+size_t
+csindex_nnames(const struct csindex *x)
+{
+	return x->nnames;
+}
+
+size_t
+csindex_bytes(const struct csindex *x)
+{
+	return x->ncs * sizeof *x->cs + x->nfr * sizeof *x->fr +
+	    hmap_bytes(&x->name_ids);
+}

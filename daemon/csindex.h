@@ -1,0 +1,34 @@
+/* csindex.h: the callsite prefix tree and the printable name of every
+ * frame, in memory, shared by the query threads.  Both tables only grow,
+ * so the index catches up by reading rows past the last id it has; a query
+ * then walks stacks without any SQL. */
+#ifndef PROFD_CSINDEX_H
+#define PROFD_CSINDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "store.h"
+
+struct csindex;
+
+struct csindex *csindex_new(void);
+void csindex_free(struct csindex *);
+
+/* Catch up with the store, then hold the index for reading until
+ * csindex_release(); the accessors below are valid in between. */
+int csindex_acquire(struct csindex *, struct store *, struct error *);
+void csindex_release(struct csindex *);
+
+/* The parent of a callsite (0 for a root), -1 if the id is unknown. */
+int64_t csindex_parent(const struct csindex *, int64_t cs);
+/* The printable-name id of the callsite's frame (pprof's node name at
+ * function granularity) and the frame's FRAME_* flags. */
+uint32_t csindex_name(const struct csindex *, int64_t cs);
+unsigned csindex_flags(const struct csindex *, int64_t cs);
+const char *csindex_name_str(const struct csindex *, uint32_t name);
+size_t csindex_nnames(const struct csindex *);
+size_t csindex_bytes(const struct csindex *);
+
+#endif

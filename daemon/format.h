@@ -9,20 +9,31 @@
 #include "error.h"
 #include "limits.h"
 #include "model.h"
+#include "stream.h"
+
+/* What a push may say about how to read its blob. */
+struct decode_opts {
+	struct mstr metric_type;	/* folded: the metric of the counts */
+	struct mstr metric_unit;
+	int64_t bucket_ns;		/* time bucket of timed samples */
+};
 
 struct format {
 	const char *name;
-	/* 1 if the (inflated) bytes look like this format. */
+	/* 1 if the first (inflated) bytes look like this format. */
 	int (*sniff)(const uint8_t *, size_t);
-	int (*decode)(const uint8_t *, size_t, const struct limits *,
-	    const struct sink *, struct error *);
+	int (*decode)(struct stream *, const struct decode_opts *,
+	    const struct limits *, const struct sink *, struct error *);
 };
+
+/* Bytes a sniffer is shown (fewer at the end of a short input). */
+#define FORMAT_SNIFF_BYTES	4096
 
 /* NULL if the name is not a known format ("auto" is not a format). */
 const struct format *format_find(const char *name);
 /* Detection for format=auto; ERR_INPUT naming the formats tried. */
 const struct format *format_detect(const uint8_t *, size_t, struct error *);
-/* "pprof" etc., comma separated, for messages and --help. */
+/* "pprof, ..." for messages and --help. */
 const char *format_names(void);
 
 #endif

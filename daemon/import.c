@@ -495,9 +495,10 @@ importer_run(struct importer *im, const struct import_request *req,
 	struct sha256 sh;
 	struct store_profile_row row;
 	const struct format *fmt = NULL;
-	uint8_t hash[32], *inflated = NULL;
-	const uint8_t *data = req->data;
-	size_t len = req->len;
+	struct stream *in = NULL;
+	const uint8_t *head;
+	size_t headlen, len = req->len;
+	uint8_t hash[32];
 	int64_t scope_id, dup;
 
 	memset(res, 0, sizeof *res);
@@ -509,7 +510,7 @@ importer_run(struct importer *im, const struct import_request *req,
 		return error_set(err, ERR_INPUT, "format: unknown format "
 		    "\"%s\" (known: auto, %s)", req->format, format_names());
 	sha256_init(&sh);
-	sha256_update(&sh, data, len);
+	sha256_update(&sh, req->data, len);
 	sha256_final(&sh, hash);
 
 	if (store_begin(im->store, err) == -1)
@@ -521,18 +522,15 @@ importer_run(struct importer *im, const struct import_request *req,
 		store_rollback(im->store);
 		return importer_duplicate(im, dup, res, err);
 	}
-	if (inflate_is_gzip(data, len)) {
-		if (inflate_gzip(data, len, im->limits, &inflated, &len,
-		    err) == -1)
-			goto fail;
-		data = inflated;
-	} else if (len > im->limits->max_inflated) {
-		error_set(err, ERR_TOO_LARGE, "the profile is %zu bytes "
-		    "(limit %zu)", len, im->limits->max_inflated);
+	in = stream_mem(req->data, req->len);
+	if (stream_peek(in, 2, &head, &headlen, err) == -1)
 		goto fail;
-	}
+	if (inflate_is_gzip(head, headlen))
+		in = inflate_stream(in, im->limits);
+	if (stream_peek(in, FORMAT_SNIFF_BYTES, &head, &headlen, err) == -1)
+		goto fail;
 	if (strcmp(req->format, "auto") == 0 &&
-	    (fmt = format_detect(data, len, err)) == NULL)
+	    (fmt = format_detect(head, headlen, err)) == NULL)
 		goto fail;
 	memset(&row, 0, sizeof row);
 	row.scope_id = scope_id;
@@ -544,7 +542,7 @@ importer_run(struct importer *im, const struct import_request *req,
 	if ((im->profile_id = store_profile_insert(im->store, &row, err)) < 0)
 		goto fail;
 	sink.ctx = im;
-	if (fmt->decode(data, len, im->limits, &sink, err) == -1 ||
+	if (fmt->decode(in, &req->opts, im->limits, &sink, err) == -1 ||
 	    importer_finish(im, req, row.imported_ns, err) == -1 ||
 	    store_commit(im->store, err) == -1)
 		goto fail;
@@ -559,14 +557,14 @@ importer_run(struct importer *im, const struct import_request *req,
 	importer_reset(im);
 	if (importer_cache_bytes(im) > IMPORT_CACHE_MAX)
 		importer_caches_clear(im);
-	free(inflated);
+	stream_free(in);
 	return 0;
 fail:
 	store_rollback(im->store);
 	/* The caches may name rows the rollback removed. */
 	importer_caches_clear(im);
 	importer_reset(im);
-	free(inflated);
+	stream_free(in);
 	return -1;
 }
 

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "format.h"
 #include "limits.h"
 #include "store.h"
 
@@ -23,6 +24,7 @@ struct import_request {
 	const char *name;		/* source name, may be "" */
 	const struct import_label *labels;
 	size_t nlabels;
+	struct decode_opts opts;
 	const uint8_t *data;
 	size_t len;
 };

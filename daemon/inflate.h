@@ -1,4 +1,4 @@
-/* inflate.h: gunzip with bounds; the only user of zlib. */
+/* inflate.h: streaming gunzip with bounds; the only user of zlib. */
 #ifndef PROFD_INFLATE_H
 #define PROFD_INFLATE_H
 
@@ -7,12 +7,14 @@
 
 #include "error.h"
 #include "limits.h"
+#include "stream.h"
 
 /* 1 if the bytes start with the gzip magic. */
 int inflate_is_gzip(const uint8_t *, size_t);
-/* Inflate a whole gzip blob (several members are concatenated, as gzip
- * does) into *out (malloc'd), bounded by max_inflated and the ratio. */
-int inflate_gzip(const uint8_t *in, size_t inlen, const struct limits *,
-    uint8_t **out, size_t *outlen, struct error *);
+/* A stream of the inflated bytes of a gzip stream (several members are
+ * concatenated, as gzip(1) writes them), bounded by max_inflated and by
+ * max_inflate_ratio times the compressed bytes read so far (past a first
+ * 1 MiB).  Takes ownership of the compressed stream. */
+struct stream *inflate_stream(struct stream *gz, const struct limits *);
 
 #endif

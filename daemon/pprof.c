@@ -102,6 +102,8 @@ struct pprof_hot {
 /* Bounds that keep pprof_hot small; real profiles are far below. */
 #define PPROF_MAX_LINES		((1u << 29) - 1)
 #define PPROF_MAX_FRAMES	UINT32_MAX
+/* drop_frames/keep_frames: real ones are a few hundred bytes. */
+#define PPROF_MAX_REGEX		4096
 
 struct pprof_label {
 	int64_t			 key, str, num, unit;
@@ -176,6 +178,7 @@ struct pprof {
 static int	pprof_fail(struct pprof *, enum error_kind, const char *,
 		    size_t, const char *, ...)
 		    __attribute__((format(printf, 5, 6)));
+static int	pprof_sample_emit(struct pprof *);
 
 /* Grow an array so that element n exists. */
 static void *
@@ -529,6 +532,9 @@ pprof_parse_mapping(struct pprof *p, const struct pb *c,
 	static const unsigned flags[] = { MAPPING_HAS_FUNCTIONS,
 	    MAPPING_HAS_FILENAMES, MAPPING_HAS_LINE_NUMBERS,
 	    MAPPING_HAS_INLINE_FRAMES };
+	static const char *names[] = { "Mapping.has_functions",
+	    "Mapping.has_filenames", "Mapping.has_line_numbers",
+	    "Mapping.has_inline_frames" };
 	struct pprof_mapping *m;
 	struct pb s;
 	struct pb_field g;
@@ -569,7 +575,8 @@ pprof_parse_mapping(struct pprof *p, const struct pb *c,
 		case 8:
 		case 9:
 		case 10:
-			if ((r = pprof_varint(p, &g, "Mapping.has_*", &v)) == -1)
+			if ((r = pprof_varint(p, &g, names[g.num - 7],
+			    &v)) == -1)
 				break;
 			if (v != 0)
 				m->flags |= flags[g.num - 7];
@@ -1094,18 +1101,90 @@ pprof_fn_pruned(struct pprof *p, size_t fi)
 	return fn->pruned == 2;
 }
 
+/* Why re is refused before regcomp sees it, or NULL.  glibc backtracks
+ * on backreferences and its automaton grows with counted repetitions, so
+ * a hostile drop_frames could stall the import thread: refuse what Go's
+ * RE2 refuses too (backreferences, counts over 1000) and counts whose
+ * product passes 1000 (a cheap stand-in for RE2's size limit). */
+static const char *
+pprof_regex_risky(struct mstr re)
+{
+	const char *s = re.p;
+	size_t i = 0, n = re.n;
+	uint64_t product = 1, bound, cur;
+	char d;
+
+	if (memchr(s, '\0', n) != NULL)
+		return "contains a NUL byte";
+	while (i < n) {
+		switch (s[i]) {
+		case '\\':
+			if (i + 1 < n && s[i + 1] >= '1' && s[i + 1] <= '9')
+				return "backreferences are not supported";
+			i += 2;
+			continue;
+		case '[':
+			/* A bracket expression: ] first is literal, and
+			 * [:class:] and the like nest. */
+			i++;
+			if (i < n && s[i] == '^')
+				i++;
+			if (i < n && s[i] == ']')
+				i++;
+			while (i < n && s[i] != ']') {
+				if (s[i] == '[' && i + 1 < n && (s[i + 1] == ':' ||
+				    s[i + 1] == '.' || s[i + 1] == '=')) {
+					d = s[i + 1];
+					for (i += 2; i + 1 < n && (s[i] != d ||
+					    s[i + 1] != ']'); i++)
+						;
+					i += 2;
+					continue;
+				}
+				i++;
+			}
+			i++;
+			continue;
+		case '{':
+			/* {m}, {m,} or {m,n}: the larger number counts. */
+			bound = cur = 0;
+			for (i++; i < n && ((s[i] >= '0' && s[i] <= '9') ||
+			    s[i] == ','); i++) {
+				if (s[i] == ',')
+					cur = 0;
+				else if (cur < 100000)
+					cur = cur * 10 + (uint64_t)(s[i] - '0');
+				if (cur > bound)
+					bound = cur;
+			}
+			if (bound > 1000)
+				return "repeat count over 1000";
+			if (bound > 1 && (product *= bound) > 1000)
+				return "counted repetitions too large";
+			continue;
+		}
+		i++;
+	}
+	return NULL;
+}
+
 /* Compile ^(re)$ as Go's RemoveUninteresting does. */
 static int
 pprof_regcomp(struct pprof *p, regex_t *rx, struct mstr re,
     const char *field, size_t off)
 {
 	char q[80], why[160], *pat;
+	const char *risk;
 	int rc;
 
-	if (memchr(re.p, '\0', re.n) != NULL)
+	if (re.n > PPROF_MAX_REGEX)
 		return pprof_fail(p, ERR_INPUT, field, off,
-		    "bad regular expression \"%s\": contains a NUL byte",
-		    pprof_quote(re, q, sizeof q));
+		    "regular expression of %zu bytes, more than %d", re.n,
+		    PPROF_MAX_REGEX);
+	if ((risk = pprof_regex_risky(re)) != NULL)
+		return pprof_fail(p, ERR_INPUT, field, off,
+		    "bad regular expression \"%s\": %s",
+		    pprof_quote(re, q, sizeof q), risk);
 	pat = xmalloc(re.n + 5);
 	memcpy(pat, "^(", 2);
 	memcpy(pat + 2, re.p, re.n);
@@ -1292,8 +1371,6 @@ pprof_sample_load(struct pprof *p, const struct pb *c, const struct pb_field *f)
 }
 
 /* Walk every sample, checking it and, with emit, sending it. */
-static int	pprof_sample_emit(struct pprof *);
-
 static int
 pprof_samples(struct pprof *p, int emit)
 {

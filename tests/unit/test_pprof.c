@@ -1239,6 +1239,51 @@ test_drop_keep(void)
 		run_prune(&cases[i]);
 }
 
+/* drop_frames and keep_frames as legacy tcmalloc heap profiles carry
+ * them (pprof's allocRxStr and allocSkipRxStr, shortened): Go's syntax,
+ * which POSIX ERE reads the same. */
+static void
+test_drop_realistic(void)
+{
+	static const char *drop = "calloc|cfree|malloc|free|memalign|"
+	    "do_memalign|(__)?posix_memalign|pvalloc|valloc|realloc|"
+	    "tcmalloc::.*|tc_calloc|tc_malloc|tc_new|tc_newarray|"
+	    "runtime\\..*|BaseArena::.*|(::)?do_malloc_no_errno|"
+	    "(::)?do_malloc|__builtin_(vec_)?new|operator new(\\[\\])?|"
+	    "simple_alloc::allocate";
+	static const char *keep = "runtime\\.panic|runtime\\.reflectcall|"
+	    "runtime\\.call[0-9]*";
+	struct prof b;
+	struct rec r;
+	char buf[256];
+	size_t i;
+	static const char *names[] = { "", "main", "Foo::Bar(int)",
+	    "operator new[](unsigned long)", "tcmalloc::Alloc", "tc_newarray",
+	    "runtime.mallocgc", "runtime.call32", "::do_malloc",
+	    "runtime.newobject", "operator new" };
+
+	prof_init(&b);
+	prof_vt(&b, 1, "alloc_space", "bytes");
+	for (i = 1; i < NITEMS(names); i++) {
+		prof_fn(&b, i, names[i]);
+		prof_loc(&b, i, i);
+	}
+	pbenc_int(&b.body, 7, S(&b, drop));
+	pbenc_int(&b.body, 8, S(&b, keep));
+	prof_sample(&b, (uint64_t[]){ 4, 5, 3, 2, 1 }, 5, (int64_t[]){ 1 }, 1,
+	    NULL, 0, PACKED);
+	prof_sample(&b, (uint64_t[]){ 6, 9, 7, 1 }, 4, (int64_t[]){ 2 }, 1,
+	    NULL, 0, PACKED);
+	prof_sample(&b, (uint64_t[]){ 8, 10, 2, 1 }, 4, (int64_t[]){ 3 }, 1,
+	    NULL, 0, PACKED);
+	decode_ok(&b, STRINGS_LAST, &r);
+	CHECK(STREQ(stack_str(&r, 0, buf, sizeof buf), "Foo::Bar(int);main"));
+	/* runtime.call32 is kept, so the cut is at runtime.newobject. */
+	CHECK(STREQ(stack_str(&r, 1, buf, sizeof buf), "runtime.call32;main"));
+	CHECK(STREQ(stack_str(&r, 2, buf, sizeof buf), "Foo::Bar(int);main"));
+	rec_free(&r);
+}
+
 static void
 test_bad_regex(void)
 {
@@ -1256,6 +1301,41 @@ test_bad_regex(void)
 	pbenc_int(&b.body, 8, S(&b, "x[y"));
 	EXPECT_ERROR(&b, NULL, ERR_INPUT, "Profile.keep_frames at byte 8",
 	    "bad regular expression \"x[y\"");
+
+	/* What glibc would be slow on, refused as Go's RE2 refuses it. */
+	prof_init(&b);
+	pbenc_int(&b.body, 7, S(&b, "(a*)\\1"));
+	EXPECT_ERROR(&b, NULL, ERR_INPUT, "Profile.drop_frames at byte 0",
+	    "backreferences are not supported");
+	prof_init(&b);
+	pbenc_int(&b.body, 7, S(&b, "a{1,1001}"));
+	EXPECT_ERROR(&b, NULL, ERR_INPUT, "Profile.drop_frames at byte 0",
+	    "repeat count over 1000");
+	prof_init(&b);
+	pbenc_int(&b.body, 7, S(&b, "(a{1,100}){1,100}"));
+	EXPECT_ERROR(&b, NULL, ERR_INPUT, "Profile.drop_frames at byte 0",
+	    "counted repetitions too large");
+	{
+		static char big[5000];
+
+		memset(big, 'a', sizeof big - 1);
+		prof_init(&b);
+		pbenc_int(&b.body, 7, S(&b, big));
+		EXPECT_ERROR(&b, NULL, ERR_INPUT,
+		    "Profile.drop_frames at byte 0",
+		    "regular expression of 4999 bytes, more than 4096");
+	}
+	/* Brackets, classes and escapes that only look risky are fine. */
+	prof_init(&b);
+	prof_vt(&b, 1, "samples", "count");
+	pbenc_int(&b.body, 7, S(&b, "[\\1{]x{2}[[:alpha:]{]{3}|a{100}|"
+	    "\\{5000\\}"));
+	{
+		struct rec r;
+
+		decode_ok(&b, STRINGS_LAST, &r);
+		rec_free(&r);
+	}
 
 	/* keep_frames is not even compiled without drop_frames. */
 	prof_init(&b);
@@ -1790,29 +1870,28 @@ test_sniff(void)
 	CHECK(pprof_sniff((const uint8_t *)"\x32\x00\x32\x01\x61", 5) == 1);
 }
 
-/* The real thing, gzipped as Go writes it. */
-static void
-test_fixture(void)
+/* Read and gunzip a fixture into raw; 0 if it is not there. */
+static int
+read_fixture(const char *name, struct pbenc *raw)
 {
-	const char *path = FIXTURES_DIR "/cpu.pprof";
-	struct pbenc gz = { NULL, 0, 0 }, raw = { NULL, 0, 0 };
-	struct rec r;
-	struct sink s;
-	struct error err;
+	char path[4096];
+	struct pbenc gz = { NULL, 0, 0 };
 	z_stream zs;
 	FILE *fp;
 	char buf[65536];
 	size_t n;
 	int zr;
 
+	snprintf(path, sizeof path, "%s/%s", FIXTURES_DIR, name);
 	if ((fp = fopen(path, "rb")) == NULL) {
-		printf("test_pprof: %s missing, fixture test skipped\n", path);
-		return;
+		printf("test_pprof: %s missing, skipped\n", path);
+		return 0;
 	}
 	while ((n = fread(buf, 1, sizeof buf, fp)) > 0)
 		pbenc_raw(&gz, buf, n);
 	fclose(fp);
 
+	memset(raw, 0, sizeof *raw);
 	memset(&zs, 0, sizeof zs);
 	CHECK(inflateInit2(&zs, 15 + 32) == Z_OK);	/* gzip or zlib */
 	zs.next_in = gz.p;
@@ -1822,25 +1901,84 @@ test_fixture(void)
 		zs.avail_out = sizeof buf;
 		zr = inflate(&zs, Z_NO_FLUSH);
 		CHECK(zr == Z_OK || zr == Z_STREAM_END);
-		pbenc_raw(&raw, buf, sizeof buf - zs.avail_out);
+		pbenc_raw(raw, buf, sizeof buf - zs.avail_out);
 	} while (zr != Z_STREAM_END);
 	inflateEnd(&zs);
-
-	CHECK(pprof_sniff(raw.p, raw.n) == 1);
-	s = rec_sink(&r);
-	error_clear(&err);
-	if (pprof_decode(raw.p, raw.n, NULL, &s, &err) != 0)
-		fprintf(stderr, "fixture: %s\n", err.msg);
-	CHECK(err.kind == ERR_NONE);
-	CHECK(r.nsamples > 0 && r.meta.samples == r.nsamples);
-	CHECK(r.nmetrics >= 1 && r.has_meta && !r.bad_order);
-	CHECK(r.meta.default_metric >= 0 &&
-	    (size_t)r.meta.default_metric < r.nmetrics);
-	printf("test_pprof: fixture %s: %zu samples, %zu frames, %zu "
-	    "functions\n", path, r.nsamples, r.nframes, r.nfuncs);
-	rec_free(&r);
 	pbenc_free(&gz);
-	pbenc_free(&raw);
+	return 1;
+}
+
+static int
+has_metric(const struct rec *r, const char *type, const char *unit)
+{
+	size_t i;
+
+	for (i = 0; i < r->nmetrics; i++) {
+		if (STREQ(r->mtype[i], type) && STREQ(r->munit[i], unit))
+			return 1;
+	}
+	return 0;
+}
+
+/* The real thing: profiles written by Go's runtime/pprof, gzipped. */
+static void
+test_fixtures(void)
+{
+	static const char *names[] = { "cpu.pprof", "heap.pprof",
+	    "mutex.pprof", "block.pprof" };
+	struct pbenc raw;
+	struct rec r;
+	struct sink s;
+	struct error err;
+	size_t i, j, k, inlined;
+	int num_labels, str_labels;
+
+	for (i = 0; i < NITEMS(names); i++) {
+		if (!read_fixture(names[i], &raw))
+			continue;
+		CHECK(pprof_sniff(raw.p, raw.n) == 1);
+		s = rec_sink(&r);
+		error_clear(&err);
+		if (pprof_decode(raw.p, raw.n, NULL, &s, &err) != 0)
+			fprintf(stderr, "%s: %s\n", names[i], err.msg);
+		CHECK(err.kind == ERR_NONE);
+		CHECK(r.nsamples > 0 && r.meta.samples == r.nsamples);
+		CHECK(r.nmetrics >= 1 && r.has_meta && !r.bad_order);
+		CHECK(r.meta.default_metric >= 0 &&
+		    (size_t)r.meta.default_metric < r.nmetrics);
+		CHECK(r.meta.time_ns > 0);
+		for (j = inlined = 0; j < r.nframes; j++) {
+			if (r.frames[j].flags & FRAME_INLINED)
+				inlined++;
+		}
+		for (j = num_labels = str_labels = 0; j < r.nlabelsets; j++) {
+			for (k = 0; k < r.labelsets[j].n; k++) {
+				if (r.labelsets[j].l[k].is_num)
+					num_labels++;
+				else
+					str_labels++;
+			}
+		}
+		if (i == 0) {
+			CHECK(has_metric(&r, "samples", "count"));
+			CHECK(has_metric(&r, "cpu", "nanoseconds"));
+			CHECK(STREQ(r.period_type, "cpu") &&
+			    STREQ(r.period_unit, "nanoseconds"));
+			CHECK(r.meta.period == 10000000);
+			CHECK(r.meta.default_metric == 1);
+			CHECK(inlined > 0 && str_labels > 0);
+		}
+		if (i == 1) {
+			CHECK(r.nmetrics == 4);
+			CHECK(has_metric(&r, "inuse_space", "bytes"));
+			CHECK(num_labels > 0);
+		}
+		printf("test_pprof: %s: %zu samples, %zu frames (%zu inlined), "
+		    "%zu functions\n", names[i], r.nsamples, r.nframes, inlined,
+		    r.nfuncs);
+		rec_free(&r);
+		pbenc_free(&raw);
+	}
 }
 
 int
@@ -1854,6 +1992,7 @@ main(void)
 	test_labels();
 	test_default_metric();
 	test_drop_keep();
+	test_drop_realistic();
 	test_bad_regex();
 	test_string_errors();
 	test_id_errors();
@@ -1862,7 +2001,7 @@ main(void)
 	test_sparse_ids();
 	test_sink_failure();
 	test_sniff();
-	test_fixture();
+	test_fixtures();
 	printf("test_pprof: %u checks passed\n", checks);
 	return 0;
 }

@@ -1,0 +1,223 @@
+/* stream.c: buffering over a pull source. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "stream.h"
+#include "util.h"
+
+#define STREAM_CHUNK	(256u * 1024)
+
+struct stream *
+stream_new(const struct stream_source *src)
+{
+	struct stream *s = xcalloc(1, sizeof *s);
+
+	s->src = *src;
+	return s;
+}
+
+void
+stream_free(struct stream *s)
+{
+	if (s == NULL)
+		return;
+	if (s->src.close != NULL)
+		s->src.close(s->src.ctx);
+	free(s->buf);
+	free(s);
+}
+
+struct mem_src {
+	const uint8_t *p;
+	size_t n;
+};
+
+static ssize_t
+mem_read(void *ctx, uint8_t *buf, size_t n, struct error *err)
+{
+	struct mem_src *m = ctx;
+
+	if (n > m->n)
+		n = m->n;
+	memcpy(buf, m->p, n);
+	m->p += n;
+	m->n -= n;
+	return (ssize_t)n;
+}
+
+struct stream *
+stream_mem(const uint8_t *p, size_t n)
+{
+	struct mem_src *m = xmalloc(sizeof *m);
+	struct stream_source src = { mem_read, free, m };
+
+	m->p = p;
+	m->n = n;
+	return stream_new(&src);
+}
+
+struct fd_src {
+	int fd, owned;
+};
+
+static ssize_t
+fd_read(void *ctx, uint8_t *buf, size_t n, struct error *err)
+{
+	struct fd_src *f = ctx;
+	ssize_t r;
+
+	do
+		r = read(f->fd, buf, n);
+	while (r == -1 && errno == EINTR);
+	if (r == -1)
+		return error_set(err, ERR_INTERNAL, "read: %s", strerror(errno));
+	return r;
+}
+
+static void
+fd_close(void *ctx)
+{
+	struct fd_src *f = ctx;
+
+	if (f->owned)
+		close(f->fd);
+	free(f);
+}
+
+struct stream *
+stream_fd(int fd, int owned)
+{
+	struct fd_src *f = xmalloc(sizeof *f);
+	struct stream_source src = { fd_read, fd_close, f };
+
+	f->fd = fd;
+	f->owned = owned;
+	return stream_new(&src);
+}
+
+/* Have at least n unread bytes buffered, unless the source ends first. */
+static int
+stream_fill(struct stream *s, size_t n, struct error *err)
+{
+	ssize_t r;
+
+	while (s->len - s->pos < n && !s->eof) {
+		if (s->pos > 0) {
+			memmove(s->buf, s->buf + s->pos, s->len - s->pos);
+			s->len -= s->pos;
+			s->pos = 0;
+		}
+		if (s->cap - s->len < STREAM_CHUNK || s->cap < n) {
+			size_t cap = s->cap ? s->cap : STREAM_CHUNK;
+
+			while (cap < n || cap - s->len < STREAM_CHUNK)
+				cap *= 2;
+			s->buf = xrealloc(s->buf, cap);
+			s->cap = cap;
+		}
+		r = s->src.read(s->src.ctx, s->buf + s->len, s->cap - s->len,
+		    err);
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			s->eof = 1;
+		s->len += (size_t)r;
+	}
+	return 0;
+}
+
+int
+stream_peek(struct stream *s, size_t n, const uint8_t **p, size_t *got,
+    struct error *err)
+{
+	if (stream_fill(s, n, err) == -1)
+		return -1;
+	*p = s->buf ? s->buf + s->pos : (const uint8_t *)"";
+	*got = s->len - s->pos < n ? s->len - s->pos : n;
+	return 0;
+}
+
+int
+stream_take(struct stream *s, size_t n, const uint8_t **p, const char *what,
+    struct error *err)
+{
+	size_t got;
+
+	if (stream_peek(s, n, p, &got, err) == -1)
+		return -1;
+	if (got < n)
+		return error_set(err, ERR_INPUT, "%s at byte %llu: %zu bytes "
+		    "needed, the input ends after %zu", what,
+		    (unsigned long long)s->offset, n, got);
+	s->pos += n;
+	s->offset += n;
+	return 0;
+}
+
+int
+stream_varint(struct stream *s, uint64_t *v, int *end, const char *what,
+    struct error *err)
+{
+	const uint8_t *p;
+	size_t got, i;
+	uint64_t x = 0;
+
+	*end = 0;
+	if (stream_peek(s, 10, &p, &got, err) == -1)
+		return -1;
+	if (got == 0) {
+		*end = 1;
+		return 0;
+	}
+	for (i = 0; i < got; i++) {
+		x |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+		if ((p[i] & 0x80) == 0) {
+			*v = x;
+			s->pos += i + 1;
+			s->offset += i + 1;
+			return 0;
+		}
+	}
+	if (got == 10)
+		return error_set(err, ERR_INPUT, "%s at byte %llu: varint "
+		    "longer than 10 bytes", what, (unsigned long long)s->offset);
+	return error_set(err, ERR_INPUT, "%s at byte %llu: the input ends "
+	    "inside a varint", what, (unsigned long long)s->offset);
+}
+
+int
+stream_slurp(struct stream *s, size_t max, uint8_t **out, size_t *len,
+    struct error *err)
+{
+	struct buf b = { 0 };
+	const uint8_t *p;
+	size_t got;
+
+	for (;;) {
+		if (stream_peek(s, STREAM_CHUNK, &p, &got, err) == -1) {
+			buf_free(&b);
+			return -1;
+		}
+		if (got == 0)
+			break;
+		if (b.n + got > max) {
+			buf_free(&b);
+			return error_set(err, ERR_TOO_LARGE, "the input passes "
+			    "%zu bytes (limit)", max);
+		}
+		buf_add(&b, p, got);
+		s->pos += got;
+		s->offset += got;
+	}
+	*out = b.p;
+	*len = b.n;
+	return 0;
+}
+
+uint64_t
+stream_offset(const struct stream *s)
+{
+	return s->offset;
+}

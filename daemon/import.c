@@ -28,8 +28,12 @@ enum cache {
 };
 
 struct agg_key {
-	int64_t callsite, labelset, time_ns;
+	int64_t callsite, labelset, time_ns, metric;
 };
+
+/* Past this many aggregated rows, those with a time of their own are
+ * written (inside the same transaction) so memory stays bounded. */
+#define IMPORT_AGG_FLUSH	(1u << 20)
 
 struct importer {
 	struct store *store;
@@ -41,10 +45,11 @@ struct importer {
 	struct store_metric *metrics;
 	size_t nmetrics;
 	int64_t *totals;
-	struct hmap agg;		/* agg_key -> 1 + row in aggv */
-	int64_t *aggv;			/* nmetrics values per row */
+	struct hmap agg;		/* agg_key -> 1 + row */
+	int64_t *aggv;			/* value per row */
 	struct agg_key *aggk;
 	size_t naggs, aggcap;
+	int64_t bucket_ns;
 	struct model_meta meta;
 	int have_meta;
 	char **comments;
@@ -343,40 +348,84 @@ out:
 }
 
 static int
+agg_add(struct importer *im, const struct agg_key *k, int64_t value)
+{
+	int64_t row = hmap_get(&im->agg, k, sizeof *k);
+
+	if (row == 0) {
+		if (im->naggs == im->aggcap) {
+			im->aggcap = im->aggcap ? im->aggcap * 2 : 256;
+			im->aggk = xreallocarray(im->aggk, im->aggcap,
+			    sizeof *im->aggk);
+			im->aggv = xreallocarray(im->aggv, im->aggcap,
+			    sizeof *im->aggv);
+		}
+		im->aggk[im->naggs] = *k;
+		im->aggv[im->naggs] = 0;
+		row = (int64_t)++im->naggs;
+		hmap_put(&im->agg, k, sizeof *k, row);
+	}
+	im->aggv[row - 1] += value;
+	return 0;
+}
+
+/* Write aggregated rows: all of them (at the end, profile_time known), or
+ * only those with a time of their own (a batch mid-way); the rest stay. */
+static int
+agg_flush(struct importer *im, int all, int64_t profile_time,
+    struct error *err)
+{
+	size_t i, kept = 0;
+	int64_t t, bucket;
+
+	for (i = 0; i < im->naggs; i++) {
+		const struct agg_key *k = &im->aggk[i];
+
+		if (!all && k->time_ns == 0) {
+			im->aggk[kept] = *k;
+			im->aggv[kept++] = im->aggv[i];
+			continue;
+		}
+		t = k->time_ns ? k->time_ns : profile_time;
+		/* The start of the sample's bucket, in seconds. */
+		bucket = t / 1000000000 / im->bucket_s * im->bucket_s;
+		if (im->aggv[i] != 0 && store_sample_add(im->store,
+		    im->profile_id, im->metrics[k->metric].id, k->callsite,
+		    k->labelset, bucket, im->aggv[i], err) == -1)
+			return -1;
+	}
+	im->naggs = kept;
+	hmap_clear(&im->agg);
+	for (i = 0; i < kept; i++)
+		hmap_put(&im->agg, &im->aggk[i], sizeof im->aggk[i],
+		    (int64_t)i + 1);
+	return 0;
+}
+
+static int
 sink_sample(void *ctx, const struct model_sample *s, struct error *err)
 {
 	struct importer *im = ctx;
 	struct agg_key k;
-	int64_t row, *v;
 	size_t i;
 
-	if (s->nvalues != im->nmetrics)
+	if (s->nvalues > im->nmetrics)
 		return error_set(err, ERR_INPUT, "a sample has %zu values for "
 		    "%zu sample types", s->nvalues, im->nmetrics);
 	memset(&k, 0, sizeof k);
 	k.callsite = s->stack;
 	k.labelset = s->labelset;
 	k.time_ns = s->time_ns;
-	if ((row = hmap_get(&im->agg, &k, sizeof k)) == 0) {
-		if (im->naggs == im->aggcap) {
-			im->aggcap = im->aggcap ? im->aggcap * 2 : 256;
-			im->aggk = xreallocarray(im->aggk, im->aggcap,
-			    sizeof *im->aggk);
-			im->aggv = xreallocarray(im->aggv, im->aggcap *
-			    (im->nmetrics ? im->nmetrics : 1), sizeof *im->aggv);
-		}
-		im->aggk[im->naggs] = k;
-		memset(&im->aggv[im->naggs * im->nmetrics], 0,
-		    im->nmetrics * sizeof *im->aggv);
-		row = (int64_t)++im->naggs;
-		hmap_put(&im->agg, &k, sizeof k, row);
-	}
-	v = &im->aggv[(size_t)(row - 1) * im->nmetrics];
-	for (i = 0; i < im->nmetrics; i++) {
-		v[i] += s->values[i];
+	for (i = 0; i < s->nvalues; i++) {
+		if (s->values[i] == 0)
+			continue;
+		k.metric = (int64_t)i;
+		agg_add(im, &k, s->values[i]);
 		im->totals[i] += s->values[i] < 0 ? -s->values[i] :
 		    s->values[i];
 	}
+	if (im->naggs >= IMPORT_AGG_FLUSH)
+		return agg_flush(im, 0, 0, err);
 	return 0;
 }
 
@@ -411,8 +460,8 @@ importer_finish(struct importer *im, const struct import_request *req,
     int64_t imported_ns, struct error *err)
 {
 	struct store_profile_meta pm;
-	int64_t time_ns, bucket;
-	size_t i, j;
+	int64_t time_ns;
+	size_t i;
 
 	if (!im->have_meta)
 		return error_set(err, ERR_INTERNAL, "decoder gave no meta");
@@ -450,19 +499,8 @@ importer_finish(struct importer *im, const struct import_request *req,
 		if (store_profile_label_add(im->store, im->profile_id,
 		    req->labels[i].key, req->labels[i].value, err) == -1)
 			return -1;
-	for (i = 0; i < im->naggs; i++) {
-		const struct agg_key *k = &im->aggk[i];
-
-		bucket = (k->time_ns ? k->time_ns : time_ns) / 1000000000;
-		for (j = 0; j < im->nmetrics; j++) {
-			int64_t v = im->aggv[i * im->nmetrics + j];
-
-			if (v != 0 && store_sample_add(im->store,
-			    im->profile_id, im->metrics[j].id, k->callsite,
-			    k->labelset, bucket, v, err) == -1)
-				return -1;
-		}
-	}
+	if (agg_flush(im, 1, time_ns, err) == -1)
+		return -1;
 	return 0;
 }
 
@@ -542,6 +580,8 @@ importer_run(struct importer *im, const struct import_request *req,
 	if ((im->profile_id = store_profile_insert(im->store, &row, err)) < 0)
 		goto fail;
 	sink.ctx = im;
+	im->bucket_s = req->opts.bucket_ns >= 1000000000 ?
+	    req->opts.bucket_ns / 1000000000 : 1;
 	if (fmt->decode(in, &req->opts, im->limits, &sink, err) == -1 ||
 	    importer_finish(im, req, row.imported_ns, err) == -1 ||
 	    store_commit(im->store, err) == -1)

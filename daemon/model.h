@@ -6,9 +6,11 @@
  * (> 0 on success, -1 on error with the error filled in).  Strings are
  * counted (struct mstr) and only valid for the duration of the call.
  *
- * Order of calls: metric() for every sample type first (their order is the
- * order of values in every sample), then any mix of mapping/function/frame/
- * stack/labelset/sample, and meta() exactly once at the end. */
+ * Order of calls: any mix of metric/mapping/function/frame/stack/labelset/
+ * sample, and meta() exactly once at the end.  Metrics are numbered in the
+ * order of their metric() calls; a sample's values are for metrics 0..n-1
+ * of those declared so far (a streaming decoder may find a new counter
+ * mid-way: earlier samples simply have no value for it). */
 #ifndef PROFD_MODEL_H
 #define PROFD_MODEL_H
 
@@ -68,6 +70,12 @@ struct model_sample {
 	int64_t time_ns;		/* 0 = the profile's time */
 };
 
+/* A named count the decoder reports (e.g. samples it could not resolve). */
+struct model_count {
+	const char *name;
+	uint64_t n;
+};
+
 struct model_meta {
 	int64_t time_ns;		/* 0 = unknown (import time is used) */
 	int64_t duration_ns;
@@ -79,6 +87,8 @@ struct model_meta {
 	struct mstr doc_url;
 	uint64_t samples;		/* samples read from the input */
 	uint64_t dropped_samples;	/* counted but not stored (with a reason) */
+	const struct model_count *counts;	/* why samples were dropped */
+	size_t ncounts;
 };
 
 struct sink {

@@ -127,7 +127,8 @@ CREATE TABLE profile_comment (
 ) WITHOUT ROWID;
 
 -- Aggregated sample values: one row per (profile, metric, stack, label set,
--- time bucket). bucket is the sample time in seconds since the epoch.
+-- time bucket). bucket is the start of the sample's time bucket, in seconds
+-- since the epoch (bucket size: 1 s unless the push asked for another).
 CREATE TABLE sample (
 	profile_id	INTEGER NOT NULL REFERENCES profile (id) ON DELETE CASCADE,
 	metric_id	INTEGER NOT NULL REFERENCES metric (id),

@@ -49,7 +49,7 @@ struct importer {
 	int64_t *aggv;			/* value per row */
 	struct agg_key *aggk;
 	size_t naggs, aggcap;
-	int64_t bucket_ns;
+	int64_t bucket_s;		/* time bucket size, whole seconds */
 	struct model_meta meta;
 	int have_meta;
 	char **comments;

@@ -14,6 +14,8 @@
 
 struct push {
 	char *scope, *format, *name;
+	char *metric_type, *metric_unit;
+	int64_t bucket_ns;
 	struct import_label *labels;
 	size_t nlabels;
 	struct evbuffer *body;	/* moved out of the request, no copy */
@@ -26,6 +28,8 @@ push_free(void *arg)
 	size_t i;
 
 	free(p->scope);
+	free(p->metric_type);
+	free(p->metric_unit);
 	free(p->format);
 	free(p->name);
 	for (i = 0; i < p->nlabels; i++) {
@@ -56,7 +60,8 @@ push_work(struct api_call *call, void *worker)
 	struct push *p = call->data;
 	struct import_request req;
 	struct import_result res;
-	size_t len = evbuffer_get_length(p->body);
+	size_t i, len = evbuffer_get_length(p->body);
+	json_t *dropped;
 
 	memset(&req, 0, sizeof req);
 	req.scope = p->scope;
@@ -64,6 +69,9 @@ push_work(struct api_call *call, void *worker)
 	req.name = p->name;
 	req.labels = p->labels;
 	req.nlabels = p->nlabels;
+	req.opts.metric_type = mstr_from(p->metric_type);
+	req.opts.metric_unit = mstr_from(p->metric_unit);
+	req.opts.bucket_ns = p->bucket_ns;
 	req.data = len ? evbuffer_pullup(p->body, -1) : (const uint8_t *)"";
 	req.len = len;
 	if (importer_run(w->importer, &req, &res, &call->err) == -1) {
@@ -71,15 +79,70 @@ push_work(struct api_call *call, void *worker)
 		return;
 	}
 	server_import_count(call->srv, 1);
+	dropped = json_object();
+	for (i = 0; i < res.ncounts; i++)
+		json_object_set_new(dropped, res.counts[i].name,
+		    json_integer((json_int_t)res.counts[i].n));
 	api_result(call, res.duplicate ? 200 : 201, json_pack(
-	    "{s:I, s:s, s:s, s:I, s:o, s:b}",
+	    "{s:I, s:s, s:s, s:I, s:I, s:o, s:o, s:b}",
 	    "profile_id", (json_int_t)res.profile_id,
 	    "scope", p->scope,
 	    "format", res.format,
 	    "samples", (json_int_t)res.samples,
+	    "dropped_samples", (json_int_t)res.dropped_samples,
+	    "dropped", dropped,
 	    "metrics", metrics_json(res.metrics, res.nmetrics),
 	    "duplicate", res.duplicate));
 	import_result_clear(&res);
+}
+
+/* metric=TYPE[/UNIT]: what the counts of a folded blob measure. */
+static int
+push_metric(struct api_call *call, struct push *p, const char *metric)
+{
+	const char *slash;
+
+	if (metric == NULL || *metric == '\0')
+		return 0;
+	slash = strchr(metric, '/');
+	if (slash == metric || (slash != NULL && slash[1] == '\0')) {
+		api_error(call, 400, "metric: \"%s\" is not TYPE or TYPE/UNIT",
+		    metric);
+		return -1;
+	}
+	p->metric_type = slash ? xstrndup(metric, (size_t)(slash - metric)) :
+	    xstrdup(metric);
+	p->metric_unit = xstrdup(slash ? slash + 1 : "count");
+	return 0;
+}
+
+/* bucket=N[s|m|h]: the time bucket of timed samples, whole seconds. */
+static int
+push_bucket(struct api_call *call, struct push *p, const char *bucket)
+{
+	long long v;
+	char *end;
+
+	p->bucket_ns = 1000000000;
+	if (bucket == NULL)
+		return 0;
+	v = strtoll(bucket, &end, 10);
+	if (end == bucket || v <= 0 || v > 86400 * 366)
+		goto bad;
+	if (*end == 'm')
+		v *= 60, end++;
+	else if (*end == 'h')
+		v *= 3600, end++;
+	else if (*end == 's')
+		end++;
+	if (*end != '\0' || v > 86400 * 366)
+		goto bad;
+	p->bucket_ns = v * 1000000000;
+	return 0;
+bad:
+	api_error(call, 400, "bucket: \"%s\" is not a duration of whole "
+	    "seconds (e.g. 1s, 10s, 1m, 1h; at most a year)", bucket);
+	return -1;
 }
 
 void
@@ -107,6 +170,9 @@ api_profiles_post(struct api_call *call)
 	p->scope = xstrdup(scope);
 	p->format = xstrdup(format && *format ? format : "auto");
 	p->name = xstrdup(name ? name : "");
+	if (push_metric(call, p, api_param(call, "metric")) == -1 ||
+	    push_bucket(call, p, api_param(call, "bucket")) == -1)
+		return;
 	TAILQ_FOREACH(kv, &call->query, next) {
 		char *eq;
 

@@ -55,6 +55,8 @@ struct importer {
 	char **comments;
 	size_t ncomments;
 	char *doc_url, *period_type, *period_unit;
+	struct import_count *counts;
+	size_t ncounts;
 };
 
 struct importer *
@@ -91,6 +93,11 @@ importer_reset(struct importer *im)
 	for (i = 0; i < im->ncomments; i++)
 		free(im->comments[i]);
 	free(im->comments);
+	for (i = 0; i < im->ncounts; i++)
+		free(im->counts[i].name);
+	free(im->counts);
+	im->counts = NULL;
+	im->ncounts = 0;
 	free(im->doc_url);
 	free(im->period_type);
 	free(im->period_unit);
@@ -443,6 +450,13 @@ sink_meta(void *ctx, const struct model_meta *m, struct error *err)
 		im->comments[i] = xmstrdup(m->comments[i]);
 	im->ncomments = m->ncomments;
 	im->meta.comments = NULL;
+	im->counts = xcalloc(m->ncounts ? m->ncounts : 1, sizeof *im->counts);
+	for (i = 0; i < m->ncounts; i++) {
+		im->counts[i].name = xstrdup(m->counts[i].name);
+		im->counts[i].n = m->counts[i].n;
+	}
+	im->ncounts = m->ncounts;
+	im->meta.counts = NULL;
 	im->doc_url = xmstrdup(m->doc_url);
 	im->period_type = xmstrdup(m->period_type);
 	im->period_unit = xmstrdup(m->period_unit);
@@ -517,6 +531,7 @@ importer_duplicate(struct importer *im, int64_t id, struct import_result *res,
 	res->duplicate = 1;
 	snprintf(res->format, sizeof res->format, "%s", info.format);
 	res->samples = info.samples;
+	res->dropped_samples = info.dropped_samples;
 	res->metrics = info.metrics;
 	res->nmetrics = info.nmetrics;
 	info.metrics = NULL;
@@ -590,6 +605,11 @@ importer_run(struct importer *im, const struct import_request *req,
 	res->profile_id = im->profile_id;
 	snprintf(res->format, sizeof res->format, "%s", fmt->name);
 	res->samples = (int64_t)im->meta.samples;
+	res->dropped_samples = (int64_t)im->meta.dropped_samples;
+	res->counts = im->counts;
+	res->ncounts = im->ncounts;
+	im->counts = NULL;
+	im->ncounts = 0;
 	res->metrics = im->metrics;
 	res->nmetrics = im->nmetrics;
 	im->metrics = NULL;
@@ -616,5 +636,8 @@ import_result_clear(struct import_result *res)
 	for (i = 0; i < res->nmetrics; i++)
 		store_metric_clear(&res->metrics[i]);
 	free(res->metrics);
+	for (i = 0; i < res->ncounts; i++)
+		free(res->counts[i].name);
+	free(res->counts);
 	memset(res, 0, sizeof *res);
 }

@@ -29,11 +29,19 @@ struct import_request {
 	size_t len;
 };
 
+struct import_count {
+	char *name;
+	uint64_t n;
+};
+
 struct import_result {
 	int64_t profile_id;
 	int duplicate;
 	char format[16];
 	int64_t samples;
+	int64_t dropped_samples;
+	struct import_count *counts;	/* why samples were dropped */
+	size_t ncounts;
 	struct store_metric *metrics;
 	size_t nmetrics;
 };

@@ -124,7 +124,8 @@ pb_next(struct pb *c, struct pb_field *f, struct error *err)
 	left = (size_t)(c->end - c->p);
 	switch (wt) {
 	case PB_VARINT:
-		if ((s = pb_varint_read(&c->p, c->end, &f->v)) != PB_VARINT_OK) {
+		s = pb_varint_read(&c->p, c->end, &f->v);
+		if (s != PB_VARINT_OK) {
 			error_set(err, ERR_INPUT,
 			    "field %u varint at byte %zu: %s", f->num,
 			    (size_t)(at - c->base), pb_varint_why(s));
@@ -133,8 +134,8 @@ pb_next(struct pb *c, struct pb_field *f, struct error *err)
 		break;
 	case PB_FIXED64:
 		if (left < 8) {
-			error_set(err, ERR_INPUT, "field %u fixed64 at byte %zu: "
-			    "truncated (8 bytes needed, %zu left)", f->num,
+			error_set(err, ERR_INPUT, "field %u fixed64 at byte "
+			    "%zu: truncated (8 bytes needed, %zu left)", f->num,
 			    (size_t)(at - c->base), left);
 			return pb_fail(c);
 		}
@@ -146,8 +147,8 @@ pb_next(struct pb *c, struct pb_field *f, struct error *err)
 		break;
 	case PB_FIXED32:
 		if (left < 4) {
-			error_set(err, ERR_INPUT, "field %u fixed32 at byte %zu: "
-			    "truncated (4 bytes needed, %zu left)", f->num,
+			error_set(err, ERR_INPUT, "field %u fixed32 at byte "
+			    "%zu: truncated (4 bytes needed, %zu left)", f->num,
 			    (size_t)(at - c->base), left);
 			return pb_fail(c);
 		}
@@ -164,9 +165,9 @@ pb_next(struct pb *c, struct pb_field *f, struct error *err)
 		}
 		left = (size_t)(c->end - c->p);
 		if (n > left) {
-			error_set(err, ERR_INPUT, "field %u length at byte %zu: "
-			    "%llu bytes past the end of the message (%zu left)",
-			    f->num, (size_t)(at - c->base),
+			error_set(err, ERR_INPUT, "field %u length at byte "
+			    "%zu: %llu bytes past the end of the message (%zu "
+			    "left)", f->num, (size_t)(at - c->base),
 			    (unsigned long long)n, left);
 			return pb_fail(c);
 		}

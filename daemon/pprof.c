@@ -75,16 +75,16 @@ struct pprof_function {
 };
 
 struct pprof_line {
-	uint64_t		 function;	/* id, an index once resolved */
+	uint64_t		 function;	/* id, then index */
 	int64_t			 line, column;
 	size_t			 off;
 };
 
 struct pprof_location {
 	uint64_t		 id, address;
-	uint64_t		 mapping;	/* id, index + 1 once resolved */
+	uint64_t		 mapping;	/* id, then index + 1 */
 	size_t			 line, nline;	/* in lines[] */
-	size_t			 first;		/* first line drop_frames keeps */
+	size_t			 first;		/* first kept */
 	size_t			 off;
 	int			 folded;
 };
@@ -95,7 +95,7 @@ struct pprof_hot {
 	uint32_t		 frame;		/* in frame_ids[] */
 	unsigned		 nframes : 29;	/* after drop_frames */
 	unsigned		 prune : 1;	/* pprof's prune[id] */
-	unsigned		 beneath : 1;	/* pprof's pruneBeneath[id] */
+	unsigned		 beneath : 1;	/* pruneBeneath[id] */
 	unsigned		 emitted : 1;
 };
 
@@ -119,9 +119,9 @@ struct pprof_u64s {
  * 1..N), else an open-addressing hash. */
 struct pprof_idmap {
 	size_t			*slot;
-	uint64_t		*key;		/* NULL for the plain array */
-	uint64_t		 mask;		/* max id, or capacity - 1 */
-	int			 identity;	/* id i is at index i - 1 */
+	uint64_t		*key;		/* NULL: plain array */
+	uint64_t		 mask;		/* max id, or cap - 1 */
+	int			 identity;	/* id i at index i - 1 */
 };
 
 struct pprof {
@@ -159,16 +159,16 @@ struct pprof {
 	struct pprof_idmap	 map_ids, loc_ids, func_ids;
 	regex_t			 drop_rx, keep_rx;
 	int			 has_drop_rx, has_keep_rx;
-	char			*name;		/* a simplified function name */
+	char			*name;		/* simplified name */
 	size_t			 namecap;
-	int64_t			*frame_ids;	/* per location, 0 = not emitted */
+	int64_t			*frame_ids;	/* see pprof_hot */
 
 	/* The sample being read. */
 	struct pprof_u64s	 sloc, sval;
 	struct pprof_label	*slab;
 	size_t			 nslab, capslab;
-	size_t			 scut;		/* first location kept */
-	size_t			 sdepth;	/* frames after inlining, pruning */
+	size_t			 scut;		/* first kept */
+	size_t			 sdepth;	/* frames it makes */
 	int64_t			*frames;
 	size_t			 capframes;
 	struct model_label	*mlabels;
@@ -1132,8 +1132,9 @@ pprof_regex_risky(struct mstr re)
 			if (i < n && s[i] == ']')
 				i++;
 			while (i < n && s[i] != ']') {
-				if (s[i] == '[' && i + 1 < n && (s[i + 1] == ':' ||
-				    s[i + 1] == '.' || s[i + 1] == '=')) {
+				if (s[i] == '[' && i + 1 < n &&
+				    (s[i + 1] == ':' || s[i + 1] == '.' ||
+				    s[i + 1] == '=')) {
 					d = s[i + 1];
 					for (i += 2; i + 1 < n && (s[i] != d ||
 					    s[i + 1] != ']'); i++)
@@ -1207,7 +1208,7 @@ pprof_prune_locations(struct pprof *p)
 {
 	struct pprof_location *l;
 	struct mstr drop, keep;
-	size_t i, j;
+	size_t i, j, fi;
 
 	drop = pprof_str(p, p->drop);
 	keep = pprof_str(p, p->keep);
@@ -1228,7 +1229,8 @@ pprof_prune_locations(struct pprof *p)
 		l = &p->locs[i];
 		/* From the outermost line in: the first match counts. */
 		for (j = l->nline; j > 0; j--) {
-			if (pprof_fn_pruned(p, p->lines[l->line + j - 1].function))
+			fi = p->lines[l->line + j - 1].function;
+			if (pprof_fn_pruned(p, fi))
 				break;
 		}
 		if (j == 0)
@@ -1337,8 +1339,10 @@ pprof_sample_load(struct pprof *p, const struct pb *c, const struct pb_field *f)
 	}
 	for (i = 0; i < p->nslab; i++) {
 		lb = &p->slab[i];
-		if (pprof_check_str(p, lb->key, "Label.key", lb->off, 1) == -1 ||
-		    pprof_check_str(p, lb->str, "Label.str", lb->off, 2) == -1 ||
+		if (pprof_check_str(p, lb->key, "Label.key", lb->off,
+		    1) == -1 ||
+		    pprof_check_str(p, lb->str, "Label.str", lb->off,
+		    2) == -1 ||
 		    pprof_check_str(p, lb->unit, "Label.num_unit", lb->off,
 		    4) == -1)
 			return -1;

@@ -284,7 +284,7 @@ test_skip_unknown(void)
 	pbenc_fixed32(&e, 101, 2);
 	pbenc_str(&e, 102, "skip me");
 	m = pbenc_begin(&e, 103);
-	pbenc_uint(&e, 2, 99);		/* a field 2 inside a sub-message */
+	pbenc_uint(&e, 2, 99);		/* field 2 of a sub-message */
 	pbenc_end(&e, m);
 	pbenc_uint(&e, 104, 3);
 	pbenc_uint(&e, 2, 42);

@@ -43,9 +43,9 @@ struct rlabel {
 };
 
 struct rec {
-	char		 log[256];	/* one letter per call, the first ones */
+	char		 log[256];	/* a letter per call */
 	size_t		 nlog, calls;
-	int		 bad_order;	/* metric after others, or after meta */
+	int		 bad_order;	/* late metric, call after meta */
 	int		 seen_other, seen_meta;
 	char		 fail_on;	/* make this kind of call fail */
 
@@ -344,8 +344,8 @@ stack_str(const struct rec *r, size_t sample, char *buf, size_t size)
 			n += (size_t)snprintf(buf + n, size - n, "%s%s",
 			    i ? ";" : "", r->funcs[f->function - 1].name);
 		else
-			n += (size_t)snprintf(buf + n, size - n, "%s@0x%" PRIx64,
-			    i ? ";" : "", f->address);
+			n += (size_t)snprintf(buf + n, size - n,
+			    "%s@0x%" PRIx64, i ? ";" : "", f->address);
 		if (f->flags & FRAME_INLINED)
 			n += (size_t)snprintf(buf + n, size - n, "^");
 		if (f->flags & FRAME_FOLDED)
@@ -595,9 +595,10 @@ expect_error(struct prof *b, const struct limits *lim, enum error_kind kind,
 	    (bb != NULL && strstr(err.msg, bb) == NULL) ||
 	    strstr(err.msg, "byte") == NULL ||
 	    strncmp(err.msg, "pprof: ", 7) != 0 || r.calls != 0) {
-		fprintf(stderr, "%s:%d: expected error (%d) with \"%s\", \"%s\":"
-		    " rc %d kind %d calls %zu msg \"%s\"\n", __FILE__, line,
-		    kind, a, bb ? bb : "", rc, err.kind, r.calls, err.msg);
+		fprintf(stderr, "%s:%d: expected error (%d) with \"%s\", "
+		    "\"%s\": rc %d kind %d calls %zu msg \"%s\"\n", __FILE__,
+		    line, kind, a, bb ? bb : "", rc, err.kind, r.calls,
+		    err.msg);
 		exit(1);
 	}
 	checks++;
@@ -1005,8 +1006,8 @@ test_labels(void)
 		{ "s", "v", 0, NULL },		/* string */
 		{ "n", NULL, 42, "ms" },	/* number with unit */
 		{ "m", NULL, 7, NULL },		/* number, no unit */
-		{ "z", NULL, 0, "u" },		/* zero with a unit: kept */
-		{ "k", NULL, 0, NULL },		/* key only: Go drops it */
+		{ "z", NULL, 0, "u" },		/* 0 with a unit: kept */
+		{ "k", NULL, 0, NULL },		/* key only: dropped */
 		{ "both", "str", 9, NULL },	/* str wins, as Go */
 	};
 	struct prof b;
@@ -1712,7 +1713,7 @@ test_limits(void)
 
 	limits_default(&lim);
 	lim.max_strings = 4;
-	prof_init(&b);				/* "", samples, count, x */
+	prof_init(&b);			/* "", samples, count, x */
 	prof_vt(&b, 1, "samples", "count");
 	S(&b, "x");
 	{

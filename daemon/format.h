@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "error.h"
-#include "limits.h"
+#include "bounds.h"
 #include "model.h"
 #include "stream.h"
 

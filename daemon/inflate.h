@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "error.h"
-#include "limits.h"
+#include "bounds.h"
 #include "stream.h"
 
 /* 1 if the bytes start with the gzip magic. */

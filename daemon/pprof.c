@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "limits.h"
+#include "bounds.h"
 #include "model.h"
 #include "pb.h"
 #include "pprof.h"

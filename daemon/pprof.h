@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "error.h"
-#include "limits.h"
+#include "bounds.h"
 #include "model.h"
 
 /* Decode and validate a whole serialized Profile message and emit it on the

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "limits.h"
+#include "bounds.h"
 
 struct config {
 	char *socket_path;

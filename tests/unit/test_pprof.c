@@ -11,7 +11,7 @@
 #include <zlib.h>
 
 #include "error.h"
-#include "limits.h"
+#include "bounds.h"
 #include "model.h"
 #include "pprof.h"
 #include "pbenc.h"

@@ -1,6 +1,6 @@
-/* limits.h: bounds applied to every pushed blob; all configurable. */
-#ifndef PROFD_LIMITS_H
-#define PROFD_LIMITS_H
+/* bounds.h: the limits applied to every pushed blob; all configurable. */
+#ifndef PROFD_BOUNDS_H
+#define PROFD_BOUNDS_H
 
 #include <stddef.h>
 #include <stdint.h>

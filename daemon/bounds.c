@@ -1,5 +1,5 @@
-/* limits.c: the default bounds for pushed blobs. */
-#include "limits.h"
+/* bounds.c: the default limits for pushed blobs. */
+#include "bounds.h"
 
 void
 limits_default(struct limits *l)

@@ -64,6 +64,7 @@ push_work(struct api_call *call, void *worker)
 	json_t *dropped;
 
 	memset(&req, 0, sizeof req);
+	req.fd = -1;
 	req.scope = p->scope;
 	req.format = p->format;
 	req.name = p->name;

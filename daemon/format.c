@@ -1,7 +1,9 @@
 /* format.c: the table of input formats and auto-detection. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "folded.h"
 #include "format.h"
 #include "pprof.h"
 
@@ -22,8 +24,13 @@ pprof_decode_stream(struct stream *in, const struct decode_opts *opts,
 	return rc;
 }
 
+/* Detection tries these in order on the first (inflated) bytes: the binary
+ * formats by the shape of their first protobuf fields, then folded text,
+ * which only plain text lines ending in a count can match.  The rules are
+ * in each sniffer and in docs/FORMATS.md. */
 static const struct format formats[] = {
 	{ "pprof", pprof_sniff, pprof_decode_stream },
+	{ "folded", folded_sniff, folded_decode },
 };
 
 const struct format *
@@ -53,5 +60,13 @@ format_detect(const uint8_t *p, size_t n, struct error *err)
 const char *
 format_names(void)
 {
-	return "pprof";
+	static char names[128];
+	size_t i;
+
+	if (names[0] == '\0')
+		for (i = 0; i < sizeof formats / sizeof formats[0]; i++)
+			snprintf(names + strlen(names), sizeof names -
+			    strlen(names), "%s%s", i ? ", " : "",
+			    formats[i].name);
+	return names;
 }

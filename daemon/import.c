@@ -540,6 +540,48 @@ importer_duplicate(struct importer *im, int64_t id, struct import_result *res,
 	return 0;
 }
 
+/* A stream source that hashes the raw bytes as the decoder pulls them, for
+ * inputs read once from a file. */
+struct hashsrc {
+	struct stream *in;
+	struct sha256 sh;
+	uint64_t bytes;
+};
+
+static ssize_t
+hashsrc_read(void *ctx, uint8_t *buf, size_t n, struct error *err)
+{
+	struct hashsrc *h = ctx;
+	const uint8_t *p;
+	size_t got;
+
+	if (stream_peek(h->in, n, &p, &got, err) == -1)
+		return -1;
+	memcpy(buf, p, got);
+	sha256_update(&h->sh, p, got);
+	h->bytes += got;
+	if (stream_take(h->in, got, &p, "input", err) == -1)
+		return -1;
+	return (ssize_t)got;
+}
+
+/* Pull what the decoder left unread so the hash covers every byte. */
+static int
+hashsrc_finish(struct hashsrc *h, struct stream *raw, uint8_t hash[32],
+    struct error *err)
+{
+	const uint8_t *p;
+	size_t got;
+
+	do {
+		if (stream_peek(raw, 1 << 20, &p, &got, err) == -1 ||
+		    stream_take(raw, got, &p, "input", err) == -1)
+			return -1;
+	} while (got > 0);
+	sha256_final(&h->sh, hash);
+	return 0;
+}
+
 int
 importer_run(struct importer *im, const struct import_request *req,
     struct import_result *res, struct error *err)
@@ -548,34 +590,54 @@ importer_run(struct importer *im, const struct import_request *req,
 	struct sha256 sh;
 	struct store_profile_row row;
 	const struct format *fmt = NULL;
-	struct stream *in = NULL;
+	struct stream *in = NULL, *raw = NULL;
+	struct hashsrc *hs = NULL;
 	const uint8_t *head;
-	size_t headlen, len = req->len;
+	size_t headlen;
 	uint8_t hash[32];
 	int64_t scope_id, dup;
 
 	memset(res, 0, sizeof *res);
-	if (len > im->limits->max_body)
+	if (req->fd < 0 && req->len > im->limits->max_body)
 		return error_set(err, ERR_TOO_LARGE, "the profile is %zu bytes "
-		    "(limit %zu)", len, im->limits->max_body);
+		    "(limit %zu)", req->len, im->limits->max_body);
 	if (strcmp(req->format, "auto") != 0 &&
 	    (fmt = format_find(req->format)) == NULL)
 		return error_set(err, ERR_INPUT, "format: unknown format "
 		    "\"%s\" (known: auto, %s)", req->format, format_names());
-	sha256_init(&sh);
-	sha256_update(&sh, req->data, len);
-	sha256_final(&sh, hash);
 
 	if (store_begin(im->store, err) == -1)
 		return -1;
-	if ((scope_id = store_scope(im->store, req->scope, 1, err)) < 0 ||
-	    (dup = store_profile_find(im->store, scope_id, hash, err)) < 0)
+	if ((scope_id = store_scope(im->store, req->scope, 1, err)) < 0)
 		goto fail;
-	if (dup > 0) {
-		store_rollback(im->store);
-		return importer_duplicate(im, dup, res, err);
+	if (req->fd < 0) {
+		/* In memory: hash first, and a duplicate costs no decode. */
+		sha256_init(&sh);
+		sha256_update(&sh, req->data, req->len);
+		sha256_final(&sh, hash);
+		if ((dup = store_profile_find(im->store, scope_id, hash,
+		    err)) < 0)
+			goto fail;
+		if (dup > 0) {
+			store_rollback(im->store);
+			return importer_duplicate(im, dup, res, err);
+		}
+		in = stream_mem(req->data, req->len);
+	} else {
+		/* A file is read once: hashed as it is decoded, checked for
+		 * a duplicate before the commit.  Until then the row holds
+		 * a placeholder no real hash equals (the profile id). */
+		struct stream_source src = { hashsrc_read, NULL, NULL };
+
+		hs = xcalloc(1, sizeof *hs);
+		raw = stream_fd(req->fd, 0);
+		hs->in = raw;
+		sha256_init(&hs->sh);
+		src.ctx = hs;
+		in = stream_new(&src);
+		memset(hash, 0, sizeof hash);
+		memcpy(hash, "pending", 7);
 	}
-	in = stream_mem(req->data, req->len);
 	if (stream_peek(in, 2, &head, &headlen, err) == -1)
 		goto fail;
 	if (inflate_is_gzip(head, headlen))
@@ -598,8 +660,26 @@ importer_run(struct importer *im, const struct import_request *req,
 	im->bucket_s = req->opts.bucket_ns >= 1000000000 ?
 	    req->opts.bucket_ns / 1000000000 : 1;
 	if (fmt->decode(in, &req->opts, im->limits, &sink, err) == -1 ||
-	    importer_finish(im, req, row.imported_ns, err) == -1 ||
-	    store_commit(im->store, err) == -1)
+	    importer_finish(im, req, row.imported_ns, err) == -1)
+		goto fail;
+	if (hs != NULL) {
+		if (hashsrc_finish(hs, raw, hash, err) == -1 ||
+		    (dup = store_profile_find(im->store, scope_id, hash,
+		    err)) < 0)
+			goto fail;
+		if (dup > 0) {
+			store_rollback(im->store);
+			importer_reset(im);
+			stream_free(in);
+			stream_free(raw);
+			free(hs);
+			return importer_duplicate(im, dup, res, err);
+		}
+		if (store_profile_set_hash(im->store, im->profile_id, hash,
+		    (int64_t)hs->bytes, err) == -1)
+			goto fail;
+	}
+	if (store_commit(im->store, err) == -1)
 		goto fail;
 
 	res->profile_id = im->profile_id;
@@ -618,6 +698,8 @@ importer_run(struct importer *im, const struct import_request *req,
 	if (importer_cache_bytes(im) > IMPORT_CACHE_MAX)
 		importer_caches_clear(im);
 	stream_free(in);
+	stream_free(raw);
+	free(hs);
 	return 0;
 fail:
 	store_rollback(im->store);
@@ -625,6 +707,8 @@ fail:
 	importer_caches_clear(im);
 	importer_reset(im);
 	stream_free(in);
+	stream_free(raw);
+	free(hs);
 	return -1;
 }
 

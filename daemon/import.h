@@ -25,8 +25,11 @@ struct import_request {
 	const struct import_label *labels;
 	size_t nlabels;
 	struct decode_opts opts;
+	/* The blob: in memory (fd < 0), or read once from fd (e.g. an
+	 * upload or a spool file; len is then unused). */
 	const uint8_t *data;
 	size_t len;
+	int fd;
 };
 
 struct import_count {

@@ -21,7 +21,7 @@ enum stmt {
 	S_CALLSITE_GET, S_CALLSITE_ADD,
 	S_LABELSET_GET, S_LABELSET_ADD, S_LABEL_ADD,
 	S_SCOPE_GET, S_SCOPE_ADD,
-	S_PROFILE_FIND, S_PROFILE_ADD, S_PROFILE_FINISH,
+	S_PROFILE_FIND, S_PROFILE_ADD, S_PROFILE_FINISH, S_PROFILE_HASH,
 	S_PROFILE_METRIC_ADD, S_PROFILE_LABEL_ADD, S_PROFILE_COMMENT_ADD,
 	S_SAMPLE_ADD,
 	S_SCOPES, S_SCOPE_METRICS,
@@ -81,6 +81,8 @@ static const struct {
 	    "duration_ns = ?3, period = ?4, period_metric_id = nullif(?5, 0), "
 	    "default_metric_id = nullif(?6, 0), doc_url = ?7, samples = ?8, "
 	    "dropped_samples = ?9 WHERE id = ?1" },
+	[S_PROFILE_HASH] = { 1, "UPDATE profile SET hash = ?2, bytes = ?3 "
+	    "WHERE id = ?1" },
 	[S_PROFILE_METRIC_ADD] = { 1, "INSERT INTO profile_metric (profile_id, "
 	    "idx, metric_id, total) VALUES (?1, ?2, ?3, ?4)" },
 	[S_PROFILE_LABEL_ADD] = { 1, "INSERT OR REPLACE INTO profile_label "
@@ -545,6 +547,18 @@ store_profile_finish(struct store *s, int64_t id,
 	sqlite3_bind_int64(st, 8, m->samples);
 	sqlite3_bind_int64(st, 9, m->dropped_samples);
 	return store_step_id(s, st, err, "profile update") == -1 ? -1 : 0;
+}
+
+int
+store_profile_set_hash(struct store *s, int64_t id, const uint8_t hash[32],
+    int64_t bytes, struct error *err)
+{
+	sqlite3_stmt *st = s->st[S_PROFILE_HASH];
+
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_blob(st, 2, hash, 32, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, bytes);
+	return store_step_id(s, st, err, "profile hash") == -1 ? -1 : 0;
 }
 
 int

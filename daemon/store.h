@@ -64,6 +64,9 @@ struct store_profile_meta {
 	const char *doc_url;
 	int64_t samples, dropped_samples;
 };
+/* The content hash and size, once a streamed blob has been read. */
+int store_profile_set_hash(struct store *, int64_t profile_id,
+    const uint8_t hash[32], int64_t bytes, struct error *);
 int store_profile_finish(struct store *, int64_t profile_id,
     const struct store_profile_meta *, struct error *);
 int store_profile_metric_add(struct store *, int64_t profile_id, int idx,

@@ -1,4 +1,6 @@
 /* cmd-push.c: send profile files to profd, one POST /v1/profiles each. */
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
@@ -11,8 +13,9 @@ static int	cmd_push_exec(struct client *, int, char **);
 
 const struct cmd_entry cmd_push_entry = {
 	"push",
-	"push FILE... --scope S [--label K=V]... [--format auto|pprof] "
-	"[--name N]",
+	"push FILE... --scope S [--label K=V]... "
+	"[--format auto|pprof|perfetto|folded] [--name N] "
+	"[--metric TYPE[/UNIT]] [--bucket SECONDS]",
 	cmd_push_exec
 };
 
@@ -20,6 +23,8 @@ struct cmd_push_args {
 	const char	 *scope;
 	const char	 *format;
 	const char	 *name;
+	const char	 *metric;
+	const char	 *bucket;
 	const char	**labels;
 	size_t		  nlabels;
 };
@@ -77,17 +82,83 @@ cmd_push_name(const struct cmd_push_args *a, const char *path)
 	return (name);
 }
 
+/*
+ * A regular file past this size goes in chunks through /v1/uploads, so
+ * neither profctl nor profd holds it whole; profd then imports it
+ * streaming from its copy.
+ */
+#define PUSH_CHUNKED_OVER	(32u << 20)
+#define PUSH_CHUNK		(8u << 20)
+
+/* Upload the file in chunks; *id is the upload to import. */
+static int
+cmd_push_upload(struct client *c, FILE *f, const char *path, char **id)
+{
+	struct http_reply	 reply;
+	json_t			*v;
+	char			*buf, *url;
+	uint64_t		 offset = 0;
+	size_t			 got;
+	int			 rc;
+
+	*id = NULL;
+	if ((rc = client_call(c, "POST", "/v1/uploads", "", 0, &reply,
+	    path)) != PROFCTL_EXIT_OK)
+		return (rc);
+	v = json_object_get(reply.json, "upload_id");
+	if (!json_is_string(v)) {
+		fprintf(stderr, "profctl: %s: unexpected reply from profd: "
+		    "no upload_id\n", path);
+		http_reply_clear(&reply);
+		return (PROFCTL_EXIT_REFUSED);
+	}
+	*id = xstrdup(json_string_value(v));
+	http_reply_clear(&reply);
+	buf = xmalloc(PUSH_CHUNK);
+	while ((got = fread(buf, 1, PUSH_CHUNK, f)) > 0) {
+		xasprintf(&url, "/v1/uploads?id=%s&offset=%llu", *id,
+		    (unsigned long long)offset);
+		rc = client_call(c, "PUT", url, buf, got, &reply, path);
+		free(url);
+		if (rc != PROFCTL_EXIT_OK)
+			break;
+		http_reply_clear(&reply);
+		offset += got;
+	}
+	if (rc == PROFCTL_EXIT_OK && ferror(f)) {
+		fprintf(stderr, "profctl: %s: %s\n", path, strerror(errno));
+		rc = PROFCTL_EXIT_REFUSED;
+	}
+	free(buf);
+	return (rc);
+}
+
 static int
 cmd_push_one(struct client *c, const struct cmd_push_args *a,
     const char *path)
 {
 	struct http_reply	 reply;
+	struct stat		 sb;
 	json_t			*id, *samples;
-	char			*data, *url, *name;
-	size_t			 len, i;
+	char			*data = NULL, *url, *name, *upload = NULL;
+	size_t			 len = 0, i;
+	FILE			*f;
 	int			 rc;
 
-	if (cmd_push_read(path, &data, &len) != 0) {
+	if (strcmp(path, "-") != 0 && stat(path, &sb) == 0 &&
+	    S_ISREG(sb.st_mode) && sb.st_size > PUSH_CHUNKED_OVER) {
+		if ((f = fopen(path, "rb")) == NULL) {
+			fprintf(stderr, "profctl: %s: %s\n", path,
+			    strerror(errno));
+			return (PROFCTL_EXIT_REFUSED);
+		}
+		rc = cmd_push_upload(c, f, path, &upload);
+		fclose(f);
+		if (rc != PROFCTL_EXIT_OK) {
+			free(upload);
+			return (rc);
+		}
+	} else if (cmd_push_read(path, &data, &len) != 0) {
 		fprintf(stderr, "profctl: %s: %s\n", path, strerror(errno));
 		return (PROFCTL_EXIT_REFUSED);
 	}
@@ -99,11 +170,19 @@ cmd_push_one(struct client *c, const struct cmd_push_args *a,
 		http_query_add(&url, "name", name);
 	for (i = 0; i < a->nlabels; i++)
 		http_query_add(&url, "label", a->labels[i]);
+	if (a->metric != NULL)
+		http_query_add(&url, "metric", a->metric);
+	if (a->bucket != NULL)
+		http_query_add(&url, "bucket", a->bucket);
+	if (upload != NULL)
+		http_query_add(&url, "upload", upload);
 
-	rc = client_call(c, "POST", url, data, len, &reply, path);
+	rc = client_call(c, "POST", url, data != NULL ? data : "", len,
+	    &reply, path);
 	free(url);
 	free(name);
 	free(data);
+	free(upload);
 	if (rc != PROFCTL_EXIT_OK)
 		return (rc);
 
@@ -136,6 +215,8 @@ cmd_push_exec(struct client *c, int argc, char **argv)
 		{ "label",	required_argument,	NULL, 'l' },
 		{ "format",	required_argument,	NULL, 'f' },
 		{ "name",	required_argument,	NULL, 'n' },
+		{ "metric",	required_argument,	NULL, 'm' },
+		{ "bucket",	required_argument,	NULL, 'b' },
 		{ "socket",	required_argument,	NULL, 'S' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL,		0,			NULL, 0 }
@@ -153,7 +234,7 @@ cmd_push_exec(struct client *c, int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "-:s:l:f:n:h", opts,
+	while ((ch = getopt_long(argc, argv, "-:s:l:f:n:m:b:h", opts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 1:
@@ -178,6 +259,12 @@ cmd_push_exec(struct client *c, int argc, char **argv)
 			continue;
 		case 'n':
 			a.name = optarg;
+			continue;
+		case 'm':
+			a.metric = optarg;
+			continue;
+		case 'b':
+			a.bucket = optarg;
 			continue;
 		}
 		if ((rc = cmd_common_option(e, c, ch, argv)) != -1)

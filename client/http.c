@@ -107,12 +107,14 @@ http_request(struct http *h, const char *method, const char *path,
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, http_write_cb);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
 	hdrs = curl_slist_append(hdrs, "Accept: application/json");
-	if (strcmp(method, "POST") == 0) {
+	if (strcmp(method, "POST") == 0 || strcmp(method, "PUT") == 0) {
 		/* No "Expect: 100-continue": one round trip, no stall. */
 		hdrs = curl_slist_append(hdrs, "Expect:");
 		hdrs = curl_slist_append(hdrs,
 		    "Content-Type: application/octet-stream");
 		curl_easy_setopt(c, CURLOPT_POST, 1L);
+		if (strcmp(method, "PUT") == 0)
+			curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, "PUT");
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body != NULL ?
 		    body : "");
 		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,

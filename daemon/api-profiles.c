@@ -5,11 +5,13 @@
 #include <event2/keyvalq_struct.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "api.h"
 #include "query.h"
 #include "import.h"
 #include "store.h"
+#include "upload.h"
 #include "util.h"
 
 struct push {
@@ -19,6 +21,7 @@ struct push {
 	struct import_label *labels;
 	size_t nlabels;
 	struct evbuffer *body;	/* moved out of the request, no copy */
+	char *upload;		/* or the id of a chunked upload */
 };
 
 static void
@@ -28,6 +31,7 @@ push_free(void *arg)
 	size_t i;
 
 	free(p->scope);
+	free(p->upload);
 	free(p->metric_type);
 	free(p->metric_unit);
 	free(p->format);
@@ -62,9 +66,16 @@ push_work(struct api_call *call, void *worker)
 	struct import_result res;
 	size_t i, len = evbuffer_get_length(p->body);
 	json_t *dropped;
+	int rc;
 
 	memset(&req, 0, sizeof req);
 	req.fd = -1;
+	if (p->upload != NULL &&
+	    (req.fd = uploads_take(server_uploads(call->srv), p->upload,
+	    &call->err)) == -1) {
+		server_import_count(call->srv, 0);
+		return;
+	}
 	req.scope = p->scope;
 	req.format = p->format;
 	req.name = p->name;
@@ -75,7 +86,10 @@ push_work(struct api_call *call, void *worker)
 	req.opts.bucket_ns = p->bucket_ns;
 	req.data = len ? evbuffer_pullup(p->body, -1) : (const uint8_t *)"";
 	req.len = len;
-	if (importer_run(w->importer, &req, &res, &call->err) == -1) {
+	rc = importer_run(w->importer, &req, &res, &call->err);
+	if (req.fd != -1)
+		close(req.fd);
+	if (rc == -1) {
 		server_import_count(call->srv, 0);
 		return;
 	}
@@ -154,6 +168,7 @@ api_profiles_post(struct api_call *call)
 	const char *scope = api_param(call, "scope");
 	const char *format = api_param(call, "format");
 	const char *name = api_param(call, "name");
+	const char *upload = api_param(call, "upload");
 
 	if (scope == NULL) {
 		api_error(call, 400, "scope: missing (POST "
@@ -195,9 +210,18 @@ api_profiles_post(struct api_call *call)
 	p->body = evbuffer_new();
 	evbuffer_add_buffer(p->body, evhttp_request_get_input_buffer(
 	    call->req));
-	if (evbuffer_get_length(p->body) == 0) {
+	if (upload != NULL) {
+		if (!uploads_id_valid(upload) ||
+		    evbuffer_get_length(p->body) != 0) {
+			api_error(call, 400, "upload: %s", uploads_id_valid(
+			    upload) ? "send either a body or upload=ID, not "
+			    "both" : "not an upload id");
+			return;
+		}
+		p->upload = xstrdup(upload);
+	} else if (evbuffer_get_length(p->body) == 0) {
 		api_error(call, 400, "the request body is empty: send the "
-		    "profile as the body");
+		    "profile as the body (or upload=ID of POST /v1/uploads)");
 		return;
 	}
 	api_submit(call, API_IMPORT, push_work);

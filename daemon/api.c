@@ -62,6 +62,8 @@ status_kind(int status)
 		return "not found";
 	case 405:
 		return "method not allowed";
+	case 409:
+		return "conflict";
 	case 413:
 		return "too large";
 	case 503:

@@ -36,7 +36,8 @@ struct api_call {
 	void (*work)(struct api_call *, void *worker);
 };
 
-enum api_queue { API_IMPORT, API_QUERY };
+/* Imports (the writer), queries (readers), file I/O (uploads). */
+enum api_queue { API_IMPORT, API_QUERY, API_IO };
 
 /* The value of a query parameter, or NULL. */
 const char *api_param(struct api_call *, const char *key);
@@ -64,6 +65,7 @@ json_t *server_route_stats(struct server *);
 void server_route_done(struct server *, const struct route *, int status,
     int64_t ns);
 struct jobq *server_queue(struct server *, enum api_queue);
+struct uploads *server_uploads(struct server *);
 
 /* Endpoint handlers (api-*.c). */
 void api_profiles_post(struct api_call *);
@@ -71,6 +73,9 @@ void api_profiles_get(struct api_call *);
 void api_scopes_get(struct api_call *);
 void api_top_get(struct api_call *);
 void api_health_get(struct api_call *);
+void api_uploads_post(struct api_call *);
+void api_uploads_put(struct api_call *);
+void api_uploads_delete(struct api_call *);
 
 /* Workers' state. */
 struct import_worker {

@@ -10,4 +10,5 @@ limits_default(struct limits *l)
 	l->max_stack_depth = 4096;
 	l->max_strings = 16u << 20;
 	l->max_string_len = 1u << 20;
+	l->max_upload = 64ull << 30;		/* 64 GiB */
 }

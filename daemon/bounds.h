@@ -12,6 +12,7 @@ struct limits {
 	uint32_t max_stack_depth;	/* frames in one stack */
 	uint32_t max_strings;		/* entries of a string table */
 	uint32_t max_string_len;	/* bytes of one string */
+	uint64_t max_upload;		/* bytes of one chunked upload */
 };
 
 void limits_default(struct limits *);

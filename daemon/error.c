@@ -39,6 +39,8 @@ error_http_status(const struct error *e)
 		return 404;
 	case ERR_BUSY:
 		return 503;
+	case ERR_CONFLICT:
+		return 409;
 	case ERR_INTERNAL:
 		break;
 	}
@@ -59,6 +61,8 @@ error_kind_name(enum error_kind kind)
 		return "not found";
 	case ERR_BUSY:
 		return "busy";
+	case ERR_CONFLICT:
+		return "conflict";
 	case ERR_INTERNAL:
 		break;
 	}

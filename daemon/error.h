@@ -9,6 +9,7 @@ enum error_kind {
 	ERR_TOO_LARGE,		/* a size limit was hit: HTTP 413 */
 	ERR_NOT_FOUND,		/* unknown scope, profile, ...: HTTP 404 */
 	ERR_BUSY,		/* queue full, store locked: HTTP 503 */
+	ERR_CONFLICT,		/* does not fit the current state: HTTP 409 */
 	ERR_INTERNAL,		/* a bug or an I/O failure: HTTP 500 */
 };
 

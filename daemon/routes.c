@@ -15,6 +15,9 @@ const struct route routes[] = {
 	{ "GET", "/v1/scopes", ROUTE_READONLY, api_scopes_get },
 	{ "GET", "/v1/top", ROUTE_READONLY, api_top_get },
 	{ "GET", "/v1/health", ROUTE_LOOP, api_health_get },
+	{ "POST", "/v1/uploads", ROUTE_IO, api_uploads_post },
+	{ "PUT", "/v1/uploads", ROUTE_IO, api_uploads_put },
+	{ "DELETE", "/v1/uploads", ROUTE_IO, api_uploads_delete },
 };
 const int nroutes = (int)(sizeof routes / sizeof routes[0]);
 

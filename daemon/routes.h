@@ -11,6 +11,7 @@ struct server;
 #define ROUTE_READONLY		0x1	/* runs on a query thread */
 #define ROUTE_NEEDS_WRITER	0x2	/* runs on the import thread */
 #define ROUTE_LOOP		0x4	/* answered on the loop itself */
+#define ROUTE_IO		0x8	/* file I/O on the I/O thread */
 
 struct route {
 	const char *method;

@@ -27,13 +27,15 @@
 #include "routes.h"
 #include "server.h"
 #include "store.h"
+#include "upload.h"
 #include "util.h"
 
 struct server {
 	const struct config *cfg;
 	struct event_base *base;
 	struct evhttp *http;
-	struct jobq *importq, *queryq;
+	struct jobq *importq, *queryq, *ioq;
+	struct uploads *uploads;
 	int64_t started_ns;
 	atomic_uint_fast64_t imports_done, imports_failed;
 	pthread_mutex_t stats_mu;
@@ -90,6 +92,7 @@ config_clear(struct config *c)
 {
 	free(c->socket_path);
 	free(c->db_path);
+	free(c->uploads_dir);
 	memset(c, 0, sizeof *c);
 }
 
@@ -230,7 +233,32 @@ server_import_count(struct server *srv, int ok)
 struct jobq *
 server_queue(struct server *srv, enum api_queue which)
 {
-	return which == API_IMPORT ? srv->importq : srv->queryq;
+	switch (which) {
+	case API_IMPORT:
+		return srv->importq;
+	case API_QUERY:
+		return srv->queryq;
+	case API_IO:
+		break;
+	}
+	return srv->ioq;
+}
+
+struct uploads *
+server_uploads(struct server *srv)
+{
+	return srv->uploads;
+}
+
+/* Once a minute: drop uploads idle for an hour. */
+static void
+server_sweep_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct server *srv = arg;
+	int n = uploads_sweep(srv->uploads, 3600);
+
+	if (n > 0)
+		log_info("removed %d upload(s) idle for an hour", n);
 }
 
 void
@@ -275,7 +303,8 @@ server_run(const struct config *cfg)
 	struct query_worker *readers = NULL;
 	struct csindex *index = csindex_new();
 	void *iwp, **rwp = NULL;
-	struct event *sigs[3] = { NULL, NULL, NULL };
+	struct event *sigs[3] = { NULL, NULL, NULL }, *sweep = NULL;
+	char *updir = NULL;
 	struct error err = { 0 };
 	int fd = -1, i, rc = 1;
 
@@ -312,6 +341,19 @@ server_run(const struct config *cfg)
 		}
 		rwp[i] = &readers[i];
 	}
+	if (cfg->uploads_dir != NULL)
+		updir = xstrdup(cfg->uploads_dir);
+	else {
+		char *slash = strrchr(cfg->db_path, '/');
+
+		xasprintf(&updir, "%.*s/uploads", slash ? (int)(slash -
+		    cfg->db_path) : 1, slash ? cfg->db_path : ".");
+	}
+	if ((srv.uploads = uploads_new(updir, cfg->limits.max_upload,
+	    &err)) == NULL) {
+		log_err("%s", err.msg);
+		goto out;
+	}
 	if ((fd = server_listen(cfg->socket_path)) == -1)
 		goto out;
 	/* Detach once the socket listens, so start-up errors reach the
@@ -339,6 +381,9 @@ server_run(const struct config *cfg)
 	srv.importq = jobq_new(srv.base, "import", &iwp, 1, cfg->import_queue);
 	srv.queryq = jobq_new(srv.base, "query", rwp, cfg->query_threads,
 	    cfg->query_queue);
+	srv.ioq = jobq_new(srv.base, "io", rwp, 1, cfg->query_queue);
+	sweep = event_new(srv.base, -1, EV_PERSIST, server_sweep_cb, &srv);
+	event_add(sweep, &(struct timeval){ 60, 0 });
 	sigs[0] = evsignal_new(srv.base, SIGTERM, server_signal_cb, &srv);
 	sigs[1] = evsignal_new(srv.base, SIGINT, server_signal_cb, &srv);
 	for (i = 0; i < 2; i++)
@@ -352,13 +397,18 @@ server_run(const struct config *cfg)
 	/* Finish the imports under way; the waiting ones get 503. */
 	jobq_free(srv.importq);
 	jobq_free(srv.queryq);
-	srv.importq = srv.queryq = NULL;
+	jobq_free(srv.ioq);
+	srv.importq = srv.queryq = srv.ioq = NULL;
 	unlink(cfg->socket_path);
 	log_info("stopped");
 out:
 	for (i = 0; i < 2; i++)
 		if (sigs[i] != NULL)
 			event_free(sigs[i]);
+	if (sweep != NULL)
+		event_free(sweep);
+	uploads_free(srv.uploads);
+	free(updir);
 	if (srv.http != NULL)
 		evhttp_free(srv.http);
 	if (srv.base != NULL)

@@ -11,6 +11,7 @@
 struct config {
 	char *socket_path;
 	char *db_path;
+	char *uploads_dir;		/* NULL: "uploads" beside the store */
 	int foreground;
 	int log_level;
 	int query_threads;

@@ -1,0 +1,33 @@
+/* upload.h: blobs too large for one request body arrive in chunks into a
+ * file under the state directory and are imported from it, streaming, so
+ * a large trace never sits whole in memory.  No HTTP here. */
+#ifndef PROFD_UPLOAD_H
+#define PROFD_UPLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+#define UPLOAD_ID_LEN	32		/* hex characters */
+
+struct uploads;
+
+/* Uploads live in dir (created; leftovers of a previous run removed). */
+struct uploads *uploads_new(const char *dir, uint64_t max_bytes,
+    struct error *);
+void uploads_free(struct uploads *);
+int uploads_create(struct uploads *, char id[UPLOAD_ID_LEN + 1],
+    struct error *);
+/* Append at offset, which must be the upload's current size (so a retried
+ * chunk is refused, not doubled: ERR_CONFLICT).  Sets *total. */
+int uploads_append(struct uploads *, const char *id, uint64_t offset,
+    const void *, size_t, uint64_t *total, struct error *);
+/* Take the upload for import: an open descriptor; the file is removed. */
+int uploads_take(struct uploads *, const char *id, struct error *);
+int uploads_remove(struct uploads *, const char *id, struct error *);
+/* Remove uploads untouched for max_idle_s seconds; returns how many. */
+int uploads_sweep(struct uploads *, int64_t max_idle_s);
+int uploads_id_valid(const char *);
+
+#endif

@@ -33,6 +33,7 @@ usage(FILE *f)
 "  --max-stack-depth N    frames in one stack (default %u)\n"
 "  --max-strings N        strings in one profile (default %u)\n"
 "  --max-string-len BYTES longest string (default %u)\n"
+"  --max-upload BYTES     largest chunked upload (default %llu)\n"
 "  --help, -h             this text\n"
 "  --version, -V          print the version\n"
 "\n"
@@ -42,7 +43,8 @@ usage(FILE *f)
 	    d.socket_path, d.db_path, d.query_threads, d.limits.max_body,
 	    d.limits.max_inflated, d.limits.max_inflate_ratio,
 	    d.limits.max_stack_depth, d.limits.max_strings,
-	    d.limits.max_string_len);
+	    d.limits.max_string_len,
+	    (unsigned long long)d.limits.max_upload);
 	config_clear(&d);
 }
 
@@ -76,7 +78,7 @@ parse_num(const char *opt, const char *s, unsigned long long max)
 enum {
 	OPT_SOCKET = 256, OPT_DB, OPT_LOG_LEVEL, OPT_QUERY_THREADS,
 	OPT_MAX_BODY, OPT_MAX_INFLATED, OPT_MAX_RATIO, OPT_MAX_DEPTH,
-	OPT_MAX_STRINGS, OPT_MAX_STRING_LEN,
+	OPT_MAX_STRINGS, OPT_MAX_STRING_LEN, OPT_MAX_UPLOAD,
 };
 
 int
@@ -95,6 +97,7 @@ main(int argc, char **argv)
 		{ "max-strings", required_argument, NULL, OPT_MAX_STRINGS },
 		{ "max-string-len", required_argument, NULL,
 		    OPT_MAX_STRING_LEN },
+		{ "max-upload", required_argument, NULL, OPT_MAX_UPLOAD },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -152,6 +155,10 @@ main(int argc, char **argv)
 		case OPT_MAX_STRING_LEN:
 			cfg.limits.max_string_len = (uint32_t)parse_num(
 			    "--max-string-len", optarg, UINT32_MAX);
+			break;
+		case OPT_MAX_UPLOAD:
+			cfg.limits.max_upload = parse_num("--max-upload",
+			    optarg, UINT64_MAX / 2);
 			break;
 		case 'h':
 			usage(stdout);

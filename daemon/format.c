@@ -5,6 +5,7 @@
 
 #include "folded.h"
 #include "format.h"
+#include "perfetto.h"
 #include "pprof.h"
 
 /* pprof is one message whose string table comes last: read it whole,
@@ -30,6 +31,7 @@ pprof_decode_stream(struct stream *in, const struct decode_opts *opts,
  * in each sniffer and in docs/FORMATS.md. */
 static const struct format formats[] = {
 	{ "pprof", pprof_sniff, pprof_decode_stream },
+	{ "perfetto", perfetto_sniff, perfetto_decode },
 	{ "folded", folded_sniff, folded_decode },
 };
 

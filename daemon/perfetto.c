@@ -53,7 +53,9 @@
  *   that lacks one; build ids are hex-encoded unless printable.
  * - StackSample.callstack is read both as InlineCallstack (frames = 1,
  *   root first) and as a Callstack (frame_ids = 2, root first), which
- *   revisions of the proto have used; the wire types tell them apart. */
+ *   revisions of the proto have used; the wire types tell them apart.
+ *   Likewise task contexts, execution contexts and counter descriptors
+ *   are interned at InternedData 48, 49, 50 or at 2000, 2001, 2002. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -67,8 +69,10 @@
 
 #define PFT_MAX_METRICS		256
 #define PFT_MAX_SEQUENCES	65536
-#define PFT_MAX_STATE		(512u << 20)	/* interned bytes, all sequences */
+#define PFT_MAX_STATE		(512u << 20)	/* interned, all sequences */
 #define PFT_MAX_NAME		128		/* bytes of a metric name */
+#define PFT_DENSE_SLACK		4096		/* see pft_slot() */
+#define PFT_LCACHE		1024		/* a power of two */
 
 /* TracePacket fields. */
 #define TP_PROCESS_TREE		2
@@ -180,7 +184,11 @@ struct pft_seq {
 	uint32_t	 id;
 	enum pft_state	 state;
 	uint64_t	 epoch;		/* bumped when an iid is redefined */
-	struct hmap	 idx[PK_N];	/* iid -> index + 1 into ents */
+	/* iid -> index + 1 into ents: producers count iids up from 1, so
+	 * most live in a plain array; the rest in a hash map. */
+	uint32_t	*dense[PK_N];
+	size_t		 ndense[PK_N], nkind[PK_N];
+	struct hmap	 idx[PK_N];
 	struct pft_ent	*ents;
 	size_t		 nents, entcap;
 	struct buf	 bytes;
@@ -236,7 +244,7 @@ struct pft {
 	const struct limits	*limits;
 	struct error		*err;
 	struct error		 pe;	/* pb errors, rebased into err */
-	uint64_t		 pkt_off;	/* stream offset of the packet */
+	uint64_t		 pkt_off;	/* stream offset of packet */
 	uint64_t		 flags;		/* of the current packet */
 	int64_t			 pkt_ts;
 	int			 has_ts;
@@ -255,11 +263,21 @@ struct pft {
 	/* Content caches: sink ids are global, so these outlive resets. */
 	struct hmap		 functions, mappings, frames, stacks;
 	struct hmap		 labelsets;
+	/* Label sets recently used, in front of the map (whose byte-wise
+	 * hash costs more than the rest of a sample); and the last inline
+	 * primary descriptor, which consecutive samples mostly repeat. */
+	struct pft_lcache {
+		struct pft_lkey	 k;
+		int64_t		 id;
+	}			 lcache[PFT_LCACHE];
+	struct buf		 lastprim;
+	int			 lastprim_idx;
+	uint64_t		 lastprim_mult;
 	struct buf		 key, tmp, hex;
 	int64_t			*stackbuf;
 	size_t			 stackcap;
 	struct pft_u64s		 u1, u2;	/* scratch repeated fields */
-	struct pb_field		*fields;	/* scratch follower descriptors */
+	struct pb_field		*fields;	/* scratch: followers */
 	size_t			 nfields, fieldcap;
 
 	/* Process and thread names, global across sequences. */
@@ -310,8 +328,8 @@ pft_pberr(struct pft *d, const char *what)
 	while (*p != '\0' && n + 24 < sizeof out) {
 		if (strncmp(p, "byte ", 5) == 0 && p[5] >= '0' && p[5] <= '9') {
 			v = strtoull(p + 5, &end, 10);
-			n += (size_t)snprintf(out + n, sizeof out - n, "byte %llu",
-			    v + (unsigned long long)d->pkt_off);
+			n += (size_t)snprintf(out + n, sizeof out - n,
+			    "byte %llu", v + (unsigned long long)d->pkt_off);
 			p = end;
 			continue;
 		}
@@ -474,8 +492,12 @@ pft_seq_reset(struct pft *d, struct pft_seq *s)
 {
 	int k;
 
-	for (k = 0; k < PK_N; k++)
+	for (k = 0; k < PK_N; k++) {
 		hmap_clear(&s->idx[k]);
+		free(s->dense[k]);
+		s->dense[k] = NULL;
+		s->ndense[k] = s->nkind[k] = 0;
+	}
 	free(s->ents);
 	s->ents = NULL;
 	s->nents = s->entcap = 0;
@@ -514,9 +536,9 @@ pft_seq_get(struct pft *d, uint32_t id, struct pft_seq **out)
 		return 0;
 	}
 	if (d->nseqs == PFT_MAX_SEQUENCES)
-		return error_set(d->err, ERR_TOO_LARGE, "perfetto: more than %d "
-		    "packet sequences (limit) at byte %llu", PFT_MAX_SEQUENCES,
-		    (unsigned long long)d->pkt_off);
+		return error_set(d->err, ERR_TOO_LARGE, "perfetto: more than "
+		    "%d packet sequences (limit) at byte %llu",
+		    PFT_MAX_SEQUENCES, (unsigned long long)d->pkt_off);
 	s = xcalloc(1, sizeof *s);
 	s->id = id;
 	d->seqs = xreallocarray(d->seqs, d->nseqs + 1, sizeof *d->seqs);
@@ -538,6 +560,49 @@ pft_account(struct pft *d, struct pft_seq *s, size_t bytes, uint64_t off)
 	return 0;
 }
 
+/* The index + 1 of the entry (kind, iid), 0 if none. */
+static inline int64_t
+pft_find(const struct pft_seq *s, enum pft_kind k, uint64_t iid)
+{
+	if (iid < s->ndense[k])
+		return s->dense[k][iid];
+	if (s->idx[k].n == 0)
+		return 0;
+	return hmap_get(&s->idx[k], &iid, sizeof iid);
+}
+
+/* Where a new entry's index goes: the dense array while the iid is
+ * within twice the entries of its kind plus some slack (so a hostile iid
+ * cannot make it large), else the hash map. */
+static int
+pft_slot(struct pft *d, struct pft_seq *s, enum pft_kind k, uint64_t iid,
+    int64_t v, uint64_t off)
+{
+	size_t n;
+
+	if (iid >= s->ndense[k] &&
+	    iid < 2 * s->nkind[k] + PFT_DENSE_SLACK) {
+		n = s->ndense[k] ? s->ndense[k] : 256;
+		while (n <= iid)
+			n *= 2;
+		s->dense[k] = xreallocarray(s->dense[k], n,
+		    sizeof *s->dense[k]);
+		memset(s->dense[k] + s->ndense[k], 0,
+		    (n - s->ndense[k]) * sizeof *s->dense[k]);
+		if (pft_account(d, s, (n - s->ndense[k]) *
+		    sizeof *s->dense[k], off) == -1)
+			return -1;
+		s->ndense[k] = n;
+	}
+	s->nkind[k]++;
+	if (iid < s->ndense[k]) {
+		s->dense[k][iid] = (uint32_t)v;
+		return 0;
+	}
+	hmap_put(&s->idx[k], &iid, sizeof iid, v);
+	return pft_account(d, s, 2 * sizeof(struct hmap_slot), off);
+}
+
 /* Store an entry under (kind, iid); iid 0 means "not set" and names
  * nothing, so such entries are dropped. */
 static int
@@ -548,7 +613,7 @@ pft_put(struct pft *d, struct pft_seq *s, enum pft_kind k, uint64_t iid,
 
 	if (iid == 0)
 		return 0;
-	if ((v = hmap_get(&s->idx[k], &iid, sizeof iid)) != 0) {
+	if ((v = pft_find(s, k, iid)) != 0) {
 		/* A redefinition: cached resolutions may be stale. */
 		s->ents[v - 1] = *e;
 		s->epoch++;
@@ -564,8 +629,9 @@ pft_put(struct pft *d, struct pft_seq *s, enum pft_kind k, uint64_t iid,
 		s->ents = xreallocarray(s->ents, s->entcap, sizeof *s->ents);
 	}
 	s->ents[s->nents++] = *e;
-	hmap_put(&s->idx[k], &iid, sizeof iid, (int64_t)s->nents);
-	return pft_account(d, s, sizeof *e + 2 * sizeof(struct hmap_slot), off);
+	if (pft_slot(d, s, k, iid, (int64_t)s->nents, off) == -1)
+		return -1;
+	return pft_account(d, s, sizeof *e, off);
 }
 
 static struct mstr
@@ -850,14 +916,21 @@ pft_interned(struct pft *d, struct pft_seq *s, const struct pb *c,
 		case 49:
 		case 50:
 			break;
+		/* The numbers upstream's StackSampleInternedData extension
+		 * gives the same three tables. */
+		case 2000:
+		case 2001:
+		case 2002:
+			break;
 		default:
 			continue;
 		}
 		if (pft_want(d, &g, PB_LEN, "InternedData") == -1)
 			return -1;
-		switch (g.num) {
+		switch (g.num >= 2000 ? g.num - 2000 + 48 : g.num) {
 		case 5:
-			rc = pft_intern_string(d, s, PK_FUNCTION_NAME, &sub, &g);
+			rc = pft_intern_string(d, s, PK_FUNCTION_NAME, &sub,
+			    &g);
 			break;
 		case 16:
 			rc = pft_intern_string(d, s, PK_BUILD_ID, &sub, &g);
@@ -903,7 +976,7 @@ pft_lookup(struct pft *d, struct pft_seq *s, enum pft_kind k, uint64_t iid,
 
 	if (s->state == PS_LOST)
 		return 1;
-	if ((v = hmap_get(&s->idx[k], &iid, sizeof iid)) != 0) {
+	if ((v = pft_find(s, k, iid)) != 0) {
 		*e = &s->ents[v - 1];
 		return 0;
 	}
@@ -931,12 +1004,28 @@ pft_perf_counter_name(uint64_t c)
 	return c < NITEMS(names) ? names[c] : NULL;
 }
 
+/* PerfEvents.Tracepoint.name (1). */
+static int
+pft_tracepoint(struct pft *d, const struct pb *c, const struct pb_field *f,
+    struct mstr *name)
+{
+	struct pb_field g;
+	struct pb sub;
+	int r;
+
+	pb_sub(c, f, &sub);
+	while ((r = pft_next(d, &sub, &g, "Tracepoint")) == 1)
+		if (g.num == 1 && g.wt == PB_LEN)
+			*name = (struct mstr){ (const char *)g.data, g.len };
+	return r;
+}
+
 static int
 pft_defaults(struct pft *d, struct pft_seq *s, const struct pb *c,
     const struct pb_field *f)
 {
 	struct pb_field g, h, t;
-	struct pb sub, psd, tb, tp;
+	struct pb sub, psd, tb;
 	struct mstr name = { "", 0 }, tpname = { "", 0 };
 	const char *cname = NULL, *unit = "count";
 	char buf[PFT_MAX_NAME];
@@ -953,7 +1042,7 @@ pft_defaults(struct pft *d, struct pft_seq *s, const struct pb *c,
 		while ((r = pft_next(d, &psd, &h, "PerfSampleDefaults")) == 1) {
 			if (h.num != 1)
 				continue;
-			if (pft_want(d, &h, PB_LEN, "PerfEvents.Timebase") == -1)
+			if (pft_want(d, &h, PB_LEN, "Timebase") == -1)
 				return -1;
 			pb_sub(&psd, &h, &tb);
 			while ((r = pft_next(d, &tb, &t, "Timebase")) == 1) {
@@ -964,20 +1053,9 @@ pft_defaults(struct pft *d, struct pft_seq *s, const struct pb *c,
 					cname = pft_perf_counter_name(t.v);
 					if (t.v == 1 || t.v == 3)
 						unit = "nanoseconds";
-				} else if (t.num == 3 && t.wt == PB_LEN) {
-					struct pb_field u;
-
-					pb_sub(&tb, &t, &tp);
-					while ((r = pft_next(d, &tp, &u,
-					    "Tracepoint")) == 1)
-						if (u.num == 1 &&
-						    u.wt == PB_LEN)
-							tpname = (struct mstr){
-							    (const char *)u.data,
-							    u.len };
-					if (r == -1)
-						return -1;
-				}
+				} else if (t.num == 3 && t.wt == PB_LEN &&
+				    pft_tracepoint(d, &tb, &t, &tpname) == -1)
+					return -1;
 			}
 			if (r == -1)
 				return -1;
@@ -1086,7 +1164,8 @@ pft_thread(struct pft *d, struct pft_seq *s, const struct pb *c,
 		if (g.wt == PB_VARINT && g.num == (descriptor ? 2u : 1u)) {
 			tid = (uint64_t)(int32_t)g.v;
 			has_tid = 1;
-		} else if (g.wt == PB_VARINT && g.num == (descriptor ? 1u : 3u)) {
+		} else if (g.wt == PB_VARINT &&
+		    g.num == (descriptor ? 1u : 3u)) {
 			pid = (uint64_t)(int32_t)g.v;
 			has_pid = 1;
 		} else if (g.wt == PB_LEN && g.num == (descriptor ? 5u : 2u))
@@ -1517,17 +1596,30 @@ pft_mode_perf(uint64_t m)
 	return m < NITEMS(names) ? names[m] : "unknown";
 }
 
+static uint64_t
+pft_lkey_hash(const struct pft_lkey *k)
+{
+	uint64_t h = k->pid * 0x9e3779b97f4a7c15ULL;
+
+	h = (h ^ k->tid) * 0xff51afd7ed558ccdULL;
+	h = (h ^ k->cpu ^ (k->async << 17)) * 0xc4ceb9fe1a85ec53ULL;
+	h ^= k->mode ^ ((uint64_t)k->has << 40) ^ k->proc ^
+	    ((uint64_t)k->thread << 20);
+	return h ^ (h >> 29);
+}
+
 static int64_t
 pft_labelset(struct pft *d, struct pft_smp *sm)
 {
 	struct model_label l[7];
+	struct pft_lcache *lc;
 	struct pft_lkey k;
 	size_t n = 0;
 	int64_t v, id;
 
 	memset(&k, 0, sizeof k);
-	if (!(sm->has & L_PID) && (sm->has & L_TID) && (v = hmap_get(&d->thrpid,
-	    &sm->tid, sizeof sm->tid)) != 0) {
+	if (!(sm->has & L_PID) && (sm->has & L_TID) && d->thrpid.n != 0 &&
+	    (v = hmap_get(&d->thrpid, &sm->tid, sizeof sm->tid)) != 0) {
 		sm->pid = (uint64_t)(v - 1);
 		sm->has |= L_PID;
 	}
@@ -1537,15 +1629,20 @@ pft_labelset(struct pft *d, struct pft_smp *sm)
 	k.cpu = sm->has & L_CPU ? sm->cpu : 0;
 	k.async = sm->has & L_ASYNC ? sm->async : 0;
 	k.mode = (uint64_t)(uintptr_t)(sm->has & L_MODE ? sm->mode : NULL);
-	if (sm->has & L_PID)
+	if ((sm->has & L_PID) && d->procname.n != 0)
 		k.proc = (uint32_t)hmap_get(&d->procname, &k.pid, sizeof k.pid);
-	if (sm->has & L_TID)
+	if ((sm->has & L_TID) && d->thrname.n != 0)
 		k.thread = (uint32_t)hmap_get(&d->thrname, &k.tid,
 		    sizeof k.tid);
 	if (k.has == 0)
 		return 0;
-	if ((id = hmap_get(&d->labelsets, &k, sizeof k)) != 0)
-		return id;
+	lc = &d->lcache[pft_lkey_hash(&k) & (PFT_LCACHE - 1)];
+	if (lc->id != 0 && memcmp(&k, &lc->k, sizeof k) == 0)
+		return lc->id;
+	if ((id = hmap_get(&d->labelsets, &k, sizeof k)) != 0) {
+		lc->k = k;
+		return lc->id = id;
+	}
 
 	memset(l, 0, sizeof l);
 	if (k.has & L_PID) {
@@ -1583,7 +1680,8 @@ pft_labelset(struct pft *d, struct pft_smp *sm)
 	if ((id = d->sink->labelset(d->sink->ctx, l, n, d->err)) < 0)
 		return -1;
 	hmap_put(&d->labelsets, &k, sizeof k, id);
-	return id;
+	lc->k = k;
+	return lc->id = id;
 }
 
 /* Store the sample with the values accumulated in d->values. */
@@ -1880,11 +1978,19 @@ pft_stack_sample(struct pft *d, struct pft_seq *s, const struct pb *c,
 
 	idx = -1;
 	mult = 1;
-	if (has_prim == 1) {
+	if (has_prim == 1 && d->lastprim.n == prim.len && prim.len > 0 &&
+	    memcmp(d->lastprim.p, prim.data, prim.len) == 0) {
+		idx = d->lastprim_idx;
+		mult = d->lastprim_mult;
+	} else if (has_prim == 1) {
 		if (pft_counter_parse(d, &sub, &prim, &iid, &ctr) == -1 ||
 		    pft_counter_metric(d, &ctr, &idx) == -1)
 			return -1;
 		mult = ctr.mult;
+		d->lastprim.n = 0;
+		buf_add(&d->lastprim, prim.data, prim.len);
+		d->lastprim_idx = idx;
+		d->lastprim_mult = mult;
 	} else if (has_prim == 2 && prim_iid != 0) {
 		(void)pft_lookup(d, s, PK_COUNTER, prim_iid, prim.off, what,
 		    &e);
@@ -2065,8 +2171,8 @@ pft_streaming(struct pft *d, struct pft_seq *s, const struct pb *c,
 	if (r == -1)
 		return -1;
 	if (d->u2.n != 0 && d->u2.n != d->u1.n)
-		return pft_bad(d, f->off, what, "%zu timestamp_delta_us for %zu "
-		    "callstack_iid", d->u2.n, d->u1.n);
+		return pft_bad(d, f->off, what, "%zu timestamp_delta_us for "
+		    "%zu callstack_iid", d->u2.n, d->u1.n);
 
 	t = d->has_ts ? d->pkt_ts : 0;
 	for (i = 0; i < d->u1.n; i++) {
@@ -2109,7 +2215,7 @@ pft_packet(struct pft *d, const uint8_t *data, size_t len)
 {
 	struct pb c, c2;
 	struct pb_field f, payload;
-	struct pft_seq *s;
+	struct pft_seq *s = NULL;
 	uint32_t seqid = 0;
 	uint64_t dropped = 0;
 	int r, cleared = 0, has_payload = 0, has_state = 0;
@@ -2147,8 +2253,8 @@ pft_packet(struct pft *d, const uint8_t *data, size_t len)
 		switch (f.num) {
 		case TP_TIMESTAMP:
 			if (f.v > INT64_MAX)
-				return pft_bad(d, f.off, "TracePacket.timestamp",
-				    "%llu is out of range",
+				return pft_bad(d, f.off, "TracePacket",
+				    "timestamp %llu is out of range",
 				    (unsigned long long)f.v);
 			d->pkt_ts = (int64_t)f.v;
 			d->has_ts = 1;
@@ -2243,8 +2349,9 @@ pft_skip(struct stream *in, unsigned wt, uint64_t off, struct error *err)
 		    -1)
 			return -1;
 		if (end)
-			return error_set(err, ERR_INPUT, "perfetto: Trace field "
-			    "at byte %llu: the input ends before its value",
+			return error_set(err, ERR_INPUT, "perfetto: Trace "
+			    "field at byte %llu: the input ends before its "
+			    "value",
 			    (unsigned long long)off);
 		return 0;
 	case PB_FIXED64:
@@ -2256,8 +2363,9 @@ pft_skip(struct stream *in, unsigned wt, uint64_t off, struct error *err)
 		    err) == -1)
 			return -1;
 		if (end)
-			return error_set(err, ERR_INPUT, "perfetto: Trace field "
-			    "at byte %llu: the input ends before its length",
+			return error_set(err, ERR_INPUT, "perfetto: Trace "
+			    "field at byte %llu: the input ends before its "
+			    "length",
 			    (unsigned long long)off);
 		while (v > 0) {
 			size_t n = v > (1u << 20) ? (1u << 20) : (size_t)v;
@@ -2323,6 +2431,7 @@ pft_free(struct pft *d)
 	buf_free(&d->key);
 	buf_free(&d->tmp);
 	buf_free(&d->hex);
+	buf_free(&d->lastprim);
 	buf_free(&d->namebytes);
 	free(d->namev);
 	free(d->stackbuf);
@@ -2353,8 +2462,9 @@ perfetto_decode(struct stream *in, const struct decode_opts *opts,
 		if (end)
 			break;
 		if (tag >> 3 == 0) {
-			error_set(err, ERR_INPUT, "perfetto: Trace field at byte "
-			    "%llu: field number 0", (unsigned long long)off);
+			error_set(err, ERR_INPUT, "perfetto: Trace field at "
+			    "byte %llu: field number 0",
+			    (unsigned long long)off);
 			goto out;
 		}
 		if (tag >> 3 != 1) {
@@ -2363,23 +2473,24 @@ perfetto_decode(struct stream *in, const struct decode_opts *opts,
 			continue;
 		}
 		if ((tag & 7) != PB_LEN) {
-			error_set(err, ERR_INPUT, "perfetto: Trace.packet at byte "
-			    "%llu: wire type %u, expected length-delimited",
+			error_set(err, ERR_INPUT, "perfetto: Trace.packet at "
+			    "byte %llu: wire type %u, expected "
+			    "length-delimited",
 			    (unsigned long long)off, (unsigned)(tag & 7));
 			goto out;
 		}
-		if (stream_varint(in, &len, &end, "perfetto: TracePacket length",
-		    err) == -1)
+		if (stream_varint(in, &len, &end,
+		    "perfetto: TracePacket length", err) == -1)
 			goto out;
 		if (end) {
-			error_set(err, ERR_INPUT, "perfetto: TracePacket at byte "
-			    "%llu: the input ends before its length",
+			error_set(err, ERR_INPUT, "perfetto: TracePacket at "
+			    "byte %llu: the input ends before its length",
 			    (unsigned long long)off);
 			goto out;
 		}
 		if (len > PERFETTO_MAX_PACKET) {
-			error_set(err, ERR_TOO_LARGE, "perfetto: TracePacket at "
-			    "byte %llu: %llu bytes (limit %u)",
+			error_set(err, ERR_TOO_LARGE, "perfetto: TracePacket "
+			    "at byte %llu: %llu bytes (limit %u)",
 			    (unsigned long long)off, (unsigned long long)len,
 			    PERFETTO_MAX_PACKET);
 			goto out;

@@ -9,7 +9,7 @@
 
 #include "error.h"
 #include "format.h"
-#include "limits.h"
+#include "bounds.h"
 #include "model.h"
 #include "stream.h"
 

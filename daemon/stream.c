@@ -41,6 +41,8 @@ mem_read(void *ctx, uint8_t *buf, size_t n, struct error *err)
 
 	if (n > m->n)
 		n = m->n;
+	if (n == 0)
+		return 0;
 	memcpy(buf, m->p, n);
 	m->p += n;
 	m->n -= n;

@@ -107,7 +107,8 @@ def main():
     for seq, tag in seqs.items():
         define(seq, tag)
     # A process tree gives names to pids and threads.
-    proc = fb(1, fv(1, 42) + fb(3, "server")) + fb(2, fv(1, 43) + fv(2, 42) + fb(4, "worker"))
+    # ProcessTree: Process {pid=1, cmdline=3}, Thread {tid=1, name=2, tgid=3}.
+    proc = fb(1, fv(1, 42) + fb(3, "server")) + fb(2, fv(1, 43) + fb(2, "worker") + fv(3, 42))
     out.extend(packet(fv(10, 3) + fb(2, proc)))
 
     desc = fb(9, fv(1, 0) + fb(2, "wall_time") + fv(3, 1))

@@ -1,0 +1,122 @@
+# Perfetto traces through the socket: every packet kind, two sequences that
+# reuse iids, a state reset, follower counters, gzip; flat and cum of every
+# function for every metric equal what the generator computed on its own.
+# Then lost state counted (never guessed), labels and time buckets, and
+# malformed traces refused with nothing stored.
+. "$(dirname "$0")/lib.sh"
+GEN="$TESTS_DIR/tools/genperfetto.py"
+CMP="$TESTS_DIR/tools/compare_top.py"
+start_profd
+
+for kind in stack perf streaming mixed; do
+	for gz in "" --gzip; do
+		scope="pf-$kind${gz:+-gz}"
+		python3 "$GEN" "$T/$scope.trace" "$T/$scope.json" --kind "$kind" \
+		    --samples 1200 --seed 5 $gz
+		"$PROFCTL" push "$T/$scope.trace" --scope "$scope" >"$T/push.out" ||
+		    fail "push $scope: $(cat "$T/push.out")"
+		for metric in $(json '" ".join(j)' <"$T/$scope.json"); do
+			"$PROFCTL" top --scope "$scope" --metric "$metric" --json \
+			    >"$T/top.json" || fail "top $scope $metric"
+			python3 "$CMP" "$T/$scope.json" "$metric" "$T/top.json" ||
+			    fail "$scope $metric differs from the generator's numbers"
+		done
+	done
+done
+r=$(api GET "/v1/profiles?scope=pf-stack")
+[ "$(body_of "$r" | json 'j["profiles"][0]["format"]')" = perfetto ] || fail "format: $r"
+[ "$(body_of "$r" | json 'j["profiles"][0]["duration_ns"]')" = 1199000000 ] ||
+    fail "duration from first and last sample: $r"
+[ "$(body_of "$r" | json 'j["profiles"][0]["default_metric"]["type"]')" = wall_time ] ||
+    fail "default metric: $r"
+ok "stack_sample, perf_sample, streaming_profile_packet (raw and gzipped): every function of every metric"
+
+# Process and thread names, pid and tid are labels of the samples.
+python3 - "$DB" <<'PY' || fail "labels of the samples"
+import sqlite3, sys
+db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+rows = set(db.execute("""SELECT k.s, coalesce(v.s, l.num) FROM label l
+    JOIN string k ON k.id = l.key_id LEFT JOIN string v ON v.id = l.str_id"""))
+want = {(b"process", b"server"), (b"thread", b"worker"), (b"pid", 42), (b"tid", 43)}
+missing = want - rows
+if missing:
+    print("missing labels:", missing, "have:", sorted(rows)[:20]); sys.exit(1)
+PY
+ok "pid, tid, process and thread names stored as labels"
+
+# Time buckets: 1 ms apart over 1.2 s → 2 one-second buckets, 1 ten-second.
+python3 "$GEN" "$T/b.trace" "$T/b.json" --samples 1200 --seed 9
+"$PROFCTL" push "$T/b.trace" --scope bucket1 >/dev/null
+"$PROFCTL" push "$T/b.trace" --scope bucket10 --bucket 10s >/dev/null
+python3 - "$DB" <<'PY' || fail "time buckets"
+import sqlite3, sys
+db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+def buckets(scope):
+    return [r[0] for r in db.execute("""SELECT DISTINCT s.bucket FROM sample s
+        JOIN profile p ON p.id = s.profile_id JOIN scope c ON c.id = p.scope_id
+        WHERE c.name = ? ORDER BY 1""", (scope,))]
+b1, b10 = buckets("bucket1"), buckets("bucket10")
+if b1 != [1700000000, 1700000001] or b10 != [1700000000]:
+    print("buckets:", b1, b10); sys.exit(1)
+PY
+ok "samples keep their time at the bucket size of the push"
+
+# Lost state: samples after previous_packet_dropped and before the next
+# clear are counted in the reply, not stored.
+python3 - "$T/lost.trace" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[0] and __import__("os").environ["TESTS_DIR"] + "/tools")
+from genperfetto import fv, fb, packet, varint
+out = bytearray()
+interned = (fb(5, fv(1, 1) + fb(2, "main")) + fb(5, fv(1, 2) + fb(2, "work")) +
+            fb(6, fv(1, 1) + fv(2, 1)) + fb(6, fv(1, 2) + fv(2, 2)) +
+            fb(7, fv(1, 1) + fb(2, varint(1) + varint(2))))
+def sample(ts):
+    return packet(fv(8, ts) + fv(10, 1) + fv(13, 2) + fb(66, fv(4, 1) + fv(2, 7)))
+out += packet(fv(10, 1) + fv(13, 1) + fb(12, interned))
+for i in range(5):
+    out += sample(10**18 + i)
+out += packet(fv(10, 1) + fv(42, 1))          # previous_packet_dropped
+for i in range(3):
+    out += sample(10**18 + 10 + i)             # unresolvable
+out += packet(fv(10, 1) + fv(13, 1) + fb(12, interned))
+for i in range(2):
+    out += sample(10**18 + 20 + i)
+open(sys.argv[1], "wb").write(out)
+PY
+r=$(api POST "/v1/profiles?scope=lost" --data-binary @"$T/lost.trace")
+[ "$(status_of "$r")" = 201 ] || fail "lost-state trace: $r"
+[ "$(body_of "$r" | json 'j["dropped_samples"]')" = 3 ] || fail "dropped: $r"
+[ "$(body_of "$r" | json 'j["dropped"].get("unresolved_no_state")')" = 3 ] || fail "reason: $r"
+[ "$(body_of "$r" | json 'j["samples"]')" = 10 ] || fail "samples read: $r"
+r=$(api GET "/v1/top?scope=lost&metric=samples")
+[ "$(body_of "$r" | json 'j["total"]')" = 7 ] || fail "stored samples: $r"
+ok "samples without interned state counted (3) and reported, the rest stored"
+
+# Malformed traces: 400 naming the byte, nothing stored.
+python3 - "$T" <<'PY'
+import os, sys
+sys.path.insert(0, os.environ["TESTS_DIR"] + "/tools")
+from genperfetto import fv, fb, packet, varint
+t = sys.argv[1]
+good = open(t + "/b.trace", "rb").read()
+open(t + "/m-truncated", "wb").write(good[:len(good) - 7])
+body = fv(10, 1) + fv(8, 5)
+open(t + "/m-pastend", "wb").write(good[:200] + varint(1 << 3 | 2) + varint(len(body) + 50) + body)
+open(t + "/m-wiretype", "wb").write(good[:200] + fv(1, 7))
+interned = fb(5, fv(1, 1) + fb(2, "main")) + fb(6, fv(1, 1) + fv(2, 1)) + fb(7, fv(1, 1) + fb(2, varint(1)))
+iid = packet(fv(10, 9) + fv(13, 1) + fb(12, interned)) + packet(fv(8, 5) + fv(10, 9) + fv(13, 2) + fb(66, fv(4, 999)))
+open(t + "/m-iid", "wb").write(iid)
+PY
+before=$(body_of "$(api GET /v1/scopes)" | json 'sum(s["profiles"] for s in j["scopes"])')
+for f in m-truncated m-pastend m-wiretype m-iid; do
+	r=$(api POST "/v1/profiles?scope=bad&format=perfetto" --data-binary @"$T/$f")
+	[ "$(status_of "$r")" = 400 ] || fail "$f: $r"
+	d=$(body_of "$r" | json 'j["detail"]')
+	case "$d" in *byte*) ;; *) fail "$f: no byte offset in: $d" ;; esac
+	echo "   $f -> $d"
+done
+after=$(body_of "$(api GET /v1/scopes)" | json 'sum(s["profiles"] for s in j["scopes"])')
+[ "$before" = "$after" ] || fail "a malformed trace was stored"
+[ "$(status_of "$(api GET /v1/health)")" = 200 ] || fail "profd stopped serving"
+ok "truncated packet, length past the end, wrong wire type, unknown iid: 400, nothing stored"

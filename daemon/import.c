@@ -33,7 +33,7 @@ struct agg_key {
 
 /* Past this many aggregated rows, those with a time of their own are
  * written (inside the same transaction) so memory stays bounded. */
-#define IMPORT_AGG_FLUSH	(1u << 20)
+#define IMPORT_AGG_FLUSH	(256u * 1024)
 
 struct importer {
 	struct store *store;

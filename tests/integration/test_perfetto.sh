@@ -101,15 +101,18 @@ from genperfetto import fv, fb, packet, varint
 t = sys.argv[1]
 good = open(t + "/b.trace", "rb").read()
 open(t + "/m-truncated", "wb").write(good[:len(good) - 7])
-body = fv(10, 1) + fv(8, 5)
-open(t + "/m-pastend", "wb").write(good[:200] + varint(1 << 3 | 2) + varint(len(body) + 50) + body)
-open(t + "/m-wiretype", "wb").write(good[:200] + fv(1, 7))
 interned = fb(5, fv(1, 1) + fb(2, "main")) + fb(6, fv(1, 1) + fv(2, 1)) + fb(7, fv(1, 1) + fb(2, varint(1)))
+first = packet(fv(10, 9) + fv(13, 1) + fb(12, interned))
+body = fv(10, 9) + fv(8, 5)
+open(t + "/m-pastend", "wb").write(first + varint(1 << 3 | 2) + varint(len(body) + 50) + body)
+open(t + "/m-wiretype", "wb").write(first + fv(1, 7))
+# Inside a packet: timestamp (8) must be a varint, here length-delimited.
+open(t + "/m-wiretype2", "wb").write(first + packet(fb(8, "x") + fv(10, 9)))
 iid = packet(fv(10, 9) + fv(13, 1) + fb(12, interned)) + packet(fv(8, 5) + fv(10, 9) + fv(13, 2) + fb(66, fv(4, 999)))
 open(t + "/m-iid", "wb").write(iid)
 PY
 before=$(body_of "$(api GET /v1/scopes)" | json 'sum(s["profiles"] for s in j["scopes"])')
-for f in m-truncated m-pastend m-wiretype m-iid; do
+for f in m-truncated m-pastend m-wiretype m-wiretype2 m-iid; do
 	r=$(api POST "/v1/profiles?scope=bad&format=perfetto" --data-binary @"$T/$f")
 	[ "$(status_of "$r")" = 400 ] || fail "$f: $r"
 	d=$(body_of "$r" | json 'j["detail"]')

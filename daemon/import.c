@@ -31,6 +31,11 @@ struct agg_key {
 	int64_t callsite, labelset, time_ns, metric;
 };
 
+struct agg_row {
+	struct agg_key k;
+	int64_t v;
+};
+
 /* Past this many aggregated rows, those with a time of their own are
  * written (inside the same transaction) so memory stays bounded. */
 #define IMPORT_AGG_FLUSH	(256u * 1024)
@@ -46,8 +51,7 @@ struct importer {
 	size_t nmetrics;
 	int64_t *totals;
 	struct hmap agg;		/* agg_key -> 1 + row */
-	int64_t *aggv;			/* value per row */
-	struct agg_key *aggk;
+	struct agg_row *agg_rows;
 	size_t naggs, aggcap;
 	int64_t bucket_s;		/* time bucket size, whole seconds */
 	struct model_meta meta;
@@ -88,8 +92,7 @@ importer_reset(struct importer *im)
 	free(im->metrics);
 	free(im->totals);
 	hmap_clear(&im->agg);
-	free(im->aggv);
-	free(im->aggk);
+	free(im->agg_rows);
 	for (i = 0; i < im->ncomments; i++)
 		free(im->comments[i]);
 	free(im->comments);
@@ -103,8 +106,7 @@ importer_reset(struct importer *im)
 	free(im->period_unit);
 	im->metrics = NULL;
 	im->totals = NULL;
-	im->aggv = NULL;
-	im->aggk = NULL;
+	im->agg_rows = NULL;
 	im->comments = NULL;
 	im->doc_url = im->period_type = im->period_unit = NULL;
 	im->nmetrics = im->naggs = im->aggcap = im->ncomments = 0;
@@ -362,18 +364,30 @@ agg_add(struct importer *im, const struct agg_key *k, int64_t value)
 	if (row == 0) {
 		if (im->naggs == im->aggcap) {
 			im->aggcap = im->aggcap ? im->aggcap * 2 : 256;
-			im->aggk = xreallocarray(im->aggk, im->aggcap,
-			    sizeof *im->aggk);
-			im->aggv = xreallocarray(im->aggv, im->aggcap,
-			    sizeof *im->aggv);
+			im->agg_rows = xreallocarray(im->agg_rows,
+			    im->aggcap, sizeof *im->agg_rows);
 		}
-		im->aggk[im->naggs] = *k;
-		im->aggv[im->naggs] = 0;
+		im->agg_rows[im->naggs].k = *k;
+		im->agg_rows[im->naggs].v = 0;
 		row = (int64_t)++im->naggs;
 		hmap_put(&im->agg, k, sizeof *k, row);
 	}
-	im->aggv[row - 1] += value;
+	im->agg_rows[row - 1].v += value;
 	return 0;
+}
+
+static int
+agg_key_cmp(const void *a, const void *b)
+{
+	const struct agg_row *x = a, *y = b;
+
+	if (x->k.metric != y->k.metric)
+		return x->k.metric < y->k.metric ? -1 : 1;
+	if (x->k.callsite != y->k.callsite)
+		return x->k.callsite < y->k.callsite ? -1 : 1;
+	if (x->k.labelset != y->k.labelset)
+		return x->k.labelset < y->k.labelset ? -1 : 1;
+	return x->k.time_ns < y->k.time_ns ? -1 : x->k.time_ns > y->k.time_ns;
 }
 
 /* Write aggregated rows: all of them (at the end, profile_time known), or
@@ -385,27 +399,28 @@ agg_flush(struct importer *im, int all, int64_t profile_time,
 	size_t i, kept = 0;
 	int64_t t, bucket;
 
+	/* In key order, so the inserts walk the sample b-tree forward. */
+	qsort(im->agg_rows, im->naggs, sizeof *im->agg_rows, agg_key_cmp);
 	for (i = 0; i < im->naggs; i++) {
-		const struct agg_key *k = &im->aggk[i];
+		const struct agg_row *r = &im->agg_rows[i];
 
-		if (!all && k->time_ns == 0) {
-			im->aggk[kept] = *k;
-			im->aggv[kept++] = im->aggv[i];
+		if (!all && r->k.time_ns == 0) {
+			im->agg_rows[kept++] = *r;
 			continue;
 		}
-		t = k->time_ns ? k->time_ns : profile_time;
+		t = r->k.time_ns ? r->k.time_ns : profile_time;
 		/* The start of the sample's bucket, in seconds. */
 		bucket = t / 1000000000 / im->bucket_s * im->bucket_s;
-		if (im->aggv[i] != 0 && store_sample_add(im->store,
-		    im->profile_id, im->metrics[k->metric].id, k->callsite,
-		    k->labelset, bucket, im->aggv[i], err) == -1)
+		if (r->v != 0 && store_sample_add(im->store, im->profile_id,
+		    im->metrics[r->k.metric].id, r->k.callsite, r->k.labelset,
+		    bucket, r->v, err) == -1)
 			return -1;
 	}
 	im->naggs = kept;
 	hmap_clear(&im->agg);
 	for (i = 0; i < kept; i++)
-		hmap_put(&im->agg, &im->aggk[i], sizeof im->aggk[i],
-		    (int64_t)i + 1);
+		hmap_put(&im->agg, &im->agg_rows[i].k,
+		    sizeof im->agg_rows[i].k, (int64_t)i + 1);
 	return 0;
 }
 

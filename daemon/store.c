@@ -243,8 +243,12 @@ store_open(const char *path, int readonly, struct error *err)
 	sqlite3_extended_result_codes(s->db, 0);
 	sqlite3_busy_timeout(s->db, 5000);
 	if (!readonly) {
+		/* A large import is one transaction: a page cache that holds
+		 * its working set keeps SQLite from re-reading the pages it
+		 * spilled to the WAL (64 MiB, bounded). */
 		if (store_exec(s, "PRAGMA journal_mode = WAL", err) == -1 ||
-		    store_exec(s, "PRAGMA synchronous = NORMAL", err) == -1)
+		    store_exec(s, "PRAGMA synchronous = NORMAL", err) == -1 ||
+		    store_exec(s, "PRAGMA cache_size = -65536", err) == -1)
 			goto fail;
 	}
 	if (store_exec(s, "PRAGMA foreign_keys = ON", err) == -1)

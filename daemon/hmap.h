@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HMAP_INLINE_KEY	16
+#define HMAP_INLINE_KEY	32
 
 struct hmap_slot {
 	uint64_t hash;		/* 0 = empty */

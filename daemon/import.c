@@ -38,7 +38,7 @@ struct agg_row {
 
 /* Past this many aggregated rows, those with a time of their own are
  * written (inside the same transaction) so memory stays bounded. */
-#define IMPORT_AGG_FLUSH	(256u * 1024)
+#define IMPORT_AGG_FLUSH	(128u * 1024)
 
 struct importer {
 	struct store *store;

@@ -15,29 +15,11 @@ import gzip
 import json
 import random
 
+# (test_perfetto.sh imports fv, fb, packet and varint from here.)
+from pbwire import fb, fv, varint
+
 SEQ_CLEARED = 1
 SEQ_NEEDS = 2
-
-
-def varint(v):
-    out = bytearray()
-    v &= (1 << 64) - 1
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        out.append(b | 0x80 if v else b)
-        if not v:
-            return bytes(out)
-
-
-def fv(num, v):
-    return varint(num << 3) + varint(v)
-
-
-def fb(num, data):
-    if isinstance(data, str):
-        data = data.encode()
-    return varint(num << 3 | 2) + varint(len(data)) + data
 
 
 def packet(body):

@@ -1,5 +1,5 @@
 /* test_client_units.c: pprof's measurement rules in C. Every expected
- * string in the two tables was printed by pprof's own
+ * string in the label and percentage tables was printed by pprof's own
  * measurement.ScaledLabel and measurement.Percentage (the copy vendored in
  * Go 1.19) for the same input. */
 
@@ -138,30 +138,36 @@ test_percentages(void)
 	}
 }
 
+static const struct {
+	int64_t		 value;
+	const char	*from, *to;
+	double		 want;
+	const char	*unit;
+} scales[] = {
+	{ 1500000000LL, "nanoseconds", "minimum", 1.5, "s" },
+	{ 0LL, "nanoseconds", "minimum", 0, "s" },	/* the default unit */
+	{ 0LL, "bytes", "auto", 0, "B" },
+	{ -3072LL, "bytes", "minimum", -3, "kB" },
+	{ 42LL, "count", "minimum", 42, "" },
+	{ 42LL, "objects", "objects", 42, "objects" },
+	{ 2048LL, "bytes", "MB", 2048.0 / 1048576, "MB" },
+	{ 7LL, "hours", "s", 25200, "s" },
+	{ 5LL, "nanoseconds", "fortnights", 5e-9, "s" },
+};
+
 static void
 test_scale(void)
 {
 	const char	*unit;
 	double		 v;
+	size_t		 i;
 
-	v = units_scale(1500000000, "nanoseconds", "minimum", &unit);
-	assert(v == 1.5 && strcmp(unit, "s") == 0);
-	v = units_scale(0, "nanoseconds", "minimum", &unit);
-	assert(v == 0 && strcmp(unit, "s") == 0);	/* the default unit */
-	v = units_scale(0, "bytes", "auto", &unit);
-	assert(v == 0 && strcmp(unit, "B") == 0);
-	v = units_scale(-3072, "bytes", "minimum", &unit);
-	assert(v == -3 && strcmp(unit, "kB") == 0);
-	v = units_scale(42, "count", "minimum", &unit);
-	assert(v == 42 && strcmp(unit, "") == 0);
-	v = units_scale(42, "objects", "objects", &unit);
-	assert(v == 42 && strcmp(unit, "objects") == 0);
-	v = units_scale(2048, "bytes", "MB", &unit);
-	assert(v == 2048.0 / 1048576 && strcmp(unit, "MB") == 0);
-	v = units_scale(7, "hours", "s", &unit);
-	assert(v == 25200 && strcmp(unit, "s") == 0);
-	v = units_scale(5, "nanoseconds", "fortnights", &unit);
-	assert(v == 5e-9 && strcmp(unit, "s") == 0);
+	for (i = 0; i < sizeof scales / sizeof scales[0]; i++) {
+		v = units_scale(scales[i].value, scales[i].from, scales[i].to,
+		    &unit);
+		assert(v == scales[i].want &&
+		    strcmp(unit, scales[i].unit) == 0);
+	}
 	assert(units_scale(1, "bytes", "minimum", NULL) == 1);
 }
 

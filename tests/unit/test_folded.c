@@ -17,196 +17,64 @@
 #include "model.h"
 #include "stream.h"
 #include "util.h"
+#include "testlib.h"
 
 #ifndef FIXTURES_DIR
 #define FIXTURES_DIR "tests/fixtures"
 #endif
 
-static unsigned checks;
-
-#define CHECK(c) do {							\
-	checks++;							\
-	if (!(c)) {							\
-		fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__,	\
-		    __LINE__, #c);					\
-		exit(1);						\
-	}								\
-} while (0)
-
-#define STREQ(a, b) (strcmp((a), (b)) == 0)
-#define HAS(s, sub) (strstr((s), (sub)) != NULL)
-
-/* ---- a recording sink ---- */
-
-struct rec {
-	char		 fail_on;	/* make this kind of call fail */
-	int		 bad_order;	/* a call after meta, metric after data */
-	int		 seen_data;
-	char		*mtype[4], *munit[4];
-	size_t		 nmetrics;
-	char		**funcs;	/* name; system_name checked equal */
-	size_t		 nfuncs;
-	int64_t		*frames;	/* function id per frame */
-	size_t		 nframes;
-	struct rstack {
-		int64_t		*ids;
-		size_t		 n;
-	}		*stacks;
-	size_t		 nstacks;
-	struct rsample {
-		int64_t		 stack, value;
-	}		*samples;
-	size_t		 nsamples;
-	int		 nmeta;
-	struct model_meta meta;
-};
-
-static int
-rec_call(struct rec *r, char c, struct error *err)
-{
-	if (r->nmeta > 0)
-		r->bad_order = 1;
-	if (c == 'T' && r->seen_data)
-		r->bad_order = 1;
-	if (c != 'T' && c != 'X')
-		r->seen_data = 1;
-	if (r->fail_on == c)
-		return error_set(err, ERR_INTERNAL, "test sink: %c refused", c);
-	return 0;
-}
-
-static int
-rec_metric(void *ctx, struct mstr type, struct mstr unit, struct error *err)
-{
-	struct rec *r = ctx;
-
-	if (rec_call(r, 'T', err) == -1)
-		return -1;
-	CHECK(r->nmetrics < NITEMS(r->mtype));
-	r->mtype[r->nmetrics] = xmstrdup(type);
-	r->munit[r->nmetrics++] = xmstrdup(unit);
-	return 0;
-}
-
-static int64_t
-rec_mapping(void *ctx, const struct model_mapping *m, struct error *err)
+/* Folded's own checks on what reaches the recording sink: functions are
+ * bare distinct names, frames bare functions, one value per sample, and
+ * no mappings or labels. */
+static void
+fld_check_mapping(const struct rec *r, const struct model_mapping *m)
 {
 	CHECK(!"folded emits no mappings");
-	return -1;
 }
 
-static int64_t
-rec_function(void *ctx, const struct model_function *f, struct error *err)
+static void
+fld_check_function(const struct rec *r, const struct model_function *f)
 {
-	struct rec *r = ctx;
 	size_t i;
 
-	if (rec_call(r, 'F', err) == -1)
-		return -1;
 	CHECK(mstr_eq(f->name, f->system_name));
 	CHECK(f->file.n == 0 && f->start_line == 0);
 	CHECK(f->name.n > 0);
 	/* Each distinct name is emitted once. */
 	for (i = 0; i < r->nfuncs; i++)
-		CHECK(!mstr_eqs(f->name, r->funcs[i]));
-	r->funcs = xreallocarray(r->funcs, r->nfuncs + 1, sizeof *r->funcs);
-	r->funcs[r->nfuncs++] = xmstrdup(f->name);
-	return (int64_t)r->nfuncs;
-}
-
-static int64_t
-rec_frame(void *ctx, const struct model_frame *f, struct error *err)
-{
-	struct rec *r = ctx;
-
-	if (rec_call(r, 'R', err) == -1)
-		return -1;
-	CHECK(f->function > 0 && (size_t)f->function <= r->nfuncs);
-	CHECK(f->mapping == 0 && f->address == 0 && f->line == 0 &&
-	    f->flags == 0);
-	r->frames = xreallocarray(r->frames, r->nframes + 1,
-	    sizeof *r->frames);
-	r->frames[r->nframes++] = f->function;
-	return (int64_t)r->nframes;
-}
-
-static int64_t
-rec_stack(void *ctx, const int64_t *ids, size_t n, struct error *err)
-{
-	struct rec *r = ctx;
-	struct rstack *s;
-	size_t i;
-
-	if (rec_call(r, 'K', err) == -1)
-		return -1;
-	CHECK(n > 0);
-	for (i = 0; i < n; i++)
-		CHECK(ids[i] > 0 && (size_t)ids[i] <= r->nframes);
-	r->stacks = xreallocarray(r->stacks, r->nstacks + 1,
-	    sizeof *r->stacks);
-	s = &r->stacks[r->nstacks++];
-	s->ids = xreallocarray(NULL, n, sizeof *s->ids);
-	memcpy(s->ids, ids, n * sizeof *ids);
-	s->n = n;
-	return (int64_t)r->nstacks;
-}
-
-static int64_t
-rec_labelset(void *ctx, const struct model_label *l, size_t n,
-    struct error *err)
-{
-	CHECK(!"folded emits no labels");
-	return -1;
-}
-
-static int
-rec_sample(void *ctx, const struct model_sample *s, struct error *err)
-{
-	struct rec *r = ctx;
-
-	if (rec_call(r, 'S', err) == -1)
-		return -1;
-	CHECK(s->stack > 0 && (size_t)s->stack <= r->nstacks);
-	CHECK(s->labelset == 0 && s->time_ns == 0);
-	CHECK(s->nvalues == 1 && s->values != NULL);
-	r->samples = xreallocarray(r->samples, r->nsamples + 1,
-	    sizeof *r->samples);
-	r->samples[r->nsamples].stack = s->stack;
-	r->samples[r->nsamples++].value = s->values[0];
-	return 0;
-}
-
-static int
-rec_meta(void *ctx, const struct model_meta *m, struct error *err)
-{
-	struct rec *r = ctx;
-
-	if (rec_call(r, 'X', err) == -1)
-		return -1;
-	r->nmeta++;
-	r->meta = *m;
-	return 0;
+		CHECK(!mstr_eqs(f->name, r->funcs[i].name));
 }
 
 static void
-rec_free(struct rec *r)
+fld_check_frame(const struct rec *r, const struct model_frame *f)
 {
-	size_t i;
-
-	for (i = 0; i < r->nmetrics; i++) {
-		free(r->mtype[i]);
-		free(r->munit[i]);
-	}
-	for (i = 0; i < r->nfuncs; i++)
-		free(r->funcs[i]);
-	free(r->funcs);
-	free(r->frames);
-	for (i = 0; i < r->nstacks; i++)
-		free(r->stacks[i].ids);
-	free(r->stacks);
-	free(r->samples);
-	memset(r, 0, sizeof *r);
+	CHECK(f->function > 0);
+	CHECK(f->mapping == 0 && f->address == 0 && f->line == 0 &&
+	    f->flags == 0);
 }
+
+static void
+fld_check_labelset(const struct rec *r, const struct model_label *l,
+    size_t n)
+{
+	CHECK(!"folded emits no labels");
+}
+
+static void
+fld_check_sample(const struct rec *r, const struct model_sample *s)
+{
+	CHECK(s->stack > 0);
+	CHECK(s->labelset == 0 && s->time_ns == 0);
+	CHECK(s->nvalues == 1 && s->values != NULL);
+}
+
+static const struct rec_hooks fld_hooks = {
+	.mapping = fld_check_mapping,
+	.function = fld_check_function,
+	.frame = fld_check_frame,
+	.labelset = fld_check_labelset,
+	.sample = fld_check_sample,
+};
 
 /* ---- running the decoder ---- */
 
@@ -237,8 +105,7 @@ decode_full(const void *text, size_t n, const struct limits *lim,
     const struct decode_opts *opts, int drip, struct rec *r,
     struct error *err)
 {
-	struct sink sink = { r, rec_metric, rec_mapping, rec_function,
-	    rec_frame, rec_stack, rec_labelset, rec_sample, rec_meta };
+	struct sink sink = rec_attach(r);
 	struct limits deflim;
 	struct decode_opts defopts;
 	struct drip d = { text, n, 1 };
@@ -254,6 +121,7 @@ decode_full(const void *text, size_t n, const struct limits *lim,
 		memset(&defopts, 0, sizeof defopts);
 		opts = &defopts;
 	}
+	r->hooks = &fld_hooks;
 	error_clear(err);
 	in = drip ? stream_new(&src) : stream_mem(text, n);
 	rc = folded_decode(in, opts, lim, &sink, err);
@@ -289,7 +157,8 @@ stack_text(const struct rec *r, size_t i)
 	size_t j;
 
 	for (j = s->n; j-- > 0;) {
-		const char *name = r->funcs[r->frames[s->ids[j] - 1] - 1];
+		int64_t fn = r->frames[s->ids[j] - 1].function;
+		const char *name = r->funcs[fn - 1].name;
 
 		buf_add(&b, name, strlen(name));
 		if (j > 0)
@@ -310,7 +179,7 @@ stack_sum(const struct rec *r, const char *text)
 		char *s = stack_text(r, i);
 
 		if (STREQ(s, text))
-			sum += r->samples[i].value;
+			sum += r->samples[i].values[0];
 		free(s);
 	}
 	return sum;
@@ -322,7 +191,7 @@ has_func(const struct rec *r, const char *name)
 	size_t i;
 
 	for (i = 0; i < r->nfuncs; i++)
-		if (STREQ(r->funcs[i], name))
+		if (STREQ(r->funcs[i].name, name))
 			return 1;
 	return 0;
 }
@@ -397,7 +266,7 @@ fc_from_rec(struct fc *t, const struct rec *r)
 	for (i = 0; i < r->nsamples; i++) {
 		char *s = stack_text(r, i);
 
-		fc_add(t, s, r->samples[i].value);
+		fc_add(t, s, r->samples[i].values[0]);
 		free(s);
 	}
 }
@@ -426,13 +295,13 @@ test_basic(void)
 	CHECK(decode(in, &r, &err) == 0);
 	CHECK(STREQ(r.mtype[0], "samples") && STREQ(r.munit[0], "count"));
 	CHECK(r.nfuncs == 3 && r.nframes == 3);
-	CHECK(STREQ(r.funcs[0], "main") && STREQ(r.funcs[2], "parse"));
+	CHECK(STREQ(r.funcs[0].name, "main") && STREQ(r.funcs[2].name, "parse"));
 	CHECK(r.nsamples == 3 && r.meta.samples == 3);
 	/* Leaf first. */
 	s = &r.stacks[r.samples[0].stack - 1];
 	CHECK(s->n == 3);
-	CHECK(r.frames[s->ids[0] - 1] == 3);	/* parse */
-	CHECK(r.frames[s->ids[2] - 1] == 1);	/* main */
+	CHECK(r.frames[s->ids[0] - 1].function == 3);	/* parse */
+	CHECK(r.frames[s->ids[2] - 1].function == 1);	/* main */
 	/* Repeated lines add up. */
 	CHECK(stack_sum(&r, "main;serve;parse") == 52);
 	CHECK(stack_sum(&r, "main;serve") == 8);
@@ -473,8 +342,8 @@ test_names(void)
 	CHECK(stack_sum(&r, "x\ty z") == 6);	/* tab before the count */
 	CHECK(stack_sum(&r, "lead;trail") == 7);
 	CHECK(r.nsamples == 8);
-	CHECK(r.samples[6].value == 0);
-	CHECK(r.samples[7].value == INT64_MAX);
+	CHECK(r.samples[6].values[0] == 0);
+	CHECK(r.samples[7].values[0] == INT64_MAX);
 	rec_free(&r);
 }
 
@@ -496,8 +365,8 @@ test_lines(void)
 
 	/* A single frame, a byte order mark. */
 	CHECK(decode("\xef\xbb\xbfsolo 7", &r, &err) == 0);
-	CHECK(r.nfuncs == 1 && STREQ(r.funcs[0], "solo"));
-	CHECK(r.nsamples == 1 && r.samples[0].value == 7);
+	CHECK(r.nfuncs == 1 && STREQ(r.funcs[0].name, "solo"));
+	CHECK(r.nsamples == 1 && r.samples[0].values[0] == 7);
 	CHECK(r.stacks[0].n == 1);
 	rec_free(&r);
 
@@ -641,7 +510,7 @@ test_limits(void)
 	CHECK(b.n == 256);
 	CHECK(decode_full(b.p, b.n, &lim, NULL, 0, &r, &err) == 0);
 	CHECK(r.nsamples == 1 && r.stacks[0].n == 127);
-	CHECK(r.samples[0].value == 12 && r.nfuncs == 1);
+	CHECK(r.samples[0].values[0] == 12 && r.nfuncs == 1);
 	rec_free(&r);
 	buf_free(&b);
 

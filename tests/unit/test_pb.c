@@ -7,17 +7,7 @@
 #include "error.h"
 #include "pb.h"
 #include "pbenc.h"
-
-static unsigned checks;
-
-#define CHECK(c) do {							\
-	checks++;							\
-	if (!(c)) {							\
-		fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__,	\
-		    __LINE__, #c);					\
-		exit(1);						\
-	}								\
-} while (0)
+#include "testlib.h"
 
 /* The error is set and its message holds every given piece. */
 static int

@@ -15,286 +15,45 @@
 #include "perfetto.h"
 #include "pftenc.h"
 #include "stream.h"
+#include "testlib.h"
 #include "util.h"
 
 #ifndef FIXTURES_DIR
 #define FIXTURES_DIR "tests/fixtures"
 #endif
 
-static unsigned checks, tests;
+static unsigned tests;
 
-#define CHECK(c) do {							\
-	checks++;							\
-	if (!(c)) {							\
-		fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__,	\
-		    __LINE__, #c);					\
-		exit(1);						\
-	}								\
-} while (0)
-
-#define STREQ(a, b) ((a) != NULL && strcmp((a), (b)) == 0)
-
-/* ---- a recording sink ---- */
-
-struct rlabel {
-	char		*key, *str;
-	int64_t		 num;
-	int		 is_num;
-};
-
-struct rec {
-	char		*mtype[32], *munit[32];
-	size_t		 nmetrics;
-	struct rmap {
-		struct model_mapping m;
-		char		*file, *build_id;
-	}		*maps;
-	size_t		 nmaps;
-	struct rfunc {
-		char		*name, *file;
-	}		*funcs;
-	size_t		 nfuncs;
-	struct model_frame *frames;
-	size_t		 nframes;
-	struct rstack {
-		int64_t		*ids;
-		size_t		 n;
-	}		*stacks;
-	size_t		 nstacks;
-	struct rls {
-		struct rlabel	*l;
-		size_t		 n;
-	}		*labelsets;
-	size_t		 nlabelsets;
-	struct rsample {
-		int64_t		 stack, labelset, time_ns;
-		int64_t		 values[32];
-		size_t		 nvalues;
-	}		*samples;
-	size_t		 nsamples;
-	int		 has_meta, after_meta;
-	struct model_meta meta;
-	char		*cname[8];
-	uint64_t	 cn[8];
-	char		 fail_on;
-};
-
-static int
-rec_fail(struct rec *r, char c, struct error *err)
+/* Perfetto's own checks on what reaches the recording sink. */
+static void
+pft_check_stack(const struct rec *r, const int64_t *ids, size_t n)
 {
-	if (r->has_meta)
-		r->after_meta = 1;
-	if (r->fail_on == c)
-		return error_set(err, ERR_INTERNAL, "test sink: %c refused", c);
-	return 0;
-}
-
-static int
-rec_metric(void *ctx, struct mstr type, struct mstr unit, struct error *err)
-{
-	struct rec *r = ctx;
-
-	if (rec_fail(r, 'T', err) == -1)
-		return -1;
-	CHECK(r->nmetrics < NITEMS(r->mtype));
-	r->mtype[r->nmetrics] = xmstrdup(type);
-	r->munit[r->nmetrics++] = xmstrdup(unit);
-	return 0;
-}
-
-static int64_t
-rec_mapping(void *ctx, const struct model_mapping *m, struct error *err)
-{
-	struct rec *r = ctx;
-	struct rmap *rm;
-
-	if (rec_fail(r, 'M', err) == -1)
-		return -1;
-	r->maps = xreallocarray(r->maps, r->nmaps + 1, sizeof *r->maps);
-	rm = &r->maps[r->nmaps++];
-	rm->m = *m;
-	rm->file = xmstrdup(m->file);
-	rm->build_id = xmstrdup(m->build_id);
-	return (int64_t)r->nmaps;
-}
-
-static int64_t
-rec_function(void *ctx, const struct model_function *f, struct error *err)
-{
-	struct rec *r = ctx;
-	struct rfunc *rf;
-
-	if (rec_fail(r, 'F', err) == -1)
-		return -1;
-	r->funcs = xreallocarray(r->funcs, r->nfuncs + 1, sizeof *r->funcs);
-	rf = &r->funcs[r->nfuncs++];
-	rf->name = xmstrdup(f->name);
-	rf->file = xmstrdup(f->file);
-	return (int64_t)r->nfuncs;
-}
-
-static int64_t
-rec_frame(void *ctx, const struct model_frame *f, struct error *err)
-{
-	struct rec *r = ctx;
-
-	if (rec_fail(r, 'R', err) == -1)
-		return -1;
-	CHECK(f->function >= 0 && (size_t)f->function <= r->nfuncs);
-	CHECK(f->mapping >= 0 && (size_t)f->mapping <= r->nmaps);
-	r->frames = xreallocarray(r->frames, r->nframes + 1,
-	    sizeof *r->frames);
-	r->frames[r->nframes++] = *f;
-	return (int64_t)r->nframes;
-}
-
-static int64_t
-rec_stack(void *ctx, const int64_t *ids, size_t n, struct error *err)
-{
-	struct rec *r = ctx;
-	struct rstack *s;
 	size_t i;
 
-	if (rec_fail(r, 'K', err) == -1)
-		return -1;
-	CHECK(n > 0);
-	for (i = 0; i < n; i++)
-		CHECK(ids[i] > 0 && (size_t)ids[i] <= r->nframes);
 	/* The decoder dedupes stacks: never the same one twice. */
 	for (i = 0; i < r->nstacks; i++)
 		CHECK(r->stacks[i].n != n ||
 		    memcmp(r->stacks[i].ids, ids, n * sizeof *ids) != 0);
-	r->stacks = xreallocarray(r->stacks, r->nstacks + 1,
-	    sizeof *r->stacks);
-	s = &r->stacks[r->nstacks++];
-	s->ids = xreallocarray(NULL, n, sizeof *s->ids);
-	memcpy(s->ids, ids, n * sizeof *ids);
-	s->n = n;
-	return (int64_t)r->nstacks;
-}
-
-static int64_t
-rec_labelset(void *ctx, const struct model_label *l, size_t n,
-    struct error *err)
-{
-	struct rec *r = ctx;
-	struct rls *ls;
-	size_t i;
-
-	if (rec_fail(r, 'L', err) == -1)
-		return -1;
-	CHECK(n > 0);
-	r->labelsets = xreallocarray(r->labelsets, r->nlabelsets + 1,
-	    sizeof *r->labelsets);
-	ls = &r->labelsets[r->nlabelsets++];
-	ls->l = xreallocarray(NULL, n, sizeof *ls->l);
-	ls->n = n;
-	for (i = 0; i < n; i++) {
-		ls->l[i].key = xmstrdup(l[i].key);
-		ls->l[i].str = xmstrdup(l[i].str);
-		ls->l[i].num = l[i].num;
-		ls->l[i].is_num = l[i].is_num;
-	}
-	return (int64_t)r->nlabelsets;
-}
-
-static int
-rec_sample(void *ctx, const struct model_sample *s, struct error *err)
-{
-	struct rec *r = ctx;
-	struct rsample *rs;
-
-	if (rec_fail(r, 'S', err) == -1)
-		return -1;
-	CHECK(s->nvalues == r->nmetrics);
-	CHECK(s->nvalues <= 32);
-	CHECK(s->values[0] == 1);
-	CHECK(s->stack >= 0 && (size_t)s->stack <= r->nstacks);
-	CHECK(s->labelset >= 0 && (size_t)s->labelset <= r->nlabelsets);
-	r->samples = xreallocarray(r->samples, r->nsamples + 1,
-	    sizeof *r->samples);
-	rs = &r->samples[r->nsamples++];
-	memset(rs, 0, sizeof *rs);
-	rs->stack = s->stack;
-	rs->labelset = s->labelset;
-	rs->time_ns = s->time_ns;
-	rs->nvalues = s->nvalues;
-	memcpy(rs->values, s->values, s->nvalues * sizeof *s->values);
-	return 0;
-}
-
-static int
-rec_meta(void *ctx, const struct model_meta *m, struct error *err)
-{
-	struct rec *r = ctx;
-	size_t i;
-
-	if (rec_fail(r, 'X', err) == -1)
-		return -1;
-	CHECK(!r->has_meta);
-	r->has_meta = 1;
-	r->meta = *m;
-	CHECK(m->ncounts <= NITEMS(r->cname));
-	for (i = 0; i < m->ncounts; i++) {
-		r->cname[i] = xstrdup(m->counts[i].name);
-		r->cn[i] = m->counts[i].n;
-	}
-	r->meta.counts = NULL;
-	return 0;
 }
 
 static void
-rec_free(struct rec *r)
+pft_check_sample(const struct rec *r, const struct model_sample *s)
 {
-	size_t i, j;
-
-	for (i = 0; i < r->nmetrics; i++) {
-		free(r->mtype[i]);
-		free(r->munit[i]);
-	}
-	for (i = 0; i < r->nmaps; i++) {
-		free(r->maps[i].file);
-		free(r->maps[i].build_id);
-	}
-	free(r->maps);
-	for (i = 0; i < r->nfuncs; i++) {
-		free(r->funcs[i].name);
-		free(r->funcs[i].file);
-	}
-	free(r->funcs);
-	free(r->frames);
-	for (i = 0; i < r->nstacks; i++)
-		free(r->stacks[i].ids);
-	free(r->stacks);
-	for (i = 0; i < r->nlabelsets; i++) {
-		for (j = 0; j < r->labelsets[i].n; j++) {
-			free(r->labelsets[i].l[j].key);
-			free(r->labelsets[i].l[j].str);
-		}
-		free(r->labelsets[i].l);
-	}
-	free(r->labelsets);
-	free(r->samples);
-	for (i = 0; i < r->meta.ncounts && i < NITEMS(r->cname); i++)
-		free(r->cname[i]);
-	memset(r, 0, sizeof *r);
+	CHECK(s->values[0] == 1);
 }
 
-static struct sink
-rec_sink(struct rec *r)
-{
-	struct sink s;
+static const struct rec_hooks pft_hooks = {
+	.stack = pft_check_stack,
+	.sample = pft_check_sample,
+};
 
-	memset(r, 0, sizeof *r);
-	s.ctx = r;
-	s.metric = rec_metric;
-	s.mapping = rec_mapping;
-	s.function = rec_function;
-	s.frame = rec_frame;
-	s.stack = rec_stack;
-	s.labelset = rec_labelset;
-	s.sample = rec_sample;
-	s.meta = rec_meta;
+/* The recording sink, emptied, with the checks above. */
+static struct sink
+pft_sink(struct rec *r)
+{
+	struct sink s = rec_sink(r);
+
+	r->hooks = &pft_hooks;
 	return s;
 }
 
@@ -337,7 +96,7 @@ sample_stack(const struct rec *r, size_t i)
 static const struct rlabel *
 label(const struct rec *r, size_t sample, const char *key)
 {
-	const struct rls *ls;
+	const struct rlabelset *ls;
 	size_t i;
 
 	CHECK(sample < r->nsamples);
@@ -410,7 +169,7 @@ decode(const struct pbenc *e, struct rec *r, struct error *err)
 	struct decode_opts opts;
 	struct limits lim;
 	struct stream *in;
-	struct sink s = rec_sink(r);
+	struct sink s = pft_sink(r);
 	int rc;
 
 	memset(&opts, 0, sizeof opts);
@@ -1558,7 +1317,7 @@ test_malformed(void)
 			struct decode_opts opts;
 			struct limits lim;
 			struct stream *in;
-			struct sink s = rec_sink(&r);
+			struct sink s = pft_sink(&r);
 
 			memset(&opts, 0, sizeof opts);
 			limits_default(&lim);

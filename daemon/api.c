@@ -25,6 +25,7 @@ api_call_free(struct api_call *call)
 		call->free_data(call->data);
 	if (call->reply != NULL)
 		json_decref(call->reply);
+	free(call->reply_text);
 	free(call);
 }
 
@@ -99,6 +100,29 @@ api_result(struct api_call *call, int status, json_t *body)
 	call->reply = body;
 }
 
+void
+api_result_text(struct api_call *call, int status, const char *type,
+    char *text)
+{
+	call->status = status;
+	call->reply_type = type;
+	call->reply_text = text;
+}
+
+static void
+api_reply_text(struct api_call *call)
+{
+	struct evbuffer *out = evhttp_request_get_output_buffer(call->req);
+
+	evbuffer_add(out, call->reply_text, strlen(call->reply_text));
+	evhttp_add_header(evhttp_request_get_output_headers(call->req),
+	    "Content-Type", call->reply_type);
+	evhttp_send_reply(call->req, call->status, NULL, NULL);
+	server_route_done(call->srv, call->route, call->status,
+	    mono_ns() - call->start_ns);
+	api_call_free(call);
+}
+
 static void
 api_job_run(struct job *j, void *worker)
 {
@@ -119,6 +143,10 @@ api_job_done(struct job *j)
 	}
 	if (call->err.kind != ERR_NONE) {
 		api_reply_err(call);
+		return;
+	}
+	if (call->reply_text != NULL) {
+		api_reply_text(call);
 		return;
 	}
 	body = call->reply;

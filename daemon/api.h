@@ -29,6 +29,8 @@ struct api_call {
 	/* Filled by the work (or the handler). */
 	int status;
 	json_t *reply;
+	char *reply_text;		/* or a reply that is not JSON */
+	const char *reply_type;
 	struct error err;
 	/* Handler data, freed with free_data. */
 	void *data;
@@ -52,6 +54,9 @@ void api_error(struct api_call *, int status, const char *fmt, ...)
 void api_reply_err(struct api_call *);
 /* In work functions: set the result; the loop sends it. */
 void api_result(struct api_call *, int status, json_t *);
+/* A reply that is not JSON (text is taken, freed with the call). */
+void api_result_text(struct api_call *, int status, const char *type,
+    char *text);
 
 /* Server state the handlers read. */
 const struct config *server_config(struct server *);
@@ -72,6 +77,7 @@ void api_profiles_post(struct api_call *);
 void api_profiles_get(struct api_call *);
 void api_scopes_get(struct api_call *);
 void api_top_get(struct api_call *);
+void api_tree_get(struct api_call *);
 void api_health_get(struct api_call *);
 void api_uploads_post(struct api_call *);
 void api_uploads_put(struct api_call *);

@@ -14,8 +14,11 @@ struct cs {
 };
 
 struct fr {
-	uint32_t name;
+	uint32_t name;			/* printable name */
 	uint32_t flags;
+	uint32_t file;			/* source file, mapping file: names */
+	uint32_t mapping;
+	int64_t line;			/* the function's start line */
 };
 
 struct csindex {
@@ -105,26 +108,32 @@ load_cs(void *arg, int64_t id, int64_t parent, int64_t frame)
 
 /* pprof's printable name of a node at function granularity: the function
  * name, else [basename of the mapping file], else <unknown>. */
+/* pprof's printable name of a node at function granularity: the function
+ * name, else [basename of the mapping file], else <unknown>. */
 static void
-load_fr(void *arg, int64_t id, const char *function, const char *mapping,
-    unsigned flags)
+load_fr(void *arg, const struct store_frame_info *fi)
 {
 	struct load *l = arg;
+	struct fr *f;
 	const char *base;
 	char *name;
 
-	l->x->fr = grow(l->x->fr, &l->frcap, sizeof *l->x->fr, id, 0);
-	if (function[0] != '\0')
-		name = xstrdup(function);
-	else if (mapping[0] != '\0') {
-		base = strrchr(mapping, '/');
-		xasprintf(&name, "[%s]", base ? base + 1 : mapping);
+	l->x->fr = grow(l->x->fr, &l->frcap, sizeof *l->x->fr, fi->id, 0);
+	f = &l->x->fr[fi->id];
+	if (fi->function[0] != '\0')
+		name = xstrdup(fi->function);
+	else if (fi->mapping_file[0] != '\0') {
+		base = strrchr(fi->mapping_file, '/');
+		xasprintf(&name, "[%s]", base ? base + 1 : fi->mapping_file);
 	} else
 		name = xstrdup("<unknown>");
-	l->x->fr[id].name = csindex_intern(l->x, name);
-	l->x->fr[id].flags = flags;
+	f->name = csindex_intern(l->x, name);
+	f->flags = fi->flags;
+	f->file = csindex_intern(l->x, fi->file);
+	f->mapping = csindex_intern(l->x, fi->mapping_file);
+	f->line = fi->start_line;
 	free(name);
-	l->fr_last = id;
+	l->fr_last = fi->id;
 }
 
 int
@@ -182,6 +191,17 @@ unsigned
 csindex_flags(const struct csindex *x, int64_t cs)
 {
 	return x->fr[x->cs[cs].frame].flags;
+}
+
+void
+csindex_source(const struct csindex *x, int64_t cs, const char **file,
+    int64_t *line, const char **mapping)
+{
+	const struct fr *f = &x->fr[x->cs[cs].frame];
+
+	*file = x->names[f->file];
+	*line = f->line;
+	*mapping = x->names[f->mapping];
 }
 
 const char *

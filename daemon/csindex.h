@@ -27,6 +27,10 @@ int64_t csindex_parent(const struct csindex *, int64_t cs);
  * function granularity) and the frame's FRAME_* flags. */
 uint32_t csindex_name(const struct csindex *, int64_t cs);
 unsigned csindex_flags(const struct csindex *, int64_t cs);
+/* Where the callsite's function is: its source file and start line and
+ * the mapping's file ("" and 0 when unknown). */
+void csindex_source(const struct csindex *, int64_t cs, const char **file,
+    int64_t *line, const char **mapping);
 const char *csindex_name_str(const struct csindex *, uint32_t name);
 size_t csindex_nnames(const struct csindex *);
 size_t csindex_bytes(const struct csindex *);

@@ -133,9 +133,10 @@ static const struct {
 	[S_CALLSITES] = { 0, "SELECT id, ifnull(parent_id, 0), frame_id "
 	    "FROM callsite WHERE id > ?1 ORDER BY id" },
 	[S_FRAMES] = { 0, "SELECT f.id, ifnull(s.s, ''), ifnull(ms.s, ''), "
-	    "f.flags FROM frame f "
+	    "f.flags, ifnull(fs.s, ''), ifnull(fn.start_line, 0) FROM frame f "
 	    "LEFT JOIN function fn ON fn.id = f.function_id "
 	    "LEFT JOIN string s ON s.id = fn.name_id "
+	    "LEFT JOIN string fs ON fs.id = fn.filename_id "
 	    "LEFT JOIN mapping m ON m.id = f.mapping_id "
 	    "LEFT JOIN string ms ON ms.id = m.filename_id "
 	    "WHERE f.id > ?1 ORDER BY f.id" },
@@ -987,18 +988,23 @@ store_callsites_after(struct store *s, int64_t after,
 
 int
 store_frames_after(struct store *s, int64_t after,
-    void (*cb)(void *, int64_t id, const char *function,
-    const char *mapping_file, unsigned flags), void *arg, struct error *err)
+    void (*cb)(void *, const struct store_frame_info *), void *arg,
+    struct error *err)
 {
 	sqlite3_stmt *st = s->st[S_FRAMES];
+	struct store_frame_info fi;
 	int rc;
 
 	sqlite3_bind_int64(st, 1, after);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		cb(arg, sqlite3_column_int64(st, 0),
-		    (const char *)sqlite3_column_text(st, 1),
-		    (const char *)sqlite3_column_text(st, 2),
-		    (unsigned)sqlite3_column_int(st, 3));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		fi.id = sqlite3_column_int64(st, 0);
+		fi.function = (const char *)sqlite3_column_text(st, 1);
+		fi.mapping_file = (const char *)sqlite3_column_text(st, 2);
+		fi.flags = (unsigned)sqlite3_column_int(st, 3);
+		fi.file = (const char *)sqlite3_column_text(st, 4);
+		fi.start_line = sqlite3_column_int64(st, 5);
+		cb(arg, &fi);
+	}
 	sqlite3_reset(st);
 	return rc == SQLITE_DONE ? 0 : store_fail(s, err, "reading frames");
 }

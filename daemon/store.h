@@ -148,9 +148,17 @@ int store_scope_values(struct store *, int64_t scope_id, int64_t metric_id,
 int store_callsites_after(struct store *, int64_t after,
     void (*cb)(void *, int64_t id, int64_t parent, int64_t frame), void *,
     struct error *);
+struct store_frame_info {
+	int64_t id;
+	const char *function;		/* "" = none */
+	const char *file;		/* the function's source file, or "" */
+	int64_t start_line;
+	const char *mapping_file;	/* "" = none */
+	unsigned flags;
+};
 int store_frames_after(struct store *, int64_t after,
-    void (*cb)(void *, int64_t id, const char *function,
-    const char *mapping_file, unsigned flags), void *, struct error *);
+    void (*cb)(void *, const struct store_frame_info *), void *,
+    struct error *);
 
 /* Size in bytes of the database file and its WAL. */
 int64_t store_file_size(const char *path);

@@ -1,0 +1,163 @@
+/* api-tree.c: GET /v1/tree: the flamegraph tree as nested JSON, or as
+ * folded stacks (format=folded) that flamegraph.pl, inferno and speedscope
+ * read. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "query.h"
+#include "tree.h"
+#include "util.h"
+
+struct tree_req {
+	char *scope, *metric;
+	double min_fraction;
+	int folded;
+};
+
+static void
+tree_req_free(void *arg)
+{
+	struct tree_req *t = arg;
+
+	free(t->scope);
+	free(t->metric);
+	free(t);
+}
+
+static json_t *
+node_json(const struct tree_result *r, size_t i)
+{
+	const struct tree_node *n = &r->nodes[i];
+	json_t *o, *kids = json_array();
+	size_t c;
+
+	for (c = n->child; c != 0; c = r->nodes[c].next)
+		json_array_append_new(kids, node_json(r, c));
+	o = json_pack("{s:s, s:I, s:I}", "name", n->name,
+	    "self", (json_int_t)n->self, "total", (json_int_t)n->total);
+	if (n->file[0] != '\0')
+		json_object_set_new(o, "file", json_string(n->file));
+	if (n->line != 0)
+		json_object_set_new(o, "line", json_integer(n->line));
+	if (n->mapping[0] != '\0')
+		json_object_set_new(o, "mapping", json_string(n->mapping));
+	if (n->other)
+		json_object_set_new(o, "other", json_true());
+	json_object_set_new(o, "children", kids);
+	return o;
+}
+
+/* A frame name as one folded field: no ';' (the separator) and no line
+ * breaks. */
+static void
+folded_name(struct buf *b, const char *name)
+{
+	for (; *name != '\0'; name++) {
+		char c = *name == ';' ? ':' : (*name == '\n' || *name == '\r') ?
+		    ' ' : *name;
+
+		buf_add(b, &c, 1);
+	}
+}
+
+static void
+node_folded(const struct tree_result *r, size_t i, struct buf *path,
+    struct buf *out)
+{
+	const struct tree_node *n = &r->nodes[i];
+	size_t mark = path->n, c;
+	char num[32];
+	int len;
+
+	if (i != 0) {
+		if (path->n > 0)
+			buf_add(path, ";", 1);
+		folded_name(path, n->name);
+		if (n->self != 0) {
+			buf_add(out, path->p, path->n);
+			len = snprintf(num, sizeof num, " %lld\n",
+			    (long long)n->self);
+			buf_add(out, num, (size_t)len);
+		}
+	}
+	for (c = n->child; c != 0; c = r->nodes[c].next)
+		node_folded(r, c, path, out);
+	path->n = mark;
+}
+
+static void
+tree_work(struct api_call *call, void *worker)
+{
+	struct query_worker *w = worker;
+	struct tree_req *t = call->data;
+	struct tree_params p;
+	struct tree_result r;
+	struct buf path = { 0 }, out = { 0 };
+
+	memset(&p, 0, sizeof p);
+	p.scope = t->scope;
+	p.metric = t->metric;
+	p.min_fraction = t->min_fraction;
+	if (query_tree(w->store, w->index, &p, &r, &call->err) == -1)
+		return;
+	if (t->folded) {
+		node_folded(&r, 0, &path, &out);
+		buf_add(&out, "", 1);
+		api_result_text(call, 200, "text/plain; charset=utf-8",
+		    (char *)out.p);
+		buf_free(&path);
+		tree_result_clear(&r);
+		return;
+	}
+	api_result(call, 200, json_pack("{s:s, s:o, s:s, s:I, s:I, s:f, s:o}",
+	    "scope", t->scope,
+	    "metric", api_metric_json(r.metric.type, r.metric.unit),
+	    "unit", r.metric.unit,
+	    "total", (json_int_t)r.total,
+	    "profiles", (json_int_t)r.nprofiles,
+	    "min_fraction", t->min_fraction,
+	    "root", node_json(&r, 0)));
+	tree_result_clear(&r);
+}
+
+void
+api_tree_get(struct api_call *call)
+{
+	const char *scope = api_param(call, "scope");
+	const char *metric = api_param(call, "metric");
+	const char *format = api_param(call, "format");
+	const char *frac = api_param(call, "min_fraction");
+	struct tree_req *t;
+	char *end;
+
+	if (scope == NULL || !scope_name_valid(scope)) {
+		api_error(call, 400, "scope: %s", scope ? "not a valid scope "
+		    "name" : "missing (GET /v1/tree?scope=NAME)");
+		return;
+	}
+	t = xcalloc(1, sizeof *t);
+	call->data = t;
+	call->free_data = tree_req_free;
+	t->scope = xstrdup(scope);
+	t->metric = metric && *metric ? xstrdup(metric) : NULL;
+	if (format != NULL && strcmp(format, "json") != 0 &&
+	    strcmp(format, "folded") != 0) {
+		api_error(call, 400, "format: \"%s\" is neither json nor "
+		    "folded", format);
+		return;
+	}
+	t->folded = format != NULL && strcmp(format, "folded") == 0;
+	if (frac != NULL) {
+		errno = 0;
+		t->min_fraction = strtod(frac, &end);
+		if (*frac == '\0' || *end != '\0' || errno != 0 ||
+		    !(t->min_fraction >= 0 && t->min_fraction < 1)) {
+			api_error(call, 400, "min_fraction: \"%s\" is not a "
+			    "number in [0, 1)", frac);
+			return;
+		}
+	}
+	api_submit(call, API_QUERY, tree_work);
+}

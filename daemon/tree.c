@@ -1,0 +1,210 @@
+/* tree.c: the call tree built once from (callsite, value) pairs: each
+ * stack is walked root to leaf through the in-memory callsite index,
+ * finding or adding one node per function name under its parent. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "csindex.h"
+#include "hmap.h"
+#include "query.h"
+#include "tree.h"
+#include "util.h"
+
+struct build {
+	struct tree_result *r;
+	size_t cap;
+	struct hmap kids;		/* (parent, name id) -> 1 + node */
+	uint32_t *name_of;		/* name id per node */
+};
+
+static size_t
+node_add(struct build *b, const char *name, size_t parent)
+{
+	struct tree_result *r = b->r;
+	struct tree_node *n;
+
+	if (r->nnodes == b->cap) {
+		b->cap = b->cap ? b->cap * 2 : 256;
+		r->nodes = xreallocarray(r->nodes, b->cap, sizeof *r->nodes);
+		b->name_of = xreallocarray(b->name_of, b->cap,
+		    sizeof *b->name_of);
+	}
+	n = &r->nodes[r->nnodes];
+	memset(n, 0, sizeof *n);
+	n->name = xstrdup(name);
+	n->file = xstrdup("");
+	n->mapping = xstrdup("");
+	if (r->nnodes > 0) {
+		n->next = r->nodes[parent].child;
+		r->nodes[parent].child = r->nnodes;
+	}
+	return r->nnodes++;
+}
+
+static size_t
+node_child(struct build *b, const struct csindex *idx, size_t parent,
+    int64_t cs)
+{
+	uint32_t name = csindex_name(idx, cs);
+	int64_t key[2] = { (int64_t)parent, name }, at;
+	struct tree_node *n;
+	const char *file, *mapping;
+	size_t i;
+
+	if ((at = hmap_get(&b->kids, key, sizeof key)) != 0)
+		return (size_t)at - 1;
+	i = node_add(b, csindex_name_str(idx, name), parent);
+	b->name_of[i] = name;
+	n = &b->r->nodes[i];
+	csindex_source(idx, cs, &file, &n->line, &mapping);
+	free(n->file);
+	free(n->mapping);
+	n->file = xstrdup(file);
+	n->mapping = xstrdup(mapping);
+	hmap_put(&b->kids, key, sizeof key, (int64_t)i + 1);
+	return i;
+}
+
+static int
+name_cmp(const void *a, const void *b, void *arg)
+{
+	const struct tree_node *nodes = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return strcmp(nodes[x].name, nodes[y].name);
+}
+
+/* Sort every node's children by name; fold those under cutoff into one
+ * "other" child (their totals and selves summed, their subtrees gone). */
+static void
+tree_finish(struct build *b, int64_t cutoff)
+{
+	struct tree_result *r = b->r;
+	size_t i, j, n, *kids = NULL, cap = 0, nnodes = r->nnodes;
+	int64_t other;
+
+	for (i = 0; i < nnodes; i++) {
+		n = 0;
+		for (j = r->nodes[i].child; j != 0; j = r->nodes[j].next) {
+			if (n == cap) {
+				cap = cap ? cap * 2 : 64;
+				kids = xreallocarray(kids, cap, sizeof *kids);
+			}
+			kids[n++] = j;
+		}
+		qsort_r(kids, n, sizeof *kids, name_cmp, r->nodes);
+		other = 0;
+		r->nodes[i].child = 0;
+		for (j = n; j-- > 0;) {
+			struct tree_node *k = &r->nodes[kids[j]];
+
+			if ((k->total < 0 ? -k->total : k->total) < cutoff) {
+				other += k->total;
+				continue;
+			}
+			k->next = r->nodes[i].child;
+			r->nodes[i].child = kids[j];
+		}
+		if (other != 0) {
+			size_t o = node_add(b, "other", i);
+
+			r->nodes[o].self = other;
+			r->nodes[o].total = other;
+			r->nodes[o].other = 1;
+			/* node_add linked it first; "other" goes last. */
+			r->nodes[i].child = r->nodes[o].next;
+			r->nodes[o].next = 0;
+			if (r->nodes[i].child == 0)
+				r->nodes[i].child = o;
+			else {
+				for (j = r->nodes[i].child; r->nodes[j].next;
+				    j = r->nodes[j].next)
+					;
+				r->nodes[j].next = o;
+			}
+		}
+	}
+	free(kids);
+}
+
+int
+query_tree(struct store *s, struct csindex *idx, const struct tree_params *p,
+    struct tree_result *r, struct error *err)
+{
+	struct store_cs_value *vals = NULL;
+	struct build b;
+	int64_t scope_id, cs, *chain = NULL, cutoff;
+	size_t nvals = 0, i, depth, maxdepth = 0, at;
+	int rc = -1, locked = 0;
+
+	memset(r, 0, sizeof *r);
+	memset(&b, 0, sizeof b);
+	b.r = r;
+	if (query_scope_metric(s, p->scope, p->metric, &scope_id, &r->metric,
+	    err) == -1 ||
+	    store_scope_values(s, scope_id, r->metric.id, &vals, &nvals,
+	    &r->nprofiles, err) == -1)
+		goto out;
+	if (csindex_acquire(idx, s, err) == -1)
+		goto out;
+	locked = 1;
+	node_add(&b, "root", 0);
+	for (i = 0; i < nvals; i++) {
+		int64_t v = vals[i].value;
+
+		r->total += v < 0 ? -v : v;
+		if (vals[i].callsite == 0 || v == 0)
+			continue;
+		depth = 0;
+		for (cs = vals[i].callsite; cs > 0;
+		    cs = csindex_parent(idx, cs)) {
+			if (csindex_parent(idx, cs) < 0) {
+				error_set(err, ERR_INTERNAL, "callsite %lld "
+				    "is not in the store", (long long)cs);
+				goto out;
+			}
+			if (depth == maxdepth) {
+				maxdepth = maxdepth ? maxdepth * 2 : 64;
+				chain = xreallocarray(chain, maxdepth,
+				    sizeof *chain);
+			}
+			chain[depth++] = cs;
+		}
+		at = 0;
+		r->nodes[0].total += v;
+		while (depth-- > 0) {
+			at = node_child(&b, idx, at, chain[depth]);
+			r->nodes[at].total += v;
+		}
+		r->nodes[at].self += v;
+	}
+	cutoff = (int64_t)(p->min_fraction * (double)(r->nodes[0].total < 0 ?
+	    -r->nodes[0].total : r->nodes[0].total));
+	tree_finish(&b, cutoff);
+	rc = 0;
+out:
+	if (locked)
+		csindex_release(idx);
+	if (rc == -1)
+		tree_result_clear(r);
+	hmap_clear(&b.kids);
+	free(b.name_of);
+	free(chain);
+	free(vals);
+	return rc;
+}
+
+void
+tree_result_clear(struct tree_result *r)
+{
+	size_t i;
+
+	store_metric_clear(&r->metric);
+	for (i = 0; i < r->nnodes; i++) {
+		free(r->nodes[i].name);
+		free(r->nodes[i].file);
+		free(r->nodes[i].mapping);
+	}
+	free(r->nodes);
+	memset(r, 0, sizeof *r);
+}

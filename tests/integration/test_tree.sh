@@ -1,0 +1,81 @@
+# GET /v1/tree against the Go fixtures: the tree's totals equal top's, its
+# folded form pushed back as folded gives the same top, and pruning with
+# min_fraction keeps every total (the pruned weight in "other" nodes).
+. "$(dirname "$0")/lib.sh"
+start_profd
+"$PROFCTL" push "$FIXTURES/cpu.pprof" --scope fx >/dev/null
+"$PROFCTL" push "$FIXTURES/heap.pprof" --scope fxh >/dev/null
+
+check_tree() {	# scope metric
+	body_of "$(api GET "/v1/tree?scope=$1&metric=$2")" >"$T/tree.json"
+	"$PROFCTL" top --scope "$1" --metric "$2" --json >"$T/top.json"
+	python3 - "$T/tree.json" "$T/top.json" <<'PY' || fail "tree of $1/$2"
+import json, sys
+tree, top = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert tree["total"] == top["total"], (tree["total"], top["total"])
+flat, cum = {}, {}
+def walk(n, path):
+    s = sum(c["total"] for c in n["children"]) + n["self"]
+    assert s == n["total"], ("node sum", n["name"], s, n["total"])
+    names = [c["name"] for c in n["children"]]
+    assert names == sorted(names), ("children not sorted", names)
+    if n is not tree["root"]:
+        flat[n["name"]] = flat.get(n["name"], 0) + n["self"]
+    for c in n["children"]:
+        walk(c, path + [c["name"]])
+walk(tree["root"], [])
+for r in top["rows"]:
+    assert flat.get(r["function"], 0) == r["flat"], ("flat", r)
+assert tree["root"]["total"] == sum(r["flat"] for r in top["rows"])
+PY
+}
+check_tree fx cpu
+check_tree fx samples
+for m in alloc_space alloc_objects inuse_space inuse_objects; do
+	check_tree fxh "$m"
+done
+ok "tree totals and every function's self equal top, for 6 sample types"
+
+# Folded round trip: push the folded tree back, same top.
+r=$(api GET "/v1/tree?scope=fx&metric=cpu&format=folded")
+[ "$(status_of "$r")" = 200 ] || fail "folded tree: $r"
+body_of "$r" >"$T/fx.folded"
+"$PROFCTL" push "$T/fx.folded" --scope fx-back --metric cpu/nanoseconds >/dev/null
+"$PROFCTL" top --scope fx --metric cpu --json >"$T/a.json"
+"$PROFCTL" top --scope fx-back --metric cpu --json >"$T/b.json"
+python3 - "$T/a.json" "$T/b.json" <<'PY' || fail "folded round trip changed top"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+ra = [(r["function"], r["flat"], r["cum"]) for r in a["rows"]]
+rb = [(r["function"], r["flat"], r["cum"]) for r in b["rows"]]
+assert a["total"] == b["total"] and ra == rb, (a["total"], b["total"])
+PY
+ok "folded output pushed back as folded gives the same top"
+
+# Pruning keeps totals.
+body_of "$(api GET "/v1/tree?scope=fx&metric=cpu&min_fraction=0.05")" >"$T/p.json"
+python3 - "$T/p.json" <<'PY' || fail "pruned tree"
+import json, sys
+t = json.load(open(sys.argv[1]))
+root, others, nodes = t["root"], 0, 0
+cut = 0.05 * abs(root["total"])
+def walk(n):
+    global others, nodes
+    nodes += 1
+    assert sum(c["total"] for c in n["children"]) + n["self"] == n["total"]
+    for c in n["children"]:
+        if c.get("other"):
+            others += 1
+        else:
+            assert abs(c["total"]) >= cut, c["name"]
+        walk(c)
+walk(root)
+assert others > 0 and nodes < 100, (others, nodes)
+PY
+ok "min_fraction folds small nodes into \"other\", totals kept"
+
+for q in "scope=fx&min_fraction=2" "scope=fx&format=xml" "scope=fx&metric=nosuch"; do
+	[ "$(status_of "$(api GET "/v1/tree?$q")")" = 400 ] || fail "/v1/tree?$q is not 400"
+done
+[ "$(status_of "$(api GET "/v1/tree?scope=nosuch")")" = 404 ] || fail "unknown scope"
+ok "bad parameters: 400, unknown scope: 404"

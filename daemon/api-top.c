@@ -5,10 +5,11 @@
 
 #include "api.h"
 #include "query.h"
+#include "selection.h"
 #include "util.h"
 
 struct top_req {
-	char *scope, *metric;
+	struct selection sel;
 	int sort_cum;
 	long long limit;		/* -1 = all */
 };
@@ -18,8 +19,7 @@ top_req_free(void *arg)
 {
 	struct top_req *t = arg;
 
-	free(t->scope);
-	free(t->metric);
+	selection_clear(&t->sel);
 	free(t);
 }
 
@@ -40,8 +40,7 @@ top_work(struct api_call *call, void *worker)
 	size_t i, n;
 
 	memset(&p, 0, sizeof p);
-	p.scope = t->scope;
-	p.metric = t->metric;
+	p.sel = &t->sel;
 	p.sort_cum = t->sort_cum;
 	if (query_top(w->store, w->index, &p, &r, &call->err) == -1)
 		return;
@@ -57,7 +56,7 @@ top_work(struct api_call *call, void *worker)
 		    "inline", inline_names[r.rows[i].inl]));
 	api_result(call, 200, json_pack("{s:s, s:o, s:s, s:I, s:I, s:s, "
 	    "s:I, s:o}",
-	    "scope", t->scope,
+	    "scope", t->sel.scopes[0],
 	    "metric", api_metric_json(r.metric.type, r.metric.unit),
 	    "unit", r.metric.unit,
 	    "total", (json_int_t)r.total,
@@ -71,23 +70,17 @@ top_work(struct api_call *call, void *worker)
 void
 api_top_get(struct api_call *call)
 {
-	const char *scope = api_param(call, "scope");
-	const char *metric = api_param(call, "metric");
+	static const char *const own[] = { "limit", "sort", NULL };
 	const char *limit = api_param(call, "limit");
 	const char *sort = api_param(call, "sort");
 	struct top_req *t;
 	char *end;
 
-	if (scope == NULL || !scope_name_valid(scope)) {
-		api_error(call, 400, "scope: %s", scope ? "not a valid scope "
-		    "name" : "missing (GET /v1/top?scope=NAME)");
-		return;
-	}
 	t = xcalloc(1, sizeof *t);
 	call->data = t;
 	call->free_data = top_req_free;
-	t->scope = xstrdup(scope);
-	t->metric = metric && *metric ? xstrdup(metric) : NULL;
+	if (api_selection(call, &t->sel, own) == -1)
+		return;
 	t->limit = -1;
 	if (limit != NULL) {
 		errno = 0;

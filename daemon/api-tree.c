@@ -7,11 +7,12 @@
 
 #include "api.h"
 #include "query.h"
+#include "selection.h"
 #include "tree.h"
 #include "util.h"
 
 struct tree_req {
-	char *scope, *metric;
+	struct selection sel;
 	double min_fraction;
 	int folded;
 };
@@ -21,8 +22,7 @@ tree_req_free(void *arg)
 {
 	struct tree_req *t = arg;
 
-	free(t->scope);
-	free(t->metric);
+	selection_clear(&t->sel);
 	free(t);
 }
 
@@ -97,8 +97,7 @@ tree_work(struct api_call *call, void *worker)
 	struct buf path = { 0 }, out = { 0 };
 
 	memset(&p, 0, sizeof p);
-	p.scope = t->scope;
-	p.metric = t->metric;
+	p.sel = &t->sel;
 	p.min_fraction = t->min_fraction;
 	if (query_tree(w->store, w->index, &p, &r, &call->err) == -1)
 		return;
@@ -112,7 +111,7 @@ tree_work(struct api_call *call, void *worker)
 		return;
 	}
 	api_result(call, 200, json_pack("{s:s, s:o, s:s, s:I, s:I, s:f, s:o}",
-	    "scope", t->scope,
+	    "scope", t->sel.scopes[0],
 	    "metric", api_metric_json(r.metric.type, r.metric.unit),
 	    "unit", r.metric.unit,
 	    "total", (json_int_t)r.total,
@@ -125,23 +124,17 @@ tree_work(struct api_call *call, void *worker)
 void
 api_tree_get(struct api_call *call)
 {
-	const char *scope = api_param(call, "scope");
-	const char *metric = api_param(call, "metric");
+	static const char *const own[] = { "format", "min_fraction", NULL };
 	const char *format = api_param(call, "format");
 	const char *frac = api_param(call, "min_fraction");
 	struct tree_req *t;
 	char *end;
 
-	if (scope == NULL || !scope_name_valid(scope)) {
-		api_error(call, 400, "scope: %s", scope ? "not a valid scope "
-		    "name" : "missing (GET /v1/tree?scope=NAME)");
-		return;
-	}
 	t = xcalloc(1, sizeof *t);
 	call->data = t;
 	call->free_data = tree_req_free;
-	t->scope = xstrdup(scope);
-	t->metric = metric && *metric ? xstrdup(metric) : NULL;
+	if (api_selection(call, &t->sel, own) == -1)
+		return;
 	if (format != NULL && strcmp(format, "json") != 0 &&
 	    strcmp(format, "folded") != 0) {
 		api_error(call, 400, "format: \"%s\" is neither json nor "

@@ -9,6 +9,7 @@
 
 #include "api.h"
 #include "routes.h"
+#include "selection.h"
 #include "util.h"
 
 const char *
@@ -165,6 +166,37 @@ api_submit(struct api_call *call, enum api_queue which,
 	if (jobq_push(server_queue(call->srv, which), &call->job) == -1)
 		api_error(call, 503, "the %s queue is full; retry later",
 		    which == API_IMPORT ? "import" : "query");
+}
+
+int
+api_selection(struct api_call *call, struct selection *sel,
+    const char *const *own)
+{
+	struct evkeyval *kv;
+	struct error err = { 0 };
+	size_t i;
+	int rc;
+
+	TAILQ_FOREACH(kv, &call->query, next) {
+		if ((rc = selection_param(sel, kv->key, kv->value, now_ns(),
+		    &err)) == -1) {
+			api_error(call, 400, "%s", err.msg);
+			return -1;
+		}
+		for (i = 0; rc == 0 && own[i] != NULL; i++)
+			if (strcmp(own[i], kv->key) == 0)
+				rc = 1;
+		if (rc == 0) {
+			api_error(call, 400, "%.64s: not a parameter of %s",
+			    kv->key, call->route->path);
+			return -1;
+		}
+	}
+	if (selection_check(sel, &err) == -1) {
+		api_error(call, 400, "%s", err.msg);
+		return -1;
+	}
+	return 0;
 }
 
 json_t *

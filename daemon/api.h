@@ -91,4 +91,12 @@ struct import_worker {
 
 json_t *api_metric_json(const char *type, const char *unit);
 
+struct selection;
+/* Parse the selection parameters of a query (scope, metric, since, until,
+ * profile, label); own names the endpoint's other parameters (NULL
+ * terminated).  Anything else is a 400; so are bad values.  On -1 the
+ * reply has been sent. */
+int api_selection(struct api_call *, struct selection *,
+    const char *const *own);
+
 #endif

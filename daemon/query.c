@@ -13,40 +13,83 @@
 #include "hmap.h"
 #include "model.h"
 #include "query.h"
+#include "selection.h"
 #include "util.h"
 
 int
-query_scope_metric(struct store *s, const char *scope, const char *metric,
-    int64_t *scope_id, struct store_metric *m, struct error *err)
+query_select(struct store *s, const struct selection *sel,
+    struct store_metric *m, struct store_cs_value **vals, size_t *nvals,
+    int64_t *nprofiles, struct error *err)
 {
-	int64_t id;
-	char *type, *unit;
+	struct store_filter f;
+	int64_t *ids, id, metric = 0;
+	char *type = NULL, *unit;
+	size_t i;
+	int rc = -1;
 
 	memset(m, 0, sizeof *m);
-	if ((*scope_id = store_scope(s, scope, 0, err)) < 0)
-		return -1;
-	if (*scope_id == 0)
-		return error_set(err, ERR_NOT_FOUND, "unknown scope \"%s\"",
-		    scope);
-	if (metric == NULL || *metric == '\0') {
-		if ((id = store_scope_default_metric(s, *scope_id, err)) < 0)
-			return -1;
-		if (id == 0)
-			return error_set(err, ERR_NOT_FOUND, "scope \"%s\" has "
-			    "no profiles", scope);
-		return store_metric_get(s, id, m, err);
+	ids = xcalloc(sel->nscopes, sizeof *ids);
+	for (i = 0; i < sel->nscopes; i++) {
+		if ((ids[i] = store_scope(s, sel->scopes[i], 0, err)) < 0)
+			goto out;
+		if (ids[i] == 0) {
+			error_set(err, ERR_NOT_FOUND, "unknown scope \"%s\"",
+			    sel->scopes[i]);
+			goto out;
+		}
 	}
-	type = xstrdup(metric);
-	if ((unit = strchr(type, '/')) != NULL)
-		*unit++ = '\0';
-	id = store_scope_metric(s, *scope_id, type, unit, err);
+	if (sel->metric == NULL) {
+		if ((metric = store_scope_default_metric(s, ids[0], err)) < 0)
+			goto out;
+		if (metric == 0) {
+			error_set(err, ERR_NOT_FOUND, "scope \"%s\" has no "
+			    "profiles", sel->scopes[0]);
+			goto out;
+		}
+	} else {
+		type = xstrdup(sel->metric);
+		if ((unit = strchr(type, '/')) != NULL)
+			*unit++ = '\0';
+		for (i = 0; i < sel->nscopes; i++) {
+			if ((id = store_scope_metric(s, ids[i], type, unit,
+			    err)) < 0)
+				goto out;
+			/* Different units are never summed silently. */
+			if (id != 0 && metric != 0 && id != metric) {
+				error_set(err, ERR_INPUT, "metric: \"%s\" has "
+				    "several units in the selected scopes: "
+				    "name one as %s/UNIT", type, type);
+				goto out;
+			}
+			if (id != 0)
+				metric = id;
+		}
+		if (metric == 0) {
+			error_set(err, ERR_INPUT, "metric: no selected scope "
+			    "has metric \"%s\" (GET /v1/scopes lists them)",
+			    sel->metric);
+			goto out;
+		}
+	}
+	if (store_metric_get(s, metric, m, err) == -1)
+		goto out;
+	memset(&f, 0, sizeof f);
+	f.scopes = ids;
+	f.nscopes = sel->nscopes;
+	f.metric_id = metric;
+	f.since_s = sel->since_ns ? sel->since_ns / 1000000000 : INT64_MIN;
+	f.until_s = sel->until_ns ? sel->until_ns / 1000000000 : INT64_MAX;
+	f.profiles = sel->profiles;
+	f.nprofiles = sel->nprofiles;
+	f.labels = sel->labels;
+	f.nlabels = sel->nlabels;
+	rc = store_select_values(s, &f, vals, nvals, nprofiles, err);
+out:
+	if (rc == -1)
+		store_metric_clear(m);
 	free(type);
-	if (id < 0)
-		return -1;
-	if (id == 0)
-		return error_set(err, ERR_INPUT, "metric: scope \"%s\" has no "
-		    "metric \"%s\" (GET /v1/scopes lists them)", scope, metric);
-	return store_metric_get(s, id, m, err);
+	free(ids);
+	return rc;
 }
 
 static int64_t
@@ -155,16 +198,14 @@ query_top(struct store *s, struct csindex *idx, const struct top_params *p,
 {
 	struct store_cs_value *vals = NULL;
 	struct top_build b;
-	int64_t scope_id, *rowof = NULL, flat_sum = 0, cs;
+	int64_t *rowof = NULL, flat_sum = 0, cs;
 	size_t nvals = 0, nnames, i, depth, maxdepth = 0;
 	int rc = -1, locked = 0;
 
 	memset(r, 0, sizeof *r);
 	memset(&b, 0, sizeof b);
-	if (query_scope_metric(s, p->scope, p->metric, &scope_id, &r->metric,
-	    err) == -1 ||
-	    store_scope_values(s, scope_id, r->metric.id, &vals, &nvals,
-	    &r->nprofiles, err) == -1)
+	if (query_select(s, p->sel, &r->metric, &vals, &nvals, &r->nprofiles,
+	    err) == -1)
 		goto out;
 	/* After the values: the index then knows every callsite they name. */
 	if (csindex_acquire(idx, s, err) == -1)

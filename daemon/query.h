@@ -10,9 +10,10 @@
 #include "error.h"
 #include "store.h"
 
+struct selection;
+
 struct top_params {
-	const char *scope;
-	const char *metric;		/* TYPE or TYPE/UNIT; NULL = default */
+	const struct selection *sel;
 	int sort_cum;
 };
 
@@ -49,9 +50,13 @@ int query_top(struct store *, struct csindex *, const struct top_params *,
     struct top_result *, struct error *);
 void top_result_clear(struct top_result *);
 
-/* Resolve scope name and metric parameter to ids (ERR_NOT_FOUND for an
- * unknown scope, ERR_INPUT for an unknown metric). */
-int query_scope_metric(struct store *, const char *scope, const char *metric,
-    int64_t *scope_id, struct store_metric *, struct error *);
+/* The (callsite, value) pairs of a selection, merged over its profiles by
+ * summing, and the metric they are of: the one named (ERR_INPUT when no
+ * selected scope has it, or it has several units there), else the default
+ * metric of the newest profile of the first scope.  ERR_NOT_FOUND for an
+ * unknown scope. */
+int query_select(struct store *, const struct selection *,
+    struct store_metric *, struct store_cs_value **, size_t *,
+    int64_t *nprofiles, struct error *);
 
 #endif

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "schema.h"
+#include "selection.h"
 #include "store.h"
 #include "util.h"
 
@@ -27,8 +28,7 @@ enum stmt {
 	S_SCOPES, S_SCOPE_METRICS,
 	S_PROFILES, S_PROFILE_ONE, S_PROFILE_METRICS, S_PROFILE_LABELS,
 	S_PROFILE_COMMENTS, S_METRIC_ONE,
-	S_SCOPE_DEFAULT_METRIC, S_SCOPE_METRIC_FIND, S_SCOPE_VALUES,
-	S_SCOPE_NPROFILES, S_CALLSITES, S_FRAMES,
+	S_SCOPE_DEFAULT_METRIC, S_SCOPE_METRIC_FIND, S_CALLSITES, S_FRAMES,
 	S_COUNT
 };
 
@@ -123,13 +123,6 @@ static const struct {
 	    "JOIN profile p ON p.id = pm.profile_id "
 	    "WHERE p.scope_id = ?1 AND m.type = ?2 AND (?3 IS NULL OR "
 	    "m.unit = ?3) LIMIT 2" },
-	[S_SCOPE_VALUES] = { 0, "SELECT s.callsite_id, sum(s.value) "
-	    "FROM profile p JOIN sample s ON s.profile_id = p.id "
-	    "AND s.metric_id = ?2 WHERE p.scope_id = ?1 "
-	    "GROUP BY s.callsite_id" },
-	[S_SCOPE_NPROFILES] = { 0, "SELECT count(DISTINCT p.id) FROM profile p "
-	    "JOIN profile_metric pm ON pm.profile_id = p.id "
-	    "WHERE p.scope_id = ?1 AND pm.metric_id = ?2" },
 	[S_CALLSITES] = { 0, "SELECT id, ifnull(parent_id, 0), frame_id "
 	    "FROM callsite WHERE id > ?1 ORDER BY id" },
 	[S_FRAMES] = { 0, "SELECT f.id, ifnull(s.s, ''), ifnull(ms.s, ''), "
@@ -931,18 +924,97 @@ store_scope_metric(struct store *s, int64_t scope_id, const char *type,
 	return id;
 }
 
+static void
+buf_adds(struct buf *b, const char *str)
+{
+	buf_add(b, str, strlen(str));
+}
+
+/* The WHERE clause of a filter; parameters are bound by filter_bind in
+ * the same order. */
+static void
+filter_sql(const struct store_filter *f, struct buf *b)
+{
+	static const char label_sql[] =
+	    " AND %s (EXISTS (SELECT 1 FROM label l "
+	    "JOIN string ks ON ks.id = l.key_id "
+	    "LEFT JOIN string vs ON vs.id = l.str_id "
+	    "WHERE l.labelset_id = s.labelset_id AND ks.s = ? AND "
+	    "(vs.s = ? OR (l.num IS NOT NULL AND CAST(l.num AS TEXT) = ?))) "
+	    "OR EXISTS (SELECT 1 FROM profile_label pl WHERE "
+	    "pl.profile_id = p.id AND pl.key = ? AND pl.value = ?))";
+	char tmp[sizeof label_sql + 8];
+	size_t i;
+
+	buf_adds(b, " WHERE s.metric_id = ? AND s.bucket >= ? AND "
+	    "s.bucket <= ? AND p.scope_id IN (");
+	for (i = 0; i < f->nscopes; i++)
+		buf_add(b, i ? ",?" : "?", i ? 2 : 1);
+	buf_adds(b, ")");
+	if (f->nprofiles > 0) {
+		buf_adds(b, " AND p.id IN (");
+		for (i = 0; i < f->nprofiles; i++)
+			buf_add(b, i ? ",?" : "?", i ? 2 : 1);
+		buf_adds(b, ")");
+	}
+	for (i = 0; i < f->nlabels; i++) {
+		int n = snprintf(tmp, sizeof tmp, label_sql,
+		    f->labels[i].negate ? "NOT" : "");
+
+		buf_add(b, tmp, (size_t)n);
+	}
+}
+
+static void
+filter_bind(sqlite3_stmt *st, const struct store_filter *f)
+{
+	int k = 1;
+	size_t i;
+
+	sqlite3_bind_int64(st, k++, f->metric_id);
+	sqlite3_bind_int64(st, k++, f->since_s);
+	sqlite3_bind_int64(st, k++, f->until_s);
+	for (i = 0; i < f->nscopes; i++)
+		sqlite3_bind_int64(st, k++, f->scopes[i]);
+	for (i = 0; i < f->nprofiles; i++)
+		sqlite3_bind_int64(st, k++, f->profiles[i]);
+	for (i = 0; i < f->nlabels; i++) {
+		const char *key = f->labels[i].key, *v = f->labels[i].value;
+
+		/* Interned strings are blobs, push labels text. */
+		sqlite3_bind_blob(st, k++, key, (int)strlen(key),
+		    SQLITE_STATIC);
+		sqlite3_bind_blob(st, k++, v, (int)strlen(v), SQLITE_STATIC);
+		sqlite3_bind_text(st, k++, v, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, k++, key, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, k++, v, -1, SQLITE_STATIC);
+	}
+}
+
 int
-store_scope_values(struct store *s, int64_t scope_id, int64_t metric_id,
+store_select_values(struct store *s, const struct store_filter *f,
     struct store_cs_value **out, size_t *n, int64_t *nprofiles,
     struct error *err)
 {
-	sqlite3_stmt *st = s->st[S_SCOPE_VALUES];
+	static const char from[] = " FROM sample s JOIN profile p ON "
+	    "p.id = s.profile_id";
+	struct buf sql = { 0 }, where = { 0 };
+	sqlite3_stmt *st = NULL;
 	struct store_cs_value *v = NULL;
 	size_t count = 0, cap = 0;
 	int rc;
 
-	sqlite3_bind_int64(st, 1, scope_id);
-	sqlite3_bind_int64(st, 2, metric_id);
+	*out = NULL;
+	*n = 0;
+	filter_sql(f, &where);
+	buf_adds(&sql, "SELECT s.callsite_id, sum(s.value)");
+	buf_add(&sql, from, sizeof from - 1);
+	buf_add(&sql, where.p, where.n);
+	buf_adds(&sql, " GROUP BY s.callsite_id");
+	if (sqlite3_prepare_v2(s->db, (const char *)sql.p, (int)sql.n, &st,
+	    NULL) != SQLITE_OK)
+		goto fail;
+	filter_bind(st, f);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (count == cap) {
 			cap = cap ? cap * 2 : 1024;
@@ -952,22 +1024,33 @@ store_scope_values(struct store *s, int64_t scope_id, int64_t metric_id,
 		v[count].value = sqlite3_column_int64(st, 1);
 		count++;
 	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
-		free(v);
-		return store_fail(s, err, "reading sample values");
-	}
-	st = s->st[S_SCOPE_NPROFILES];
-	sqlite3_bind_int64(st, 1, scope_id);
-	sqlite3_bind_int64(st, 2, metric_id);
-	if ((*nprofiles = store_step_id(s, st, err, "counting profiles")) ==
-	    -1) {
-		free(v);
-		return -1;
-	}
+	if (rc != SQLITE_DONE)
+		goto fail;
+	sqlite3_finalize(st);
+	sql.n = 0;
+	buf_adds(&sql, "SELECT count(DISTINCT s.profile_id)");
+	buf_add(&sql, from, sizeof from - 1);
+	buf_add(&sql, where.p, where.n);
+	if (sqlite3_prepare_v2(s->db, (const char *)sql.p, (int)sql.n, &st,
+	    NULL) != SQLITE_OK)
+		goto fail;
+	filter_bind(st, f);
+	if (sqlite3_step(st) != SQLITE_ROW)
+		goto fail;
+	*nprofiles = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	buf_free(&sql);
+	buf_free(&where);
 	*out = v;
 	*n = count;
 	return 0;
+fail:
+	store_fail(s, err, "selecting samples");
+	sqlite3_finalize(st);
+	buf_free(&sql);
+	buf_free(&where);
+	free(v);
+	return -1;
 }
 
 int

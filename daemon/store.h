@@ -134,12 +134,25 @@ int64_t store_scope_metric(struct store *, int64_t scope_id,
 int store_metric_get(struct store *, int64_t id, struct store_metric *,
     struct error *);
 
-/* Sum of values per callsite over the profiles of a scope for a metric. */
+/* Sum of values per callsite over what a filter selects. */
 struct store_cs_value {
 	int64_t callsite;
 	int64_t value;
 };
-int store_scope_values(struct store *, int64_t scope_id, int64_t metric_id,
+
+struct label_filter;
+
+struct store_filter {
+	const int64_t *scopes;
+	size_t nscopes;
+	int64_t metric_id;
+	int64_t since_s, until_s;	/* bucket range, inclusive */
+	const int64_t *profiles;	/* none: every profile */
+	size_t nprofiles;
+	const struct label_filter *labels;	/* AND-ed; sample or push */
+	size_t nlabels;
+};
+int store_select_values(struct store *, const struct store_filter *,
     struct store_cs_value **, size_t *, int64_t *nprofiles, struct error *);
 
 /* Callsites and frames with ids above after, in id order (both tables

@@ -133,17 +133,15 @@ query_tree(struct store *s, struct csindex *idx, const struct tree_params *p,
 {
 	struct store_cs_value *vals = NULL;
 	struct build b;
-	int64_t scope_id, cs, *chain = NULL, cutoff;
+	int64_t cs, *chain = NULL, cutoff;
 	size_t nvals = 0, i, depth, maxdepth = 0, at;
 	int rc = -1, locked = 0;
 
 	memset(r, 0, sizeof *r);
 	memset(&b, 0, sizeof b);
 	b.r = r;
-	if (query_scope_metric(s, p->scope, p->metric, &scope_id, &r->metric,
-	    err) == -1 ||
-	    store_scope_values(s, scope_id, r->metric.id, &vals, &nvals,
-	    &r->nprofiles, err) == -1)
+	if (query_select(s, p->sel, &r->metric, &vals, &nvals, &r->nprofiles,
+	    err) == -1)
 		goto out;
 	if (csindex_acquire(idx, s, err) == -1)
 		goto out;

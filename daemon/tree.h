@@ -13,9 +13,10 @@
 
 struct csindex;
 
+struct selection;
+
 struct tree_params {
-	const char *scope;
-	const char *metric;		/* TYPE or TYPE/UNIT; NULL = default */
+	const struct selection *sel;
 	double min_fraction;		/* 0 = keep every node */
 };
 

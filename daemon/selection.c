@@ -1,0 +1,180 @@
+/* selection.c: parsing the selection parameters. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "selection.h"
+#include "util.h"
+
+/* Days from 1970-01-01 to y-m-d (proleptic Gregorian). */
+static int64_t
+days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+	int64_t era;
+	unsigned yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = (unsigned)(y - era * 400);
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (int64_t)doe - 719468;
+}
+
+int
+selection_time(const char *s, int64_t now, int64_t *ns, struct error *err)
+{
+	int y, mo, d, h, mi, sec, n = 0, oh, om;
+	long long v;
+	int64_t frac = 0, mult;
+	const char *p;
+	char *end;
+
+	if (*s == '-') {
+		errno = 0;
+		v = strtoll(s + 1, &end, 10);
+		if (end == s + 1 || errno != 0 || v < 0 || end[0] == '\0' ||
+		    end[1] != '\0')
+			goto bad;
+		switch (*end) {
+		case 's': mult = 1; break;
+		case 'm': mult = 60; break;
+		case 'h': mult = 3600; break;
+		case 'd': mult = 86400; break;
+		default: goto bad;
+		}
+		if (v > INT64_MAX / 1000000000 / mult)
+			goto bad;
+		*ns = now - v * mult * 1000000000;
+		return 0;
+	}
+	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec,
+	    &n) != 6 || n != 19 || mo < 1 || mo > 12 || d < 1 || d > 31 ||
+	    h > 23 || mi > 59 || sec > 60)
+		goto bad;
+	p = s + n;
+	if (*p == '.') {
+		int digits = 0;
+
+		for (p++; isdigit((unsigned char)*p); p++, digits++)
+			if (digits < 9)
+				frac = frac * 10 + (*p - '0');
+		if (digits == 0)
+			goto bad;
+		for (; digits < 9; digits++)
+			frac *= 10;
+	}
+	mult = (days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 +
+	    h * 3600 + mi * 60 + sec);
+	if (*p == 'Z' || *p == 'z')
+		p++;
+	else if ((*p == '+' || *p == '-') && sscanf(p + 1, "%2d:%2d%n", &oh,
+	    &om, &n) == 2 && n == 5) {
+		mult -= (*p == '+' ? 1 : -1) * (oh * 3600 + om * 60);
+		p += 6;
+	} else
+		goto bad;
+	if (*p != '\0')
+		goto bad;
+	*ns = mult * 1000000000 + frac;
+	return 0;
+bad:
+	return error_set(err, ERR_INPUT, "\"%s\" is neither an RFC 3339 time "
+	    "(2026-11-21T15:04:05Z) nor relative to now (-30s, -15m, -1h, "
+	    "-2d)", s);
+}
+
+int
+selection_param(struct selection *sel, const char *key, const char *value,
+    int64_t now, struct error *err)
+{
+	struct label_filter *lf;
+	const char *eq;
+	long long id;
+	char *end;
+
+	if (strcmp(key, "scope") == 0) {
+		if (!scope_name_valid(value))
+			return error_set(err, ERR_INPUT, "scope: \"%s\" is not "
+			    "a valid scope name", value);
+		sel->scopes = xreallocarray(sel->scopes, sel->nscopes + 1,
+		    sizeof *sel->scopes);
+		sel->scopes[sel->nscopes++] = xstrdup(value);
+		return 1;
+	}
+	if (strcmp(key, "metric") == 0) {
+		free(sel->metric);
+		sel->metric = *value ? xstrdup(value) : NULL;
+		return 1;
+	}
+	if (strcmp(key, "since") == 0 || strcmp(key, "until") == 0) {
+		if (selection_time(value, now, key[0] == 's' ?
+		    &sel->since_ns : &sel->until_ns, err) == -1) {
+			char msg[sizeof err->msg];
+
+			snprintf(msg, sizeof msg, "%s", err->msg);
+			error_clear(err);
+			return error_set(err, ERR_INPUT, "%s: %.400s", key,
+			    msg);
+		}
+		return 1;
+	}
+	if (strcmp(key, "profile") == 0) {
+		errno = 0;
+		id = strtoll(value, &end, 10);
+		if (*value == '\0' || *end != '\0' || errno != 0 || id <= 0)
+			return error_set(err, ERR_INPUT, "profile: \"%s\" is "
+			    "not a profile id", value);
+		sel->profiles = xreallocarray(sel->profiles,
+		    sel->nprofiles + 1, sizeof *sel->profiles);
+		sel->profiles[sel->nprofiles++] = id;
+		return 1;
+	}
+	if (strcmp(key, "label") == 0) {
+		if ((eq = strchr(value, '=')) == NULL || eq == value ||
+		    (eq == value + 1 && value[0] == '!'))
+			return error_set(err, ERR_INPUT, "label: \"%s\" is "
+			    "neither KEY=VALUE nor KEY!=VALUE", value);
+		sel->labels = xreallocarray(sel->labels, sel->nlabels + 1,
+		    sizeof *sel->labels);
+		lf = &sel->labels[sel->nlabels++];
+		lf->negate = eq[-1] == '!';
+		lf->key = xstrndup(value, (size_t)(eq - value - lf->negate));
+		lf->value = xstrdup(eq + 1);
+		return 1;
+	}
+	return 0;
+}
+
+int
+selection_check(const struct selection *sel, struct error *err)
+{
+	if (sel->nscopes == 0)
+		return error_set(err, ERR_INPUT, "scope: missing (scope=NAME, "
+		    "repeatable)");
+	if (sel->since_ns != 0 && sel->until_ns != 0 &&
+	    sel->since_ns >= sel->until_ns)
+		return error_set(err, ERR_INPUT, "since: not before until");
+	return 0;
+}
+
+void
+selection_clear(struct selection *sel)
+{
+	size_t i;
+
+	for (i = 0; i < sel->nscopes; i++)
+		free(sel->scopes[i]);
+	free(sel->scopes);
+	free(sel->metric);
+	free(sel->profiles);
+	for (i = 0; i < sel->nlabels; i++) {
+		free(sel->labels[i].key);
+		free(sel->labels[i].value);
+	}
+	free(sel->labels);
+	memset(sel, 0, sizeof *sel);
+}

@@ -1,0 +1,39 @@
+/* selection.h: which stored samples a query reads: scopes, a metric, a
+ * time window, profile ids and label filters.  Parsed from query
+ * parameters by name and value, so this module knows no HTTP. */
+#ifndef PROFD_SELECTION_H
+#define PROFD_SELECTION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+struct label_filter {
+	char *key, *value;
+	int negate;			/* k!=v */
+};
+
+struct selection {
+	char **scopes;
+	size_t nscopes;
+	char *metric;			/* TYPE or TYPE/UNIT, NULL = default */
+	int64_t since_ns, until_ns;	/* 0 = open */
+	int64_t *profiles;
+	size_t nprofiles;
+	struct label_filter *labels;
+	size_t nlabels;
+};
+
+/* Take one query parameter: 1 if it was a selection parameter, 0 if not,
+ * -1 (ERR_INPUT naming the parameter) if its value is bad.  Times are
+ * RFC 3339 or relative to now ("-1h", "-30m", "-10s", "-2d"). */
+int selection_param(struct selection *, const char *key, const char *value,
+    int64_t now_ns, struct error *);
+/* After the parameters: at least one scope, since before until. */
+int selection_check(const struct selection *, struct error *);
+void selection_clear(struct selection *);
+int selection_time(const char *, int64_t now_ns, int64_t *ns,
+    struct error *);
+
+#endif

@@ -204,6 +204,18 @@ csindex_source(const struct csindex *x, int64_t cs, const char **file,
 	*mapping = x->names[f->mapping];
 }
 
+uint32_t
+csindex_file_id(const struct csindex *x, int64_t cs)
+{
+	return x->fr[x->cs[cs].frame].file;
+}
+
+uint32_t
+csindex_mapping_id(const struct csindex *x, int64_t cs)
+{
+	return x->fr[x->cs[cs].frame].mapping;
+}
+
 const char *
 csindex_name_str(const struct csindex *x, uint32_t name)
 {

@@ -31,6 +31,9 @@ unsigned csindex_flags(const struct csindex *, int64_t cs);
  * the mapping's file ("" and 0 when unknown). */
 void csindex_source(const struct csindex *, int64_t cs, const char **file,
     int64_t *line, const char **mapping);
+/* The same as name ids, for matching them like names. */
+uint32_t csindex_file_id(const struct csindex *, int64_t cs);
+uint32_t csindex_mapping_id(const struct csindex *, int64_t cs);
 const char *csindex_name_str(const struct csindex *, uint32_t name);
 size_t csindex_nnames(const struct csindex *);
 size_t csindex_bytes(const struct csindex *);

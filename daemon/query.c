@@ -14,6 +14,7 @@
 #include "model.h"
 #include "query.h"
 #include "selection.h"
+#include "stackwalk.h"
 #include "util.h"
 
 int
@@ -131,8 +132,6 @@ struct top_build {
 	struct edge *edges;
 	size_t nedges;
 	int64_t *seen;			/* per row: last stack + 1 that counted */
-	int64_t *chain;			/* rows of one stack, leaf first */
-	unsigned *flags;		/* frame flags of one stack */
 };
 
 static void
@@ -198,12 +197,14 @@ query_top(struct store *s, struct csindex *idx, const struct top_params *p,
 {
 	struct store_cs_value *vals = NULL;
 	struct top_build b;
-	int64_t *rowof = NULL, flat_sum = 0, cs;
-	size_t nvals = 0, nnames, i, depth, maxdepth = 0;
-	int rc = -1, locked = 0;
+	struct stackwalk w;
+	int64_t *rowof = NULL, flat_sum = 0;
+	size_t nvals = 0, nnames, i, depth;
+	int rc = -1, locked = 0, walked;
 
 	memset(r, 0, sizeof *r);
 	memset(&b, 0, sizeof b);
+	memset(&w, 0, sizeof w);
 	if (query_select(s, p->sel, &r->metric, &vals, &nvals, &r->nprofiles,
 	    err) == -1)
 		goto out;
@@ -217,23 +218,25 @@ query_top(struct store *s, struct csindex *idx, const struct top_params *p,
 	rowof = xreallocarray(NULL, nnames ? nnames : 1, sizeof *rowof);
 	for (i = 0; i < nnames; i++)
 		rowof[i] = -1;
+	stackwalk_init(&w, idx, p->sel);
 	for (i = 0; i < nvals; i++) {
 		int64_t v = vals[i].value;
 
+		/* pprof's total is taken before its frame filters. */
 		r->total += abs64(v);
 		if (vals[i].callsite == 0 || v == 0)
 			continue;
+		if ((walked = stackwalk_run(&w, vals[i].callsite)) == -1) {
+			error_set(err, ERR_INTERNAL, "callsite %lld is not in "
+			    "the store", (long long)vals[i].callsite);
+			goto out;
+		}
+		if (walked == 0)
+			continue;
 		flat_sum += v;
-		depth = 0;
-		for (cs = vals[i].callsite; cs > 0; cs = csindex_parent(idx,
-		    cs)) {
-			uint32_t name = csindex_name(idx, cs);
+		for (depth = 0; depth < w.n; depth++) {
+			uint32_t name = w.name[depth];
 
-			if (csindex_parent(idx, cs) < 0) {
-				error_set(err, ERR_INTERNAL, "callsite %lld "
-				    "is not in the store", (long long)cs);
-				goto out;
-			}
 			if (rowof[name] < 0) {
 				r->rows = xreallocarray(r->rows, r->nrows + 1,
 				    sizeof *r->rows);
@@ -247,30 +250,19 @@ query_top(struct store *s, struct csindex *idx, const struct top_params *p,
 				b.seen[r->nrows] = 0;
 				rowof[name] = (int64_t)r->nrows++;
 			}
-			if (depth == maxdepth) {
-				maxdepth = maxdepth ? maxdepth * 2 : 64;
-				b.chain = xreallocarray(b.chain, maxdepth,
-				    sizeof *b.chain);
-				b.flags = xreallocarray(b.flags, maxdepth,
-				    sizeof *b.flags);
-			}
-			b.chain[depth] = rowof[name];
-			b.flags[depth++] = csindex_flags(idx, cs);
 		}
-		if (depth == 0)
-			continue;
-		r->rows[b.chain[0]].flat += v;
+		r->rows[rowof[w.name[w.n - 1]]].flat += v;
 		/* Root to leaf, as pprof walks a sample. */
-		while (depth-- > 0) {
-			int64_t row = b.chain[depth];
+		for (depth = 0; depth < w.n; depth++) {
+			int64_t row = rowof[w.name[depth]];
 
 			if (b.seen[row] != (int64_t)i + 1) {
 				b.seen[row] = (int64_t)i + 1;
 				r->rows[row].cum += v;
 			}
-			if (depth > 0)
-				edge_add(&b, row, b.chain[depth - 1],
-				    (b.flags[depth - 1] & FRAME_INLINED) != 0,
+			if (depth + 1 < w.n)
+				edge_add(&b, row, rowof[w.name[depth + 1]],
+				    (w.flags[depth + 1] & FRAME_INLINED) != 0,
 				    v, i);
 		}
 	}
@@ -286,8 +278,7 @@ out:
 	hmap_clear(&b.index);
 	free(b.edges);
 	free(b.seen);
-	free(b.chain);
-	free(b.flags);
+	stackwalk_clear(&w);
 	free(rowof);
 	free(vals);
 	return rc;

@@ -91,10 +91,14 @@ int
 selection_param(struct selection *sel, const char *key, const char *value,
     int64_t now, struct error *err)
 {
+	static const char *const ff_names[FF_COUNT] = {
+		"focus", "ignore", "hide", "show",
+	};
 	struct label_filter *lf;
 	const char *eq;
 	long long id;
 	char *end;
+	int i, rc;
 
 	if (strcmp(key, "scope") == 0) {
 		if (!scope_name_valid(value))
@@ -131,6 +135,24 @@ selection_param(struct selection *sel, const char *key, const char *value,
 		sel->profiles = xreallocarray(sel->profiles,
 		    sel->nprofiles + 1, sizeof *sel->profiles);
 		sel->profiles[sel->nprofiles++] = id;
+		return 1;
+	}
+	for (i = 0; i < FF_COUNT; i++) {
+		if (strcmp(key, ff_names[i]) != 0)
+			continue;
+		if (sel->have_re[i])
+			return error_set(err, ERR_INPUT, "%s: given twice "
+			    "(join the expressions with |)", key);
+		if ((rc = regcomp(&sel->re[i], value, REG_EXTENDED |
+		    REG_NOSUB)) != 0) {
+			char why[128];
+
+			regerror(rc, &sel->re[i], why, sizeof why);
+			return error_set(err, ERR_INPUT, "%s: \"%.200s\" is "
+			    "not a regular expression (POSIX extended): %s",
+			    key, value, why);
+		}
+		sel->have_re[i] = 1;
 		return 1;
 	}
 	if (strcmp(key, "label") == 0) {
@@ -176,5 +198,8 @@ selection_clear(struct selection *sel)
 		free(sel->labels[i].value);
 	}
 	free(sel->labels);
+	for (i = 0; i < FF_COUNT; i++)
+		if (sel->have_re[i])
+			regfree(&sel->re[i]);
 	memset(sel, 0, sizeof *sel);
 }

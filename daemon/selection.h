@@ -4,6 +4,7 @@
 #ifndef PROFD_SELECTION_H
 #define PROFD_SELECTION_H
 
+#include <regex.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -14,7 +15,13 @@ struct label_filter {
 	int negate;			/* k!=v */
 };
 
+/* pprof's frame filters, POSIX extended regular expressions matched
+ * (unanchored) against function names, source files and mapping files. */
+enum frame_filter_kind { FF_FOCUS, FF_IGNORE, FF_HIDE, FF_SHOW, FF_COUNT };
+
 struct selection {
+	regex_t re[FF_COUNT];
+	int have_re[FF_COUNT];
 	char **scopes;
 	size_t nscopes;
 	char *metric;			/* TYPE or TYPE/UNIT, NULL = default */

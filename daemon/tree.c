@@ -7,6 +7,7 @@
 #include "csindex.h"
 #include "hmap.h"
 #include "query.h"
+#include "stackwalk.h"
 #include "tree.h"
 #include "util.h"
 
@@ -133,12 +134,14 @@ query_tree(struct store *s, struct csindex *idx, const struct tree_params *p,
 {
 	struct store_cs_value *vals = NULL;
 	struct build b;
-	int64_t cs, *chain = NULL, cutoff;
-	size_t nvals = 0, i, depth, maxdepth = 0, at;
-	int rc = -1, locked = 0;
+	struct stackwalk w;
+	int64_t cutoff;
+	size_t nvals = 0, i, depth, at;
+	int rc = -1, locked = 0, walked;
 
 	memset(r, 0, sizeof *r);
 	memset(&b, 0, sizeof b);
+	memset(&w, 0, sizeof w);
 	b.r = r;
 	if (query_select(s, p->sel, &r->metric, &vals, &nvals, &r->nprofiles,
 	    err) == -1)
@@ -147,31 +150,24 @@ query_tree(struct store *s, struct csindex *idx, const struct tree_params *p,
 		goto out;
 	locked = 1;
 	node_add(&b, "root", 0);
+	stackwalk_init(&w, idx, p->sel);
 	for (i = 0; i < nvals; i++) {
 		int64_t v = vals[i].value;
 
 		r->total += v < 0 ? -v : v;
 		if (vals[i].callsite == 0 || v == 0)
 			continue;
-		depth = 0;
-		for (cs = vals[i].callsite; cs > 0;
-		    cs = csindex_parent(idx, cs)) {
-			if (csindex_parent(idx, cs) < 0) {
-				error_set(err, ERR_INTERNAL, "callsite %lld "
-				    "is not in the store", (long long)cs);
-				goto out;
-			}
-			if (depth == maxdepth) {
-				maxdepth = maxdepth ? maxdepth * 2 : 64;
-				chain = xreallocarray(chain, maxdepth,
-				    sizeof *chain);
-			}
-			chain[depth++] = cs;
+		if ((walked = stackwalk_run(&w, vals[i].callsite)) == -1) {
+			error_set(err, ERR_INTERNAL, "callsite %lld is not in "
+			    "the store", (long long)vals[i].callsite);
+			goto out;
 		}
+		if (walked == 0)
+			continue;
 		at = 0;
 		r->nodes[0].total += v;
-		while (depth-- > 0) {
-			at = node_child(&b, idx, at, chain[depth]);
+		for (depth = 0; depth < w.n; depth++) {
+			at = node_child(&b, idx, at, w.cs[depth]);
 			r->nodes[at].total += v;
 		}
 		r->nodes[at].self += v;
@@ -187,7 +183,7 @@ out:
 		tree_result_clear(r);
 	hmap_clear(&b.kids);
 	free(b.name_of);
-	free(chain);
+	stackwalk_clear(&w);
 	free(vals);
 	return rc;
 }

@@ -1,0 +1,68 @@
+# focus, ignore, hide and show give the same top as go tool pprof's flags
+# of the same names on the real CPU and heap fixtures: every row's flat and
+# cum, their order, the (inline) marks and the total.  Needs go.
+. "$(dirname "$0")/lib.sh"
+command -v go >/dev/null 2>&1 || { echo "SKIP: go not installed"; exit 77; }
+start_profd
+"$PROFCTL" push "$FIXTURES/cpu.pprof" --scope cpu >/dev/null
+"$PROFCTL" push "$FIXTURES/heap.pprof" --scope heap >/dev/null
+
+compare() {	# scope profile metric unit name=regex...
+	local scope=$1 prof=$2 metric=$3 unit=$4 q="" flags=() kv
+	shift 4
+	for kv in "$@"; do
+		q="$q&$(python3 -c 'import sys,urllib.parse as u; k,v=sys.argv[1].split("=",1); print(k+"="+u.quote(v))' "$kv")"
+		flags+=("-${kv%%=*}=${kv#*=}")
+	done
+	body_of "$(api GET "/v1/top?scope=$scope&metric=$metric$q")" >"$T/got.json"
+	TZ=UTC go tool pprof -symbolize=none -top -nodefraction=0 -nodecount=100000 \
+	    -sample_index="$metric" -unit="$unit" "${flags[@]}" "$FIXTURES/$prof" \
+	    >"$T/want.txt" 2>/dev/null || fail "go tool pprof ${flags[*]}"
+	python3 - "$T/want.txt" "$T/got.json" "$unit" <<'PY' || fail "top with $* differs from pprof ${flags[*]}"
+import json, re, sys
+unit = sys.argv[3]
+want, total = [], None
+for line in open(sys.argv[1]):
+    m = re.search(r"of (\S+) total", line)
+    if m:
+        total = int(m.group(1).removesuffix(unit) or 0)
+    m = re.match(r"^\s*(\S+)\s+\S+%\s+\S+%\s+(\S+)\s+\S+%\s+(.*)$", line)
+    if not m or line.lstrip().startswith("flat"):
+        continue
+    num = lambda s: int(s.removesuffix(unit)) if s != "0" else 0
+    name, inl = m.group(3), "no"
+    for mark in ("inline", "partial-inline"):
+        if name.endswith(" (%s)" % mark):
+            name, inl = name[: -len(mark) - 3], mark
+    want.append((name, num(m.group(1)), num(m.group(2)), inl))
+got = json.load(open(sys.argv[2]))
+rows = [(r["function"], r["flat"], r["cum"], r["inline"]) for r in got["rows"]]
+bad = 0
+if got["total"] != total:
+    print("total", got["total"], total); bad = 1
+if rows != want:
+    bad = 1
+    for i in range(max(len(rows), len(want))):
+        g = rows[i] if i < len(rows) else None
+        w = want[i] if i < len(want) else None
+        if g != w:
+            print("row", i, "got", g, "pprof", w)
+sys.exit(bad)
+PY
+	echo "   $* : $(json 'len(j["rows"])' <"$T/got.json") rows"
+}
+
+compare cpu cpu.pprof cpu ns 'focus=main\.fib'
+compare cpu cpu.pprof cpu ns 'ignore=sha256|crc32'
+compare cpu cpu.pprof cpu ns 'hide=^runtime'
+compare cpu cpu.pprof cpu ns 'show=^main\.'
+compare cpu cpu.pprof cpu ns 'focus=Phase' 'hide=pprof\.Do'
+compare cpu cpu.pprof cpu ns 'hide=main\.mix64'
+compare cpu cpu.pprof samples count 'focus=main\.(escapeTime|dot)' 'ignore=fib'
+compare heap heap.pprof alloc_space B 'focus=main\.' 'hide=^runtime'
+ok "focus/ignore/hide/show: the same top as pprof's flags, row for row"
+
+r=$(api GET "/v1/top?scope=cpu&focus=%28unclosed")
+[ "$(status_of "$r")" = 400 ] || fail "bad regex: $r"
+case "$(body_of "$r" | json 'j["detail"]')" in *focus*) ;; *) fail "no parameter in: $r" ;; esac
+ok "a regex that does not compile: 400 naming the parameter"

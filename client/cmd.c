@@ -12,6 +12,7 @@ const struct cmd_entry *cmd_table[] = {
 	&cmd_scopes_entry,
 	&cmd_profiles_entry,
 	&cmd_top_entry,
+	&cmd_flamegraph_entry,
 	NULL
 };
 

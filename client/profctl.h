@@ -85,6 +85,21 @@ int		 render_profiles_json(FILE *, json_t *, char **);
 void		 render_json(FILE *, json_t *);
 void		 render_clean(char *);
 
+/* flamegraph.c: a tree reply as an interactive SVG flame graph. */
+struct flamegraph_opts {
+	const char	*title;		/* NULL: "[Differential ]Flame Graph" */
+	double		 width;		/* px, 0: 1200 */
+	double		 min_px;	/* narrower frames left out, 0: 0.1 */
+};
+int		 flamegraph_render(FILE *, json_t *,
+		     const struct flamegraph_opts *, char **);
+const char	*flamegraph_kind(const char *, const char *);
+void		 flamegraph_color(const char *, const char *, char *, size_t);
+double		 flamegraph_diff_change(int64_t, int64_t, int64_t, int64_t);
+void		 flamegraph_diff_color(int64_t, int64_t, int64_t, int64_t,
+		     char *, size_t);
+json_t		*flamegraph_diff_merge(json_t *, json_t *);
+
 /* client.c: the connection the commands share and their common errors. */
 struct client {
 	char		*socket;	/* --socket, NULL for the default */
@@ -116,5 +131,6 @@ extern const struct cmd_entry	cmd_push_entry;
 extern const struct cmd_entry	cmd_scopes_entry;
 extern const struct cmd_entry	cmd_profiles_entry;
 extern const struct cmd_entry	cmd_top_entry;
+extern const struct cmd_entry	cmd_flamegraph_entry;
 
 #endif

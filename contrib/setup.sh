@@ -8,7 +8,14 @@ cd "$(dirname "$0")/.."
 pkgs=(build-essential cmake pkg-config curl python3 gzip
       libevent-dev libsqlite3-dev zlib1g-dev libsystemd-dev libjansson-dev
       libcurl4-openssl-dev)
-[ "${PROFD_WITH_GO:-0}" = 1 ] && pkgs+=(golang-go)
+# The tests also use Go (fixture regeneration, pprof comparisons) and a
+# real browser for the flame graph (Chromium driven by Node's
+# playwright-core, installed into the build directory by the test).
+if [ "${PROFD_WITH_GO:-0}" = 1 ]; then
+	pkgs+=(golang-go chromium)
+	command -v node >/dev/null || pkgs+=(nodejs)
+	command -v npm >/dev/null || pkgs+=(npm)
+fi
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

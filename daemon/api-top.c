@@ -79,7 +79,7 @@ api_top_get(struct api_call *call)
 	t = xcalloc(1, sizeof *t);
 	call->data = t;
 	call->free_data = top_req_free;
-	if (api_selection(call, &t->sel, own) == -1)
+	if (api_selection(call, &t->sel, NULL, own) == -1)
 		return;
 	t->limit = -1;
 	if (limit != NULL) {

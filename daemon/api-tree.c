@@ -133,7 +133,7 @@ api_tree_get(struct api_call *call)
 	t = xcalloc(1, sizeof *t);
 	call->data = t;
 	call->free_data = tree_req_free;
-	if (api_selection(call, &t->sel, own) == -1)
+	if (api_selection(call, &t->sel, NULL, own) == -1)
 		return;
 	if (format != NULL && strcmp(format, "json") != 0 &&
 	    strcmp(format, "folded") != 0) {

@@ -168,24 +168,46 @@ api_submit(struct api_call *call, enum api_queue which,
 		    which == API_IMPORT ? "import" : "query");
 }
 
+/* Does key name one of the endpoint's own parameters ("x.*" = prefix)? */
+static int
+api_own(const char *const *own, const char *key)
+{
+	size_t n;
+
+	for (; *own != NULL; own++) {
+		n = strlen(*own);
+		if (n > 0 && (*own)[n - 1] == '*' ?
+		    strncmp(*own, key, n - 1) == 0 : strcmp(*own, key) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 int
 api_selection(struct api_call *call, struct selection *sel,
-    const char *const *own)
+    const char *prefix, const char *const *own)
 {
 	struct evkeyval *kv;
 	struct error err = { 0 };
-	size_t i;
+	size_t plen = prefix ? strlen(prefix) : 0;
+	const char *key;
 	int rc;
 
 	TAILQ_FOREACH(kv, &call->query, next) {
-		if ((rc = selection_param(sel, kv->key, kv->value, now_ns(),
+		key = kv->key;
+		if (prefix != NULL) {
+			/* Only base.* parameters select the base. */
+			if (strncmp(key, prefix, plen) != 0)
+				continue;
+			key += plen;
+		} else if (api_own(own, key))
+			continue;
+		if ((rc = selection_param(sel, key, kv->value, now_ns(),
 		    &err)) == -1) {
-			api_error(call, 400, "%s", err.msg);
+			api_error(call, 400, "%s%s", prefix ? prefix : "",
+			    err.msg);
 			return -1;
 		}
-		for (i = 0; rc == 0 && own[i] != NULL; i++)
-			if (strcmp(own[i], kv->key) == 0)
-				rc = 1;
 		if (rc == 0) {
 			api_error(call, 400, "%.64s: not a parameter of %s",
 			    kv->key, call->route->path);
@@ -193,7 +215,7 @@ api_selection(struct api_call *call, struct selection *sel,
 		}
 	}
 	if (selection_check(sel, &err) == -1) {
-		api_error(call, 400, "%s", err.msg);
+		api_error(call, 400, "%s%s", prefix ? prefix : "", err.msg);
 		return -1;
 	}
 	return 0;

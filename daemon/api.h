@@ -78,6 +78,7 @@ void api_profiles_get(struct api_call *);
 void api_scopes_get(struct api_call *);
 void api_top_get(struct api_call *);
 void api_tree_get(struct api_call *);
+void api_diff_get(struct api_call *);
 void api_health_get(struct api_call *);
 void api_uploads_post(struct api_call *);
 void api_uploads_put(struct api_call *);
@@ -93,10 +94,12 @@ json_t *api_metric_json(const char *type, const char *unit);
 
 struct selection;
 /* Parse the selection parameters of a query (scope, metric, since, until,
- * profile, label); own names the endpoint's other parameters (NULL
- * terminated).  Anything else is a 400; so are bad values.  On -1 the
- * reply has been sent. */
-int api_selection(struct api_call *, struct selection *,
+ * profile, label, focus, ignore, hide, show): those named prefix+NAME when
+ * prefix is set (diff's "base."), else the unprefixed ones; own names the
+ * endpoint's other parameters (NULL terminated, "x.*" for a prefix).
+ * Anything else is a 400; so are bad values.  On -1 the reply has been
+ * sent. */
+int api_selection(struct api_call *, struct selection *, const char *prefix,
     const char *const *own);
 
 #endif

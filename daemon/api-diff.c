@@ -1,0 +1,126 @@
+/* api-diff.c: GET /v1/diff: the selection against a base selection given
+ * by the same parameters prefixed with "base." (base.scope, base.since, …),
+ * as a merged tree with both values per node and the top deltas. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "diff.h"
+#include "query.h"
+#include "selection.h"
+#include "util.h"
+
+struct diff_req {
+	struct selection base, cur;
+	int normalize;
+	long long limit;
+};
+
+static void
+diff_req_free(void *arg)
+{
+	struct diff_req *d = arg;
+
+	selection_clear(&d->base);
+	selection_clear(&d->cur);
+	free(d);
+}
+
+static json_t *
+dnode_json(const struct diff_result *r, size_t i)
+{
+	const struct diff_node *n = &r->nodes[i];
+	json_t *kids = json_array();
+	size_t c;
+
+	for (c = n->child; c != 0; c = r->nodes[c].next)
+		json_array_append_new(kids, dnode_json(r, c));
+	return json_pack("{s:s, s:I, s:I, s:I, s:I, s:o}", "name", n->name,
+	    "base", (json_int_t)n->base, "current", (json_int_t)n->cur,
+	    "base_self", (json_int_t)n->base_self,
+	    "current_self", (json_int_t)n->cur_self, "children", kids);
+}
+
+static void
+diff_work(struct api_call *call, void *worker)
+{
+	struct query_worker *w = worker;
+	struct diff_req *d = call->data;
+	struct diff_params p;
+	struct diff_result r;
+	json_t *rows;
+	size_t i, n;
+
+	memset(&p, 0, sizeof p);
+	p.base = &d->base;
+	p.cur = &d->cur;
+	p.normalize = d->normalize;
+	if (query_diff(w->store, w->index, &p, &r, &call->err) == -1)
+		return;
+	rows = json_array();
+	n = d->limit >= 0 && (size_t)d->limit < r.nrows ? (size_t)d->limit :
+	    r.nrows;
+	for (i = 0; i < n; i++) {
+		const struct diff_row *x = &r.rows[i];
+
+		json_array_append_new(rows, json_pack("{s:s, s:I, s:I, s:I, "
+		    "s:I, s:I, s:I}", "function", x->function,
+		    "base_flat", (json_int_t)x->base_flat,
+		    "current_flat", (json_int_t)x->cur_flat,
+		    "delta_flat", (json_int_t)(x->cur_flat - x->base_flat),
+		    "base_cum", (json_int_t)x->base_cum,
+		    "current_cum", (json_int_t)x->cur_cum,
+		    "delta_cum", (json_int_t)(x->cur_cum - x->base_cum)));
+	}
+	api_result(call, 200, json_pack("{s:o, s:s, s:b, s:f, "
+	    "s:{s:I, s:I}, s:{s:I, s:I}, s:o, s:I, s:o}",
+	    "metric", api_metric_json(r.metric.type, r.metric.unit),
+	    "unit", r.metric.unit,
+	    "normalized", d->normalize,
+	    "scale", r.scale,
+	    "base", "total", (json_int_t)r.base_total,
+	    "profiles", (json_int_t)r.base_profiles,
+	    "current", "total", (json_int_t)r.cur_total,
+	    "profiles", (json_int_t)r.cur_profiles,
+	    "root", dnode_json(&r, 0),
+	    "rows_total", (json_int_t)r.nrows,
+	    "rows", rows));
+	diff_result_clear(&r);
+}
+
+void
+api_diff_get(struct api_call *call)
+{
+	static const char *const own[] = { "normalize", "limit", "base.*",
+	    NULL };
+	const char *norm = api_param(call, "normalize");
+	const char *limit = api_param(call, "limit");
+	struct diff_req *d;
+	char *end;
+
+	d = xcalloc(1, sizeof *d);
+	call->data = d;
+	call->free_data = diff_req_free;
+	if (api_selection(call, &d->cur, NULL, own) == -1 ||
+	    api_selection(call, &d->base, "base.", own) == -1)
+		return;
+	if (norm != NULL && strcmp(norm, "true") != 0 &&
+	    strcmp(norm, "false") != 0 && strcmp(norm, "1") != 0 &&
+	    strcmp(norm, "0") != 0) {
+		api_error(call, 400, "normalize: \"%s\" is neither true nor "
+		    "false", norm);
+		return;
+	}
+	d->normalize = norm != NULL && (strcmp(norm, "true") == 0 ||
+	    strcmp(norm, "1") == 0);
+	d->limit = -1;
+	if (limit != NULL) {
+		d->limit = strtoll(limit, &end, 10);
+		if (*limit == '\0' || *end != '\0' || d->limit < 0) {
+			api_error(call, 400, "limit: \"%s\" is not a "
+			    "non-negative integer", limit);
+			return;
+		}
+	}
+	api_submit(call, API_QUERY, diff_work);
+}

@@ -992,6 +992,54 @@ filter_bind(sqlite3_stmt *st, const struct store_filter *f)
 }
 
 int
+store_select_buckets(struct store *s, const struct store_filter *f,
+    struct store_bucket_value **out, size_t *n, struct error *err)
+{
+	struct buf sql = { 0 }, where = { 0 };
+	sqlite3_stmt *st = NULL;
+	struct store_bucket_value *v = NULL;
+	size_t count = 0, cap = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	filter_sql(f, &where);
+	buf_adds(&sql, "SELECT s.bucket, s.callsite_id, sum(s.value) FROM "
+	    "sample s JOIN profile p ON p.id = s.profile_id");
+	buf_add(&sql, where.p, where.n);
+	buf_adds(&sql, " GROUP BY s.bucket, s.callsite_id ORDER BY s.bucket");
+	if (sqlite3_prepare_v2(s->db, (const char *)sql.p, (int)sql.n, &st,
+	    NULL) != SQLITE_OK)
+		goto fail;
+	filter_bind(st, f);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (count == cap) {
+			cap = cap ? cap * 2 : 1024;
+			v = xreallocarray(v, cap, sizeof *v);
+		}
+		v[count].bucket = sqlite3_column_int64(st, 0);
+		v[count].callsite = sqlite3_column_int64(st, 1);
+		v[count].value = sqlite3_column_int64(st, 2);
+		count++;
+	}
+	if (rc != SQLITE_DONE)
+		goto fail;
+	sqlite3_finalize(st);
+	buf_free(&sql);
+	buf_free(&where);
+	*out = v;
+	*n = count;
+	return 0;
+fail:
+	store_fail(s, err, "selecting samples by time");
+	sqlite3_finalize(st);
+	buf_free(&sql);
+	buf_free(&where);
+	free(v);
+	return -1;
+}
+
+int
 store_select_values(struct store *s, const struct store_filter *f,
     struct store_cs_value **out, size_t *n, int64_t *nprofiles,
     struct error *err)

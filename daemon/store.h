@@ -154,6 +154,12 @@ struct store_filter {
 };
 int store_select_values(struct store *, const struct store_filter *,
     struct store_cs_value **, size_t *, int64_t *nprofiles, struct error *);
+/* The same per time bucket (seconds), in time order. */
+struct store_bucket_value {
+	int64_t bucket, callsite, value;
+};
+int store_select_buckets(struct store *, const struct store_filter *,
+    struct store_bucket_value **, size_t *, struct error *);
 
 /* Callsites and frames with ids above after, in id order (both tables
  * only grow), for the query threads' in-memory index.  A frame comes with

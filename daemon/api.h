@@ -79,6 +79,7 @@ void api_scopes_get(struct api_call *);
 void api_top_get(struct api_call *);
 void api_tree_get(struct api_call *);
 void api_diff_get(struct api_call *);
+void api_timeline_get(struct api_call *);
 void api_health_get(struct api_call *);
 void api_uploads_post(struct api_call *);
 void api_uploads_put(struct api_call *);

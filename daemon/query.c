@@ -17,19 +17,20 @@
 #include "stackwalk.h"
 #include "util.h"
 
-int
-query_select(struct store *s, const struct selection *sel,
-    struct store_metric *m, struct store_cs_value **vals, size_t *nvals,
-    int64_t *nprofiles, struct error *err)
+/* Scope names to ids, the metric, and the store filter of a selection;
+ * *ids is for the caller to free. */
+static int
+query_resolve(struct store *s, const struct selection *sel,
+    struct store_metric *m, struct store_filter *f, int64_t **idsp,
+    struct error *err)
 {
-	struct store_filter f;
 	int64_t *ids, id, metric = 0;
 	char *type = NULL, *unit;
 	size_t i;
 	int rc = -1;
 
 	memset(m, 0, sizeof *m);
-	ids = xcalloc(sel->nscopes, sizeof *ids);
+	*idsp = ids = xcalloc(sel->nscopes, sizeof *ids);
 	for (i = 0; i < sel->nscopes; i++) {
 		if ((ids[i] = store_scope(s, sel->scopes[i], 0, err)) < 0)
 			goto out;
@@ -74,23 +75,118 @@ query_select(struct store *s, const struct selection *sel,
 	}
 	if (store_metric_get(s, metric, m, err) == -1)
 		goto out;
-	memset(&f, 0, sizeof f);
-	f.scopes = ids;
-	f.nscopes = sel->nscopes;
-	f.metric_id = metric;
-	f.since_s = sel->since_ns ? sel->since_ns / 1000000000 : INT64_MIN;
-	f.until_s = sel->until_ns ? sel->until_ns / 1000000000 : INT64_MAX;
-	f.profiles = sel->profiles;
-	f.nprofiles = sel->nprofiles;
-	f.labels = sel->labels;
-	f.nlabels = sel->nlabels;
-	rc = store_select_values(s, &f, vals, nvals, nprofiles, err);
+	memset(f, 0, sizeof *f);
+	f->scopes = ids;
+	f->nscopes = sel->nscopes;
+	f->metric_id = metric;
+	f->since_s = sel->since_ns ? sel->since_ns / 1000000000 : INT64_MIN;
+	f->until_s = sel->until_ns ? sel->until_ns / 1000000000 : INT64_MAX;
+	f->profiles = sel->profiles;
+	f->nprofiles = sel->nprofiles;
+	f->labels = sel->labels;
+	f->nlabels = sel->nlabels;
+	rc = 0;
 out:
 	if (rc == -1)
 		store_metric_clear(m);
 	free(type);
+	return rc;
+}
+
+int
+query_select(struct store *s, const struct selection *sel,
+    struct store_metric *m, struct store_cs_value **vals, size_t *nvals,
+    int64_t *nprofiles, struct error *err)
+{
+	struct store_filter f;
+	int64_t *ids;
+	int rc = -1;
+
+	if (query_resolve(s, sel, m, &f, &ids, err) == 0 &&
+	    (rc = store_select_values(s, &f, vals, nvals, nprofiles,
+	    err)) == -1)
+		store_metric_clear(m);
 	free(ids);
 	return rc;
+}
+
+int
+query_timeline(struct store *s, struct csindex *idx,
+    const struct timeline_params *p, struct timeline_result *r,
+    struct error *err)
+{
+	struct store_filter f;
+	struct store_bucket_value *v = NULL;
+	struct stackwalk w;
+	struct hmap kept = { 0 };	/* callsite -> 1 kept, 2 dropped */
+	int64_t *ids = NULL, first, last, step, k;
+	size_t n = 0, i, at;
+	int rc = -1, locked = 0, walked;
+
+	memset(r, 0, sizeof *r);
+	memset(&w, 0, sizeof w);
+	if (query_resolve(s, p->sel, &r->metric, &f, &ids, err) == -1 ||
+	    store_select_buckets(s, &f, &v, &n, err) == -1)
+		goto out;
+	if (csindex_acquire(idx, s, err) == -1)
+		goto out;
+	locked = 1;
+	stackwalk_init(&w, idx, p->sel);
+	if (n == 0) {
+		r->step_s = p->step_s > 0 ? p->step_s : 1;
+		rc = 0;
+		goto out;
+	}
+	first = v[0].bucket;
+	last = v[n - 1].bucket;
+	/* At most TIMELINE_MAX_POINTS points: a coarser step if need be. */
+	step = p->step_s > 0 ? p->step_s : 1;
+	if ((last - first) / step + 1 > TIMELINE_MAX_POINTS)
+		step = (last - first) / TIMELINE_MAX_POINTS + 1;
+	first = first / step * step;
+	r->step_s = step;
+	r->npoints = (size_t)((last - first) / step + 1);
+	r->start_s = first;
+	r->values = xcalloc(r->npoints, sizeof *r->values);
+	for (i = 0; i < n; i++) {
+		if (v[i].callsite == 0 || v[i].value == 0)
+			continue;
+		if ((k = hmap_get(&kept, &v[i].callsite,
+		    sizeof v[i].callsite)) == 0) {
+			if ((walked = stackwalk_run(&w, v[i].callsite)) == -1) {
+				error_set(err, ERR_INTERNAL, "callsite %lld is "
+				    "not in the store", (long long)v[i].callsite);
+				goto out;
+			}
+			k = walked ? 1 : 2;
+			hmap_put(&kept, &v[i].callsite, sizeof v[i].callsite,
+			    k);
+		}
+		if (k != 1)
+			continue;
+		at = (size_t)((v[i].bucket - first) / step);
+		r->values[at] += v[i].value;
+		r->total += v[i].value;
+	}
+	rc = 0;
+out:
+	if (locked)
+		csindex_release(idx);
+	if (rc == -1)
+		timeline_result_clear(r);
+	stackwalk_clear(&w);
+	hmap_clear(&kept);
+	free(v);
+	free(ids);
+	return rc;
+}
+
+void
+timeline_result_clear(struct timeline_result *r)
+{
+	store_metric_clear(&r->metric);
+	free(r->values);
+	memset(r, 0, sizeof *r);
 }
 
 static int64_t

@@ -50,6 +50,27 @@ int query_top(struct store *, struct csindex *, const struct top_params *,
     struct top_result *, struct error *);
 void top_result_clear(struct top_result *);
 
+/* Totals per time step, so a user can see when a service got hot. */
+#define TIMELINE_MAX_POINTS	10000
+
+struct timeline_params {
+	const struct selection *sel;
+	int64_t step_s;			/* 0 = the bucket size, 1 s */
+};
+
+struct timeline_result {
+	struct store_metric metric;
+	int64_t start_s, step_s;	/* point i is at start + i * step */
+	int64_t *values;
+	size_t npoints;
+	int64_t total;
+};
+
+int query_timeline(struct store *, struct csindex *,
+    const struct timeline_params *, struct timeline_result *,
+    struct error *);
+void timeline_result_clear(struct timeline_result *);
+
 /* The (callsite, value) pairs of a selection, merged over its profiles by
  * summing, and the metric they are of: the one named (ERR_INPUT when no
  * selected scope has it, or it has several units there), else the default

@@ -16,6 +16,7 @@ const struct route routes[] = {
 	{ "GET", "/v1/top", ROUTE_READONLY, api_top_get },
 	{ "GET", "/v1/tree", ROUTE_READONLY, api_tree_get },
 	{ "GET", "/v1/diff", ROUTE_READONLY, api_diff_get },
+	{ "GET", "/v1/timeline", ROUTE_READONLY, api_timeline_get },
 	{ "GET", "/v1/health", ROUTE_LOOP, api_health_get },
 	{ "POST", "/v1/uploads", ROUTE_IO, api_uploads_post },
 	{ "PUT", "/v1/uploads", ROUTE_IO, api_uploads_put },

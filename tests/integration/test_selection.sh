@@ -70,3 +70,19 @@ for q in "scope=a&since=yesterday" "scope=a&until=2026-13-01T00:00:00Z" \
 	echo "   $q -> $(body_of "$r" | json 'j["detail"]')"
 done
 ok "bad selections: 400 naming the parameter"
+
+# The timeline: totals per step add up to top's total, for every step size
+# and with a frame filter.
+for q in "scope=pf&metric=samples" "scope=pf&metric=samples&step=10s" \
+    "scope=pf&metric=samples&focus=lex" "scope=a&metric=cpu&label=worker=1"; do
+	r=$(api GET "/v1/timeline?$q")
+	[ "$(status_of "$r")" = 200 ] || fail "/v1/timeline?$q: $r"
+	sum=$(body_of "$r" | json 'sum(p["value"] for p in j["points"])')
+	flat=$(body_of "$(api GET "/v1/top?$q")" | json 'sum(r["flat"] for r in j["rows"])')
+	[ "$sum" = "$flat" ] || fail "timeline $q: $sum, top: $flat"
+done
+r=$(api GET "/v1/timeline?scope=pf&metric=samples")
+[ "$(body_of "$r" | json '[p["value"] for p in j["points"]]')" = "[1000, 200]" ] ||
+    fail "timeline points: $r"
+[ "$(status_of "$(api GET "/v1/timeline?scope=pf&step=0")")" = 400 ] || fail "step=0"
+ok "timeline: points per step add up to top"

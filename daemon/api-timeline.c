@@ -1,0 +1,91 @@
+/* api-timeline.c: GET /v1/timeline: the selection's total per time step,
+ * to see when a service got hot before picking a window. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "query.h"
+#include "selection.h"
+#include "util.h"
+
+struct timeline_req {
+	struct selection sel;
+	int64_t step_s;
+};
+
+static void
+timeline_req_free(void *arg)
+{
+	struct timeline_req *t = arg;
+
+	selection_clear(&t->sel);
+	free(t);
+}
+
+static void
+timeline_work(struct api_call *call, void *worker)
+{
+	struct query_worker *w = worker;
+	struct timeline_req *t = call->data;
+	struct timeline_params p;
+	struct timeline_result r;
+	json_t *points;
+	char when[64];
+	size_t i;
+
+	memset(&p, 0, sizeof p);
+	p.sel = &t->sel;
+	p.step_s = t->step_s;
+	if (query_timeline(w->store, w->index, &p, &r, &call->err) == -1)
+		return;
+	points = json_array();
+	for (i = 0; i < r.npoints; i++) {
+		int64_t ns = (r.start_s + (int64_t)i * r.step_s) * 1000000000;
+
+		format_rfc3339(ns, when, sizeof when);
+		json_array_append_new(points, json_pack("{s:s, s:I, s:I}",
+		    "time", when, "time_ns", (json_int_t)ns,
+		    "value", (json_int_t)r.values[i]));
+	}
+	api_result(call, 200, json_pack("{s:o, s:s, s:I, s:I, s:o}",
+	    "metric", api_metric_json(r.metric.type, r.metric.unit),
+	    "unit", r.metric.unit,
+	    "step_s", (json_int_t)r.step_s,
+	    "total", (json_int_t)r.total,
+	    "points", points));
+	timeline_result_clear(&r);
+}
+
+void
+api_timeline_get(struct api_call *call)
+{
+	static const char *const own[] = { "step", NULL };
+	const char *step = api_param(call, "step");
+	struct timeline_req *t;
+	char *end;
+	long long v;
+
+	t = xcalloc(1, sizeof *t);
+	call->data = t;
+	call->free_data = timeline_req_free;
+	if (api_selection(call, &t->sel, NULL, own) == -1)
+		return;
+	if (step != NULL) {
+		v = strtoll(step, &end, 10);
+		if (*end == 'm')
+			v *= 60, end++;
+		else if (*end == 'h')
+			v *= 3600, end++;
+		else if (*end == 'd')
+			v *= 86400, end++;
+		else if (*end == 's')
+			end++;
+		if (end == step || *end != '\0' || v <= 0) {
+			api_error(call, 400, "step: \"%s\" is not a duration "
+			    "of whole seconds (10s, 5m, 1h, 1d)", step);
+			return;
+		}
+		t->step_s = v;
+	}
+	api_submit(call, API_QUERY, timeline_work);
+}

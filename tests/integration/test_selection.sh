@@ -78,7 +78,7 @@ for q in "scope=pf&metric=samples" "scope=pf&metric=samples&step=10s" \
 	r=$(api GET "/v1/timeline?$q")
 	[ "$(status_of "$r")" = 200 ] || fail "/v1/timeline?$q: $r"
 	sum=$(body_of "$r" | json 'sum(p["value"] for p in j["points"])')
-	flat=$(body_of "$(api GET "/v1/top?$q")" | json 'sum(r["flat"] for r in j["rows"])')
+	flat=$(body_of "$(api GET "/v1/top?${q%&step=*}")" | json 'sum(r["flat"] for r in j["rows"])')
 	[ "$sum" = "$flat" ] || fail "timeline $q: $sum, top: $flat"
 done
 r=$(api GET "/v1/timeline?scope=pf&metric=samples")

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "csindex.h"
 #include "query.h"
 #include "selection.h"
 #include "util.h"
@@ -11,6 +12,7 @@
 struct top_req {
 	struct selection sel;
 	int sort_cum;
+	int granularity;
 	long long limit;		/* -1 = all */
 };
 
@@ -42,6 +44,7 @@ top_work(struct api_call *call, void *worker)
 	memset(&p, 0, sizeof p);
 	p.sel = &t->sel;
 	p.sort_cum = t->sort_cum;
+	p.granularity = t->granularity;
 	if (query_top(w->store, w->index, &p, &r, &call->err) == -1)
 		return;
 	n = r.nrows;
@@ -70,7 +73,9 @@ top_work(struct api_call *call, void *worker)
 void
 api_top_get(struct api_call *call)
 {
-	static const char *const own[] = { "limit", "sort", NULL };
+	static const char *const own[] = { "limit", "sort", "granularity",
+	    NULL };
+	const char *gran = api_param(call, "granularity");
 	const char *limit = api_param(call, "limit");
 	const char *sort = api_param(call, "sort");
 	struct top_req *t;
@@ -99,5 +104,16 @@ api_top_get(struct api_call *call)
 		return;
 	}
 	t->sort_cum = sort != NULL && strcmp(sort, "cum") == 0;
+	if (gran == NULL || strcmp(gran, "function") == 0)
+		t->granularity = GRAN_FUNCTION;
+	else if (strcmp(gran, "line") == 0)
+		t->granularity = GRAN_LINE;
+	else if (strcmp(gran, "file") == 0)
+		t->granularity = GRAN_FILE;
+	else {
+		api_error(call, 400, "granularity: \"%s\" is none of "
+		    "function, line, file", gran);
+		return;
+	}
 	api_submit(call, API_QUERY, top_work);
 }

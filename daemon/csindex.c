@@ -15,6 +15,7 @@ struct cs {
 
 struct fr {
 	uint32_t name;			/* printable name */
+	uint32_t name_line, name_file;	/* at line and file granularity */
 	uint32_t flags;
 	uint32_t file;			/* source file, mapping file: names */
 	uint32_t mapping;
@@ -129,6 +130,20 @@ load_fr(void *arg, const struct store_frame_info *fi)
 		name = xstrdup("<unknown>");
 	f->name = csindex_intern(l->x, name);
 	f->flags = fi->flags;
+	f->name_line = f->name_file = f->name;
+	if (fi->file[0] != '\0') {
+		char *ln;
+
+		/* pprof's names at -lines and -files granularity. */
+		if (fi->line != 0)
+			xasprintf(&ln, "%s %s:%lld", name, fi->file,
+			    (long long)fi->line);
+		else
+			xasprintf(&ln, "%s %s", name, fi->file);
+		f->name_line = csindex_intern(l->x, ln);
+		f->name_file = csindex_intern(l->x, fi->file);
+		free(ln);
+	}
 	f->file = csindex_intern(l->x, fi->file);
 	f->mapping = csindex_intern(l->x, fi->mapping_file);
 	f->line = fi->start_line;
@@ -202,6 +217,15 @@ csindex_source(const struct csindex *x, int64_t cs, const char **file,
 	*file = x->names[f->file];
 	*line = f->line;
 	*mapping = x->names[f->mapping];
+}
+
+uint32_t
+csindex_name_at(const struct csindex *x, int64_t cs, enum granularity g)
+{
+	const struct fr *f = &x->fr[x->cs[cs].frame];
+
+	return g == GRAN_LINE ? f->name_line : g == GRAN_FILE ? f->name_file :
+	    f->name;
 }
 
 uint32_t

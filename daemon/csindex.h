@@ -31,6 +31,11 @@ unsigned csindex_flags(const struct csindex *, int64_t cs);
  * the mapping's file ("" and 0 when unknown). */
 void csindex_source(const struct csindex *, int64_t cs, const char **file,
     int64_t *line, const char **mapping);
+/* Report granularity: pprof's -functions (default), -lines, -files. */
+enum granularity { GRAN_FUNCTION, GRAN_LINE, GRAN_FILE };
+/* The printable name at a granularity: "f", "f file:line", "file". */
+uint32_t csindex_name_at(const struct csindex *, int64_t cs,
+    enum granularity);
 /* The same as name ids, for matching them like names. */
 uint32_t csindex_file_id(const struct csindex *, int64_t cs);
 uint32_t csindex_mapping_id(const struct csindex *, int64_t cs);

@@ -131,7 +131,7 @@ query_timeline(struct store *s, struct csindex *idx,
 	if (csindex_acquire(idx, s, err) == -1)
 		goto out;
 	locked = 1;
-	stackwalk_init(&w, idx, p->sel);
+	stackwalk_init(&w, idx, p->sel, GRAN_FUNCTION);
 	if (n == 0) {
 		r->step_s = p->step_s > 0 ? p->step_s : 1;
 		rc = 0;
@@ -314,7 +314,7 @@ query_top(struct store *s, struct csindex *idx, const struct top_params *p,
 	rowof = xreallocarray(NULL, nnames ? nnames : 1, sizeof *rowof);
 	for (i = 0; i < nnames; i++)
 		rowof[i] = -1;
-	stackwalk_init(&w, idx, p->sel);
+	stackwalk_init(&w, idx, p->sel, p->granularity);
 	for (i = 0; i < nvals; i++) {
 		int64_t v = vals[i].value;
 

@@ -15,6 +15,7 @@ struct selection;
 struct top_params {
 	const struct selection *sel;
 	int sort_cum;
+	int granularity;		/* enum granularity: function, line, file */
 };
 
 /* How a function was reached from its callers, as pprof labels it. */

@@ -14,11 +14,12 @@
 
 void
 stackwalk_init(struct stackwalk *w, const struct csindex *idx,
-    const struct selection *sel)
+    const struct selection *sel, int granularity)
 {
 	memset(w, 0, sizeof *w);
 	w->idx = idx;
 	w->sel = sel;
+	w->granularity = granularity;
 	w->nnames = csindex_nnames(idx);
 	w->memo = xmalloc(w->nnames * FF_COUNT + 1);
 	memset(w->memo, -1, w->nnames * FF_COUNT + 1);
@@ -94,7 +95,8 @@ stackwalk_run(struct stackwalk *w, int64_t leaf)
 			    sizeof *w->flags);
 		}
 		w->cs[n] = cs;
-		w->name[n] = csindex_name(w->idx, cs);
+		w->name[n] = csindex_name_at(w->idx, cs,
+		    (enum granularity)w->granularity);
 		w->flags[n] = csindex_flags(w->idx, cs);
 		n++;
 	}

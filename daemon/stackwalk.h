@@ -15,6 +15,7 @@ struct selection;
 struct stackwalk {
 	const struct csindex *idx;
 	const struct selection *sel;
+	int granularity;		/* enum granularity of csindex.h */
 	int8_t *memo;			/* per name id and filter: -1, 0, 1 */
 	size_t nnames;
 	/* The frames of the last walk, root first. */
@@ -24,8 +25,9 @@ struct stackwalk {
 	size_t n, cap;
 };
 
+/* Frames are named at the granularity (GRAN_FUNCTION, _LINE, _FILE). */
 void stackwalk_init(struct stackwalk *, const struct csindex *,
-    const struct selection *);
+    const struct selection *, int granularity);
 void stackwalk_clear(struct stackwalk *);
 /* Walk the stack ending at callsite leaf: 1 with the frames in w, 0 if the
  * filters drop it, -1 if the callsite is unknown. */

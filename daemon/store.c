@@ -126,7 +126,8 @@ static const struct {
 	[S_CALLSITES] = { 0, "SELECT id, ifnull(parent_id, 0), frame_id "
 	    "FROM callsite WHERE id > ?1 ORDER BY id" },
 	[S_FRAMES] = { 0, "SELECT f.id, ifnull(s.s, ''), ifnull(ms.s, ''), "
-	    "f.flags, ifnull(fs.s, ''), ifnull(fn.start_line, 0) FROM frame f "
+	    "f.flags, ifnull(fs.s, ''), ifnull(fn.start_line, 0), f.line "
+	    "FROM frame f "
 	    "LEFT JOIN function fn ON fn.id = f.function_id "
 	    "LEFT JOIN string s ON s.id = fn.name_id "
 	    "LEFT JOIN string fs ON fs.id = fn.filename_id "
@@ -1134,6 +1135,7 @@ store_frames_after(struct store *s, int64_t after,
 		fi.flags = (unsigned)sqlite3_column_int(st, 3);
 		fi.file = (const char *)sqlite3_column_text(st, 4);
 		fi.start_line = sqlite3_column_int64(st, 5);
+		fi.line = sqlite3_column_int64(st, 6);
 		cb(arg, &fi);
 	}
 	sqlite3_reset(st);

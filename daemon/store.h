@@ -172,6 +172,7 @@ struct store_frame_info {
 	const char *function;		/* "" = none */
 	const char *file;		/* the function's source file, or "" */
 	int64_t start_line;
+	int64_t line;			/* of the frame itself, 0 = unknown */
 	const char *mapping_file;	/* "" = none */
 	unsigned flags;
 };

@@ -150,7 +150,7 @@ query_tree(struct store *s, struct csindex *idx, const struct tree_params *p,
 		goto out;
 	locked = 1;
 	node_add(&b, "root", 0);
-	stackwalk_init(&w, idx, p->sel);
+	stackwalk_init(&w, idx, p->sel, GRAN_FUNCTION);
 	for (i = 0; i < nvals; i++) {
 		int64_t v = vals[i].value;
 

@@ -1,4 +1,5 @@
-# focus, ignore, hide and show give the same top as go tool pprof's flags
+# focus, ignore, hide and show, and the line and file granularities, give
+# the same top as go tool pprof's flags
 # of the same names on the real CPU and heap fixtures: every row's flat and
 # cum, their order, the (inline) marks and the total.  Needs go.
 . "$(dirname "$0")/lib.sh"
@@ -11,6 +12,12 @@ compare() {	# scope profile metric unit name=regex...
 	local scope=$1 prof=$2 metric=$3 unit=$4 q="" flags=() kv
 	shift 4
 	for kv in "$@"; do
+		case "$kv" in
+		granularity=*)	# pprof's -lines / -files
+			q="$q&$kv"
+			[ "${kv#*=}" = function ] || flags+=("-${kv#*=}s")
+			continue ;;
+		esac
 		q="$q&$(python3 -c 'import sys,urllib.parse as u; k,v=sys.argv[1].split("=",1); print(k+"="+u.quote(v))' "$kv")"
 		flags+=("-${kv%%=*}=${kv#*=}")
 	done
@@ -61,6 +68,12 @@ compare cpu cpu.pprof cpu ns 'hide=main\.mix64'
 compare cpu cpu.pprof samples count 'focus=main\.(escapeTime|dot)' 'ignore=fib'
 compare heap heap.pprof alloc_space B 'focus=main\.' 'hide=^runtime'
 ok "focus/ignore/hide/show: the same top as pprof's flags, row for row"
+
+compare cpu cpu.pprof cpu ns granularity=line
+compare cpu cpu.pprof cpu ns granularity=file
+compare cpu cpu.pprof cpu ns granularity=line 'focus=main\.fib'
+compare heap heap.pprof inuse_space B granularity=file
+ok "granularity=line and file: the same top as pprof -lines and -files"
 
 r=$(api GET "/v1/top?scope=cpu&focus=%28unclosed")
 [ "$(status_of "$r")" = 400 ] || fail "bad regex: $r"

@@ -400,7 +400,9 @@ agg_flush(struct importer *im, int all, int64_t profile_time,
 	int64_t t, bucket;
 
 	/* In key order, so the inserts walk the sample b-tree forward. */
-	qsort(im->agg_rows, im->naggs, sizeof *im->agg_rows, agg_key_cmp);
+	if (im->naggs > 0)
+		qsort(im->agg_rows, im->naggs, sizeof *im->agg_rows,
+		    agg_key_cmp);
 	for (i = 0; i < im->naggs; i++) {
 		const struct agg_row *r = &im->agg_rows[i];
 

@@ -363,8 +363,9 @@ query_top(struct store *s, struct csindex *idx, const struct top_params *p,
 		}
 	}
 	edges_label(&b, flat_sum, r->rows, r->nrows);
-	qsort_r(r->rows, r->nrows, sizeof *r->rows, row_cmp,
-	    (void *)(uintptr_t)&p->sort_cum);
+	if (r->nrows > 0)
+		qsort_r(r->rows, r->nrows, sizeof *r->rows, row_cmp,
+		    (void *)(uintptr_t)&p->sort_cum);
 	rc = 0;
 out:
 	if (locked)

@@ -93,7 +93,8 @@ tree_finish(struct build *b, int64_t cutoff)
 			}
 			kids[n++] = j;
 		}
-		qsort_r(kids, n, sizeof *kids, name_cmp, r->nodes);
+		if (n > 1)
+			qsort_r(kids, n, sizeof *kids, name_cmp, r->nodes);
 		other = 0;
 		r->nodes[i].child = 0;
 		for (j = n; j-- > 0;) {

@@ -1,4 +1,7 @@
 # Turns schema/NNN-name.sql files into a C array of (version, sql) pairs.
+# DIR is the schema directory (a list would not survive the command line).
+file(GLOB FILES ${DIR}/*.sql)
+list(SORT FILES)
 set(body "/* Generated from the files of schema/ by schema/embed.cmake. */\n#include \"schema.h\"\n\nconst struct schema_step schema_steps[] = {\n")
 set(count 0)
 foreach(f ${FILES})

@@ -108,6 +108,17 @@ api_result_text(struct api_call *call, int status, const char *type,
 	call->status = status;
 	call->reply_type = type;
 	call->reply_text = text;
+	call->reply_len = strlen(text);
+}
+
+void
+api_result_blob(struct api_call *call, int status, const char *type,
+    void *data, size_t len)
+{
+	call->status = status;
+	call->reply_type = type;
+	call->reply_text = data;
+	call->reply_len = len;
 }
 
 static void
@@ -115,7 +126,7 @@ api_reply_text(struct api_call *call)
 {
 	struct evbuffer *out = evhttp_request_get_output_buffer(call->req);
 
-	evbuffer_add(out, call->reply_text, strlen(call->reply_text));
+	evbuffer_add(out, call->reply_text, call->reply_len);
 	evhttp_add_header(evhttp_request_get_output_headers(call->req),
 	    "Content-Type", call->reply_type);
 	evhttp_send_reply(call->req, call->status, NULL, NULL);

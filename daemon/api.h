@@ -30,6 +30,7 @@ struct api_call {
 	int status;
 	json_t *reply;
 	char *reply_text;		/* or a reply that is not JSON */
+	size_t reply_len;		/* its length in bytes */
 	const char *reply_type;
 	struct error err;
 	/* Handler data, freed with free_data. */
@@ -57,6 +58,9 @@ void api_result(struct api_call *, int status, json_t *);
 /* A reply that is not JSON (text is taken, freed with the call). */
 void api_result_text(struct api_call *, int status, const char *type,
     char *text);
+/* The same for len bytes of binary data (taken, freed with the call). */
+void api_result_blob(struct api_call *, int status, const char *type,
+    void *data, size_t len);
 
 /* Server state the handlers read. */
 const struct config *server_config(struct server *);
@@ -80,6 +84,8 @@ void api_top_get(struct api_call *);
 void api_tree_get(struct api_call *);
 void api_diff_get(struct api_call *);
 void api_timeline_get(struct api_call *);
+void api_export_get(struct api_call *);
+void api_query_post(struct api_call *);
 void api_health_get(struct api_call *);
 void api_uploads_post(struct api_call *);
 void api_uploads_put(struct api_call *);

@@ -112,3 +112,45 @@ inflate_stream(struct stream *in, const struct limits *limits)
 		abort();
 	return stream_new(&src);
 }
+
+/* ---- gzip: compressing a reply in one piece ---- */
+
+int
+inflate_gzip(const void *data, size_t len, uint8_t **out, size_t *outlen,
+    struct error *err)
+{
+	z_stream z;
+	uLong cap;
+	uint8_t *buf;
+	int rc;
+
+	*out = NULL;
+	*outlen = 0;
+	/* One deflate() call: its counts are 32 bits. */
+	if (len > (size_t)UINT32_MAX / 2)
+		return error_set(err, ERR_TOO_LARGE, "gzip: %zu bytes are "
+		    "too many to compress at once", len);
+	memset(&z, 0, sizeof z);
+	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS,
+	    8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return error_set(err, ERR_INTERNAL, "gzip: deflateInit2 "
+		    "failed");
+	/* deflateBound leaves no room for the gzip header and trailer. */
+	cap = deflateBound(&z, (uLong)len) + 32;
+	buf = xmalloc(cap);
+	z.next_in = (Bytef *)(uintptr_t)data;
+	z.avail_in = (uInt)len;
+	z.next_out = buf;
+	z.avail_out = (uInt)cap;
+	rc = deflate(&z, Z_FINISH);
+	*outlen = z.total_out;
+	deflateEnd(&z);
+	if (rc != Z_STREAM_END) {
+		free(buf);
+		*outlen = 0;
+		return error_set(err, ERR_INTERNAL, "gzip: deflate failed "
+		    "(%d)", rc);
+	}
+	*out = buf;
+	return 0;
+}

@@ -1,4 +1,5 @@
-/* inflate.h: streaming gunzip with bounds; the only user of zlib. */
+/* inflate.h: streaming gunzip with bounds, and gzip of a reply; the only
+ * user of zlib. */
 #ifndef PROFD_INFLATE_H
 #define PROFD_INFLATE_H
 
@@ -16,5 +17,9 @@ int inflate_is_gzip(const uint8_t *, size_t);
  * max_inflate_ratio times the compressed bytes read so far (past a first
  * 1 MiB).  Takes ownership of the compressed stream. */
 struct stream *inflate_stream(struct stream *gz, const struct limits *);
+
+/* The gzip of len bytes at data, in one member (*out to free). */
+int inflate_gzip(const void *data, size_t len, uint8_t **out,
+    size_t *outlen, struct error *);
 
 #endif

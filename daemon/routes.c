@@ -17,6 +17,8 @@ const struct route routes[] = {
 	{ "GET", "/v1/tree", ROUTE_READONLY, api_tree_get },
 	{ "GET", "/v1/diff", ROUTE_READONLY, api_diff_get },
 	{ "GET", "/v1/timeline", ROUTE_READONLY, api_timeline_get },
+	{ "GET", "/v1/export", ROUTE_READONLY, api_export_get },
+	{ "POST", "/v1/query", ROUTE_READONLY, api_query_post },
 	{ "GET", "/v1/health", ROUTE_LOOP, api_health_get },
 	{ "POST", "/v1/uploads", ROUTE_IO, api_uploads_post },
 	{ "PUT", "/v1/uploads", ROUTE_IO, api_uploads_put },

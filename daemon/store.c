@@ -1157,3 +1157,258 @@ store_file_size(const char *path)
 	free(wal);
 	return total;
 }
+
+/* ---- export: every metric of a selection, and rows by id ---- */
+
+/* The sample table seen with metric_id forced to 0, so that filter_sql's
+ * "s.metric_id = ?" bound to 0 selects every metric; m is the real one. */
+static const char export_from[] = " FROM (SELECT profile_id, "
+    "metric_id AS m, 0 AS metric_id, callsite_id, labelset_id, bucket, "
+    "value FROM sample) s JOIN profile p ON p.id = s.profile_id";
+
+int
+store_select_all(struct store *s, const struct store_filter *filter,
+    struct store_export_value **out, size_t *n, int64_t **profiles,
+    size_t *nprofiles, struct error *err)
+{
+	struct store_filter f = *filter;
+	struct buf sql = { 0 }, where = { 0 };
+	sqlite3_stmt *st = NULL;
+	struct store_export_value *v = NULL;
+	int64_t *ids = NULL;
+	size_t count = 0, cap = 0, nids = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	*profiles = NULL;
+	*nprofiles = 0;
+	f.metric_id = 0;
+	filter_sql(&f, &where);
+	buf_adds(&sql, "SELECT s.m, s.callsite_id, s.labelset_id, "
+	    "sum(s.value)");
+	buf_add(&sql, export_from, sizeof export_from - 1);
+	buf_add(&sql, where.p, where.n);
+	buf_adds(&sql, " GROUP BY s.callsite_id, s.labelset_id, s.m "
+	    "ORDER BY s.callsite_id, s.labelset_id, s.m");
+	if (sqlite3_prepare_v2(s->db, (const char *)sql.p, (int)sql.n, &st,
+	    NULL) != SQLITE_OK)
+		goto fail;
+	filter_bind(st, &f);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (count == cap) {
+			cap = cap ? cap * 2 : 1024;
+			v = xreallocarray(v, cap, sizeof *v);
+		}
+		v[count].metric = sqlite3_column_int64(st, 0);
+		v[count].callsite = sqlite3_column_int64(st, 1);
+		v[count].labelset = sqlite3_column_int64(st, 2);
+		v[count].value = sqlite3_column_int64(st, 3);
+		count++;
+	}
+	if (rc != SQLITE_DONE)
+		goto fail;
+	sqlite3_finalize(st);
+	sql.n = 0;
+	buf_adds(&sql, "SELECT q.id FROM profile q WHERE q.id IN "
+	    "(SELECT s.profile_id");
+	buf_add(&sql, export_from, sizeof export_from - 1);
+	buf_add(&sql, where.p, where.n);
+	buf_adds(&sql, ") ORDER BY q.time_ns, q.id");
+	if (sqlite3_prepare_v2(s->db, (const char *)sql.p, (int)sql.n, &st,
+	    NULL) != SQLITE_OK)
+		goto fail;
+	filter_bind(st, &f);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ids = xreallocarray(ids, nids + 1, sizeof *ids);
+		ids[nids++] = sqlite3_column_int64(st, 0);
+	}
+	if (rc != SQLITE_DONE)
+		goto fail;
+	sqlite3_finalize(st);
+	buf_free(&sql);
+	buf_free(&where);
+	*out = v;
+	*n = count;
+	*profiles = ids;
+	*nprofiles = nids;
+	return 0;
+fail:
+	store_fail(s, err, "selecting samples for export");
+	sqlite3_finalize(st);
+	buf_free(&sql);
+	buf_free(&where);
+	free(v);
+	free(ids);
+	return -1;
+}
+
+/* Prepare sql, then bind each id to ?1 and hand every row to row(). */
+static int
+store_rows_by_id(struct store *s, const char *sql, const int64_t *ids,
+    size_t n, void (*row)(sqlite3_stmt *, void *), void *arg,
+    const char *what, struct error *err)
+{
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	int rc = SQLITE_DONE;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return store_fail(s, err, what);
+	for (i = 0; i < n && rc == SQLITE_DONE; i++) {
+		sqlite3_bind_int64(st, 1, ids[i]);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+			row(st, arg);
+		sqlite3_reset(st);
+	}
+	if (rc != SQLITE_DONE) {
+		store_fail(s, err, what);
+		sqlite3_finalize(st);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static struct store_str
+col_bytes(sqlite3_stmt *st, int i)
+{
+	struct store_str r;
+
+	r.p = sqlite3_column_blob(st, i);
+	r.n = (size_t)sqlite3_column_bytes(st, i);
+	if (r.p == NULL)
+		r.p = "";
+	return r;
+}
+
+struct rows_cb {
+	void (*fn)(void *, const struct store_function_row *);
+	void (*map)(void *, const struct store_mapping_row *);
+	void (*label)(void *, const struct store_label_row *);
+	void *arg;
+	size_t at;
+	struct store_frame_row *frames;
+};
+
+static void
+frame_row(sqlite3_stmt *st, void *arg)
+{
+	struct rows_cb *r = arg;
+	struct store_frame_row *f = &r->frames[r->at++];
+
+	f->callsite = sqlite3_column_int64(st, 0);
+	f->frame = sqlite3_column_int64(st, 1);
+	f->function = sqlite3_column_int64(st, 2);
+	f->mapping = sqlite3_column_int64(st, 3);
+	f->address = (uint64_t)sqlite3_column_int64(st, 4);
+	f->line = sqlite3_column_int64(st, 5);
+	f->column = sqlite3_column_int64(st, 6);
+	f->flags = (unsigned)sqlite3_column_int(st, 7);
+}
+
+int
+store_callsite_frames(struct store *s, const int64_t *callsites, size_t n,
+    struct store_frame_row *out, struct error *err)
+{
+	struct rows_cb r = { NULL, NULL, NULL, NULL, 0, out };
+
+	if (store_rows_by_id(s, "SELECT c.id, f.id, ifnull(f.function_id, 0), "
+	    "ifnull(f.mapping_id, 0), f.address, f.line, f.col, f.flags "
+	    "FROM callsite c JOIN frame f ON f.id = c.frame_id WHERE c.id = ?1",
+	    callsites, n, frame_row, &r, "reading frames", err) == -1)
+		return -1;
+	if (r.at != n)
+		return error_set(err, ERR_INTERNAL, "store: %zu of %zu "
+		    "callsites not found", n - r.at, n);
+	return 0;
+}
+
+static void
+function_row(sqlite3_stmt *st, void *arg)
+{
+	struct rows_cb *r = arg;
+	struct store_function_row f;
+
+	f.id = sqlite3_column_int64(st, 0);
+	f.name = col_bytes(st, 1);
+	f.system_name = col_bytes(st, 2);
+	f.file = col_bytes(st, 3);
+	f.start_line = sqlite3_column_int64(st, 4);
+	r->fn(r->arg, &f);
+}
+
+int
+store_functions_by_id(struct store *s, const int64_t *ids, size_t n,
+    void (*cb)(void *, const struct store_function_row *), void *arg,
+    struct error *err)
+{
+	struct rows_cb r = { cb, NULL, NULL, arg, 0, NULL };
+
+	return store_rows_by_id(s, "SELECT fn.id, a.s, b.s, c.s, "
+	    "fn.start_line FROM function fn "
+	    "JOIN string a ON a.id = fn.name_id "
+	    "JOIN string b ON b.id = fn.system_name_id "
+	    "JOIN string c ON c.id = fn.filename_id WHERE fn.id = ?1",
+	    ids, n, function_row, &r, "reading functions", err);
+}
+
+static void
+mapping_row(sqlite3_stmt *st, void *arg)
+{
+	struct rows_cb *r = arg;
+	struct store_mapping_row m;
+
+	m.id = sqlite3_column_int64(st, 0);
+	m.start = (uint64_t)sqlite3_column_int64(st, 1);
+	m.limit = (uint64_t)sqlite3_column_int64(st, 2);
+	m.offset = (uint64_t)sqlite3_column_int64(st, 3);
+	m.file = col_bytes(st, 4);
+	m.build_id = col_bytes(st, 5);
+	m.flags = (unsigned)sqlite3_column_int(st, 6);
+	r->map(r->arg, &m);
+}
+
+int
+store_mappings_by_id(struct store *s, const int64_t *ids, size_t n,
+    void (*cb)(void *, const struct store_mapping_row *), void *arg,
+    struct error *err)
+{
+	struct rows_cb r = { NULL, cb, NULL, arg, 0, NULL };
+
+	return store_rows_by_id(s, "SELECT m.id, m.memory_start, "
+	    "m.memory_limit, m.file_offset, a.s, b.s, m.flags FROM mapping m "
+	    "JOIN string a ON a.id = m.filename_id "
+	    "JOIN string b ON b.id = m.build_id_id WHERE m.id = ?1",
+	    ids, n, mapping_row, &r, "reading mappings", err);
+}
+
+static void
+label_row(sqlite3_stmt *st, void *arg)
+{
+	struct rows_cb *r = arg;
+	struct store_label_row l;
+
+	l.labelset = sqlite3_column_int64(st, 0);
+	l.key = col_bytes(st, 1);
+	l.is_num = sqlite3_column_type(st, 3) != SQLITE_NULL;
+	l.str = col_bytes(st, 2);
+	l.num = sqlite3_column_int64(st, 3);
+	l.num_unit = col_bytes(st, 4);
+	r->label(r->arg, &l);
+}
+
+int
+store_labels_by_set(struct store *s, const int64_t *labelsets, size_t n,
+    void (*cb)(void *, const struct store_label_row *), void *arg,
+    struct error *err)
+{
+	struct rows_cb r = { NULL, NULL, cb, arg, 0, NULL };
+
+	return store_rows_by_id(s, "SELECT l.labelset_id, k.s, v.s, l.num, "
+	    "u.s FROM label l JOIN string k ON k.id = l.key_id "
+	    "LEFT JOIN string v ON v.id = l.str_id "
+	    "LEFT JOIN string u ON u.id = l.num_unit_id "
+	    "WHERE l.labelset_id = ?1 ORDER BY l.rowid",
+	    labelsets, n, label_row, &r, "reading labels", err);
+}

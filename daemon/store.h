@@ -183,4 +183,63 @@ int store_frames_after(struct store *, int64_t after,
 /* Size in bytes of the database file and its WAL. */
 int64_t store_file_size(const char *path);
 
+/* ---- export ---- */
+
+/* Bytes of a row, valid during the callback that gets them. */
+struct store_str {
+	const char *p;
+	size_t n;
+};
+
+/* Sum per (metric, callsite, label set), sorted by callsite, label set,
+ * metric, over what the filter selects for every metric (its metric_id is
+ * ignored), and the ids of the profiles those come from, oldest first. */
+struct store_export_value {
+	int64_t metric, callsite, labelset, value;
+};
+int store_select_all(struct store *, const struct store_filter *,
+    struct store_export_value **, size_t *, int64_t **profiles,
+    size_t *nprofiles, struct error *);
+
+/* The frame of each callsite, out[i] for callsites[i]; 0 ids = none. */
+struct store_frame_row {
+	int64_t callsite, frame, function, mapping;
+	uint64_t address;
+	int64_t line, column;
+	unsigned flags;
+};
+int store_callsite_frames(struct store *, const int64_t *callsites,
+    size_t n, struct store_frame_row *out, struct error *);
+
+struct store_function_row {
+	int64_t id;
+	struct store_str name, system_name, file;
+	int64_t start_line;
+};
+int store_functions_by_id(struct store *, const int64_t *ids, size_t n,
+    void (*cb)(void *, const struct store_function_row *), void *,
+    struct error *);
+
+struct store_mapping_row {
+	int64_t id;
+	uint64_t start, limit, offset;
+	struct store_str file, build_id;
+	unsigned flags;
+};
+int store_mappings_by_id(struct store *, const int64_t *ids, size_t n,
+    void (*cb)(void *, const struct store_mapping_row *), void *,
+    struct error *);
+
+/* The labels of each label set, in the order they were added. */
+struct store_label_row {
+	int64_t labelset;
+	struct store_str key, str;	/* str when !is_num */
+	int is_num;
+	int64_t num;
+	struct store_str num_unit;
+};
+int store_labels_by_set(struct store *, const int64_t *labelsets, size_t n,
+    void (*cb)(void *, const struct store_label_row *), void *,
+    struct error *);
+
 #endif

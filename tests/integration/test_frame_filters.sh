@@ -25,37 +25,8 @@ compare() {	# scope profile metric unit name=regex...
 	TZ=UTC go tool pprof -symbolize=none -top -nodefraction=0 -nodecount=100000 \
 	    -sample_index="$metric" -unit="$unit" "${flags[@]}" "$FIXTURES/$prof" \
 	    >"$T/want.txt" 2>/dev/null || fail "go tool pprof ${flags[*]}"
-	python3 - "$T/want.txt" "$T/got.json" "$unit" <<'PY' || fail "top with $* differs from pprof ${flags[*]}"
-import json, re, sys
-unit = sys.argv[3]
-want, total = [], None
-for line in open(sys.argv[1]):
-    m = re.search(r"of (\S+) total", line)
-    if m:
-        total = int(m.group(1).removesuffix(unit) or 0)
-    m = re.match(r"^\s*(\S+)\s+\S+%\s+\S+%\s+(\S+)\s+\S+%\s+(.*)$", line)
-    if not m or line.lstrip().startswith("flat"):
-        continue
-    num = lambda s: int(s.removesuffix(unit)) if s != "0" else 0
-    name, inl = m.group(3), "no"
-    for mark in ("inline", "partial-inline"):
-        if name.endswith(" (%s)" % mark):
-            name, inl = name[: -len(mark) - 3], mark
-    want.append((name, num(m.group(1)), num(m.group(2)), inl))
-got = json.load(open(sys.argv[2]))
-rows = [(r["function"], r["flat"], r["cum"], r["inline"]) for r in got["rows"]]
-bad = 0
-if got["total"] != total:
-    print("total", got["total"], total); bad = 1
-if rows != want:
-    bad = 1
-    for i in range(max(len(rows), len(want))):
-        g = rows[i] if i < len(rows) else None
-        w = want[i] if i < len(want) else None
-        if g != w:
-            print("row", i, "got", g, "pprof", w)
-sys.exit(bad)
-PY
+	python3 "$TESTS_DIR/tools/pprof_top.py" "$T/want.txt" "$T/got.json" "$unit" ||
+	    fail "top with $* differs from pprof ${flags[*]}"
 	echo "   $* : $(json 'len(j["rows"])' <"$T/got.json") rows"
 }
 

@@ -1,0 +1,50 @@
+/* api-export.c: GET /v1/export: the selection as a gzipped pprof profile. */
+#include <stdlib.h>
+
+#include "api.h"
+#include "export.h"
+#include "inflate.h"
+#include "query.h"
+#include "selection.h"
+#include "util.h"
+
+static void
+export_req_free(void *arg)
+{
+	struct selection *sel = arg;
+
+	selection_clear(sel);
+	free(sel);
+}
+
+static void
+export_work(struct api_call *call, void *worker)
+{
+	struct query_worker *w = worker;
+	uint8_t *pb, *gz;
+	size_t pblen, gzlen;
+	int rc;
+
+	if (export_pprof(w->store, w->index, call->data, &pb, &pblen,
+	    &call->err) == -1)
+		return;
+	rc = inflate_gzip(pb, pblen, &gz, &gzlen, &call->err);
+	free(pb);
+	if (rc == -1)
+		return;
+	api_result_blob(call, 200, "application/octet-stream", gz, gzlen);
+}
+
+void
+api_export_get(struct api_call *call)
+{
+	static const char *const own[] = { NULL };
+	struct selection *sel;
+
+	sel = xcalloc(1, sizeof *sel);
+	call->data = sel;
+	call->free_data = export_req_free;
+	if (api_selection(call, sel, NULL, own) == -1)
+		return;
+	api_submit(call, API_QUERY, export_work);
+}

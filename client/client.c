@@ -49,9 +49,10 @@ client_print_error(const struct http_reply *reply, const char *what)
  * NULL) and returns the exit code: PROFCTL_EXIT_USAGE when profd could not
  * be reached, PROFCTL_EXIT_REFUSED when it said no.
  */
-int
-client_call(struct client *c, const char *method, const char *path,
-    const void *body, size_t len, struct http_reply *reply, const char *what)
+static int
+client_call_type(struct client *c, const char *method, const char *path,
+    const char *ctype, const void *body, size_t len, struct http_reply *reply,
+    const char *what, int raw)
 {
 	char	*socket_path, *cause = NULL;
 	int	 rc;
@@ -68,7 +69,8 @@ client_call(struct client *c, const char *method, const char *path,
 		free(socket_path);
 	}
 
-	rc = http_request(c->http, method, path, body, len, reply, &cause);
+	rc = http_request_type(c->http, method, path, ctype, body, len, reply,
+	    &cause);
 	if (rc == HTTP_ECONNECT) {
 		fprintf(stderr, "profctl: cannot connect to profd at %s: %s "
 		    "(is profd running? set --socket or PROFD_SOCKET)\n",
@@ -87,7 +89,7 @@ client_call(struct client *c, const char *method, const char *path,
 		http_reply_clear(reply);
 		return (PROFCTL_EXIT_REFUSED);
 	}
-	if (reply->json == NULL) {
+	if (reply->json == NULL && !raw) {
 		fprintf(stderr, "profctl: %s%sunexpected reply from profd "
 		    "(HTTP %ld, not JSON)\n", what != NULL ? what : "",
 		    what != NULL ? ": " : "", reply->status);
@@ -95,6 +97,32 @@ client_call(struct client *c, const char *method, const char *path,
 		return (PROFCTL_EXIT_REFUSED);
 	}
 	return (PROFCTL_EXIT_OK);
+}
+
+int
+client_call(struct client *c, const char *method, const char *path,
+    const void *body, size_t len, struct http_reply *reply, const char *what)
+{
+	return (client_call_type(c, method, path, NULL, body, len, reply, what,
+	    0));
+}
+
+/* client_get for replies that need not be JSON (text/plain folded
+ * stacks, a gzipped profile): a 2xx reply is returned as it came. */
+int
+client_get_raw(struct client *c, const char *path, struct http_reply *reply)
+{
+	return (client_call_type(c, "GET", path, NULL, NULL, 0, reply, NULL,
+	    1));
+}
+
+/* POST a body of the given Content-Type; the reply must be JSON. */
+int
+client_post_type(struct client *c, const char *path, const char *ctype,
+    const void *body, size_t len, struct http_reply *reply)
+{
+	return (client_call_type(c, "POST", path, ctype, body, len, reply,
+	    NULL, 0));
 }
 
 int

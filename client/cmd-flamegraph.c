@@ -1,5 +1,6 @@
-/* cmd-flamegraph.c: a scope's call tree, GET /v1/tree, as an interactive
- * SVG flame graph; with --diff, against a saved tree (or a saved diff). */
+/* cmd-flamegraph.c: a selection's call tree, GET /v1/tree, as an
+ * interactive SVG flame graph; with --diff, against a saved tree (or a saved
+ * diff); with any --base-… flag, GET /v1/diff against a base selection. */
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -14,7 +15,7 @@ static int	cmd_flamegraph_exec(struct client *, int, char **);
 
 const struct cmd_entry cmd_flamegraph_entry = {
 	"flamegraph",
-	"flamegraph --scope S [--metric TYPE[/UNIT]] [--min-fraction F] "
+	"flamegraph SELECTION [BASE-SELECTION] [--min-fraction F] "
 	"[--title T] [--width PX] [--diff FILE] [-o FILE.svg]",
 	cmd_flamegraph_exec
 };
@@ -77,8 +78,8 @@ static int
 cmd_flamegraph_exec(struct client *c, int argc, char **argv)
 {
 	static const struct option	 opts[] = {
-		{ "scope",		required_argument,	NULL, 's' },
-		{ "metric",		required_argument,	NULL, 'm' },
+		SELECTION_OPTIONS,
+		SELECTION_BASE_OPTIONS,
 		{ "min-fraction",	required_argument,	NULL, 'f' },
 		{ "title",		required_argument,	NULL, 't' },
 		{ "width",		required_argument,	NULL, 'w' },
@@ -92,37 +93,42 @@ cmd_flamegraph_exec(struct client *c, int argc, char **argv)
 	struct flamegraph_opts	 o;
 	struct http_reply	 reply;
 	json_error_t		 jerr;
+	struct selection	 sel;
 	json_t			*base = NULL, *tree = NULL, *merged = NULL;
-	const char		*scope = NULL, *metric = NULL, *frac = NULL;
+	const char		*frac = NULL;
 	const char		*diff = NULL, *output = NULL;
-	char			*url, *end;
+	char			*url, *end, *cause = NULL;
 	double			 d;
 	int			 ch, rc;
 
 	memset(&o, 0, sizeof o);
 	memset(&reply, 0, sizeof reply);
+	memset(&sel, 0, sizeof sel);
 	optind = 0;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "-:s:m:f:t:w:d:o:h", opts,
 	    NULL)) != -1) {
+		if ((rc = selection_option(&sel, ch, optarg, &cause)) == 0)
+			continue;
+		if (rc == -1) {
+			rc = cmd_usage_error(e, "flamegraph: %s", cause);
+			goto out;
+		}
 		switch (ch) {
 		case 1:
-			return (cmd_usage_error(e, "flamegraph: unexpected "
-			    "argument \"%s\"", optarg));
-		case 's':
-			scope = optarg;
-			continue;
-		case 'm':
-			metric = optarg;
-			continue;
+			rc = cmd_usage_error(e, "flamegraph: unexpected "
+			    "argument \"%s\"", optarg);
+			goto out;
 		case 'f':
 			errno = 0;
 			d = strtod(optarg, &end);
 			if (errno != 0 || end == optarg || *end != '\0' ||
-			    !(d >= 0 && d <= 1))
-				return (cmd_usage_error(e, "flamegraph: "
+			    !(d >= 0 && d <= 1)) {
+				rc = cmd_usage_error(e, "flamegraph: "
 				    "--min-fraction \"%s\" is not a fraction "
-				    "between 0 and 1", optarg));
+				    "between 0 and 1", optarg);
+				goto out;
+			}
 			frac = optarg;
 			continue;
 		case 't':
@@ -132,10 +138,12 @@ cmd_flamegraph_exec(struct client *c, int argc, char **argv)
 			errno = 0;
 			d = strtod(optarg, &end);
 			if (errno != 0 || end == optarg || *end != '\0' ||
-			    !(d >= 100 && d <= 100000))
-				return (cmd_usage_error(e, "flamegraph: "
+			    !(d >= 100 && d <= 100000)) {
+				rc = cmd_usage_error(e, "flamegraph: "
 				    "--width \"%s\" is not 100 to 100000 px",
-				    optarg));
+				    optarg);
+				goto out;
+			}
 			o.width = d;
 			continue;
 		case 'd':
@@ -146,48 +154,60 @@ cmd_flamegraph_exec(struct client *c, int argc, char **argv)
 			continue;
 		}
 		if ((rc = cmd_common_option(e, c, ch, argv)) != -1)
-			return (rc);
+			goto out;
 	}
-	if (optind < argc)
-		return (cmd_usage_error(e, "flamegraph: unexpected argument "
-		    "\"%s\"", argv[optind]));
+	if (optind < argc) {
+		rc = cmd_usage_error(e, "flamegraph: unexpected argument "
+		    "\"%s\"", argv[optind]);
+		goto out;
+	}
+	if (diff != NULL && sel.has_base) {
+		rc = cmd_usage_error(e, "flamegraph: --diff and --base-… "
+		    "flags exclude each other");
+		goto out;
+	}
 
 	if (diff != NULL) {
 		if ((base = json_load_file(diff, 0, &jerr)) == NULL) {
 			fprintf(stderr, "profctl: %s: %s\n", diff, jerr.text);
-			return (PROFCTL_EXIT_USAGE);
+			rc = PROFCTL_EXIT_USAGE;
+			goto out;
 		}
 		/* A saved diff reply is drawn as it is. */
 		if (json_is_integer(json_object_get(json_object_get(base,
 		    "root"), "current"))) {
 			rc = cmd_flamegraph_write(output, base, &o);
-			json_decref(base);
-			return (rc);
+			goto out;
 		}
 	}
-	if (scope == NULL) {
-		json_decref(base);
-		return (cmd_usage_error(e, "flamegraph: --scope is required"));
+	if (!sel.has_scope) {
+		rc = cmd_usage_error(e, "flamegraph: --scope is required");
+		goto out;
+	}
+	if (sel.has_base && !sel.has_base_scope) {
+		rc = cmd_usage_error(e, "flamegraph: --base-scope is required "
+		    "with --base-… flags");
+		goto out;
 	}
 
-	url = xstrdup("/v1/tree");
-	http_query_add(&url, "scope", scope);
-	if (metric != NULL)
-		http_query_add(&url, "metric", metric);
-	if (frac != NULL)
+	/* Any base flag: the daemon's diff, drawn as a differential graph. */
+	url = xstrdup(sel.has_base ? "/v1/diff" : "/v1/tree");
+	selection_query(&sel, &url);
+	if (frac != NULL && !sel.has_base)
 		http_query_add(&url, "min_fraction", frac);
 	rc = client_get(c, url, &reply);
 	free(url);
-	if (rc != PROFCTL_EXIT_OK) {
-		json_decref(base);
-		return (rc);
-	}
+	if (rc != PROFCTL_EXIT_OK)
+		goto out;
 	tree = reply.json;
 	if (base != NULL)
 		tree = merged = flamegraph_diff_merge(base, reply.json);
 	rc = cmd_flamegraph_write(output, tree, &o);
 	json_decref(merged);
-	json_decref(base);
 	http_reply_clear(&reply);
+out:
+	json_decref(base);
+	free(cause);
+	selection_clear(&sel);
 	return (rc);
 }

@@ -13,6 +13,11 @@ const struct cmd_entry *cmd_table[] = {
 	&cmd_profiles_entry,
 	&cmd_top_entry,
 	&cmd_flamegraph_entry,
+	&cmd_tree_entry,
+	&cmd_diff_entry,
+	&cmd_export_entry,
+	&cmd_query_entry,
+	&cmd_timeline_entry,
 	NULL
 };
 

@@ -81,12 +81,25 @@ int
 http_request(struct http *h, const char *method, const char *path,
     const void *body, size_t len, struct http_reply *reply, char **cause)
 {
+	return (http_request_type(h, method, path, NULL, body, len, reply,
+	    cause));
+}
+
+/* http_request with the Content-Type of the body (NULL: a blob,
+ * application/octet-stream). Replies are kept as sent, binary or not:
+ * body holds len bytes (and a NUL after them), json is NULL unless the
+ * body parsed as JSON. */
+int
+http_request_type(struct http *h, const char *method, const char *path,
+    const char *ctype, const void *body, size_t len, struct http_reply *reply,
+    char **cause)
+{
 	struct sockaddr_un	 sun;
 	struct curl_slist	*hdrs = NULL;
 	struct http_sink	 sink = { NULL, 0, 0 };
 	CURL			*c = h->curl;
 	CURLcode		 rc;
-	char			*url;
+	char			*url, *ct;
 	long			 status = 0, oserr = 0;
 
 	memset(reply, 0, sizeof *reply);
@@ -110,8 +123,10 @@ http_request(struct http *h, const char *method, const char *path,
 	if (strcmp(method, "POST") == 0 || strcmp(method, "PUT") == 0) {
 		/* No "Expect: 100-continue": one round trip, no stall. */
 		hdrs = curl_slist_append(hdrs, "Expect:");
-		hdrs = curl_slist_append(hdrs,
-		    "Content-Type: application/octet-stream");
+		xasprintf(&ct, "Content-Type: %s", ctype != NULL ? ctype :
+		    "application/octet-stream");
+		hdrs = curl_slist_append(hdrs, ct);
+		free(ct);
 		curl_easy_setopt(c, CURLOPT_POST, 1L);
 		if (strcmp(method, "PUT") == 0)
 			curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, "PUT");

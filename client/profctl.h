@@ -48,6 +48,9 @@ void		 http_free(struct http *);
 const char	*http_socket(const struct http *);
 int		 http_request(struct http *, const char *, const char *,
 		     const void *, size_t, struct http_reply *, char **);
+int		 http_request_type(struct http *, const char *, const char *,
+		     const char *, const void *, size_t, struct http_reply *,
+		     char **);
 void		 http_reply_clear(struct http_reply *);
 void		 http_query_add(char **, const char *, const char *);
 char		*http_escape(const char *);
@@ -85,6 +88,22 @@ int		 render_profiles_json(FILE *, json_t *, char **);
 void		 render_json(FILE *, json_t *);
 void		 render_clean(char *);
 
+/* render-tree.c: GET /v1/tree as an indented tree, GET /v1/diff as a table
+ * of the top deltas. */
+int		 render_tree_json(FILE *, json_t *, char **);
+int		 render_diff_json(FILE *, json_t *, char **);
+
+/* render-query.c: POST /v1/query's rows as a table, CSV. */
+int		 render_query_table(FILE *, json_t *, char **);
+int		 render_query_csv(FILE *, json_t *, char **);
+void		 render_csv_field(FILE *, const char *);
+
+/* render-timeline.c: GET /v1/timeline as a sparkline. */
+#define RENDER_SPARK_COLUMNS	120
+size_t		 render_spark_bin(const double *, size_t, double *, size_t);
+void		 render_sparkline(FILE *, const double *, size_t);
+int		 render_timeline_json(FILE *, json_t *, char **);
+
 /* flamegraph.c: a tree reply as an interactive SVG flame graph. */
 struct flamegraph_opts {
 	const char	*title;		/* NULL: "[Differential ]Flame Graph" */
@@ -109,6 +128,61 @@ void	 client_free(struct client *);
 int	 client_call(struct client *, const char *, const char *,
 	     const void *, size_t, struct http_reply *, const char *);
 int	 client_get(struct client *, const char *, struct http_reply *);
+int	 client_get_raw(struct client *, const char *, struct http_reply *);
+int	 client_post_type(struct client *, const char *, const char *,
+	     const void *, size_t, struct http_reply *);
+
+/* selection.c: the selection flags the query commands share. Options with
+ * codes 's' and 'm' (--scope, --metric), SELECTION_OPT + i and
+ * SELECTION_BASE_OPT + i (--base-…, a diff's base.* parameters). */
+#define SELECTION_NKEYS		10
+#define SELECTION_OPT		0x100
+#define SELECTION_BASE_OPT	0x200
+#define SELECTION_OPTIONS						\
+	{ "scope",	required_argument,	NULL, 's' },			\
+	{ "metric",	required_argument,	NULL, 'm' },			\
+	{ "since",	required_argument,	NULL, SELECTION_OPT + 2 },	\
+	{ "until",	required_argument,	NULL, SELECTION_OPT + 3 },	\
+	{ "profile",	required_argument,	NULL, SELECTION_OPT + 4 },	\
+	{ "label",	required_argument,	NULL, SELECTION_OPT + 5 },	\
+	{ "focus",	required_argument,	NULL, SELECTION_OPT + 6 },	\
+	{ "ignore",	required_argument,	NULL, SELECTION_OPT + 7 },	\
+	{ "hide",	required_argument,	NULL, SELECTION_OPT + 8 },	\
+	{ "show",	required_argument,	NULL, SELECTION_OPT + 9 }
+#define SELECTION_BASE_OPTIONS						\
+	{ "base-scope",	required_argument, NULL, SELECTION_BASE_OPT + 0 }, \
+	{ "base-metric", required_argument, NULL, SELECTION_BASE_OPT + 1 }, \
+	{ "base-since",	required_argument, NULL, SELECTION_BASE_OPT + 2 }, \
+	{ "base-until",	required_argument, NULL, SELECTION_BASE_OPT + 3 }, \
+	{ "base-profile", required_argument, NULL, SELECTION_BASE_OPT + 4 }, \
+	{ "base-label",	required_argument, NULL, SELECTION_BASE_OPT + 5 }, \
+	{ "base-focus",	required_argument, NULL, SELECTION_BASE_OPT + 6 }, \
+	{ "base-ignore", required_argument, NULL, SELECTION_BASE_OPT + 7 }, \
+	{ "base-hide",	required_argument, NULL, SELECTION_BASE_OPT + 8 }, \
+	{ "base-show",	required_argument, NULL, SELECTION_BASE_OPT + 9 }
+/* The usage of the flags, for the commands' usage lines and --help. */
+#define SELECTION_USAGE							\
+	"SELECTION is --scope S [--scope S ...] [--metric TYPE[/UNIT]]\n"	\
+	"    [--since T] [--until T] [--profile ID ...]\n"			\
+	"    [--label K=V|K!=V ...] [--focus RE] [--ignore RE] [--hide RE]\n" \
+	"    [--show RE]; BASE-SELECTION the same flags as --base-scope,\n" \
+	"    --base-metric, --base-since, ... (diff, flamegraph)\n"
+struct selection_param {
+	char		*key;		/* "scope", "base.label", ... */
+	const char	*value;		/* the option's argument, not a copy */
+};
+struct selection {
+	struct selection_param	*params;
+	size_t			 n;
+	int			 has_scope;
+	int			 has_base;	/* any --base-… flag */
+	int			 has_base_scope;
+};
+void		 selection_clear(struct selection *);
+int		 selection_option(struct selection *, int, const char *,
+		     char **);
+void		 selection_query(const struct selection *, char **);
+const char	*selection_get(const struct selection *, const char *);
 
 /* cmd.c: the command table and option helpers. */
 struct cmd_entry {
@@ -132,5 +206,10 @@ extern const struct cmd_entry	cmd_scopes_entry;
 extern const struct cmd_entry	cmd_profiles_entry;
 extern const struct cmd_entry	cmd_top_entry;
 extern const struct cmd_entry	cmd_flamegraph_entry;
+extern const struct cmd_entry	cmd_tree_entry;
+extern const struct cmd_entry	cmd_diff_entry;
+extern const struct cmd_entry	cmd_export_entry;
+extern const struct cmd_entry	cmd_query_entry;
+extern const struct cmd_entry	cmd_timeline_entry;
 
 #endif

@@ -243,9 +243,8 @@ ex_samples(struct ex *x, struct csindex *idx, const struct selection *sel,
 				kept = !filters;
 				off = x->ncs;
 				depth = 0;
-			} else if ((kept = stackwalk_run(&w, cs)) == -1) {
-				error_set(x->err, ERR_INTERNAL, "callsite %lld "
-				    "is not in the store", (long long)cs);
+			} else if ((kept = stackwalk_run(&w, cs, x->err)) ==
+			    -1) {
 				goto out;
 			} else if (kept) {
 				off = ex_keep_stack(x, &w);

@@ -153,11 +153,9 @@ query_timeline(struct store *s, struct csindex *idx,
 			continue;
 		if ((k = hmap_get(&kept, &v[i].callsite,
 		    sizeof v[i].callsite)) == 0) {
-			if ((walked = stackwalk_run(&w, v[i].callsite)) == -1) {
-				error_set(err, ERR_INTERNAL, "callsite %lld is "
-				    "not in the store", (long long)v[i].callsite);
+			if ((walked = stackwalk_run(&w, v[i].callsite,
+			    err)) == -1)
 				goto out;
-			}
 			k = walked ? 1 : 2;
 			hmap_put(&kept, &v[i].callsite, sizeof v[i].callsite,
 			    k);
@@ -322,11 +320,8 @@ query_top(struct store *s, struct csindex *idx, const struct top_params *p,
 		r->total += abs64(v);
 		if (vals[i].callsite == 0 || v == 0)
 			continue;
-		if ((walked = stackwalk_run(&w, vals[i].callsite)) == -1) {
-			error_set(err, ERR_INTERNAL, "callsite %lld is not in "
-			    "the store", (long long)vals[i].callsite);
+		if ((walked = stackwalk_run(&w, vals[i].callsite, err)) == -1)
 			goto out;
-		}
 		if (walked == 0)
 			continue;
 		flat_sum += v;

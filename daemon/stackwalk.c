@@ -73,7 +73,7 @@ loc_match(struct stackwalk *w, int k, size_t a, size_t b)
 }
 
 int
-stackwalk_run(struct stackwalk *w, int64_t leaf)
+stackwalk_run(struct stackwalk *w, int64_t leaf, struct error *err)
 {
 	const struct selection *sel = w->sel;
 	int64_t cs;
@@ -85,7 +85,8 @@ stackwalk_run(struct stackwalk *w, int64_t leaf)
 	/* Leaf first into the arrays. */
 	for (cs = leaf; cs > 0; cs = csindex_parent(w->idx, cs)) {
 		if (csindex_parent(w->idx, cs) < 0)
-			return -1;
+			return error_set(err, ERR_INTERNAL, "callsite %lld is "
+			    "not in the store", (long long)cs);
 		if (n == w->cap) {
 			w->cap = w->cap ? w->cap * 2 : 64;
 			w->cs = xreallocarray(w->cs, w->cap, sizeof *w->cs);

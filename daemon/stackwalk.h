@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h"
+
 struct csindex;
 struct selection;
 
@@ -30,7 +32,7 @@ void stackwalk_init(struct stackwalk *, const struct csindex *,
     const struct selection *, int granularity);
 void stackwalk_clear(struct stackwalk *);
 /* Walk the stack ending at callsite leaf: 1 with the frames in w, 0 if the
- * filters drop it, -1 if the callsite is unknown. */
-int stackwalk_run(struct stackwalk *, int64_t leaf);
+ * filters drop it, -1 (ERR_INTERNAL) if a callsite is not in the index. */
+int stackwalk_run(struct stackwalk *, int64_t leaf, struct error *);
 
 #endif

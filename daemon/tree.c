@@ -158,11 +158,8 @@ query_tree(struct store *s, struct csindex *idx, const struct tree_params *p,
 		r->total += v < 0 ? -v : v;
 		if (vals[i].callsite == 0 || v == 0)
 			continue;
-		if ((walked = stackwalk_run(&w, vals[i].callsite)) == -1) {
-			error_set(err, ERR_INTERNAL, "callsite %lld is not in "
-			    "the store", (long long)vals[i].callsite);
+		if ((walked = stackwalk_run(&w, vals[i].callsite, err)) == -1)
 			goto out;
-		}
 		if (walked == 0)
 			continue;
 		at = 0;

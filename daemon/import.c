@@ -685,7 +685,9 @@ importer_run(struct importer *im, const struct import_request *req,
 		    err)) < 0)
 			goto fail;
 		if (dup > 0) {
+			/* The rows this decode interned are rolled back. */
 			store_rollback(im->store);
+			importer_caches_clear(im);
 			importer_reset(im);
 			stream_free(in);
 			stream_free(raw);

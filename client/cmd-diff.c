@@ -1,6 +1,5 @@
 /* cmd-diff.c: a selection against a base selection, GET /v1/diff, printed
  * as a table of the top deltas per function. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,30 @@ const struct cmd_entry cmd_diff_entry = {
 	cmd_diff_exec
 };
 
+struct cmd_diff_args {
+	long long	 n;
+	int		 json;
+	int		 normalize;
+};
+
+static int
+cmd_diff_option(const struct cmd_entry *e, int ch, const char *arg, void *p)
+{
+	struct cmd_diff_args	*a = p;
+
+	switch (ch) {
+	case 'N':
+		a->normalize = 1;
+		return (CMD_OPT_TAKEN);
+	case 'n':
+		return (cmd_limit_option(e, arg, &a->n));
+	case 'j':
+		a->json = 1;
+		return (CMD_OPT_TAKEN);
+	}
+	return (CMD_OPT_NOT_MINE);
+}
+
 static int
 cmd_diff_exec(struct client *c, int argc, char **argv)
 {
@@ -24,88 +47,26 @@ cmd_diff_exec(struct client *c, int argc, char **argv)
 		{ "normalize",	no_argument,		NULL, 'N' },
 		{ "limit",	required_argument,	NULL, 'n' },
 		{ "json",	no_argument,		NULL, 'j' },
-		{ "socket",	required_argument,	NULL, 'S' },
-		{ "help",	no_argument,		NULL, 'h' },
-		{ NULL,		0,			NULL, 0 }
+		CMD_COMMON_OPTIONS
 	};
 	const struct cmd_entry	*e = &cmd_diff_entry;
-	struct http_reply	 reply;
+	struct cmd_diff_args	 a = { 0, 0, 0 };
 	struct selection	 sel;
-	char			*url, *end, *cause = NULL, limit[32];
-	long long		 n = 0;
-	int			 ch, rc, json = 0, normalize = 0;
+	char			*url;
+	int			 rc;
 
-	memset(&sel, 0, sizeof sel);
-	optind = 0;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "-:s:m:n:h", opts,
-	    NULL)) != -1) {
-		if ((rc = selection_option(&sel, ch, optarg, &cause)) == 0)
-			continue;
-		if (rc == -1) {
-			rc = cmd_usage_error(e, "diff: %s", cause);
-			goto out;
-		}
-		switch (ch) {
-		case 1:
-			rc = cmd_usage_error(e, "diff: unexpected argument "
-			    "\"%s\"", optarg);
-			goto out;
-		case 'N':
-			normalize = 1;
-			continue;
-		case 'n':
-			errno = 0;
-			n = strtoll(optarg, &end, 10);
-			if (errno != 0 || end == optarg || *end != '\0' ||
-			    n < 0) {
-				rc = cmd_usage_error(e, "diff: --limit "
-				    "\"%s\" is not a number of rows", optarg);
-				goto out;
-			}
-			continue;
-		case 'j':
-			json = 1;
-			continue;
-		}
-		if ((rc = cmd_common_option(e, c, ch, argv)) != -1)
-			goto out;
-	}
-	if (optind < argc) {
-		rc = cmd_usage_error(e, "diff: unexpected argument \"%s\"",
-		    argv[optind]);
-		goto out;
-	}
-	if (!sel.has_scope) {
-		rc = cmd_usage_error(e, "diff: --scope is required");
-		goto out;
-	}
-	if (!sel.has_base_scope) {
+	rc = cmd_parse(e, c, argc, argv, "-:s:m:n:h", opts, &sel,
+	    CMD_PARSE_SCOPE, cmd_diff_option, &a);
+	if (rc == -1 && !sel.has_base_scope)
 		rc = cmd_usage_error(e, "diff: --base-scope is required");
-		goto out;
+	if (rc == -1) {
+		url = xstrdup("/v1/diff");
+		selection_query(&sel, &url);
+		if (a.normalize)
+			http_query_add(&url, "normalize", "true");
+		cmd_limit_query(&url, a.n);
+		rc = cmd_get_render(c, url, a.json, render_diff_json);
 	}
-
-	url = xstrdup("/v1/diff");
-	selection_query(&sel, &url);
-	if (normalize)
-		http_query_add(&url, "normalize", "true");
-	if (n > 0) {
-		snprintf(limit, sizeof limit, "%lld", n);
-		http_query_add(&url, "limit", limit);
-	}
-	rc = client_get(c, url, &reply);
-	free(url);
-	if (rc != PROFCTL_EXIT_OK)
-		goto out;
-	if (json)
-		render_json(stdout, reply.json);
-	else if (render_diff_json(stdout, reply.json, &cause) != 0) {
-		fprintf(stderr, "profctl: %s\n", cause);
-		rc = PROFCTL_EXIT_REFUSED;
-	}
-	http_reply_clear(&reply);
-out:
-	free(cause);
 	selection_clear(&sel);
 	return (rc);
 }

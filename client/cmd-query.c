@@ -30,6 +30,48 @@ cmd_query_number(const char *arg)
 	return (n);
 }
 
+struct cmd_query_args {
+	const char	*sql;
+	const char	*rows;
+	const char	*timeout;
+	int		 json;
+	int		 csv;
+};
+
+static int
+cmd_query_option(const struct cmd_entry *e, int ch, const char *arg, void *p)
+{
+	struct cmd_query_args	*a = p;
+
+	switch (ch) {
+	case 1:
+		if (a->sql != NULL)
+			return (cmd_usage_error(e, "query: unexpected argument "
+			    "\"%s\" (quote the SQL as one argument)", arg));
+		a->sql = arg;
+		return (CMD_OPT_TAKEN);
+	case 'j':
+		a->json = 1;
+		return (CMD_OPT_TAKEN);
+	case 'c':
+		a->csv = 1;
+		return (CMD_OPT_TAKEN);
+	case 'r':
+		if (cmd_query_number(arg) == -1)
+			return (cmd_usage_error(e, "query: --max-rows \"%s\" "
+			    "is not a number of rows", arg));
+		a->rows = arg;
+		return (CMD_OPT_TAKEN);
+	case 't':
+		if (cmd_query_number(arg) < 1)
+			return (cmd_usage_error(e, "query: --timeout-ms \"%s\" "
+			    "is not a number of milliseconds", arg));
+		a->timeout = arg;
+		return (CMD_OPT_TAKEN);
+	}
+	return (CMD_OPT_NOT_MINE);
+}
+
 static int
 cmd_query_exec(struct client *c, int argc, char **argv)
 {
@@ -38,81 +80,45 @@ cmd_query_exec(struct client *c, int argc, char **argv)
 		{ "csv",	no_argument,		NULL, 'c' },
 		{ "max-rows",	required_argument,	NULL, 'r' },
 		{ "timeout-ms",	required_argument,	NULL, 't' },
-		{ "socket",	required_argument,	NULL, 'S' },
-		{ "help",	no_argument,		NULL, 'h' },
-		{ NULL,		0,			NULL, 0 }
+		CMD_COMMON_OPTIONS
 	};
 	const struct cmd_entry	*e = &cmd_query_entry;
+	struct cmd_query_args	 a;
 	struct http_reply	 reply;
-	const char		*sql = NULL, *rows = NULL, *timeout = NULL;
-	char			*url, *cause = NULL;
+	char			*url;
 	json_t			*jrows;
-	int			 ch, rc, json = 0, csv = 0;
+	int			 rc;
 
-	optind = 0;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "-:h", opts, NULL)) != -1) {
-		switch (ch) {
-		case 1:
-			if (sql != NULL)
-				return (cmd_usage_error(e, "query: unexpected "
-				    "argument \"%s\" (quote the SQL as one "
-				    "argument)", optarg));
-			sql = optarg;
-			continue;
-		case 'j':
-			json = 1;
-			continue;
-		case 'c':
-			csv = 1;
-			continue;
-		case 'r':
-			if (cmd_query_number(optarg) == -1)
-				return (cmd_usage_error(e, "query: --max-rows "
-				    "\"%s\" is not a number of rows", optarg));
-			rows = optarg;
-			continue;
-		case 't':
-			if (cmd_query_number(optarg) < 1)
-				return (cmd_usage_error(e, "query: "
-				    "--timeout-ms \"%s\" is not a number of "
-				    "milliseconds", optarg));
-			timeout = optarg;
-			continue;
-		}
-		if ((rc = cmd_common_option(e, c, ch, argv)) != -1)
-			return (rc);
-	}
+	memset(&a, 0, sizeof a);
+	rc = cmd_parse(e, c, argc, argv, "-:h", opts, NULL,
+	    CMD_PARSE_OPERANDS, cmd_query_option, &a);
+	if (rc != -1)
+		return (rc);
 	if (optind < argc) {
-		if (sql != NULL || optind + 1 < argc)
+		if (a.sql != NULL || optind + 1 < argc)
 			return (cmd_usage_error(e, "query: unexpected "
-			    "argument \"%s\"", argv[optind + (sql == NULL)]));
-		sql = argv[optind];
+			    "argument \"%s\"", argv[optind + (a.sql == NULL)]));
+		a.sql = argv[optind];
 	}
-	if (sql == NULL || *sql == '\0')
+	if (a.sql == NULL || *a.sql == '\0')
 		return (cmd_usage_error(e, "query: no SQL given"));
-	if (json && csv)
+	if (a.json && a.csv)
 		return (cmd_usage_error(e, "query: --json and --csv exclude "
 		    "each other"));
 
 	url = xstrdup("/v1/query");
-	if (rows != NULL)
-		http_query_add(&url, "max_rows", rows);
-	if (timeout != NULL)
-		http_query_add(&url, "timeout_ms", timeout);
-	rc = client_post_type(c, url, "text/plain; charset=utf-8", sql,
-	    strlen(sql), &reply);
+	if (a.rows != NULL)
+		http_query_add(&url, "max_rows", a.rows);
+	if (a.timeout != NULL)
+		http_query_add(&url, "timeout_ms", a.timeout);
+	rc = client_post_type(c, url, "text/plain; charset=utf-8", a.sql,
+	    strlen(a.sql), &reply);
 	free(url);
 	if (rc != PROFCTL_EXIT_OK)
 		return (rc);
-	if (json)
-		render_json(stdout, reply.json);
-	else if ((csv ? render_query_csv : render_query_table)(stdout,
-	    reply.json, &cause) != 0) {
-		fprintf(stderr, "profctl: %s\n", cause);
-		free(cause);
-		rc = PROFCTL_EXIT_REFUSED;
-	} else if (!csv) {
+	rc = cmd_render(reply.json, a.json,
+	    a.csv ? render_query_csv : render_query_table);
+	if (rc == PROFCTL_EXIT_OK && !a.json && !a.csv) {
 		jrows = json_object_get(reply.json, "rows");
 		fflush(stdout);
 		fprintf(stderr, "(%zu row%s)\n", json_array_size(jrows),

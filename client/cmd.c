@@ -1,9 +1,13 @@
 /* cmd.c: the command table and what every command's option parsing
  * shares. */
+#include <sys/stat.h>
+
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "profctl.h"
 
@@ -93,4 +97,183 @@ cmd_finish(int rc)
 			rc = PROFCTL_EXIT_REFUSED;
 	}
 	return (rc);
+}
+
+/*
+ * The getopt loop of a command: sel (if not NULL) takes the selection
+ * options, own (if not NULL) the command's own options, then come the
+ * options every command takes. own returns CMD_OPT_TAKEN, CMD_OPT_NOT_MINE
+ * or an exit code; it sees operands (code 1) before they are refused.
+ * With CMD_PARSE_OPERANDS operands after "--" are left to the caller, with
+ * CMD_PARSE_SCOPE --scope is required. Returns -1 when the command goes
+ * on, else the exit code. sel is cleared first.
+ */
+int
+cmd_parse(const struct cmd_entry *e, struct client *c, int argc, char **argv,
+    const char *optstring, const struct option *opts, struct selection *sel,
+    int flags, cmd_option_fn own, void *arg)
+{
+	char	*cause = NULL;
+	int	 ch, rc;
+
+	if (sel != NULL)
+		memset(sel, 0, sizeof *sel);
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
+		if (sel != NULL &&
+		    (rc = selection_option(sel, ch, optarg, &cause)) != 1) {
+			if (rc == 0)
+				continue;
+			rc = cmd_usage_error(e, "%s: %s", e->name, cause);
+			free(cause);
+			return (rc);
+		}
+		if (own != NULL &&
+		    (rc = own(e, ch, optarg, arg)) != CMD_OPT_NOT_MINE) {
+			if (rc == CMD_OPT_TAKEN)
+				continue;
+			return (rc);
+		}
+		if (ch == 1)
+			return (cmd_usage_error(e, "%s: unexpected argument "
+			    "\"%s\"", e->name, optarg));
+		if ((rc = cmd_common_option(e, c, ch, argv)) != -1)
+			return (rc);
+	}
+	if (!(flags & CMD_PARSE_OPERANDS) && optind < argc)
+		return (cmd_usage_error(e, "%s: unexpected argument \"%s\"",
+		    e->name, argv[optind]));
+	if ((flags & CMD_PARSE_SCOPE) && !sel->has_scope)
+		return (cmd_need_scope(e, sel));
+	return (-1);
+}
+
+/* -1 if the selection has a --scope, else the usage error saying so. */
+int
+cmd_need_scope(const struct cmd_entry *e, const struct selection *sel)
+{
+	if (sel->has_scope)
+		return (-1);
+	return (cmd_usage_error(e, "%s: --scope is required", e->name));
+}
+
+/* 0 if all of arg is a number, stored in *d, else -1. */
+int
+cmd_double(const char *arg, double *d)
+{
+	char	*end;
+
+	errno = 0;
+	*d = strtod(arg, &end);
+	if (errno != 0 || end == arg || *end != '\0')
+		return (-1);
+	return (0);
+}
+
+/* --limit N: a count of rows, 0 for no limit. */
+int
+cmd_limit_option(const struct cmd_entry *e, const char *arg, long long *n)
+{
+	char	*end;
+
+	errno = 0;
+	*n = strtoll(arg, &end, 10);
+	if (errno != 0 || end == arg || *end != '\0' || *n < 0)
+		return (cmd_usage_error(e, "%s: --limit \"%s\" is not a "
+		    "number of rows", e->name, arg));
+	return (CMD_OPT_TAKEN);
+}
+
+/* Add limit=N to *url unless n is 0, pprof's "no limit". */
+void
+cmd_limit_query(char **url, long long n)
+{
+	char	 limit[32];
+
+	if (n > 0) {
+		snprintf(limit, sizeof limit, "%lld", n);
+		http_query_add(url, "limit", limit);
+	}
+}
+
+/* A JSON reply printed as it is (json set) or by render; the exit code. */
+int
+cmd_render(json_t *reply, int json, cmd_render_fn render)
+{
+	char	*cause = NULL;
+
+	if (json) {
+		render_json(stdout, reply);
+		return (PROFCTL_EXIT_OK);
+	}
+	if (render(stdout, reply, &cause) != 0) {
+		fprintf(stderr, "profctl: %s\n", cause);
+		free(cause);
+		return (PROFCTL_EXIT_REFUSED);
+	}
+	return (PROFCTL_EXIT_OK);
+}
+
+/* GET url (freed) and print its JSON reply as cmd_render does. */
+int
+cmd_get_render(struct client *c, char *url, int json, cmd_render_fn render)
+{
+	struct http_reply	 reply;
+	int			 rc;
+
+	rc = client_get(c, url, &reply);
+	free(url);
+	if (rc != PROFCTL_EXIT_OK)
+		return (rc);
+	rc = cmd_render(reply.json, json, render);
+	http_reply_clear(&reply);
+	return (rc);
+}
+
+/*
+ * Write a file through a temporary file beside path, renamed over it once
+ * complete, so a failure never leaves half a file. fill writes to the
+ * stream and returns an exit code, having said what went wrong if not
+ * PROFCTL_EXIT_OK.
+ */
+int
+cmd_write_file(const char *path, int (*fill)(FILE *, void *), void *arg)
+{
+	FILE	*f;
+	char	*tmp;
+	mode_t	 mask;
+	int	 fd, rc, error;
+
+	xasprintf(&tmp, "%s.XXXXXX", path);
+	if ((fd = mkstemp(tmp)) == -1 || (f = fdopen(fd, "w")) == NULL) {
+		fprintf(stderr, "profctl: %s: %s\n", path, strerror(errno));
+		if (fd != -1) {
+			close(fd);
+			unlink(tmp);
+		}
+		free(tmp);
+		return (PROFCTL_EXIT_USAGE);
+	}
+	/* mkstemp makes 0600; give the file what fopen would have. */
+	mask = umask(0);
+	umask(mask);
+	(void)fchmod(fd, 0666 & ~mask);
+	if ((rc = fill(f, arg)) != PROFCTL_EXIT_OK) {
+		fclose(f);
+		unlink(tmp);
+		free(tmp);
+		return (rc);
+	}
+	error = ferror(f);
+	if (fclose(f) != 0)
+		error = 1;
+	if (error || rename(tmp, path) != 0) {
+		fprintf(stderr, "profctl: %s: %s\n", path, strerror(errno));
+		unlink(tmp);
+		free(tmp);
+		return (PROFCTL_EXIT_USAGE);
+	}
+	free(tmp);
+	return (PROFCTL_EXIT_OK);
 }

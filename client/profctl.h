@@ -199,6 +199,33 @@ int			 cmd_usage_error(const struct cmd_entry *,
 int			 cmd_common_option(const struct cmd_entry *,
 			     struct client *, int, char **);
 int			 cmd_finish(int);
+#define CMD_OPT_TAKEN		-1	/* cmd_option_fn took the option */
+#define CMD_OPT_NOT_MINE	-2	/* ... or it is not the command's */
+#define CMD_PARSE_OPERANDS	0x1	/* operands after "--" are the caller's */
+#define CMD_PARSE_SCOPE		0x2	/* --scope is required */
+struct option;
+/* The end of every command's option table: --socket, --help. */
+#define CMD_COMMON_OPTIONS						\
+	{ "socket",	required_argument,	NULL, 'S' },			\
+	{ "help",	no_argument,		NULL, 'h' },			\
+	{ NULL,		0,			NULL, 0 }
+typedef int	(*cmd_option_fn)(const struct cmd_entry *, int, const char *,
+		    void *);
+typedef int	(*cmd_render_fn)(FILE *, json_t *, char **);
+int			 cmd_parse(const struct cmd_entry *, struct client *,
+			     int, char **, const char *, const struct option *,
+			     struct selection *, int, cmd_option_fn, void *);
+int			 cmd_need_scope(const struct cmd_entry *,
+			     const struct selection *);
+int			 cmd_double(const char *, double *);
+int			 cmd_limit_option(const struct cmd_entry *,
+			     const char *, long long *);
+void			 cmd_limit_query(char **, long long);
+int			 cmd_render(json_t *, int, cmd_render_fn);
+int			 cmd_get_render(struct client *, char *, int,
+			     cmd_render_fn);
+int			 cmd_write_file(const char *, int (*)(FILE *, void *),
+			     void *);
 
 /* cmd-*.c: one file per command. */
 extern const struct cmd_entry	cmd_push_entry;

@@ -25,6 +25,7 @@
 #include "log.h"
 #include "query.h"
 #include "routes.h"
+#include "sd.h"
 #include "server.h"
 #include "store.h"
 #include "upload.h"
@@ -40,6 +41,8 @@ struct server {
 	atomic_uint_fast64_t imports_done, imports_failed;
 	pthread_mutex_t stats_mu;
 	struct route_stats *stats;
+	char *listen_path;		/* what the socket is bound to */
+	uint64_t status_done, status_failed;	/* last sent in STATUS= */
 };
 
 static const char *
@@ -62,29 +65,46 @@ config_defaults(struct config *c)
 	c->import_queue = 64;
 	c->query_queue = 256;
 	limits_default(&c->limits);
+	/* Set by systemd for StateDirectory= and RuntimeDirectory= (the first
+	 * of a colon-separated list): the unit's User= has no XDG dirs. */
+	if ((d = env_dir("STATE_DIRECTORY")) != NULL)
+		xasprintf(&c->db_path, "%.*s/profd.db", (int)strcspn(d, ":"),
+		    d);
+	if ((d = env_dir("RUNTIME_DIRECTORY")) != NULL)
+		xasprintf(&c->socket_path, "%.*s/profd.sock",
+		    (int)strcspn(d, ":"), d);
 	if (geteuid() == 0) {
-		c->socket_path = xstrdup("/run/profd/profd.sock");
-		c->db_path = xstrdup("/var/lib/profd/profd.db");
+		if (c->socket_path == NULL)
+			c->socket_path = xstrdup("/run/profd/profd.sock");
+		if (c->db_path == NULL)
+			c->db_path = xstrdup("/var/lib/profd/profd.db");
 		return;
 	}
-	if ((d = env_dir("XDG_RUNTIME_DIR")) != NULL)
-		xasprintf(&c->socket_path, "%s/profd/profd.sock", d);
-	else {
-		xasprintf(&s, "/run/user/%u", (unsigned)getuid());
-		if (access(s, W_OK) == 0)
-			xasprintf(&c->socket_path, "%s/profd/profd.sock", s);
-		else
-			xasprintf(&c->socket_path, "/tmp/profd-%u/profd.sock",
-			    (unsigned)getuid());
-		free(s);
+	if (c->socket_path == NULL) {
+		if ((d = env_dir("XDG_RUNTIME_DIR")) != NULL)
+			xasprintf(&c->socket_path, "%s/profd/profd.sock", d);
+		else {
+			xasprintf(&s, "/run/user/%u", (unsigned)getuid());
+			if (access(s, W_OK) == 0)
+				xasprintf(&c->socket_path,
+				    "%s/profd/profd.sock", s);
+			else
+				xasprintf(&c->socket_path,
+				    "/tmp/profd-%u/profd.sock",
+				    (unsigned)getuid());
+			free(s);
+		}
 	}
-	if ((d = env_dir("XDG_STATE_HOME")) != NULL)
-		xasprintf(&c->db_path, "%s/profd/profd.db", d);
-	else if ((d = env_dir("HOME")) != NULL)
-		xasprintf(&c->db_path, "%s/.local/state/profd/profd.db", d);
-	else
-		xasprintf(&c->db_path, "/tmp/profd-%u/profd.db",
-		    (unsigned)getuid());
+	if (c->db_path == NULL) {
+		if ((d = env_dir("XDG_STATE_HOME")) != NULL)
+			xasprintf(&c->db_path, "%s/profd/profd.db", d);
+		else if ((d = env_dir("HOME")) != NULL)
+			xasprintf(&c->db_path,
+			    "%s/.local/state/profd/profd.db", d);
+		else
+			xasprintf(&c->db_path, "/tmp/profd-%u/profd.db",
+			    (unsigned)getuid());
+	}
 }
 
 void
@@ -184,7 +204,55 @@ server_signal_cb(evutil_socket_t sig, short what, void *arg)
 	struct server *srv = arg;
 
 	log_info("signal %d: stopping", (int)sig);
+	sd_stopping();
 	event_base_loopbreak(srv->base);
+}
+
+/* The path an inherited socket is bound to, for messages. */
+static char *
+server_socket_name(int fd, const char *fallback)
+{
+	struct sockaddr_un sun;
+	socklen_t len = sizeof sun;
+
+	memset(&sun, 0, sizeof sun);
+	if (getsockname(fd, (struct sockaddr *)&sun, &len) == 0 &&
+	    sun.sun_family == AF_UNIX && sun.sun_path[0] != '\0') {
+		char *s;
+
+		xasprintf(&s, "%.*s", (int)sizeof sun.sun_path, sun.sun_path);
+		return s;
+	}
+	return xstrdup(fallback);
+}
+
+static void
+server_send_status(struct server *srv)
+{
+	server_import_counts(srv, &srv->status_done, &srv->status_failed);
+	sd_status("serving on %s; %llu imports done, %llu failed",
+	    srv->listen_path, (unsigned long long)srv->status_done,
+	    (unsigned long long)srv->status_failed);
+}
+
+/* Every few seconds: STATUS= for systemctl status, only when it changed. */
+static void
+server_status_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct server *srv = arg;
+	uint64_t done, failed;
+
+	server_import_counts(srv, &done, &failed);
+	if (done != srv->status_done || failed != srv->status_failed)
+		server_send_status(srv);
+}
+
+/* On the loop, so a loop that is stuck stops the pings and systemd
+ * restarts us. */
+static void
+server_watchdog_cb(evutil_socket_t fd, short what, void *arg)
+{
+	sd_watchdog_ping();
 }
 
 const struct config *
@@ -304,9 +372,11 @@ server_run(const struct config *cfg)
 	struct csindex *index = csindex_new();
 	void *iwp, **rwp = NULL;
 	struct event *sigs[3] = { NULL, NULL, NULL }, *sweep = NULL;
-	char *updir = NULL;
+	struct event *status = NULL, *watchdog = NULL;
+	char *updir = NULL, *ready = NULL;
 	struct error err = { 0 };
-	int fd = -1, i, rc = 1;
+	uint64_t wd_usec;
+	int fd = -1, activated = 0, i, rc = 1;
 
 	memset(&srv, 0, sizeof srv);
 	memset(&iw, 0, sizeof iw);
@@ -315,6 +385,7 @@ server_run(const struct config *cfg)
 	pthread_mutex_init(&srv.stats_mu, NULL);
 	srv.stats = xcalloc((size_t)nroutes, sizeof *srv.stats);
 	signal(SIGPIPE, SIG_IGN);
+	sd_init();
 
 	if (evthread_use_pthreads() == -1) {
 		log_err("libevent has no pthreads support");
@@ -354,11 +425,19 @@ server_run(const struct config *cfg)
 		log_err("%s", err.msg);
 		goto out;
 	}
-	if ((fd = server_listen(cfg->socket_path)) == -1)
+	/* systemd's socket (profd.socket) when activated; it owns the path. */
+	if ((fd = sd_listen_fd(cfg->socket_path)) != -1) {
+		activated = 1;
+		srv.listen_path = server_socket_name(fd, cfg->socket_path);
+	} else if ((fd = server_listen(cfg->socket_path)) != -1) {
+		activated = 0;
+		srv.listen_path = xstrdup(cfg->socket_path);
+	} else
 		goto out;
 	/* Detach once the socket listens, so start-up errors reach the
-	 * terminal, and before any thread exists. */
-	if (!cfg->foreground) {
+	 * terminal, and before any thread exists; not under systemd, which
+	 * tracks our pid and reads our stderr. */
+	if (!cfg->foreground && !sd_managed()) {
 		if (daemon(1, 0) == -1) {
 			log_err("daemon: %s", strerror(errno));
 			goto out;
@@ -374,7 +453,8 @@ server_run(const struct config *cfg)
 	evhttp_set_timeout(srv.http, 300);
 	evhttp_set_gencb(srv.http, routes_dispatch, &srv);
 	if (evhttp_accept_socket(srv.http, fd) == -1) {
-		log_err("evhttp cannot accept on %s", cfg->socket_path);
+		log_err("evhttp cannot accept on %s", srv.listen_path);
+		close(fd);
 		goto out;
 	}
 	iwp = &iw;
@@ -388,9 +468,27 @@ server_run(const struct config *cfg)
 	sigs[1] = evsignal_new(srv.base, SIGINT, server_signal_cb, &srv);
 	for (i = 0; i < 2; i++)
 		event_add(sigs[i], NULL);
+	if (sd_managed()) {
+		status = event_new(srv.base, -1, EV_PERSIST, server_status_cb,
+		    &srv);
+		event_add(status, &(struct timeval){ 2, 0 });
+	}
+	if ((wd_usec = sd_watchdog_usec()) > 0) {
+		wd_usec = wd_usec / 2 > 1000 ? wd_usec / 2 : 1000;
+		watchdog = event_new(srv.base, -1, EV_PERSIST,
+		    server_watchdog_cb, &srv);
+		event_add(watchdog, &(struct timeval){
+		    (time_t)(wd_usec / 1000000),
+		    (suseconds_t)(wd_usec % 1000000) });
+	}
 
-	log_info("profd %s listening on %s, store %s", PROFD_VERSION,
-	    cfg->socket_path, cfg->db_path);
+	log_info("profd %s listening on %s%s, store %s", PROFD_VERSION,
+	    srv.listen_path, activated ? " (socket activation)" : "",
+	    cfg->db_path);
+	server_import_counts(&srv, &srv.status_done, &srv.status_failed);
+	xasprintf(&ready, "serving on %s; %llu imports done", srv.listen_path,
+	    (unsigned long long)srv.status_done);
+	sd_ready(ready);
 	event_base_dispatch(srv.base);
 	rc = 0;
 
@@ -399,7 +497,8 @@ server_run(const struct config *cfg)
 	jobq_free(srv.queryq);
 	jobq_free(srv.ioq);
 	srv.importq = srv.queryq = srv.ioq = NULL;
-	unlink(cfg->socket_path);
+	if (!activated)
+		unlink(cfg->socket_path);
 	log_info("stopped");
 out:
 	for (i = 0; i < 2; i++)
@@ -407,6 +506,12 @@ out:
 			event_free(sigs[i]);
 	if (sweep != NULL)
 		event_free(sweep);
+	if (status != NULL)
+		event_free(status);
+	if (watchdog != NULL)
+		event_free(watchdog);
+	free(srv.listen_path);
+	free(ready);
 	uploads_free(srv.uploads);
 	free(updir);
 	if (srv.http != NULL)

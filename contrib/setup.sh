@@ -12,7 +12,7 @@ pkgs=(build-essential cmake pkg-config curl python3 gzip
 # real browser for the flame graph (Chromium driven by Node's
 # playwright-core, installed into the build directory by the test).
 if [ "${PROFD_WITH_GO:-0}" = 1 ]; then
-	pkgs+=(golang-go chromium)
+	pkgs+=(golang-go chromium systemd)
 	command -v node >/dev/null || pkgs+=(nodejs)
 	command -v npm >/dev/null || pkgs+=(npm)
 fi

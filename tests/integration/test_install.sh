@@ -119,8 +119,9 @@ has() {	# has "WORD... [CURRENT]" EXPECTED...: each expected is a
 	got=$(complete "${words[@]}")
 	shift
 	for w in "$@"; do
-		printf '%s\n' "$got" | grep -qx -e "$w" ||
-			fail "completing \"$*\": no $w in: $(echo $got)"
+		# (not printf | grep -q: with pipefail, SIGPIPE fails it)
+		grep -qx -e "$w" <<<"$got" ||
+			fail "completing \"$*\": no $w in: ${got//$'\n'/ }"
 	done
 }
 has "" $cmds

@@ -73,3 +73,10 @@ body_of() { printf '%s\n' "$1" | sed '$d'; }
 json() {
 	python3 -c 'import json,sys; j=json.load(sys.stdin); r=eval(sys.argv[1]); print(r if not isinstance(r,(dict,list)) else json.dumps(r))' "$1"
 }
+
+# has PATTERN: grep stdin for PATTERN, reading all of it.  Not grep -q in a
+# pipe: it may exit before the writer is done, and pipefail then fails
+# the pipeline on the writer's SIGPIPE.
+has() {
+	grep "$@" >/dev/null
+}

@@ -120,7 +120,7 @@ grep -q ' cpu/nanoseconds\[dflt\]' "$T/raw.txt" || fail "cpu is not the default"
 ok "-raw: all sample types, labels, inlined locations, period, mappings"
 
 curl -sf --unix-socket "$SOCK" -o "$T/pf.pb.gz" "http://localhost/v1/export?scope=pf"
-raw "$T/pf.pb.gz" | grep -q 'pid:\[42\]' || fail "numeric labels of the trace"
+raw "$T/pf.pb.gz" | has 'pid:\[42\]' || fail "numeric labels of the trace"
 ok "numeric labels"
 
 r=$(api GET "/v1/export?scope=nope")

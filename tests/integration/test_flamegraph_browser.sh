@@ -29,7 +29,7 @@ start_profd
 "$PROFCTL" push "$FIXTURES/cpu.pprof" --scope fx >/dev/null
 "$PROFCTL" flamegraph --scope fx --metric cpu --title 'CPU <fx> & co' \
     -o "$T/flame.svg" || fail "profctl flamegraph"
-head -c 6 "$T/flame.svg" | grep -q '^<?xml' || fail "not XML"
+head -c 6 "$T/flame.svg" | has '^<?xml' || fail "not XML"
 grep -q '>CPU &lt;fx&gt; &amp; co</text>' "$T/flame.svg" ||
     fail "title not escaped"
 python3 - "$T/flame.svg" <<'PY' || fail "SVG not well-formed"

@@ -35,7 +35,7 @@ r=$(api GET "/v1/profiles?scope=fold")
 "$PROFCTL" top --scope fold --json >"$T/top.json"
 python3 "$TESTS_DIR/tools/compare_top.py" "$T/expected.json" cpu "$T/top.json" ||
     fail "folded top differs from the counts in the file"
-"$PROFCTL" top --scope fold | grep -q ' 42ms .*parse json$' || fail "text top: $("$PROFCTL" top --scope fold)"
+"$PROFCTL" top --scope fold | has ' 42ms .*parse json$' || fail "text top: $("$PROFCTL" top --scope fold)"
 ok "folded: spaces in names, repeated lines, recursion, metric from the push"
 
 # format=folded forced, default metric samples/count.
@@ -74,7 +74,7 @@ out=$("$PROFCTL" push "$T/big.folded" --scope foldbig)
 case "$out" in *"already stored"*) ;; *) fail "big duplicate push: $out" ;; esac
 r=$(api GET "/v1/top?scope=foldbig")
 [ "$(body_of "$r" | json 'j["total"]')" = 4800000 ] || fail "big total: $r"
-ls "$(dirname "$DB")/uploads" | grep -q . && fail "an upload file was left behind"
+ls "$(dirname "$DB")/uploads" | has . && fail "an upload file was left behind"
 ok "a 40 MB file pushed in chunks, once"
 
 # The upload API refuses a chunk at the wrong offset and unknown ids.

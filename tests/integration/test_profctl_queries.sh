@@ -135,6 +135,6 @@ else
 	    fail "timeline"
 	[ "$(wc -l <"$T/tl.txt")" -eq 2 ] || fail "timeline: $(cat "$T/tl.txt")"
 	grep -q ' max ' "$T/tl.txt" || fail "timeline: no max"
-	head -n 1 "$T/tl.txt" | grep -q '█' || fail "timeline: no full block"
+	head -n 1 "$T/tl.txt" | has '█' || fail "timeline: no full block"
 	ok "timeline as a sparkline"
 fi

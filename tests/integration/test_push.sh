@@ -42,8 +42,8 @@ r=$(api GET "/v1/profiles?scope=svc-a")
 [ "$(body_of "$r" | json 'j["profiles"][0]["period"]')" = 10000000 ] || fail "period: $r"
 [ "$(body_of "$r" | json 'j["profiles"][0]["default_metric"]["type"]')" = cpu ] || fail "default: $r"
 [ "$(body_of "$r" | json 'j["profiles"][0]["duration_ns"] > 0')" = True ] || fail "duration: $r"
-"$PROFCTL" profiles --scope svc-a | grep -q "env=test" || fail "profctl profiles"
-"$PROFCTL" scopes | grep -q "^svc-b " || fail "profctl scopes: $("$PROFCTL" scopes)"
+"$PROFCTL" profiles --scope svc-a | has "env=test" || fail "profctl profiles"
+"$PROFCTL" scopes | has "^svc-b " || fail "profctl scopes: $("$PROFCTL" scopes)"
 ok "profiles and scopes list what was pushed"
 
 # Unknown scope: 404, profctl exits 1 and says so.

@@ -112,10 +112,10 @@ for view in "samples:scope,profile_id,time_ns,metric,unit,value,callsite_id,func
 	[ "$cols" = "${view#*:}" ] || fail "view $name has columns $cols"
 done
 r=$(q "SELECT profiles, first_time_ns > 0 FROM scopes WHERE scope = 'svc-q'")
-body_of "$r" | json 'j["rows"]' | grep -qx '\[\[1, 1\]\]' ||
+body_of "$r" | json 'j["rows"]' | has -x '\[\[1, 1\]\]' ||
     fail "scopes view: $r"
 r=$(q "SELECT count(*) FROM metrics WHERE type = 'cpu' AND unit = 'nanoseconds'")
-body_of "$r" | json 'j["rows"][0][0]' | grep -qx 1 || fail "metrics view: $r"
+body_of "$r" | json 'j["rows"][0][0]' | has -x 1 || fail "metrics view: $r"
 ok "every view has its documented columns"
 
 # Writes of every kind are refused; the data is unchanged afterwards.
@@ -186,11 +186,11 @@ body_of "$r" | json 'len(j["rows"]) == 100 and j["truncated"] is False' |
 ok "max_rows truncates and says so"
 
 # Still serving: health, top and a query.
-api GET /v1/health | tail -n 1 | grep -qx 200 || fail "health after queries"
+api GET /v1/health | tail -n 1 | has -x 200 || fail "health after queries"
 [ "$(status_of "$(api GET '/v1/top?scope=svc-q&metric=cpu')")" = 200 ] ||
     fail "top after queries"
 r=$(q "SELECT count(*) FROM profiles")
-body_of "$r" | json 'j["rows"][0][0]' | grep -qx 1 || fail "query after: $r"
+body_of "$r" | json 'j["rows"][0][0]' | has -x 1 || fail "query after: $r"
 ok "profd still serves"
 
 stop_profd

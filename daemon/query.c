@@ -111,6 +111,33 @@ query_select(struct store *s, const struct selection *sel,
 }
 
 int
+query_walk_open(struct store *s, struct csindex *idx,
+    const struct selection *sel, int granularity, struct store_metric *m,
+    int64_t *nprofiles, struct query_walk *q, struct stackwalk *w,
+    struct error *err)
+{
+	memset(q, 0, sizeof *q);
+	memset(w, 0, sizeof *w);
+	if (query_select(s, sel, m, &q->vals, &q->nvals, nprofiles,
+	    err) == -1 || csindex_acquire(idx, s, err) == -1)
+		return -1;
+	q->locked = 1;
+	stackwalk_init(w, idx, sel, granularity);
+	return 0;
+}
+
+void
+query_walk_close(struct csindex *idx, struct query_walk *q,
+    struct stackwalk *w)
+{
+	if (q->locked)
+		csindex_release(idx);
+	stackwalk_clear(w);
+	free(q->vals);
+	memset(q, 0, sizeof *q);
+}
+
+int
 query_timeline(struct store *s, struct csindex *idx,
     const struct timeline_params *p, struct timeline_result *r,
     struct error *err)
@@ -289,30 +316,27 @@ int
 query_top(struct store *s, struct csindex *idx, const struct top_params *p,
     struct top_result *r, struct error *err)
 {
-	struct store_cs_value *vals = NULL;
+	struct query_walk q;
 	struct top_build b;
 	struct stackwalk w;
+	struct store_cs_value *vals;
 	int64_t *rowof = NULL, flat_sum = 0;
-	size_t nvals = 0, nnames, i, depth;
-	int rc = -1, locked = 0, walked;
+	size_t nvals, nnames, i, depth;
+	int rc = -1, walked;
 
 	memset(r, 0, sizeof *r);
 	memset(&b, 0, sizeof b);
-	memset(&w, 0, sizeof w);
-	if (query_select(s, p->sel, &r->metric, &vals, &nvals, &r->nprofiles,
-	    err) == -1)
+	if (query_walk_open(s, idx, p->sel, p->granularity, &r->metric,
+	    &r->nprofiles, &q, &w, err) == -1)
 		goto out;
-	/* After the values: the index then knows every callsite they name. */
-	if (csindex_acquire(idx, s, err) == -1)
-		goto out;
-	locked = 1;
+	vals = q.vals;
+	nvals = q.nvals;
 
 	/* One row per printable name, made when first met. */
 	nnames = csindex_nnames(idx);
 	rowof = xreallocarray(NULL, nnames ? nnames : 1, sizeof *rowof);
 	for (i = 0; i < nnames; i++)
 		rowof[i] = -1;
-	stackwalk_init(&w, idx, p->sel, p->granularity);
 	for (i = 0; i < nvals; i++) {
 		int64_t v = vals[i].value;
 
@@ -363,16 +387,13 @@ query_top(struct store *s, struct csindex *idx, const struct top_params *p,
 		    (void *)(uintptr_t)&p->sort_cum);
 	rc = 0;
 out:
-	if (locked)
-		csindex_release(idx);
+	query_walk_close(idx, &q, &w);
 	if (rc == -1)
 		top_result_clear(r);
 	hmap_clear(&b.index);
 	free(b.edges);
 	free(b.seen);
-	stackwalk_clear(&w);
 	free(rowof);
-	free(vals);
 	return rc;
 }
 

@@ -40,6 +40,22 @@ struct top_result {
 };
 
 struct csindex;
+struct stackwalk;
+
+/* What top and tree start from: the selection's values, the index held
+ * for reading (taken after the values, so it knows every callsite they
+ * name) and a stack walker at a granularity.  query_walk_close undoes it
+ * whatever query_walk_open reached. */
+struct query_walk {
+	struct store_cs_value *vals;
+	size_t nvals;
+	int locked;
+};
+int query_walk_open(struct store *, struct csindex *, const struct selection *,
+    int granularity, struct store_metric *, int64_t *nprofiles,
+    struct query_walk *, struct stackwalk *, struct error *);
+void query_walk_close(struct csindex *, struct query_walk *,
+    struct stackwalk *);
 
 /* Query threads' state: a read-only store and the shared index. */
 struct query_worker {

@@ -133,25 +133,23 @@ int
 query_tree(struct store *s, struct csindex *idx, const struct tree_params *p,
     struct tree_result *r, struct error *err)
 {
-	struct store_cs_value *vals = NULL;
+	struct query_walk q;
 	struct build b;
 	struct stackwalk w;
+	struct store_cs_value *vals;
 	int64_t cutoff;
-	size_t nvals = 0, i, depth, at;
-	int rc = -1, locked = 0, walked;
+	size_t nvals, i, depth, at;
+	int rc = -1, walked;
 
 	memset(r, 0, sizeof *r);
 	memset(&b, 0, sizeof b);
-	memset(&w, 0, sizeof w);
 	b.r = r;
-	if (query_select(s, p->sel, &r->metric, &vals, &nvals, &r->nprofiles,
-	    err) == -1)
+	if (query_walk_open(s, idx, p->sel, GRAN_FUNCTION, &r->metric,
+	    &r->nprofiles, &q, &w, err) == -1)
 		goto out;
-	if (csindex_acquire(idx, s, err) == -1)
-		goto out;
-	locked = 1;
+	vals = q.vals;
+	nvals = q.nvals;
 	node_add(&b, "root", 0);
-	stackwalk_init(&w, idx, p->sel, GRAN_FUNCTION);
 	for (i = 0; i < nvals; i++) {
 		int64_t v = vals[i].value;
 
@@ -175,14 +173,11 @@ query_tree(struct store *s, struct csindex *idx, const struct tree_params *p,
 	tree_finish(&b, cutoff);
 	rc = 0;
 out:
-	if (locked)
-		csindex_release(idx);
+	query_walk_close(idx, &q, &w);
 	if (rc == -1)
 		tree_result_clear(r);
 	hmap_clear(&b.kids);
 	free(b.name_of);
-	stackwalk_clear(&w);
-	free(vals);
 	return rc;
 }
 

@@ -509,12 +509,11 @@ export_pprof(struct store *s, struct csindex *idx,
 {
 	struct ex x;
 	struct store_metric metric;
-	struct store_cs_value *cv = NULL;
 	struct store_export_value *v = NULL;
 	struct store_filter f;
 	struct buf out = { 0 }, scalars = { 0 };
-	int64_t *scopes = NULL, *profiles = NULL, nprof;
-	size_t ncv, nv = 0, nprofiles = 0, i;
+	int64_t *scopes = NULL, *profiles = NULL;
+	size_t nv = 0, nprofiles = 0, i;
 	int rc = -1;
 
 	*outp = NULL;
@@ -522,30 +521,12 @@ export_pprof(struct store *s, struct csindex *idx,
 	memset(&x, 0, sizeof x);
 	x.s = s;
 	x.err = err;
-	/* The metric and the errors of a bad selection, as /v1/top has
-	 * them. */
-	if (query_select(s, sel, &metric, &cv, &ncv, &nprof, err) == -1)
-		return -1;
-	free(cv);
 	pbw_bytes(&x.strtab, PROFILE_STRING_TABLE, "", 0);
 	x.nstrs = 1;
-	scopes = xcalloc(sel->nscopes, sizeof *scopes);
-	for (i = 0; i < sel->nscopes; i++)
-		if ((scopes[i] = store_scope(s, sel->scopes[i], 0, err)) <= 0) {
-			if (scopes[i] == 0)
-				error_set(err, ERR_NOT_FOUND, "unknown scope "
-				    "\"%s\"", sel->scopes[i]);
-			goto out;
-		}
-	memset(&f, 0, sizeof f);
-	f.scopes = scopes;
-	f.nscopes = sel->nscopes;
-	f.since_s = sel->since_ns ? sel->since_ns / 1000000000 : INT64_MIN;
-	f.until_s = sel->until_ns ? sel->until_ns / 1000000000 : INT64_MAX;
-	f.profiles = sel->profiles;
-	f.nprofiles = sel->nprofiles;
-	f.labels = sel->labels;
-	f.nlabels = sel->nlabels;
+	/* The metric, the filter and the errors of a bad selection, as
+	 * /v1/top has them. */
+	if (query_resolve(s, sel, &metric, &f, &scopes, err) == -1)
+		goto out;
 	if (store_select_all(s, &f, &v, &nv, &profiles, &nprofiles, err) == -1)
 		goto out;
 	if (ex_profiles(&x, profiles, nprofiles, &scalars) == -1)

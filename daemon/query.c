@@ -17,9 +17,7 @@
 #include "stackwalk.h"
 #include "util.h"
 
-/* Scope names to ids, the metric, and the store filter of a selection;
- * *ids is for the caller to free. */
-static int
+int
 query_resolve(struct store *s, const struct selection *sel,
     struct store_metric *m, struct store_filter *f, int64_t **idsp,
     struct error *err)

@@ -93,6 +93,13 @@ void timeline_result_clear(struct timeline_result *);
  * selected scope has it, or it has several units there), else the default
  * metric of the newest profile of the first scope.  ERR_NOT_FOUND for an
  * unknown scope. */
+/* The metric and store filter of a selection (with the same errors as
+ * query_select), without reading any sample; *scope_ids backs the
+ * filter's scopes and is for the caller to free, even on error. */
+struct store_filter;
+int query_resolve(struct store *, const struct selection *,
+    struct store_metric *, struct store_filter *, int64_t **scope_ids,
+    struct error *);
 int query_select(struct store *, const struct selection *,
     struct store_metric *, struct store_cs_value **, size_t *,
     int64_t *nprofiles, struct error *);

@@ -370,7 +370,7 @@ server_run(const struct config *cfg)
 	struct import_worker iw;
 	struct query_worker *readers = NULL;
 	struct csindex *index = csindex_new();
-	void *iwp, **rwp = NULL;
+	void *iwp, **rwp = NULL, *no_state = NULL;
 	struct event *sigs[3] = { NULL, NULL, NULL }, *sweep = NULL;
 	struct event *status = NULL, *watchdog = NULL;
 	char *updir = NULL, *ready = NULL;
@@ -461,7 +461,8 @@ server_run(const struct config *cfg)
 	srv.importq = jobq_new(srv.base, "import", &iwp, 1, cfg->import_queue);
 	srv.queryq = jobq_new(srv.base, "query", rwp, cfg->query_threads,
 	    cfg->query_queue);
-	srv.ioq = jobq_new(srv.base, "io", rwp, 1, cfg->query_queue);
+	/* Upload I/O needs no store connection. */
+	srv.ioq = jobq_new(srv.base, "io", &no_state, 1, cfg->query_queue);
 	sweep = event_new(srv.base, -1, EV_PERSIST, server_sweep_cb, &srv);
 	event_add(sweep, &(struct timeval){ 60, 0 });
 	sigs[0] = evsignal_new(srv.base, SIGTERM, server_signal_cb, &srv);

@@ -116,6 +116,12 @@ importer_reset(struct importer *im)
 }
 
 void
+importer_set_limits(struct importer *im, const struct limits *limits)
+{
+	im->limits = limits;
+}
+
+void
 importer_free(struct importer *im)
 {
 	if (im == NULL)

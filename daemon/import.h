@@ -51,6 +51,8 @@ struct import_result {
 
 struct importer *importer_new(struct store *, const struct limits *);
 void importer_free(struct importer *);
+/* New limits for the next imports (the importer keeps the pointer). */
+void importer_set_limits(struct importer *, const struct limits *);
 int importer_run(struct importer *, const struct import_request *,
     struct import_result *, struct error *);
 void import_result_clear(struct import_result *);

@@ -1,6 +1,7 @@
 /* log.c: one line per message; under systemd the <N> prefix lets the
  * journal keep the priority of lines written to stderr. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +9,7 @@
 
 #include "log.h"
 
-static int log_max = LOG_INFO;
+static atomic_int log_max = LOG_INFO;
 static int log_journal;
 static int log_syslog;
 
@@ -18,6 +19,12 @@ log_init(int level, int foreground)
 	log_max = level;
 	log_journal = getenv("JOURNAL_STREAM") != NULL;
 	log_syslog = 0;
+}
+
+void
+log_set_level(int level)
+{
+	log_max = level;
 }
 
 void

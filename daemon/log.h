@@ -6,6 +6,8 @@
 #include <syslog.h>
 
 void log_init(int level, int foreground);
+/* On SIGHUP. */
+void log_set_level(int level);
 /* After detaching from the terminal. */
 void log_to_syslog(void);
 int log_level_parse(const char *);	/* -1 if unknown */

@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "api.h"
@@ -32,7 +33,12 @@
 #include "util.h"
 
 struct server {
-	const struct config *cfg;
+	struct config *cfg;		/* replaced on SIGHUP */
+	struct config **old_cfgs;	/* kept: threads may point into them */
+	size_t nold_cfgs;
+	int argc;
+	char **argv;
+	struct import_worker *iw;
 	struct event_base *base;
 	struct evhttp *http;
 	struct jobq *importq, *queryq, *ioq;
@@ -44,77 +50,6 @@ struct server {
 	char *listen_path;		/* what the socket is bound to */
 	uint64_t status_done, status_failed;	/* last sent in STATUS= */
 };
-
-static const char *
-env_dir(const char *name)
-{
-	const char *v = getenv(name);
-
-	return v != NULL && v[0] == '/' ? v : NULL;
-}
-
-void
-config_defaults(struct config *c)
-{
-	const char *d;
-	char *s;
-
-	memset(c, 0, sizeof *c);
-	c->log_level = LOG_INFO;
-	c->query_threads = 2;
-	c->import_queue = 64;
-	c->query_queue = 256;
-	limits_default(&c->limits);
-	/* Set by systemd for StateDirectory= and RuntimeDirectory= (the first
-	 * of a colon-separated list): the unit's User= has no XDG dirs. */
-	if ((d = env_dir("STATE_DIRECTORY")) != NULL)
-		xasprintf(&c->db_path, "%.*s/profd.db", (int)strcspn(d, ":"),
-		    d);
-	if ((d = env_dir("RUNTIME_DIRECTORY")) != NULL)
-		xasprintf(&c->socket_path, "%.*s/profd.sock",
-		    (int)strcspn(d, ":"), d);
-	if (geteuid() == 0) {
-		if (c->socket_path == NULL)
-			c->socket_path = xstrdup("/run/profd/profd.sock");
-		if (c->db_path == NULL)
-			c->db_path = xstrdup("/var/lib/profd/profd.db");
-		return;
-	}
-	if (c->socket_path == NULL) {
-		if ((d = env_dir("XDG_RUNTIME_DIR")) != NULL)
-			xasprintf(&c->socket_path, "%s/profd/profd.sock", d);
-		else {
-			xasprintf(&s, "/run/user/%u", (unsigned)getuid());
-			if (access(s, W_OK) == 0)
-				xasprintf(&c->socket_path,
-				    "%s/profd/profd.sock", s);
-			else
-				xasprintf(&c->socket_path,
-				    "/tmp/profd-%u/profd.sock",
-				    (unsigned)getuid());
-			free(s);
-		}
-	}
-	if (c->db_path == NULL) {
-		if ((d = env_dir("XDG_STATE_HOME")) != NULL)
-			xasprintf(&c->db_path, "%s/profd/profd.db", d);
-		else if ((d = env_dir("HOME")) != NULL)
-			xasprintf(&c->db_path,
-			    "%s/.local/state/profd/profd.db", d);
-		else
-			xasprintf(&c->db_path, "/tmp/profd-%u/profd.db",
-			    (unsigned)getuid());
-	}
-}
-
-void
-config_clear(struct config *c)
-{
-	free(c->socket_path);
-	free(c->db_path);
-	free(c->uploads_dir);
-	memset(c, 0, sizeof *c);
-}
 
 /* mkdir -p of the directory holding path. */
 static int
@@ -206,6 +141,88 @@ server_signal_cb(evutil_socket_t sig, short what, void *arg)
 	log_info("signal %d: stopping", (int)sig);
 	sd_stopping();
 	event_base_loopbreak(srv->base);
+}
+
+/* The import thread takes the new limits between two imports. */
+struct limits_job {
+	struct job job;
+	struct import_worker *iw;
+	const struct limits *limits;
+};
+
+static void
+limits_job_run(struct job *j, void *worker)
+{
+	struct limits_job *lj = (struct limits_job *)j;
+
+	importer_set_limits(lj->iw->importer, lj->limits);
+}
+
+static void
+limits_job_done(struct job *j)
+{
+	free(j);
+}
+
+/* SIGHUP: the config file again, over the defaults and under the command
+ * line.  A bad file changes nothing; settings that need a restart are
+ * named and kept. */
+static void
+server_reload_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct server *srv = arg;
+	struct config *nc = xcalloc(1, sizeof *nc);
+	struct limits_job *lj;
+	struct error err = { 0 };
+	char *restart;
+
+	if (config_from_args(nc, srv->argc, srv->argv, &err) != CONFIG_OK) {
+		log_err("SIGHUP: keeping the current settings: %s", err.msg);
+		config_clear(nc);
+		free(nc);
+		return;
+	}
+	if ((restart = config_restart_needed(srv->cfg, nc)) != NULL) {
+		log_warn("SIGHUP: changes to %s take effect at the next "
+		    "start", restart);
+		free(restart);
+	}
+	/* Keep what needs a restart as it is running. */
+	free(nc->socket_path);
+	nc->socket_path = xstrdup(srv->cfg->socket_path);
+	free(nc->db_path);
+	nc->db_path = xstrdup(srv->cfg->db_path);
+	free(nc->uploads_dir);
+	nc->uploads_dir = srv->cfg->uploads_dir != NULL ?
+	    xstrdup(srv->cfg->uploads_dir) : NULL;
+	free(nc->spool_dir);
+	nc->spool_dir = srv->cfg->spool_dir != NULL ?
+	    xstrdup(srv->cfg->spool_dir) : NULL;
+	nc->foreground = srv->cfg->foreground;
+	nc->query_threads = srv->cfg->query_threads;
+	nc->import_queue = srv->cfg->import_queue;
+	nc->query_queue = srv->cfg->query_queue;
+
+	srv->old_cfgs = xreallocarray(srv->old_cfgs, srv->nold_cfgs + 1,
+	    sizeof *srv->old_cfgs);
+	srv->old_cfgs[srv->nold_cfgs++] = srv->cfg;
+	srv->cfg = nc;
+	log_set_level(nc->log_level);
+	uploads_set_max(srv->uploads, nc->limits.max_upload);
+	evhttp_set_max_body_size(srv->http, (ev_ssize_t)nc->limits.max_body);
+	lj = xcalloc(1, sizeof *lj);
+	lj->job.run = limits_job_run;
+	lj->job.done = limits_job_done;
+	lj->iw = srv->iw;
+	lj->limits = &nc->limits;
+	while (jobq_push(srv->importq, &lj->job) == -1) {
+		/* A full queue: the import thread takes it soon. */
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+	}
+	log_info("SIGHUP: settings read again from %s",
+	    nc->config_path != NULL ? nc->config_path : "the command line");
 }
 
 /* The path an inherited socket is bound to, for messages. */
@@ -364,7 +381,7 @@ server_route_stats(struct server *srv)
 }
 
 int
-server_run(const struct config *cfg)
+server_run(struct config *cfg, int argc, char **argv)
 {
 	struct server srv;
 	struct import_worker iw;
@@ -381,6 +398,9 @@ server_run(const struct config *cfg)
 	memset(&srv, 0, sizeof srv);
 	memset(&iw, 0, sizeof iw);
 	srv.cfg = cfg;
+	srv.argc = argc;
+	srv.argv = argv;
+	srv.iw = &iw;
 	srv.started_ns = mono_ns();
 	pthread_mutex_init(&srv.stats_mu, NULL);
 	srv.stats = xcalloc((size_t)nroutes, sizeof *srv.stats);
@@ -467,7 +487,8 @@ server_run(const struct config *cfg)
 	event_add(sweep, &(struct timeval){ 60, 0 });
 	sigs[0] = evsignal_new(srv.base, SIGTERM, server_signal_cb, &srv);
 	sigs[1] = evsignal_new(srv.base, SIGINT, server_signal_cb, &srv);
-	for (i = 0; i < 2; i++)
+	sigs[2] = evsignal_new(srv.base, SIGHUP, server_reload_cb, &srv);
+	for (i = 0; i < 3; i++)
 		event_add(sigs[i], NULL);
 	if (sd_managed()) {
 		status = event_new(srv.base, -1, EV_PERSIST, server_status_cb,
@@ -502,7 +523,7 @@ server_run(const struct config *cfg)
 		unlink(cfg->socket_path);
 	log_info("stopped");
 out:
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < 3; i++)
 		if (sigs[i] != NULL)
 			event_free(sigs[i]);
 	if (sweep != NULL)
@@ -528,5 +549,15 @@ out:
 	free(rwp);
 	free(srv.stats);
 	pthread_mutex_destroy(&srv.stats_mu);
+	/* The caller owns the first configuration. */
+	if (srv.nold_cfgs > 0) {
+		config_clear(srv.cfg);
+		free(srv.cfg);
+		for (size_t k = 1; k < srv.nold_cfgs; k++) {
+			config_clear(srv.old_cfgs[k]);
+			free(srv.old_cfgs[k]);
+		}
+	}
+	free(srv.old_cfgs);
 	return rc;
 }

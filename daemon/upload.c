@@ -15,7 +15,7 @@
 
 struct uploads {
 	char *dir;
-	uint64_t max_bytes;
+	_Atomic uint64_t max_bytes;	/* changed on SIGHUP */
 };
 
 int
@@ -54,6 +54,12 @@ uploads_new(const char *dir, uint64_t max_bytes, struct error *err)
 	u->max_bytes = max_bytes;
 	uploads_sweep(u, 0);
 	return u;
+}
+
+void
+uploads_set_max(struct uploads *u, uint64_t max_bytes)
+{
+	u->max_bytes = max_bytes;
 }
 
 void
@@ -116,6 +122,7 @@ uploads_append(struct uploads *u, const char *id, uint64_t offset,
 {
 	const uint8_t *p = data;
 	struct stat sb;
+	uint64_t max;
 	ssize_t w;
 	int fd;
 
@@ -132,9 +139,9 @@ uploads_append(struct uploads *u, const char *id, uint64_t offset,
 		    (unsigned long long)offset);
 		goto fail;
 	}
-	if (offset + len > u->max_bytes) {
+	if (offset + len > (max = u->max_bytes)) {
 		error_set(err, ERR_TOO_LARGE, "upload %s would pass %llu bytes "
-		    "(limit)", id, (unsigned long long)u->max_bytes);
+		    "(limit)", id, (unsigned long long)max);
 		goto fail;
 	}
 	while (len > 0) {

@@ -16,6 +16,7 @@ struct uploads;
 /* Uploads live in dir (created; leftovers of a previous run removed). */
 struct uploads *uploads_new(const char *dir, uint64_t max_bytes,
     struct error *);
+void uploads_set_max(struct uploads *, uint64_t max_bytes);
 void uploads_free(struct uploads *);
 int uploads_create(struct uploads *, char id[UPLOAD_ID_LEN + 1],
     struct error *);

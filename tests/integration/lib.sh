@@ -34,7 +34,8 @@ trap cleanup EXIT
 # start_profd [extra flags...]: start in the foreground (backgrounded here)
 # and wait until /v1/health answers.
 start_profd() {
-	"$PROFD" --foreground --socket "$SOCK" --db "$DB" "$@" \
+	"$PROFD" --foreground --no-config --spool none --socket "$SOCK" \
+	    --db "$DB" "$@" \
 	    >>"$T/profd.log" 2>&1 &
 	PROFD_PID=$!
 	for _ in $(seq 1 200); do

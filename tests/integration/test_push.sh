@@ -15,7 +15,8 @@ start_profd
 
 # A stale socket file is removed, a live one refused.
 set +e
-"$PROFD" --foreground --socket "$SOCK" --db "$T/other.db" >"$T/second.log" 2>&1
+"$PROFD" --foreground --no-config --spool none --socket "$SOCK" \
+    --db "$T/other.db" >"$T/second.log" 2>&1
 rc=$?
 set -e
 [ "$rc" -ne 0 ] || fail "a second profd started on a live socket"

@@ -51,7 +51,8 @@ env = dict(os.environ, NOTIFY_SOCKET=note, WATCHDOG_USEC="200000")
 env.pop("LISTEN_FDS", None)
 log = open(t + "/profd.log", "ab")
 # No --foreground: under systemd it must not detach all the same.
-p = subprocess.Popen([profd, "--socket", sock_path, "--db", db], env=env,
+p = subprocess.Popen([profd, "--no-config", "--spool", "none", "--socket",
+                      sock_path, "--db", db], env=env,
                      stdout=log, stderr=log)
 msgs = []
 
@@ -133,8 +134,8 @@ python3 -c "$PROFD_PY" "$PROFD" "$PROFCTL" "$FIXTURES/cpu.pprof" "$T" ||
 # its path is not unlinked at exit (systemd owns it).
 if command -v systemd-socket-activate >/dev/null 2>&1; then
 	ASOCK="$T/act.sock"
-	systemd-socket-activate -l "$ASOCK" "$PROFD" --foreground \
-	    --db "$T/act.db" >>"$T/profd.log" 2>&1 &
+	systemd-socket-activate -l "$ASOCK" "$PROFD" --foreground --no-config \
+	    --spool none --db "$T/act.db" >>"$T/profd.log" 2>&1 &
 	PROFD_PID=$!
 	for _ in $(seq 1 100); do
 		[ -S "$ASOCK" ] && break

@@ -54,6 +54,7 @@ struct importer {
 	struct hmap agg;		/* agg_key -> 1 + row */
 	struct agg_row *agg_rows;
 	size_t naggs, aggcap;
+	size_t flush_at;		/* naggs that makes a mid-way flush */
 	int64_t bucket_s;		/* time bucket size, whole seconds */
 	struct model_meta meta;
 	int have_meta;
@@ -71,6 +72,7 @@ importer_new(struct store *store, const struct limits *limits)
 
 	im->store = store;
 	im->limits = limits;
+	im->flush_at = IMPORT_AGG_FLUSH;
 	return im;
 }
 
@@ -111,6 +113,7 @@ importer_reset(struct importer *im)
 	im->comments = NULL;
 	im->doc_url = im->period_type = im->period_unit = NULL;
 	im->nmetrics = im->naggs = im->aggcap = im->ncomments = 0;
+	im->flush_at = IMPORT_AGG_FLUSH;
 	im->have_meta = 0;
 	im->profile_id = 0;
 	memset(&im->meta, 0, sizeof im->meta);
@@ -432,6 +435,9 @@ agg_flush(struct importer *im, int all, int64_t profile_time,
 			return -1;
 	}
 	im->naggs = kept;
+	/* Rows without a time of their own wait for the end: the next flush
+	 * comes after as many new rows again, not at the next sample. */
+	im->flush_at = kept + IMPORT_AGG_FLUSH;
 	hmap_clear(&im->agg);
 	for (i = 0; i < kept; i++)
 		hmap_put(&im->agg, &im->agg_rows[i].k,
@@ -461,7 +467,7 @@ sink_sample(void *ctx, const struct model_sample *s, struct error *err)
 		im->totals[i] += s->values[i] < 0 ? -s->values[i] :
 		    s->values[i];
 	}
-	if (im->naggs >= IMPORT_AGG_FLUSH)
+	if (im->naggs >= im->flush_at)
 		return agg_flush(im, 0, 0, err);
 	return 0;
 }

@@ -183,10 +183,6 @@ server_signal_cb(evutil_socket_t sig, short what, void *arg)
 struct limits_job {
 	struct job job;
 	struct import_worker *iw;
-	atomic_int stopping;		/* SIGTERM: roll back long imports */
-	struct evhttp_bound_socket *bound;
-	struct event *drain;		/* after SIGTERM, until idle */
-	int64_t stop_deadline_ns;
 	const struct limits *limits;
 };
 

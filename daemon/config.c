@@ -559,7 +559,8 @@ config_from_args(struct config *c, int argc, char *const *argv,
 		else if (ch == OPT_PRINT)
 			print = 1;
 	}
-	if (!no_config) {
+	/* --config names a file to read even after --no-config. */
+	if (path != NULL || !no_config) {
 		if (path != NULL)
 			c->config_path = xstrdup(path);
 		else {
@@ -741,7 +742,7 @@ config_usage(FILE *f)
 	d.config_path = config_default_path();
 	fprintf(f,
 "  --config PATH\n        the config file (default %s)\n"
-"  --no-config\n        read no config file\n"
+"  --no-config\n        read no config file (but the one --config names)\n"
 "  --print-config\n        print the settings as a config file and exit\n"
 "  --help, -h\n        this text\n"
 "  --version, -V\n        print the version\n"

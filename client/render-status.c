@@ -101,7 +101,7 @@ render_status_importing(FILE *f, json_t *cur)
 static void
 render_status_spool(FILE *f, json_t *sp)
 {
-	char	 b[UNITS_LABEL_MAX], when[64];
+	char	 b[UNITS_LABEL_MAX + 8], b2[UNITS_LABEL_MAX], when[64];
 	char	*dir;
 	int64_t	 n;
 
@@ -114,10 +114,15 @@ render_status_spool(FILE *f, json_t *sp)
 	    json_is_true(json_object_get(sp, "scanning")) ? " (listing it)" :
 	    "");
 	n = render_status_int(sp, "waiting_files");
-	fprintf(f, "  waiting: %" PRId64 " file%s (%s)%s, %" PRId64
+	if (n > 0)
+		snprintf(b, sizeof b, " (%s)", units_scaled_label(
+		    render_status_int(sp, "waiting_bytes"), "bytes", "auto",
+		    b2, sizeof b2));
+	else
+		b[0] = '\0';
+	fprintf(f, "  waiting: %" PRId64 " file%s%s%s, %" PRId64
 	    " in flight, %" PRId64 " director%s watched\n", n,
-	    n == 1 ? "" : "s", render_status_bytes(render_status_int(sp,
-	    "waiting_bytes"), b, sizeof b),
+	    n == 1 ? "" : "s", b,
 	    json_is_true(json_object_get(sp, "more")) ? " and more" : "",
 	    render_status_int(sp, "in_flight"),
 	    render_status_int(sp, "watched_dirs"),

@@ -1,11 +1,11 @@
 # spool-lib.sh: what the spool tests share (sourced after lib.sh).
 
-# wait_until WHAT CMD...: run CMD until it succeeds, a minute at most (a
-# bound against hanging, not a timing check).
+# wait_until WHAT CMD...: run CMD until it succeeds, WAIT_S seconds at most
+# (default 60: a bound against hanging, not a timing check).
 wait_until() {
 	local what=$1
 	shift
-	for _ in $(seq 1 1200); do
+	for _ in $(seq 1 $((${WAIT_S:-60} * 20))); do
 		if "$@"; then
 			return 0
 		fi

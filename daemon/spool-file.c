@@ -570,20 +570,20 @@ spool_refuse(struct spool_ctx *c)
 	t->outcome = SPOOL_REFUSED;
 }
 
+static int spool_changed(int, struct spool_ctx *, const struct stat *);
+
 /* After the commit: delete the file, or keep it in done/<scope>/.  Only
- * if the name still holds what was imported: a file renamed over it
- * meanwhile is a new file, imported on its own. */
+ * if the name still holds what was imported: a file renamed over it or
+ * written again meanwhile is new, imported on its own. */
 static void
-spool_remove(struct spool_ctx *c, const struct stat *imported)
+spool_remove(struct spool_ctx *c, int fd, const struct stat *imported)
 {
 	struct spool_task *t = c->t;
 	struct error err = { 0 };
-	struct stat cur;
 	char *target;
 	int tfd;
 
-	if (fstatat(c->pfd, c->last, &cur, AT_SYMLINK_NOFOLLOW) == -1 ||
-	    cur.st_dev != imported->st_dev || cur.st_ino != imported->st_ino)
+	if (spool_changed(fd, c, imported))
 		return;
 	if (!t->keep) {
 		if (unlinkat(c->pfd, c->last, 0) == -1)
@@ -644,7 +644,7 @@ spool_import_fd(struct importer *im, struct spool_ctx *c, int fd,
 		t->samples = res.samples;
 		snprintf(t->format, sizeof t->format, "%s", res.format);
 		import_result_clear(&res);
-		spool_remove(c, st);
+		spool_remove(c, fd, st);
 		return;
 	}
 	if (t->err.kind == ERR_BUSY || t->err.kind == ERR_INTERNAL) {

@@ -465,8 +465,12 @@ spool_look_done(struct job *j)
 
 		if (f->is_dir)
 			spool_watch(sp, f->rel);
-		else if (spool_find(sp, f->rel) == NULL &&
-		    (e = spool_entry_new(sp, f->rel, E_WAITING)) != NULL)
+		else if ((e = spool_find(sp, f->rel)) != NULL) {
+			/* Settled, says the listing: not being written. */
+			if (e->state == E_LOOKING)
+				e->created_only = 0;
+		} else if ((e = spool_entry_new(sp, f->rel,
+		    E_WAITING)) != NULL)
 			spool_wait(sp, e, f->size);
 	}
 	for (i = 0; i < lk->ncands; i++)

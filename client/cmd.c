@@ -22,6 +22,7 @@ const struct cmd_entry *cmd_table[] = {
 	&cmd_export_entry,
 	&cmd_query_entry,
 	&cmd_timeline_entry,
+	&cmd_status_entry,
 	NULL
 };
 

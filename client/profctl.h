@@ -106,6 +106,9 @@ size_t		 render_spark_bin(const double *, size_t, double *, size_t);
 void		 render_sparkline(FILE *, const double *, size_t);
 int		 render_timeline_json(FILE *, json_t *, char **);
 
+/* render-status.c: GET /v1/status as lines a person reads. */
+int		 render_status_json(FILE *, json_t *, char **);
+
 /* flamegraph.c: a tree reply as an interactive SVG flame graph. */
 struct flamegraph_opts {
 	const char	*title;		/* NULL: "[Differential ]Flame Graph" */
@@ -240,5 +243,6 @@ extern const struct cmd_entry	cmd_diff_entry;
 extern const struct cmd_entry	cmd_export_entry;
 extern const struct cmd_entry	cmd_query_entry;
 extern const struct cmd_entry	cmd_timeline_entry;
+extern const struct cmd_entry	cmd_status_entry;
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "activity.h"
 #include "api.h"
 #include "query.h"
 #include "import.h"
@@ -64,6 +65,8 @@ push_work(struct api_call *call, void *worker)
 	struct push *p = call->data;
 	struct import_request req;
 	struct import_result res;
+	struct activity *act = server_activity(call->srv);
+	enum activity_source src = p->upload ? ACT_UPLOAD : ACT_PUSH;
 	size_t i, len = evbuffer_get_length(p->body);
 	json_t *dropped;
 	int rc;
@@ -74,6 +77,7 @@ push_work(struct api_call *call, void *worker)
 	    (req.fd = uploads_take(server_uploads(call->srv), p->upload,
 	    &call->err)) == -1) {
 		server_import_count(call->srv, 0);
+		activity_end(act, src, p->name, p->scope, &call->err);
 		return;
 	}
 	req.scope = p->scope;
@@ -86,7 +90,11 @@ push_work(struct api_call *call, void *worker)
 	req.opts.bucket_ns = p->bucket_ns;
 	req.data = len ? evbuffer_pullup(p->body, -1) : (const uint8_t *)"";
 	req.len = len;
+	activity_begin(act, src, p->name, p->scope, req.fd,
+	    req.fd == -1 ? (int64_t)len : -1);
 	rc = importer_run(w->importer, &req, &res, &call->err);
+	activity_end(act, src, p->name, p->scope, rc == -1 ? &call->err :
+	    NULL);
 	if (req.fd != -1)
 		close(req.fd);
 	if (rc == -1) {

@@ -75,6 +75,8 @@ void server_route_done(struct server *, const struct route *, int status,
     int64_t ns);
 struct jobq *server_queue(struct server *, enum api_queue);
 struct uploads *server_uploads(struct server *);
+struct activity *server_activity(struct server *);
+struct spool *server_spool(struct server *);	/* NULL: no spool */
 
 /* Endpoint handlers (api-*.c). */
 void api_profiles_post(struct api_call *);
@@ -87,6 +89,7 @@ void api_timeline_get(struct api_call *);
 void api_export_get(struct api_call *);
 void api_query_post(struct api_call *);
 void api_health_get(struct api_call *);
+void api_status_get(struct api_call *);
 void api_uploads_post(struct api_call *);
 void api_uploads_put(struct api_call *);
 void api_uploads_delete(struct api_call *);

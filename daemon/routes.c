@@ -20,6 +20,7 @@ const struct route routes[] = {
 	{ "GET", "/v1/export", ROUTE_READONLY, api_export_get },
 	{ "POST", "/v1/query", ROUTE_READONLY, api_query_post },
 	{ "GET", "/v1/health", ROUTE_LOOP, api_health_get },
+	{ "GET", "/v1/status", ROUTE_LOOP, api_status_get },
 	{ "POST", "/v1/uploads", ROUTE_IO, api_uploads_post },
 	{ "PUT", "/v1/uploads", ROUTE_IO, api_uploads_put },
 	{ "DELETE", "/v1/uploads", ROUTE_IO, api_uploads_delete },

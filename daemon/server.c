@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "activity.h"
 #include "api.h"
 #include "csindex.h"
 #include "import.h"
@@ -28,6 +29,8 @@
 #include "routes.h"
 #include "sd.h"
 #include "server.h"
+#include "spool-file.h"
+#include "spool.h"
 #include "store.h"
 #include "upload.h"
 #include "util.h"
@@ -47,6 +50,8 @@ struct server {
 	struct evhttp *http;
 	struct jobq *importq, *queryq, *ioq;
 	struct uploads *uploads;
+	struct activity *activity;
+	struct spool *spool;		/* NULL: no spool directory */
 	int64_t started_ns;
 	atomic_uint_fast64_t imports_done, imports_failed;
 	pthread_mutex_t stats_mu;
@@ -371,6 +376,18 @@ server_uploads(struct server *srv)
 	return srv->uploads;
 }
 
+struct activity *
+server_activity(struct server *srv)
+{
+	return srv->activity;
+}
+
+struct spool *
+server_spool(struct server *srv)
+{
+	return srv->spool;
+}
+
 /* Once a minute: drop uploads idle for an hour. */
 static void
 server_sweep_cb(evutil_socket_t fd, short what, void *arg)
@@ -440,6 +457,7 @@ server_run(struct config *cfg, int argc, char **argv)
 	srv.started_ns = mono_ns();
 	pthread_mutex_init(&srv.stats_mu, NULL);
 	srv.stats = xcalloc((size_t)nroutes, sizeof *srv.stats);
+	srv.activity = activity_new();
 	signal(SIGPIPE, SIG_IGN);
 	sd_init();
 
@@ -482,6 +500,13 @@ server_run(struct config *cfg, int argc, char **argv)
 		log_err("%s", err.msg);
 		goto out;
 	}
+	/* Before detaching, so a spool that cannot be used fails the start
+	 * where it is seen. */
+	if (cfg->spool_dir != NULL && spool_prepare(cfg->spool_dir,
+	    &err) == -1) {
+		log_err("%s", err.msg);
+		goto out;
+	}
 	/* systemd's socket (profd.socket) when activated; it owns the path. */
 	if ((fd = sd_listen_fd(cfg->socket_path)) != -1) {
 		activated = 1;
@@ -521,6 +546,11 @@ server_run(struct config *cfg, int argc, char **argv)
 	    cfg->query_queue);
 	/* Upload I/O needs no store connection. */
 	srv.ioq = jobq_new(srv.base, "io", &no_state, 1, cfg->query_queue);
+	if (cfg->spool_dir != NULL && (srv.spool = spool_new(&srv, srv.base,
+	    cfg->spool_dir, &err)) == NULL) {
+		log_err("%s", err.msg);
+		goto out;
+	}
 	sweep = event_new(srv.base, -1, EV_PERSIST, server_sweep_cb, &srv);
 	event_add(sweep, &(struct timeval){ 60, 0 });
 	sigs[0] = evsignal_new(srv.base, SIGTERM, server_signal_cb, &srv);
@@ -552,7 +582,9 @@ server_run(struct config *cfg, int argc, char **argv)
 	event_base_dispatch(srv.base);
 	rc = 0;
 
-	/* Join the threads (idle unless a second signal came). */
+	/* Join the threads (idle unless a second signal came); spool files
+	 * not imported stay for the next start. */
+	spool_stop(srv.spool);
 	jobq_free(srv.importq);
 	jobq_free(srv.queryq);
 	jobq_free(srv.ioq);
@@ -561,6 +593,12 @@ server_run(struct config *cfg, int argc, char **argv)
 		unlink(cfg->socket_path);
 	log_info("stopped");
 out:
+	/* Jobs' ends may still reach the spool: the queues go first. */
+	spool_stop(srv.spool);
+	jobq_free(srv.importq);
+	jobq_free(srv.queryq);
+	jobq_free(srv.ioq);
+	spool_free(srv.spool);
 	for (i = 0; i < 3; i++)
 		if (sigs[i] != NULL)
 			event_free(sigs[i]);
@@ -588,6 +626,7 @@ out:
 	csindex_free(index);
 	free(rwp);
 	free(srv.stats);
+	activity_free(srv.activity);
 	pthread_mutex_destroy(&srv.stats_mu);
 	/* The caller owns the first configuration. */
 	if (srv.nold_cfgs > 0) {

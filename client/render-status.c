@@ -1,0 +1,208 @@
+/* render-status.c: GET /v1/status as a few lines a person reads: imports
+ * since start by source, the import in flight, the spool's backlog and
+ * the last errors. No HTTP here. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "profctl.h"
+
+static int64_t
+render_status_int(json_t *obj, const char *key)
+{
+	json_t	*j = json_object_get(obj, key);
+
+	return (json_is_integer(j) ? (int64_t)json_integer_value(j) : 0);
+}
+
+/* A string of the reply, control characters made harmless; freed by the
+ * caller. */
+static char *
+render_status_str(json_t *obj, const char *key)
+{
+	const char	*s = json_string_value(json_object_get(obj, key));
+	char		*copy = xstrdup(s != NULL ? s : "");
+
+	render_clean(copy);
+	return (copy);
+}
+
+static const char *
+render_status_bytes(int64_t n, char *buf, size_t len)
+{
+	return (units_scaled_label(n, "bytes", "auto", buf, len));
+}
+
+/* 3d4h5m6s, leading zero units left out. */
+static void
+render_status_uptime(FILE *f, double secs)
+{
+	int64_t	 s = (int64_t)secs;
+
+	if (s >= 86400)
+		fprintf(f, "%" PRId64 "d", s / 86400);
+	if (s >= 3600)
+		fprintf(f, "%" PRId64 "h", s / 3600 % 24);
+	if (s >= 60)
+		fprintf(f, "%" PRId64 "m", s / 60 % 60);
+	fprintf(f, "%" PRId64 "s", s % 60);
+}
+
+/* A _ns time as second-precision RFC 3339 in UTC. */
+static const char *
+render_status_time(int64_t ns, char *buf, size_t len)
+{
+	time_t		 secs = (time_t)(ns / 1000000000);
+	struct tm	 tm;
+
+	if (ns <= 0 || gmtime_r(&secs, &tm) == NULL ||
+	    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(buf, len, "-");
+	return (buf);
+}
+
+static void
+render_status_importing(FILE *f, json_t *cur)
+{
+	char	 b1[UNITS_LABEL_MAX], b2[UNITS_LABEL_MAX];
+	char	*src, *what, *scope;
+	json_t	*bytes, *got;
+
+	if (!json_is_object(cur)) {
+		fprintf(f, "importing: nothing\n");
+		return;
+	}
+	src = render_status_str(cur, "source");
+	what = render_status_str(cur, "what");
+	scope = render_status_str(cur, "scope");
+	fprintf(f, "importing: %s%s%s (scope %s)", src, *what ? " " : "",
+	    what, scope);
+	bytes = json_object_get(cur, "bytes");
+	got = json_object_get(cur, "bytes_read");
+	if (json_is_integer(got) && json_is_integer(bytes))
+		fprintf(f, ", %s of %s read",
+		    render_status_bytes(json_integer_value(got), b1, sizeof b1),
+		    render_status_bytes(json_integer_value(bytes), b2,
+		    sizeof b2));
+	else if (json_is_integer(bytes))
+		fprintf(f, ", %s", render_status_bytes(
+		    json_integer_value(bytes), b1, sizeof b1));
+	if (json_is_number(json_object_get(cur, "seconds")))
+		fprintf(f, ", for %.1fs", json_number_value(
+		    json_object_get(cur, "seconds")));
+	fputc('\n', f);
+	free(src);
+	free(what);
+	free(scope);
+}
+
+static void
+render_status_spool(FILE *f, json_t *sp)
+{
+	char	 b[UNITS_LABEL_MAX + 8], b2[UNITS_LABEL_MAX], when[64];
+	char	*dir;
+	int64_t	 n;
+
+	if (!json_is_object(sp)) {
+		fprintf(f, "spool: none\n");
+		return;
+	}
+	dir = render_status_str(sp, "dir");
+	fprintf(f, "spool: %s%s\n", dir,
+	    json_is_true(json_object_get(sp, "scanning")) ? " (listing it)" :
+	    "");
+	n = render_status_int(sp, "waiting_files");
+	if (n > 0)
+		snprintf(b, sizeof b, " (%s)", units_scaled_label(
+		    render_status_int(sp, "waiting_bytes"), "bytes", "auto",
+		    b2, sizeof b2));
+	else
+		b[0] = '\0';
+	fprintf(f, "  waiting: %" PRId64 " file%s%s%s, %" PRId64
+	    " in flight, %" PRId64 " director%s watched\n", n,
+	    n == 1 ? "" : "s", b,
+	    json_is_true(json_object_get(sp, "more")) ? " and more" : "",
+	    render_status_int(sp, "in_flight"),
+	    render_status_int(sp, "watched_dirs"),
+	    render_status_int(sp, "watched_dirs") == 1 ? "y" : "ies");
+	n = render_status_int(sp, "duplicates");
+	fprintf(f, "  imported %" PRId64 " (%" PRId64 " duplicate%s), refused "
+	    "%" PRId64 " (into failed/), retried %" PRId64 "; last listed %s\n",
+	    render_status_int(sp, "imported") + n, n, n == 1 ? "" : "s",
+	    render_status_int(sp, "refused"), render_status_int(sp, "retried"),
+	    render_status_time(render_status_int(sp, "last_scan_ns"), when,
+	    sizeof when));
+	free(dir);
+}
+
+static void
+render_status_errors(FILE *f, json_t *errors, int64_t total)
+{
+	char	 when[64];
+	char	*src, *scope, *what, *msg;
+	json_t	*e;
+	size_t	 i;
+
+	if (json_array_size(errors) == 0) {
+		fprintf(f, "errors: none\n");
+		return;
+	}
+	fprintf(f, "last errors (%" PRId64 " since start), newest first:\n",
+	    total);
+	json_array_foreach(errors, i, e) {
+		src = render_status_str(e, "source");
+		scope = render_status_str(e, "scope");
+		what = render_status_str(e, "what");
+		msg = render_status_str(e, "error");
+		fprintf(f, "  %s  %-6s  %s  %s%s%s\n", render_status_time(
+		    render_status_int(e, "time_ns"), when, sizeof when), src,
+		    *scope ? scope : "-", what, *what ? ": " : "", msg);
+		free(src);
+		free(scope);
+		free(what);
+		free(msg);
+	}
+}
+
+int
+render_status_json(FILE *f, json_t *reply, char **cause)
+{
+	static const char	*sources[] = { "push", "upload", "spool" };
+	json_t			*imports, *src;
+	const char		*version;
+	size_t			 i;
+
+	imports = json_object_get(reply, "imports");
+	version = json_string_value(json_object_get(reply, "version"));
+	if (!json_is_object(imports) || version == NULL) {
+		if (cause != NULL)
+			xasprintf(cause, "unexpected reply from profd: %s",
+			    "no imports");
+		return (-1);
+	}
+	fprintf(f, "profd %s, up ", version);
+	render_status_uptime(f, json_number_value(json_object_get(reply,
+	    "uptime_s")));
+	fprintf(f, "\nimports since start: %" PRId64 " done, %" PRId64
+	    " failed\n", render_status_int(imports, "done"),
+	    render_status_int(imports, "failed"));
+	for (i = 0; i < sizeof sources / sizeof sources[0]; i++) {
+		if ((src = json_object_get(imports, sources[i])) == NULL)
+			continue;
+		fprintf(f, "  %-6s  %6" PRId64 " done  %6" PRId64 " failed\n",
+		    sources[i], render_status_int(src, "done"),
+		    render_status_int(src, "failed"));
+	}
+	render_status_importing(f, json_object_get(reply, "importing"));
+	fprintf(f, "queues: %" PRId64 " import%s waiting, %" PRId64
+	    " quer%s waiting\n", render_status_int(reply, "import_queue"),
+	    render_status_int(reply, "import_queue") == 1 ? "" : "s",
+	    render_status_int(reply, "query_queue"),
+	    render_status_int(reply, "query_queue") == 1 ? "y" : "ies");
+	render_status_spool(f, json_object_get(reply, "spool"));
+	render_status_errors(f, json_object_get(reply, "errors"),
+	    render_status_int(reply, "errors_total"));
+	return (0);
+}

@@ -1,0 +1,105 @@
+/* api-status.c: GET /v1/status, what profd is doing: imports since start
+ * by source, the import in flight, the spool's backlog, the last errors.
+ * Answered on the loop, like /v1/health: the spool's state lives on the
+ * loop, the rest is read under the activity mutex. */
+#include "activity.h"
+#include "api.h"
+#include "spool.h"
+#include "util.h"
+
+static json_t *
+status_time(int64_t ns)
+{
+	char buf[64];
+
+	if (ns == 0)
+		return json_null();
+	format_rfc3339(ns, buf, sizeof buf);
+	return json_string(buf);
+}
+
+static json_t *
+status_count(int64_t n)
+{
+	return n < 0 ? json_null() : json_integer((json_int_t)n);
+}
+
+static json_t *
+status_current(const struct activity_current *c)
+{
+	if (!c->active)
+		return json_null();
+	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:f}",
+	    "source", activity_source_name(c->source),
+	    "what", c->what,
+	    "scope", c->scope,
+	    "bytes", status_count(c->bytes),
+	    "bytes_read", status_count(c->bytes_read),
+	    "seconds", (double)(mono_ns() - c->started_ns) / 1e9);
+}
+
+static json_t *
+status_spool(struct spool *sp)
+{
+	struct spool_stats st;
+
+	if (sp == NULL)
+		return json_null();
+	spool_stats(sp, &st);
+	return json_pack("{s:s, s:I, s:I, s:I, s:I, s:b, s:b, s:o, s:I, s:I, "
+	    "s:I, s:I, s:I}",
+	    "dir", st.dir,
+	    "watched_dirs", (json_int_t)st.watched_dirs,
+	    "waiting_files", (json_int_t)st.waiting,
+	    "waiting_bytes", (json_int_t)st.waiting_bytes,
+	    "in_flight", (json_int_t)st.in_flight,
+	    "scanning", st.scanning,
+	    "more", st.more,
+	    "last_scan", status_time(st.last_scan_ns),
+	    "last_scan_ns", (json_int_t)st.last_scan_ns,
+	    "imported", (json_int_t)st.imported,
+	    "duplicates", (json_int_t)st.duplicates,
+	    "refused", (json_int_t)st.refused,
+	    "retried", (json_int_t)st.retried);
+}
+
+void
+api_status_get(struct api_call *call)
+{
+	struct activity_snapshot snap;
+	json_t *imports, *errors;
+	uint64_t done, failed;
+	size_t i;
+	int s;
+
+	activity_snapshot(server_activity(call->srv), &snap);
+	server_import_counts(call->srv, &done, &failed);
+	imports = json_pack("{s:I, s:I}", "done", (json_int_t)done,
+	    "failed", (json_int_t)failed);
+	for (s = 0; s < ACT_NSOURCES; s++)
+		json_object_set_new(imports, activity_source_name(s),
+		    json_pack("{s:I, s:I}", "done", (json_int_t)snap.done[s],
+		    "failed", (json_int_t)snap.failed[s]));
+	errors = json_array();
+	for (i = 0; i < snap.nerrors; i++)
+		json_array_append_new(errors, json_pack("{s:o, s:I, s:s, s:s, "
+		    "s:s, s:s}",
+		    "time", status_time(snap.errors[i].time_ns),
+		    "time_ns", (json_int_t)snap.errors[i].time_ns,
+		    "source", activity_source_name(snap.errors[i].source),
+		    "what", snap.errors[i].what,
+		    "scope", snap.errors[i].scope,
+		    "error", snap.errors[i].msg));
+	api_reply(call, 200, json_pack("{s:s, s:s, s:f, s:o, s:o, s:I, s:I, "
+	    "s:o, s:o, s:I}",
+	    "status", "ok",
+	    "version", PROFD_VERSION,
+	    "uptime_s", server_uptime(call->srv),
+	    "imports", imports,
+	    "importing", status_current(&snap.current),
+	    "import_queue", (json_int_t)server_import_depth(call->srv),
+	    "query_queue", (json_int_t)server_query_depth(call->srv),
+	    "spool", status_spool(server_spool(call->srv)),
+	    "errors", errors,
+	    "errors_total", (json_int_t)snap.nerrors_total));
+}

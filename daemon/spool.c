@@ -1,0 +1,816 @@
+/* spool.c: the spool's state on the loop.
+ *
+ * An entry is one path under the spool, known once (a tsearch index by
+ * path) and in one state: a candidate from an event, waiting for its
+ * lstat on the I/O thread (CAND, LOOKING); waiting in the backlog
+ * (WAITING); or on the import queue (RUNNING).  Listings and lstats are
+ * one "look" job at a time on the I/O queue; imports are at most
+ * SPOOL_MAX_INFLIGHT jobs on the import queue, which pushes share, so a
+ * large backlog never fills it.  A queue that is full only delays: the
+ * file stays where it is and a timer tries again.
+ *
+ * A file is imported once per content: if profd dies between the commit
+ * and the removal, the next import of the same bytes is a duplicate and
+ * only removes the file. */
+#include <sys/inotify.h>
+#include <sys/queue.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <event2/event.h>
+#include <search.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "activity.h"
+#include "api.h"
+#include "format.h"
+#include "jobs.h"
+#include "log.h"
+#include "spool-file.h"
+#include "spool.h"
+#include "util.h"
+
+#define SPOOL_MAX_INFLIGHT	2	/* import jobs queued at once */
+#define SPOOL_MAX_FILES		100000	/* entries known at once */
+#define SPOOL_SETTLE_S		5	/* a younger file may be written */
+#define SPOOL_RETRY_S		1	/* after a full queue */
+#define SPOOL_WATCH_MASK	(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | \
+				    IN_ONLYDIR | IN_DONT_FOLLOW | \
+				    IN_EXCL_UNLINK)
+
+enum entry_state { E_CAND, E_LOOKING, E_WAITING, E_RUNNING };
+
+struct spool_entry {
+	TAILQ_ENTRY(spool_entry) link;	/* cands or backlog */
+	char *rel;
+	uint64_t size;
+	enum entry_state state;
+	int created_only;		/* only IN_CREATE seen: being written? */
+	int again;			/* an event came while it ran */
+};
+TAILQ_HEAD(spool_entries, spool_entry);
+
+struct spool_watch {
+	int wd;
+	char *rel;			/* "" the spool, "scope", "scope/fmt" */
+};
+
+struct spool_look;
+
+struct spool {
+	struct server *srv;
+	struct event_base *base;
+	char *dir;
+	int ifd;
+	struct event *iev, *rescan, *settle, *retry;
+	struct spool_watch *watches;
+	size_t nwatches;
+	void *index;			/* tsearch root of entries by rel */
+	size_t nindex;
+	struct spool_entries cands, backlog;
+	size_t nwaiting, inflight;
+	uint64_t waiting_bytes;
+	struct spool_look *look;	/* on the I/O queue */
+	int want_all;			/* a full listing is asked for */
+	char **want_dirs;		/* listings of single directories */
+	size_t nwant_dirs;
+	int truncated, stopping, warned_watches;
+	char *last_scan_err;
+	int64_t last_scan_ns;
+	uint64_t imported, duplicates, refused, retried;
+};
+
+/* A listing and/or lstats, on the I/O thread. */
+struct spool_look {
+	struct job job;
+	struct spool *sp;
+	const char *dir;
+	int all;
+	char **dirs;
+	size_t ndirs;
+	char **cands;
+	size_t ncands;
+	struct spool_found *cstat;
+	int *cerrno;
+	struct spool_listing found;
+	struct error err;
+};
+
+/* One file's import, on the import thread. */
+struct spool_import {
+	struct job job;
+	struct spool *sp;
+	char *rel;
+	struct spool_task task;
+};
+
+static void spool_look_kick(struct spool *);
+static void spool_pump(struct spool *);
+
+static int
+spool_entry_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct spool_entry *)a)->rel,
+	    ((const struct spool_entry *)b)->rel);
+}
+
+static struct spool_entry *
+spool_find(struct spool *sp, const char *rel)
+{
+	struct spool_entry key, **found;
+
+	key.rel = (char *)(uintptr_t)rel;
+	found = tfind(&key, &sp->index, spool_entry_cmp);
+	return found ? *found : NULL;
+}
+
+static struct spool_entry *
+spool_entry_new(struct spool *sp, const char *rel, enum entry_state state)
+{
+	struct spool_entry *e;
+
+	if (sp->nindex >= SPOOL_MAX_FILES) {
+		/* Found again by the listing once the backlog drains. */
+		sp->truncated = 1;
+		return NULL;
+	}
+	e = xcalloc(1, sizeof *e);
+	e->rel = xstrdup(rel);
+	e->state = state;
+	if (tsearch(e, &sp->index, spool_entry_cmp) == NULL)
+		abort();
+	sp->nindex++;
+	return e;
+}
+
+static void
+spool_entry_free(void *p)
+{
+	struct spool_entry *e = p;
+
+	free(e->rel);
+	free(e);
+}
+
+/* Forget e (out of every list). */
+static void
+spool_entry_drop(struct spool *sp, struct spool_entry *e)
+{
+	switch (e->state) {
+	case E_CAND:
+	case E_LOOKING:
+		TAILQ_REMOVE(&sp->cands, e, link);
+		break;
+	case E_WAITING:
+		TAILQ_REMOVE(&sp->backlog, e, link);
+		sp->nwaiting--;
+		sp->waiting_bytes -= e->size;
+		break;
+	case E_RUNNING:
+		break;
+	}
+	tdelete(e, &sp->index, spool_entry_cmp);
+	sp->nindex--;
+	spool_entry_free(e);
+}
+
+static void
+spool_wait(struct spool *sp, struct spool_entry *e, uint64_t size)
+{
+	e->state = E_WAITING;
+	e->size = size;
+	TAILQ_INSERT_TAIL(&sp->backlog, e, link);
+	sp->nwaiting++;
+	sp->waiting_bytes += size;
+}
+
+static void
+spool_later(struct spool *sp, struct event *ev, int seconds)
+{
+	struct timeval tv = { seconds, 0 };
+
+	if (!sp->stopping && !evtimer_pending(ev, NULL))
+		evtimer_add(ev, &tv);
+}
+
+static void
+spool_want_dir(struct spool *sp, const char *rel)
+{
+	size_t i;
+
+	if (rel[0] == '\0') {
+		sp->want_all = 1;
+		return;
+	}
+	for (i = 0; i < sp->nwant_dirs; i++)
+		if (strcmp(sp->want_dirs[i], rel) == 0)
+			return;
+	sp->want_dirs = xreallocarray(sp->want_dirs, sp->nwant_dirs + 1,
+	    sizeof *sp->want_dirs);
+	sp->want_dirs[sp->nwant_dirs++] = xstrdup(rel);
+}
+
+static struct spool_watch *
+spool_watch_by_wd(struct spool *sp, int wd)
+{
+	size_t i;
+
+	for (i = 0; i < sp->nwatches; i++)
+		if (sp->watches[i].wd == wd)
+			return &sp->watches[i];
+	return NULL;
+}
+
+/* Watch the directory rel; a new watch asks for a listing of it, for the
+ * files dropped before the watch was there.  1 new, 0 known or gone, -1
+ * (errno) if inotify refuses. */
+static int
+spool_watch(struct spool *sp, const char *rel)
+{
+	struct spool_watch *w;
+	char *path;
+	size_t i;
+	int wd;
+
+	for (i = 0; i < sp->nwatches; i++)
+		if (strcmp(sp->watches[i].rel, rel) == 0)
+			return 0;
+	if (rel[0] == '\0')
+		path = xstrdup(sp->dir);
+	else
+		xasprintf(&path, "%s/%s", sp->dir, rel);
+	wd = inotify_add_watch(sp->ifd, path, SPOOL_WATCH_MASK);
+	free(path);
+	if (wd == -1) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;
+		if ((errno == ENOSPC || errno == ENOMEM) &&
+		    !sp->warned_watches) {
+			sp->warned_watches = 1;
+			log_warn("spool: no more inotify watches (sysctl "
+			    "fs.inotify.max_user_watches): %s/%s and other new "
+			    "directories are only seen by the rescans",
+			    sp->dir, rel);
+		}
+		return -1;
+	}
+	if ((w = spool_watch_by_wd(sp, wd)) != NULL) {
+		/* The same directory under a new name (renamed). */
+		free(w->rel);
+		w->rel = xstrdup(rel);
+	} else {
+		sp->watches = xreallocarray(sp->watches, sp->nwatches + 1,
+		    sizeof *sp->watches);
+		w = &sp->watches[sp->nwatches++];
+		w->wd = wd;
+		w->rel = xstrdup(rel);
+	}
+	spool_want_dir(sp, rel);
+	return 1;
+}
+
+static void
+spool_unwatch(struct spool *sp, struct spool_watch *w)
+{
+	size_t i = (size_t)(w - sp->watches);
+
+	if (w->rel[0] == '\0') {
+		log_warn("spool: %s was removed; it is made again", sp->dir);
+		sp->want_all = 1;
+	}
+	free(w->rel);
+	sp->watches[i] = sp->watches[--sp->nwatches];
+}
+
+/* A name an event gave: into the index as a candidate for an lstat. */
+static void
+spool_candidate(struct spool *sp, const char *rel, int created_only)
+{
+	struct spool_entry *e;
+
+	if ((e = spool_find(sp, rel)) != NULL) {
+		if (e->state == E_RUNNING)
+			e->again = 1;
+		else if (!created_only)
+			e->created_only = 0;
+		return;
+	}
+	if ((e = spool_entry_new(sp, rel, E_CAND)) == NULL)
+		return;
+	e->created_only = created_only;
+	TAILQ_INSERT_TAIL(&sp->cands, e, link);
+}
+
+static int
+spool_depth(const char *rel)
+{
+	int n = rel[0] != '\0';
+
+	for (; *rel != '\0'; rel++)
+		n += *rel == '/';
+	return n;
+}
+
+static void
+spool_event(struct spool *sp, const struct inotify_event *ev)
+{
+	struct spool_watch *w;
+	char *rel;
+	int depth;
+
+	if (ev->mask & IN_Q_OVERFLOW) {
+		log_warn("spool: inotify queue overflow; listing %s again",
+		    sp->dir);
+		sp->want_all = 1;
+		return;
+	}
+	if ((w = spool_watch_by_wd(sp, ev->wd)) == NULL)
+		return;
+	if (ev->mask & IN_IGNORED) {
+		spool_unwatch(sp, w);
+		return;
+	}
+	if (ev->len == 0 || ev->name[0] == '\0' ||
+	    spool_name_in_progress(ev->name))
+		return;
+	depth = spool_depth(w->rel);
+	if (depth == 0 && spool_name_reserved(ev->name))
+		return;
+	if (depth == 0)
+		rel = xstrdup(ev->name);
+	else
+		xasprintf(&rel, "%s/%s", w->rel, ev->name);
+	if ((ev->mask & IN_ISDIR) && ((depth == 0 &&
+	    scope_name_valid(ev->name)) || (depth == 1 &&
+	    format_find(ev->name) != NULL)))
+		spool_watch(sp, rel);
+	else if (ev->mask & (IN_CLOSE_WRITE | IN_MOVED_TO))
+		spool_candidate(sp, rel, 0);
+	else if (ev->mask & IN_CREATE)
+		/* A link, FIFO or directory has no close; a regular file
+		 * is being written and waits for its IN_CLOSE_WRITE. */
+		spool_candidate(sp, rel, !(ev->mask & IN_ISDIR));
+	free(rel);
+}
+
+static void
+spool_inotify_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct spool *sp = arg;
+	char buf[16384]
+	    __attribute__((aligned(__alignof__(struct inotify_event))));
+	const struct inotify_event *ev;
+	ssize_t n;
+	char *p;
+
+	for (;;) {
+		n = read(sp->ifd, buf, sizeof buf);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		for (p = buf; p < buf + n;
+		    p += sizeof *ev + ev->len) {
+			ev = (const struct inotify_event *)(void *)p;
+			spool_event(sp, ev);
+		}
+	}
+	spool_look_kick(sp);
+}
+
+static void
+spool_look_run(struct job *j, void *worker)
+{
+	struct spool_look *lk = (struct spool_look *)j;
+	size_t i;
+
+	if (lk->all && spool_prepare(lk->dir, &lk->err) == 0)
+		spool_list(lk->dir, "", (int64_t)SPOOL_SETTLE_S * 1000000000,
+		    &lk->found, &lk->err);
+	for (i = 0; i < lk->ndirs; i++)
+		spool_list(lk->dir, lk->dirs[i],
+		    (int64_t)SPOOL_SETTLE_S * 1000000000, &lk->found, &lk->err);
+	for (i = 0; i < lk->ncands; i++)
+		lk->cerrno[i] = spool_stat(lk->dir, lk->cands[i],
+		    &lk->cstat[i]) == -1 ? errno : 0;
+}
+
+static void
+spool_look_free(struct spool_look *lk)
+{
+	size_t i;
+
+	for (i = 0; i < lk->ndirs; i++)
+		free(lk->dirs[i]);
+	free(lk->dirs);
+	for (i = 0; i < lk->ncands; i++)
+		free(lk->cands[i]);
+	free(lk->cands);
+	free(lk->cstat);
+	free(lk->cerrno);
+	spool_listing_clear(&lk->found);
+	free(lk);
+}
+
+/* What an lstat said about a candidate. */
+static void
+spool_look_cand(struct spool *sp, const char *rel, int err,
+    const struct spool_found *st)
+{
+	struct spool_entry *e = spool_find(sp, rel);
+
+	if (e == NULL || e->state != E_LOOKING)
+		return;
+	if (err != 0 || (S_ISREG(st->type) && e->created_only)) {
+		/* Gone, or still being written. */
+		spool_entry_drop(sp, e);
+		return;
+	}
+	TAILQ_REMOVE(&sp->cands, e, link);
+	spool_wait(sp, e, st->size);
+}
+
+static void
+spool_look_done(struct job *j)
+{
+	struct spool_look *lk = (struct spool_look *)j;
+	struct spool *sp = lk->sp;
+	struct spool_entry *e;
+	size_t i;
+
+	sp->look = NULL;
+	if (j->run == NULL || sp->stopping) {
+		spool_look_free(lk);
+		return;
+	}
+	if (lk->all) {
+		sp->last_scan_ns = now_ns();
+		spool_watch(sp, "");
+	}
+	if (lk->err.kind != ERR_NONE) {
+		if (sp->last_scan_err == NULL ||
+		    strcmp(sp->last_scan_err, lk->err.msg) != 0)
+			log_err("%s", lk->err.msg);
+		free(sp->last_scan_err);
+		sp->last_scan_err = xstrdup(lk->err.msg);
+	} else if (lk->all && sp->last_scan_err != NULL) {
+		log_info("spool: %s is usable again", sp->dir);
+		free(sp->last_scan_err);
+		sp->last_scan_err = NULL;
+	}
+	for (i = 0; i < lk->found.n; i++) {
+		const struct spool_found *f = &lk->found.v[i];
+
+		if (f->is_dir)
+			spool_watch(sp, f->rel);
+		else if ((e = spool_find(sp, f->rel)) != NULL) {
+			/* Settled, says the listing: not being written. */
+			if (e->state == E_LOOKING)
+				e->created_only = 0;
+		} else if ((e = spool_entry_new(sp, f->rel,
+		    E_WAITING)) != NULL)
+			spool_wait(sp, e, f->size);
+	}
+	for (i = 0; i < lk->ncands; i++)
+		spool_look_cand(sp, lk->cands[i], lk->cerrno[i],
+		    &lk->cstat[i]);
+	if (lk->found.young)
+		spool_later(sp, sp->settle, SPOOL_SETTLE_S + 1);
+	if (lk->found.truncated)
+		sp->truncated = 1;
+	spool_look_free(lk);
+	spool_pump(sp);
+	spool_look_kick(sp);
+}
+
+/* Start a look if one is wanted and none runs. */
+static void
+spool_look_kick(struct spool *sp)
+{
+	struct spool_look *lk;
+	struct spool_entry *e;
+	size_t i, n = 0;
+
+	if (sp->stopping || sp->look != NULL)
+		return;
+	TAILQ_FOREACH(e, &sp->cands, link)
+		n += e->state == E_CAND;
+	if (!sp->want_all && sp->nwant_dirs == 0 && n == 0)
+		return;
+	lk = xcalloc(1, sizeof *lk);
+	lk->job.run = spool_look_run;
+	lk->job.done = spool_look_done;
+	lk->sp = sp;
+	lk->dir = sp->dir;
+	lk->all = sp->want_all;
+	lk->found.max = SPOOL_MAX_FILES - sp->nindex;
+	lk->cands = xcalloc(n, sizeof *lk->cands);
+	lk->cstat = xcalloc(n, sizeof *lk->cstat);
+	lk->cerrno = xcalloc(n, sizeof *lk->cerrno);
+	TAILQ_FOREACH(e, &sp->cands, link)
+		if (e->state == E_CAND)
+			lk->cands[lk->ncands++] = xstrdup(e->rel);
+	if (!lk->all) {
+		lk->dirs = sp->want_dirs;
+		lk->ndirs = sp->nwant_dirs;
+	}
+	if (jobq_push(server_queue(sp->srv, API_IO), &lk->job) == -1) {
+		if (!lk->all) {
+			lk->dirs = NULL;
+			lk->ndirs = 0;
+		}
+		spool_look_free(lk);
+		spool_later(sp, sp->retry, SPOOL_RETRY_S);
+		return;
+	}
+	/* Taken: what it covers is no longer wanted. */
+	sp->look = lk;
+	TAILQ_FOREACH(e, &sp->cands, link)
+		if (e->state == E_CAND)
+			e->state = E_LOOKING;
+	if (lk->all) {
+		/* The full listing covers the single directories. */
+		for (i = 0; i < sp->nwant_dirs; i++)
+			free(sp->want_dirs[i]);
+		free(sp->want_dirs);
+	}
+	sp->want_dirs = NULL;
+	sp->nwant_dirs = 0;
+	sp->want_all = 0;
+}
+
+static void
+spool_import_run(struct job *j, void *worker)
+{
+	struct spool_import *ij = (struct spool_import *)j;
+	struct import_worker *w = worker;
+
+	spool_file_import(w->importer, &ij->task);
+}
+
+static void
+spool_import_log(struct spool *sp, struct spool_import *ij)
+{
+	struct spool_task *t = &ij->task;
+	const char *scope = ij->rel, *slash = strchr(ij->rel, '/');
+	int slen = slash ? (int)(slash - scope) : 0;
+
+	switch (t->outcome) {
+	case SPOOL_IMPORTED:
+		sp->imported++;
+		server_import_count(sp->srv, 1);
+		log_info("spool: %s/%s: stored as profile %lld in scope %.*s "
+		    "(%s, %lld samples, %llu bytes)%s%s", sp->dir, ij->rel,
+		    (long long)t->profile_id, slen, scope, t->format,
+		    (long long)t->samples, (unsigned long long)t->bytes,
+		    t->moved_to ? "; kept as " : "",
+		    t->moved_to ? t->moved_to : "");
+		break;
+	case SPOOL_DUPLICATE:
+		sp->duplicates++;
+		server_import_count(sp->srv, 1);
+		log_info("spool: %s/%s: already stored as profile %lld in "
+		    "scope %.*s%s%s", sp->dir, ij->rel,
+		    (long long)t->profile_id, slen, scope,
+		    t->moved_to ? "; kept as " : "",
+		    t->moved_to ? t->moved_to : "");
+		break;
+	case SPOOL_REFUSED:
+		sp->refused++;
+		server_import_count(sp->srv, 0);
+		log_warn("spool: %s/%s: %s; moved to %s", sp->dir, ij->rel,
+		    t->err.msg, t->moved_to);
+		break;
+	case SPOOL_RETRY:
+		sp->retried++;
+		if (t->err.kind != ERR_NONE) {
+			server_import_count(sp->srv, 0);
+			log_err("spool: %s/%s: %s; left in the spool for the "
+			    "next rescan", sp->dir, ij->rel, t->err.msg);
+		}
+		break;
+	case SPOOL_LEFT:
+		log_debug("spool: %s/%s: left alone%s%s", sp->dir, ij->rel,
+		    t->err.kind != ERR_NONE ? " (being written?): " : "",
+		    t->err.msg);
+		break;
+	case SPOOL_GONE:
+		log_debug("spool: %s/%s: gone before its import", sp->dir,
+		    ij->rel);
+		break;
+	}
+	if (t->cleanup != NULL) {
+		char *path, *sc;
+
+		log_err("spool: %s/%s: %s", sp->dir, ij->rel, t->cleanup);
+		xasprintf(&path, "%s/%s", sp->dir, ij->rel);
+		sc = xstrndup(scope, (size_t)slen);
+		activity_error(server_activity(sp->srv), ACT_SPOOL, path, sc,
+		    t->cleanup);
+		free(sc);
+		free(path);
+	}
+}
+
+static void
+spool_import_done(struct job *j)
+{
+	struct spool_import *ij = (struct spool_import *)j;
+	struct spool *sp = ij->sp;
+	struct spool_entry *e;
+
+	sp->inflight--;
+	if (j->run != NULL)
+		spool_import_log(sp, ij);
+	if ((e = spool_find(sp, ij->rel)) != NULL) {
+		if (e->again && j->run != NULL && !sp->stopping) {
+			/* Written again meanwhile: look at it again. */
+			e->again = 0;
+			e->created_only = 0;
+			e->state = E_CAND;
+			TAILQ_INSERT_TAIL(&sp->cands, e, link);
+		} else
+			spool_entry_drop(sp, e);
+	}
+	spool_task_clear(&ij->task);
+	free(ij->rel);
+	free(ij);
+	if (sp->stopping)
+		return;
+	if (sp->truncated && sp->nwaiting == 0 && sp->inflight == 0) {
+		sp->truncated = 0;
+		sp->want_all = 1;
+	}
+	spool_pump(sp);
+	spool_look_kick(sp);
+}
+
+/* Feed the import queue from the backlog, SPOOL_MAX_INFLIGHT at most. */
+static void
+spool_pump(struct spool *sp)
+{
+	const struct config *cfg;
+	struct spool_import *ij;
+	struct spool_entry *e;
+
+	while (!sp->stopping && sp->inflight < SPOOL_MAX_INFLIGHT &&
+	    (e = TAILQ_FIRST(&sp->backlog)) != NULL) {
+		/* Read now: SIGHUP may replace the configuration. */
+		cfg = server_config(sp->srv);
+		ij = xcalloc(1, sizeof *ij);
+		ij->job.run = spool_import_run;
+		ij->job.done = spool_import_done;
+		ij->sp = sp;
+		ij->rel = xstrdup(e->rel);
+		ij->task.dir = sp->dir;
+		ij->task.rel = ij->rel;
+		ij->task.keep = cfg->spool_keep;
+		ij->task.max_bytes = cfg->limits.max_upload;
+		ij->task.activity = server_activity(sp->srv);
+		if (jobq_push(server_queue(sp->srv, API_IMPORT),
+		    &ij->job) == -1) {
+			/* Full: the file waits, the timer tries again. */
+			free(ij->rel);
+			free(ij);
+			spool_later(sp, sp->retry, SPOOL_RETRY_S);
+			return;
+		}
+		TAILQ_REMOVE(&sp->backlog, e, link);
+		sp->nwaiting--;
+		sp->waiting_bytes -= e->size;
+		e->state = E_RUNNING;
+		sp->inflight++;
+	}
+}
+
+static void
+spool_retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct spool *sp = arg;
+
+	spool_pump(sp);
+	spool_look_kick(sp);
+}
+
+static void
+spool_arm_rescan(struct spool *sp)
+{
+	int64_t s = server_config(sp->srv)->spool_rescan;
+	struct timeval tv = { (time_t)(s > 0 ? s : 300), 0 };
+
+	if (!sp->stopping)
+		evtimer_add(sp->rescan, &tv);
+}
+
+/* The safety net: list everything again. */
+static void
+spool_rescan_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct spool *sp = arg;
+
+	sp->want_all = 1;
+	spool_look_kick(sp);
+	spool_arm_rescan(sp);
+}
+
+static void
+spool_settle_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct spool *sp = arg;
+
+	sp->want_all = 1;
+	spool_look_kick(sp);
+}
+
+struct spool *
+spool_new(struct server *srv, struct event_base *base, const char *dir,
+    struct error *err)
+{
+	struct spool *sp = xcalloc(1, sizeof *sp);
+
+	sp->srv = srv;
+	sp->base = base;
+	sp->dir = xstrdup(dir);
+	TAILQ_INIT(&sp->cands);
+	TAILQ_INIT(&sp->backlog);
+	if ((sp->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) == -1) {
+		error_set(err, ERR_INTERNAL, "spool: inotify: %s",
+		    strerror(errno));
+		spool_free(sp);
+		return NULL;
+	}
+	if (spool_watch(sp, "") != 1) {
+		error_set(err, ERR_INTERNAL, "spool: cannot watch %s: %s", dir,
+		    strerror(errno));
+		spool_free(sp);
+		return NULL;
+	}
+	sp->iev = event_new(base, sp->ifd, EV_READ | EV_PERSIST,
+	    spool_inotify_cb, sp);
+	event_add(sp->iev, NULL);
+	sp->rescan = evtimer_new(base, spool_rescan_cb, sp);
+	sp->settle = evtimer_new(base, spool_settle_cb, sp);
+	sp->retry = evtimer_new(base, spool_retry_cb, sp);
+	spool_arm_rescan(sp);
+	/* The first listing: what waited while profd was not running. */
+	sp->want_all = 1;
+	spool_look_kick(sp);
+	log_info("spool: watching %s", dir);
+	return sp;
+}
+
+void
+spool_stop(struct spool *sp)
+{
+	if (sp != NULL)
+		sp->stopping = 1;
+}
+
+void
+spool_free(struct spool *sp)
+{
+	size_t i;
+
+	if (sp == NULL)
+		return;
+	if (sp->iev != NULL)
+		event_free(sp->iev);
+	if (sp->rescan != NULL)
+		event_free(sp->rescan);
+	if (sp->settle != NULL)
+		event_free(sp->settle);
+	if (sp->retry != NULL)
+		event_free(sp->retry);
+	if (sp->ifd != -1)
+		close(sp->ifd);
+	tdestroy(sp->index, spool_entry_free);
+	for (i = 0; i < sp->nwatches; i++)
+		free(sp->watches[i].rel);
+	free(sp->watches);
+	for (i = 0; i < sp->nwant_dirs; i++)
+		free(sp->want_dirs[i]);
+	free(sp->want_dirs);
+	free(sp->last_scan_err);
+	free(sp->dir);
+	free(sp);
+}
+
+void
+spool_stats(struct spool *sp, struct spool_stats *st)
+{
+	memset(st, 0, sizeof *st);
+	st->dir = sp->dir;
+	st->watched_dirs = sp->nwatches;
+	st->waiting = sp->nwaiting;
+	st->waiting_bytes = sp->waiting_bytes;
+	st->in_flight = sp->inflight;
+	st->scanning = sp->look != NULL && sp->look->all;
+	st->more = sp->truncated;
+	st->last_scan_ns = sp->last_scan_ns;
+	st->imported = sp->imported;
+	st->duplicates = sp->duplicates;
+	st->refused = sp->refused;
+	st->retried = sp->retried;
+}

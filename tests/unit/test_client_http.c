@@ -76,8 +76,10 @@ serve(void *arg)
 
 	while ((c = accept(srv.fd, NULL, NULL)) != -1) {
 		read_request(c);
-		assert(write(c, srv.reply, strlen(srv.reply)) ==
-		    (ssize_t)strlen(srv.reply));
+		/* A client that gave up on this connection (libcurl may
+		 * retry on a fresh one) is judged by what the command
+		 * printed, not here. */
+		(void)send(c, srv.reply, strlen(srv.reply), MSG_NOSIGNAL);
 		close(c);
 		srv.n++;
 	}

@@ -40,7 +40,7 @@ timeit() {
 		echo $(( (e - s) / 1000 ))
 	done | sort -n | sed -n 8p | awk '{ printf "%.1f", $1 / 1000 }'
 }
-size() { stat -c %s "$t/db"; }
+size() { sqlite3 "$t/db" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null; stat -c %s "$t/db"; }
 
 files=("$@")
 first=("${files[@]:0:$n1}")

@@ -120,13 +120,15 @@ kv_insertion(struct kv *a, size_t n)
 	}
 }
 
+/* LSD radix sort on the bytes (or 11-bit digits, for many keys) in which
+ * the keys differ. */
 void
 kv_sort(struct kv *a, size_t n)
 {
 	struct kv *tmp, *src, *dst, *t;
-	uint64_t diff = 0;
-	size_t i, cnt[256], pos, c;
-	unsigned shift;
+	uint64_t diff = 0, mask;
+	size_t i, *cnt, pos, c;
+	unsigned shift, bits = n >= 16384 ? 11 : 8;
 
 	if (n < 48) {
 		kv_insertion(a, n);
@@ -136,22 +138,24 @@ kv_sort(struct kv *a, size_t n)
 		diff |= a[i].k ^ a[0].k;
 	if (diff == 0)
 		return;
+	mask = ((uint64_t)1 << bits) - 1;
+	cnt = xreallocarray(NULL, (size_t)mask + 1, sizeof *cnt);
 	tmp = xreallocarray(NULL, n, sizeof *tmp);
 	src = a;
 	dst = tmp;
-	for (shift = 0; shift < 64; shift += 8) {
-		if (((diff >> shift) & 0xff) == 0)
+	for (shift = 0; shift < 64; shift += bits) {
+		if (((diff >> shift) & mask) == 0)
 			continue;
-		memset(cnt, 0, sizeof cnt);
+		memset(cnt, 0, ((size_t)mask + 1) * sizeof *cnt);
 		for (i = 0; i < n; i++)
-			cnt[(src[i].k >> shift) & 0xff]++;
-		for (i = 0, pos = 0; i < 256; i++) {
+			cnt[(src[i].k >> shift) & mask]++;
+		for (i = 0, pos = 0; i <= mask; i++) {
 			c = cnt[i];
 			cnt[i] = pos;
 			pos += c;
 		}
 		for (i = 0; i < n; i++)
-			dst[cnt[(src[i].k >> shift) & 0xff]++] = src[i];
+			dst[cnt[(src[i].k >> shift) & mask]++] = src[i];
 		t = src;
 		src = dst;
 		dst = t;
@@ -159,6 +163,7 @@ kv_sort(struct kv *a, size_t n)
 	if (src != a)
 		memcpy(a, src, n * sizeof *a);
 	free(tmp);
+	free(cnt);
 }
 
 size_t
@@ -364,18 +369,20 @@ srows_merge(struct srows *out, const struct srows *a, const struct srows *b,
 
 /* ---- encoding ---- */
 
-static void
+static inline void
 put_uv(struct buf *b, uint64_t v)
 {
-	uint8_t t[10];
-	size_t n = 0;
+	uint8_t *p;
 
+	if (b->cap - b->n < 10)
+		buf_reserve(b, 10);
+	p = b->p + b->n;
 	while (v >= 0x80) {
-		t[n++] = (uint8_t)(v | 0x80);
+		*p++ = (uint8_t)(v | 0x80);
 		v >>= 7;
 	}
-	t[n++] = (uint8_t)v;
-	buf_add(b, t, n);
+	*p++ = (uint8_t)v;
+	b->n = (size_t)(p - b->p);
 }
 
 static uint64_t
@@ -433,6 +440,7 @@ sblock_encode_cols(const struct srows *r, const size_t *sel, size_t nsel,
 
 	for (i = 0; i < r->n && single; i++)
 		single = r->bucket[i] == base;
+	buf_reserve(&keys, r->n * (single ? 2 : 3) + 16);
 	for (i = 0; i < r->n; i = j) {
 		for (j = i; j < r->n && r->ls[j] == r->ls[i]; j++)
 			;
@@ -465,6 +473,7 @@ sblock_encode_cols(const struct srows *r, const size_t *sel, size_t nsel,
 		for (i = 0; i < r->n && g != 1; i++)
 			g = gcd64(g, uabs(r->v[i * nc + c]));
 		scale[k] = g ? g : 1;
+		buf_reserve(&cols[k], r->n + 16);
 		for (i = 0; i < r->n; i++) {
 			int64_t v = r->v[i * nc + c];
 			uint64_t q = uabs(v) / scale[k];

@@ -18,8 +18,11 @@ enum sb_stmt {
 	SB_COUNT
 };
 
+struct store_ckpt;
+
 struct store {
 	sqlite3 *db;
+	struct store_ckpt *ckpt;	/* the writer's checkpoint thread */
 	int readonly;
 	int raw_only;			/* reads ignore the rollups */
 	sqlite3_stmt **st;		/* store.c's, by its enum stmt */

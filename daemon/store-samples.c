@@ -12,6 +12,7 @@
  * range, unless it selects profiles or labels, and the blocks for the rest;
  * the blocks the rollups cover are only counted (for "how many profiles"),
  * never decoded. */
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -372,20 +373,45 @@ racc_flush(struct store *s, int64_t scope, struct racc *a, int sign,
 	return rc;
 }
 
-/* ---- the writer ---- */
+/* ---- the writer ----
+ *
+ * The importer's thread appends rows to a buffer.  When it is full, a
+ * compaction sorts and merges it with the rows kept from before and
+ * encodes what is to be written (and adds it to the in-memory rollups)
+ * while the importer fills a second buffer: on a helper thread, started
+ * for imports that fill a buffer at least once.  Only the importer's
+ * thread uses SQLite: it inserts the blocks a compaction made before it
+ * hands over the next buffer. */
+
+/* A block encoded, waiting to be inserted. */
+struct wblock {
+	struct buf blob, metrics;
+	int64_t bmin, bmax, nrows;
+	int deferred;			/* untimed: bucket and rollups later */
+};
 
 struct store_samples {
 	struct store *s;
 	int64_t profile, scope;
+	size_t limit;
+	/* The importer's. */
 	struct srows timed, untimed;	/* untimed rows have bucket 0 */
 	size_t *colof;			/* value index -> column */
 	size_t ncolof;
 	int64_t *row;			/* scratch, one value per column */
 	int64_t *deferred;		/* untimed blocks written early */
 	size_t ndeferred;
+	/* The compaction's (the helper's while it runs). */
+	struct srows in_timed, in_untimed;	/* the buffer handed over */
+	struct srows kept_timed, kept_untimed;	/* sorted, not written yet */
 	struct racc racc;
-	struct buf blob, metrics;
-	size_t limit;
+	struct wblock *out;
+	size_t nout, capout;
+	/* The helper. */
+	pthread_t thread;
+	int have_thread, busy, stop;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
 };
 
 struct store_samples *
@@ -397,22 +423,51 @@ store_samples_begin(struct store *s, int64_t profile_id, int64_t scope_id)
 	w->profile = profile_id;
 	w->scope = scope_id;
 	w->limit = SAMPLES_BUF_ROWS;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
 	return w;
+}
+
+static void
+helper_wait(struct store_samples *w)
+{
+	pthread_mutex_lock(&w->mu);
+	while (w->busy)
+		pthread_cond_wait(&w->cv, &w->mu);
+	pthread_mutex_unlock(&w->mu);
 }
 
 void
 store_samples_free(struct store_samples *w)
 {
+	size_t i;
+
 	if (w == NULL)
 		return;
+	if (w->have_thread) {
+		pthread_mutex_lock(&w->mu);
+		w->stop = 1;
+		pthread_cond_broadcast(&w->cv);
+		pthread_mutex_unlock(&w->mu);
+		pthread_join(w->thread, NULL);
+	}
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv);
 	srows_free(&w->timed);
 	srows_free(&w->untimed);
+	srows_free(&w->in_timed);
+	srows_free(&w->in_untimed);
+	srows_free(&w->kept_timed);
+	srows_free(&w->kept_untimed);
+	for (i = 0; i < w->capout; i++) {
+		buf_free(&w->out[i].blob);
+		buf_free(&w->out[i].metrics);
+	}
+	free(w->out);
 	free(w->colof);
 	free(w->row);
 	free(w->deferred);
 	racc_clear(&w->racc);
-	buf_free(&w->blob);
-	buf_free(&w->metrics);
 	free(w);
 }
 
@@ -420,10 +475,14 @@ size_t
 store_samples_bytes(const struct store_samples *w)
 {
 	size_t i, n = srows_bytes(&w->timed) + srows_bytes(&w->untimed) +
-	    w->blob.cap + hmap_bytes(&w->racc.at);
+	    srows_bytes(&w->in_timed) + srows_bytes(&w->in_untimed) +
+	    srows_bytes(&w->kept_timed) + srows_bytes(&w->kept_untimed) +
+	    hmap_bytes(&w->racc.at);
 
 	for (i = 0; i < w->racc.n; i++)
 		n += srows_bytes(&w->racc.w[i].rows);
+	for (i = 0; i < w->capout; i++)
+		n += w->out[i].blob.cap + w->out[i].metrics.cap;
 	return n;
 }
 
@@ -455,78 +514,80 @@ row_nonzero(void *arg, const int64_t *v, size_t nc)
 	return 0;
 }
 
-/* Write sorted, merged rows as one block; an untimed block (deferred)
- * gets its bucket and its rollups at the end. */
-static int
-write_block(struct store_samples *w, struct srows *r, int deferred,
-    struct error *err)
+/* Encode sorted, merged rows as a block to insert; a timed block goes to
+ * the rollups now, an untimed one (deferred) when its bucket is known. */
+static void
+emit_block(struct store_samples *w, struct srows *r, int deferred)
 {
-	sqlite3_stmt *st = w->s->sb[SB_BLOCK_ADD];
+	struct wblock *b;
 	size_t *cols, ncols = 0, i, c, nc = r->ncols;
-	int64_t bmin, bmax;
-	int rc = 0;
 
 	srows_filter(r, row_nonzero, NULL);
 	if (r->n == 0)
-		return 0;
+		return;
+	if (w->nout == w->capout) {
+		w->out = xreallocarray(w->out, w->capout + 1, sizeof *w->out);
+		memset(&w->out[w->capout++], 0, sizeof *w->out);
+	}
+	b = &w->out[w->nout++];
+	b->blob.n = b->metrics.n = 0;
+	b->deferred = deferred;
+	b->nrows = (int64_t)r->n;
 	cols = xcalloc(nc ? nc : 1, sizeof *cols);
-	w->metrics.n = 0;
 	for (c = 0; c < nc; c++) {
 		for (i = 0; i < r->n && r->v[i * nc + c] == 0; i++)
 			;
 		if (i == r->n)
 			continue;
 		cols[ncols++] = c;
-		sblock_put_varint(&w->metrics, r->tags[c]);
+		sblock_put_varint(&b->metrics, r->tags[c]);
 	}
-	bmin = bmax = r->bucket[0];
+	b->bmin = b->bmax = r->bucket[0];
 	for (i = 1; i < r->n; i++) {
-		if (r->bucket[i] < bmin)
-			bmin = r->bucket[i];
-		if (r->bucket[i] > bmax)
-			bmax = r->bucket[i];
+		if (r->bucket[i] < b->bmin)
+			b->bmin = r->bucket[i];
+		if (r->bucket[i] > b->bmax)
+			b->bmax = r->bucket[i];
 	}
-	w->blob.n = 0;
-	sblock_encode_cols(r, cols, ncols, bmin, &w->blob);
-	sqlite3_bind_int64(st, 1, w->profile);
-	sqlite3_bind_int64(st, 2, w->scope);
-	sqlite3_bind_int64(st, 3, bmin);
-	sqlite3_bind_int64(st, 4, bmax);
-	sqlite3_bind_int64(st, 5, (int64_t)r->n);
-	sqlite3_bind_blob64(st, 6, w->metrics.p, w->metrics.n, SQLITE_STATIC);
-	sqlite3_bind_blob64(st, 7, w->blob.p, w->blob.n, SQLITE_STATIC);
-	if (step_done(w->s, st, err, "writing sample values") == -1) {
-		free(cols);
-		return -1;
-	}
-	if (deferred) {
-		w->deferred = xreallocarray(w->deferred, w->ndeferred + 1,
-		    sizeof *w->deferred);
-		w->deferred[w->ndeferred++] =
-		    sqlite3_last_insert_rowid(w->s->db);
-	} else {
+	sblock_encode_cols(r, cols, ncols, b->bmin, &b->blob);
+	if (!deferred)
 		racc_add(&w->racc, r, cols, ncols);
-		if (w->racc.rows > ROLLUP_MEM_ROWS)
-			rc = racc_flush(w->s, w->scope, &w->racc, 1, err);
-	}
 	free(cols);
-	return rc;
 }
 
-/* The buffer is full: sort and merge it, and write what has piled up.
- * The rows of the newest bucket stay, so that the blocks of a trace read
- * in time order do not share buckets. */
-static int
-samples_compact(struct store_samples *w, struct error *err)
+/* The sorted union of kept rows and a buffer; the buffer is emptied. */
+static void
+take(struct srows *kept, struct srows *in)
 {
-	struct srows *t = &w->timed, out;
-	int64_t cut;
-	size_t i, ncut = 0, keep = 0, nc = t->ncols;
-	int rc = 0;
+	struct srows m = { 0 };
 
-	srows_sort_merge(&w->timed);
-	srows_sort_merge(&w->untimed);
-	if (t->n > 0 && t->n + w->untimed.n > w->limit / 2) {
+	srows_sort_merge(in);
+	if (kept->n == 0) {
+		srows_free(kept);
+		*kept = *in;
+		memset(in, 0, sizeof *in);
+		return;
+	}
+	srows_merge(&m, kept, in, 1);
+	srows_free(kept);
+	*kept = m;
+	srows_reset(in);
+}
+
+/* Merge the buffer handed over into the kept rows and make blocks of what
+ * has piled up.  The rows of the newest bucket stay, so that the blocks of
+ * a trace read in time order do not share buckets.  No SQLite here. */
+static void
+compact(struct store_samples *w)
+{
+	struct srows *t = &w->kept_timed, out;
+	int64_t cut;
+	size_t i, ncut = 0, keep = 0, nc;
+
+	take(&w->kept_timed, &w->in_timed);
+	take(&w->kept_untimed, &w->in_untimed);
+	nc = t->ncols;
+	if (t->n > 0 && t->n + w->kept_untimed.n > w->limit / 2) {
 		cut = t->bucket[0];
 		for (i = 1; i < t->n; i++)
 			if (t->bucket[i] > cut)
@@ -534,7 +595,7 @@ samples_compact(struct store_samples *w, struct error *err)
 		for (i = 0; i < t->n; i++)
 			ncut += t->bucket[i] == cut;
 		if (ncut == t->n || ncut > t->n / 2) {
-			rc = write_block(w, t, 0, err);
+			emit_block(w, t, 0);
 			srows_reset(t);
 		} else {
 			memset(&out, 0, sizeof out);
@@ -554,15 +615,112 @@ samples_compact(struct store_samples *w, struct error *err)
 				keep++;
 			}
 			t->n = keep;
-			rc = write_block(w, &out, 0, err);
+			emit_block(w, &out, 0);
 			srows_free(&out);
 		}
 	}
-	if (rc == 0 && w->untimed.n > w->limit / 2) {
-		rc = write_block(w, &w->untimed, 1, err);
-		srows_reset(&w->untimed);
+	if (w->kept_untimed.n > w->limit / 2) {
+		emit_block(w, &w->kept_untimed, 1);
+		srows_reset(&w->kept_untimed);
 	}
-	return rc;
+}
+
+static void *
+helper_main(void *arg)
+{
+	struct store_samples *w = arg;
+
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		while (!w->busy && !w->stop)
+			pthread_cond_wait(&w->cv, &w->mu);
+		if (w->stop)
+			break;
+		pthread_mutex_unlock(&w->mu);
+		compact(w);
+		pthread_mutex_lock(&w->mu);
+		w->busy = 0;
+		pthread_cond_broadcast(&w->cv);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+/* Insert the blocks compactions made (the helper is idle). */
+static int
+write_out(struct store_samples *w, struct error *err)
+{
+	sqlite3_stmt *st = w->s->sb[SB_BLOCK_ADD];
+	struct wblock *b;
+	size_t i;
+
+	for (i = 0; i < w->nout; i++) {
+		b = &w->out[i];
+		sqlite3_bind_int64(st, 1, w->profile);
+		sqlite3_bind_int64(st, 2, w->scope);
+		sqlite3_bind_int64(st, 3, b->bmin);
+		sqlite3_bind_int64(st, 4, b->bmax);
+		sqlite3_bind_int64(st, 5, b->nrows);
+		sqlite3_bind_blob64(st, 6, b->metrics.p, b->metrics.n,
+		    SQLITE_STATIC);
+		sqlite3_bind_blob64(st, 7, b->blob.p, b->blob.n,
+		    SQLITE_STATIC);
+		if (step_done(w->s, st, err, "writing sample values") == -1)
+			return -1;
+		if (b->deferred) {
+			w->deferred = xreallocarray(w->deferred,
+			    w->ndeferred + 1, sizeof *w->deferred);
+			w->deferred[w->ndeferred++] =
+			    sqlite3_last_insert_rowid(w->s->db);
+		}
+		/* Large blobs are not kept between compactions. */
+		if (b->blob.cap > (1u << 20)) {
+			buf_free(&b->blob);
+			buf_free(&b->metrics);
+		}
+	}
+	w->nout = 0;
+	if (w->racc.rows > ROLLUP_MEM_ROWS)
+		return racc_flush(w->s, w->scope, &w->racc, 1, err);
+	return 0;
+}
+
+/* Hand the full buffer to a compaction and go on with an empty one. */
+static int
+samples_handover(struct store_samples *w, struct error *err)
+{
+	struct srows t;
+
+	helper_wait(w);
+	if (write_out(w, err) == -1)
+		return -1;
+	t = w->in_timed;
+	w->in_timed = w->timed;
+	w->timed = t;
+	t = w->in_untimed;
+	w->in_untimed = w->untimed;
+	w->untimed = t;
+	/* The empty buffers get the columns of the full ones. */
+	srows_reset(&w->timed);
+	srows_reset(&w->untimed);
+	for (t.ncols = 0; t.ncols < w->in_timed.ncols; t.ncols++) {
+		srows_col(&w->timed, w->in_timed.tags[t.ncols]);
+		srows_col(&w->untimed, w->in_untimed.tags[t.ncols]);
+	}
+	if (!w->have_thread) {
+		if (pthread_create(&w->thread, NULL, helper_main, w) != 0) {
+			/* No thread: compact here. */
+			compact(w);
+			return 0;
+		}
+		pthread_setname_np(w->thread, "import-sort");
+		w->have_thread = 1;
+	}
+	pthread_mutex_lock(&w->mu);
+	w->busy = 1;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	return 0;
 }
 
 int
@@ -594,7 +752,7 @@ store_samples_add(struct store_samples *w, int64_t callsite,
 	else
 		srows_push(&w->timed, labelset, callsite, bucket, w->row);
 	if (w->timed.n + w->untimed.n >= w->limit)
-		return samples_compact(w, err);
+		return samples_handover(w, err);
 	return 0;
 }
 
@@ -648,22 +806,24 @@ store_samples_finish(struct store_samples *w, int64_t profile_bucket,
 {
 	struct srows all = { 0 };
 	size_t i;
-	int rc;
 
-	srows_sort_merge(&w->timed);
-	srows_sort_merge(&w->untimed);
-	for (i = 0; i < w->untimed.n; i++)
-		w->untimed.bucket[i] = profile_bucket;
-	srows_merge(&all, &w->timed, &w->untimed, 1);
-	srows_reset(&w->timed);
-	srows_reset(&w->untimed);
-	rc = write_block(w, &all, 0, err);
+	helper_wait(w);
+	if (write_out(w, err) == -1)
+		return -1;
+	/* Everything left, here: untimed rows take the profile's bucket. */
+	take(&w->kept_timed, &w->timed);
+	take(&w->kept_untimed, &w->untimed);
+	for (i = 0; i < w->kept_untimed.n; i++)
+		w->kept_untimed.bucket[i] = profile_bucket;
+	srows_merge(&all, &w->kept_timed, &w->kept_untimed, 1);
+	srows_free(&w->kept_timed);
+	srows_free(&w->kept_untimed);
+	emit_block(w, &all, 0);
 	srows_free(&all);
-	if (rc == 0)
-		rc = fix_deferred(w, profile_bucket, err);
-	if (rc == 0)
-		rc = racc_flush(w->s, w->scope, &w->racc, 1, err);
-	return rc;
+	if (write_out(w, err) == -1 ||
+	    fix_deferred(w, profile_bucket, err) == -1)
+		return -1;
+	return racc_flush(w->s, w->scope, &w->racc, 1, err);
 }
 
 /* ---- retention ---- */

@@ -25,6 +25,8 @@ struct store {
 	struct store_ckpt *ckpt;	/* the writer's checkpoint thread */
 	int readonly;
 	int raw_only;			/* reads ignore the rollups */
+	int64_t rollups_read;		/* windows, for tests */
+	size_t sample_rows;		/* writer's buffer, 0: default */
 	sqlite3_stmt **st;		/* store.c's, by its enum stmt */
 	sqlite3_stmt *sb[SB_COUNT];
 };

@@ -108,6 +108,18 @@ store_use_rollups(struct store *s, int use)
 	s->raw_only = !use;
 }
 
+int64_t
+store_rollups_read(const struct store *s)
+{
+	return s->rollups_read;
+}
+
+void
+store_set_sample_buffer(struct store *s, size_t rows)
+{
+	s->sample_rows = rows;
+}
+
 static int64_t
 floor_div(int64_t a, int64_t b)
 {
@@ -422,7 +434,7 @@ store_samples_begin(struct store *s, int64_t profile_id, int64_t scope_id)
 	w->s = s;
 	w->profile = profile_id;
 	w->scope = scope_id;
-	w->limit = SAMPLES_BUF_ROWS;
+	w->limit = s->sample_rows ? s->sample_rows : SAMPLES_BUF_ROWS;
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
 	return w;
@@ -1310,6 +1322,7 @@ sel_windows(struct sel *q, int64_t scope, int64_t span, int64_t from,
 		}
 		if (np == 0)
 			continue;
+		q->s->rollups_read++;
 		while ((r = sblock_dec_next(d, q->err)) == 1)
 			for (c = 0; c < np; c++)
 				if (d->v[cc[c]] != 0)

@@ -119,6 +119,11 @@ int store_referenced(struct store *,
 /* Reads use the rollups where they answer a selection; off, everything is
  * read from the blocks (for tests comparing both). */
 void store_use_rollups(struct store *, int);
+/* Rollup windows read since the store was opened. */
+int64_t store_rollups_read(const struct store *);
+/* Rows a sample writer buffers (0: the default); tests make it small to
+ * get many blocks per profile. */
+void store_set_sample_buffer(struct store *, size_t rows);
 
 /* ---- reading ---- */
 

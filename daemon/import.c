@@ -5,8 +5,8 @@
  * the importer, so the thousandth profile of a service only looks up what
  * it shares with the others.  A failed import rolls back its transaction
  * and drops the caches, since they may name rows that no longer exist.
- * Sample values are aggregated in memory by (stack, label set, time) and
- * written once per key at the end. */
+ * Sample values go to the store's batched writer (store_samples_*), which
+ * merges them by (stack, label set, time bucket) in memory. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,21 +24,8 @@
 
 enum cache {
 	C_STRING, C_METRIC, C_MAPPING, C_FUNCTION, C_FRAME, C_CALLSITE,
-	C_LABELSET, C_COUNT
+	C_STACK, C_LABELSET, C_COUNT
 };
-
-struct agg_key {
-	int64_t callsite, labelset, time_ns, metric;
-};
-
-struct agg_row {
-	struct agg_key k;
-	int64_t v;
-};
-
-/* Past this many aggregated rows, those with a time of their own are
- * written (inside the same transaction) so memory stays bounded. */
-#define IMPORT_AGG_FLUSH	(128u * 1024)
 
 struct importer {
 	struct store *store;
@@ -51,11 +38,9 @@ struct importer {
 	struct store_metric *metrics;
 	size_t nmetrics;
 	int64_t *totals;
-	struct hmap agg;		/* agg_key -> 1 + row */
-	struct agg_row *agg_rows;
-	size_t naggs, aggcap;
-	size_t flush_at;		/* naggs that makes a mid-way flush */
+	struct store_samples *samples;
 	int64_t bucket_s;		/* time bucket size, whole seconds */
+	int64_t bt_lo, bt_hi, bt_bucket;	/* [lo, hi) ns is bt_bucket */
 	struct model_meta meta;
 	int have_meta;
 	char **comments;
@@ -72,7 +57,6 @@ importer_new(struct store *store, const struct limits *limits)
 
 	im->store = store;
 	im->limits = limits;
-	im->flush_at = IMPORT_AGG_FLUSH;
 	return im;
 }
 
@@ -94,8 +78,9 @@ importer_reset(struct importer *im)
 		store_metric_clear(&im->metrics[i]);
 	free(im->metrics);
 	free(im->totals);
-	hmap_clear(&im->agg);
-	free(im->agg_rows);
+	store_samples_free(im->samples);
+	im->samples = NULL;
+	im->bt_lo = im->bt_hi = 0;
 	for (i = 0; i < im->ncomments; i++)
 		free(im->comments[i]);
 	free(im->comments);
@@ -109,11 +94,9 @@ importer_reset(struct importer *im)
 	free(im->period_unit);
 	im->metrics = NULL;
 	im->totals = NULL;
-	im->agg_rows = NULL;
 	im->comments = NULL;
 	im->doc_url = im->period_type = im->period_unit = NULL;
-	im->nmetrics = im->naggs = im->aggcap = im->ncomments = 0;
-	im->flush_at = IMPORT_AGG_FLUSH;
+	im->nmetrics = im->ncomments = 0;
 	im->have_meta = 0;
 	im->profile_id = 0;
 	memset(&im->meta, 0, sizeof im->meta);
@@ -206,6 +189,8 @@ sink_metric(void *ctx, struct mstr type, struct mstr unit, struct error *err)
 	im->metrics[im->nmetrics].type = xmstrdup(type);
 	im->metrics[im->nmetrics].unit = xmstrdup(unit);
 	im->totals[im->nmetrics] = 0;
+	if (im->samples != NULL)
+		store_samples_metric(im->samples, im->nmetrics, id);
 	im->nmetrics++;
 	return 0;
 }
@@ -276,6 +261,10 @@ sink_stack(void *ctx, const int64_t *frames, size_t n, struct error *err)
 	if (n > im->limits->max_stack_depth)
 		return error_set(err, ERR_TOO_LARGE, "a stack has %zu frames "
 		    "(limit %u)", n, im->limits->max_stack_depth);
+	/* A whole stack seen before costs one lookup, not one per frame. */
+	if (n > 1 && (id = cache_get(im, C_STACK, frames,
+	    n * sizeof *frames)) != 0)
+		return id;
 	/* frames are leaf first; the prefix tree grows from the root. */
 	for (i = n; i-- > 0; depth++) {
 		key[0] = parent;
@@ -288,6 +277,8 @@ sink_stack(void *ctx, const int64_t *frames, size_t n, struct error *err)
 			return -1;
 		parent = id;
 	}
+	if (n > 1)
+		cache_put(im, C_STACK, frames, n * sizeof *frames, parent);
 	return parent;
 }
 
@@ -372,104 +363,41 @@ out:
 	return id;
 }
 
-static int
-agg_add(struct importer *im, const struct agg_key *k, int64_t value)
+/* The start of the bucket of a time, in seconds (as "t / 1e9 / size *
+ * size" in C, so negative times round toward zero); the last bucket is
+ * kept with the range of times it covers, since samples come in time
+ * order. */
+static int64_t
+bucket_of(struct importer *im, int64_t t)
 {
-	int64_t row = hmap_get(&im->agg, k, sizeof *k);
+	int64_t b;
 
-	if (row == 0) {
-		if (im->naggs == im->aggcap) {
-			im->aggcap = im->aggcap ? im->aggcap * 2 : 256;
-			im->agg_rows = xreallocarray(im->agg_rows,
-			    im->aggcap, sizeof *im->agg_rows);
-		}
-		im->agg_rows[im->naggs].k = *k;
-		im->agg_rows[im->naggs].v = 0;
-		row = (int64_t)++im->naggs;
-		hmap_put(&im->agg, k, sizeof *k, row);
+	if (t >= im->bt_lo && t < im->bt_hi)
+		return im->bt_bucket;
+	b = t / 1000000000 / im->bucket_s * im->bucket_s;
+	if (t >= 0 && b < (INT64_MAX / 1000000000) - im->bucket_s) {
+		im->bt_lo = b * 1000000000;
+		im->bt_hi = (b + im->bucket_s) * 1000000000;
+		im->bt_bucket = b;
 	}
-	im->agg_rows[row - 1].v += value;
-	return 0;
-}
-
-static int
-agg_key_cmp(const void *a, const void *b)
-{
-	const struct agg_row *x = a, *y = b;
-
-	if (x->k.metric != y->k.metric)
-		return x->k.metric < y->k.metric ? -1 : 1;
-	if (x->k.callsite != y->k.callsite)
-		return x->k.callsite < y->k.callsite ? -1 : 1;
-	if (x->k.labelset != y->k.labelset)
-		return x->k.labelset < y->k.labelset ? -1 : 1;
-	return x->k.time_ns < y->k.time_ns ? -1 : x->k.time_ns > y->k.time_ns;
-}
-
-/* Write aggregated rows: all of them (at the end, profile_time known), or
- * only those with a time of their own (a batch mid-way); the rest stay. */
-static int
-agg_flush(struct importer *im, int all, int64_t profile_time,
-    struct error *err)
-{
-	size_t i, kept = 0;
-	int64_t t, bucket;
-
-	/* In key order, so the inserts walk the sample b-tree forward. */
-	if (im->naggs > 0)
-		qsort(im->agg_rows, im->naggs, sizeof *im->agg_rows,
-		    agg_key_cmp);
-	for (i = 0; i < im->naggs; i++) {
-		const struct agg_row *r = &im->agg_rows[i];
-
-		if (!all && r->k.time_ns == 0) {
-			im->agg_rows[kept++] = *r;
-			continue;
-		}
-		t = r->k.time_ns ? r->k.time_ns : profile_time;
-		/* The start of the sample's bucket, in seconds. */
-		bucket = t / 1000000000 / im->bucket_s * im->bucket_s;
-		if (r->v != 0 && store_sample_add(im->store, im->profile_id,
-		    im->metrics[r->k.metric].id, r->k.callsite, r->k.labelset,
-		    bucket, r->v, err) == -1)
-			return -1;
-	}
-	im->naggs = kept;
-	/* Rows without a time of their own wait for the end: the next flush
-	 * comes after as many new rows again, not at the next sample. */
-	im->flush_at = kept + IMPORT_AGG_FLUSH;
-	hmap_clear(&im->agg);
-	for (i = 0; i < kept; i++)
-		hmap_put(&im->agg, &im->agg_rows[i].k,
-		    sizeof im->agg_rows[i].k, (int64_t)i + 1);
-	return 0;
+	return b;
 }
 
 static int
 sink_sample(void *ctx, const struct model_sample *s, struct error *err)
 {
 	struct importer *im = ctx;
-	struct agg_key k;
 	size_t i;
 
 	if (s->nvalues > im->nmetrics)
 		return error_set(err, ERR_INPUT, "a sample has %zu values for "
 		    "%zu sample types", s->nvalues, im->nmetrics);
-	memset(&k, 0, sizeof k);
-	k.callsite = s->stack;
-	k.labelset = s->labelset;
-	k.time_ns = s->time_ns;
-	for (i = 0; i < s->nvalues; i++) {
-		if (s->values[i] == 0)
-			continue;
-		k.metric = (int64_t)i;
-		agg_add(im, &k, s->values[i]);
+	for (i = 0; i < s->nvalues; i++)
 		im->totals[i] += s->values[i] < 0 ? -s->values[i] :
 		    s->values[i];
-	}
-	if (im->naggs >= im->flush_at)
-		return agg_flush(im, 0, 0, err);
-	return 0;
+	return store_samples_add(im->samples, s->stack, s->labelset,
+	    s->time_ns ? bucket_of(im, s->time_ns) : STORE_UNTIMED,
+	    s->values, s->nvalues, err);
 }
 
 static int
@@ -549,9 +477,9 @@ importer_finish(struct importer *im, const struct import_request *req,
 		if (store_profile_label_add(im->store, im->profile_id,
 		    req->labels[i].key, req->labels[i].value, err) == -1)
 			return -1;
-	if (agg_flush(im, 1, time_ns, err) == -1)
-		return -1;
-	return 0;
+	/* The bucket of the samples without a time of their own. */
+	return store_samples_finish(im->samples,
+	    time_ns / 1000000000 / im->bucket_s * im->bucket_s, err);
 }
 
 /* Fills the reply of a duplicate push from the stored profile. */
@@ -699,6 +627,7 @@ importer_run(struct importer *im, const struct import_request *req,
 	row.imported_ns = now_ns();
 	if ((im->profile_id = store_profile_insert(im->store, &row, err)) < 0)
 		goto fail;
+	im->samples = store_samples_begin(im->store, im->profile_id, scope_id);
 	sink.ctx = im;
 	im->bucket_s = req->opts.bucket_ns >= 1000000000 ?
 	    req->opts.bucket_ns / 1000000000 : 1;

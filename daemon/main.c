@@ -1,4 +1,5 @@
 /* main.c: profd's command line. */
+#include <malloc.h>
 #include <stdio.h>
 
 #include "config.h"
@@ -11,6 +12,12 @@ main(int argc, char **argv)
 	struct config cfg;
 	struct error err = { 0 };
 	int rc = 0;
+
+	/* Buffers of a megabyte and more (an import's sample rows, blobs)
+	 * come from mmap and go back to the system when freed: glibc would
+	 * otherwise raise this threshold after the first such free and keep
+	 * them in its per-thread arenas. */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 
 	switch (config_from_args(&cfg, argc, argv, &err)) {
 	case CONFIG_OK:

@@ -1,5 +1,13 @@
-/* sha256.c: SHA-256 (FIPS 180-4), streaming. */
+/* sha256.c: SHA-256 (FIPS 180-4), streaming.  On x86-64 processors with
+ * the SHA extensions the blocks go through them (about ten times faster:
+ * an import hashes every byte it reads). */
 #include <string.h>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <immintrin.h>
+#define SHA256_X86	1
+#endif
 
 #include "sha256.h"
 
@@ -20,7 +28,7 @@ static const uint32_t K[64] = {
 #define ROR(x, n)	(((x) >> (n)) | ((x) << (32 - (n))))
 
 static void
-sha256_block(struct sha256 *s, const uint8_t *p)
+sha256_block_c(uint32_t *hs, const uint8_t *p)
 {
 	uint32_t w[64], a, b, c, d, e, f, g, h, t1, t2;
 	int i;
@@ -32,8 +40,8 @@ sha256_block(struct sha256 *s, const uint8_t *p)
 		w[i] = w[i - 16] + (ROR(w[i - 15], 7) ^ ROR(w[i - 15], 18) ^
 		    (w[i - 15] >> 3)) + w[i - 7] + (ROR(w[i - 2], 17) ^
 		    ROR(w[i - 2], 19) ^ (w[i - 2] >> 10));
-	a = s->h[0]; b = s->h[1]; c = s->h[2]; d = s->h[3];
-	e = s->h[4]; f = s->h[5]; g = s->h[6]; h = s->h[7];
+	a = hs[0]; b = hs[1]; c = hs[2]; d = hs[3];
+	e = hs[4]; f = hs[5]; g = hs[6]; h = hs[7];
 	for (i = 0; i < 64; i++) {
 		t1 = h + (ROR(e, 6) ^ ROR(e, 11) ^ ROR(e, 25)) +
 		    ((e & f) ^ (~e & g)) + K[i] + w[i];
@@ -42,8 +50,99 @@ sha256_block(struct sha256 *s, const uint8_t *p)
 		h = g; g = f; f = e; e = d + t1;
 		d = c; c = b; b = a; a = t1 + t2;
 	}
-	s->h[0] += a; s->h[1] += b; s->h[2] += c; s->h[3] += d;
-	s->h[4] += e; s->h[5] += f; s->h[6] += g; s->h[7] += h;
+	hs[0] += a; hs[1] += b; hs[2] += c; hs[3] += d;
+	hs[4] += e; hs[5] += f; hs[6] += g; hs[7] += h;
+}
+
+#ifdef SHA256_X86
+/* The state is kept as two vectors, ABEF and CDGH (A in the top lane), as
+ * SHA256RNDS2 wants them; each call does two rounds and the two vectors
+ * swap roles.  W[16..63] come four at a time from SHA256MSG1/MSG2. */
+__attribute__((target("sha,sse4.1,ssse3")))
+static void
+sha256_blocks_ni(uint32_t *hs, const uint8_t *p, size_t n)
+{
+	const __m128i swap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL,
+	    0x0405060700010203ULL);
+	__m128i s0, s1, t, save0, save1, wk, m[4];
+	int i;
+
+	t = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&hs[0]), 0xb1);
+	s1 = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&hs[4]), 0x1b);
+	s0 = _mm_alignr_epi8(t, s1, 8);			/* ABEF */
+	s1 = _mm_blend_epi16(s1, t, 0xf0);		/* CDGH */
+	for (; n > 0; n--, p += 64) {
+		save0 = s0;
+		save1 = s1;
+		for (i = 0; i < 4; i++)
+			m[i] = _mm_shuffle_epi8(_mm_loadu_si128(
+			    (const __m128i *)(p + 16 * i)), swap);
+#pragma GCC unroll 16
+		for (i = 0; i < 16; i++) {
+			if (i >= 4) {
+				/* W[4i..4i+3] from W[4i-16..4i-1]. */
+				t = _mm_sha256msg1_epu32(m[i & 3],
+				    m[(i + 1) & 3]);
+				t = _mm_add_epi32(t, _mm_alignr_epi8(
+				    m[(i + 3) & 3], m[(i + 2) & 3], 4));
+				m[i & 3] = _mm_sha256msg2_epu32(t,
+				    m[(i + 3) & 3]);
+			}
+			wk = _mm_add_epi32(m[i & 3], _mm_loadu_si128(
+			    (const __m128i *)&K[4 * i]));
+			s1 = _mm_sha256rnds2_epu32(s1, s0, wk);
+			wk = _mm_shuffle_epi32(wk, 0x0e);
+			s0 = _mm_sha256rnds2_epu32(s0, s1, wk);
+		}
+		s0 = _mm_add_epi32(s0, save0);
+		s1 = _mm_add_epi32(s1, save1);
+	}
+	t = _mm_shuffle_epi32(s0, 0x1b);		/* FEBA */
+	s1 = _mm_shuffle_epi32(s1, 0xb1);		/* DCHG */
+	_mm_storeu_si128((__m128i *)&hs[0], _mm_blend_epi16(t, s1, 0xf0));
+	_mm_storeu_si128((__m128i *)&hs[4], _mm_alignr_epi8(s1, t, 8));
+}
+
+/* -1 unknown, 0 no, 1 the processor has the SHA extensions. */
+static int sha256_ni_have = -1;
+static int sha256_ni_off;
+
+static int
+sha256_ni(void)
+{
+	unsigned a, b, c, d;
+
+	if (sha256_ni_have < 0)
+		sha256_ni_have = __get_cpuid_count(7, 0, &a, &b, &c, &d) &&
+		    (b & (1u << 29)) != 0 && __get_cpuid(1, &a, &b, &c, &d) &&
+		    (c & (1u << 19)) != 0 && (c & (1u << 9)) != 0;
+	return sha256_ni_have && !sha256_ni_off;
+}
+#endif
+
+static void
+sha256_blocks(struct sha256 *s, const uint8_t *p, size_t n)
+{
+#ifdef SHA256_X86
+	if (sha256_ni()) {
+		sha256_blocks_ni(s->h, p, n);
+		return;
+	}
+#endif
+	for (; n > 0; n--, p += 64)
+		sha256_block_c(s->h, p);
+}
+
+int
+sha256_hw(int use)
+{
+#ifdef SHA256_X86
+	sha256_ni_off = !use;
+	return sha256_ni();
+#else
+	(void)use;
+	return 0;
+#endif
 }
 
 void
@@ -74,11 +173,12 @@ sha256_update(struct sha256 *s, const void *data, size_t n)
 		n -= take;
 		if (s->nblock < 64)
 			return;
-		sha256_block(s, s->block);
+		sha256_blocks(s, s->block, 1);
 		s->nblock = 0;
 	}
-	for (; n >= 64; p += 64, n -= 64)
-		sha256_block(s, p);
+	sha256_blocks(s, p, n / 64);
+	p += n / 64 * 64;
+	n %= 64;
 	memcpy(s->block, p, n);
 	s->nblock = n;
 }

@@ -16,5 +16,8 @@ struct sha256 {
 void sha256_init(struct sha256 *);
 void sha256_update(struct sha256 *, const void *, size_t);
 void sha256_final(struct sha256 *, uint8_t out[32]);
+/* Use the processor's SHA instructions if it has them (the default);
+ * returns 1 if they are used.  For tests of both ways. */
+int sha256_hw(int use);
 
 #endif

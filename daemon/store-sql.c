@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "store-int.h"
 #include "store-sql.h"
 #include "util.h"
 
@@ -185,6 +186,13 @@ sql_open(const char *path, struct sql_run *r, int64_t timeout_ms,
 	}
 	sqlite3_extended_result_codes(db, 0);
 	sqlite3_busy_timeout(db, busy_ms);
+	/* The sample table of the samples view. */
+	if (store_vtab_register(db) != SQLITE_OK) {
+		error_set(err, ERR_INTERNAL, "store: registering the sample "
+		    "table: %s", sqlite3_errmsg(db));
+		sqlite3_close(db);
+		return NULL;
+	}
 	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
 	sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
 #ifdef SQLITE_DBCONFIG_TRUSTED_SCHEMA

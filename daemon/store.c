@@ -1,6 +1,8 @@
 /* store.c: the SQLite store: schema migration, interning inserts, profile
- * rows and the reads behind the query endpoints.  Statements are prepared
- * once, into an array indexed by enum stmt, with their SQL beside them. */
+ * rows and the reads of them.  Statements are prepared once, into an array
+ * indexed by enum stmt, with their SQL beside them.  Sample values are in
+ * store-samples.c. */
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,8 +10,7 @@
 #include <sys/stat.h>
 
 #include "schema.h"
-#include "selection.h"
-#include "store.h"
+#include "store-int.h"
 #include "util.h"
 
 enum stmt {
@@ -24,7 +25,6 @@ enum stmt {
 	S_SCOPE_GET, S_SCOPE_ADD,
 	S_PROFILE_FIND, S_PROFILE_ADD, S_PROFILE_FINISH, S_PROFILE_HASH,
 	S_PROFILE_METRIC_ADD, S_PROFILE_LABEL_ADD, S_PROFILE_COMMENT_ADD,
-	S_SAMPLE_ADD,
 	S_SCOPES, S_SCOPE_METRICS,
 	S_PROFILES, S_PROFILE_ONE, S_PROFILE_METRICS, S_PROFILE_LABELS,
 	S_PROFILE_COMMENTS, S_METRIC_ONE,
@@ -89,10 +89,6 @@ static const struct {
 	    "(profile_id, key, value) VALUES (?1, ?2, ?3)" },
 	[S_PROFILE_COMMENT_ADD] = { 1, "INSERT INTO profile_comment (profile_id, "
 	    "idx, text) VALUES (?1, ?2, ?3)" },
-	[S_SAMPLE_ADD] = { 1, "INSERT INTO sample (profile_id, metric_id, "
-	    "callsite_id, labelset_id, bucket, value) "
-	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
-	    "ON CONFLICT DO UPDATE SET value = value + excluded.value" },
 	[S_SCOPES] = { 0, "SELECT s.id, s.name, count(p.id), min(p.time_ns), "
 	    "max(p.time_ns) FROM scope s LEFT JOIN profile p ON p.scope_id = s.id "
 	    "GROUP BY s.id ORDER BY s.name" },
@@ -136,13 +132,7 @@ static const struct {
 	    "WHERE f.id > ?1 ORDER BY f.id" },
 };
 
-struct store {
-	sqlite3 *db;
-	int readonly;
-	sqlite3_stmt *st[S_COUNT];
-};
-
-static int
+int
 store_fail(struct store *s, struct error *err, const char *what)
 {
 	int rc = sqlite3_errcode(s->db);
@@ -209,6 +199,10 @@ store_migrate(struct store *s, struct error *err)
 			continue;
 		if (store_exec(s, schema_steps[i].sql, err) == -1)
 			goto fail;
+		/* Steps that SQL alone cannot do. */
+		if (schema_steps[i].version == 3 &&
+		    store_samples_migrate_v3(s, err) == -1)
+			goto fail;
 	}
 	snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", last);
 	if (store_exec(s, pragma, err) == -1 ||
@@ -218,6 +212,115 @@ store_migrate(struct store *s, struct error *err)
 fail:
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	return -1;
+}
+
+/*
+ * Checkpoints run on a thread of their own, on a connection of their own,
+ * so that the commit of a large import does not copy its pages into the
+ * database before the import can answer: the writer's WAL hook wakes the
+ * thread once the WAL passes STORE_CKPT_PAGES.  A checkpoint is PASSIVE
+ * (it never waits for readers or the writer).  On close the writer
+ * truncates the WAL, so a stopped profd leaves one file.
+ */
+#define STORE_CKPT_PAGES	1000
+
+struct store_ckpt {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int want, stop;
+	sqlite3 *db;
+};
+
+static void *
+store_ckpt_main(void *arg)
+{
+	struct store_ckpt *c = arg;
+
+	pthread_mutex_lock(&c->mu);
+	for (;;) {
+		while (!c->want && !c->stop)
+			pthread_cond_wait(&c->cv, &c->mu);
+		if (c->stop)
+			break;
+		c->want = 0;
+		pthread_mutex_unlock(&c->mu);
+		/* A failure (busy) is retried after the next commit. */
+		sqlite3_wal_checkpoint_v2(c->db, NULL,
+		    SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+		pthread_mutex_lock(&c->mu);
+	}
+	pthread_mutex_unlock(&c->mu);
+	return NULL;
+}
+
+static int
+store_wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
+{
+	struct store_ckpt *c = arg;
+
+	if (pages >= STORE_CKPT_PAGES) {
+		pthread_mutex_lock(&c->mu);
+		c->want = 1;
+		pthread_cond_signal(&c->cv);
+		pthread_mutex_unlock(&c->mu);
+	}
+	return SQLITE_OK;
+}
+
+static int
+store_ckpt_start(struct store *s, const char *path, struct error *err)
+{
+	struct store_ckpt *c = xcalloc(1, sizeof *c);
+
+	if (sqlite3_open_v2(path, &c->db, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		error_set(err, ERR_INTERNAL, "store: cannot open %s for "
+		    "checkpoints: %s", path, c->db ? sqlite3_errmsg(c->db) :
+		    "out of memory");
+		sqlite3_close(c->db);
+		free(c);
+		return -1;
+	}
+	sqlite3_busy_timeout(c->db, 1000);
+	pthread_mutex_init(&c->mu, NULL);
+	pthread_cond_init(&c->cv, NULL);
+	if (pthread_create(&c->thread, NULL, store_ckpt_main, c) != 0) {
+		error_set(err, ERR_INTERNAL, "store: cannot start the "
+		    "checkpoint thread");
+		pthread_mutex_destroy(&c->mu);
+		pthread_cond_destroy(&c->cv);
+		sqlite3_close(c->db);
+		free(c);
+		return -1;
+	}
+	pthread_setname_np(c->thread, "checkpoint");
+	s->ckpt = c;
+	/* Replaces SQLite's own checkpoint after a commit. */
+	sqlite3_wal_hook(s->db, store_wal_hook, c);
+	return 0;
+}
+
+static void
+store_ckpt_stop(struct store *s)
+{
+	struct store_ckpt *c = s->ckpt;
+
+	if (c == NULL)
+		return;
+	sqlite3_wal_hook(s->db, NULL, NULL);
+	pthread_mutex_lock(&c->mu);
+	c->stop = 1;
+	pthread_cond_signal(&c->cv);
+	pthread_mutex_unlock(&c->mu);
+	pthread_join(c->thread, NULL);
+	sqlite3_close(c->db);
+	pthread_mutex_destroy(&c->mu);
+	pthread_cond_destroy(&c->cv);
+	free(c);
+	s->ckpt = NULL;
+	sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE,
+	    NULL, NULL);
 }
 
 struct store *
@@ -230,6 +333,7 @@ store_open(const char *path, int readonly, struct error *err)
 	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	flags |= SQLITE_OPEN_NOMUTEX;
 	s->readonly = readonly;
+	s->st = xcalloc(S_COUNT, sizeof *s->st);
 	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
 		error_set(err, ERR_INTERNAL, "store: cannot open %s: %s", path,
 		    s->db ? sqlite3_errmsg(s->db) : "out of memory");
@@ -237,13 +341,18 @@ store_open(const char *path, int readonly, struct error *err)
 	}
 	sqlite3_extended_result_codes(s->db, 0);
 	sqlite3_busy_timeout(s->db, 5000);
+	if (store_vtab_register(s->db) != SQLITE_OK) {
+		error_set(err, ERR_INTERNAL, "store: registering the sample "
+		    "table: %s", sqlite3_errmsg(s->db));
+		goto fail;
+	}
 	if (!readonly) {
-		/* A large import is one transaction: a page cache that holds
-		 * its working set keeps SQLite from re-reading the pages it
-		 * spilled to the WAL (64 MiB, bounded). */
+		/* A large import is one transaction; its sample values are
+		 * written once, as blobs, so the page cache only needs to hold
+		 * the interned rows' working set (16 MiB, bounded). */
 		if (store_exec(s, "PRAGMA journal_mode = WAL", err) == -1 ||
 		    store_exec(s, "PRAGMA synchronous = NORMAL", err) == -1 ||
-		    store_exec(s, "PRAGMA cache_size = -65536", err) == -1)
+		    store_exec(s, "PRAGMA cache_size = -16384", err) == -1)
 			goto fail;
 	}
 	if (store_exec(s, "PRAGMA foreign_keys = ON", err) == -1)
@@ -267,6 +376,10 @@ store_open(const char *path, int readonly, struct error *err)
 			goto fail;
 		}
 	}
+	if (store_samples_prepare(s, err) == -1)
+		goto fail;
+	if (!readonly && store_ckpt_start(s, path, err) == -1)
+		goto fail;
 	return s;
 fail:
 	store_close(s);
@@ -280,8 +393,11 @@ store_close(struct store *s)
 
 	if (s == NULL)
 		return;
-	for (i = 0; i < S_COUNT; i++)
+	store_ckpt_stop(s);
+	store_samples_finalize(s);
+	for (i = 0; s->st != NULL && i < S_COUNT; i++)
 		sqlite3_finalize(s->st[i]);
+	free(s->st);
 	sqlite3_close(s->db);
 	free(s);
 }
@@ -601,22 +717,6 @@ store_profile_comment_add(struct store *s, int64_t profile_id, int idx,
 	    -1 : 0;
 }
 
-int
-store_sample_add(struct store *s, int64_t profile_id, int64_t metric_id,
-    int64_t callsite_id, int64_t labelset_id, int64_t bucket, int64_t value,
-    struct error *err)
-{
-	sqlite3_stmt *st = s->st[S_SAMPLE_ADD];
-
-	sqlite3_bind_int64(st, 1, profile_id);
-	sqlite3_bind_int64(st, 2, metric_id);
-	sqlite3_bind_int64(st, 3, callsite_id);
-	sqlite3_bind_int64(st, 4, labelset_id);
-	sqlite3_bind_int64(st, 5, bucket);
-	sqlite3_bind_int64(st, 6, value);
-	return store_step_id(s, st, err, "sample insert") == -1 ? -1 : 0;
-}
-
 /* ---- reading ---- */
 
 static char *
@@ -925,183 +1025,6 @@ store_scope_metric(struct store *s, int64_t scope_id, const char *type,
 	return id;
 }
 
-static void
-buf_adds(struct buf *b, const char *str)
-{
-	buf_add(b, str, strlen(str));
-}
-
-/* The WHERE clause of a filter; parameters are bound by filter_bind in
- * the same order. */
-static void
-filter_sql(const struct store_filter *f, struct buf *b)
-{
-	static const char label_sql[] =
-	    " AND %s (EXISTS (SELECT 1 FROM label l "
-	    "JOIN string ks ON ks.id = l.key_id "
-	    "LEFT JOIN string vs ON vs.id = l.str_id "
-	    "WHERE l.labelset_id = s.labelset_id AND ks.s = ? AND "
-	    "(vs.s = ? OR (l.num IS NOT NULL AND CAST(l.num AS TEXT) = ?))) "
-	    "OR EXISTS (SELECT 1 FROM profile_label pl WHERE "
-	    "pl.profile_id = p.id AND pl.key = ? AND pl.value = ?))";
-	char tmp[sizeof label_sql + 8];
-	size_t i;
-
-	buf_adds(b, " WHERE s.metric_id = ? AND s.bucket >= ? AND "
-	    "s.bucket <= ? AND p.scope_id IN (");
-	for (i = 0; i < f->nscopes; i++)
-		buf_add(b, i ? ",?" : "?", i ? 2 : 1);
-	buf_adds(b, ")");
-	if (f->nprofiles > 0) {
-		buf_adds(b, " AND p.id IN (");
-		for (i = 0; i < f->nprofiles; i++)
-			buf_add(b, i ? ",?" : "?", i ? 2 : 1);
-		buf_adds(b, ")");
-	}
-	for (i = 0; i < f->nlabels; i++) {
-		int n = snprintf(tmp, sizeof tmp, label_sql,
-		    f->labels[i].negate ? "NOT" : "");
-
-		buf_add(b, tmp, (size_t)n);
-	}
-}
-
-static void
-filter_bind(sqlite3_stmt *st, const struct store_filter *f)
-{
-	int k = 1;
-	size_t i;
-
-	sqlite3_bind_int64(st, k++, f->metric_id);
-	sqlite3_bind_int64(st, k++, f->since_s);
-	sqlite3_bind_int64(st, k++, f->until_s);
-	for (i = 0; i < f->nscopes; i++)
-		sqlite3_bind_int64(st, k++, f->scopes[i]);
-	for (i = 0; i < f->nprofiles; i++)
-		sqlite3_bind_int64(st, k++, f->profiles[i]);
-	for (i = 0; i < f->nlabels; i++) {
-		const char *key = f->labels[i].key, *v = f->labels[i].value;
-
-		/* Interned strings are blobs, push labels text. */
-		sqlite3_bind_blob(st, k++, key, (int)strlen(key),
-		    SQLITE_STATIC);
-		sqlite3_bind_blob(st, k++, v, (int)strlen(v), SQLITE_STATIC);
-		sqlite3_bind_text(st, k++, v, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, k++, key, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, k++, v, -1, SQLITE_STATIC);
-	}
-}
-
-int
-store_select_buckets(struct store *s, const struct store_filter *f,
-    struct store_bucket_value **out, size_t *n, struct error *err)
-{
-	struct buf sql = { 0 }, where = { 0 };
-	sqlite3_stmt *st = NULL;
-	struct store_bucket_value *v = NULL;
-	size_t count = 0, cap = 0;
-	int rc;
-
-	*out = NULL;
-	*n = 0;
-	filter_sql(f, &where);
-	buf_adds(&sql, "SELECT s.bucket, s.callsite_id, sum(s.value) FROM "
-	    "sample s JOIN profile p ON p.id = s.profile_id");
-	buf_add(&sql, where.p, where.n);
-	buf_adds(&sql, " GROUP BY s.bucket, s.callsite_id ORDER BY s.bucket");
-	if (sqlite3_prepare_v2(s->db, (const char *)sql.p, (int)sql.n, &st,
-	    NULL) != SQLITE_OK)
-		goto fail;
-	filter_bind(st, f);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (count == cap) {
-			cap = cap ? cap * 2 : 1024;
-			v = xreallocarray(v, cap, sizeof *v);
-		}
-		v[count].bucket = sqlite3_column_int64(st, 0);
-		v[count].callsite = sqlite3_column_int64(st, 1);
-		v[count].value = sqlite3_column_int64(st, 2);
-		count++;
-	}
-	if (rc != SQLITE_DONE)
-		goto fail;
-	sqlite3_finalize(st);
-	buf_free(&sql);
-	buf_free(&where);
-	*out = v;
-	*n = count;
-	return 0;
-fail:
-	store_fail(s, err, "selecting samples by time");
-	sqlite3_finalize(st);
-	buf_free(&sql);
-	buf_free(&where);
-	free(v);
-	return -1;
-}
-
-int
-store_select_values(struct store *s, const struct store_filter *f,
-    struct store_cs_value **out, size_t *n, int64_t *nprofiles,
-    struct error *err)
-{
-	static const char from[] = " FROM sample s JOIN profile p ON "
-	    "p.id = s.profile_id";
-	struct buf sql = { 0 }, where = { 0 };
-	sqlite3_stmt *st = NULL;
-	struct store_cs_value *v = NULL;
-	size_t count = 0, cap = 0;
-	int rc;
-
-	*out = NULL;
-	*n = 0;
-	filter_sql(f, &where);
-	buf_adds(&sql, "SELECT s.callsite_id, sum(s.value)");
-	buf_add(&sql, from, sizeof from - 1);
-	buf_add(&sql, where.p, where.n);
-	buf_adds(&sql, " GROUP BY s.callsite_id");
-	if (sqlite3_prepare_v2(s->db, (const char *)sql.p, (int)sql.n, &st,
-	    NULL) != SQLITE_OK)
-		goto fail;
-	filter_bind(st, f);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (count == cap) {
-			cap = cap ? cap * 2 : 1024;
-			v = xreallocarray(v, cap, sizeof *v);
-		}
-		v[count].callsite = sqlite3_column_int64(st, 0);
-		v[count].value = sqlite3_column_int64(st, 1);
-		count++;
-	}
-	if (rc != SQLITE_DONE)
-		goto fail;
-	sqlite3_finalize(st);
-	sql.n = 0;
-	buf_adds(&sql, "SELECT count(DISTINCT s.profile_id)");
-	buf_add(&sql, from, sizeof from - 1);
-	buf_add(&sql, where.p, where.n);
-	if (sqlite3_prepare_v2(s->db, (const char *)sql.p, (int)sql.n, &st,
-	    NULL) != SQLITE_OK)
-		goto fail;
-	filter_bind(st, f);
-	if (sqlite3_step(st) != SQLITE_ROW)
-		goto fail;
-	*nprofiles = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	buf_free(&sql);
-	buf_free(&where);
-	*out = v;
-	*n = count;
-	return 0;
-fail:
-	store_fail(s, err, "selecting samples");
-	sqlite3_finalize(st);
-	buf_free(&sql);
-	buf_free(&where);
-	free(v);
-	return -1;
-}
-
 int
 store_callsites_after(struct store *s, int64_t after,
     void (*cb)(void *, int64_t id, int64_t parent, int64_t frame), void *arg,
@@ -1158,90 +1081,7 @@ store_file_size(const char *path)
 	return total;
 }
 
-/* ---- export: every metric of a selection, and rows by id ---- */
-
-/* The sample table seen with metric_id forced to 0, so that filter_sql's
- * "s.metric_id = ?" bound to 0 selects every metric; m is the real one. */
-static const char export_from[] = " FROM (SELECT profile_id, "
-    "metric_id AS m, 0 AS metric_id, callsite_id, labelset_id, bucket, "
-    "value FROM sample) s JOIN profile p ON p.id = s.profile_id";
-
-int
-store_select_all(struct store *s, const struct store_filter *filter,
-    struct store_export_value **out, size_t *n, int64_t **profiles,
-    size_t *nprofiles, struct error *err)
-{
-	struct store_filter f = *filter;
-	struct buf sql = { 0 }, where = { 0 };
-	sqlite3_stmt *st = NULL;
-	struct store_export_value *v = NULL;
-	int64_t *ids = NULL;
-	size_t count = 0, cap = 0, nids = 0;
-	int rc;
-
-	*out = NULL;
-	*n = 0;
-	*profiles = NULL;
-	*nprofiles = 0;
-	f.metric_id = 0;
-	filter_sql(&f, &where);
-	buf_adds(&sql, "SELECT s.m, s.callsite_id, s.labelset_id, "
-	    "sum(s.value)");
-	buf_add(&sql, export_from, sizeof export_from - 1);
-	buf_add(&sql, where.p, where.n);
-	buf_adds(&sql, " GROUP BY s.callsite_id, s.labelset_id, s.m "
-	    "ORDER BY s.callsite_id, s.labelset_id, s.m");
-	if (sqlite3_prepare_v2(s->db, (const char *)sql.p, (int)sql.n, &st,
-	    NULL) != SQLITE_OK)
-		goto fail;
-	filter_bind(st, &f);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (count == cap) {
-			cap = cap ? cap * 2 : 1024;
-			v = xreallocarray(v, cap, sizeof *v);
-		}
-		v[count].metric = sqlite3_column_int64(st, 0);
-		v[count].callsite = sqlite3_column_int64(st, 1);
-		v[count].labelset = sqlite3_column_int64(st, 2);
-		v[count].value = sqlite3_column_int64(st, 3);
-		count++;
-	}
-	if (rc != SQLITE_DONE)
-		goto fail;
-	sqlite3_finalize(st);
-	sql.n = 0;
-	buf_adds(&sql, "SELECT q.id FROM profile q WHERE q.id IN "
-	    "(SELECT s.profile_id");
-	buf_add(&sql, export_from, sizeof export_from - 1);
-	buf_add(&sql, where.p, where.n);
-	buf_adds(&sql, ") ORDER BY q.time_ns, q.id");
-	if (sqlite3_prepare_v2(s->db, (const char *)sql.p, (int)sql.n, &st,
-	    NULL) != SQLITE_OK)
-		goto fail;
-	filter_bind(st, &f);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		ids = xreallocarray(ids, nids + 1, sizeof *ids);
-		ids[nids++] = sqlite3_column_int64(st, 0);
-	}
-	if (rc != SQLITE_DONE)
-		goto fail;
-	sqlite3_finalize(st);
-	buf_free(&sql);
-	buf_free(&where);
-	*out = v;
-	*n = count;
-	*profiles = ids;
-	*nprofiles = nids;
-	return 0;
-fail:
-	store_fail(s, err, "selecting samples for export");
-	sqlite3_finalize(st);
-	buf_free(&sql);
-	buf_free(&where);
-	free(v);
-	free(ids);
-	return -1;
-}
+/* ---- export: rows by id ---- */
 
 /* Prepare sql, then bind each id to ?1 and hand every row to row(). */
 static int

@@ -75,10 +75,55 @@ int store_profile_label_add(struct store *, int64_t profile_id,
     const char *key, const char *value, struct error *);
 int store_profile_comment_add(struct store *, int64_t profile_id, int idx,
     const char *, size_t, struct error *);
-/* Adds value to the row (upsert). */
-int store_sample_add(struct store *, int64_t profile_id, int64_t metric_id,
-    int64_t callsite_id, int64_t labelset_id, int64_t bucket, int64_t value,
+
+/* Sample values of one profile, written in batches (store-samples.c): rows
+ * are buffered, sorted and merged in memory and stored as packed blocks,
+ * and the scope's rollups are updated, in the caller's transaction. */
+struct store_samples;
+/* The bucket of a sample without a time of its own: the profile's bucket,
+ * given to store_samples_finish. */
+#define STORE_UNTIMED	INT64_MIN
+struct store_samples *store_samples_begin(struct store *, int64_t profile_id,
+    int64_t scope_id);
+/* Value i of the rows added is of this metric. */
+void store_samples_metric(struct store_samples *, size_t i,
+    int64_t metric_id);
+/* Adds values (one per metric declared, zero = none) to the row of
+ * (callsite, labelset, bucket), bucket in seconds or STORE_UNTIMED. */
+int store_samples_add(struct store_samples *, int64_t callsite_id,
+    int64_t labelset_id, int64_t bucket, const int64_t *values,
+    size_t nvalues, struct error *);
+/* Writes what is buffered; STORE_UNTIMED rows take profile_bucket. */
+int store_samples_finish(struct store_samples *, int64_t profile_bucket,
     struct error *);
+void store_samples_free(struct store_samples *);
+/* Bytes the writer holds. */
+size_t store_samples_bytes(const struct store_samples *);
+
+/* ---- retention ---- */
+
+/* Delete a profile: its values leave the rollups, its rows go (blocks,
+ * metrics, labels, comments).  In the caller's transaction.  Callsites,
+ * frames, label sets and strings stay (see store_referenced). */
+int store_profile_delete(struct store *, int64_t profile_id, struct error *);
+/* Only the first half of that: subtract the profile's values from its
+ * scope's rollups (before deleting its rows some other way). */
+int store_profile_unroll(struct store *, int64_t profile_id, struct error *);
+/* Every (callsite, label set) pair some stored sample value has, each at
+ * least once (from the day rollups: much less than every block).  A
+ * callsite named here keeps its ancestors alive too. */
+int store_referenced(struct store *,
+    void (*cb)(void *, int64_t callsite_id, int64_t labelset_id), void *,
+    struct error *);
+
+/* Reads use the rollups where they answer a selection; off, everything is
+ * read from the blocks (for tests comparing both). */
+void store_use_rollups(struct store *, int);
+/* Rollup windows read since the store was opened. */
+int64_t store_rollups_read(const struct store *);
+/* Rows a sample writer buffers (0: the default); tests make it small to
+ * get many blocks per profile. */
+void store_set_sample_buffer(struct store *, size_t rows);
 
 /* ---- reading ---- */
 

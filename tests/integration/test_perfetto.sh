@@ -48,17 +48,16 @@ ok "pid, tid, process and thread names stored as labels"
 python3 "$GEN" "$T/b.trace" "$T/b.json" --samples 1200 --seed 9
 "$PROFCTL" push "$T/b.trace" --scope bucket1 >/dev/null
 "$PROFCTL" push "$T/b.trace" --scope bucket10 --bucket 10s >/dev/null
-python3 - "$DB" <<'PY' || fail "time buckets"
-import sqlite3, sys
-db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
-def buckets(scope):
-    return [r[0] for r in db.execute("""SELECT DISTINCT s.bucket FROM sample s
-        JOIN profile p ON p.id = s.profile_id JOIN scope c ON c.id = p.scope_id
-        WHERE c.name = ? ORDER BY 1""", (scope,))]
-b1, b10 = buckets("bucket1"), buckets("bucket10")
-if b1 != [1700000000, 1700000001] or b10 != [1700000000]:
-    print("buckets:", b1, b10); sys.exit(1)
-PY
+buckets() {
+	local r
+	r=$(api POST /v1/query --data-binary "SELECT DISTINCT time_ns / 1000000000 FROM samples WHERE scope = '$1' ORDER BY 1")
+	[ "$(status_of "$r")" = 200 ] || fail "query: $r"
+	body_of "$r" | json 'j["rows"]'
+}
+b1=$(buckets bucket1)
+b10=$(buckets bucket10)
+[ "$b1" = "[[1700000000], [1700000001]]" ] && [ "$b10" = "[[1700000000]]" ] ||
+    fail "time buckets: $b1 $b10"
 ok "samples keep their time at the bucket size of the push"
 
 # Lost state: samples after previous_packet_dropped and before the next

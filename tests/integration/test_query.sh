@@ -121,8 +121,8 @@ ok "every view has its documented columns"
 # Writes of every kind are refused; the data is unchanged afterwards.
 expect_400 INSERT "INSERT INTO metric (type, unit) VALUES ('x', 'y')" "" \
     'not authorized|read-only'
-expect_400 UPDATE "UPDATE sample SET value = 0" "" 'not authorized|read-only'
-expect_400 DELETE "DELETE FROM sample" "" 'not authorized|read-only'
+expect_400 UPDATE "UPDATE profile SET name = 'x'" "" 'not authorized|read-only'
+expect_400 DELETE "DELETE FROM profile" "" 'not authorized|read-only'
 expect_400 DROP "DROP VIEW samples" "" 'not authorized|read-only'
 expect_400 DROP "DROP TABLE sample" "" 'not authorized|read-only'
 expect_400 CREATE "CREATE TABLE t (x)" "" 'not authorized|read-only'

@@ -1,0 +1,3 @@
+module profd-gen-large
+
+go 1.19

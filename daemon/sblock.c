@@ -1,0 +1,736 @@
+/* sblock.c: sorting, merging and the varint encoding of sample rows.
+ *
+ * Blob format (version 1), all integers unsigned LEB128 varints unless
+ * said otherwise:
+ *
+ *	u8 version (1) | flags | nrows | ncols
+ *	ncols x (tag | scale | length of the column's stream)
+ *	length of the key stream | key stream | the column streams in order
+ *
+ * flags bit 0: every row has the bucket base (no bucket in the keys).
+ * The key stream holds runs of rows of one label set:
+ *
+ *	label set - previous run's label set (the first: the label set)
+ *	rows in the run
+ *	per row: callsite - previous row's callsite (0 at the run's start),
+ *	and unless flag 0, the bucket: after a row of the same callsite the
+ *	difference to its bucket (> 0), else bucket - base.
+ *
+ * A column's stream has one zigzag varint per row: value / scale, where
+ * scale is the greatest common divisor of the column's values (a CPU
+ * profile's nanoseconds are multiples of its period).  Rows are sorted by
+ * (label set, callsite, bucket) and unique, which the decoder checks. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sblock.h"
+
+#define SBLOCK_VERSION	1
+#define SBLOCK_SINGLE	0x1
+
+void
+srows_free(struct srows *r)
+{
+	free(r->tags);
+	free(r->ls);
+	free(r->cs);
+	free(r->bucket);
+	free(r->v);
+	memset(r, 0, sizeof *r);
+}
+
+void
+srows_reset(struct srows *r)
+{
+	r->n = 0;
+}
+
+size_t
+srows_bytes(const struct srows *r)
+{
+	return r->cap * (3 + r->ncols) * sizeof(int64_t);
+}
+
+static void
+srows_grow(struct srows *r, size_t want)
+{
+	size_t cap = r->cap ? r->cap : 256;
+
+	if (want <= r->cap)
+		return;
+	while (cap < want)
+		cap *= 2;
+	r->ls = xreallocarray(r->ls, cap, sizeof *r->ls);
+	r->cs = xreallocarray(r->cs, cap, sizeof *r->cs);
+	r->bucket = xreallocarray(r->bucket, cap, sizeof *r->bucket);
+	r->v = xreallocarray(r->v, cap, (r->ncols ? r->ncols : 1) *
+	    sizeof *r->v);
+	r->cap = cap;
+}
+
+size_t
+srows_col(struct srows *r, uint64_t tag)
+{
+	int64_t *v;
+	size_t i, c, nc = r->ncols + 1;
+
+	for (c = 0; c < r->ncols; c++)
+		if (r->tags[c] == tag)
+			return c;
+	r->tags = xreallocarray(r->tags, nc, sizeof *r->tags);
+	r->tags[r->ncols] = tag;
+	v = xreallocarray(NULL, r->cap ? r->cap : 1, nc * sizeof *v);
+	for (i = 0; i < r->n; i++) {
+		if (r->ncols > 0)
+			memcpy(v + i * nc, r->v + i * r->ncols,
+			    r->ncols * sizeof *v);
+		v[i * nc + r->ncols] = 0;
+	}
+	free(r->v);
+	r->v = v;
+	r->ncols = nc;
+	return nc - 1;
+}
+
+void
+srows_push(struct srows *r, int64_t ls, int64_t cs, int64_t bucket,
+    const int64_t *vals)
+{
+	if (r->n == r->cap)
+		srows_grow(r, r->n + 1);
+	r->ls[r->n] = ls;
+	r->cs[r->n] = cs;
+	r->bucket[r->n] = bucket;
+	if (r->ncols > 0)
+		memcpy(r->v + r->n * r->ncols, vals, r->ncols * sizeof *vals);
+	r->n++;
+}
+
+static void
+kv_insertion(struct kv *a, size_t n)
+{
+	size_t i, j;
+	struct kv t;
+
+	for (i = 1; i < n; i++) {
+		t = a[i];
+		for (j = i; j > 0 && a[j - 1].k > t.k; j--)
+			a[j] = a[j - 1];
+		a[j] = t;
+	}
+}
+
+/* LSD radix sort on the bytes (or 11-bit digits, for many keys) in which
+ * the keys differ. */
+void
+kv_sort(struct kv *a, size_t n)
+{
+	struct kv *tmp, *src, *dst, *t;
+	uint64_t diff = 0, mask;
+	size_t i, *cnt, pos, c;
+	unsigned shift, bits = n >= 16384 ? 11 : 8;
+
+	if (n < 48) {
+		kv_insertion(a, n);
+		return;
+	}
+	for (i = 1; i < n; i++)
+		diff |= a[i].k ^ a[0].k;
+	if (diff == 0)
+		return;
+	mask = ((uint64_t)1 << bits) - 1;
+	cnt = xreallocarray(NULL, (size_t)mask + 1, sizeof *cnt);
+	tmp = xreallocarray(NULL, n, sizeof *tmp);
+	src = a;
+	dst = tmp;
+	for (shift = 0; shift < 64; shift += bits) {
+		if (((diff >> shift) & mask) == 0)
+			continue;
+		memset(cnt, 0, ((size_t)mask + 1) * sizeof *cnt);
+		for (i = 0; i < n; i++)
+			cnt[(src[i].k >> shift) & mask]++;
+		for (i = 0, pos = 0; i <= mask; i++) {
+			c = cnt[i];
+			cnt[i] = pos;
+			pos += c;
+		}
+		for (i = 0; i < n; i++)
+			dst[cnt[(src[i].k >> shift) & mask]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof *a);
+	free(tmp);
+	free(cnt);
+}
+
+size_t
+kv_sort_merge(struct kv *a, size_t n)
+{
+	size_t i, out = 0;
+
+	kv_sort(a, n);
+	for (i = 0; i < n; i++) {
+		if (out > 0 && a[out - 1].k == a[i].k)
+			a[out - 1].v = (int64_t)((uint64_t)a[out - 1].v +
+			    (uint64_t)a[i].v);
+		else
+			a[out++] = a[i];
+	}
+	return out;
+}
+
+static unsigned
+bits_of(uint64_t v)
+{
+	return v == 0 ? 0 : 64 - (unsigned)__builtin_clzll(v);
+}
+
+static int
+row_cmp(const void *a, const void *b, void *arg)
+{
+	const struct srows *r = arg;
+	size_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (r->ls[x] != r->ls[y])
+		return r->ls[x] < r->ls[y] ? -1 : 1;
+	if (r->cs[x] != r->cs[y])
+		return r->cs[x] < r->cs[y] ? -1 : 1;
+	if (r->bucket[x] != r->bucket[y])
+		return r->bucket[x] < r->bucket[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+void
+srows_sort_merge(struct srows *r)
+{
+	struct srows o;
+	struct kv *kv = NULL;
+	uint32_t *idx = NULL;
+	int64_t lsmax = 0, csmax = 0, bmin, bmax, neg = 0;
+	unsigned bl, bc, bb;
+	size_t i, j, c, at, nc = r->ncols;
+
+	if (r->n < 2)
+		return;
+	bmin = bmax = r->bucket[0];
+	for (i = 0; i < r->n; i++) {
+		neg |= r->ls[i] | r->cs[i];
+		if (r->ls[i] > lsmax)
+			lsmax = r->ls[i];
+		if (r->cs[i] > csmax)
+			csmax = r->cs[i];
+		if (r->bucket[i] < bmin)
+			bmin = r->bucket[i];
+		if (r->bucket[i] > bmax)
+			bmax = r->bucket[i];
+	}
+	bl = bits_of((uint64_t)lsmax);
+	bc = bits_of((uint64_t)csmax);
+	bb = bits_of((uint64_t)bmax - (uint64_t)bmin);
+	if (neg >= 0 && bl + bc + bb <= 64 && r->n <= UINT32_MAX) {
+		/* The key packed into 64 bits: a radix sort. */
+		kv = xreallocarray(NULL, r->n, sizeof *kv);
+		for (i = 0; i < r->n; i++) {
+			uint64_t k = (uint64_t)r->bucket[i] - (uint64_t)bmin;
+
+			if (bc + bb < 64)
+				k |= (uint64_t)r->ls[i] << (bc + bb);
+			if (bb < 64)
+				k |= (uint64_t)r->cs[i] << bb;
+			kv[i].k = k;
+			kv[i].v = (int64_t)i;
+		}
+		kv_sort(kv, r->n);
+	} else {
+		idx = xreallocarray(NULL, r->n, sizeof *idx);
+		for (i = 0; i < r->n; i++)
+			idx[i] = (uint32_t)i;
+		qsort_r(idx, r->n, sizeof *idx, row_cmp, r);
+	}
+	memset(&o, 0, sizeof o);
+	o.ncols = nc;
+	srows_grow(&o, r->n);
+	for (i = 0; i < r->n; i++) {
+		j = kv ? (size_t)kv[i].v : idx[i];
+		if (o.n > 0 && o.ls[o.n - 1] == r->ls[j] &&
+		    o.cs[o.n - 1] == r->cs[j] &&
+		    o.bucket[o.n - 1] == r->bucket[j]) {
+			at = (o.n - 1) * nc;
+			for (c = 0; c < nc; c++)
+				o.v[at + c] = (int64_t)((uint64_t)o.v[at + c] +
+				    (uint64_t)r->v[j * nc + c]);
+			continue;
+		}
+		o.ls[o.n] = r->ls[j];
+		o.cs[o.n] = r->cs[j];
+		o.bucket[o.n] = r->bucket[j];
+		memcpy(o.v + o.n * nc, r->v + j * nc, nc * sizeof *o.v);
+		o.n++;
+	}
+	free(kv);
+	free(idx);
+	o.tags = r->tags;
+	r->tags = NULL;
+	srows_free(r);
+	*r = o;
+}
+
+void
+srows_filter(struct srows *r, int (*keep)(void *, const int64_t *, size_t),
+    void *arg)
+{
+	size_t i, out = 0, nc = r->ncols;
+
+	for (i = 0; i < r->n; i++) {
+		if (!keep(arg, r->v + i * nc, nc))
+			continue;
+		if (out != i) {
+			r->ls[out] = r->ls[i];
+			r->cs[out] = r->cs[i];
+			r->bucket[out] = r->bucket[i];
+			memmove(r->v + out * nc, r->v + i * nc,
+			    nc * sizeof *r->v);
+		}
+		out++;
+	}
+	r->n = out;
+}
+
+static int
+key_cmp2(const struct srows *a, size_t i, const struct srows *b, size_t j)
+{
+	if (a->ls[i] != b->ls[j])
+		return a->ls[i] < b->ls[j] ? -1 : 1;
+	if (a->cs[i] != b->cs[j])
+		return a->cs[i] < b->cs[j] ? -1 : 1;
+	if (a->bucket[i] != b->bucket[j])
+		return a->bucket[i] < b->bucket[j] ? -1 : 1;
+	return 0;
+}
+
+void
+srows_merge(struct srows *out, const struct srows *a, const struct srows *b,
+    int sign)
+{
+	size_t i = 0, j = 0, c, *bmap, *amap, nc;
+	int cmp;
+
+	srows_free(out);
+	for (c = 0; c < a->ncols; c++)
+		srows_col(out, a->tags[c]);
+	for (c = 0; c < b->ncols; c++)
+		srows_col(out, b->tags[c]);
+	nc = out->ncols;
+	amap = xcalloc(a->ncols ? a->ncols : 1, sizeof *amap);
+	bmap = xcalloc(b->ncols ? b->ncols : 1, sizeof *bmap);
+	for (c = 0; c < a->ncols; c++)
+		amap[c] = srows_col(out, a->tags[c]);
+	for (c = 0; c < b->ncols; c++)
+		bmap[c] = srows_col(out, b->tags[c]);
+	srows_grow(out, a->n + b->n);
+	while (i < a->n || j < b->n) {
+		int64_t *v = out->v + out->n * nc;
+
+		if (i == a->n)
+			cmp = 1;
+		else if (j == b->n)
+			cmp = -1;
+		else
+			cmp = key_cmp2(a, i, b, j);
+		memset(v, 0, nc * sizeof *v);
+		if (cmp <= 0) {
+			out->ls[out->n] = a->ls[i];
+			out->cs[out->n] = a->cs[i];
+			out->bucket[out->n] = a->bucket[i];
+			for (c = 0; c < a->ncols; c++)
+				v[amap[c]] = a->v[i * a->ncols + c];
+			i++;
+		} else {
+			out->ls[out->n] = b->ls[j];
+			out->cs[out->n] = b->cs[j];
+			out->bucket[out->n] = b->bucket[j];
+		}
+		if (cmp >= 0) {
+			for (c = 0; c < b->ncols; c++)
+				v[bmap[c]] = (int64_t)((uint64_t)v[bmap[c]] +
+				    (uint64_t)(sign < 0 ?
+				    -(uint64_t)b->v[j * b->ncols + c] :
+				    (uint64_t)b->v[j * b->ncols + c]));
+			j++;
+		}
+		out->n++;
+	}
+	free(amap);
+	free(bmap);
+}
+
+/* ---- encoding ---- */
+
+static inline void
+put_uv(struct buf *b, uint64_t v)
+{
+	uint8_t *p;
+
+	if (b->cap - b->n < 10)
+		buf_reserve(b, 10);
+	p = b->p + b->n;
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	b->n = (size_t)(p - b->p);
+}
+
+static uint64_t
+zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static int64_t
+unzigzag(uint64_t u)
+{
+	return (int64_t)((u >> 1) ^ -(u & 1));
+}
+
+static uint64_t
+gcd64(uint64_t a, uint64_t b)
+{
+	uint64_t t;
+
+	while (b != 0) {
+		t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+static uint64_t
+uabs(int64_t v)
+{
+	return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+}
+
+void
+sblock_encode(const struct srows *r, int64_t base, struct buf *out)
+{
+	size_t *cols = xcalloc(r->ncols ? r->ncols : 1, sizeof *cols), c;
+
+	for (c = 0; c < r->ncols; c++)
+		cols[c] = c;
+	sblock_encode_cols(r, cols, r->ncols, base, out);
+	free(cols);
+}
+
+void
+sblock_encode_cols(const struct srows *r, const size_t *sel, size_t nsel,
+    int64_t base, struct buf *out)
+{
+	struct buf keys = { 0 }, *cols;
+	uint64_t *scale, g;
+	int64_t prev_ls = 0, prev_cs = 0, prev_b = 0;
+	size_t i, j, c, run, nc = r->ncols, k;
+	int single = 1;
+	uint8_t version = SBLOCK_VERSION;
+
+	for (i = 0; i < r->n && single; i++)
+		single = r->bucket[i] == base;
+	buf_reserve(&keys, r->n * (single ? 2 : 3) + 16);
+	for (i = 0; i < r->n; i = j) {
+		for (j = i; j < r->n && r->ls[j] == r->ls[i]; j++)
+			;
+		run = j - i;
+		put_uv(&keys, (uint64_t)r->ls[i] - (uint64_t)prev_ls);
+		put_uv(&keys, run);
+		prev_ls = r->ls[i];
+		prev_cs = 0;
+		for (c = i; c < j; c++) {
+			uint64_t d = (uint64_t)r->cs[c] - (uint64_t)prev_cs;
+
+			put_uv(&keys, d);
+			if (!single) {
+				if (c > i && d == 0)
+					put_uv(&keys, (uint64_t)r->bucket[c] -
+					    (uint64_t)prev_b);
+				else
+					put_uv(&keys, (uint64_t)r->bucket[c] -
+					    (uint64_t)base);
+			}
+			prev_cs = r->cs[c];
+			prev_b = r->bucket[c];
+		}
+	}
+	cols = xcalloc(nsel ? nsel : 1, sizeof *cols);
+	scale = xcalloc(nsel ? nsel : 1, sizeof *scale);
+	for (k = 0; k < nsel; k++) {
+		c = sel[k];
+		g = 0;
+		for (i = 0; i < r->n && g != 1; i++)
+			g = gcd64(g, uabs(r->v[i * nc + c]));
+		scale[k] = g ? g : 1;
+		buf_reserve(&cols[k], r->n + 16);
+		for (i = 0; i < r->n; i++) {
+			int64_t v = r->v[i * nc + c];
+			uint64_t q = uabs(v) / scale[k];
+
+			put_uv(&cols[k], zigzag(v < 0 ? (int64_t)(0 - q) :
+			    (int64_t)q));
+		}
+	}
+	buf_add(out, &version, 1);
+	put_uv(out, single ? SBLOCK_SINGLE : 0);
+	put_uv(out, r->n);
+	put_uv(out, nsel);
+	for (k = 0; k < nsel; k++) {
+		put_uv(out, r->tags[sel[k]]);
+		put_uv(out, scale[k]);
+		put_uv(out, cols[k].n);
+	}
+	put_uv(out, keys.n);
+	buf_add(out, keys.p, keys.n);
+	for (k = 0; k < nsel; k++) {
+		buf_add(out, cols[k].p, cols[k].n);
+		buf_free(&cols[k]);
+	}
+	buf_free(&keys);
+	free(cols);
+	free(scale);
+}
+
+/* ---- decoding ---- */
+
+static inline int
+get_uv(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+{
+	const uint8_t *p = *pp;
+	uint64_t v = 0;
+	unsigned shift = 0;
+
+	if (p < end && *p < 0x80) {
+		*out = *p;
+		*pp = p + 1;
+		return 0;
+	}
+	while (p < end) {
+		uint8_t b = *p++;
+
+		if (shift == 63 && b > 1)
+			return -1;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*pp = p;
+			*out = v;
+			return 0;
+		}
+		shift += 7;
+		if (shift > 63)
+			return -1;
+	}
+	return -1;
+}
+
+static int
+dec_fail(const struct sblock_dec *d, const uint8_t *at, const char *what,
+    struct error *err)
+{
+	return error_set(err, ERR_INTERNAL, "store: %s %lld is corrupt at "
+	    "byte %zu: %s", d->what, (long long)d->id,
+	    (size_t)(at - d->blob), what);
+}
+
+int
+sblock_dec_open(struct sblock_dec *d, const void *blob, size_t len,
+    int64_t base, const char *what, int64_t id, struct error *err)
+{
+	const uint8_t *p = blob, *end = p + len;
+	uint64_t flags, nrows, ncols, tag, scale, clen, klen;
+	size_t c, rest;
+
+	d->blob = p;
+	d->what = what;
+	d->id = id;
+	d->base = base;
+	d->row = d->run_left = 0;
+	d->ls = d->cs = 0;
+	d->bucket = base;
+	d->first_in_run = 1;
+	d->ncols = 0;
+	if (len < 1 || p[0] != SBLOCK_VERSION)
+		return dec_fail(d, p, "unknown version", err);
+	p++;
+	if (get_uv(&p, end, &flags) == -1 || (flags & ~SBLOCK_SINGLE) != 0 ||
+	    get_uv(&p, end, &nrows) == -1 || get_uv(&p, end, &ncols) == -1 ||
+	    ncols > len || nrows > len)
+		return dec_fail(d, p, "bad header", err);
+	d->single = (flags & SBLOCK_SINGLE) != 0;
+	d->nrows = (size_t)nrows;
+	if (ncols > d->capcols) {
+		d->cols = xreallocarray(d->cols, ncols, sizeof *d->cols);
+		d->v = xreallocarray(d->v, ncols, sizeof *d->v);
+		d->capcols = ncols;
+	}
+	d->ncols = (size_t)ncols;
+	rest = 0;
+	for (c = 0; c < d->ncols; c++) {
+		if (get_uv(&p, end, &tag) == -1 ||
+		    get_uv(&p, end, &scale) == -1 || scale == 0 ||
+		    get_uv(&p, end, &clen) == -1 || clen > len)
+			return dec_fail(d, p, "bad column header", err);
+		d->cols[c].tag = tag;
+		d->cols[c].scale = scale;
+		d->cols[c].want = 0;
+		d->cols[c].p = NULL;
+		d->cols[c].end = (const uint8_t *)(uintptr_t)clen;
+		d->v[c] = 0;
+		rest += (size_t)clen;
+	}
+	if (get_uv(&p, end, &klen) == -1 || klen > (uint64_t)(end - p) ||
+	    rest != (size_t)(end - p) - (size_t)klen)
+		return dec_fail(d, p, "stream lengths do not add up", err);
+	d->k = p;
+	d->kend = p + klen;
+	p = d->kend;
+	for (c = 0; c < d->ncols; c++) {
+		clen = (uint64_t)(uintptr_t)d->cols[c].end;
+		d->cols[c].p = p;
+		d->cols[c].end = p + clen;
+		p += clen;
+	}
+	return 0;
+}
+
+void
+sblock_dec_free(struct sblock_dec *d)
+{
+	free(d->cols);
+	free(d->v);
+	memset(d, 0, sizeof *d);
+}
+
+int
+sblock_dec_col(const struct sblock_dec *d, uint64_t tag)
+{
+	size_t c;
+
+	for (c = 0; c < d->ncols; c++)
+		if (d->cols[c].tag == tag)
+			return (int)c;
+	return -1;
+}
+
+void
+sblock_dec_want(struct sblock_dec *d, int col)
+{
+	if (col >= 0 && (size_t)col < d->ncols)
+		d->cols[col].want = 1;
+}
+
+void
+sblock_dec_want_all(struct sblock_dec *d)
+{
+	size_t c;
+
+	for (c = 0; c < d->ncols; c++)
+		d->cols[c].want = 1;
+}
+
+int
+sblock_dec_next(struct sblock_dec *d, struct error *err)
+{
+	uint64_t u, b;
+	size_t c;
+
+	if (d->row == d->nrows) {
+		if (d->k != d->kend || d->run_left != 0)
+			return dec_fail(d, d->k, "bytes after the last row",
+			    err);
+		for (c = 0; c < d->ncols; c++)
+			if (d->cols[c].want && d->cols[c].p != d->cols[c].end)
+				return dec_fail(d, d->cols[c].p, "values after "
+				    "the last row", err);
+		return 0;
+	}
+	if (d->run_left == 0) {
+		if (get_uv(&d->k, d->kend, &u) == -1 ||
+		    (d->row > 0 && u == 0) ||
+		    (uint64_t)d->ls + u > INT64_MAX)
+			return dec_fail(d, d->k, "bad label set", err);
+		d->ls += (int64_t)u;
+		if (get_uv(&d->k, d->kend, &u) == -1 || u == 0 ||
+		    u > d->nrows - d->row)
+			return dec_fail(d, d->k, "bad run length", err);
+		d->run_left = (size_t)u;
+		d->cs = 0;
+		d->first_in_run = 1;
+	}
+	if (get_uv(&d->k, d->kend, &u) == -1 ||
+	    (uint64_t)d->cs + u > INT64_MAX)
+		return dec_fail(d, d->k, "bad callsite", err);
+	d->cs += (int64_t)u;
+	if (!d->single) {
+		if (get_uv(&d->k, d->kend, &b) == -1)
+			return dec_fail(d, d->k, "bad bucket", err);
+		if (!d->first_in_run && u == 0) {
+			if (b == 0)
+				return dec_fail(d, d->k, "rows out of order",
+				    err);
+			d->bucket = (int64_t)((uint64_t)d->bucket + b);
+		} else
+			d->bucket = (int64_t)((uint64_t)d->base + b);
+	} else if (!d->first_in_run && u == 0)
+		return dec_fail(d, d->k, "rows out of order", err);
+	d->first_in_run = 0;
+	d->run_left--;
+	d->row++;
+	for (c = 0; c < d->ncols; c++) {
+		struct sblock_col *col = &d->cols[c];
+
+		if (!col->want)
+			continue;
+		if (get_uv(&col->p, col->end, &u) == -1)
+			return dec_fail(d, col->p, "bad value", err);
+		d->v[c] = (int64_t)((uint64_t)unzigzag(u) * col->scale);
+	}
+	return 1;
+}
+
+int
+sblock_decode(const void *blob, size_t len, int64_t base, const char *what,
+    int64_t id, struct srows *r, struct error *err)
+{
+	struct sblock_dec d;
+	size_t c;
+	int rc;
+
+	memset(&d, 0, sizeof d);
+	srows_free(r);
+	if (sblock_dec_open(&d, blob, len, base, what, id, err) == -1) {
+		sblock_dec_free(&d);
+		return -1;
+	}
+	for (c = 0; c < d.ncols; c++)
+		srows_col(r, d.cols[c].tag);
+	sblock_dec_want_all(&d);
+	srows_grow(r, d.nrows);
+	while ((rc = sblock_dec_next(&d, err)) == 1)
+		srows_push(r, d.ls, d.cs, d.bucket, d.v);
+	sblock_dec_free(&d);
+	return rc;
+}
+
+void
+sblock_put_varint(struct buf *b, uint64_t v)
+{
+	put_uv(b, v);
+}
+
+int
+sblock_get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	return get_uv(p, end, v);
+}

@@ -1,0 +1,102 @@
+/* sblock.h: packed sample rows.  A row is keyed by (label set, callsite,
+ * bucket) and has one int64 per column; a set of rows sorted by that key
+ * and without duplicates encodes into one blob of varints (the format is
+ * in sblock.c and docs/DESIGN-STORAGE.md).  Columns carry a tag that the
+ * caller gives a meaning to: a metric id in a raw sample block, a metric's
+ * row count or value in a rollup.  Knows no SQL. */
+#ifndef PROFD_SBLOCK_H
+#define PROFD_SBLOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "util.h"
+
+/* Rows in columns: key arrays and a row-major value matrix. */
+struct srows {
+	size_t n, cap;
+	size_t ncols;
+	uint64_t *tags;			/* ncols, the column tags */
+	int64_t *ls, *cs, *bucket;	/* n each */
+	int64_t *v;			/* n * ncols */
+};
+
+void srows_free(struct srows *);
+/* Drop the rows, keep the columns and the memory. */
+void srows_reset(struct srows *);
+/* The column of a tag, added (zero in every row) if new. */
+size_t srows_col(struct srows *, uint64_t tag);
+/* Append a row; vals has ncols values. */
+void srows_push(struct srows *, int64_t ls, int64_t cs, int64_t bucket,
+    const int64_t *vals);
+/* Sort by (ls, cs, bucket) and sum the rows of equal keys. */
+void srows_sort_merge(struct srows *);
+/* Keep the rows for which keep(arg, values) says 1. */
+void srows_filter(struct srows *, int (*keep)(void *, const int64_t *,
+    size_t ncols), void *);
+/* out = a + sign * b, both sorted and merged; columns are the union. */
+void srows_merge(struct srows *out, const struct srows *a,
+    const struct srows *b, int sign);
+size_t srows_bytes(const struct srows *);
+
+/* Encode sorted, merged rows.  Buckets are stored relative to base (the
+ * smallest bucket of the rows). */
+void sblock_encode(const struct srows *, int64_t base, struct buf *);
+/* The same with only some columns, cols[0..ncols) (in that order). */
+void sblock_encode_cols(const struct srows *, const size_t *cols,
+    size_t ncols, int64_t base, struct buf *);
+
+/* Unsigned LEB128, as in the blobs. */
+void sblock_put_varint(struct buf *, uint64_t);
+int sblock_get_varint(const uint8_t **, const uint8_t *end, uint64_t *);
+
+struct sblock_col {
+	uint64_t tag;
+	uint64_t scale;
+	const uint8_t *p, *end;
+	int want;
+};
+
+/* A cursor over an encoded block.  Only the columns asked for with
+ * sblock_dec_want are decoded; v[col] holds their values after next. */
+struct sblock_dec {
+	const uint8_t *blob, *k, *kend;
+	size_t nrows, row, run_left;
+	int single;
+	int64_t base, ls, cs, bucket;
+	int first_in_run;
+	struct sblock_col *cols;
+	size_t ncols, capcols;
+	int64_t *v;
+	const char *what;		/* for error messages: what and */
+	int64_t id;			/* which */
+};
+
+/* Read the header of a blob (what and id only name it in errors, e.g.
+ * "sample block", 12); ERR_INTERNAL if it is corrupt.  A decoder may be
+ * opened again on another blob; sblock_dec_free releases it. */
+int sblock_dec_open(struct sblock_dec *, const void *, size_t, int64_t base,
+    const char *what, int64_t id, struct error *);
+void sblock_dec_free(struct sblock_dec *);
+/* The column of a tag, or -1. */
+int sblock_dec_col(const struct sblock_dec *, uint64_t tag);
+void sblock_dec_want(struct sblock_dec *, int col);
+void sblock_dec_want_all(struct sblock_dec *);
+/* 1 with the next row in ls, cs, bucket and v, 0 at the end, -1 if the
+ * blob is corrupt. */
+int sblock_dec_next(struct sblock_dec *, struct error *);
+/* Decode a whole blob into rows (every column). */
+int sblock_decode(const void *, size_t, int64_t base, const char *what,
+    int64_t id, struct srows *, struct error *);
+
+/* Sort (key, value) pairs by key (radix); equal keys stay in order. */
+struct kv {
+	uint64_t k;
+	int64_t v;
+};
+void kv_sort(struct kv *, size_t n);
+/* Sort then sum the values of equal keys; returns the new count. */
+size_t kv_sort_merge(struct kv *, size_t n);
+
+#endif

@@ -1,0 +1,46 @@
+/* store-int.h: what the files of the store module share (store.c,
+ * store-samples.c, store-vtab.c, store-sql.c); nothing outside the store
+ * includes it. */
+#ifndef PROFD_STORE_INT_H
+#define PROFD_STORE_INT_H
+
+#include <sqlite3.h>
+
+#include "error.h"
+#include "store.h"
+
+/* Statements of store-samples.c, prepared with the others. */
+enum sb_stmt {
+	SB_BLOCK_ADD, SB_BLOCK_FIX, SB_BLOCK_DATA, SB_BLOCKS_SCOPE,
+	SB_BLOCKS_PROFILE, SB_ROLLUP_GET, SB_ROLLUP_PUT, SB_ROLLUP_DEL,
+	SB_ROLLUPS, SB_ROLLUPS_SPAN, SB_PROFILE_TIME, SB_PROFILE_DELETE,
+	SB_LABEL_MATCH, SB_PUSH_LABEL_MATCH,
+	SB_COUNT
+};
+
+struct store_ckpt;
+
+struct store {
+	sqlite3 *db;
+	struct store_ckpt *ckpt;	/* the writer's checkpoint thread */
+	int readonly;
+	int raw_only;			/* reads ignore the rollups */
+	int64_t rollups_read;		/* windows, for tests */
+	size_t sample_rows;		/* writer's buffer, 0: default */
+	sqlite3_stmt **st;		/* store.c's, by its enum stmt */
+	sqlite3_stmt *sb[SB_COUNT];
+};
+
+int store_fail(struct store *, struct error *, const char *what);
+
+/* store-samples.c */
+int store_samples_prepare(struct store *, struct error *);
+void store_samples_finalize(struct store *);
+/* Schema 3: the rows of the old sample table (renamed sample_v2) into
+ * blocks and rollups, then the table dropped. */
+int store_samples_migrate_v3(struct store *, struct error *);
+
+/* store-vtab.c: the sample virtual table, on every connection. */
+int store_vtab_register(sqlite3 *);
+
+#endif

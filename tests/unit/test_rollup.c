@@ -1,0 +1,601 @@
+/* test_rollup.c: the rollups never disagree with the sample blocks.
+ *
+ * A store gets the pprof fixtures and generated Perfetto traces whose
+ * samples are spread, out of time order, over three days (hour and day
+ * windows, partial windows at both ends), with sample labels, push labels
+ * and a writer buffer small enough that every profile has many blocks with
+ * overlapping time ranges and untimed blocks written before their bucket
+ * is known.  For many selections (open and bounded windows, aligned or
+ * not, label filters, profile ids, several scopes, frame filters) top,
+ * tree, timeline and export answered with the rollups are the same as
+ * answered from the blocks alone; so again after profiles are deleted
+ * (their values taken out of the rollups).  The sample table shows each
+ * key once and sums to the same totals, and store_referenced names
+ * exactly the keys of the stored rows. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "csindex.h"
+#include "export.h"
+#include "hmap.h"
+#include "import.h"
+#include "inflate.h"
+#include "pftenc.h"
+#include "query.h"
+#include "selection.h"
+#include "store-sql.h"
+#include "store.h"
+#include "testlib.h"
+#include "tree.h"
+
+#define DAY	86400
+#define HOUR	3600
+/* 2023-11-14 00:00:00 UTC, a day boundary. */
+#define T0	((int64_t)1699920000)
+
+static char dir[] = "/tmp/test_rollup.XXXXXX";
+static char dbpath[256];
+static struct store *wr, *rd;
+static struct importer *im;
+static struct limits lim;
+static struct csindex *idx;
+static int64_t trace_ids[8];
+static size_t ntraces;
+
+static uint64_t rng = 0x2545f4914f6cdd1dULL;
+
+static uint64_t
+rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static int64_t
+push(const char *scope, const void *data, size_t len, const char *label,
+    int64_t bucket_ns)
+{
+	struct import_request req;
+	struct import_result res;
+	struct import_label l = { NULL, NULL };
+	struct error err = { 0 };
+	char *eq;
+	int64_t id;
+
+	memset(&req, 0, sizeof req);
+	req.scope = scope;
+	req.format = "auto";
+	req.name = "";
+	req.data = data;
+	req.len = len;
+	req.fd = -1;
+	req.opts.bucket_ns = bucket_ns;
+	if (label != NULL) {
+		l.key = xstrdup(label);
+		eq = strchr(l.key, '=');
+		*eq = '\0';
+		l.value = eq + 1;
+		req.labels = &l;
+		req.nlabels = 1;
+	}
+	if (importer_run(im, &req, &res, &err) == -1) {
+		fprintf(stderr, "push to %s: %s\n", scope, err.msg);
+		exit(1);
+	}
+	id = res.profile_id;
+	import_result_clear(&res);
+	free(l.key);
+	return id;
+}
+
+static int64_t
+push_fixture(const char *scope, const char *name, const char *label)
+{
+	char path[512];
+	FILE *f;
+	uint8_t *buf;
+	long n;
+	int64_t id;
+
+	snprintf(path, sizeof path, "%s/%s", FIXTURES_DIR, name);
+	CHECK((f = fopen(path, "rb")) != NULL);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = xmalloc((size_t)n);
+	CHECK(fread(buf, 1, (size_t)n, f) == (size_t)n);
+	fclose(f);
+	id = push(scope, buf, (size_t)n, label, 0);
+	free(buf);
+	return id;
+}
+
+/* A trace of perf samples on sequence 1: 14 functions, 40 stacks of depth
+ * 1..7 over them, and n samples at random times in [t0, t0 + span) with
+ * pid 100, tid 200..202, cpu 0..2, user or kernel mode, and a count. */
+static void
+trace(struct pbenc *e, size_t n, int64_t t0, int64_t span, uint64_t seed)
+{
+	char name[32];
+	uint64_t ids[8];
+	size_t p, m, d, ps, tb, i, k, depth;
+
+	rng = seed;
+	p = pftenc_packet(e);
+	pftenc_header(e, PFTENC_NONE, 1, PFT_SEQ_CLEARED);
+	d = pbenc_begin(e, PFT_DEFAULTS);
+	ps = pbenc_begin(e, 12);
+	tb = pbenc_begin(e, 1);
+	pbenc_uint(e, 2, 100);
+	pbenc_uint(e, 4, 1);			/* SW_CPU_CLOCK */
+	pbenc_end(e, tb);
+	pbenc_end(e, ps);
+	pbenc_end(e, d);
+	pbenc_end(e, p);
+	p = pftenc_packet(e);
+	pftenc_header(e, PFTENC_NONE, 1, PFT_SEQ_NEEDS);
+	m = pbenc_begin(e, PFT_INTERNED_DATA);
+	for (i = 1; i <= 14; i++) {
+		snprintf(name, sizeof name, "fn%zu", i);
+		pftenc_istring(e, PFT_I_FUNCTION_NAMES, i, name);
+		pftenc_frame(e, i, i, PFTENC_NONE, PFTENC_NONE, PFTENC_NONE,
+		    PFTENC_NONE);
+	}
+	for (i = 1; i <= 40; i++) {
+		depth = 1 + rnd() % 7;
+		ids[0] = 1 + i % 3;
+		for (k = 1; k < depth; k++)
+			ids[k] = 1 + rnd() % 14;
+		pftenc_callstack(e, i, ids, depth, 1);
+	}
+	pbenc_end(e, m);
+	pbenc_end(e, p);
+	for (i = 0; i < n; i++)
+		pftenc_perf_sample(e, (uint64_t)(t0 * 1000000000 +
+		    (int64_t)(rnd() % (uint64_t)span) * 1000000000 +
+		    (int64_t)(rnd() % 1000000000)), 1, PFT_SEQ_NEEDS,
+		    rnd() % 3, 100, 200 + rnd() % 3, 1 + rnd() % 40,
+		    1 + rnd() % 2, 1000000 * (1 + rnd() % 5));
+}
+
+static int64_t
+push_trace(const char *scope, size_t n, int64_t t0, int64_t span,
+    uint64_t seed, const char *label, int64_t bucket_ns)
+{
+	struct pbenc e = { 0 };
+	int64_t id;
+
+	trace(&e, n, t0, span, seed);
+	id = push(scope, e.p, e.n, label, bucket_ns);
+	pbenc_free(&e);
+	return id;
+}
+
+/* ---- one selection, both ways ---- */
+
+static void
+time_param(struct selection *sel, const char *key, int64_t s)
+{
+	char v[64];
+	struct error err = { 0 };
+
+	format_rfc3339(s * 1000000000, v, sizeof v);
+	CHECK(selection_param(sel, key, v, 0, &err) == 1);
+}
+
+/* kv: "key=value" parameters; "since@N"/"until@N" are seconds. */
+static void
+make_sel(struct selection *sel, const char *const *kv)
+{
+	struct error err = { 0 };
+	char *k, *v;
+	size_t i;
+
+	memset(sel, 0, sizeof *sel);
+	for (i = 0; kv[i] != NULL; i++) {
+		k = xstrdup(kv[i]);
+		if ((v = strchr(k, '@')) != NULL) {
+			*v++ = '\0';
+			time_param(sel, k, strtoll(v, NULL, 10));
+		} else {
+			v = strchr(k, '=');
+			*v++ = '\0';
+			CHECK(selection_param(sel, k, v, 0, &err) == 1);
+		}
+		free(k);
+	}
+	CHECK(selection_check(sel, &err) == 0);
+}
+
+struct answers {
+	int rc_top, rc_tree, rc_tl, rc_ex;
+	struct top_result top, topcum;
+	struct tree_result tree;
+	struct timeline_result tl, tlh;
+	uint8_t *ex;
+	size_t nex;
+};
+
+static void
+answer(const struct selection *sel, struct answers *a)
+{
+	struct top_params tp = { sel, 0, GRAN_FUNCTION };
+	struct tree_params rp = { sel, 0.0 };
+	struct timeline_params lp = { sel, 0 };
+	struct error err = { 0 };
+
+	memset(a, 0, sizeof *a);
+	a->rc_top = query_top(rd, idx, &tp, &a->top, &err);
+	tp.sort_cum = 1;
+	tp.granularity = GRAN_LINE;
+	error_clear(&err);
+	if (a->rc_top == 0)
+		CHECK(query_top(rd, idx, &tp, &a->topcum, &err) == 0);
+	error_clear(&err);
+	a->rc_tree = query_tree(rd, idx, &rp, &a->tree, &err);
+	error_clear(&err);
+	a->rc_tl = query_timeline(rd, idx, &lp, &a->tl, &err);
+	lp.step_s = HOUR;
+	error_clear(&err);
+	if (a->rc_tl == 0)
+		CHECK(query_timeline(rd, idx, &lp, &a->tlh, &err) == 0);
+	error_clear(&err);
+	a->rc_ex = export_pprof(rd, idx, sel, &a->ex, &a->nex, &err);
+}
+
+static void
+answers_clear(struct answers *a)
+{
+	top_result_clear(&a->top);
+	top_result_clear(&a->topcum);
+	tree_result_clear(&a->tree);
+	timeline_result_clear(&a->tl);
+	timeline_result_clear(&a->tlh);
+	free(a->ex);
+}
+
+static void
+same_top(const struct top_result *x, const struct top_result *y)
+{
+	size_t i;
+
+	CHECK(x->total == y->total && x->nprofiles == y->nprofiles);
+	CHECK(x->metric.id == y->metric.id && x->nrows == y->nrows);
+	for (i = 0; i < x->nrows; i++) {
+		CHECK(strcmp(x->rows[i].function, y->rows[i].function) == 0);
+		CHECK(x->rows[i].flat == y->rows[i].flat);
+		CHECK(x->rows[i].cum == y->rows[i].cum);
+		CHECK(x->rows[i].inl == y->rows[i].inl);
+	}
+}
+
+static void
+same_timeline(const struct timeline_result *x,
+    const struct timeline_result *y)
+{
+	CHECK(x->start_s == y->start_s && x->step_s == y->step_s);
+	CHECK(x->npoints == y->npoints && x->total == y->total);
+	CHECK(x->npoints == 0 ||
+	    memcmp(x->values, y->values, x->npoints * sizeof *x->values) == 0);
+}
+
+static int64_t rollup_queries, nonempty;
+
+/* Returns the total of top (for callers that want some data). */
+static int64_t
+compare(const char *const *kv)
+{
+	struct selection sel;
+	struct answers a, b;
+	int64_t before, total;
+	size_t i;
+
+	make_sel(&sel, kv);
+	before = store_rollups_read(rd);
+	store_use_rollups(rd, 1);
+	answer(&sel, &a);
+	if (store_rollups_read(rd) > before)
+		rollup_queries++;
+	store_use_rollups(rd, 0);
+	before = store_rollups_read(rd);
+	answer(&sel, &b);
+	CHECK(store_rollups_read(rd) == before);
+	store_use_rollups(rd, 1);
+
+	CHECK(a.rc_top == b.rc_top && a.rc_tree == b.rc_tree &&
+	    a.rc_tl == b.rc_tl && a.rc_ex == b.rc_ex);
+	if (a.rc_top == 0) {
+		same_top(&a.top, &b.top);
+		same_top(&a.topcum, &b.topcum);
+	}
+	if (a.rc_tree == 0) {
+		CHECK(a.tree.total == b.tree.total);
+		CHECK(a.tree.nprofiles == b.tree.nprofiles);
+		CHECK(a.tree.nnodes == b.tree.nnodes);
+		for (i = 0; i < a.tree.nnodes; i++) {
+			CHECK(strcmp(a.tree.nodes[i].name,
+			    b.tree.nodes[i].name) == 0);
+			CHECK(a.tree.nodes[i].self == b.tree.nodes[i].self);
+			CHECK(a.tree.nodes[i].total == b.tree.nodes[i].total);
+			CHECK(a.tree.nodes[i].child == b.tree.nodes[i].child);
+			CHECK(a.tree.nodes[i].next == b.tree.nodes[i].next);
+		}
+	}
+	if (a.rc_tl == 0) {
+		same_timeline(&a.tl, &b.tl);
+		same_timeline(&a.tlh, &b.tlh);
+		/* The timeline adds up to top's total (no negative values,
+		 * no frame filters in these selections). */
+		if (a.rc_top == 0 && !sel.have_re[FF_FOCUS] &&
+		    !sel.have_re[FF_IGNORE] && !sel.have_re[FF_HIDE])
+			CHECK(a.tl.total == a.top.total);
+	}
+	if (a.rc_ex == 0)
+		CHECK(a.nex == b.nex && memcmp(a.ex, b.ex, a.nex) == 0);
+	total = a.rc_top == 0 ? a.top.total : 0;
+	if (total > 0)
+		nonempty++;
+	answers_clear(&a);
+	answers_clear(&b);
+	selection_clear(&sel);
+	return total;
+}
+
+#define Q(...) do {							\
+	const char *const kv_[] = { __VA_ARGS__, NULL };		\
+	compare(kv_);							\
+} while (0)
+
+static char *
+at(const char *key, int64_t s)
+{
+	static char buf[16][64];
+	static int n;
+	char *b = buf[n++ % 16];
+
+	snprintf(b, 64, "%s@%lld", key, (long long)s);
+	return b;
+}
+
+static void
+selections(void)
+{
+	char prof[64], prof2[64];
+	int64_t lo, hi;
+	int i;
+
+	Q("scope=a");
+	Q("scope=a", "metric=cpu_clock");
+	Q("scope=b");
+	Q("scope=b", "metric=alloc_space");
+	Q("scope=b", "metric=delay");
+	Q("scope=c");
+	Q("scope=a", "scope=c");
+	Q("scope=a", "scope=a");
+	Q("scope=a", "scope=b", "metric=samples");
+	/* Whole days, whole hours, partial windows at either end. */
+	Q("scope=a", "metric=cpu_clock", at("since", T0 - DAY), at("until", T0));
+	Q("scope=a", "metric=cpu_clock", at("since", T0 - 2 * DAY), at("until", T0 + DAY));
+	Q("scope=a", "metric=cpu_clock", at("since", T0 - 3 * HOUR), at("until", T0 + 5 * HOUR));
+	Q("scope=a", "metric=cpu_clock", at("since", T0 - DAY - 1234), at("until", T0 + 4321));
+	Q("scope=a", "metric=cpu_clock", at("since", T0 + 17), at("until", T0 + HOUR - 17));
+	Q("scope=a", "metric=cpu_clock", at("since", T0 - 2 * DAY + 1), at("until", T0 + DAY - 1));
+	Q("scope=a", "metric=cpu_clock", at("since", T0 - 30 * HOUR + 600));
+	Q("scope=a", "metric=cpu_clock", at("until", T0 - 10 * HOUR - 1));
+	Q("scope=a", "scope=c", "metric=cpu_clock", at("since", T0 - 47 * HOUR),
+	    at("until", T0 - 3 * HOUR));
+	Q("scope=a", "metric=cpu_clock", at("since", T0 + 5 * DAY));
+	Q("scope=a", "metric=cpu_clock", at("until", T0 - 5 * DAY));
+	/* Random windows. */
+	for (i = 0; i < 40; i++) {
+		lo = T0 - 2 * DAY + (int64_t)(rnd() % (3 * DAY));
+		hi = lo + 1 + (int64_t)(rnd() % (2 * DAY));
+		if (i % 3 == 0)
+			lo = lo / HOUR * HOUR;
+		if (i % 5 == 0)
+			hi = hi / HOUR * HOUR;
+		Q("scope=a", "scope=c", "metric=cpu_clock", at("since", lo), at("until", hi));
+	}
+	/* What the rollups cannot answer. */
+	Q("scope=a", "label=tid=201");
+	Q("scope=a", "label=tid!=201", "label=cpu=1");
+	Q("scope=a", "label=env=prod");
+	Q("scope=a", "label=env!=prod", "metric=cpu_clock",
+	    at("since", T0 - DAY));
+	Q("scope=a", "metric=cpu_clock", "label=cpu_mode=kernel");
+	Q("scope=b", "label=worker=1");
+	snprintf(prof, sizeof prof, "profile=%lld", (long long)trace_ids[0]);
+	snprintf(prof2, sizeof prof2, "profile=%lld",
+	    (long long)trace_ids[1]);
+	Q("scope=a", prof);
+	Q("scope=a", "metric=cpu_clock", prof, prof2, prof,
+	    at("since", T0 - DAY + 99));
+	/* Frame filters apply after either way. */
+	Q("scope=a", "focus=fn3");
+	Q("scope=a", "metric=cpu_clock", "ignore=fn5", "hide=fn2",
+	    at("since", T0));
+}
+
+/* ---- the sample table and the referenced keys ---- */
+
+struct sqlres {
+	int64_t v[4];
+	size_t rows;
+	struct hmap keys;
+};
+
+static void
+sql_cols(void *arg, const char *const *names, size_t n)
+{
+	(void)arg;
+	(void)names;
+	(void)n;
+}
+
+static int
+sql_row(void *arg, const struct store_sql_value *v, size_t n)
+{
+	struct sqlres *r = arg;
+	size_t i;
+
+	for (i = 0; i < n && i < 4; i++)
+		r->v[i] = v[i].i;
+	if (n == 2) {
+		int64_t k[2] = { v[0].i, v[1].i };
+
+		hmap_put(&r->keys, k, sizeof k, 1);
+	}
+	r->rows++;
+	return 0;
+}
+
+static void
+sql(const char *q, struct sqlres *r)
+{
+	static const struct store_sql_cb cb = { sql_cols, sql_row };
+	struct store_sql_params p = { q, strlen(q), 10000000, 60000 };
+	struct error err = { 0 };
+	int trunc;
+
+	if (store_sql_run(dbpath, &p, &cb, r, &trunc, &err) != 0) {
+		fprintf(stderr, "%s: %s\n", q, err.msg);
+		exit(1);
+	}
+	CHECK(!trunc);
+}
+
+static void
+ref_cb(void *arg, int64_t cs, int64_t ls)
+{
+	struct hmap *h = arg;
+	int64_t k[2] = { cs, ls };
+
+	hmap_put(h, k, sizeof k, 1);
+}
+
+static void
+table_checks(void)
+{
+	struct sqlres r;
+	struct hmap refs = { 0 };
+	struct error err = { 0 };
+	size_t i;
+
+	/* Every key once, although profiles have many overlapping blocks. */
+	memset(&r, 0, sizeof r);
+	sql("SELECT count(*), (SELECT count(*) FROM (SELECT DISTINCT "
+	    "profile_id, metric_id, callsite_id, labelset_id, bucket FROM "
+	    "sample)), (SELECT count(*) FROM sample_block), (SELECT "
+	    "count(DISTINCT profile_id) FROM sample_block) FROM sample", &r);
+	CHECK(r.v[0] > 1000 && r.v[0] == r.v[1]);
+	CHECK(r.v[2] > 4 * r.v[3]);
+	/* The samples view sums to top's totals. */
+	memset(&r, 0, sizeof r);
+	sql("SELECT sum(value) FROM samples WHERE scope = 'a' AND metric = "
+	    "'cpu_clock'", &r);
+	{
+		const char *const kv[] = { "scope=a", "metric=cpu_clock",
+		    NULL };
+
+		CHECK(r.v[0] > 0 && r.v[0] == compare(kv));
+	}
+	/* store_referenced names exactly the keys of the rows. */
+	memset(&r, 0, sizeof r);
+	sql("SELECT DISTINCT callsite_id, labelset_id FROM sample", &r);
+	CHECK(store_referenced(rd, ref_cb, &refs, &err) == 0);
+	CHECK(refs.n == r.keys.n && refs.n == r.rows && refs.n > 0);
+	for (i = 0; i < refs.cap; i++)
+		if (refs.slots[i].hash != 0)
+			CHECK(hmap_get(&r.keys, hmap_slot_key(&refs.slots[i]),
+			    refs.slots[i].keylen) != 0);
+	hmap_clear(&refs);
+	hmap_clear(&r.keys);
+}
+
+static void
+delete_profile(int64_t id)
+{
+	struct error err = { 0 };
+
+	CHECK(store_begin(wr, &err) == 0);
+	CHECK(store_profile_delete(wr, id, &err) == 0);
+	CHECK(store_commit(wr, &err) == 0);
+}
+
+int
+main(void)
+{
+	struct error err = { 0 };
+	int64_t cpu;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(dbpath, sizeof dbpath, "%s/profd.db", dir);
+	limits_default(&lim);
+	CHECK((wr = store_open(dbpath, 0, &err)) != NULL);
+	CHECK((rd = store_open(dbpath, 1, &err)) != NULL);
+	/* Many blocks per profile, untimed blocks before their bucket. */
+	store_set_sample_buffer(wr, 128);
+	im = importer_new(wr, &lim);
+	idx = csindex_new();
+
+	cpu = push_fixture("b", "cpu.pprof", "env=prod");
+	push_fixture("b", "heap.pprof", NULL);
+	push_fixture("b", "mutex.pprof", NULL);
+	push_fixture("b", "block.pprof", NULL);
+	push_fixture("a", "cpu.pprof", "env=prod");
+	trace_ids[ntraces++] = push_trace("a", 3000, T0 - 2 * DAY, 3 * DAY, 1,
+	    "env=prod", 0);
+	trace_ids[ntraces++] = push_trace("a", 2000, T0 - 30 * HOUR, DAY, 2,
+	    NULL, 0);
+	trace_ids[ntraces++] = push_trace("a", 500, T0 - 7 * HOUR, 2 * HOUR, 3,
+	    "env=test", 60 * 1000000000LL);
+	trace_ids[ntraces++] = push_trace("c", 1500, T0 - DAY, 2 * DAY, 4, NULL,
+	    7200 * 1000000000LL);
+	trace_ids[ntraces++] = push_trace("c", 800, T0 - 2 * DAY, 3 * DAY, 5,
+	    NULL, 0);
+
+	selections();
+	table_checks();
+	/* Not vacuous: most selections had data, many used rollups. */
+	CHECK(rollup_queries >= 40 && nonempty >= 50);
+
+	/* Deleting takes profiles out of the rollups. */
+	delete_profile(trace_ids[1]);
+	delete_profile(trace_ids[3]);
+	delete_profile(cpu);
+	selections();
+	table_checks();
+	/* Everything of scope c gone: its rollups are gone too. */
+	delete_profile(trace_ids[4]);
+	{
+		const char *const kv[] = { "scope=c", NULL };
+
+		CHECK(compare(kv) == 0);
+	}
+	{
+		struct sqlres r;
+
+		memset(&r, 0, sizeof r);
+		sql("SELECT count(*) FROM rollup r JOIN scope s ON s.id = "
+		    "r.scope_id WHERE s.name = 'c'", &r);
+		CHECK(r.v[0] == 0);
+	}
+
+	csindex_free(idx);
+	importer_free(im);
+	store_close(rd);
+	store_close(wr);
+	{
+		char cmd[600];
+
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+		CHECK(system(cmd) == 0);
+	}
+	printf("test_rollup: %u checks, %lld queries used rollups\n", checks,
+	    (long long)rollup_queries);
+	return 0;
+}

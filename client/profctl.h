@@ -32,6 +32,8 @@ int	 xasprintf(char **, const char *, ...)
 char	*paths_socket_for(uid_t, const char *);
 char	*paths_default_socket(void);
 char	*paths_socket(const char *);
+char	*paths_config_socket(const char *);
+#define PATHS_SYSTEM_CONFIG	"/etc/profd/profd.conf"
 
 /* http.c: one request and its reply over profd's Unix socket. */
 #define HTTP_ECONNECT	-1	/* profd could not be reached */

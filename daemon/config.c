@@ -21,7 +21,7 @@ enum opt_type {
 	T_INT,			/* a small count */
 	T_SIZE,			/* bytes, with k/M/G */
 	T_COUNT,		/* a size_t count */
-	T_U32,
+	T_U32,			/* a count or bytes, with k/M/G */
 	T_U64,			/* bytes, with k/M/G */
 	T_DURATION,		/* seconds, with s/m/h/d */
 	T_LEVEL,		/* a log level */
@@ -307,9 +307,9 @@ opt_set(struct config *c, const struct opt *o, const char *value,
 			    value);
 		break;
 	default:
-		if ((o->type == T_SIZE || o->type == T_U64 ?
-		    parse_bytes(value, &v) :
-		    parse_scaled(value, "", NULL, &v)) == -1)
+		if ((o->type == T_INT || o->type == T_COUNT ?
+		    parse_scaled(value, "", NULL, &v) :
+		    parse_bytes(value, &v)) == -1)
 			return error_set(err, ERR_INPUT, "%s: \"%s\" is not "
 			    "a %s", o->name, value, o->type == T_SIZE ||
 			    o->type == T_U64 ? "size (4096, 64k, 256M, 1G)" :
@@ -639,61 +639,74 @@ level_name(int level)
 	return "info";
 }
 
-/* Sizes and durations in the largest unit that divides them. */
+/* Durations and sizes in the largest unit that divides them. */
+static void
+format_duration(uint64_t v, char *out, size_t n)
+{
+	static const char units[] = "wdhm";
+	static const uint64_t mults[] = { 7 * 86400, 86400, 3600, 60 };
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (v != 0 && v % mults[i] == 0) {
+			snprintf(out, n, "%" PRIu64 "%c", v / mults[i],
+			    units[i]);
+			return;
+		}
+	snprintf(out, n, "%" PRIu64 "%s", v, v != 0 ? "s" : "");
+}
+
+static void
+format_bytes(uint64_t v, char *out, size_t n)
+{
+	static const char units[] = "kMGT";
+	int i;
+
+	for (i = 3; i >= 0; i--)
+		if (v != 0 && v % (1ULL << (10 * (i + 1))) == 0) {
+			snprintf(out, n, "%" PRIu64 "%c",
+			    v >> (10 * (i + 1)), units[i]);
+			return;
+		}
+	snprintf(out, n, "%" PRIu64, v);
+}
+
 static void
 opt_format(const struct config *c, const struct opt *o, char *out, size_t n)
 {
-	static const char bunits[] = "kMGT", dunits[] = "wdhm";
-	static const uint64_t dmults[] = { 7 * 86400, 86400, 3600, 60 };
 	const void *field = (const char *)c + o->off;
-	uint64_t v = 0;
-	int i;
 
 	switch (o->type) {
 	case T_PATH:
 	case T_OPTPATH:
 		snprintf(out, n, "%s", *(char *const *)field != NULL ?
 		    *(char *const *)field : "none");
-		return;
+		break;
 	case T_BOOL:
 		snprintf(out, n, "%s", *(const int *)field ? "yes" : "no");
-		return;
+		break;
 	case T_LEVEL:
 		snprintf(out, n, "%s", level_name(*(const int *)field));
-		return;
+		break;
 	case T_INT:
 		snprintf(out, n, "%d", *(const int *)field);
-		return;
+		break;
 	case T_U32:
 		snprintf(out, n, "%" PRIu32, *(const uint32_t *)field);
-		return;
+		break;
 	case T_COUNT:
 		snprintf(out, n, "%zu", *(const size_t *)field);
-		return;
+		break;
 	case T_SIZE:
-		v = *(const size_t *)field;
+		format_bytes(*(const size_t *)field, out, n);
 		break;
 	case T_U64:
-		v = *(const uint64_t *)field;
+		format_bytes(*(const uint64_t *)field, out, n);
 		break;
 	case T_DURATION:
-		v = (uint64_t)*(const int64_t *)field;
-		for (i = 0; i < 4; i++)
-			if (v != 0 && v % dmults[i] == 0) {
-				snprintf(out, n, "%" PRIu64 "%c", v / dmults[i],
-				    dunits[i]);
-				return;
-			}
-		snprintf(out, n, "%" PRIu64 "%s", v, v != 0 ? "s" : "");
-		return;
+		format_duration((uint64_t)*(const int64_t *)field, out, n);
+		break;
 	}
-	for (i = 3; i >= 0; i--)
-		if (v != 0 && v % (1ULL << (10 * (i + 1))) == 0) {
-			snprintf(out, n, "%" PRIu64 "%c",
-			    v >> (10 * (i + 1)), bunits[i]);
-			return;
-		}
-	snprintf(out, n, "%" PRIu64, v);
 }
 
 void
@@ -755,10 +768,14 @@ config_print(FILE *f, const struct config *c)
 		const struct scope_policy *sp = &c->retention.scopes[i];
 
 		fprintf(f, "\n[scope %s]\n", sp->scope);
-		if (sp->max_age != 0)
-			fprintf(f, "max-age = %" PRId64 "s\n", sp->max_age);
-		if (sp->max_size != 0)
-			fprintf(f, "max-size = %" PRIu64 "\n", sp->max_size);
+		if (sp->max_age != 0) {
+			format_duration((uint64_t)sp->max_age, v, sizeof v);
+			fprintf(f, "max-age = %s\n", v);
+		}
+		if (sp->max_size != 0) {
+			format_bytes(sp->max_size, v, sizeof v);
+			fprintf(f, "max-size = %s\n", v);
+		}
 	}
 }
 

@@ -30,6 +30,7 @@ enum cache {
 struct importer {
 	struct store *store;
 	const struct limits *limits;
+	const atomic_int *stop;		/* set: give up imports from files */
 	struct hmap cache[C_COUNT];
 
 	/* Per import. */
@@ -105,6 +106,12 @@ void
 importer_set_limits(struct importer *im, const struct limits *limits)
 {
 	im->limits = limits;
+}
+
+void
+importer_set_stop(struct importer *im, const atomic_int *stop)
+{
+	im->stop = stop;
 }
 
 void
@@ -503,6 +510,7 @@ struct hashsrc {
 	struct stream *in;
 	struct sha256 sh;
 	uint64_t bytes;
+	const atomic_int *stop;
 };
 
 static ssize_t
@@ -512,6 +520,11 @@ hashsrc_read(void *ctx, uint8_t *buf, size_t n, struct error *err)
 	const uint8_t *p;
 	size_t got;
 
+	/* A long import from a file gives way to SIGTERM: rolled back. */
+	if (h->stop != NULL && atomic_load(h->stop))
+		return error_set(err, ERR_BUSY, "profd is stopping: the import "
+		    "was rolled back after %llu bytes",
+		    (unsigned long long)h->bytes);
 	if (stream_peek(h->in, n, &p, &got, err) == -1)
 		return -1;
 	memcpy(buf, p, got);
@@ -589,6 +602,7 @@ importer_run(struct importer *im, const struct import_request *req,
 		hs = xcalloc(1, sizeof *hs);
 		raw = stream_fd(req->fd, 0);
 		hs->in = raw;
+		hs->stop = im->stop;
 		sha256_init(&hs->sh);
 		src.ctx = hs;
 		in = stream_new(&src);

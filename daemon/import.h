@@ -5,6 +5,7 @@
 #define PROFD_IMPORT_H
 
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "error.h"
@@ -53,6 +54,9 @@ struct importer *importer_new(struct store *, const struct limits *);
 void importer_free(struct importer *);
 /* New limits for the next imports (the importer keeps the pointer). */
 void importer_set_limits(struct importer *, const struct limits *);
+/* Once *stop is set, an import read from a file (an upload, a spool file)
+ * fails with ERR_BUSY and is rolled back; one from memory finishes. */
+void importer_set_stop(struct importer *, const atomic_int *stop);
 int importer_run(struct importer *, const struct import_request *,
     struct import_result *, struct error *);
 void import_result_clear(struct import_result *);

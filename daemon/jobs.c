@@ -154,6 +154,45 @@ jobq_running(struct jobq *q)
 	return n;
 }
 
+/* Drop the jobs never run through their done callback, run unset. */
+static void
+jobq_drop(struct job *waiting)
+{
+	while (waiting != NULL) {
+		struct job *next = waiting->next;
+
+		waiting->run = NULL;
+		waiting->done(waiting);
+		waiting = next;
+	}
+}
+
+void
+jobq_drain(struct jobq *q)
+{
+	struct job *waiting;
+
+	pthread_mutex_lock(&q->mu);
+	q->stopping = 1;
+	waiting = q->head;
+	q->head = q->tail = NULL;
+	q->depth = 0;
+	pthread_cond_broadcast(&q->cv);
+	pthread_mutex_unlock(&q->mu);
+	jobq_drop(waiting);
+}
+
+int
+jobq_idle(struct jobq *q)
+{
+	int idle;
+
+	pthread_mutex_lock(&q->mu);
+	idle = q->head == NULL && q->running == 0 && q->done == NULL;
+	pthread_mutex_unlock(&q->mu);
+	return idle;
+}
+
 void
 jobq_free(struct jobq *q)
 {
@@ -173,13 +212,7 @@ jobq_free(struct jobq *q)
 		pthread_join(q->workers[i].thread, NULL);
 	/* Finished jobs not yet handed over, then the ones never run. */
 	jobq_wake_cb(-1, 0, q);
-	while (waiting != NULL) {
-		struct job *next = waiting->next;
-
-		waiting->run = NULL;
-		waiting->done(waiting);
-		waiting = next;
-	}
+	jobq_drop(waiting);
 	event_free(q->wake);
 	pthread_cond_destroy(&q->cv);
 	pthread_mutex_destroy(&q->mu);

@@ -22,6 +22,11 @@ struct jobq *jobq_new(struct event_base *, const char *name, void **workers,
 int jobq_push(struct jobq *, struct job *);
 size_t jobq_depth(struct jobq *);		/* waiting, not running */
 size_t jobq_running(struct jobq *);
+/* Stop taking jobs and drop the waiting ones through their done callback
+ * with run unset (on the loop, now); the running ones go on. */
+void jobq_drain(struct jobq *);
+/* Nothing waiting, running, or finished and not yet handed over. */
+int jobq_idle(struct jobq *);
 /* Stop taking jobs, let the running ones finish, join the threads; jobs
  * still waiting are dropped through their done callback with run unset. */
 void jobq_free(struct jobq *);

@@ -39,6 +39,10 @@ struct server {
 	int argc;
 	char **argv;
 	struct import_worker *iw;
+	atomic_int stopping;		/* SIGTERM: roll back long imports */
+	struct evhttp_bound_socket *bound;
+	struct event *drain;		/* after SIGTERM, until idle */
+	int64_t stop_deadline_ns;
 	struct event_base *base;
 	struct evhttp *http;
 	struct jobq *importq, *queryq, *ioq;
@@ -133,20 +137,56 @@ server_listen(const char *path)
 	return fd;
 }
 
+/* After SIGTERM: once no job is waiting, running or unanswered, give the
+ * loop a moment to send the last replies and stop. */
+static void
+server_drain_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct server *srv = arg;
+
+	if ((jobq_idle(srv->importq) && jobq_idle(srv->queryq) &&
+	    jobq_idle(srv->ioq)) || mono_ns() > srv->stop_deadline_ns) {
+		event_del(srv->drain);
+		event_base_loopexit(srv->base, &(struct timeval){ 0, 100000 });
+	}
+}
+
+/* SIGTERM, SIGINT: stop listening, answer the waiting requests with 503,
+ * let the running ones end (an import from a file rolls back at once),
+ * then stop.  A second signal stops at once. */
 static void
 server_signal_cb(evutil_socket_t sig, short what, void *arg)
 {
 	struct server *srv = arg;
 
+	if (atomic_load(&srv->stopping)) {
+		log_info("signal %d again: stopping now", (int)sig);
+		event_base_loopbreak(srv->base);
+		return;
+	}
 	log_info("signal %d: stopping", (int)sig);
+	atomic_store(&srv->stopping, 1);
 	sd_stopping();
-	event_base_loopbreak(srv->base);
+	if (srv->bound != NULL) {
+		evhttp_del_accept_socket(srv->http, srv->bound);
+		srv->bound = NULL;
+	}
+	jobq_drain(srv->importq);
+	jobq_drain(srv->queryq);
+	jobq_drain(srv->ioq);
+	srv->stop_deadline_ns = mono_ns() + 60 * 1000000000LL;
+	srv->drain = event_new(srv->base, -1, EV_PERSIST, server_drain_cb, srv);
+	event_add(srv->drain, &(struct timeval){ 0, 20000 });
 }
 
 /* The import thread takes the new limits between two imports. */
 struct limits_job {
 	struct job job;
 	struct import_worker *iw;
+	atomic_int stopping;		/* SIGTERM: roll back long imports */
+	struct evhttp_bound_socket *bound;
+	struct event *drain;		/* after SIGTERM, until idle */
+	int64_t stop_deadline_ns;
 	const struct limits *limits;
 };
 
@@ -421,6 +461,7 @@ server_run(struct config *cfg, int argc, char **argv)
 		goto out;
 	}
 	iw.importer = importer_new(iw.store, &cfg->limits);
+	importer_set_stop(iw.importer, &srv.stopping);
 	readers = xcalloc((size_t)cfg->query_threads, sizeof *readers);
 	rwp = xcalloc((size_t)cfg->query_threads, sizeof *rwp);
 	for (i = 0; i < cfg->query_threads; i++) {
@@ -472,7 +513,8 @@ server_run(struct config *cfg, int argc, char **argv)
 	    EVHTTP_REQ_HEAD | EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE);
 	evhttp_set_timeout(srv.http, 300);
 	evhttp_set_gencb(srv.http, routes_dispatch, &srv);
-	if (evhttp_accept_socket(srv.http, fd) == -1) {
+	if ((srv.bound = evhttp_accept_socket_with_handle(srv.http, fd)) ==
+	    NULL) {
 		log_err("evhttp cannot accept on %s", srv.listen_path);
 		close(fd);
 		goto out;
@@ -514,7 +556,7 @@ server_run(struct config *cfg, int argc, char **argv)
 	event_base_dispatch(srv.base);
 	rc = 0;
 
-	/* Finish the imports under way; the waiting ones get 503. */
+	/* Join the threads (idle unless a second signal came). */
 	jobq_free(srv.importq);
 	jobq_free(srv.queryq);
 	jobq_free(srv.ioq);
@@ -532,6 +574,8 @@ out:
 		event_free(status);
 	if (watchdog != NULL)
 		event_free(watchdog);
+	if (srv.drain != NULL)
+		event_free(srv.drain);
 	free(srv.listen_path);
 	free(ready);
 	uploads_free(srv.uploads);

@@ -69,6 +69,31 @@ main(void)
 	expect(paths_socket(NULL), want);
 	unsetenv("PROFD_SOCKET");
 	expect(paths_socket(NULL), want);
+
+	/* profd's config file: "socket" outside [scope] sections, quoted
+	 * or not, the last one wins, "none" is no setting */
+	{
+		char	 conf[] = "/tmp/profctl-paths-XXXXXX";
+		int	 fd = mkstemp(conf);
+		FILE	*f = fdopen(fd, "w");
+
+		assert(fd != -1 && f != NULL);
+		fputs("# socket = /commented\n[profd]\n  socket = /a.sock\n"
+		    "[scope svc-a]\nsocket = /scoped.sock\n[profd]\n"
+		    "max-age = 7d\nsocket=\"/b c.sock\"\n", f);
+		fclose(f);
+		expect(paths_config_socket(conf), "/b c.sock");
+		f = fopen(conf, "w");
+		fputs("socket = /c.sock\n[scope x]\nsocket = /d.sock\n", f);
+		fclose(f);
+		expect(paths_config_socket(conf), "/c.sock");
+		f = fopen(conf, "w");
+		fputs("socket = /c.sock\nsocket = none\n", f);
+		fclose(f);
+		assert(paths_config_socket(conf) == NULL);
+		unlink(conf);
+		assert(paths_config_socket(conf) == NULL);
+	}
 	printf("ok\n");
 	return (0);
 }

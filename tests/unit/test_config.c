@@ -1,0 +1,295 @@
+/* test_config.c: profd's settings from the command line and the INI file:
+ * every type parses and refuses what it should, errors say which line,
+ * the command line wins over the file, and --print-config reads back to
+ * the same settings. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "log.h"
+#include "testlib.h"
+
+static char tmpdir[] = "/tmp/profd-config-XXXXXX";
+
+static char *
+write_file(const char *name, const char *text)
+{
+	char *path;
+	FILE *f;
+
+	xasprintf(&path, "%s/%s", tmpdir, name);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static enum config_outcome
+from_args(struct config *c, struct error *err, ...)
+{
+	static char prog[] = "profd";
+	char *argv[32];
+	int argc = 0;
+	va_list ap;
+
+	argv[argc++] = prog;
+	va_start(ap, err);
+	while ((argv[argc] = va_arg(ap, char *)) != NULL)
+		argc++;
+	va_end(ap);
+	error_clear(err);
+	return config_from_args(c, argc, argv, err);
+}
+
+static char *
+printed(const struct config *c)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	config_print(f, c);
+	fclose(f);
+	/* The first line names the source; the settings follow. */
+	memmove(buf, strchr(buf, '\n') + 1, strlen(strchr(buf, '\n')));
+	return buf;
+}
+
+static void
+test_set(void)
+{
+	struct config c;
+	struct error err = { 0 };
+
+	config_defaults(&c);
+	CHECK(config_set(&c, "max-body", "64k", &err) == 0);
+	CHECK(c.limits.max_body == 65536);
+	CHECK(config_set(&c, "max-upload", "2G", &err) == 0);
+	CHECK(c.limits.max_upload == 2ULL << 30);
+	CHECK(config_set(&c, "max-strings", "1000", &err) == 0);
+	CHECK(c.limits.max_strings == 1000);
+	CHECK(config_set(&c, "max-age", "7d", &err) == 0);
+	CHECK(c.retention.max_age == 7 * 86400);
+	CHECK(config_set(&c, "retention-interval", "90", &err) == 0);
+	CHECK(c.retention.interval == 90);
+	CHECK(config_set(&c, "spool-keep", "yes", &err) == 0 && c.spool_keep);
+	CHECK(config_set(&c, "spool-keep", "off", &err) == 0 &&
+	    !c.spool_keep);
+	CHECK(config_set(&c, "spool", "none", &err) == 0 &&
+	    c.spool_dir == NULL);
+	CHECK(config_set(&c, "spool", "/x/spool", &err) == 0 &&
+	    STREQ(c.spool_dir, "/x/spool"));
+	CHECK(config_set(&c, "log-level", "debug", &err) == 0 &&
+	    c.log_level == LOG_DEBUG);
+	CHECK(config_set(&c, "import-queue", "5", &err) == 0 &&
+	    c.import_queue == 5);
+
+	/* Refusals name the setting and the value. */
+	CHECK(config_set(&c, "max-body", "12x", &err) == -1);
+	CHECK(HAS(err.msg, "max-body") && HAS(err.msg, "12x"));
+	error_clear(&err);
+	CHECK(config_set(&c, "query-threads", "0", &err) == -1);
+	CHECK(HAS(err.msg, "out of range"));
+	error_clear(&err);
+	CHECK(config_set(&c, "query-threads", "1k", &err) == -1);
+	error_clear(&err);
+	CHECK(config_set(&c, "max-age", "-1d", &err) == -1);
+	error_clear(&err);
+	CHECK(config_set(&c, "max-age", "3y", &err) == -1);
+	CHECK(HAS(err.msg, "duration"));
+	error_clear(&err);
+	CHECK(config_set(&c, "db", "none", &err) == -1);
+	error_clear(&err);
+	CHECK(config_set(&c, "spool-keep", "maybe", &err) == -1);
+	error_clear(&err);
+	CHECK(config_set(&c, "log-level", "loud", &err) == -1);
+	error_clear(&err);
+	CHECK(config_set(&c, "max-strings", "99999999999", &err) == -1);
+	error_clear(&err);
+	CHECK(config_set(&c, "max-upload", "99999999999T", &err) == -1);
+	error_clear(&err);
+	CHECK(config_set(&c, "no-such-thing", "1", &err) == -1);
+	CHECK(HAS(err.msg, "no-such-thing"));
+	/* Nothing refused changed anything. */
+	CHECK(c.limits.max_body == 65536 && c.query_threads == 2);
+	config_clear(&c);
+}
+
+static void
+test_file(void)
+{
+	struct config c;
+	struct error err = { 0 };
+	int64_t age;
+	uint64_t size;
+	char *p;
+
+	config_defaults(&c);
+	p = write_file("a.conf",
+	    "# comment\n"
+	    "; another\n"
+	    "\n"
+	    "max-body = 1M\n"
+	    "[profd]\n"
+	    "  log-level=warning  \n"
+	    "db = \"/var/x y/profd.db\"\n"
+	    "max-age = 30d\n"
+	    "scope-max-size = 100M\n"
+	    "[scope svc-a]\n"
+	    "max-age = 2d\n"
+	    "[ scope  svc-b ]\n"
+	    "max-size = 1G\n");
+	CHECK(config_load(&c, p, 1, &err) == 0);
+	CHECK(c.limits.max_body == 1 << 20);
+	CHECK(c.log_level == LOG_WARNING);
+	CHECK(STREQ(c.db_path, "/var/x y/profd.db"));
+	CHECK(c.retention.nscopes == 2);
+	config_scope_policy(&c.retention, "svc-a", &age, &size);
+	CHECK(age == 2 * 86400 && size == 100 << 20);
+	config_scope_policy(&c.retention, "svc-b", &age, &size);
+	CHECK(age == 30 * 86400 && size == 1ULL << 30);
+	config_scope_policy(&c.retention, "other", &age, &size);
+	CHECK(age == 30 * 86400 && size == 100 << 20);
+	free(p);
+
+	/* Errors say file and line. */
+	p = write_file("b.conf", "max-body = 1M\n\nmax-bodyy = 2M\n");
+	CHECK(config_load(&c, p, 1, &err) == -1);
+	CHECK(HAS(err.msg, "b.conf:3:") && HAS(err.msg, "max-bodyy"));
+	free(p);
+	error_clear(&err);
+	p = write_file("c.conf", "[scope svc a]\n");
+	CHECK(config_load(&c, p, 1, &err) == -1 && HAS(err.msg, "c.conf:1:"));
+	free(p);
+	error_clear(&err);
+	p = write_file("d.conf", "[scope x]\nlog-level = debug\n");
+	CHECK(config_load(&c, p, 1, &err) == -1 && HAS(err.msg, "d.conf:2:"));
+	free(p);
+	error_clear(&err);
+	p = write_file("e.conf", "just words\n");
+	CHECK(config_load(&c, p, 1, &err) == -1 && HAS(err.msg, "e.conf:1:"));
+	free(p);
+	error_clear(&err);
+	p = write_file("f.conf", "config = /etc/other.conf\n");
+	CHECK(config_load(&c, p, 1, &err) == -1);
+	free(p);
+	error_clear(&err);
+	/* Missing: an error only when it must exist. */
+	CHECK(config_load(&c, "/nonexistent/profd.conf", 0, &err) == 0);
+	CHECK(config_load(&c, "/nonexistent/profd.conf", 1, &err) == -1);
+	CHECK(HAS(err.msg, "/nonexistent/profd.conf"));
+	config_clear(&c);
+}
+
+static void
+test_args(void)
+{
+	struct config c, d;
+	struct error err = { 0 };
+	char *p, *q, *s1, *s2;
+
+	p = write_file("g.conf", "max-body = 1M\nlog-level = debug\n"
+	    "spool = /from/file\n[scope s]\nmax-age = 1h\n");
+	/* The file under the command line, whatever the order. */
+	CHECK(from_args(&c, &err, "--max-body", "2M", "--config", p,
+	    "--spool-keep", NULL) == CONFIG_OK);
+	CHECK(c.limits.max_body == 2 << 20 && c.log_level == LOG_DEBUG);
+	CHECK(STREQ(c.spool_dir, "/from/file") && c.spool_keep);
+	CHECK(STREQ(c.config_path, p) && c.retention.nscopes == 1);
+	config_clear(&c);
+	CHECK(from_args(&c, &err, "--config", p, "--spool=none", "-f",
+	    "--spool-keep=no", NULL) == CONFIG_OK);
+	CHECK(c.spool_dir == NULL && c.foreground && !c.spool_keep);
+	config_clear(&c);
+	/* --no-config: defaults and options only. */
+	CHECK(from_args(&c, &err, "--no-config", NULL) == CONFIG_OK);
+	config_defaults(&d);
+	CHECK(c.config_path == NULL && c.limits.max_body ==
+	    d.limits.max_body);
+	config_clear(&d);
+	config_clear(&c);
+	/* A bad file, a missing --config file, bad options. */
+	q = write_file("h.conf", "max-body = lots\n");
+	CHECK(from_args(&c, &err, "--config", q, NULL) == CONFIG_ERROR);
+	CHECK(HAS(err.msg, "h.conf:1:"));
+	config_clear(&c);
+	CHECK(from_args(&c, &err, "--config", "/nonexistent.conf", NULL) ==
+	    CONFIG_ERROR);
+	config_clear(&c);
+	CHECK(from_args(&c, &err, "--no-config", "--bogus", NULL) ==
+	    CONFIG_ERROR && HAS(err.msg, "--bogus"));
+	config_clear(&c);
+	CHECK(from_args(&c, &err, "--no-config", "--db", NULL) ==
+	    CONFIG_ERROR && HAS(err.msg, "--db"));
+	config_clear(&c);
+	CHECK(from_args(&c, &err, "--no-config", "stray", NULL) ==
+	    CONFIG_ERROR && HAS(err.msg, "stray"));
+	config_clear(&c);
+	CHECK(from_args(&c, &err, "--no-config", "-h", NULL) == CONFIG_HELP);
+	config_clear(&c);
+
+	/* Every setting printed reads back to the same settings. */
+	CHECK(from_args(&c, &err, "--config", p, "--max-upload", "3G",
+	    "--max-age", "36h", "--store-max-size", "5G", "--spool-keep",
+	    "--query-threads", "3", "--uploads-dir", "/u", "--print-config",
+	    NULL) == CONFIG_PRINT);
+	s1 = printed(&c);
+	free(q);
+	q = write_file("printed.conf", s1);
+	CHECK(from_args(&d, &err, "--config", q, NULL) == CONFIG_OK);
+	s2 = printed(&d);
+	CHECK(strcmp(s1, s2) == 0);
+	CHECK(HAS(s1, "max-age = 36h\n") && HAS(s1, "max-upload = 3G\n") &&
+	    HAS(s1, "[scope s]\nmax-age = 1h\n"));
+	free(s1);
+	free(s2);
+	config_clear(&c);
+	config_clear(&d);
+	unlink(q);
+	unlink(p);
+	free(p);
+	free(q);
+}
+
+static void
+test_restart_needed(void)
+{
+	struct config a, b;
+	char *s;
+
+	config_defaults(&a);
+	config_defaults(&b);
+	CHECK(config_restart_needed(&a, &b) == NULL);
+	b.log_level = LOG_DEBUG;
+	b.limits.max_body = 1;
+	b.retention.max_age = 60;
+	CHECK(config_restart_needed(&a, &b) == NULL);
+	free(b.db_path);
+	b.db_path = xstrdup("/elsewhere.db");
+	b.query_threads = 9;
+	s = config_restart_needed(&a, &b);
+	CHECK(STREQ(s, "db, query-threads"));
+	free(s);
+	config_clear(&a);
+	config_clear(&b);
+}
+
+int
+main(void)
+{
+	char cmd[64];
+
+	CHECK(mkdtemp(tmpdir) != NULL);
+	test_set();
+	test_file();
+	test_args();
+	test_restart_needed();
+	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+	CHECK(system(cmd) == 0);
+	printf("ok: %u checks\n", checks);
+	return 0;
+}

@@ -559,7 +559,8 @@ config_from_args(struct config *c, int argc, char *const *argv,
 		else if (ch == OPT_PRINT)
 			print = 1;
 	}
-	if (!no_config) {
+	/* --config names a file to read even after --no-config. */
+	if (path != NULL || !no_config) {
 		if (path != NULL)
 			c->config_path = xstrdup(path);
 		else {

@@ -15,6 +15,7 @@ const struct cmd_entry *cmd_table[] = {
 	&cmd_push_entry,
 	&cmd_scopes_entry,
 	&cmd_profiles_entry,
+	&cmd_delete_entry,
 	&cmd_top_entry,
 	&cmd_flamegraph_entry,
 	&cmd_tree_entry,

@@ -236,6 +236,7 @@ int			 cmd_write_file(const char *, int (*)(FILE *, void *),
 extern const struct cmd_entry	cmd_push_entry;
 extern const struct cmd_entry	cmd_scopes_entry;
 extern const struct cmd_entry	cmd_profiles_entry;
+extern const struct cmd_entry	cmd_delete_entry;
 extern const struct cmd_entry	cmd_top_entry;
 extern const struct cmd_entry	cmd_flamegraph_entry;
 extern const struct cmd_entry	cmd_tree_entry;

@@ -1,6 +1,7 @@
 /* api-health.c: GET /v1/health, answered on the loop from counters only:
  * it never waits for the store, an import or a query. */
 #include "api.h"
+#include "retention.h"
 #include "store.h"
 
 void
@@ -12,7 +13,7 @@ api_health_get(struct api_call *call)
 
 	server_import_counts(call->srv, &done, &failed);
 	api_reply(call, 200, json_pack("{s:s, s:s, s:f, s:I, s:b, s:I, s:I, "
-	    "s:I, s:I, s:s, s:s, s:o}",
+	    "s:I, s:I, s:s, s:s, s:o, s:o}",
 	    "status", "ok",
 	    "version", PROFD_VERSION,
 	    "uptime_s", server_uptime(call->srv),
@@ -25,5 +26,6 @@ api_health_get(struct api_call *call)
 	    "store_bytes", (json_int_t)store_file_size(cfg->db_path),
 	    "socket", cfg->socket_path,
 	    "db", cfg->db_path,
-	    "routes", server_route_stats(call->srv)));
+	    "routes", server_route_stats(call->srv),
+	    "retention", retainer_json(server_retainer(call->srv))));
 }

@@ -77,10 +77,12 @@ struct jobq *server_queue(struct server *, enum api_queue);
 struct uploads *server_uploads(struct server *);
 struct activity *server_activity(struct server *);
 struct spool *server_spool(struct server *);	/* NULL: no spool */
+struct retainer *server_retainer(struct server *);
 
 /* Endpoint handlers (api-*.c). */
 void api_profiles_post(struct api_call *);
 void api_profiles_get(struct api_call *);
+void api_profiles_delete(struct api_call *);
 void api_scopes_get(struct api_call *);
 void api_top_get(struct api_call *);
 void api_tree_get(struct api_call *);

@@ -69,6 +69,12 @@ importer_caches_clear(struct importer *im)
 		hmap_clear(&im->cache[i]);
 }
 
+void
+importer_forget(struct importer *im)
+{
+	importer_caches_clear(im);
+}
+
 static void
 importer_reset(struct importer *im)
 {

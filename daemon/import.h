@@ -60,6 +60,8 @@ void importer_set_stop(struct importer *, const atomic_int *stop);
 int importer_run(struct importer *, const struct import_request *,
     struct import_result *, struct error *);
 void import_result_clear(struct import_result *);
+/* Forget the interned ids it knows (after rows were collected). */
+void importer_forget(struct importer *);
 /* Bytes held by the interning caches. */
 size_t importer_cache_bytes(const struct importer *);
 

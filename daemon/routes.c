@@ -12,6 +12,7 @@
 const struct route routes[] = {
 	{ "POST", "/v1/profiles", ROUTE_NEEDS_WRITER, api_profiles_post },
 	{ "GET", "/v1/profiles", ROUTE_READONLY, api_profiles_get },
+	{ "DELETE", "/v1/profiles", ROUTE_NEEDS_WRITER, api_profiles_delete },
 	{ "GET", "/v1/scopes", ROUTE_READONLY, api_scopes_get },
 	{ "GET", "/v1/top", ROUTE_READONLY, api_top_get },
 	{ "GET", "/v1/tree", ROUTE_READONLY, api_tree_get },

@@ -26,6 +26,7 @@
 #include "jobs.h"
 #include "log.h"
 #include "query.h"
+#include "retention.h"
 #include "routes.h"
 #include "sd.h"
 #include "server.h"
@@ -42,6 +43,8 @@ struct server {
 	int argc;
 	char **argv;
 	struct import_worker *iw;
+	struct retainer *retainer;
+	struct event *retention;	/* the periodic pass */
 	atomic_int stopping;		/* SIGTERM: roll back long imports */
 	struct evhttp_bound_socket *bound;
 	struct event *drain;		/* after SIGTERM, until idle */
@@ -388,6 +391,24 @@ server_spool(struct server *srv)
 	return srv->spool;
 }
 
+struct retainer *
+server_retainer(struct server *srv)
+{
+	return srv->retainer;
+}
+
+/* Every retention-interval: a pass, with the settings of the moment. */
+static void
+server_retention_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct server *srv = arg;
+	const struct retention *r = &srv->cfg->retention;
+
+	retainer_start(srv->retainer, srv->importq, r);
+	event_add(srv->retention, &(struct timeval){ (time_t)r->interval,
+	    0 });
+}
+
 /* Once a minute: drop uploads idle for an hour. */
 static void
 server_sweep_cb(evutil_socket_t fd, short what, void *arg)
@@ -551,6 +572,10 @@ server_run(struct config *cfg, int argc, char **argv)
 		log_err("%s", err.msg);
 		goto out;
 	}
+	srv.retainer = retainer_new();
+	srv.retention = event_new(srv.base, -1, 0, server_retention_cb, &srv);
+	event_add(srv.retention, &(struct timeval){
+	    (time_t)cfg->retention.interval, 0 });
 	sweep = event_new(srv.base, -1, EV_PERSIST, server_sweep_cb, &srv);
 	event_add(sweep, &(struct timeval){ 60, 0 });
 	sigs[0] = evsignal_new(srv.base, SIGTERM, server_signal_cb, &srv);
@@ -610,6 +635,9 @@ out:
 		event_free(watchdog);
 	if (srv.drain != NULL)
 		event_free(srv.drain);
+	if (srv.retention != NULL)
+		event_free(srv.retention);
+	retainer_free(srv.retainer);
 	free(srv.listen_path);
 	free(ready);
 	uploads_free(srv.uploads);

@@ -116,6 +116,38 @@ int store_referenced(struct store *,
     void (*cb)(void *, int64_t callsite_id, int64_t labelset_id), void *,
     struct error *);
 
+/* Bytes of the pages in use (the file minus its free pages). */
+int store_used_bytes(struct store *, int64_t *bytes, struct error *);
+/* What each scope takes: its sample blocks and rollups and a fixed cost
+ * per profile (interned rows are shared, and not counted). */
+struct store_usage {
+	int64_t scope_id;
+	char *name;
+	int64_t profiles, oldest_ns, bytes;
+};
+int store_usage(struct store *, struct store_usage **, size_t *,
+    struct error *);
+void store_usage_free(struct store_usage *, size_t);
+/* The oldest profiles of a scope (0: of any scope) older than before_ns,
+ * oldest first, at most limit. */
+struct store_old_profile {
+	int64_t id, time_ns, samples, bytes;
+};
+int store_oldest_profiles(struct store *, int64_t scope_id,
+    int64_t before_ns, size_t limit, struct store_old_profile **, size_t *,
+    struct error *);
+/* The scope of a profile, 0 if there is no such profile, -1 on error. */
+int64_t store_profile_scope(struct store *, int64_t profile_id,
+    struct error *);
+/* A scope, its profiles and rollups, in the caller's transaction. */
+int store_scope_delete(struct store *, int64_t scope_id, int64_t *profiles,
+    int64_t *samples, struct error *);
+/* Collect up to batch unused interned rows of one table, in a transaction
+ * of its own.  *phase starts at 0 and goes through the tables; -1 once
+ * every table is done.  Interning caches must be dropped after. */
+int store_gc_step(struct store *, int *phase, size_t batch,
+    int64_t *removed, struct error *);
+
 /* Reads use the rollups where they answer a selection; off, everything is
  * read from the blocks (for tests comparing both). */
 void store_use_rollups(struct store *, int);

@@ -1,0 +1,44 @@
+/* retention.h: dropping what the retention settings no longer keep, and
+ * the deletes profctl asks for.  A pass runs on the import thread as a
+ * chain of short jobs (one transaction each), so pushes queued meanwhile
+ * run between them. */
+#ifndef PROFD_RETENTION_H
+#define PROFD_RETENTION_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "error.h"
+
+struct jobq;
+struct retainer;
+struct store;
+struct importer;
+
+struct retainer *retainer_new(void);
+void retainer_free(struct retainer *);
+/* On the loop: start a pass over the import queue unless one is running
+ * (policy is copied). */
+void retainer_start(struct retainer *, struct jobq *,
+    const struct retention *);
+/* Rows deleted some other way (DELETE /v1/profiles): the next pass
+ * collects what they leave unused, even if it drops nothing.  Any
+ * thread. */
+void retainer_want_gc(struct retainer *);
+/* Counters for /v1/health (on the loop). */
+json_t *retainer_json(struct retainer *);
+
+/* Profiles of one scope: all of them and the scope itself (no before, no
+ * ids), those older than before_ns, or the given ids.  On the import
+ * thread; a transaction per batch. */
+struct retention_delete {
+	const char *scope;
+	int64_t before_ns;		/* 0: none */
+	const int64_t *ids;
+	size_t nids;
+};
+int retention_delete(struct store *, const struct retention_delete *,
+    int64_t *profiles, int64_t *samples, int *scope_gone, struct error *);
+
+#endif

@@ -1,0 +1,413 @@
+/* store-gc.c: the store's side of retention and deletion: what each scope
+ * takes, its oldest profiles, deleting a whole scope, and collecting the
+ * interned rows (callsites, label sets, frames, functions, mappings,
+ * strings) no stored sample needs any more, a bounded batch at a time.
+ *
+ * Ids are never reused: the row with the largest id of a table is kept
+ * even when nothing needs it, so SQLite's next id stays above every id
+ * ever handed out and the query threads' callsite index (which keeps what
+ * it read) can never name a new row by an old one's id. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "store-int.h"
+#include "util.h"
+
+/* Rows and the fixed part of a profile: its profile, profile_metric and
+ * label rows and index entries, roughly. */
+#define PROFILE_OVERHEAD	256
+
+static int
+prepare(struct store *s, const char *sql, sqlite3_stmt **st,
+    struct error *err)
+{
+	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK)
+		return store_fail(s, err, "preparing a retention statement");
+	return 0;
+}
+
+static int
+finish(struct store *s, sqlite3_stmt *st, int rc, struct error *err,
+    const char *what)
+{
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return store_fail(s, err, what);
+	return 0;
+}
+
+int
+store_used_bytes(struct store *s, int64_t *bytes, struct error *err)
+{
+	static const char *const q[] = { "PRAGMA page_count",
+	    "PRAGMA freelist_count", "PRAGMA page_size" };
+	int64_t v[3];
+	sqlite3_stmt *st;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		if (prepare(s, q[i], &st, err) == -1)
+			return -1;
+		if (sqlite3_step(st) != SQLITE_ROW) {
+			sqlite3_finalize(st);
+			return store_fail(s, err, "reading the page counts");
+		}
+		v[i] = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	*bytes = (v[0] - v[1]) * v[2];
+	return 0;
+}
+
+void
+store_usage_free(struct store_usage *u, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(u[i].name);
+	free(u);
+}
+
+int
+store_usage(struct store *s, struct store_usage **out, size_t *nout,
+    struct error *err)
+{
+	static const char sql[] =
+	    "SELECT sc.id, sc.name, "
+	    "  (SELECT count(*) FROM profile p WHERE p.scope_id = sc.id), "
+	    "  (SELECT min(time_ns) FROM profile p WHERE p.scope_id = sc.id), "
+	    "  (SELECT ifnull(sum(length(data) + length(metrics)), 0) "
+	    "   FROM sample_block b WHERE b.scope_id = sc.id), "
+	    "  (SELECT ifnull(sum(length(data)), 0) FROM rollup r "
+	    "   WHERE r.scope_id = sc.id) "
+	    "FROM scope sc ORDER BY sc.name";
+	struct store_usage *u = NULL;
+	sqlite3_stmt *st;
+	size_t n = 0;
+	int rc;
+
+	if (prepare(s, sql, &st, err) == -1)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		u = xreallocarray(u, n + 1, sizeof *u);
+		u[n].scope_id = sqlite3_column_int64(st, 0);
+		u[n].name = xstrdup((const char *)sqlite3_column_text(st, 1));
+		u[n].profiles = sqlite3_column_int64(st, 2);
+		u[n].oldest_ns = sqlite3_column_int64(st, 3);
+		u[n].bytes = sqlite3_column_int64(st, 4) +
+		    sqlite3_column_int64(st, 5) +
+		    u[n].profiles * PROFILE_OVERHEAD;
+		n++;
+	}
+	if (finish(s, st, rc, err, "reading scope sizes") == -1) {
+		store_usage_free(u, n);
+		return -1;
+	}
+	*out = u;
+	*nout = n;
+	return 0;
+}
+
+int
+store_oldest_profiles(struct store *s, int64_t scope_id, int64_t before_ns,
+    size_t limit, struct store_old_profile **out, size_t *nout,
+    struct error *err)
+{
+	static const char sql[] =
+	    "SELECT p.id, p.time_ns, p.samples, "
+	    "  (SELECT ifnull(sum(length(data) + length(metrics)), 0) "
+	    "   FROM sample_block b WHERE b.profile_id = p.id) "
+	    "FROM profile p WHERE (?1 = 0 OR p.scope_id = ?1) "
+	    "AND p.time_ns < ?2 ORDER BY p.time_ns, p.id LIMIT ?3";
+	struct store_old_profile *v;
+	sqlite3_stmt *st;
+	size_t n = 0;
+	int rc;
+
+	if (prepare(s, sql, &st, err) == -1)
+		return -1;
+	sqlite3_bind_int64(st, 1, scope_id);
+	sqlite3_bind_int64(st, 2, before_ns);
+	sqlite3_bind_int64(st, 3, (int64_t)limit);
+	v = xcalloc(limit ? limit : 1, sizeof *v);
+	while (n < limit && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		v[n].id = sqlite3_column_int64(st, 0);
+		v[n].time_ns = sqlite3_column_int64(st, 1);
+		v[n].samples = sqlite3_column_int64(st, 2);
+		v[n].bytes = sqlite3_column_int64(st, 3) + PROFILE_OVERHEAD;
+		n++;
+	}
+	if (n == limit)
+		rc = SQLITE_DONE;
+	if (finish(s, st, rc, err, "listing the oldest profiles") == -1) {
+		free(v);
+		return -1;
+	}
+	*out = v;
+	*nout = n;
+	return 0;
+}
+
+static int
+exec_id(struct store *s, const char *sql, int64_t id, struct error *err,
+    const char *what)
+{
+	sqlite3_stmt *st;
+
+	if (prepare(s, sql, &st, err) == -1)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	return finish(s, st, sqlite3_step(st), err, what);
+}
+
+int
+store_scope_delete(struct store *s, int64_t scope_id, int64_t *profiles,
+    int64_t *samples, struct error *err)
+{
+	sqlite3_stmt *st;
+
+	*profiles = *samples = 0;
+	if (prepare(s, "SELECT count(*), ifnull(sum(samples), 0) FROM "
+	    "profile WHERE scope_id = ?", &st, err) == -1)
+		return -1;
+	sqlite3_bind_int64(st, 1, scope_id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*profiles = sqlite3_column_int64(st, 0);
+		*samples = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	/* The rollups go with every profile at once: no need to take each
+	 * profile's values out of them first. */
+	if (exec_id(s, "DELETE FROM rollup WHERE scope_id = ?", scope_id, err,
+	    "deleting a scope's rollups") == -1 ||
+	    exec_id(s, "DELETE FROM profile WHERE scope_id = ?", scope_id, err,
+	    "deleting a scope's profiles") == -1 ||
+	    exec_id(s, "DELETE FROM scope WHERE id = ?", scope_id, err,
+	    "deleting a scope") == -1)
+		return -1;
+	return 0;
+}
+
+int64_t
+store_profile_scope(struct store *s, int64_t profile_id, struct error *err)
+{
+	sqlite3_stmt *st;
+	int64_t scope = 0;
+
+	if (prepare(s, "SELECT scope_id FROM profile WHERE id = ?", &st,
+	    err) == -1)
+		return -1;
+	sqlite3_bind_int64(st, 1, profile_id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		scope = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return scope;
+}
+
+/* ---- collecting orphans ---- */
+
+struct bits {
+	uint8_t *b;
+	int64_t max;
+};
+
+static void
+bits_set(struct bits *m, int64_t id)
+{
+	if (id > 0 && id <= m->max)
+		m->b[id >> 3] |= (uint8_t)(1u << (id & 7));
+}
+
+static int
+bits_has(const struct bits *m, int64_t id)
+{
+	return id > 0 && id <= m->max && (m->b[id >> 3] >> (id & 7)) & 1;
+}
+
+static int
+max_id(struct store *s, const char *table, int64_t *max, struct error *err)
+{
+	sqlite3_stmt *st;
+	char *sql;
+	int rc;
+
+	xasprintf(&sql, "SELECT ifnull(max(id), 0) FROM %s", table);
+	rc = prepare(s, sql, &st, err);
+	free(sql);
+	if (rc == -1)
+		return -1;
+	*max = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) :
+	    0;
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* Mark the ids the columns of a query's rows name. */
+static int
+mark_from(struct store *s, const char *sql, struct bits *m,
+    struct error *err)
+{
+	sqlite3_stmt *st;
+	int rc, i, n;
+
+	if (prepare(s, sql, &st, err) == -1)
+		return -1;
+	n = sqlite3_column_count(st);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		for (i = 0; i < n; i++)
+			bits_set(m, sqlite3_column_int64(st, i));
+	return finish(s, st, rc, err, "reading references");
+}
+
+struct refs {
+	struct bits cs, ls;
+};
+
+static void
+mark_referenced(void *arg, int64_t cs, int64_t ls)
+{
+	struct refs *r = arg;
+
+	bits_set(&r->cs, cs);
+	bits_set(&r->ls, ls);
+}
+
+/* Callsites no sample names, nor any descendant of one: a child has a
+ * larger id than its parent, so one pass from the largest id carries the
+ * marks up to the roots. */
+static int
+mark_callsites(struct store *s, struct refs *r, struct error *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (store_referenced(s, mark_referenced, r, err) == -1)
+		return -1;
+	if (prepare(s, "SELECT id, parent_id FROM callsite ORDER BY id DESC",
+	    &st, err) == -1)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (bits_has(&r->cs, sqlite3_column_int64(st, 0)))
+			bits_set(&r->cs, sqlite3_column_int64(st, 1));
+	return finish(s, st, rc, err, "reading callsites");
+}
+
+static const struct gc_table {
+	const char *table;
+	const char *del[2];		/* statements run per id, in order */
+} gc_tables[] = {
+	{ "callsite", { "DELETE FROM callsite WHERE id = ?", NULL } },
+	{ "labelset", { "DELETE FROM label WHERE labelset_id = ?",
+	    "DELETE FROM labelset WHERE id = ?" } },
+	{ "frame", { "DELETE FROM frame WHERE id = ?", NULL } },
+	{ "function", { "DELETE FROM function WHERE id = ?", NULL } },
+	{ "mapping", { "DELETE FROM mapping WHERE id = ?", NULL } },
+	{ "string", { "DELETE FROM string WHERE id = ?", NULL } },
+};
+
+/* What keeps the rows of each table alive, but for callsites and label
+ * sets (the samples, through mark_callsites). */
+static const char *const gc_refs[] = {
+	NULL, NULL,
+	"SELECT frame_id FROM callsite",
+	"SELECT function_id FROM frame",
+	"SELECT mapping_id FROM frame",
+	"SELECT name_id, system_name_id, filename_id FROM function "
+	"UNION ALL SELECT filename_id, build_id_id, 0 FROM mapping "
+	"UNION ALL SELECT key_id, str_id, num_unit_id FROM label",
+};
+
+int
+store_gc_step(struct store *s, int *phase, size_t batch, int64_t *removed,
+    struct error *err)
+{
+	const struct gc_table *t;
+	struct refs r;
+	struct bits *keep;
+	sqlite3_stmt *st[2] = { NULL, NULL }, *ids = NULL;
+	int64_t id, max;
+	size_t n = 0;
+	char *sql;
+	int i, rc = 0;
+
+	*removed = 0;
+	if (*phase < 0 || *phase >= (int)(sizeof gc_tables /
+	    sizeof gc_tables[0])) {
+		*phase = -1;
+		return 0;
+	}
+	t = &gc_tables[*phase];
+	memset(&r, 0, sizeof r);
+	if (max_id(s, t->table, &max, err) == -1)
+		return -1;
+	if (*phase <= 1) {
+		if (max_id(s, "callsite", &r.cs.max, err) == -1 ||
+		    max_id(s, "labelset", &r.ls.max, err) == -1)
+			return -1;
+		r.cs.b = xcalloc((size_t)(r.cs.max >> 3) + 1, 1);
+		r.ls.b = xcalloc((size_t)(r.ls.max >> 3) + 1, 1);
+		/* The largest callsite stays, and so its ancestors. */
+		bits_set(&r.cs, r.cs.max);
+		if (mark_callsites(s, &r, err) == -1)
+			goto out_err;
+		keep = *phase == 0 ? &r.cs : &r.ls;
+	} else {
+		r.cs.max = max;
+		r.cs.b = xcalloc((size_t)(max >> 3) + 1, 1);
+		if (mark_from(s, gc_refs[*phase], &r.cs, err) == -1)
+			goto out_err;
+		keep = &r.cs;
+	}
+	/* The largest id stays (see the top of the file). */
+	bits_set(keep, max);
+
+	xasprintf(&sql, "SELECT id FROM %s ORDER BY id DESC", t->table);
+	rc = prepare(s, sql, &ids, err);
+	free(sql);
+	if (rc == -1)
+		goto out_err;
+	for (i = 0; i < 2; i++)
+		if (t->del[i] != NULL && prepare(s, t->del[i], &st[i], err) ==
+		    -1)
+			goto out_err;
+	if (store_begin(s, err) == -1)
+		goto out_err;
+	/* Children first: descending ids delete a callsite's children
+	 * before it. */
+	while (n < batch && (rc = sqlite3_step(ids)) == SQLITE_ROW) {
+		id = sqlite3_column_int64(ids, 0);
+		if (bits_has(keep, id))
+			continue;
+		for (i = 0; i < 2 && st[i] != NULL; i++) {
+			sqlite3_bind_int64(st[i], 1, id);
+			if (sqlite3_step(st[i]) != SQLITE_DONE) {
+				store_fail(s, err, "collecting unused rows");
+				sqlite3_reset(st[i]);
+				store_rollback(s);
+				goto out_err;
+			}
+			sqlite3_reset(st[i]);
+		}
+		n++;
+	}
+	sqlite3_finalize(ids);
+	ids = NULL;
+	if (store_commit(s, err) == -1)
+		goto out_err;
+	*removed = (int64_t)n;
+	/* A full batch: the table may have more; else on to the next. */
+	if (n < batch)
+		(*phase)++;
+	rc = 0;
+	goto out;
+out_err:
+	rc = -1;
+out:
+	sqlite3_finalize(ids);
+	for (i = 0; i < 2; i++)
+		sqlite3_finalize(st[i]);
+	free(r.cs.b);
+	free(r.ls.b);
+	return rc;
+}

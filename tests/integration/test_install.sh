@@ -32,7 +32,7 @@ case "$compdir" in
 esac
 COMPLETION=$ROOT/$compdir/profctl
 [ -f "$COMPLETION" ] || fail "no $compdir/profctl"
-for d in README.md API.md SQL.md FORMATS.md; do
+for d in README.md API.md SQL.md FORMATS.md SPOOL.md; do
 	[ -f "$ROOT/usr/share/doc/profd/$d" ] || fail "no usr/share/doc/profd/$d"
 done
 ok "tree: bin/profctl sbin/profd man8/profd.8 man1/profctl.1 $compdir/profctl doc/profd"
@@ -126,7 +126,7 @@ has() {	# has "WORD... [CURRENT]" EXPECTED...: each expected is a
 }
 has "" $cmds
 [ "$(complete "" | sort | tr '\n' ' ')" = \
-    "diff export flamegraph profiles push query scopes timeline top tree " ] ||
+    "diff export flamegraph profiles push query scopes status timeline top tree " ] ||
 	fail "commands completed: $(complete "" | tr '\n' ' ')"
 [ "$(complete ti)" = timeline ] || fail "ti completed: $(complete ti)"
 has "--" --socket --help --version

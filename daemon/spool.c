@@ -672,6 +672,8 @@ spool_pump(struct spool *sp)
 		if (jobq_push(server_queue(sp->srv, API_IMPORT),
 		    &ij->job) == -1) {
 			/* Full: the file waits, the timer tries again. */
+			log_debug("spool: the import queue is full; %s/%s "
+			    "waits", sp->dir, ij->rel);
 			free(ij->rel);
 			free(ij);
 			spool_later(sp, sp->retry, SPOOL_RETRY_S);

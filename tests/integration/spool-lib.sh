@@ -3,9 +3,9 @@
 # wait_until WHAT CMD...: run CMD until it succeeds, WAIT_S seconds at most
 # (default 60: a bound against hanging, not a timing check).
 wait_until() {
-	local what=$1
+	local what=$1 end=$((SECONDS + ${WAIT_S:-60}))
 	shift
-	for _ in $(seq 1 $((${WAIT_S:-60} * 20))); do
+	while [ "$SECONDS" -le "$end" ]; do
 		if "$@"; then
 			return 0
 		fi

@@ -38,7 +38,9 @@ class CaseError(Exception):
 
 
 class Timeout(Exception):
-    pass
+    def __init__(self, msg, rss=0):
+        super().__init__(msg)
+        self.rss = rss
 
 
 def log(msg):
@@ -97,7 +99,8 @@ def run(cmd, timeout=None, stdout=None):
             p.kill()
             th.join()
             p.returncode = -9
-            raise Timeout("%s: still running after %g s" % (cmd[0], timeout))
+            raise Timeout("%s: still running after %g s" % (cmd[0], timeout),
+                          res["rss"])
         p.returncode = os.waitstatus_to_exitcode(res["status"])
         if p.returncode != 0:
             err.seek(0)
@@ -401,12 +404,38 @@ class Harness:
                 "timed_out": timed_out}
 
     def pprof_runs(self, args, n):
-        times, rss = [], []
+        """As import_runs, for pprof."""
+        times, rss, timed_out = [], [], False
         for _ in range(n):
-            t, r = self.pprof_run(args)
+            try:
+                t, r = self.pprof_run(args)
+            except Timeout as e:
+                rss.append(e.rss / 1024)
+                timed_out = True
+                break
             times.append(t)
             rss.append(r / 1024)
-        return {"times": times, "rss": rss}
+        return {"times": times, "rss": rss, "timed_out": timed_out}
+
+    def secs(self, res, timeout=None):
+        """The time figure of import_runs or pprof_runs, or what is known
+        when the first run timed out."""
+        if res["times"]:
+            return Fig(res["times"], "s")
+        return "> %g s (timed out)" % (timeout or self.a.timeout)
+
+    def rate(self, res, amount, kind, timeout=None):
+        if res["times"]:
+            return Fig([amount / t for t in res["times"]], kind)
+        f = Fig([amount / (timeout or self.a.timeout)], kind, "< ")
+        return "%s (timed out)" % f
+
+    @staticmethod
+    def ratio(a, b, fn):
+        """fn(a.med, b.med) for two figures, else "—"."""
+        if isinstance(a, Fig) and isinstance(b, Fig):
+            return fn(a.med, b.med)
+        return "—"
 
     # -- import: one large pprof, and the fixtures
 
@@ -420,19 +449,20 @@ class Harness:
 
     def case_import(self):
         r, p = self.large_import(), self.large_pprof()
-        pd, pp = Fig(r["times"], "s"), Fig(p["times"], "s")
-        ratio = pp.med / pd.med
+        pd, pp = self.secs(r), self.secs(p)
         self.add(Row("import", "import.large", "import large CPU profile",
-                     pd, pp, faster(ratio), "≥ 2× faster",
-                     ratio >= 2))
+                     pd, pp, self.ratio(pp, pd, lambda a, b: faster(a / b)),
+                     "≥ 2× faster",
+                     self.ratio(pp, pd, lambda a, b: a / b >= 2) is True))
         for path in self.fixtures:
             name = os.path.basename(path)
             tag = "fixture-" + name.split(".")[0]
             r = self.import_runs(path, tag, self.runs, self.a.timeout)
             p = self.pprof_runs(["-top", "-symbolize=none", path], self.runs)
-            pd, pp = Fig(r["times"], "s"), Fig(p["times"], "s")
+            pd, pp = self.secs(r), self.secs(p)
             self.add(Row("import", "import." + tag, "import fixture " + name,
-                         pd, pp, faster(pp.med / pd.med)))
+                         pd, pp, self.ratio(pp, pd,
+                                            lambda a, b: faster(a / b))))
 
     # -- throughput
 
@@ -455,33 +485,21 @@ class Harness:
                 (self.heap, self.heap_import(), self.heap_pprof(),
                  "%s heap profile" % mb(self.size(self.heap)))):
             size = self.size(path) / 1e6
-            pp = Fig([size / t for t in p["times"]], "MB/s")
+            pd, pp = self.rate(r, size, "MB/s"), self.rate(p, size, "MB/s")
             key = "throughput." + ("large" if path == self.large else "heap")
-            name = "pprof import throughput, " + label
-            if r["timed_out"] and not r["times"]:
-                self.add(Row("throughput", key, name,
-                             "< %.2f MB/s (timed out after %g s)" % (
-                                 size / self.a.timeout, self.a.timeout),
-                             pp, "—", "≥ 100 MB/s", False))
-                continue
-            pd = Fig([size / t for t in r["times"]], "MB/s")
-            self.add(Row("throughput", key, name, pd, pp,
-                         "%.2f×" % (pd.med / pp.med), "≥ 100 MB/s",
-                         pd.med >= 100))
+            self.add(Row("throughput", key, "pprof import throughput, " +
+                         label, pd, pp,
+                         self.ratio(pd, pp, lambda a, b: "%.2f×" % (a / b)),
+                         "≥ 100 MB/s",
+                         isinstance(pd, Fig) and pd.med >= 100))
         r = self.trace_import()
-        name = "Perfetto import throughput, %s trace" % mb(self.trace_bytes)
-        if r["timed_out"] and not r["times"]:
-            self.add(Row("throughput", "throughput.trace", name,
-                         "< %.0f k samples/s (timed out after %g s)" % (
-                             self.trace_samples / self.a.trace_timeout / 1e3,
-                             self.a.trace_timeout), "—", "—",
-                         "≥ 2 M samples/s", False))
-        else:
-            pd = Fig([self.trace_samples / t for t in r["times"]],
-                     "samples/s")
-            self.add(Row("throughput", "throughput.trace", name, pd,
-                         "— (pprof reads no Perfetto)", "—",
-                         "≥ 2 M samples/s", pd.med >= 2e6))
+        pd = self.rate(r, self.trace_samples, "samples/s",
+                       self.a.trace_timeout)
+        self.add(Row("throughput", "throughput.trace",
+                     "Perfetto import throughput, %s trace" %
+                     mb(self.trace_bytes), pd, "— (pprof reads no Perfetto)",
+                     "—", "≥ 2 M samples/s",
+                     isinstance(pd, Fig) and pd.med >= 2e6))
 
     def size(self, path):
         return self.once("size:" + path, lambda: file_size(path))
@@ -650,14 +668,12 @@ class Harness:
                      ok=statistics.median(idle) <= 32))
         size = self.size(self.heap) / MIB
         r, p = self.heap_import(), self.heap_pprof()
-        pp = Fig(p["rss"], "MiB")
-        pd = Fig(r["rss"], "MiB")
+        pp = Fig(p["rss"], "MiB", "≥ " if p["timed_out"] else "")
+        pd = Fig(r["rss"], "MiB", "≥ " if r["timed_out"] else "")
+        note = ""
         if r["timed_out"]:
-            pd.prefix = "≥ "
-            note = "the import timed out after %g s; peak so far" % \
+            note = "the import timed out after %g s; its peak so far" % \
                 self.a.timeout
-        else:
-            note = ""
         self.add(Row("memory", "memory.heap",
                      "peak RSS importing %s pprof" % mb(size * MIB), pd, pp,
                      "%.2f× the inflated size" % (pd.med / size),
@@ -713,7 +729,7 @@ class Harness:
         lines.append(
             "large CPU profile `cpu-large.pb.gz`: %s gzipped, %s inflated%s" % (
                 mb(os.path.getsize(self.large)), mb(self.size(self.large)),
-                ", %d sample records, %d distinct stacks" % (
+                ", %d samples stored, %d distinct stacks" % (
                     large["samples"], self.meta["large.stacks"])
                 if large and "large.stacks" in self.meta else ""))
         gz = [os.path.getsize(f) for f in self.series]
@@ -731,7 +747,7 @@ class Harness:
                      "inflated%s" % (
                          mb(os.path.getsize(self.heap)),
                          mb(self.size(self.heap)),
-                         ", %d sample records" % heap["samples"]
+                         ", %d samples stored" % heap["samples"]
                          if heap and heap["samples"] else ""))
         lines.append("Perfetto trace `trace.pftrace` (gen-trace): %s, %d "
                      "samples" % (mb(self.trace_bytes), self.trace_samples))

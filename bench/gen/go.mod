@@ -1,0 +1,3 @@
+module profd-bench-gen
+
+go 1.19

@@ -1,0 +1,929 @@
+#!/usr/bin/env python3
+"""measure.py: the cases of bench/run.
+
+bench/run builds the binaries and generates the inputs, then calls this
+with their paths.  Each case starts its own profd (in the foreground, on a
+private socket and store under --work), times whole processes (profctl,
+and pprof on the same input) with time.perf_counter, and adds rows to one
+table: case, profd figure, pprof figure, ratio, target, PASS/MISS.  A
+figure is the median of --runs runs, with (min-max).
+
+Standard library only.
+"""
+import argparse
+import datetime
+import gzip
+import http.client
+import json
+import math
+import os
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+CASES = ["import", "throughput", "query", "growth", "concurrent", "memory",
+         "storage"]
+MIB = 1024 * 1024
+
+
+class CaseError(Exception):
+    pass
+
+
+class Timeout(Exception):
+    def __init__(self, msg, rss=0):
+        super().__init__(msg)
+        self.rss = rss
+
+
+def log(msg):
+    print("bench: " + msg, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------
+# HTTP over profd's Unix socket
+
+class UnixHTTPConnection(http.client.HTTPConnection):
+    def __init__(self, path, timeout):
+        super().__init__("localhost", timeout=timeout)
+        self.unix_path = path
+
+    def connect(self):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(self.timeout)
+        s.connect(self.unix_path)
+        self.sock = s
+
+
+def http_call(sock, method, path, body=None, timeout=30):
+    """One request on a new connection (as curl and profctl make them);
+    returns (status, body)."""
+    c = UnixHTTPConnection(sock, timeout)
+    try:
+        c.request(method, path, body=body)
+        r = c.getresponse()
+        return r.status, r.read()
+    finally:
+        c.close()
+
+
+# ---------------------------------------------------------------------------
+# Processes
+
+def run(cmd, timeout=None, stdout=None):
+    """Run cmd to its end; returns (seconds, max RSS in KiB).  The RSS is
+    wait4's, so it covers the process and the children it waited for.
+    stdout is a path or None (discarded); stderr is kept for errors."""
+    out = open(stdout, "wb") if stdout else subprocess.DEVNULL
+    err = tempfile.TemporaryFile()
+    res = {}
+    try:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, stdout=out, stderr=err)
+
+        def reap():
+            _, status, ru = os.wait4(p.pid, 0)
+            res["t"] = time.perf_counter()
+            res["status"], res["rss"] = status, ru.ru_maxrss
+        th = threading.Thread(target=reap)
+        th.start()
+        th.join(timeout)
+        if th.is_alive():
+            p.kill()
+            th.join()
+            p.returncode = -9
+            raise Timeout("%s: still running after %g s" % (cmd[0], timeout),
+                          res["rss"])
+        p.returncode = os.waitstatus_to_exitcode(res["status"])
+        if p.returncode != 0:
+            err.seek(0)
+            raise CaseError("%s exited %d: %s" % (
+                " ".join(cmd[:3]), p.returncode,
+                err.read().decode(errors="replace").strip()[-2000:]))
+        return res["t"] - t0, res["rss"]
+    finally:
+        if stdout:
+            out.close()
+        err.close()
+
+
+class Daemon:
+    """One profd in the foreground on a socket and store of its own."""
+
+    def __init__(self, h, name, extra=()):
+        self.h = h
+        self.dir = os.path.join(h.work, name)
+        shutil.rmtree(self.dir, ignore_errors=True)
+        os.makedirs(self.dir)
+        self.sock = os.path.join(self.dir, "profd.sock")
+        self.db = os.path.join(self.dir, "profd.db")
+        self.logpath = os.path.join(self.dir, "profd.log")
+        self.extra = list(extra)
+        self.proc = None
+
+    def start(self):
+        logf = open(self.logpath, "ab")
+        self.proc = subprocess.Popen(
+            [self.h.profd, "--foreground", "--socket", self.sock, "--db",
+             self.db] + self.extra, stdout=logf, stderr=subprocess.STDOUT)
+        logf.close()
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise CaseError("profd exited at start: " + self.logtail())
+            try:
+                if http_call(self.sock, "GET", "/v1/health", timeout=5)[0] \
+                        == 200:
+                    return self
+            except OSError:
+                pass
+            time.sleep(0.02)
+        raise CaseError("profd did not answer on " + self.sock)
+
+    def logtail(self):
+        try:
+            with open(self.logpath, errors="replace") as f:
+                return f.read()[-2000:]
+        except OSError:
+            return ""
+
+    def hwm_kib(self):
+        """Peak RSS so far (VmHWM), in KiB."""
+        with open("/proc/%d/status" % self.proc.pid) as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+        raise CaseError("no VmHWM for profd")
+
+    def stop(self, grace=120):
+        """SIGTERM (it finishes the import in flight), then SIGKILL."""
+        if self.proc is None or self.proc.poll() is not None:
+            self.proc = None
+            return
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            rc = self.proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            rc = 0
+        self.proc = None
+        if rc != 0:
+            raise CaseError("profd exited %d on SIGTERM: %s" % (
+                rc, self.logtail()))
+
+    def kill(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc = None
+
+    def remove(self):
+        self.kill()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def store_bytes(self):
+        total = 0
+        for p in (self.db, self.db + "-wal"):
+            if os.path.exists(p):
+                total += os.path.getsize(p)
+        return total
+
+    def ctl(self, *args, timeout=None, stdout=None):
+        return run([self.h.profctl, "--socket", self.sock] + list(args),
+                   timeout=timeout, stdout=stdout)[0]
+
+    def push(self, files, scope, timeout=None):
+        """profctl push: returns (seconds, samples stored)."""
+        out = os.path.join(self.dir, "push.out")
+        secs = self.ctl("push", *files, "--scope", scope, timeout=timeout,
+                        stdout=out)
+        with open(out, errors="replace") as f:
+            text = f.read()
+        got = [int(n) for n in re.findall(
+            r"stored as profile \d+ \((\d+) samples\)", text)]
+        if len(got) != len(files):
+            raise CaseError("push: " + text[-500:])
+        return secs, sum(got)
+
+    def query(self, sql):
+        st, body = http_call(self.sock, "POST", "/v1/query", sql.encode())
+        if st != 200:
+            raise CaseError("query %r: %d %s" % (sql, st, body[:300]))
+        return json.loads(body)["rows"]
+
+
+# ---------------------------------------------------------------------------
+# Figures and rows
+
+class Fig:
+    """Values of one figure over several runs."""
+
+    def __init__(self, values, kind, prefix=""):
+        self.values = list(values)
+        self.kind = kind
+        self.prefix = prefix
+
+    @property
+    def med(self):
+        return statistics.median(self.values)
+
+    def fmt(self, v):
+        k = self.kind
+        if k == "s":
+            if v < 1:
+                return "%.1f ms" % (v * 1e3) if v >= 0.01 else \
+                    "%.2f ms" % (v * 1e3)
+            return "%.2f s" % v
+        if k == "MB/s":
+            return "%.1f MB/s" % v
+        if k == "samples/s":
+            return "%.3g M samples/s" % (v / 1e6) if v >= 1e5 else \
+                "%.0f k samples/s" % (v / 1e3)
+        if k == "MiB":
+            return "%.1f MiB" % v
+        if k == "x":
+            return "%.2f×" % v
+        if k == "B":
+            return mb(v)
+        return "%g %s" % (v, k)
+
+    def __str__(self):
+        s = self.prefix + self.fmt(self.med)
+        if len(self.values) > 1:
+            s += " (%s–%s)" % (self.fmt(min(self.values)),
+                               self.fmt(max(self.values)))
+        return s
+
+    def json(self):
+        return {"median": self.med, "min": min(self.values),
+                "max": max(self.values), "runs": len(self.values),
+                "unit": self.kind}
+
+
+class Row:
+    def __init__(self, case, key, name, profd, pprof="—", ratio="—",
+                 target="—", ok=None, note=""):
+        self.case, self.key, self.name = case, key, name
+        self.profd, self.pprof, self.ratio = profd, pprof, ratio
+        self.target, self.ok, self.note = target, ok, note
+
+    def result(self, smoke):
+        if self.ok is None:
+            return "—"
+        if smoke:
+            return "(smoke)"
+        return "PASS" if self.ok else "**MISS**"
+
+    def json(self):
+        def j(x):
+            return x.json() if isinstance(x, Fig) else (
+                None if x in ("—", None) else str(x))
+        return {"case": self.case, "key": self.key, "name": self.name,
+                "profd": j(self.profd), "pprof": j(self.pprof),
+                "ratio": j(self.ratio), "target": self.target,
+                "ok": self.ok, "note": self.note}
+
+
+def faster(ratio):
+    """pprof's time over profd's, in words."""
+    if ratio >= 1:
+        return "%.1f× faster" % ratio
+    return "%.1f× slower" % (1 / ratio)
+
+
+def pct(values, p):
+    v = sorted(values)
+    return v[max(0, math.ceil(p / 100 * len(v)) - 1)]
+
+
+def mb(n):
+    if n >= 1 << 30:
+        return "%.2f GiB" % (n / (1 << 30))
+    return "%.1f MB" % (n / 1e6) if n >= 1e6 else "%.1f kB" % (n / 1e3)
+
+
+def inflated_size(path):
+    with gzip.open(path, "rb") as f:
+        n = 0
+        while True:
+            b = f.read(1 << 20)
+            if not b:
+                return n
+            n += len(b)
+
+
+def file_size(path):
+    with open(path, "rb") as f:
+        head = f.read(2)
+    return inflated_size(path) if head == b"\x1f\x8b" else \
+        os.path.getsize(path)
+
+
+# ---------------------------------------------------------------------------
+# The harness
+
+class Harness:
+    def __init__(self, a):
+        self.a = a
+        self.profd, self.profctl, self.pprof = a.profd, a.profctl, a.pprof
+        self.work = a.work
+        self.runs = a.runs
+        self.smoke = a.smoke
+        self.rows = []
+        self.inputs = []
+        self.notes = []
+        self.failed = []
+        inp = a.inputs
+        self.large = os.path.join(inp, "cpu-large.pb.gz")
+        self.heap = os.path.join(inp, "heap-big.pb.gz")
+        self.trace = os.path.join(inp, "trace.pftrace")
+        sdir = os.path.join(inp, "series")
+        self.series = sorted(os.path.join(sdir, f) for f in os.listdir(sdir)
+                             if f.endswith(".pb.gz"))
+        self.nsmall, self.nlarge = a.small, len(self.series)
+        if self.nsmall >= self.nlarge:
+            raise SystemExit("measure: --small must be below the series "
+                             "length %d" % self.nlarge)
+        self.fixtures = [os.path.join(a.fixtures, k + ".pprof")
+                         for k in ("cpu", "heap", "mutex", "block")]
+        with open(self.trace + ".txt") as f:
+            m = re.search(r"(\d+) samples", f.read())
+        self.trace_samples = int(m.group(1)) if m else 0
+        self.trace_bytes = os.path.getsize(self.trace)
+        self.memo = {}
+        self.meta = {}
+
+    # -- helpers
+
+    def once(self, key, fn):
+        if key not in self.memo:
+            self.memo[key] = fn()
+        return self.memo[key]
+
+    def add(self, row):
+        self.rows.append(row)
+        log("%-40s %s | pprof %s | %s | %s" % (
+            row.name, row.profd, row.pprof, row.ratio,
+            row.result(self.smoke)))
+
+    def pprof_run(self, args, timeout=None):
+        return run([self.pprof] + args, timeout=timeout or self.a.timeout)
+
+    def import_runs(self, path, tag, n, timeout, extra=()):
+        """n fresh profds each pushing path: times, peak RSS (MiB), samples
+        stored; stops at the first timeout (the later ones would too) and
+        then returns timed_out=True."""
+        times, rss, samples, timed_out = [], [], 0, False
+        for i in range(n):
+            d = Daemon(self, "%s-%d" % (tag, i), extra).start()
+            try:
+                t, samples = d.push([path], tag, timeout=timeout)
+                times.append(t)
+                rss.append(d.hwm_kib() / 1024)
+                if i == 0:
+                    self.meta[tag + ".stacks"] = d.query(
+                        "SELECT count(DISTINCT callsite_id) FROM samples "
+                        "WHERE scope = '%s'" % tag)[0][0]
+                d.stop()
+            except Timeout:
+                rss.append(d.hwm_kib() / 1024)
+                timed_out = True
+                d.kill()
+                break
+            finally:
+                d.remove()
+        return {"times": times, "rss": rss, "samples": samples,
+                "timed_out": timed_out}
+
+    def pprof_runs(self, args, n):
+        """As import_runs, for pprof."""
+        times, rss, timed_out = [], [], False
+        for _ in range(n):
+            try:
+                t, r = self.pprof_run(args)
+            except Timeout as e:
+                rss.append(e.rss / 1024)
+                timed_out = True
+                break
+            times.append(t)
+            rss.append(r / 1024)
+        return {"times": times, "rss": rss, "timed_out": timed_out}
+
+    def secs(self, res, timeout=None):
+        """The time figure of import_runs or pprof_runs, or what is known
+        when the first run timed out."""
+        if res["times"]:
+            return Fig(res["times"], "s")
+        return "> %g s (timed out)" % (timeout or self.a.timeout)
+
+    def rate(self, res, amount, kind, timeout=None):
+        if res["times"]:
+            return Fig([amount / t for t in res["times"]], kind)
+        f = Fig([amount / (timeout or self.a.timeout)], kind, "< ")
+        return "%s (timed out)" % f
+
+    @staticmethod
+    def ratio(a, b, fn):
+        """fn(a.med, b.med) for two figures, else "—"."""
+        if isinstance(a, Fig) and isinstance(b, Fig):
+            return fn(a.med, b.med)
+        return "—"
+
+    # -- import: one large pprof, and the fixtures
+
+    def large_import(self):
+        return self.once("large", lambda: self.import_runs(
+            self.large, "large", self.runs, self.a.timeout))
+
+    def large_pprof(self):
+        return self.once("large.pprof", lambda: self.pprof_runs(
+            ["-top", "-symbolize=none", self.large], self.runs))
+
+    def case_import(self):
+        r, p = self.large_import(), self.large_pprof()
+        pd, pp = self.secs(r), self.secs(p)
+        self.add(Row("import", "import.large", "import large CPU profile",
+                     pd, pp, self.ratio(pp, pd, lambda a, b: faster(a / b)),
+                     "≥ 2× faster",
+                     self.ratio(pp, pd, lambda a, b: a / b >= 2) is True))
+        for path in self.fixtures:
+            name = os.path.basename(path)
+            tag = "fixture-" + name.split(".")[0]
+            r = self.import_runs(path, tag, self.runs, self.a.timeout)
+            p = self.pprof_runs(["-top", "-symbolize=none", path], self.runs)
+            pd, pp = self.secs(r), self.secs(p)
+            self.add(Row("import", "import." + tag, "import fixture " + name,
+                         pd, pp, self.ratio(pp, pd,
+                                            lambda a, b: faster(a / b))))
+
+    # -- throughput
+
+    def heap_import(self):
+        return self.once("heap", lambda: self.import_runs(
+            self.heap, "heap", self.runs, self.a.timeout))
+
+    def heap_pprof(self):
+        return self.once("heap.pprof", lambda: self.pprof_runs(
+            ["-top", "-symbolize=none", self.heap], self.runs))
+
+    def trace_import(self):
+        return self.once("trace", lambda: self.import_runs(
+            self.trace, "trace", self.a.trace_runs, self.a.trace_timeout))
+
+    def case_throughput(self):
+        for path, r, p, label in (
+                (self.large, self.large_import(), self.large_pprof(),
+                 "large CPU profile"),
+                (self.heap, self.heap_import(), self.heap_pprof(),
+                 "%s heap profile" % mb(self.size(self.heap)))):
+            size = self.size(path) / 1e6
+            pd, pp = self.rate(r, size, "MB/s"), self.rate(p, size, "MB/s")
+            key = "throughput." + ("large" if path == self.large else "heap")
+            self.add(Row("throughput", key, "pprof import throughput, " +
+                         label, pd, pp,
+                         self.ratio(pd, pp, lambda a, b: "%.2f×" % (a / b)),
+                         "≥ 100 MB/s",
+                         isinstance(pd, Fig) and pd.med >= 100))
+        r = self.trace_import()
+        pd = self.rate(r, self.trace_samples, "samples/s",
+                       self.a.trace_timeout)
+        self.add(Row("throughput", "throughput.trace",
+                     "Perfetto import throughput, %s trace" %
+                     mb(self.trace_bytes), pd, "— (pprof reads no Perfetto)",
+                     "—", "≥ 2 M samples/s",
+                     isinstance(pd, Fig) and pd.med >= 2e6))
+
+    def size(self, path):
+        return self.once("size:" + path, lambda: file_size(path))
+
+    # -- query and growth over the series; storage
+
+    def series_store(self, n):
+        """The series' first n profiles pushed to scope "series" of one
+        profd; the store's size is measured with profd stopped (its WAL
+        checkpointed into the file), then it is started again."""
+        st = self.memo.get("series")
+        if st is None:
+            st = {"d": Daemon(self, "series").start(), "pushed": 0,
+                  "size": {}, "push": {}}
+            self.memo["series"] = st
+        d = st["d"]
+        if st["pushed"] < n:
+            files = self.series[st["pushed"]:n]
+            secs = 0
+            for i in range(0, len(files), 200):
+                secs += d.push(files[i:i + 200], "series",
+                               timeout=self.a.timeout)[0]
+            st["push"][n] = (secs, len(files))
+            st["pushed"] = n
+            d.stop()
+            st["size"][n] = d.store_bytes()
+            d.start()
+            self.meta["series.stacks.%d" % n] = d.query(
+                "SELECT count(DISTINCT callsite_id) FROM samples "
+                "WHERE scope = 'series' AND metric = 'cpu'")[0][0]
+        return st
+
+    def series_queries(self, n):
+        def measure():
+            d = self.series_store(n)["d"]
+            files = self.series[:n]
+            res = {}
+            for q, pflag in (("top", "-top"), ("tree", "-tree")):
+                out = os.path.join(d.dir, q + ".out")
+                cmd = ["--socket", d.sock, q, "--scope", "series"]
+                run([self.profctl] + cmd, self.a.timeout, out)  # warm-up
+                if os.path.getsize(out) == 0:
+                    raise CaseError("profctl %s printed nothing" % q)
+                res[q] = [run([self.profctl] + cmd, self.a.timeout)[0]
+                          for _ in range(self.runs)]
+                args = [pflag, "-symbolize=none"] + files
+                self.pprof_run(args)  # warm-up
+                res["pprof-" + q] = self.pprof_runs(args, self.runs)["times"]
+            return res
+        return self.once("queries.%d" % n, measure)
+
+    def case_query(self):
+        n = self.nsmall
+        res = self.series_queries(n)
+        for q in ("top", "tree"):
+            pd, pp = Fig(res[q], "s"), Fig(res["pprof-" + q], "s")
+            ratio = pp.med / pd.med
+            self.add(Row("query", "query." + q,
+                         "%s over %d profiles" % (q, n), pd, pp,
+                         faster(ratio), "≥ 20× faster, < 50 ms",
+                         ratio >= 20 and pd.med < 0.05))
+
+    def case_growth(self):
+        s, l = self.nsmall, self.nlarge
+        small, large = self.series_queries(s), self.series_queries(l)
+        for q in ("top", "tree"):
+            # over every pairing of a run with 1000 and one with 100
+            def growth(k):
+                return Fig([b / a for a in small[k] for b in large[k]], "x")
+            pd, pp = growth(q), growth("pprof-" + q)
+            self.add(Row("growth", "growth." + q,
+                         "%s time, %d vs %d profiles" % (q, l, s), pd, pp,
+                         "—", "≤ 2×", pd.med <= 2,
+                         note="profd %s → %s, pprof %s → %s" % tuple(
+                             Fig([], "s").fmt(statistics.median(x[k]))
+                             for k in (q, "pprof-" + q)
+                             for x in (small, large))))
+
+    def case_storage(self):
+        s, l = self.nsmall, self.nlarge
+        self.series_store(s)
+        st = self.series_store(l)
+        per = (st["size"][l] - st["size"][s]) / (l - s)
+        gz = statistics.mean(os.path.getsize(f) for f in self.series[s:l])
+        self.add(Row("storage", "storage.series",
+                     "store growth per profile, profiles %d–%d" % (s + 1, l),
+                     Fig([per], "B"), Fig([gz], "B", "gzipped file "),
+                     "%.0f %% of the gzipped size" % (per / gz * 100),
+                     "≤ 25 % of the gzipped size", per / gz <= 0.25))
+
+    # -- query while importing
+
+    def case_concurrent(self):
+        d = Daemon(self, "concurrent").start()
+        try:
+            n = min(self.nsmall, len(self.series))
+            d.push(self.series[:n], "series", timeout=self.a.timeout)
+            idle = []
+            for _ in range(20):
+                t0 = time.perf_counter()
+                st, _ = http_call(d.sock, "GET", "/v1/top?scope=series")
+                idle.append(time.perf_counter() - t0)
+            health, top, errors = [], [], []
+            done = threading.Event()
+
+            def probe(path, out, pause):
+                while not done.is_set():
+                    t0 = time.perf_counter()
+                    try:
+                        st, _ = http_call(d.sock, "GET", path, timeout=120)
+                        if st != 200:
+                            errors.append("%s: %d" % (path, st))
+                    except OSError as e:
+                        errors.append("%s: %s" % (path, e))
+                    out.append(time.perf_counter() - t0)
+                    done.wait(pause)
+            threads = [threading.Thread(target=probe, args=a) for a in (
+                ("/v1/health", health, 0.01),
+                ("/v1/top?scope=series", top, 0.25))]
+            timed_out = False
+            for t in threads:
+                t.start()
+            try:
+                d.push([self.trace], "trace", timeout=self.a.trace_timeout)
+            except Timeout:
+                timed_out = True
+            finally:
+                done.set()
+                for t in threads:
+                    t.join()
+            if errors:
+                raise CaseError("probes failed: " + "; ".join(errors[:5]))
+        finally:
+            d.remove()
+        note = "%d health and %d top requests during the import%s" % (
+            len(health), len(top), " (timed out)" if timed_out else "")
+        for key, name, v, target, limit in (
+                ("concurrent.health", "GET /v1/health p99 while importing",
+                 health, "< 10 ms", 0.010),
+                ("concurrent.top", "GET /v1/top p99 while importing", top,
+                 "—", None)):
+            p99 = pct(v, 99)
+            f = Fig([p99], "s")
+            extra = "p50 %s, max %s" % (f.fmt(pct(v, 50)), f.fmt(max(v)))
+            if key == "concurrent.top":
+                extra += ", idle p50 %s" % f.fmt(pct(idle, 50))
+            self.add(Row("concurrent", key, name, f, "—", "—", target,
+                         None if limit is None else p99 < limit,
+                         note=extra + "; " + note))
+
+    # -- memory
+
+    def case_memory(self):
+        idle = []
+        for i in range(self.runs):
+            d = Daemon(self, "idle-%d" % i).start()
+            try:
+                http_call(d.sock, "GET", "/v1/health")
+                http_call(d.sock, "GET", "/v1/scopes")
+                idle.append(d.hwm_kib() / 1024)
+                d.stop()
+            finally:
+                d.remove()
+        self.add(Row("memory", "memory.idle", "peak RSS idle",
+                     Fig(idle, "MiB"), target="≤ 32 MiB",
+                     ok=statistics.median(idle) <= 32))
+        size = self.size(self.heap) / MIB
+        r, p = self.heap_import(), self.heap_pprof()
+        pp = Fig(p["rss"], "MiB", "≥ " if p["timed_out"] else "")
+        pd = Fig(r["rss"], "MiB", "≥ " if r["timed_out"] else "")
+        note = ""
+        if r["timed_out"]:
+            note = "the import timed out after %g s; its peak so far" % \
+                self.a.timeout
+        self.add(Row("memory", "memory.heap",
+                     "peak RSS importing %s pprof" % mb(size * MIB), pd, pp,
+                     "%.2f× the inflated size" % (pd.med / size),
+                     "≤ 3× inflated (%.0f MiB)" % (3 * size),
+                     pd.med <= 3 * size and not r["timed_out"], note=note))
+        r = self.trace_import()
+        pd = Fig(r["rss"], "MiB")
+        if r["timed_out"]:
+            pd.prefix = "≥ "
+        self.add(Row("memory", "memory.trace",
+                     "peak RSS importing %s trace" % mb(self.trace_bytes),
+                     pd, "—", "—", "≤ 256 MiB",
+                     pd.med <= 256 and not r["timed_out"]))
+
+    # -- perf: where profd's import time goes
+
+    def perf_push(self, path, tag, seconds):
+        d = Daemon(self, "perf-" + tag).start()
+        data = os.path.join(self.a.perf_dir, tag + ".data")
+        perf = subprocess.Popen(
+            ["perf", "record", "-g", "-p", str(d.proc.pid), "-o", data],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(0.5)
+        try:
+            d.push([path], tag, timeout=seconds)
+        except Timeout:
+            pass
+        finally:
+            perf.send_signal(signal.SIGINT)
+            perf.wait()
+            d.remove()
+        with open(os.path.join(self.a.perf_dir, tag + ".txt"), "w") as f:
+            for sort in ("dso", "dso,sym"):
+                f.write("### perf report --no-children --sort %s\n" % sort)
+                f.flush()
+                subprocess.run(
+                    ["perf", "report", "-i", data, "--stdio",
+                     "--no-children", "-g", "none", "--percent-limit", "0.5",
+                     "--sort", sort], stdout=f, stderr=subprocess.DEVNULL)
+        log("perf: %s" % os.path.join(self.a.perf_dir, tag + ".txt"))
+
+    def case_perf(self):
+        os.makedirs(self.a.perf_dir, exist_ok=True)
+        self.perf_push(self.large, "large", self.a.timeout)
+        self.perf_push(self.heap, "heap", 60)
+        self.perf_push(self.trace, "trace", 90)
+
+    # -- the report
+
+    def describe_inputs(self):
+        large = self.memo.get("large")
+        lines = []
+        lines.append(
+            "large CPU profile `cpu-large.pb.gz`: %s gzipped, %s inflated%s" % (
+                mb(os.path.getsize(self.large)), mb(self.size(self.large)),
+                ", %d samples stored, %d distinct stacks" % (
+                    large["samples"], self.meta["large.stacks"])
+                if large and "large.stacks" in self.meta else ""))
+        gz = [os.path.getsize(f) for f in self.series]
+        lines.append(
+            "series: %d CPU profiles of one continuing program, %s–%s "
+            "gzipped (mean %s)%s" % (
+                len(self.series), mb(min(gz)), mb(max(gz)),
+                mb(statistics.mean(gz)),
+                "".join(", %d distinct stacks in the first %d" % (
+                    self.meta[k], int(k.split(".")[-1]))
+                    for k in sorted(self.meta, key=lambda k: (len(k), k))
+                    if k.startswith("series.stacks."))))
+        heap = self.memo.get("heap")
+        lines.append("heap profile `heap-big.pb.gz`: %s gzipped, %s "
+                     "inflated%s" % (
+                         mb(os.path.getsize(self.heap)),
+                         mb(self.size(self.heap)),
+                         ", %d samples stored" % heap["samples"]
+                         if heap and heap["samples"] else ""))
+        lines.append("Perfetto trace `trace.pftrace` (gen-trace): %s, %d "
+                     "samples" % (mb(self.trace_bytes), self.trace_samples))
+        st = self.memo.get("series")
+        if st:
+            for n, (secs, k) in sorted(st["push"].items()):
+                lines.append("pushing series profiles %d–%d: %.2f s, %.1f ms "
+                             "per profile" % (n - k + 1, n, secs,
+                                              secs / k * 1e3))
+        return lines
+
+
+def machine(h):
+    def first(path, key):
+        try:
+            with open(path) as f:
+                for line in f:
+                    if line.startswith(key):
+                        return line.split(":", 1)[1].strip()
+        except OSError:
+            pass
+        return "?"
+
+    def cmd(*c):
+        try:
+            return subprocess.run(c, capture_output=True, text=True,
+                                   check=True).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            return "?"
+    try:
+        with open("/etc/debian_version") as f:
+            debian = f.read().strip()
+    except OSError:
+        debian = "?"
+    mem = first("/proc/meminfo", "MemTotal")
+    ram = "%.1f GiB" % (int(mem.split()[0]) / MIB) if mem != "?" else "?"
+    return [
+        ("CPUs (nproc)", str(len(os.sched_getaffinity(0)))),
+        ("CPU", first("/proc/cpuinfo", "model name")),
+        ("RAM", ram),
+        ("kernel", os.uname().release),
+        ("Debian", debian),
+        ("Go", cmd("go", "version").replace("go version ", "")),
+        ("SQLite", h.sqlite_version),
+        ("C compiler", cmd("cc", "--version").split("\n")[0]),
+    ]
+
+
+def sqlite_version(h):
+    d = Daemon(h, "version").start()
+    try:
+        return d.query("SELECT sqlite_version()")[0][0]
+    finally:
+        d.remove()
+
+
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
+def write_report(h, a, started, load0, cases):
+    load1 = loadavg()
+    mode = "smoke run (tiny inputs, targets not checked)" if a.smoke else \
+        "full run" if set(cases) == set(CASES) else \
+        "partial run (%s)" % ", ".join(cases)
+    md = []
+    md.append("# profd benchmark results")
+    md.append("")
+    md.append("`bench/run%s`: %s, %s UTC, profd %s; %s per figure "
+              "(imports of the %s trace: %d), figures are the median "
+              "(min–max)." % (
+                  " --smoke" if a.smoke else "", mode,
+                  started.strftime("%Y-%m-%d %H:%M"), a.revision,
+                  "1 run" if a.runs == 1 else "%d runs" % a.runs,
+                  mb(h.trace_bytes), a.trace_runs))
+    md.append("")
+    md.append("| machine | |")
+    md.append("|---|---|")
+    for k, v in machine(h):
+        md.append("| %s | %s |" % (k, v))
+    md.append("| load average (1, 5, 15 min) | %s at the start, %s at the "
+              "end |" % (load0, load1))
+    md.append("")
+    md.append("| case | profd | go tool pprof | ratio | target | result |")
+    md.append("|---|---|---|---|---|---|")
+    for r in h.rows:
+        md.append("| %s | %s | %s | %s | %s | %s |" % (
+            r.name, r.profd, r.pprof, r.ratio, r.target, r.result(a.smoke)))
+    for c, e in h.failed:
+        md.append("| %s | ERROR: %s | | | | **MISS** |" % (
+            c, e.replace("|", "/").replace("\n", " ")[:300]))
+    md.append("")
+    notes = [r for r in h.rows if r.note]
+    if notes:
+        md.append("Row notes:")
+        md.append("")
+        for r in notes:
+            md.append("- %s: %s" % (r.name, r.note))
+        md.append("")
+    md.append("Inputs:")
+    md.append("")
+    for line in h.describe_inputs():
+        md.append("- " + line)
+    md.append("")
+    md.append("profd times are whole `profctl` processes (`push` returns "
+              "once the import committed); pprof is `%s` (the binary `go "
+              "tool pprof` runs, without the go command's own start-up), "
+              "`-symbolize=none`, output discarded; `tree` is compared "
+              "with `-tree`.  Queries get one untimed warm-up run each.  Peak RSS is profd's VmHWM; "
+              "pprof's is wait4's maximum RSS." % a.pprof)
+    text = "\n".join(md) + "\n"
+    with open(a.results, "w") as f:
+        f.write(text)
+    with open(a.json, "w") as f:
+        json.dump({"smoke": a.smoke, "cases": cases,
+                   "rows": [r.json() for r in h.rows],
+                   "errors": [{"case": c, "error": e} for c, e in h.failed],
+                   "machine": dict(machine(h)),
+                   "inputs": h.describe_inputs()}, f, indent=1)
+    return text
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--profd", required=True)
+    ap.add_argument("--profctl", required=True)
+    ap.add_argument("--pprof", required=True)
+    ap.add_argument("--inputs", required=True)
+    ap.add_argument("--fixtures", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--results", required=True)
+    ap.add_argument("--json", required=True)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--trace-runs", type=int, default=1)
+    ap.add_argument("--small", type=int, default=100)
+    ap.add_argument("--only", default=",".join(CASES))
+    ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--timeout", type=float, default=300)
+    ap.add_argument("--trace-timeout", type=float, default=1800)
+    ap.add_argument("--perf-dir")
+    ap.add_argument("--revision", default="?")
+    a = ap.parse_args()
+
+    cases = [c for c in a.only.split(",") if c]
+    bad = [c for c in cases if c not in CASES + ["perf"]]
+    if bad:
+        raise SystemExit("measure: unknown case %s (cases: %s, perf)" % (
+            ", ".join(bad), ", ".join(CASES)))
+    cases = [c for c in CASES + ["perf"] if c in cases]
+    if "perf" in cases and not a.perf_dir:
+        raise SystemExit("measure: perf needs --perf-dir")
+    shutil.rmtree(a.work, ignore_errors=True)
+    os.makedirs(a.work)
+    started = datetime.datetime.now(datetime.timezone.utc)
+    load0 = loadavg()
+    h = Harness(a)
+    h.sqlite_version = sqlite_version(h)
+    try:
+        for c in cases:
+            log("case %s" % c)
+            try:
+                getattr(h, "case_" + c)()
+            except (CaseError, Timeout, OSError) as e:
+                log("case %s failed: %s" % (c, e))
+                h.failed.append((c, str(e)))
+    finally:
+        st = h.memo.get("series")
+        if st:
+            st["d"].remove()
+    text = write_report(h, a, started, load0,
+                        [c for c in cases if c != "perf"])
+    print(text)
+    log("wrote %s" % a.results)
+    return 1 if h.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

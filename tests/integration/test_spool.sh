@@ -170,7 +170,7 @@ ok "--spool-keep moves imported files to done/<scope>/"
 # spool and are all imported once there is, none lost.
 stop_profd
 start_profd --spool "$SP" --import-queue 1 --log-level debug
-"$BUILD_DIR/gen-trace" "$T/long.pftrace" 30000000 300 1000 2>/dev/null
+"$BUILD_DIR/gen-trace" "$T/long.pftrace" 160000000 300 1000 2>/dev/null
 "$PROFCTL" push "$T/long.pftrace" --scope long >"$T/long.out" 2>&1 &
 long_pid=$!
 long_running() {

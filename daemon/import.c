@@ -19,8 +19,12 @@
 #include "sha256.h"
 #include "util.h"
 
-/* Past this much cache memory the caches are dropped and refilled. */
-#define IMPORT_CACHE_MAX	(64u << 20)
+/* Past this much cache memory the caches are dropped and refilled, after
+ * an import and during one (a profile of millions of distinct stacks
+ * would otherwise cache them all): a cache only saves lookups. */
+#define IMPORT_CACHE_MAX	(48u << 20)
+/* Cache insertions between two checks of that. */
+#define IMPORT_CACHE_CHECK	4096
 
 enum cache {
 	C_STRING, C_METRIC, C_MAPPING, C_FUNCTION, C_FRAME, C_CALLSITE,
@@ -31,6 +35,7 @@ struct importer {
 	struct store *store;
 	const struct limits *limits;
 	struct hmap cache[C_COUNT];
+	unsigned puts;			/* since the last size check */
 
 	/* Per import. */
 	int64_t profile_id;
@@ -128,18 +133,6 @@ importer_cache_bytes(const struct importer *im)
 	return n;
 }
 
-static int64_t
-intern_string(struct importer *im, struct mstr s, struct error *err)
-{
-	int64_t id;
-
-	if ((id = hmap_get(&im->cache[C_STRING], s.p, s.n)) != 0)
-		return id;
-	if ((id = store_string(im->store, s.p, s.n, err)) > 0)
-		hmap_put(&im->cache[C_STRING], s.p, s.n, id);
-	return id;
-}
-
 /* A cache hit is the store id; 0 is a miss. */
 static int64_t
 cache_get(struct importer *im, enum cache c, const void *key, size_t len)
@@ -151,9 +144,31 @@ static int64_t
 cache_put(struct importer *im, enum cache c, const void *key, size_t len,
     int64_t id)
 {
-	if (id > 0)
-		hmap_put(&im->cache[c], key, len, id);
+	const struct hmap *m = &im->cache[c];
+
+	if (id <= 0)
+		return id;
+	/* A map about to double counts twice its size (old and new). */
+	if (++im->puts >= IMPORT_CACHE_CHECK ||
+	    (m->cap > 4096 && (m->n + 1) * 4 > m->cap * 3)) {
+		im->puts = 0;
+		if (importer_cache_bytes(im) + 2 * m->cap *
+		    sizeof *m->slots > IMPORT_CACHE_MAX)
+			importer_caches_clear(im);
+	}
+	hmap_put(&im->cache[c], key, len, id);
 	return id;
+}
+
+static int64_t
+intern_string(struct importer *im, struct mstr s, struct error *err)
+{
+	int64_t id;
+
+	if ((id = hmap_get(&im->cache[C_STRING], s.p, s.n)) != 0)
+		return id;
+	return cache_put(im, C_STRING, s.p, s.n, store_string(im->store,
+	    s.p, s.n, err));
 }
 
 static int

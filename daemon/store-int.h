@@ -27,6 +27,8 @@ struct store {
 	int raw_only;			/* reads ignore the rollups */
 	int64_t rollups_read;		/* windows, for tests */
 	size_t sample_rows;		/* writer's buffer, 0: default */
+	size_t rollup_max;		/* keys of a window, 0: default */
+	int64_t cs_fresh;		/* callsites above: this transaction's */
 	sqlite3_stmt **st;		/* store.c's, by its enum stmt */
 	sqlite3_stmt *sb[SB_COUNT];
 };

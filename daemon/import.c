@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "format.h"
 #include "hmap.h"
@@ -25,6 +26,8 @@
 #define IMPORT_CACHE_MAX	(48u << 20)
 /* Cache insertions between two checks of that. */
 #define IMPORT_CACHE_CHECK	4096
+/* The import thread's nice value (and its helpers'). */
+#define IMPORT_NICE		5
 
 enum cache {
 	C_STRING, C_METRIC, C_MAPPING, C_FUNCTION, C_FRAME, C_CALLSITE,
@@ -36,6 +39,7 @@ struct importer {
 	const struct limits *limits;
 	struct hmap cache[C_COUNT];
 	unsigned puts;			/* since the last size check */
+	int niced;
 
 	/* Per import. */
 	int64_t profile_id;
@@ -570,6 +574,12 @@ importer_run(struct importer *im, const struct import_request *req,
 	int64_t scope_id, dup;
 
 	memset(res, 0, sizeof *res);
+	/* Imports take what CPU the event loop and the queries leave: on
+	 * Linux the nice value is the calling thread's. */
+	if (!im->niced) {
+		setpriority(PRIO_PROCESS, 0, IMPORT_NICE);
+		im->niced = 1;
+	}
 	if (req->fd < 0 && req->len > im->limits->max_body)
 		return error_set(err, ERR_TOO_LARGE, "the profile is %zu bytes "
 		    "(limit %zu)", req->len, im->limits->max_body);

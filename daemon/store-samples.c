@@ -16,6 +16,7 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "hmap.h"
 #include "sblock.h"
@@ -77,6 +78,8 @@ static const struct {
 	    "CAST(l.num AS TEXT) = ?3))" },
 	[SB_PUSH_LABEL_MATCH] = { 0, "SELECT profile_id FROM profile_label "
 	    "WHERE key = ?1 AND value = ?2" },
+	[SB_READ_BEGIN] = { 0, "BEGIN" },
+	[SB_READ_END] = { 0, "COMMIT" },
 };
 
 int
@@ -702,6 +705,8 @@ helper_main(void *arg)
 {
 	struct store_samples *w = arg;
 
+	/* Background work, as the import it helps (Linux: per thread). */
+	setpriority(PRIO_PROCESS, 0, getpriority(PRIO_PROCESS, 0) + 1);
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
 		while (!w->busy && !w->stop)
@@ -762,6 +767,7 @@ static int
 samples_handover(struct store_samples *w, struct error *err)
 {
 	struct srows t;
+	size_t c;
 
 	helper_wait(w);
 	if (write_out(w, err) == -1)
@@ -775,9 +781,9 @@ samples_handover(struct store_samples *w, struct error *err)
 	/* The empty buffers get the columns of the full ones. */
 	srows_reset(&w->timed);
 	srows_reset(&w->untimed);
-	for (t.ncols = 0; t.ncols < w->in_timed.ncols; t.ncols++) {
-		srows_col(&w->timed, w->in_timed.tags[t.ncols]);
-		srows_col(&w->untimed, w->in_untimed.tags[t.ncols]);
+	for (c = 0; c < w->in_timed.ncols; c++) {
+		srows_col(&w->timed, w->in_timed.tags[c]);
+		srows_col(&w->untimed, w->in_untimed.tags[c]);
 	}
 	if (!w->have_thread) {
 		if (pthread_create(&w->thread, NULL, helper_main, w) != 0) {
@@ -1511,12 +1517,22 @@ sel_rollups(struct sel *q)
 	return rc;
 }
 
+/* Rollups and blocks are read in one read transaction, so that they
+ * come from the same commit of the store. */
 static int
 sel_run(struct sel *q)
 {
+	int own, rc;
+
 	if (q->lo > q->hi)
 		return 0;
-	return sel_rollups(q) == -1 || sel_blocks(q) == -1 ? -1 : 0;
+	if ((own = sqlite3_get_autocommit(q->s->db)) &&
+	    step_done(q->s, q->s->sb[SB_READ_BEGIN], q->err, "begin") == -1)
+		return -1;
+	rc = sel_rollups(q) == -1 || sel_blocks(q) == -1 ? -1 : 0;
+	if (own && step_done(q->s, q->s->sb[SB_READ_END], q->err, "end") == -1)
+		rc = -1;
+	return rc;
 }
 
 int

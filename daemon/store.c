@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "schema.h"
@@ -240,6 +241,8 @@ store_ckpt_main(void *arg)
 {
 	struct store_ckpt *c = arg;
 
+	/* Background work (on Linux the nice value is per thread). */
+	setpriority(PRIO_PROCESS, 0, 10);
 	pthread_mutex_lock(&c->mu);
 	for (;;) {
 		while (!c->want && !c->stop)

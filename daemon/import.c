@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "format.h"
 #include "hmap.h"
@@ -19,8 +20,14 @@
 #include "sha256.h"
 #include "util.h"
 
-/* Past this much cache memory the caches are dropped and refilled. */
-#define IMPORT_CACHE_MAX	(64u << 20)
+/* Past this much cache memory the caches are dropped and refilled, after
+ * an import and during one (a profile of millions of distinct stacks
+ * would otherwise cache them all): a cache only saves lookups. */
+#define IMPORT_CACHE_MAX	(48u << 20)
+/* Cache insertions between two checks of that. */
+#define IMPORT_CACHE_CHECK	4096
+/* The import thread's nice value (and its helpers'). */
+#define IMPORT_NICE		5
 
 enum cache {
 	C_STRING, C_METRIC, C_MAPPING, C_FUNCTION, C_FRAME, C_CALLSITE,
@@ -32,6 +39,8 @@ struct importer {
 	const struct limits *limits;
 	const atomic_int *stop;		/* set: give up imports from files */
 	struct hmap cache[C_COUNT];
+	unsigned puts;			/* since the last size check */
+	int niced;
 
 	/* Per import. */
 	int64_t profile_id;
@@ -141,18 +150,6 @@ importer_cache_bytes(const struct importer *im)
 	return n;
 }
 
-static int64_t
-intern_string(struct importer *im, struct mstr s, struct error *err)
-{
-	int64_t id;
-
-	if ((id = hmap_get(&im->cache[C_STRING], s.p, s.n)) != 0)
-		return id;
-	if ((id = store_string(im->store, s.p, s.n, err)) > 0)
-		hmap_put(&im->cache[C_STRING], s.p, s.n, id);
-	return id;
-}
-
 /* A cache hit is the store id; 0 is a miss. */
 static int64_t
 cache_get(struct importer *im, enum cache c, const void *key, size_t len)
@@ -164,9 +161,31 @@ static int64_t
 cache_put(struct importer *im, enum cache c, const void *key, size_t len,
     int64_t id)
 {
-	if (id > 0)
-		hmap_put(&im->cache[c], key, len, id);
+	const struct hmap *m = &im->cache[c];
+
+	if (id <= 0)
+		return id;
+	/* A map about to double counts twice its size (old and new). */
+	if (++im->puts >= IMPORT_CACHE_CHECK ||
+	    (m->cap > 4096 && (m->n + 1) * 4 > m->cap * 3)) {
+		im->puts = 0;
+		if (importer_cache_bytes(im) + 2 * m->cap *
+		    sizeof *m->slots > IMPORT_CACHE_MAX)
+			importer_caches_clear(im);
+	}
+	hmap_put(&im->cache[c], key, len, id);
 	return id;
+}
+
+static int64_t
+intern_string(struct importer *im, struct mstr s, struct error *err)
+{
+	int64_t id;
+
+	if ((id = hmap_get(&im->cache[C_STRING], s.p, s.n)) != 0)
+		return id;
+	return cache_put(im, C_STRING, s.p, s.n, store_string(im->store,
+	    s.p, s.n, err));
 }
 
 static int
@@ -574,6 +593,12 @@ importer_run(struct importer *im, const struct import_request *req,
 	int64_t scope_id, dup;
 
 	memset(res, 0, sizeof *res);
+	/* Imports take what CPU the event loop and the queries leave: on
+	 * Linux the nice value is the calling thread's. */
+	if (!im->niced) {
+		setpriority(PRIO_PROCESS, 0, IMPORT_NICE);
+		im->niced = 1;
+	}
 	if (req->fd < 0 && req->len > im->limits->max_body)
 		return error_set(err, ERR_TOO_LARGE, "the profile is %zu bytes "
 		    "(limit %zu)", req->len, im->limits->max_body);

@@ -14,7 +14,7 @@ enum sb_stmt {
 	SB_BLOCK_ADD, SB_BLOCK_FIX, SB_BLOCK_DATA, SB_BLOCKS_SCOPE,
 	SB_BLOCKS_PROFILE, SB_ROLLUP_GET, SB_ROLLUP_PUT, SB_ROLLUP_DEL,
 	SB_ROLLUPS, SB_ROLLUPS_SPAN, SB_PROFILE_TIME, SB_PROFILE_DELETE,
-	SB_LABEL_MATCH, SB_PUSH_LABEL_MATCH,
+	SB_LABEL_MATCH, SB_PUSH_LABEL_MATCH, SB_READ_BEGIN, SB_READ_END,
 	SB_COUNT
 };
 
@@ -27,6 +27,8 @@ struct store {
 	int raw_only;			/* reads ignore the rollups */
 	int64_t rollups_read;		/* windows, for tests */
 	size_t sample_rows;		/* writer's buffer, 0: default */
+	size_t rollup_max;		/* keys of a window, 0: default */
+	int64_t cs_fresh;		/* callsites above: this transaction's */
 	sqlite3_stmt **st;		/* store.c's, by its enum stmt */
 	sqlite3_stmt *sb[SB_COUNT];
 };

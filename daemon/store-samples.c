@@ -16,6 +16,7 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "hmap.h"
 #include "sblock.h"
@@ -25,9 +26,13 @@
 
 /* Rows buffered before they are sorted and merged; a block has at most
  * about this many. */
-#define SAMPLES_BUF_ROWS	(256u * 1024)
+#define SAMPLES_BUF_ROWS	(128u * 1024)
 /* Rollup rows held in memory by one import before they are written. */
-#define ROLLUP_MEM_ROWS		(1024u * 1024)
+#define ROLLUP_MEM_ROWS		(512u * 1024)
+/* A window with more (label set, callsite) keys than this gets no rollup
+ * (a marker row instead): its rows are read from the blocks, as fast as
+ * from such a rollup, and neither grows to the size of the blocks. */
+#define ROLLUP_MAX_ENTRIES	(200u * 1000)
 /* Values collected by a read before they are merged. */
 #define READ_MERGE_ROWS		(1024u * 1024)
 /* Buckets are seconds: no row is ever this far from 1970. */
@@ -53,16 +58,17 @@ static const struct {
 	[SB_BLOCKS_PROFILE] = { 0, "SELECT id, profile_id, bucket_min, "
 	    "bucket_max, metrics, data, scope_id FROM sample_block "
 	    "WHERE profile_id = ?1 ORDER BY id" },
-	[SB_ROLLUP_GET] = { 0, "SELECT id, data FROM rollup WHERE "
+	[SB_ROLLUP_GET] = { 0, "SELECT id, data, entries FROM rollup WHERE "
 	    "scope_id = ?1 AND span = ?2 AND start = ?3" },
 	[SB_ROLLUP_PUT] = { 1, "INSERT OR REPLACE INTO rollup (scope_id, "
 	    "span, start, entries, data) VALUES (?1, ?2, ?3, ?4, ?5)" },
 	[SB_ROLLUP_DEL] = { 1, "DELETE FROM rollup WHERE scope_id = ?1 AND "
 	    "span = ?2 AND start = ?3" },
-	[SB_ROLLUPS] = { 0, "SELECT id, start, data FROM rollup WHERE "
-	    "scope_id = ?1 AND span = ?2 AND start >= ?3 AND start <= ?4" },
-	[SB_ROLLUPS_SPAN] = { 0, "SELECT id, start, data FROM rollup "
-	    "WHERE span = ?1" },
+	[SB_ROLLUPS] = { 0, "SELECT id, start, data, entries FROM rollup "
+	    "WHERE scope_id = ?1 AND span = ?2 AND start >= ?3 AND "
+	    "start <= ?4" },
+	[SB_ROLLUPS_SPAN] = { 0, "SELECT id, start, data, entries, scope_id "
+	    "FROM rollup WHERE span = ?1" },
 	[SB_PROFILE_TIME] = { 0, "SELECT time_ns FROM profile WHERE id = ?1" },
 	[SB_PROFILE_DELETE] = { 1, "DELETE FROM profile WHERE id = ?1" },
 	[SB_LABEL_MATCH] = { 0, "SELECT DISTINCT l.labelset_id FROM label l "
@@ -72,6 +78,8 @@ static const struct {
 	    "CAST(l.num AS TEXT) = ?3))" },
 	[SB_PUSH_LABEL_MATCH] = { 0, "SELECT profile_id FROM profile_label "
 	    "WHERE key = ?1 AND value = ?2" },
+	[SB_READ_BEGIN] = { 0, "BEGIN" },
+	[SB_READ_END] = { 0, "COMMIT" },
 };
 
 int
@@ -118,6 +126,12 @@ void
 store_set_sample_buffer(struct store *s, size_t rows)
 {
 	s->sample_rows = rows;
+}
+
+void
+store_set_rollup_max(struct store *s, size_t entries)
+{
+	s->rollup_max = entries;
 }
 
 static int64_t
@@ -167,6 +181,7 @@ step_done(struct store *s, sqlite3_stmt *st, struct error *err,
 struct rwin {
 	int64_t span, start;
 	struct srows rows;
+	int overflow;			/* too many keys: no rollup */
 };
 
 struct racc {
@@ -174,7 +189,14 @@ struct racc {
 	size_t n;
 	struct hmap at;			/* (span, start) -> 1 + index */
 	size_t rows;
+	size_t max;			/* keys of a window: ROLLUP_MAX_ENTRIES */
 };
+
+static size_t
+rollup_max(const struct store *s)
+{
+	return s->rollup_max ? s->rollup_max : ROLLUP_MAX_ENTRIES;
+}
 
 static struct rwin *
 racc_win(struct racc *a, int64_t span, int64_t start)
@@ -196,11 +218,14 @@ racc_clear(struct racc *a)
 {
 	size_t i;
 
+	size_t max = a->max;
+
 	for (i = 0; i < a->n; i++)
 		srows_free(&a->w[i].rows);
 	free(a->w);
 	hmap_clear(&a->at);
 	memset(a, 0, sizeof *a);
+	a->max = max;
 }
 
 /* Add sorted rows (columns cols[] of r, whose tags are metric ids) to the
@@ -265,12 +290,18 @@ racc_add(struct racc *a, const struct srows *r, const size_t *cols,
 		for (i = 0; i < nd; i++) {
 			struct rwin *w = racc_win(a, spans[si], dl[i].start);
 
-			a->rows -= w->rows.n;
-			memset(&merged, 0, sizeof merged);
-			srows_merge(&merged, &w->rows, &dl[i].d, 1);
-			srows_free(&w->rows);
-			w->rows = merged;
-			a->rows += w->rows.n;
+			if (!w->overflow) {
+				a->rows -= w->rows.n;
+				memset(&merged, 0, sizeof merged);
+				srows_merge(&merged, &w->rows, &dl[i].d, 1);
+				srows_free(&w->rows);
+				w->rows = merged;
+				if (w->rows.n > a->max) {
+					w->overflow = 1;
+					srows_free(&w->rows);
+				}
+				a->rows += w->rows.n;
+			}
 			srows_free(&dl[i].d);
 		}
 		hmap_clear(&at);
@@ -291,24 +322,43 @@ rollup_keep(void *arg, const int64_t *v, size_t nc)
 	return 0;
 }
 
-/* Add delta (sign 1) or take it away (-1) from the stored window. */
+/* A rollup row that says "no rollup here, read the blocks". */
+static int
+rollup_mark(struct store *s, int64_t scope, int64_t span, int64_t start,
+    struct error *err)
+{
+	sqlite3_stmt *st = s->sb[SB_ROLLUP_PUT];
+
+	sqlite3_bind_int64(st, 1, scope);
+	sqlite3_bind_int64(st, 2, span);
+	sqlite3_bind_int64(st, 3, start);
+	sqlite3_bind_int64(st, 4, -1);
+	sqlite3_bind_zeroblob(st, 5, 0);
+	return step_done(s, st, err, "writing a rollup");
+}
+
+/* Add delta (sign 1) or take it away (-1) from the stored window; a
+ * window past ROLLUP_MAX_ENTRIES (or whose delta overflowed) becomes a
+ * marker, and stays one. */
 static int
 rollup_write(struct store *s, int64_t scope, int64_t span, int64_t start,
-    const struct srows *delta, int sign, struct error *err)
+    const struct srows *delta, int overflow, int sign, struct error *err)
 {
 	sqlite3_stmt *st = s->sb[SB_ROLLUP_GET];
 	struct srows cur = { 0 }, out = { 0 };
 	struct buf blob = { 0 };
 	size_t *cols = NULL, ncols = 0, i, c;
-	int rc, ret = -1;
+	int rc, ret = -1, marker = 0;
 
 	sqlite3_bind_int64(st, 1, scope);
 	sqlite3_bind_int64(st, 2, span);
 	sqlite3_bind_int64(st, 3, start);
 	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && sblock_decode(sqlite3_column_blob(st, 1),
-	    (size_t)sqlite3_column_bytes(st, 1), start, "rollup",
-	    sqlite3_column_int64(st, 0), &cur, err) == -1) {
+	if (rc == SQLITE_ROW && sqlite3_column_int64(st, 2) < 0)
+		marker = 1;
+	else if (rc == SQLITE_ROW && !overflow && sblock_decode(
+	    sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1),
+	    start, "rollup", sqlite3_column_int64(st, 0), &cur, err) == -1) {
 		sqlite3_reset(st);
 		goto out;
 	}
@@ -316,6 +366,14 @@ rollup_write(struct store *s, int64_t scope, int64_t span, int64_t start,
 	sqlite3_clear_bindings(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
 		store_fail(s, err, "reading a rollup");
+		goto out;
+	}
+	if (marker) {
+		ret = 0;
+		goto out;
+	}
+	if (overflow) {
+		ret = rollup_mark(s, scope, span, start, err);
 		goto out;
 	}
 	srows_merge(&out, &cur, delta, sign);
@@ -331,6 +389,10 @@ rollup_write(struct store *s, int64_t scope, int64_t span, int64_t start,
 				goto out;
 			}
 	srows_filter(&out, rollup_keep, &out);
+	if (out.n > rollup_max(s)) {
+		ret = rollup_mark(s, scope, span, start, err);
+		goto out;
+	}
 	/* Metrics no row has any more are left out. */
 	cols = xcalloc(out.ncols ? out.ncols : 1, sizeof *cols);
 	for (c = 0; c < out.ncols; c++) {
@@ -380,7 +442,7 @@ racc_flush(struct store *s, int64_t scope, struct racc *a, int sign,
 
 	for (i = 0; i < a->n && rc == 0; i++)
 		rc = rollup_write(s, scope, a->w[i].span, a->w[i].start,
-		    &a->w[i].rows, sign, err);
+		    &a->w[i].rows, a->w[i].overflow, sign, err);
 	racc_clear(a);
 	return rc;
 }
@@ -435,6 +497,7 @@ store_samples_begin(struct store *s, int64_t profile_id, int64_t scope_id)
 	w->profile = profile_id;
 	w->scope = scope_id;
 	w->limit = s->sample_rows ? s->sample_rows : SAMPLES_BUF_ROWS;
+	w->racc.max = rollup_max(s);
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
 	return w;
@@ -642,6 +705,8 @@ helper_main(void *arg)
 {
 	struct store_samples *w = arg;
 
+	/* Background work, as the import it helps (Linux: per thread). */
+	setpriority(PRIO_PROCESS, 0, getpriority(PRIO_PROCESS, 0) + 1);
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
 		while (!w->busy && !w->stop)
@@ -702,6 +767,7 @@ static int
 samples_handover(struct store_samples *w, struct error *err)
 {
 	struct srows t;
+	size_t c;
 
 	helper_wait(w);
 	if (write_out(w, err) == -1)
@@ -715,9 +781,9 @@ samples_handover(struct store_samples *w, struct error *err)
 	/* The empty buffers get the columns of the full ones. */
 	srows_reset(&w->timed);
 	srows_reset(&w->untimed);
-	for (t.ncols = 0; t.ncols < w->in_timed.ncols; t.ncols++) {
-		srows_col(&w->timed, w->in_timed.tags[t.ncols]);
-		srows_col(&w->untimed, w->in_untimed.tags[t.ncols]);
+	for (c = 0; c < w->in_timed.ncols; c++) {
+		srows_col(&w->timed, w->in_timed.tags[c]);
+		srows_col(&w->untimed, w->in_untimed.tags[c]);
 	}
 	if (!w->have_thread) {
 		if (pthread_create(&w->thread, NULL, helper_main, w) != 0) {
@@ -852,6 +918,7 @@ profile_roll(struct store *s, int64_t profile, int sign, struct error *err)
 	int64_t scope = 0;
 	int rc;
 
+	a.max = rollup_max(s);
 	sqlite3_bind_int64(st, 1, profile);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		scope = sqlite3_column_int64(st, 6);
@@ -904,6 +971,41 @@ store_profile_delete(struct store *s, int64_t profile_id, struct error *err)
 	return step_done(s, st, err, "deleting a profile");
 }
 
+/* The keys of the rows of a scope's blocks in [lo, hi]. */
+static int
+referenced_blocks(struct store *s, int64_t scope, int64_t lo, int64_t hi,
+    void (*cb)(void *, int64_t, int64_t), void *arg, struct error *err)
+{
+	sqlite3_stmt *st;
+	struct sblock_dec d;
+	int rc, r = 0;
+
+	/* A statement of its own: SB_BLOCKS_SCOPE may be stepping. */
+	if (sqlite3_prepare_v2(s->db, sb_sql[SB_BLOCKS_SCOPE].sql, -1, &st,
+	    NULL) != SQLITE_OK)
+		return store_fail(s, err, "reading sample values");
+	memset(&d, 0, sizeof d);
+	sqlite3_bind_int64(st, 1, scope);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
+	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if ((r = sblock_dec_open(&d, sqlite3_column_blob(st, 5),
+		    (size_t)sqlite3_column_bytes(st, 5),
+		    sqlite3_column_int64(st, 2), "sample block",
+		    sqlite3_column_int64(st, 0), err)) == -1)
+			break;
+		while ((r = sblock_dec_next(&d, err)) == 1)
+			if (d.bucket >= lo && d.bucket <= hi)
+				cb(arg, d.cs, d.ls);
+	}
+	sblock_dec_free(&d);
+	sqlite3_finalize(st);
+	if (r == -1)
+		return -1;
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 :
+	    store_fail(s, err, "reading sample values");
+}
+
 int
 store_referenced(struct store *s,
     void (*cb)(void *, int64_t callsite_id, int64_t labelset_id), void *arg,
@@ -911,15 +1013,22 @@ store_referenced(struct store *s,
 {
 	sqlite3_stmt *st = s->sb[SB_ROLLUPS_SPAN];
 	struct sblock_dec d;
+	int64_t day = spans[NSPANS - 1], start;
 	int rc, r = 0;
 
 	memset(&d, 0, sizeof d);
-	/* Every row is in exactly one window of the largest span. */
-	sqlite3_bind_int64(st, 1, spans[NSPANS - 1]);
+	/* Every row is in exactly one window of the largest span; windows
+	 * without a rollup are read from the blocks. */
+	sqlite3_bind_int64(st, 1, day);
 	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		start = sqlite3_column_int64(st, 1);
+		if (sqlite3_column_int64(st, 3) < 0) {
+			r = referenced_blocks(s, sqlite3_column_int64(st, 4),
+			    start, start + day - 1, cb, arg, err);
+			continue;
+		}
 		if (sblock_dec_open(&d, sqlite3_column_blob(st, 2),
-		    (size_t)sqlite3_column_bytes(st, 2),
-		    sqlite3_column_int64(st, 1), "rollup",
+		    (size_t)sqlite3_column_bytes(st, 2), start, "rollup",
 		    sqlite3_column_int64(st, 0), err) == -1) {
 			r = -1;
 			break;
@@ -932,7 +1041,8 @@ store_referenced(struct store *s,
 	sblock_dec_free(&d);
 	if (r == -1)
 		return -1;
-	return rc == SQLITE_DONE ? 0 : store_fail(s, err, "reading rollups");
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 :
+	    store_fail(s, err, "reading rollups");
 }
 
 /* ---- reading ---- */
@@ -957,6 +1067,10 @@ struct sel {
 	int64_t last_ls;
 	int last_ok;
 	struct hmap profiles;		/* with a selected row */
+	struct hole {
+		int64_t scope, lo, hi;
+	} *holes;			/* windows without a rollup, in H */
+	size_t nholes;
 	struct sblock_dec dec;
 	struct kv *kv;			/* SEL_VALUES: (callsite, value) */
 	size_t nkv, capkv;
@@ -1076,6 +1190,7 @@ sel_clear(struct sel *q)
 	free(q->pmatch);
 	free(q->pbits);
 	free(q->scopes);
+	free(q->holes);
 	hmap_clear(&q->scopeset);
 	hmap_clear(&q->profiles);
 	sblock_dec_free(&q->dec);
@@ -1164,10 +1279,25 @@ has_metric(const void *p, size_t n, int64_t metric)
 	return 0;
 }
 
-/* The current row of a block statement: (id, profile, bucket_min,
- * bucket_max, metrics, data). */
+/* Whether the rollups answer bucket b, or all of [lo, hi], of a scope. */
 static int
-sel_block(struct sel *q, sqlite3_stmt *st)
+sel_rolled(const struct sel *q, int64_t scope, int64_t lo, int64_t hi)
+{
+	size_t i;
+
+	if (!q->rollups || lo < q->hlo || hi > q->hhi)
+		return 0;
+	for (i = 0; i < q->nholes; i++)
+		if (q->holes[i].scope == scope && lo <= q->holes[i].hi &&
+		    hi >= q->holes[i].lo)
+			return 0;
+	return 1;
+}
+
+/* The current row of a block statement: (id, profile, bucket_min,
+ * bucket_max, metrics, data), of a scope (0: rollups are not used). */
+static int
+sel_block(struct sel *q, sqlite3_stmt *st, int64_t scope)
 {
 	struct sblock_dec *d = &q->dec;
 	int64_t id = sqlite3_column_int64(st, 0);
@@ -1184,7 +1314,7 @@ sel_block(struct sel *q, sqlite3_stmt *st)
 	    (size_t)sqlite3_column_bytes(st, 4), q->metric))
 		return 0;
 	/* Rows the rollups answer: the profile counts, nothing to read. */
-	if (q->rollups && bmin >= q->hlo && bmax <= q->hhi) {
+	if (sel_rolled(q, scope, bmin, bmax)) {
 		sel_profile(q, profile);
 		return 0;
 	}
@@ -1215,7 +1345,7 @@ sel_block(struct sel *q, sqlite3_stmt *st)
 			sel_profile(q, profile);
 			marked = 1;
 		}
-		if (q->rollups && b >= q->hlo && b <= q->hhi)
+		if (sel_rolled(q, scope, b, b))
 			continue;
 		if (col >= 0) {
 			sel_value(q, q->metric, d->ls, d->cs, b, d->v[col]);
@@ -1251,7 +1381,7 @@ sel_blocks(struct sel *q)
 
 				if (hmap_get(&q->scopeset, &scope,
 				    sizeof scope))
-					r = sel_block(q, st);
+					r = sel_block(q, st, 0);
 			}
 			sqlite3_reset(st);
 			if (r == 0 && rc != SQLITE_DONE)
@@ -1265,7 +1395,7 @@ sel_blocks(struct sel *q)
 			sqlite3_bind_int64(st, 2, q->lo);
 			sqlite3_bind_int64(st, 3, q->hi);
 			while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW)
-				r = sel_block(q, st);
+				r = sel_block(q, st, q->scopes[i]);
 			sqlite3_reset(st);
 			if (r == 0 && rc != SQLITE_DONE)
 				break;
@@ -1277,10 +1407,11 @@ sel_blocks(struct sel *q)
 	    "reading sample values");
 }
 
-/* The rollup windows of a span with start in [from, to]. */
+/* The rollup windows of a span with start in [from, to]; the starts of
+ * those without a rollup are added to marked. */
 static int
 sel_windows(struct sel *q, int64_t scope, int64_t span, int64_t from,
-    int64_t to)
+    int64_t to, int64_t **marked, size_t *nmarked)
 {
 	sqlite3_stmt *st = q->s->sb[SB_ROLLUPS];
 	struct sblock_dec *d = &q->dec;
@@ -1296,6 +1427,12 @@ sel_windows(struct sel *q, int64_t scope, int64_t span, int64_t from,
 	sqlite3_bind_int64(st, 4, to);
 	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		start = sqlite3_column_int64(st, 1);
+		if (sqlite3_column_int64(st, 3) < 0) {
+			*marked = xreallocarray(*marked, *nmarked + 1,
+			    sizeof **marked);
+			(*marked)[(*nmarked)++] = start;
+			continue;
+		}
 		if ((r = sblock_dec_open(d, sqlite3_column_blob(st, 2),
 		    (size_t)sqlite3_column_bytes(st, 2), start, "rollup",
 		    sqlite3_column_int64(st, 0), q->err)) == -1)
@@ -1344,34 +1481,58 @@ static int
 sel_rollups(struct sel *q)
 {
 	int64_t hour = spans[0], day = spans[NSPANS - 1];
-	size_t i;
+	int64_t *days = NULL, *hours = NULL, sc;
+	size_t i, k, nd, nh;
+	int rc = 0;
 
 	if (!q->rollups)
 		return 0;
-	for (i = 0; i < q->nscopes; i++) {
-		if (q->dlo > q->dhi) {
-			if (sel_windows(q, q->scopes[i], hour, q->hlo,
-			    q->hhi - hour + 1) == -1)
-				return -1;
-			continue;
+	for (i = 0; i < q->nscopes && rc == 0; i++) {
+		sc = q->scopes[i];
+		nd = nh = 0;
+		if (q->dlo > q->dhi)
+			rc = sel_windows(q, sc, hour, q->hlo, q->hhi - hour + 1,
+			    &hours, &nh);
+		else if ((rc = sel_windows(q, sc, day, q->dlo,
+		    q->dhi - day + 1, &days, &nd)) == 0 &&
+		    (rc = sel_windows(q, sc, hour, q->hlo, q->dlo - hour,
+		    &hours, &nh)) == 0)
+			rc = sel_windows(q, sc, hour, q->dhi + 1,
+			    q->hhi - hour + 1, &hours, &nh);
+		/* Days without a rollup: their hours. */
+		for (k = 0; k < nd && rc == 0; k++)
+			rc = sel_windows(q, sc, hour, days[k],
+			    days[k] + day - hour, &hours, &nh);
+		/* Hours without one: the blocks. */
+		for (k = 0; k < nh; k++) {
+			q->holes = xreallocarray(q->holes, q->nholes + 1,
+			    sizeof *q->holes);
+			q->holes[q->nholes].scope = sc;
+			q->holes[q->nholes].lo = hours[k];
+			q->holes[q->nholes++].hi = hours[k] + hour - 1;
 		}
-		if (sel_windows(q, q->scopes[i], day, q->dlo,
-		    q->dhi - day + 1) == -1 ||
-		    sel_windows(q, q->scopes[i], hour, q->hlo,
-		    q->dlo - hour) == -1 ||
-		    sel_windows(q, q->scopes[i], hour, q->dhi + 1,
-		    q->hhi - hour + 1) == -1)
-			return -1;
 	}
-	return 0;
+	free(days);
+	free(hours);
+	return rc;
 }
 
+/* Rollups and blocks are read in one read transaction, so that they
+ * come from the same commit of the store. */
 static int
 sel_run(struct sel *q)
 {
+	int own, rc;
+
 	if (q->lo > q->hi)
 		return 0;
-	return sel_rollups(q) == -1 || sel_blocks(q) == -1 ? -1 : 0;
+	if ((own = sqlite3_get_autocommit(q->s->db)) &&
+	    step_done(q->s, q->s->sb[SB_READ_BEGIN], q->err, "begin") == -1)
+		return -1;
+	rc = sel_rollups(q) == -1 || sel_blocks(q) == -1 ? -1 : 0;
+	if (own && step_done(q->s, q->s->sb[SB_READ_END], q->err, "end") == -1)
+		rc = -1;
+	return rc;
 }
 
 int

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "schema.h"
@@ -20,7 +21,7 @@ enum stmt {
 	S_MAPPING_GET, S_MAPPING_ADD,
 	S_FUNCTION_GET, S_FUNCTION_ADD,
 	S_FRAME_GET, S_FRAME_ADD,
-	S_CALLSITE_GET, S_CALLSITE_ADD,
+	S_CALLSITE_GET, S_CALLSITE_ADD, S_CALLSITE_TRY, S_CALLSITE_MAX,
 	S_LABELSET_GET, S_LABELSET_ADD, S_LABEL_ADD,
 	S_SCOPE_GET, S_SCOPE_ADD,
 	S_PROFILE_FIND, S_PROFILE_ADD, S_PROFILE_FINISH, S_PROFILE_HASH,
@@ -64,6 +65,9 @@ static const struct {
 	    "ifnull(parent_id, 0) = ?1 AND frame_id = ?2" },
 	[S_CALLSITE_ADD] = { 1, "INSERT INTO callsite (parent_id, frame_id, "
 	    "depth) VALUES (nullif(?1, 0), ?2, ?3)" },
+	[S_CALLSITE_TRY] = { 1, "INSERT INTO callsite (parent_id, frame_id, "
+	    "depth) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING" },
+	[S_CALLSITE_MAX] = { 1, "SELECT ifnull(max(id), 0) FROM callsite" },
 	[S_LABELSET_GET] = { 1, "SELECT id FROM labelset WHERE canon = ?1" },
 	[S_LABELSET_ADD] = { 1, "INSERT INTO labelset (canon) VALUES (?1)" },
 	[S_LABEL_ADD] = { 1, "INSERT INTO label (labelset_id, key_id, str_id, "
@@ -237,6 +241,8 @@ store_ckpt_main(void *arg)
 {
 	struct store_ckpt *c = arg;
 
+	/* Background work (on Linux the nice value is per thread). */
+	setpriority(PRIO_PROCESS, 0, 10);
 	pthread_mutex_lock(&c->mu);
 	for (;;) {
 		while (!c->want && !c->stop)
@@ -323,12 +329,22 @@ store_ckpt_stop(struct store *s)
 	    NULL, NULL);
 }
 
+/* Before the first connection: no global memory statistics (a mutex on
+ * every allocation SQLite makes). */
+static void
+store_init_once(void)
+{
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 struct store *
 store_open(const char *path, int readonly, struct error *err)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct store *s = xcalloc(1, sizeof *s);
 	int flags, i;
 
+	pthread_once(&once, store_init_once);
 	flags = readonly ? SQLITE_OPEN_READONLY :
 	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	flags |= SQLITE_OPEN_NOMUTEX;
@@ -434,7 +450,15 @@ store_step_insert(struct store *s, sqlite3_stmt *st, struct error *err,
 int
 store_begin(struct store *s, struct error *err)
 {
-	return store_step_id(s, s->st[S_BEGIN], err, "begin") == -1 ? -1 : 0;
+	if (store_step_id(s, s->st[S_BEGIN], err, "begin") == -1)
+		return -1;
+	/* Callsites above this one are new: see store_callsite. */
+	if ((s->cs_fresh = store_step_id(s, s->st[S_CALLSITE_MAX], err,
+	    "callsite count")) == -1) {
+		store_rollback(s);
+		return -1;
+	}
+	return 0;
 }
 
 int
@@ -555,9 +579,23 @@ int64_t
 store_callsite(struct store *s, int64_t parent_id, int64_t frame_id,
     int64_t depth, struct error *err)
 {
-	sqlite3_stmt *st = s->st[S_CALLSITE_GET];
+	sqlite3_stmt *st;
 	int64_t id;
 
+	/* Under a callsite made in this transaction, most callsites asked
+	 * for are new (a large profile adds whole subtrees): insert first,
+	 * look up only if it was there. */
+	if (parent_id > s->cs_fresh) {
+		st = s->st[S_CALLSITE_TRY];
+		sqlite3_bind_int64(st, 1, parent_id);
+		sqlite3_bind_int64(st, 2, frame_id);
+		sqlite3_bind_int64(st, 3, depth);
+		if (store_step_id(s, st, err, "callsite insert") == -1)
+			return -1;
+		if (sqlite3_changes(s->db) > 0)
+			return sqlite3_last_insert_rowid(s->db);
+	}
+	st = s->st[S_CALLSITE_GET];
 	sqlite3_bind_int64(st, 1, parent_id);
 	sqlite3_bind_int64(st, 2, frame_id);
 	if ((id = store_step_id(s, st, err, "callsite lookup")) != 0)

@@ -156,6 +156,9 @@ int64_t store_rollups_read(const struct store *);
 /* Rows a sample writer buffers (0: the default); tests make it small to
  * get many blocks per profile. */
 void store_set_sample_buffer(struct store *, size_t rows);
+/* Keys a rollup window may have before it is left to the blocks (0: the
+ * default); tests make it small. */
+void store_set_rollup_max(struct store *, size_t entries);
 
 /* ---- reading ---- */
 

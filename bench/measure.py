@@ -214,10 +214,21 @@ class Daemon:
         return secs, sum(got)
 
     def query(self, sql):
-        st, body = http_call(self.sock, "POST", "/v1/query", sql.encode())
+        st, body = http_call(self.sock, "POST", "/v1/query?timeout_ms=60000",
+                             sql.encode(), timeout=90)
         if st != 200:
             raise CaseError("query %r: %d %s" % (sql, st, body[:300]))
         return json.loads(body)["rows"]
+
+    def stacks(self, scope):
+        """Distinct stacks of a scope, for the notes; None if the query
+        fails (it is not what is measured)."""
+        try:
+            return self.query("SELECT count(DISTINCT callsite_id) FROM "
+                              "samples WHERE scope = '%s'" % scope)[0][0]
+        except (CaseError, OSError) as e:
+            log("distinct stacks of %s: %s" % (scope, e))
+            return None
 
 
 # ---------------------------------------------------------------------------
@@ -388,10 +399,8 @@ class Harness:
                 t, samples = d.push([path], tag, timeout=timeout)
                 times.append(t)
                 rss.append(d.hwm_kib() / 1024)
-                if i == 0:
-                    self.meta[tag + ".stacks"] = d.query(
-                        "SELECT count(DISTINCT callsite_id) FROM samples "
-                        "WHERE scope = '%s'" % tag)[0][0]
+                if i == 0 and tag == "large":
+                    self.meta[tag + ".stacks"] = d.stacks(tag)
                 d.stop()
             except Timeout:
                 rss.append(d.hwm_kib() / 1024)
@@ -527,9 +536,7 @@ class Harness:
             d.stop()
             st["size"][n] = d.store_bytes()
             d.start()
-            self.meta["series.stacks.%d" % n] = d.query(
-                "SELECT count(DISTINCT callsite_id) FROM samples "
-                "WHERE scope = 'series' AND metric = 'cpu'")[0][0]
+            self.meta["series.stacks.%d" % n] = d.stacks("series")
         return st
 
     def series_queries(self, n):
@@ -731,7 +738,7 @@ class Harness:
                 mb(os.path.getsize(self.large)), mb(self.size(self.large)),
                 ", %d samples stored, %d distinct stacks" % (
                     large["samples"], self.meta["large.stacks"])
-                if large and "large.stacks" in self.meta else ""))
+                if large and self.meta.get("large.stacks") else ""))
         gz = [os.path.getsize(f) for f in self.series]
         lines.append(
             "series: %d CPU profiles of one continuing program, %s–%s "
@@ -741,7 +748,7 @@ class Harness:
                 "".join(", %d distinct stacks in the first %d" % (
                     self.meta[k], int(k.split(".")[-1]))
                     for k in sorted(self.meta, key=lambda k: (len(k), k))
-                    if k.startswith("series.stacks."))))
+                    if k.startswith("series.stacks.") and self.meta[k])))
         heap = self.memo.get("heap")
         lines.append("heap profile `heap-big.pb.gz`: %s gzipped, %s "
                      "inflated%s" % (

@@ -220,6 +220,12 @@ class Daemon:
             raise CaseError("query %r: %d %s" % (sql, st, body[:300]))
         return json.loads(body)["rows"]
 
+    def route(self, name):
+        """(calls, ms) of a route so far, as /v1/health counts them."""
+        st, body = http_call(self.sock, "GET", "/v1/health")
+        r = json.loads(body)["routes"].get(name, {})
+        return r.get("calls", 0), r.get("ms_total", 0.0)
+
     def stacks(self, scope):
         """Distinct stacks of a scope, for the notes; None if the query
         fails (it is not what is measured)."""
@@ -550,24 +556,43 @@ class Harness:
                 run([self.profctl] + cmd, self.a.timeout, out)  # warm-up
                 if os.path.getsize(out) == 0:
                     raise CaseError("profctl %s printed nothing" % q)
+                before = d.route("GET /v1/" + q)
                 res[q] = [run([self.profctl] + cmd, self.a.timeout)[0]
                           for _ in range(self.runs)]
+                after = d.route("GET /v1/" + q)
+                res["daemon-" + q] = (after[1] - before[1]) / 1e3 / max(
+                    1, after[0] - before[0])
                 args = [pflag, "-symbolize=none"] + files
                 self.pprof_run(args)  # warm-up
                 res["pprof-" + q] = self.pprof_runs(args, self.runs)["times"]
             return res
         return self.once("queries.%d" % n, measure)
 
+    @staticmethod
+    def fmt_s(v):
+        return Fig([], "s").fmt(v)
+
+    def startup(self):
+        """profctl --version: the client's own start-up, a floor under
+        every profctl figure."""
+        return self.once("startup", lambda: Fig(
+            [run([self.profctl, "--version"])[0] for _ in range(self.runs)],
+            "s"))
+
     def case_query(self):
         n = self.nsmall
         res = self.series_queries(n)
+        up = self.startup()
         for q in ("top", "tree"):
             pd, pp = Fig(res[q], "s"), Fig(res["pprof-" + q], "s")
             ratio = pp.med / pd.med
             self.add(Row("query", "query." + q,
                          "%s over %d profiles" % (q, n), pd, pp,
                          faster(ratio), "≥ 20× faster, < 50 ms",
-                         ratio >= 20 and pd.med < 0.05))
+                         ratio >= 20 and pd.med < 0.05,
+                         note="of which profd answering GET /v1/%s: %s "
+                         "(mean, its own count); profctl --version alone: "
+                         "%s" % (q, up.fmt(res["daemon-" + q]), up)))
 
     def case_growth(self):
         s, l = self.nsmall, self.nlarge
@@ -580,10 +605,15 @@ class Harness:
             self.add(Row("growth", "growth." + q,
                          "%s time, %d vs %d profiles" % (q, l, s), pd, pp,
                          "—", "≤ 2×", pd.med <= 2,
-                         note="profd %s → %s, pprof %s → %s" % tuple(
-                             Fig([], "s").fmt(statistics.median(x[k]))
-                             for k in (q, "pprof-" + q)
-                             for x in (small, large))))
+                         note="profd %s → %s (answering GET /v1/%s: %s → "
+                         "%s), pprof %s → %s" % (
+                             self.fmt_s(statistics.median(small[q])),
+                             self.fmt_s(statistics.median(large[q])), q,
+                             self.fmt_s(small["daemon-" + q]),
+                             self.fmt_s(large["daemon-" + q]),
+                             self.fmt_s(statistics.median(small["pprof-" + q])),
+                             self.fmt_s(statistics.median(
+                                 large["pprof-" + q])))))
 
     def case_storage(self):
         s, l = self.nsmall, self.nlarge

@@ -214,10 +214,27 @@ class Daemon:
         return secs, sum(got)
 
     def query(self, sql):
-        st, body = http_call(self.sock, "POST", "/v1/query", sql.encode())
+        st, body = http_call(self.sock, "POST", "/v1/query?timeout_ms=60000",
+                             sql.encode(), timeout=90)
         if st != 200:
             raise CaseError("query %r: %d %s" % (sql, st, body[:300]))
         return json.loads(body)["rows"]
+
+    def route(self, name):
+        """(calls, ms) of a route so far, as /v1/health counts them."""
+        st, body = http_call(self.sock, "GET", "/v1/health")
+        r = json.loads(body)["routes"].get(name, {})
+        return r.get("calls", 0), r.get("ms_total", 0.0)
+
+    def stacks(self, scope):
+        """Distinct stacks of a scope, for the notes; None if the query
+        fails (it is not what is measured)."""
+        try:
+            return self.query("SELECT count(DISTINCT callsite_id) FROM "
+                              "samples WHERE scope = '%s'" % scope)[0][0]
+        except (CaseError, OSError) as e:
+            log("distinct stacks of %s: %s" % (scope, e))
+            return None
 
 
 # ---------------------------------------------------------------------------
@@ -388,10 +405,8 @@ class Harness:
                 t, samples = d.push([path], tag, timeout=timeout)
                 times.append(t)
                 rss.append(d.hwm_kib() / 1024)
-                if i == 0:
-                    self.meta[tag + ".stacks"] = d.query(
-                        "SELECT count(DISTINCT callsite_id) FROM samples "
-                        "WHERE scope = '%s'" % tag)[0][0]
+                if i == 0 and tag == "large":
+                    self.meta[tag + ".stacks"] = d.stacks(tag)
                 d.stop()
             except Timeout:
                 rss.append(d.hwm_kib() / 1024)
@@ -527,9 +542,7 @@ class Harness:
             d.stop()
             st["size"][n] = d.store_bytes()
             d.start()
-            self.meta["series.stacks.%d" % n] = d.query(
-                "SELECT count(DISTINCT callsite_id) FROM samples "
-                "WHERE scope = 'series' AND metric = 'cpu'")[0][0]
+            self.meta["series.stacks.%d" % n] = d.stacks("series")
         return st
 
     def series_queries(self, n):
@@ -543,24 +556,43 @@ class Harness:
                 run([self.profctl] + cmd, self.a.timeout, out)  # warm-up
                 if os.path.getsize(out) == 0:
                     raise CaseError("profctl %s printed nothing" % q)
+                before = d.route("GET /v1/" + q)
                 res[q] = [run([self.profctl] + cmd, self.a.timeout)[0]
                           for _ in range(self.runs)]
+                after = d.route("GET /v1/" + q)
+                res["daemon-" + q] = (after[1] - before[1]) / 1e3 / max(
+                    1, after[0] - before[0])
                 args = [pflag, "-symbolize=none"] + files
                 self.pprof_run(args)  # warm-up
                 res["pprof-" + q] = self.pprof_runs(args, self.runs)["times"]
             return res
         return self.once("queries.%d" % n, measure)
 
+    @staticmethod
+    def fmt_s(v):
+        return Fig([], "s").fmt(v)
+
+    def startup(self):
+        """profctl --version: the client's own start-up, a floor under
+        every profctl figure."""
+        return self.once("startup", lambda: Fig(
+            [run([self.profctl, "--version"])[0] for _ in range(self.runs)],
+            "s"))
+
     def case_query(self):
         n = self.nsmall
         res = self.series_queries(n)
+        up = self.startup()
         for q in ("top", "tree"):
             pd, pp = Fig(res[q], "s"), Fig(res["pprof-" + q], "s")
             ratio = pp.med / pd.med
             self.add(Row("query", "query." + q,
                          "%s over %d profiles" % (q, n), pd, pp,
                          faster(ratio), "≥ 20× faster, < 50 ms",
-                         ratio >= 20 and pd.med < 0.05))
+                         ratio >= 20 and pd.med < 0.05,
+                         note="of which profd answering GET /v1/%s: %s "
+                         "(mean, its own count); profctl --version alone: "
+                         "%s" % (q, up.fmt(res["daemon-" + q]), up)))
 
     def case_growth(self):
         s, l = self.nsmall, self.nlarge
@@ -573,10 +605,15 @@ class Harness:
             self.add(Row("growth", "growth." + q,
                          "%s time, %d vs %d profiles" % (q, l, s), pd, pp,
                          "—", "≤ 2×", pd.med <= 2,
-                         note="profd %s → %s, pprof %s → %s" % tuple(
-                             Fig([], "s").fmt(statistics.median(x[k]))
-                             for k in (q, "pprof-" + q)
-                             for x in (small, large))))
+                         note="profd %s → %s (answering GET /v1/%s: %s → "
+                         "%s), pprof %s → %s" % (
+                             self.fmt_s(statistics.median(small[q])),
+                             self.fmt_s(statistics.median(large[q])), q,
+                             self.fmt_s(small["daemon-" + q]),
+                             self.fmt_s(large["daemon-" + q]),
+                             self.fmt_s(statistics.median(small["pprof-" + q])),
+                             self.fmt_s(statistics.median(
+                                 large["pprof-" + q])))))
 
     def case_storage(self):
         s, l = self.nsmall, self.nlarge
@@ -731,7 +768,7 @@ class Harness:
                 mb(os.path.getsize(self.large)), mb(self.size(self.large)),
                 ", %d samples stored, %d distinct stacks" % (
                     large["samples"], self.meta["large.stacks"])
-                if large and "large.stacks" in self.meta else ""))
+                if large and self.meta.get("large.stacks") else ""))
         gz = [os.path.getsize(f) for f in self.series]
         lines.append(
             "series: %d CPU profiles of one continuing program, %s–%s "
@@ -741,7 +778,7 @@ class Harness:
                 "".join(", %d distinct stacks in the first %d" % (
                     self.meta[k], int(k.split(".")[-1]))
                     for k in sorted(self.meta, key=lambda k: (len(k), k))
-                    if k.startswith("series.stacks."))))
+                    if k.startswith("series.stacks.") and self.meta[k])))
         heap = self.memo.get("heap")
         lines.append("heap profile `heap-big.pb.gz`: %s gzipped, %s "
                      "inflated%s" % (

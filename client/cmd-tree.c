@@ -6,6 +6,9 @@
 
 #include "profctl.h"
 
+/* The default --min-fraction of the text tree (pprof's nodefraction). */
+#define CMD_TREE_TEXT_FRACTION	"0.005"
+
 static int	cmd_tree_exec(struct client *, int, char **);
 
 const struct cmd_entry cmd_tree_entry = {
@@ -86,6 +89,10 @@ cmd_tree_exec(struct client *c, int argc, char **argv)
 	if (rc == -1) {
 		url = xstrdup("/v1/tree");
 		selection_query(&sel, &url);
+		/* The text tree is for reading: like pprof -tree it leaves
+		 * out what is under 0.5% unless told otherwise. */
+		if (a.frac == NULL && !a.json && !a.folded)
+			a.frac = CMD_TREE_TEXT_FRACTION;
 		if (a.frac != NULL)
 			http_query_add(&url, "min_fraction", a.frac);
 		if (a.folded)

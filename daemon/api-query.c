@@ -11,6 +11,7 @@
 #include <event2/buffer.h>
 
 #include "api.h"
+#include "jsonw.h"
 #include "routes.h"
 #include "server.h"
 #include "store-sql.h"
@@ -44,120 +45,18 @@ query_req_free(void *arg)
 }
 
 static void
-out_str(struct buf *b, const char *s)
-{
-	buf_add(b, s, strlen(s));
-}
-
-/* Length of the valid UTF-8 sequence at p (at most n bytes), 0 if none. */
-static size_t
-utf8_len(const unsigned char *p, size_t n)
-{
-	uint32_t c;
-	size_t len, i;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		len = 2, c = p[0] & 0x1f;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		len = 3, c = p[0] & 0x0f;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		len = 4, c = p[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (p[i] & 0x3f);
-	}
-	if ((len == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) ||
-	    (len == 4 && (c < 0x10000 || c > 0x10ffff)))
-		return 0;
-	return len;
-}
-
-/* A JSON string; bytes that are not UTF-8 become U+FFFD. */
-static void
-out_json_str(struct buf *b, const void *v, size_t n)
-{
-	const unsigned char *p = v, *end = p + n;
-	char esc[8];
-	size_t len;
-
-	buf_add(b, "\"", 1);
-	while (p < end) {
-		if (*p == '"' || *p == '\\') {
-			esc[0] = '\\';
-			esc[1] = (char)*p;
-			buf_add(b, esc, 2);
-			p++;
-		} else if (*p < 0x20) {
-			snprintf(esc, sizeof esc, "\\u%04x", *p);
-			buf_add(b, esc, 6);
-			p++;
-		} else if ((len = utf8_len(p, (size_t)(end - p))) == 0) {
-			buf_add(b, "\xef\xbf\xbd", 3);
-			p++;
-		} else {
-			buf_add(b, p, len);
-			p += len;
-		}
-	}
-	buf_add(b, "\"", 1);
-}
-
-/* The shortest form that reads back as the same double. */
-static void
-out_real(struct buf *b, double d)
-{
-	char s[40];
-
-	if (!isfinite(d)) {
-		out_str(b, "null");
-		return;
-	}
-	snprintf(s, sizeof s, "%.15g", d);
-	if (strtod(s, NULL) != d)
-		snprintf(s, sizeof s, "%.17g", d);
-	/* Keep a real a real for clients that tell 1 from 1.0. */
-	if (strpbrk(s, ".eEn") == NULL)
-		strcat(s, ".0");
-	out_str(b, s);
-}
-
-static void
-out_hex(struct buf *b, const void *v, size_t n)
-{
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *p = v;
-	char pair[2];
-	size_t i;
-
-	buf_add(b, "\"", 1);
-	for (i = 0; i < n; i++) {
-		pair[0] = hex[p[i] >> 4];
-		pair[1] = hex[p[i] & 0xf];
-		buf_add(b, pair, 2);
-	}
-	buf_add(b, "\"", 1);
-}
-
-static void
 query_columns_cb(void *arg, const char *const *names, size_t n)
 {
 	struct query_req *q = arg;
 	size_t i;
 
-	out_str(&q->out, "{\"columns\":[");
+	jsonw_raw(&q->out, "{\"columns\":[");
 	for (i = 0; i < n; i++) {
 		if (i > 0)
-			out_str(&q->out, ",");
-		out_json_str(&q->out, names[i], strlen(names[i]));
+			jsonw_raw(&q->out, ",");
+		jsonw_strn(&q->out, names[i], strlen(names[i]));
 	}
-	out_str(&q->out, "],\"rows\":[");
+	jsonw_raw(&q->out, "],\"rows\":[");
 }
 
 static int
@@ -169,30 +68,30 @@ query_row_cb(void *arg, const struct store_sql_value *v, size_t n)
 
 	if (q->out.n > QUERY_REPLY_MAX)
 		return 1;
-	out_str(&q->out, q->nrows++ > 0 ? ",[" : "[");
+	jsonw_raw(&q->out, q->nrows++ > 0 ? ",[" : "[");
 	for (i = 0; i < n; i++) {
 		if (i > 0)
-			out_str(&q->out, ",");
+			jsonw_raw(&q->out, ",");
 		switch (v[i].type) {
 		case STORE_SQL_INT:
 			snprintf(num, sizeof num, "%lld", (long long)v[i].i);
-			out_str(&q->out, num);
+			jsonw_raw(&q->out, num);
 			break;
 		case STORE_SQL_REAL:
-			out_real(&q->out, v[i].d);
+			jsonw_real(&q->out, v[i].d);
 			break;
 		case STORE_SQL_TEXT:
-			out_json_str(&q->out, v[i].p, v[i].n);
+			jsonw_strn(&q->out, v[i].p, v[i].n);
 			break;
 		case STORE_SQL_BLOB:
-			out_hex(&q->out, v[i].p, v[i].n);
+			jsonw_hex(&q->out, v[i].p, v[i].n);
 			break;
 		case STORE_SQL_NULL:
-			out_str(&q->out, "null");
+			jsonw_raw(&q->out, "null");
 			break;
 		}
 	}
-	out_str(&q->out, "]");
+	jsonw_raw(&q->out, "]");
 	return 0;
 }
 
@@ -217,7 +116,7 @@ query_work(struct api_call *call, void *worker)
 		return;
 	snprintf(tail, sizeof tail, "],\"truncated\":%s,\"elapsed_ms\":%.3f}\n",
 	    truncated ? "true" : "false", (double)(mono_ns() - start) / 1e6);
-	out_str(&q->out, tail);
+	jsonw_raw(&q->out, tail);
 	buf_add(&q->out, "", 1);
 	api_result_text(call, 200, "application/json", (char *)q->out.p);
 	q->out.p = NULL;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "jsonw.h"
 #include "query.h"
 #include "selection.h"
 #include "tree.h"
@@ -26,27 +27,78 @@ tree_req_free(void *arg)
 	free(t);
 }
 
-static json_t *
-node_json(const struct tree_result *r, size_t i)
+/* The tree as JSON, written straight out: a jansson node per tree node
+ * made a 6000-node tree cost 30 ms, nearly all of it malloc. */
+static void
+node_json(const struct tree_result *r, size_t i, struct buf *out)
 {
 	const struct tree_node *n = &r->nodes[i];
-	json_t *o, *kids = json_array();
 	size_t c;
 
-	for (c = n->child; c != 0; c = r->nodes[c].next)
-		json_array_append_new(kids, node_json(r, c));
-	o = json_pack("{s:s, s:I, s:I}", "name", n->name,
-	    "self", (json_int_t)n->self, "total", (json_int_t)n->total);
-	if (n->file[0] != '\0')
-		json_object_set_new(o, "file", json_string(n->file));
-	if (n->line != 0)
-		json_object_set_new(o, "line", json_integer(n->line));
-	if (n->mapping[0] != '\0')
-		json_object_set_new(o, "mapping", json_string(n->mapping));
+	jsonw_raw(out, "{");
+	jsonw_key(out, "name");
+	jsonw_str(out, n->name);
+	jsonw_raw(out, ",");
+	jsonw_key(out, "self");
+	jsonw_int(out, n->self);
+	jsonw_raw(out, ",");
+	jsonw_key(out, "total");
+	jsonw_int(out, n->total);
+	if (n->file[0] != '\0') {
+		jsonw_raw(out, ",");
+		jsonw_key(out, "file");
+		jsonw_str(out, n->file);
+	}
+	if (n->line != 0) {
+		jsonw_raw(out, ",");
+		jsonw_key(out, "line");
+		jsonw_int(out, n->line);
+	}
+	if (n->mapping[0] != '\0') {
+		jsonw_raw(out, ",");
+		jsonw_key(out, "mapping");
+		jsonw_str(out, n->mapping);
+	}
 	if (n->other)
-		json_object_set_new(o, "other", json_true());
-	json_object_set_new(o, "children", kids);
-	return o;
+		jsonw_raw(out, ",\"other\":true");
+	jsonw_raw(out, ",\"children\":[");
+	for (c = n->child; c != 0; c = r->nodes[c].next) {
+		node_json(r, c, out);
+		if (r->nodes[c].next != 0)
+			jsonw_raw(out, ",");
+	}
+	jsonw_raw(out, "]}");
+}
+
+static void
+tree_json(const struct tree_req *t, const struct tree_result *r,
+    struct buf *out)
+{
+	jsonw_raw(out, "{");
+	jsonw_key(out, "scope");
+	jsonw_str(out, t->sel.scopes[0]);
+	jsonw_raw(out, ",\"metric\":{");
+	jsonw_key(out, "type");
+	jsonw_str(out, r->metric.type);
+	jsonw_raw(out, ",");
+	jsonw_key(out, "unit");
+	jsonw_str(out, r->metric.unit);
+	jsonw_raw(out, "},");
+	jsonw_key(out, "unit");
+	jsonw_str(out, r->metric.unit);
+	jsonw_raw(out, ",");
+	jsonw_key(out, "total");
+	jsonw_int(out, r->total);
+	jsonw_raw(out, ",");
+	jsonw_key(out, "profiles");
+	jsonw_int(out, r->nprofiles);
+	jsonw_raw(out, ",");
+	jsonw_key(out, "min_fraction");
+	jsonw_real(out, t->min_fraction);
+	jsonw_raw(out, ",");
+	jsonw_key(out, "root");
+	node_json(r, 0, out);
+	jsonw_raw(out, "}\n");
 }
 
 /* A frame name as one folded field: no ';' (the separator) and no line
@@ -103,21 +155,12 @@ tree_work(struct api_call *call, void *worker)
 		return;
 	if (t->folded) {
 		node_folded(&r, 0, &path, &out);
-		buf_add(&out, "", 1);
-		api_result_text(call, 200, "text/plain; charset=utf-8",
-		    (char *)out.p);
 		buf_free(&path);
-		tree_result_clear(&r);
-		return;
-	}
-	api_result(call, 200, json_pack("{s:s, s:o, s:s, s:I, s:I, s:f, s:o}",
-	    "scope", t->sel.scopes[0],
-	    "metric", api_metric_json(r.metric.type, r.metric.unit),
-	    "unit", r.metric.unit,
-	    "total", (json_int_t)r.total,
-	    "profiles", (json_int_t)r.nprofiles,
-	    "min_fraction", t->min_fraction,
-	    "root", node_json(&r, 0)));
+	} else
+		tree_json(t, &r, &out);
+	buf_add(&out, "", 1);
+	api_result_text(call, 200, t->folded ? "text/plain; charset=utf-8" :
+	    "application/json", (char *)out.p);
 	tree_result_clear(&r);
 }
 

@@ -52,16 +52,37 @@ ok "tree --folded equals GET /v1/tree?format=folded"
 "$PROFCTL" tree --scope fx --metric cpu --json >"$T/tree.json"
 body_of "$(api GET "/v1/tree?scope=fx&metric=cpu")" >"$T/tree-api.json"
 same_json "tree --json" "$T/tree.json" "$T/tree-api.json"
-"$PROFCTL" tree --scope fx --metric cpu >"$T/tree.txt" || fail "tree"
-nodes=$(python3 -c '
+count_nodes() {
+	python3 -c '
 import json, sys
 def n(x): return 1 + sum(n(c) for c in x["children"])
-print(n(json.load(open(sys.argv[1]))["root"]))' "$T/tree.json")
-lines=$(grep -c . "$T/tree.txt")
-# Scope, Type and the column header above the nodes.
-[ "$lines" -eq $((nodes + 3)) ] || fail "tree: $lines lines for $nodes nodes"
-grep -q '^ *[0-9.a-z]* *100% .*  root$' "$T/tree.txt" || fail "tree: no root line"
-ok "tree --json and the text tree ($nodes nodes)"
+print(n(json.load(open(sys.argv[1]))["root"]))' "$1"
+}
+# The text tree: a line per node of the JSON tree with the same fraction,
+# 0.005 unless told (pprof -tree's default), and every node with 0.
+"$PROFCTL" tree --scope fx --metric cpu --json --min-fraction 0.005 \
+    >"$T/tree-trim.json" || fail "tree --json --min-fraction 0.005"
+for f in default 0; do
+	if [ "$f" = default ]; then
+		"$PROFCTL" tree --scope fx --metric cpu >"$T/tree.txt" ||
+		    fail "tree"
+		nodes=$(count_nodes "$T/tree-trim.json")
+	else
+		"$PROFCTL" tree --scope fx --metric cpu --min-fraction "$f" \
+		    >"$T/tree.txt" || fail "tree --min-fraction $f"
+		nodes=$(count_nodes "$T/tree.json")
+	fi
+	lines=$(grep -c . "$T/tree.txt")
+	# Scope, Type and the column header above the nodes.
+	[ "$lines" -eq $((nodes + 3)) ] ||
+	    fail "tree ($f): $lines lines for $nodes nodes"
+	grep -q '^ *[0-9.a-z]* *100% .*  root$' "$T/tree.txt" ||
+	    fail "tree ($f): no root line"
+done
+trimmed=$(count_nodes "$T/tree-trim.json")
+[ "$trimmed" -lt "$nodes" ] ||
+    fail "tree: 0.005 kept all $nodes nodes; the test proves nothing"
+ok "tree --json and the text tree ($nodes nodes, $trimmed over 0.5%)"
 
 # diff: a table with rows, and --json equals the API's.
 "$PROFCTL" diff --scope fx --metric cpu --base-scope fx --base-ignore 'main\.' \

@@ -1,0 +1,27 @@
+/* jsonw.h: JSON text written straight into a buf, for replies too large to
+ * build as jansson trees (SQL rows, call trees): no node per value, no
+ * serialization pass on the event loop. */
+#ifndef PROFD_JSONW_H
+#define PROFD_JSONW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+/* Literal JSON text (punctuation, keywords). */
+void jsonw_raw(struct buf *, const char *);
+/* A string of n bytes, quoted and escaped; bytes that are not UTF-8
+ * become U+FFFD. */
+void jsonw_strn(struct buf *, const void *, size_t);
+void jsonw_str(struct buf *, const char *);
+/* "key": */
+void jsonw_key(struct buf *, const char *);
+void jsonw_int(struct buf *, int64_t);
+/* The shortest form that reads back as the same double, always with a
+ * point or an exponent; null when not finite. */
+void jsonw_real(struct buf *, double);
+/* Bytes as a string of lowercase hex digits. */
+void jsonw_hex(struct buf *, const void *, size_t);
+
+#endif

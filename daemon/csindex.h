@@ -28,7 +28,9 @@ int64_t csindex_parent(const struct csindex *, int64_t cs);
 uint32_t csindex_name(const struct csindex *, int64_t cs);
 unsigned csindex_flags(const struct csindex *, int64_t cs);
 /* Where the callsite's function is: its source file and start line and
- * the mapping's file ("" and 0 when unknown). */
+ * the mapping's file ("" and 0 when unknown).  The strings returned here
+ * and by csindex_name_str() stay valid until csindex_free(), held or not:
+ * names are only ever added. */
 void csindex_source(const struct csindex *, int64_t cs, const char **file,
     int64_t *line, const char **mapping);
 /* Report granularity: pprof's -functions (default), -lines, -files. */

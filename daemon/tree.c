@@ -32,9 +32,9 @@ node_add(struct build *b, const char *name, size_t parent)
 	}
 	n = &r->nodes[r->nnodes];
 	memset(n, 0, sizeof *n);
-	n->name = xstrdup(name);
-	n->file = xstrdup("");
-	n->mapping = xstrdup("");
+	n->name = name;
+	n->file = "";
+	n->mapping = "";
 	if (r->nnodes > 0) {
 		n->next = r->nodes[parent].child;
 		r->nodes[parent].child = r->nnodes;
@@ -49,7 +49,6 @@ node_child(struct build *b, const struct csindex *idx, size_t parent,
 	uint32_t name = csindex_name(idx, cs);
 	int64_t key[2] = { (int64_t)parent, name }, at;
 	struct tree_node *n;
-	const char *file, *mapping;
 	size_t i;
 
 	if ((at = hmap_get(&b->kids, key, sizeof key)) != 0)
@@ -57,11 +56,7 @@ node_child(struct build *b, const struct csindex *idx, size_t parent,
 	i = node_add(b, csindex_name_str(idx, name), parent);
 	b->name_of[i] = name;
 	n = &b->r->nodes[i];
-	csindex_source(idx, cs, &file, &n->line, &mapping);
-	free(n->file);
-	free(n->mapping);
-	n->file = xstrdup(file);
-	n->mapping = xstrdup(mapping);
+	csindex_source(idx, cs, &n->file, &n->line, &n->mapping);
 	hmap_put(&b->kids, key, sizeof key, (int64_t)i + 1);
 	return i;
 }
@@ -184,14 +179,7 @@ out:
 void
 tree_result_clear(struct tree_result *r)
 {
-	size_t i;
-
 	store_metric_clear(&r->metric);
-	for (i = 0; i < r->nnodes; i++) {
-		free(r->nodes[i].name);
-		free(r->nodes[i].file);
-		free(r->nodes[i].mapping);
-	}
 	free(r->nodes);
 	memset(r, 0, sizeof *r);
 }

@@ -20,9 +20,11 @@ struct tree_params {
 	double min_fraction;		/* 0 = keep every node */
 };
 
+/* The strings are the callsite index's, which keeps every name it has
+ * read until it is freed: a node costs no allocation of its own. */
 struct tree_node {
-	char *name;
-	char *file, *mapping;		/* "" when unknown */
+	const char *name;
+	const char *file, *mapping;	/* "" when unknown */
 	int64_t line;			/* the function's start line, 0 */
 	int64_t self, total;
 	size_t child, next;		/* first child, next sibling: 0 = none */

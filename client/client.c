@@ -61,11 +61,6 @@ client_call_type(struct client *c, const char *method, const char *path,
 	if (c->http == NULL) {
 		socket_path = paths_socket(c->socket);
 		c->http = http_new(socket_path);
-		if (c->http == NULL) {
-			fprintf(stderr, "profctl: cannot initialise libcurl\n");
-			free(socket_path);
-			return (PROFCTL_EXIT_USAGE);
-		}
 		free(socket_path);
 	}
 

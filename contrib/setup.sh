@@ -6,8 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 pkgs=(build-essential cmake pkg-config curl python3 gzip
-      libevent-dev libsqlite3-dev zlib1g-dev libsystemd-dev libjansson-dev
-      libcurl4-openssl-dev)
+      libevent-dev libsqlite3-dev zlib1g-dev libsystemd-dev libjansson-dev)
 # The tests also use Go (fixture regeneration, pprof comparisons) and a
 # real browser for the flame graph (Chromium driven by Node's
 # playwright-core, installed into the build directory by the test).

@@ -5,6 +5,7 @@
 
 #include "api.h"
 #include "csindex.h"
+#include "jsonw.h"
 #include "query.h"
 #include "selection.h"
 #include "util.h"
@@ -38,7 +39,7 @@ top_work(struct api_call *call, void *worker)
 	struct top_req *t = call->data;
 	struct top_params p;
 	struct top_result r;
-	json_t *rows;
+	struct buf out = { 0 };
 	size_t i, n;
 
 	memset(&p, 0, sizeof p);
@@ -50,23 +51,32 @@ top_work(struct api_call *call, void *worker)
 	n = r.nrows;
 	if (t->limit >= 0 && (size_t)t->limit < n)
 		n = (size_t)t->limit;
-	rows = json_array();
-	for (i = 0; i < n; i++)
-		json_array_append_new(rows, json_pack("{s:s, s:I, s:I, s:s}",
-		    "function", r.rows[i].function,
-		    "flat", (json_int_t)r.rows[i].flat,
-		    "cum", (json_int_t)r.rows[i].cum,
-		    "inline", inline_names[r.rows[i].inl]));
-	api_result(call, 200, json_pack("{s:s, s:o, s:s, s:I, s:I, s:s, "
-	    "s:I, s:o}",
-	    "scope", t->sel.scopes[0],
-	    "metric", api_metric_json(r.metric.type, r.metric.unit),
-	    "unit", r.metric.unit,
-	    "total", (json_int_t)r.total,
-	    "profiles", (json_int_t)r.nprofiles,
-	    "sort", t->sort_cum ? "cum" : "flat",
-	    "rows_total", (json_int_t)r.nrows,
-	    "rows", rows));
+	api_jsonw_head(&out, t->sel.scopes[0], &r.metric, r.total,
+	    r.nprofiles);
+	jsonw_raw(&out, t->sort_cum ? ",\"sort\":\"cum\"" :
+	    ",\"sort\":\"flat\"");
+	jsonw_raw(&out, ",");
+	jsonw_key(&out, "rows_total");
+	jsonw_int(&out, (int64_t)r.nrows);
+	jsonw_raw(&out, ",\"rows\":[");
+	for (i = 0; i < n; i++) {
+		jsonw_raw(&out, i > 0 ? ",{" : "{");
+		jsonw_key(&out, "function");
+		jsonw_str(&out, r.rows[i].function);
+		jsonw_raw(&out, ",");
+		jsonw_key(&out, "flat");
+		jsonw_int(&out, r.rows[i].flat);
+		jsonw_raw(&out, ",");
+		jsonw_key(&out, "cum");
+		jsonw_int(&out, r.rows[i].cum);
+		jsonw_raw(&out, ",");
+		jsonw_key(&out, "inline");
+		jsonw_str(&out, inline_names[r.rows[i].inl]);
+		jsonw_raw(&out, "}");
+	}
+	jsonw_raw(&out, "]}\n");
+	buf_add(&out, "", 1);
+	api_result_text(call, 200, "application/json", (char *)out.p);
 	top_result_clear(&r);
 }
 

@@ -74,24 +74,8 @@ static void
 tree_json(const struct tree_req *t, const struct tree_result *r,
     struct buf *out)
 {
-	jsonw_raw(out, "{");
-	jsonw_key(out, "scope");
-	jsonw_str(out, t->sel.scopes[0]);
-	jsonw_raw(out, ",\"metric\":{");
-	jsonw_key(out, "type");
-	jsonw_str(out, r->metric.type);
-	jsonw_raw(out, ",");
-	jsonw_key(out, "unit");
-	jsonw_str(out, r->metric.unit);
-	jsonw_raw(out, "},");
-	jsonw_key(out, "unit");
-	jsonw_str(out, r->metric.unit);
-	jsonw_raw(out, ",");
-	jsonw_key(out, "total");
-	jsonw_int(out, r->total);
-	jsonw_raw(out, ",");
-	jsonw_key(out, "profiles");
-	jsonw_int(out, r->nprofiles);
+	api_jsonw_head(out, t->sel.scopes[0], &r->metric, r->total,
+	    r->nprofiles);
 	jsonw_raw(out, ",");
 	jsonw_key(out, "min_fraction");
 	jsonw_real(out, t->min_fraction);

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "api.h"
+#include "jsonw.h"
+#include "store.h"
 #include "routes.h"
 #include "selection.h"
 #include "util.h"
@@ -230,6 +232,30 @@ api_selection(struct api_call *call, struct selection *sel,
 		return -1;
 	}
 	return 0;
+}
+
+void
+api_jsonw_head(struct buf *out, const char *scope,
+    const struct store_metric *m, int64_t total, int64_t nprofiles)
+{
+	jsonw_raw(out, "{");
+	jsonw_key(out, "scope");
+	jsonw_str(out, scope);
+	jsonw_raw(out, ",\"metric\":{");
+	jsonw_key(out, "type");
+	jsonw_str(out, m->type);
+	jsonw_raw(out, ",");
+	jsonw_key(out, "unit");
+	jsonw_str(out, m->unit);
+	jsonw_raw(out, "},");
+	jsonw_key(out, "unit");
+	jsonw_str(out, m->unit);
+	jsonw_raw(out, ",");
+	jsonw_key(out, "total");
+	jsonw_int(out, total);
+	jsonw_raw(out, ",");
+	jsonw_key(out, "profiles");
+	jsonw_int(out, nprofiles);
 }
 
 json_t *

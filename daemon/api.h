@@ -103,6 +103,13 @@ struct import_worker {
 };
 
 json_t *api_metric_json(const char *type, const char *unit);
+/* The opening of a query reply written as text (jsonw):
+ * {"scope", "metric": {"type", "unit"}, "unit", "total", "profiles" --
+ * the caller goes on with its own members and closes the object. */
+struct buf;
+struct store_metric;
+void api_jsonw_head(struct buf *, const char *scope,
+    const struct store_metric *, int64_t total, int64_t nprofiles);
 
 struct selection;
 /* Parse the selection parameters of a query (scope, metric, since, until,

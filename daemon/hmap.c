@@ -127,3 +127,44 @@ hmap_bytes(const struct hmap *m)
 {
 	return m->cap * sizeof *m->slots + m->keybytes + m->n * 16;
 }
+
+static struct imap_slot *
+imap_find(const struct imap *m, uint64_t key)
+{
+	size_t i;
+
+	for (i = imap_slot_of(m, key);; i = (i + 1) & (m->cap - 1))
+		if (m->slots[i].value == 0 || m->slots[i].key == key)
+			return &m->slots[i];
+}
+
+void
+imap_put(struct imap *m, uint64_t key, int64_t value)
+{
+	struct imap_slot *s;
+
+	if ((m->n + 1) * 4 > m->cap * 3) {
+		struct imap_slot *old = m->slots;
+		size_t i, oldcap = m->cap;
+
+		m->cap = m->cap ? m->cap * 2 : 64;
+		m->slots = xcalloc(m->cap, sizeof *m->slots);
+		for (i = 0; i < oldcap; i++)
+			if (old[i].value != 0)
+				*imap_find(m, old[i].key) = old[i];
+		free(old);
+	}
+	s = imap_find(m, key);
+	if (s->value == 0) {
+		s->key = key;
+		m->n++;
+	}
+	s->value = value;
+}
+
+void
+imap_clear(struct imap *m)
+{
+	free(m->slots);
+	memset(m, 0, sizeof *m);
+}

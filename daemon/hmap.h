@@ -35,4 +35,45 @@ void hmap_clear(struct hmap *);
 /* Memory held by the map, for accounting. */
 size_t hmap_bytes(const struct hmap *);
 
+/* imap: the same contract for 64-bit integer keys (ids, or two 32-bit ids
+ * side by side), on hot query paths: no key copies, no memcmp, and the
+ * lookup inlined.  A slot with value 0 is empty. */
+struct imap_slot {
+	uint64_t key;
+	int64_t value;
+};
+
+struct imap {
+	struct imap_slot *slots;
+	size_t cap, n;		/* cap is a power of two */
+};
+
+static inline size_t
+imap_slot_of(const struct imap *m, uint64_t key)
+{
+	key ^= key >> 31;
+	key *= 0x9e3779b97f4a7c15ULL;
+	return (size_t)(key >> 17) & (m->cap - 1);
+}
+
+/* The value for key, or 0 if absent. */
+static inline int64_t
+imap_get(const struct imap *m, uint64_t key)
+{
+	size_t i;
+
+	if (m->cap == 0)
+		return 0;
+	for (i = imap_slot_of(m, key);; i = (i + 1) & (m->cap - 1)) {
+		const struct imap_slot *s = &m->slots[i];
+
+		if (s->value == 0 || s->key == key)
+			return s->value;
+	}
+}
+
+/* value must be non-zero. */
+void imap_put(struct imap *, uint64_t key, int64_t value);
+void imap_clear(struct imap *);
+
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "csindex.h"
+#include "cstree.h"
 #include "hmap.h"
 #include "model.h"
 #include "query.h"
@@ -143,7 +144,7 @@ query_timeline(struct store *s, struct csindex *idx,
 	struct store_filter f;
 	struct store_bucket_value *v = NULL;
 	struct stackwalk w;
-	struct hmap kept = { 0 };	/* callsite -> 1 kept, 2 dropped */
+	struct imap kept = { 0 };	/* callsite -> 1 kept, 2 dropped */
 	int64_t *ids = NULL, first, last, step, k;
 	size_t n = 0, i, at;
 	int rc = -1, locked = 0, walked;
@@ -176,14 +177,12 @@ query_timeline(struct store *s, struct csindex *idx,
 	for (i = 0; i < n; i++) {
 		if (v[i].callsite == 0 || v[i].value == 0)
 			continue;
-		if ((k = hmap_get(&kept, &v[i].callsite,
-		    sizeof v[i].callsite)) == 0) {
+		if ((k = imap_get(&kept, (uint64_t)v[i].callsite)) == 0) {
 			if ((walked = stackwalk_run(&w, v[i].callsite,
 			    err)) == -1)
 				goto out;
 			k = walked ? 1 : 2;
-			hmap_put(&kept, &v[i].callsite, sizeof v[i].callsite,
-			    k);
+			imap_put(&kept, (uint64_t)v[i].callsite, k);
 		}
 		if (k != 1)
 			continue;
@@ -198,7 +197,7 @@ out:
 	if (rc == -1)
 		timeline_result_clear(r);
 	stackwalk_clear(&w);
-	hmap_clear(&kept);
+	imap_clear(&kept);
 	free(v);
 	free(ids);
 	return rc;
@@ -247,37 +246,53 @@ struct edge {
 };
 
 struct top_build {
-	struct hmap index;		/* (caller, callee) -> 1 + edge */
+	struct imap index;		/* caller << 32 | callee -> 1 + edge */
 	struct edge *edges;
-	size_t nedges;
+	size_t nedges, edgecap;
 	int64_t *seen;			/* per row: last stack + 1 that counted */
 };
 
+static struct edge *
+edge_get(struct top_build *b, int64_t caller, int64_t callee)
+{
+	uint64_t key = (uint64_t)caller << 32 | (uint32_t)callee;
+	int64_t at;
+	struct edge *e;
+
+	if ((at = imap_get(&b->index, key)) != 0)
+		return &b->edges[at - 1];
+	if (b->nedges == b->edgecap) {
+		b->edgecap = b->edgecap ? b->edgecap * 2 : 256;
+		b->edges = xreallocarray(b->edges, b->edgecap,
+		    sizeof *b->edges);
+	}
+	e = &b->edges[b->nedges++];
+	e->caller = caller;
+	e->callee = callee;
+	e->weight = 0;
+	e->inl = 1;
+	e->last_stack = SIZE_MAX;
+	imap_put(&b->index, key, (int64_t)b->nedges);
+	return e;
+}
+
+/* The edge's share of one stack (counted once per stack: stack is its
+ * number), or of every stack through one callsite (stack SIZE_MAX). */
 static void
 edge_add(struct top_build *b, int64_t caller, int64_t callee, int inl,
     int64_t value, size_t stack)
 {
-	int64_t key[2] = { caller, callee }, at;
 	struct edge *e;
 
 	/* pprof adds no edge from a node to itself. */
 	if (caller == callee)
 		return;
-	if ((at = hmap_get(&b->index, key, sizeof key)) == 0) {
-		b->edges = xreallocarray(b->edges, b->nedges + 1,
-		    sizeof *b->edges);
-		e = &b->edges[b->nedges++];
-		e->caller = caller;
-		e->callee = callee;
-		e->weight = 0;
-		e->inl = 1;
-		e->last_stack = SIZE_MAX;
-		hmap_put(&b->index, key, sizeof key, (int64_t)b->nedges);
-	} else
-		e = &b->edges[at - 1];
-	if (e->last_stack == stack)
-		return;
-	e->last_stack = stack;
+	e = edge_get(b, caller, callee);
+	if (stack != SIZE_MAX) {
+		if (e->last_stack == stack)
+			return;
+		e->last_stack = stack;
+	}
 	e->weight += value;
 	if (!inl)
 		e->inl = 0;
@@ -310,6 +325,144 @@ edges_label(const struct top_build *b, int64_t flat_sum, struct top_row *rows,
 	free(in);
 }
 
+/* The row of a printable name, made when first met. */
+static int64_t
+top_row(struct top_result *r, struct top_build *b, int64_t *rowof,
+    const struct csindex *idx, uint32_t name)
+{
+	if (rowof[name] < 0) {
+		r->rows = xreallocarray(r->rows, r->nrows + 1, sizeof *r->rows);
+		r->rows[r->nrows].function = xstrdup(csindex_name_str(idx,
+		    name));
+		r->rows[r->nrows].flat = 0;
+		r->rows[r->nrows].cum = 0;
+		r->rows[r->nrows].inl = TOP_NOT_INLINED;
+		b->seen = xreallocarray(b->seen, r->nrows + 1,
+		    sizeof *b->seen);
+		b->seen[r->nrows] = 0;
+		rowof[name] = (int64_t)r->nrows++;
+	}
+	return rowof[name];
+}
+
+/* With frame filters: stack by stack, as pprof walks its samples. */
+static int
+top_stacks(const struct query_walk *q, struct stackwalk *w,
+    struct top_build *b, int64_t *rowof, struct top_result *r,
+    int64_t *flat_sum, struct error *err)
+{
+	size_t i, depth;
+	int walked;
+
+	for (i = 0; i < q->nvals; i++) {
+		int64_t v = q->vals[i].value;
+
+		if (q->vals[i].callsite == 0 || v == 0)
+			continue;
+		if ((walked = stackwalk_run(w, q->vals[i].callsite,
+		    err)) == -1)
+			return -1;
+		if (walked == 0)
+			continue;
+		*flat_sum += v;
+		for (depth = 0; depth < w->n; depth++)
+			top_row(r, b, rowof, w->idx, w->name[depth]);
+		r->rows[rowof[w->name[w->n - 1]]].flat += v;
+		/* Root to leaf, as pprof walks a sample. */
+		for (depth = 0; depth < w->n; depth++) {
+			int64_t row = rowof[w->name[depth]];
+
+			if (b->seen[row] != (int64_t)i + 1) {
+				b->seen[row] = (int64_t)i + 1;
+				r->rows[row].cum += v;
+			}
+			if (depth + 1 < w->n)
+				edge_add(b, row, rowof[w->name[depth + 1]],
+				    (w->flags[depth + 1] & FRAME_INLINED) != 0,
+				    v, i);
+		}
+	}
+	return 0;
+}
+
+/* One bit of a 64-bit filter for a row or a pair of rows. */
+static uint64_t
+top_bit(uint64_t key)
+{
+	return 1ULL << ((key * 0x9e3779b97f4a7c15ULL) >> 58);
+}
+
+/* Without frame filters: callsite by callsite over the union of the
+ * stacks.  A stack's cum and edges count once however often a function
+ * recurs on it, so each goes to the topmost callsite where the function
+ * (or the caller -> callee pair) appears: the values of every stack
+ * through that callsite.  A filter of the rows and pairs above each
+ * callsite tells "topmost" at once, but for recursion (or a clash of
+ * bits), which walks up to be sure. */
+static int
+top_cstree(const struct query_walk *q, const struct csindex *idx,
+    int granularity, struct top_build *b, int64_t *rowof,
+    struct top_result *r, int64_t *flat_sum, struct error *err)
+{
+	struct cstree t;
+	int64_t *row = NULL;
+	uint64_t *rows_above = NULL, *pairs_above = NULL;
+	size_t i, j, p;
+	int rc = -1;
+
+	if (cstree_build(&t, idx, q->vals, q->nvals, err) == -1)
+		goto out;
+	row = xreallocarray(NULL, t.n ? t.n : 1, sizeof *row);
+	rows_above = xreallocarray(NULL, t.n ? t.n : 1, sizeof *rows_above);
+	pairs_above = xreallocarray(NULL, t.n ? t.n : 1,
+	    sizeof *pairs_above);
+	for (i = 0; i < t.n; i++) {
+		int64_t me, caller;
+		uint64_t bit, rbits = 0, pbits = 0, pair;
+		int first;
+
+		me = row[i] = top_row(r, b, rowof, idx,
+		    csindex_name_at(idx, t.cs[i], (enum granularity)
+		    granularity));
+		p = t.parent[i];
+		if (p != CSTREE_ROOT) {
+			rbits = rows_above[p];
+			pbits = pairs_above[p];
+		}
+		bit = top_bit((uint64_t)me);
+		first = (rbits & bit) == 0;
+		for (j = p; !first && j != CSTREE_ROOT; j = t.parent[j])
+			if (row[j] == me)
+				break;
+		if (first || j == CSTREE_ROOT)
+			r->rows[me].cum += t.total[i];
+		rows_above[i] = rbits | bit;
+		r->rows[me].flat += t.self[i];
+		*flat_sum += t.self[i];
+		pairs_above[i] = pbits;
+		if (p == CSTREE_ROOT || (caller = row[p]) == me)
+			continue;
+		pair = (uint64_t)caller << 32 | (uint32_t)me;
+		bit = top_bit(pair);
+		first = (pbits & bit) == 0;
+		for (j = p; !first && t.parent[j] != CSTREE_ROOT;
+		    j = t.parent[j])
+			if (row[t.parent[j]] == caller && row[j] == me)
+				break;
+		if (first || t.parent[j] == CSTREE_ROOT)
+			edge_add(b, caller, me, (csindex_flags(idx, t.cs[i]) &
+			    FRAME_INLINED) != 0, t.total[i], SIZE_MAX);
+		pairs_above[i] = pbits | bit;
+	}
+	rc = 0;
+out:
+	free(row);
+	free(rows_above);
+	free(pairs_above);
+	cstree_clear(&t);
+	return rc;
+}
+
 int
 query_top(struct store *s, struct csindex *idx, const struct top_params *p,
     struct top_result *r, struct error *err)
@@ -317,68 +470,27 @@ query_top(struct store *s, struct csindex *idx, const struct top_params *p,
 	struct query_walk q;
 	struct top_build b;
 	struct stackwalk w;
-	struct store_cs_value *vals;
 	int64_t *rowof = NULL, flat_sum = 0;
-	size_t nvals, nnames, i, depth;
-	int rc = -1, walked;
+	size_t nnames, i;
+	int rc = -1;
 
 	memset(r, 0, sizeof *r);
 	memset(&b, 0, sizeof b);
 	if (query_walk_open(s, idx, p->sel, p->granularity, &r->metric,
 	    &r->nprofiles, &q, &w, err) == -1)
 		goto out;
-	vals = q.vals;
-	nvals = q.nvals;
-
-	/* One row per printable name, made when first met. */
+	/* pprof's total is taken before its frame filters. */
+	for (i = 0; i < q.nvals; i++)
+		r->total += abs64(q.vals[i].value);
 	nnames = csindex_nnames(idx);
 	rowof = xreallocarray(NULL, nnames ? nnames : 1, sizeof *rowof);
 	for (i = 0; i < nnames; i++)
 		rowof[i] = -1;
-	for (i = 0; i < nvals; i++) {
-		int64_t v = vals[i].value;
-
-		/* pprof's total is taken before its frame filters. */
-		r->total += abs64(v);
-		if (vals[i].callsite == 0 || v == 0)
-			continue;
-		if ((walked = stackwalk_run(&w, vals[i].callsite, err)) == -1)
-			goto out;
-		if (walked == 0)
-			continue;
-		flat_sum += v;
-		for (depth = 0; depth < w.n; depth++) {
-			uint32_t name = w.name[depth];
-
-			if (rowof[name] < 0) {
-				r->rows = xreallocarray(r->rows, r->nrows + 1,
-				    sizeof *r->rows);
-				r->rows[r->nrows].function = xstrdup(
-				    csindex_name_str(idx, name));
-				r->rows[r->nrows].flat = 0;
-				r->rows[r->nrows].cum = 0;
-				r->rows[r->nrows].inl = TOP_NOT_INLINED;
-				b.seen = xreallocarray(b.seen, r->nrows + 1,
-				    sizeof *b.seen);
-				b.seen[r->nrows] = 0;
-				rowof[name] = (int64_t)r->nrows++;
-			}
-		}
-		r->rows[rowof[w.name[w.n - 1]]].flat += v;
-		/* Root to leaf, as pprof walks a sample. */
-		for (depth = 0; depth < w.n; depth++) {
-			int64_t row = rowof[w.name[depth]];
-
-			if (b.seen[row] != (int64_t)i + 1) {
-				b.seen[row] = (int64_t)i + 1;
-				r->rows[row].cum += v;
-			}
-			if (depth + 1 < w.n)
-				edge_add(&b, row, rowof[w.name[depth + 1]],
-				    (w.flags[depth + 1] & FRAME_INLINED) != 0,
-				    v, i);
-		}
-	}
+	if ((selection_frame_filters(p->sel) ?
+	    top_stacks(&q, &w, &b, rowof, r, &flat_sum, err) :
+	    top_cstree(&q, idx, p->granularity, &b, rowof, r, &flat_sum,
+	    err)) == -1)
+		goto out;
 	edges_label(&b, flat_sum, r->rows, r->nrows);
 	if (r->nrows > 0)
 		qsort_r(r->rows, r->nrows, sizeof *r->rows, row_cmp,
@@ -388,7 +500,7 @@ out:
 	query_walk_close(idx, &q, &w);
 	if (rc == -1)
 		top_result_clear(r);
-	hmap_clear(&b.index);
+	imap_clear(&b.index);
 	free(b.edges);
 	free(b.seen);
 	free(rowof);

@@ -172,6 +172,17 @@ selection_param(struct selection *sel, const char *key, const char *value,
 }
 
 int
+selection_frame_filters(const struct selection *sel)
+{
+	int k;
+
+	for (k = 0; k < FF_COUNT; k++)
+		if (sel->have_re[k])
+			return 1;
+	return 0;
+}
+
+int
 selection_check(const struct selection *sel, struct error *err)
 {
 	if (sel->nscopes == 0)

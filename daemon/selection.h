@@ -40,6 +40,8 @@ int selection_param(struct selection *, const char *key, const char *value,
 /* After the parameters: at least one scope, since before until. */
 int selection_check(const struct selection *, struct error *);
 void selection_clear(struct selection *);
+/* Has the selection any of the frame filters (focus, ignore, hide, show)? */
+int selection_frame_filters(const struct selection *);
 int selection_time(const char *, int64_t now_ns, int64_t *ns,
     struct error *);
 

@@ -5,8 +5,10 @@
 #include <string.h>
 
 #include "csindex.h"
+#include "cstree.h"
 #include "hmap.h"
 #include "query.h"
+#include "selection.h"
 #include "stackwalk.h"
 #include "tree.h"
 #include "util.h"
@@ -14,7 +16,7 @@
 struct build {
 	struct tree_result *r;
 	size_t cap;
-	struct hmap kids;		/* (parent, name id) -> 1 + node */
+	struct imap kids;		/* parent << 32 | name id -> 1 + node */
 	uint32_t *name_of;		/* name id per node */
 };
 
@@ -47,17 +49,18 @@ node_child(struct build *b, const struct csindex *idx, size_t parent,
     int64_t cs)
 {
 	uint32_t name = csindex_name(idx, cs);
-	int64_t key[2] = { (int64_t)parent, name }, at;
+	uint64_t key = (uint64_t)parent << 32 | name;
+	int64_t at;
 	struct tree_node *n;
 	size_t i;
 
-	if ((at = hmap_get(&b->kids, key, sizeof key)) != 0)
+	if ((at = imap_get(&b->kids, key)) != 0)
 		return (size_t)at - 1;
 	i = node_add(b, csindex_name_str(idx, name), parent);
 	b->name_of[i] = name;
 	n = &b->r->nodes[i];
 	csindex_source(idx, cs, &n->file, &n->line, &n->mapping);
-	hmap_put(&b->kids, key, sizeof key, (int64_t)i + 1);
+	imap_put(&b->kids, key, (int64_t)i + 1);
 	return i;
 }
 
@@ -124,6 +127,67 @@ tree_finish(struct build *b, int64_t cutoff)
 	free(kids);
 }
 
+/* With frame filters: stack by stack, root to leaf. */
+static int
+tree_stacks(struct build *b, const struct query_walk *q, struct stackwalk *w,
+    struct error *err)
+{
+	struct tree_result *r = b->r;
+	size_t i, depth, at;
+	int walked;
+
+	for (i = 0; i < q->nvals; i++) {
+		int64_t v = q->vals[i].value;
+
+		if (q->vals[i].callsite == 0 || v == 0)
+			continue;
+		if ((walked = stackwalk_run(w, q->vals[i].callsite,
+		    err)) == -1)
+			return -1;
+		if (walked == 0)
+			continue;
+		at = 0;
+		r->nodes[0].total += v;
+		for (depth = 0; depth < w->n; depth++) {
+			at = node_child(b, w->idx, at, w->cs[depth]);
+			r->nodes[at].total += v;
+		}
+		r->nodes[at].self += v;
+	}
+	return 0;
+}
+
+/* Without: callsite by callsite over the union of the stacks, each
+ * callsite's node found once under its parent's. */
+static int
+tree_cstree(struct build *b, const struct query_walk *q,
+    const struct csindex *idx, struct error *err)
+{
+	struct tree_result *r = b->r;
+	struct cstree t;
+	size_t *node = NULL, i, at;
+	int rc = -1;
+
+	if (cstree_build(&t, idx, q->vals, q->nvals, err) == -1)
+		goto out;
+	node = xreallocarray(NULL, t.n ? t.n : 1, sizeof *node);
+	for (i = 0; i < t.n; i++) {
+		if (t.parent[i] == CSTREE_ROOT) {
+			r->nodes[0].total += t.total[i];
+			at = node_child(b, idx, 0, t.cs[i]);
+		} else
+			at = node_child(b, idx, node[t.parent[i]], t.cs[i]);
+		node[i] = at;
+		r->nodes[at].total += t.total[i];
+		r->nodes[at].self += t.self[i];
+	}
+	rc = 0;
+out:
+	free(node);
+	cstree_clear(&t);
+	return rc;
+}
+
 int
 query_tree(struct store *s, struct csindex *idx, const struct tree_params *p,
     struct tree_result *r, struct error *err)
@@ -131,10 +195,9 @@ query_tree(struct store *s, struct csindex *idx, const struct tree_params *p,
 	struct query_walk q;
 	struct build b;
 	struct stackwalk w;
-	struct store_cs_value *vals;
 	int64_t cutoff;
-	size_t nvals, i, depth, at;
-	int rc = -1, walked;
+	size_t i;
+	int rc = -1;
 
 	memset(r, 0, sizeof *r);
 	memset(&b, 0, sizeof b);
@@ -142,27 +205,13 @@ query_tree(struct store *s, struct csindex *idx, const struct tree_params *p,
 	if (query_walk_open(s, idx, p->sel, GRAN_FUNCTION, &r->metric,
 	    &r->nprofiles, &q, &w, err) == -1)
 		goto out;
-	vals = q.vals;
-	nvals = q.nvals;
+	for (i = 0; i < q.nvals; i++)
+		r->total += q.vals[i].value < 0 ? -q.vals[i].value :
+		    q.vals[i].value;
 	node_add(&b, "root", 0);
-	for (i = 0; i < nvals; i++) {
-		int64_t v = vals[i].value;
-
-		r->total += v < 0 ? -v : v;
-		if (vals[i].callsite == 0 || v == 0)
-			continue;
-		if ((walked = stackwalk_run(&w, vals[i].callsite, err)) == -1)
-			goto out;
-		if (walked == 0)
-			continue;
-		at = 0;
-		r->nodes[0].total += v;
-		for (depth = 0; depth < w.n; depth++) {
-			at = node_child(&b, idx, at, w.cs[depth]);
-			r->nodes[at].total += v;
-		}
-		r->nodes[at].self += v;
-	}
+	if ((selection_frame_filters(p->sel) ? tree_stacks(&b, &q, &w, err) :
+	    tree_cstree(&b, &q, idx, err)) == -1)
+		goto out;
 	cutoff = (int64_t)(p->min_fraction * (double)(r->nodes[0].total < 0 ?
 	    -r->nodes[0].total : r->nodes[0].total));
 	tree_finish(&b, cutoff);
@@ -171,7 +220,7 @@ out:
 	query_walk_close(idx, &q, &w);
 	if (rc == -1)
 		tree_result_clear(r);
-	hmap_clear(&b.kids);
+	imap_clear(&b.kids);
 	free(b.name_of);
 	return rc;
 }

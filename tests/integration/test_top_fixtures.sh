@@ -66,3 +66,40 @@ PY
 done
 [ "$checked" -ge 10 ] || fail "only $checked sample types checked"
 ok "flat, cum and total of every function equal pprof's for $checked sample types"
+
+# Without frame filters top and tree are computed over the union of the
+# stacks' callsites, with them stack by stack.  "--focus ." keeps every
+# stack and frame, so both ways must give the same rows, inline labels,
+# edges and tree, for every sample type and at every granularity.
+same=0
+for tsv in "$FIXTURES"/expected/*.tsv; do
+	base=$(basename "$tsv" .tsv)
+	prof=${base%%.*}
+	metric=${base#*.}
+	for g in function line file; do
+		for way in "" "&focus=."; do
+			r=$(api GET "/v1/top?scope=fx-$prof&metric=$metric&granularity=$g$way")
+			[ "$(status_of "$r")" = 200 ] || fail "top $base $g $way: $r"
+			body_of "$r" >"$T/top${way:+-f}.json"
+		done
+		python3 - "$T/top.json" "$T/top-f.json" <<'PY' ||
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+sys.exit(0 if (a["total"], a["rows"]) == (b["total"], b["rows"]) else 1)
+PY
+		    fail "top $base $g: the callsite tree and the stack walk differ"
+	done
+	for way in "" "--focus ."; do
+		# shellcheck disable=SC2086
+		"$PROFCTL" tree --scope "fx-$prof" --metric "$metric" $way \
+		    --json >"$T/tree${way:+-f}.json" || fail "tree $base $way"
+	done
+	python3 - "$T/tree.json" "$T/tree-f.json" <<'PY' ||
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+sys.exit(0 if (a["total"], a["root"]) == (b["total"], b["root"]) else 1)
+PY
+	    fail "tree $base: the callsite tree and the stack walk differ"
+	same=$((same + 1))
+done
+ok "top (3 granularities) and tree equal with and without the stack walk for $same sample types"

@@ -51,9 +51,14 @@ struct imap {
 static inline size_t
 imap_slot_of(const struct imap *m, uint64_t key)
 {
-	key ^= key >> 31;
-	key *= 0x9e3779b97f4a7c15ULL;
-	return (size_t)(key >> 17) & (m->cap - 1);
+	/* MurmurHash3's finalizer: every key bit reaches every slot bit,
+	 * so ids side by side (parent << 32 | frame) do not cluster. */
+	key ^= key >> 33;
+	key *= 0xff51afd7ed558ccdULL;
+	key ^= key >> 33;
+	key *= 0xc4ceb9fe1a85ec53ULL;
+	key ^= key >> 33;
+	return (size_t)key & (m->cap - 1);
 }
 
 /* The value for key, or 0 if absent. */

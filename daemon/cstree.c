@@ -9,20 +9,23 @@
 #include "cstree.h"
 #include "util.h"
 
+static void
+cstree_grow(struct cstree *t, size_t cap)
+{
+	t->cap = cap;
+	t->cs = xreallocarray(t->cs, t->cap, sizeof *t->cs);
+	t->parent = xreallocarray(t->parent, t->cap, sizeof *t->parent);
+	t->self = xreallocarray(t->self, t->cap, sizeof *t->self);
+	t->total = xreallocarray(t->total, t->cap, sizeof *t->total);
+}
+
 static size_t
 cstree_add(struct cstree *t, int64_t cs, size_t parent)
 {
 	size_t i = t->n;
 
-	if (t->n == t->cap) {
-		t->cap = t->cap ? t->cap * 2 : 1024;
-		t->cs = xreallocarray(t->cs, t->cap, sizeof *t->cs);
-		t->parent = xreallocarray(t->parent, t->cap,
-		    sizeof *t->parent);
-		t->self = xreallocarray(t->self, t->cap, sizeof *t->self);
-		t->total = xreallocarray(t->total, t->cap,
-		    sizeof *t->total);
-	}
+	if (t->n == t->cap)
+		cstree_grow(t, t->cap * 2);
 	t->cs[i] = cs;
 	t->parent[i] = parent;
 	t->self[i] = 0;
@@ -67,6 +70,9 @@ cstree_build(struct cstree *t, const struct csindex *idx,
 	size_t i, leaf = 0;
 
 	memset(t, 0, sizeof *t);
+	/* Stacks share their roots: a few callsites per stack is usual. */
+	cstree_grow(t, 4 * nvals + 64);
+	imap_reserve(&t->at, 4 * nvals + 64);
 	for (i = 0; i < nvals; i++) {
 		if (vals[i].callsite == 0 || vals[i].value == 0)
 			continue;

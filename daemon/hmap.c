@@ -163,6 +163,22 @@ imap_put(struct imap *m, uint64_t key, int64_t value)
 }
 
 void
+imap_reserve(struct imap *m, size_t n)
+{
+	size_t cap = 64;
+
+	if (m->n != 0)
+		return;
+	while (n * 4 > cap * 3)
+		cap *= 2;
+	if (cap <= m->cap)
+		return;
+	free(m->slots);
+	m->slots = xcalloc(cap, sizeof *m->slots);
+	m->cap = cap;
+}
+
+void
 imap_clear(struct imap *m)
 {
 	free(m->slots);

@@ -79,6 +79,8 @@ imap_get(const struct imap *m, uint64_t key)
 
 /* value must be non-zero. */
 void imap_put(struct imap *, uint64_t key, int64_t value);
+/* Room for n entries without growing (on an empty map). */
+void imap_reserve(struct imap *, size_t n);
 void imap_clear(struct imap *);
 
 #endif

@@ -974,6 +974,7 @@ pft_lookup(struct pft *d, struct pft_seq *s, enum pft_kind k, uint64_t iid,
 {
 	int64_t v;
 
+	*e = NULL;
 	if (s->state == PS_LOST)
 		return 1;
 	if ((v = pft_find(s, k, iid)) != 0) {

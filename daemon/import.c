@@ -607,7 +607,7 @@ importer_run(struct importer *im, const struct import_request *req,
 		return error_set(err, ERR_INPUT, "format: unknown format "
 		    "\"%s\" (known: auto, %s)", req->format, format_names());
 
-	if (store_begin(im->store, err) == -1)
+	if (store_begin_import(im->store, err) == -1)
 		return -1;
 	if ((scope_id = store_scope(im->store, req->scope, 1, err)) < 0)
 		goto fail;

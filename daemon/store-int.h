@@ -29,6 +29,7 @@ struct store {
 	size_t sample_rows;		/* writer's buffer, 0: default */
 	size_t rollup_max;		/* keys of a window, 0: default */
 	int64_t cs_fresh;		/* callsites above: this transaction's */
+	int fk_off;			/* store_begin_import turned them off */
 	sqlite3_stmt **st;		/* store.c's, by its enum stmt */
 	sqlite3_stmt *sb[SB_COUNT];
 };

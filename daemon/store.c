@@ -461,10 +461,38 @@ store_begin(struct store *s, struct error *err)
 	return 0;
 }
 
+/* After an import's transaction: foreign keys checked again. */
+static void
+store_fk_on(struct store *s)
+{
+	if (s->fk_off && sqlite3_get_autocommit(s->db)) {
+		store_exec(s, "PRAGMA foreign_keys = ON", NULL);
+		s->fk_off = 0;
+	}
+}
+
+int
+store_begin_import(struct store *s, struct error *err)
+{
+	/* A no-op inside a transaction: it must come before BEGIN. */
+	if (store_exec(s, "PRAGMA foreign_keys = OFF", err) == -1)
+		return -1;
+	s->fk_off = 1;
+	if (store_begin(s, err) == -1) {
+		store_fk_on(s);
+		return -1;
+	}
+	return 0;
+}
+
 int
 store_commit(struct store *s, struct error *err)
 {
-	return store_step_id(s, s->st[S_COMMIT], err, "commit") == -1 ? -1 : 0;
+	int rc = store_step_id(s, s->st[S_COMMIT], err, "commit") == -1 ?
+	    -1 : 0;
+
+	store_fk_on(s);
+	return rc;
 }
 
 void
@@ -472,6 +500,7 @@ store_rollback(struct store *s)
 {
 	if (!sqlite3_get_autocommit(s->db))
 		store_step_id(s, s->st[S_ROLLBACK], NULL, "rollback");
+	store_fk_on(s);
 }
 
 int64_t

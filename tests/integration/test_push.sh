@@ -139,3 +139,20 @@ r=$(api GET "/v1/top?scope=conc&metric=samples")
 [ "$(body_of "$r" | json 'j["total"]')" = 2400 ] || fail "concurrent total: $r"
 [ "$(body_of "$r" | json 'j["profiles"]')" = 8 ] || fail "concurrent profiles: $r"
 ok "8 concurrent pushes stored once each (total 2400 samples)"
+
+# Imports run without foreign key checks (store_begin_import); what they
+# wrote must still satisfy every key, and the writer must have them back
+# on afterwards: a delete right after a push cascades to profile_metric.
+[ -z "$(sqlite3 "$DB" 'PRAGMA foreign_key_check')" ] ||
+    fail "foreign_key_check after the imports: $(sqlite3 "$DB" 'PRAGMA foreign_key_check' | head -5)"
+[ "$(sqlite3 "$DB" 'PRAGMA integrity_check')" = ok ] ||
+    fail "integrity_check after the imports"
+out=$("$PROFCTL" push "$FIXTURES/heap.pprof" --scope fk) || fail "push for fk: $out"
+id=$(printf '%s\n' "$out" | grep -o 'stored as profile [0-9]*' | awk '{print $4}')
+[ "$(sqlite3 "$DB" "SELECT count(*) FROM profile_metric WHERE profile_id = $id")" -gt 0 ] ||
+    fail "no profile_metric rows for profile $id"
+r=$(api DELETE "/v1/profiles?scope=fk&id=$id")
+[ "$(status_of "$r")" = 200 ] || fail "delete $id: $r"
+n=$(sqlite3 "$DB" "SELECT count(*) FROM profile_metric WHERE profile_id = $id")
+[ "$n" = 0 ] || fail "$n profile_metric rows outlived profile $id: foreign keys left off"
+ok "imports keep every foreign key; the delete after one cascades"

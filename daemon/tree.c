@@ -20,18 +20,24 @@ struct build {
 	uint32_t *name_of;		/* name id per node */
 };
 
+static void
+build_reserve(struct build *b, size_t cap)
+{
+	if (cap <= b->cap)
+		return;
+	b->cap = cap;
+	b->r->nodes = xreallocarray(b->r->nodes, cap, sizeof *b->r->nodes);
+	b->name_of = xreallocarray(b->name_of, cap, sizeof *b->name_of);
+}
+
 static size_t
 node_add(struct build *b, const char *name, size_t parent)
 {
 	struct tree_result *r = b->r;
 	struct tree_node *n;
 
-	if (r->nnodes == b->cap) {
-		b->cap = b->cap ? b->cap * 2 : 256;
-		r->nodes = xreallocarray(r->nodes, b->cap, sizeof *r->nodes);
-		b->name_of = xreallocarray(b->name_of, b->cap,
-		    sizeof *b->name_of);
-	}
+	if (r->nnodes == b->cap)
+		build_reserve(b, b->cap ? b->cap * 2 : 256);
 	n = &r->nodes[r->nnodes];
 	memset(n, 0, sizeof *n);
 	n->name = name;
@@ -171,6 +177,9 @@ tree_cstree(struct build *b, const struct query_walk *q,
 	if (cstree_build(&t, idx, q->vals, q->nvals, err) == -1)
 		goto out;
 	node = xreallocarray(NULL, t.n ? t.n : 1, sizeof *node);
+	/* A node per callsite at most, and the "other" nodes. */
+	build_reserve(b, t.n + t.n / 4 + 16);
+	imap_reserve(&b->kids, t.n);
 	for (i = 0; i < t.n; i++) {
 		if (t.parent[i] == CSTREE_ROOT) {
 			r->nodes[0].total += t.total[i];

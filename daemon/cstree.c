@@ -30,9 +30,20 @@ cstree_add(struct cstree *t, int64_t cs, size_t parent)
 	t->parent[i] = parent;
 	t->self[i] = 0;
 	t->total[i] = 0;
-	imap_put(&t->at, (uint64_t)cs, (int64_t)i + 1);
+	if ((uint64_t)cs < t->ndense && i < UINT32_MAX)
+		t->dense[cs] = (uint32_t)i + 1;
+	else
+		imap_put(&t->at, (uint64_t)cs, (int64_t)i + 1);
 	t->n++;
 	return i;
+}
+
+static int64_t
+cstree_at(const struct cstree *t, int64_t cs)
+{
+	if ((uint64_t)cs < t->ndense)
+		return t->dense[cs];
+	return imap_get(&t->at, (uint64_t)cs);
 }
 
 /* The index of callsite leaf, adding it and its ancestors not yet in. */
@@ -44,7 +55,7 @@ cstree_leaf(struct cstree *t, const struct csindex *idx, int64_t leaf,
 	size_t n = 0, up;
 
 	for (cs = leaf; cs > 0; cs = parent) {
-		if ((at = imap_get(&t->at, (uint64_t)cs)) != 0)
+		if ((at = cstree_at(t, cs)) != 0)
 			break;
 		if ((parent = csindex_parent(idx, cs)) < 0)
 			return error_set(err, ERR_INTERNAL, "callsite %lld is "
@@ -68,11 +79,21 @@ cstree_build(struct cstree *t, const struct csindex *idx,
     const struct store_cs_value *vals, size_t nvals, struct error *err)
 {
 	size_t i, leaf = 0;
+	int64_t top = 0;
 
 	memset(t, 0, sizeof *t);
 	/* Stacks share their roots: a few callsites per stack is usual. */
 	cstree_grow(t, 4 * nvals + 64);
-	imap_reserve(&t->at, 4 * nvals + 64);
+	/* A callsite's ancestors were interned before it: their ids are
+	 * smaller, so an array up to the largest leaf holds them all. */
+	for (i = 0; i < nvals; i++)
+		if (vals[i].callsite > top)
+			top = vals[i].callsite;
+	if ((uint64_t)top < 16 * (uint64_t)nvals + 65536) {
+		t->ndense = (size_t)top + 1;
+		t->dense = xcalloc(t->ndense, sizeof *t->dense);
+	} else
+		imap_reserve(&t->at, 4 * nvals + 64);
 	for (i = 0; i < nvals; i++) {
 		if (vals[i].callsite == 0 || vals[i].value == 0)
 			continue;
@@ -97,6 +118,7 @@ cstree_clear(struct cstree *t)
 	free(t->self);
 	free(t->total);
 	free(t->chain);
+	free(t->dense);
 	imap_clear(&t->at);
 	memset(t, 0, sizeof *t);
 }

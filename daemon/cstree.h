@@ -25,7 +25,12 @@ struct cstree {
 	int64_t *cs;			/* the callsite id */
 	size_t *parent;			/* its parent's index, or CSTREE_ROOT */
 	int64_t *self, *total;
-	struct imap at;			/* callsite id -> 1 + index */
+	/* Callsite id -> 1 + index: an array for ids up to ndense, when
+	 * the selection's largest id is not far past its size, else (and
+	 * above) the map. */
+	uint32_t *dense;
+	size_t ndense;
+	struct imap at;
 	int64_t *chain;			/* scratch: callsites of one stack */
 	size_t chaincap;
 };

@@ -9,6 +9,8 @@
 #include "cstree.h"
 #include "util.h"
 
+int cstree_dense_ok = 1;
+
 static void
 cstree_grow(struct cstree *t, size_t cap)
 {
@@ -89,7 +91,7 @@ cstree_build(struct cstree *t, const struct csindex *idx,
 	for (i = 0; i < nvals; i++)
 		if (vals[i].callsite > top)
 			top = vals[i].callsite;
-	if ((uint64_t)top < 16 * (uint64_t)nvals + 65536) {
+	if (cstree_dense_ok && (uint64_t)top < 16 * (uint64_t)nvals + 65536) {
 		t->ndense = (size_t)top + 1;
 		t->dense = xcalloc(t->ndense, sizeof *t->dense);
 	} else

@@ -42,4 +42,8 @@ int cstree_build(struct cstree *, const struct csindex *,
     const struct store_cs_value *, size_t, struct error *);
 void cstree_clear(struct cstree *);
 
+/* 0: every tree keeps its callsites in the map, as a selection far
+ * smaller than its callsite ids does (for tests; 1 by default). */
+extern int cstree_dense_ok;
+
 #endif

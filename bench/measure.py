@@ -399,12 +399,18 @@ class Harness:
         stored; stops at the first timeout (the later ones would too) and
         then returns timed_out=True."""
         times, rss, samples, timed_out = [], [], 0, False
+        imports = []
         for i in range(n):
             d = Daemon(self, "%s-%d" % (tag, i), extra).start()
             try:
                 t, samples = d.push([path], tag, timeout=timeout)
                 times.append(t)
                 rss.append(d.hwm_kib() / 1024)
+                # profd's own time for the import request: the push
+                # without the chunked upload of a large file before it.
+                calls, ms = d.route("POST /v1/profiles")
+                if calls == 1:
+                    imports.append(ms / 1e3)
                 if i == 0 and tag == "large":
                     self.meta[tag + ".stacks"] = d.stacks(tag)
                 d.stop()
@@ -416,7 +422,7 @@ class Harness:
             finally:
                 d.remove()
         return {"times": times, "rss": rss, "samples": samples,
-                "timed_out": timed_out}
+                "timed_out": timed_out, "imports": imports}
 
     def pprof_runs(self, args, n):
         """As import_runs, for pprof."""
@@ -510,11 +516,18 @@ class Harness:
         r = self.trace_import()
         pd = self.rate(r, self.trace_samples, "samples/s",
                        self.a.trace_timeout)
+        note = ""
+        if r.get("imports") and r["times"]:
+            note = ("push to commit %s, of which profd importing "
+                    "(POST /v1/profiles, after the chunked upload) %s: "
+                    "%s" % (Fig(r["times"], "s"), Fig(r["imports"], "s"),
+                            Fig([self.trace_samples / t
+                                 for t in r["imports"]], "samples/s")))
         self.add(Row("throughput", "throughput.trace",
                      "Perfetto import throughput, %s trace" %
                      mb(self.trace_bytes), pd, "— (pprof reads no Perfetto)",
                      "—", "≥ 2 M samples/s",
-                     isinstance(pd, Fig) and pd.med >= 2e6))
+                     isinstance(pd, Fig) and pd.med >= 2e6, note=note))
 
     def size(self, path):
         return self.once("size:" + path, lambda: file_size(path))

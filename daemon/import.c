@@ -57,6 +57,11 @@ struct importer {
 	char *doc_url, *period_type, *period_unit;
 	struct import_count *counts;
 	size_t ncounts;
+	/* The last label set asked for, as given (strings in this import's
+	 * input): samples in a row mostly carry the same labels. */
+	struct model_label *last_labels;
+	size_t nlast_labels, last_labels_cap;
+	int64_t last_labelset;
 };
 
 struct importer *
@@ -113,6 +118,8 @@ importer_reset(struct importer *im)
 	im->doc_url = im->period_type = im->period_unit = NULL;
 	im->nmetrics = im->ncomments = 0;
 	im->have_meta = 0;
+	im->nlast_labels = 0;
+	im->last_labelset = 0;
 	im->profile_id = 0;
 	memset(&im->meta, 0, sizeof im->meta);
 }
@@ -136,6 +143,7 @@ importer_free(struct importer *im)
 		return;
 	importer_reset(im);
 	importer_caches_clear(im);
+	free(im->last_labels);
 	free(im);
 }
 
@@ -329,6 +337,27 @@ label_cmp(const void *a, const void *b)
 	return x->str.n < y->str.n ? -1 : x->str.n > y->str.n;
 }
 
+/* The same labels in the same order, strings at the same addresses of
+ * this import's input (so the same bytes). */
+static int
+labels_same(const struct model_label *a, const struct model_label *b,
+    size_t n, size_t nb)
+{
+	size_t i;
+
+	if (n != nb)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (a[i].is_num != b[i].is_num ||
+		    a[i].key.p != b[i].key.p || a[i].key.n != b[i].key.n ||
+		    (a[i].is_num ? a[i].num != b[i].num ||
+		    a[i].num_unit.p != b[i].num_unit.p ||
+		    a[i].num_unit.n != b[i].num_unit.n :
+		    a[i].str.p != b[i].str.p || a[i].str.n != b[i].str.n))
+			return 0;
+	return 1;
+}
+
 static void
 canon_add(struct buf *b, struct mstr s)
 {
@@ -351,6 +380,9 @@ sink_labelset(void *ctx, const struct model_label *labels, size_t n,
 
 	if (n == 0)
 		return 0;
+	if (im->last_labelset > 0 && labels_same(labels, im->last_labels, n,
+	    im->nlast_labels))
+		return im->last_labelset;
 	sorted = xreallocarray(NULL, n, sizeof *sorted);
 	memcpy(sorted, labels, n * sizeof *sorted);
 	qsort(sorted, n, sizeof *sorted, label_cmp);
@@ -383,6 +415,16 @@ sink_labelset(void *ctx, const struct model_label *labels, size_t n,
 	}
 	cache_put(im, C_LABELSET, canon.p, canon.n, id);
 out:
+	if (id > 0) {
+		if (n > im->last_labels_cap) {
+			im->last_labels = xreallocarray(im->last_labels, n,
+			    sizeof *im->last_labels);
+			im->last_labels_cap = n;
+		}
+		memcpy(im->last_labels, labels, n * sizeof *labels);
+		im->nlast_labels = n;
+		im->last_labelset = id;
+	}
 	buf_free(&canon);
 	free(sorted);
 	return id;
@@ -593,6 +635,8 @@ importer_run(struct importer *im, const struct import_request *req,
 	int64_t scope_id, dup;
 
 	memset(res, 0, sizeof *res);
+	im->nlast_labels = 0;
+	im->last_labelset = 0;
 	/* Imports take what CPU the event loop and the queries leave: on
 	 * Linux the nice value is the calling thread's. */
 	if (!im->niced) {

@@ -513,6 +513,16 @@ class Harness:
                          self.ratio(pd, pp, lambda a, b: "%.2f×" % (a / b)),
                          "≥ 100 MB/s",
                          isinstance(pd, Fig) and pd.med >= 100))
+        # The steady state of a continuous profiler: a profile whose
+        # stacks the store already has (pushed again, to a new scope).
+        w = self.warm_import(self.large)
+        pd = self.rate(w, self.size(self.large) / 1e6, "MB/s")
+        self.add(Row("throughput", "throughput.large-warm",
+                     "pprof import throughput, large CPU profile again "
+                     "(its stacks stored)", pd, "—", "—", "≥ 100 MB/s",
+                     isinstance(pd, Fig) and pd.med >= 100,
+                     note="of which profd importing (POST /v1/profiles): "
+                     "%s" % Fig(w["imports"], "s") if w["imports"] else ""))
         r = self.trace_import()
         pd = self.rate(r, self.trace_samples, "samples/s",
                        self.a.trace_timeout)
@@ -528,6 +538,26 @@ class Harness:
                      mb(self.trace_bytes), pd, "— (pprof reads no Perfetto)",
                      "—", "≥ 2 M samples/s",
                      isinstance(pd, Fig) and pd.med >= 2e6, note=note))
+
+    def warm_import(self, path):
+        """One profd: path pushed once untimed, then runs times to new
+        scopes, each import finding every stack already stored."""
+        def measure():
+            d = Daemon(self, "warm").start()
+            try:
+                d.push([path], "warm-0", timeout=self.a.timeout)
+                times, imports = [], []
+                for i in range(self.runs):
+                    before = d.route("POST /v1/profiles")
+                    times.append(d.push([path], "warm-%d" % (i + 1),
+                                        timeout=self.a.timeout)[0])
+                    after = d.route("POST /v1/profiles")
+                    imports.append((after[1] - before[1]) / 1e3)
+                d.stop()
+            finally:
+                d.remove()
+            return {"times": times, "imports": imports}
+        return self.once("warm:" + path, measure)
 
     def size(self, path):
         return self.once("size:" + path, lambda: file_size(path))

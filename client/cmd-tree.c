@@ -95,6 +95,9 @@ cmd_tree_exec(struct client *c, int argc, char **argv)
 			a.frac = CMD_TREE_TEXT_FRACTION;
 		if (a.frac != NULL)
 			http_query_add(&url, "min_fraction", a.frac);
+		/* The text tree shows names: no source files to parse. */
+		if (!a.json && !a.folded)
+			http_query_add(&url, "source", "false");
 		if (a.folded)
 			rc = cmd_tree_folded(c, url);
 		else

@@ -93,7 +93,6 @@ api_diff_get(struct api_call *call)
 {
 	static const char *const own[] = { "normalize", "limit", "base.*",
 	    NULL };
-	const char *norm = api_param(call, "normalize");
 	const char *limit = api_param(call, "limit");
 	struct diff_req *d;
 	char *end;
@@ -104,15 +103,8 @@ api_diff_get(struct api_call *call)
 	if (api_selection(call, &d->cur, NULL, own) == -1 ||
 	    api_selection(call, &d->base, "base.", own) == -1)
 		return;
-	if (norm != NULL && strcmp(norm, "true") != 0 &&
-	    strcmp(norm, "false") != 0 && strcmp(norm, "1") != 0 &&
-	    strcmp(norm, "0") != 0) {
-		api_error(call, 400, "normalize: \"%s\" is neither true nor "
-		    "false", norm);
+	if (api_bool(call, "normalize", &d->normalize) == -1)
 		return;
-	}
-	d->normalize = norm != NULL && (strcmp(norm, "true") == 0 ||
-	    strcmp(norm, "1") == 0);
 	d->limit = -1;
 	if (limit != NULL) {
 		d->limit = strtoll(limit, &end, 10);

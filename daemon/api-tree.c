@@ -16,6 +16,7 @@ struct tree_req {
 	struct selection sel;
 	double min_fraction;
 	int folded;
+	int source;			/* file, line, mapping in the JSON */
 };
 
 static void
@@ -30,7 +31,8 @@ tree_req_free(void *arg)
 /* The tree as JSON, written straight out: a jansson node per tree node
  * made a 6000-node tree cost 30 ms, nearly all of it malloc. */
 static void
-node_json(const struct tree_result *r, size_t i, struct buf *out)
+node_json(const struct tree_result *r, size_t i, int source,
+    struct buf *out)
 {
 	const struct tree_node *n = &r->nodes[i];
 	size_t c;
@@ -44,17 +46,17 @@ node_json(const struct tree_result *r, size_t i, struct buf *out)
 	jsonw_raw(out, ",");
 	jsonw_key(out, "total");
 	jsonw_int(out, n->total);
-	if (n->file[0] != '\0') {
+	if (source && n->file[0] != '\0') {
 		jsonw_raw(out, ",");
 		jsonw_key(out, "file");
 		jsonw_str(out, n->file);
 	}
-	if (n->line != 0) {
+	if (source && n->line != 0) {
 		jsonw_raw(out, ",");
 		jsonw_key(out, "line");
 		jsonw_int(out, n->line);
 	}
-	if (n->mapping[0] != '\0') {
+	if (source && n->mapping[0] != '\0') {
 		jsonw_raw(out, ",");
 		jsonw_key(out, "mapping");
 		jsonw_str(out, n->mapping);
@@ -63,7 +65,7 @@ node_json(const struct tree_result *r, size_t i, struct buf *out)
 		jsonw_raw(out, ",\"other\":true");
 	jsonw_raw(out, ",\"children\":[");
 	for (c = n->child; c != 0; c = r->nodes[c].next) {
-		node_json(r, c, out);
+		node_json(r, c, source, out);
 		if (r->nodes[c].next != 0)
 			jsonw_raw(out, ",");
 	}
@@ -81,7 +83,7 @@ tree_json(const struct tree_req *t, const struct tree_result *r,
 	jsonw_real(out, t->min_fraction);
 	jsonw_raw(out, ",");
 	jsonw_key(out, "root");
-	node_json(r, 0, out);
+	node_json(r, 0, t->source, out);
 	jsonw_raw(out, "}\n");
 }
 
@@ -151,7 +153,8 @@ tree_work(struct api_call *call, void *worker)
 void
 api_tree_get(struct api_call *call)
 {
-	static const char *const own[] = { "format", "min_fraction", NULL };
+	static const char *const own[] = { "format", "min_fraction", "source",
+	    NULL };
 	const char *format = api_param(call, "format");
 	const char *frac = api_param(call, "min_fraction");
 	struct tree_req *t;
@@ -169,6 +172,9 @@ api_tree_get(struct api_call *call)
 		return;
 	}
 	t->folded = format != NULL && strcmp(format, "folded") == 0;
+	t->source = 1;
+	if (api_bool(call, "source", &t->source) == -1)
+		return;
 	if (frac != NULL) {
 		errno = 0;
 		t->min_fraction = strtod(frac, &end);

@@ -234,6 +234,25 @@ api_selection(struct api_call *call, struct selection *sel,
 	return 0;
 }
 
+int
+api_bool(struct api_call *call, const char *name, int *out)
+{
+	const char *v = api_param(call, name);
+
+	if (v == NULL)
+		return 0;
+	if (strcmp(v, "true") == 0 || strcmp(v, "1") == 0)
+		*out = 1;
+	else if (strcmp(v, "false") == 0 || strcmp(v, "0") == 0)
+		*out = 0;
+	else {
+		api_error(call, 400, "%s: \"%s\" is neither true nor false",
+		    name, v);
+		return -1;
+	}
+	return 0;
+}
+
 void
 api_jsonw_head(struct buf *out, const char *scope,
     const struct store_metric *m, int64_t total, int64_t nprofiles)

@@ -103,6 +103,9 @@ struct import_worker {
 };
 
 json_t *api_metric_json(const char *type, const char *unit);
+/* A boolean parameter (true/false/1/0) into *out, left alone if absent;
+ * -1 once a 400 is sent for any other value. */
+int api_bool(struct api_call *, const char *name, int *out);
 /* The opening of a query reply written as text (jsonw):
  * {"scope", "metric": {"type", "unit"}, "unit", "total", "profiles" --
  * the caller goes on with its own members and closes the object. */

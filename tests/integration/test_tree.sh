@@ -74,7 +74,27 @@ assert others > 0 and nodes < 100, (others, nodes)
 PY
 ok "min_fraction folds small nodes into \"other\", totals kept"
 
-for q in "scope=fx&min_fraction=2" "scope=fx&format=xml" "scope=fx&metric=nosuch"; do
+# source=false: the same tree without file, line and mapping.
+body_of "$(api GET "/v1/tree?scope=fx&metric=cpu")" >"$T/src.json"
+body_of "$(api GET "/v1/tree?scope=fx&metric=cpu&source=false")" >"$T/nosrc.json"
+python3 - "$T/src.json" "$T/nosrc.json" <<'PY' || fail "source=false"
+import json, sys
+full, bare = (json.load(open(f)) for f in sys.argv[1:])
+had = 0
+def strip(n):
+    global had
+    for k in ("file", "line", "mapping"):
+        had += n.pop(k, None) is not None
+    for c in n["children"]:
+        strip(c)
+strip(full["root"])
+assert had > 0, "the full tree names no source: the test proves nothing"
+assert full == bare, "source=false changed more than the source fields"
+PY
+ok "source=false leaves out file, line and mapping, and nothing else"
+
+for q in "scope=fx&min_fraction=2" "scope=fx&format=xml" "scope=fx&metric=nosuch" \
+    "scope=fx&source=maybe"; do
 	[ "$(status_of "$(api GET "/v1/tree?$q")")" = 400 ] || fail "/v1/tree?$q is not 400"
 done
 [ "$(status_of "$(api GET "/v1/tree?scope=nosuch")")" = 404 ] || fail "unknown scope"

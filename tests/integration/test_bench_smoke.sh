@@ -31,7 +31,7 @@ import json, re, sys
 j = json.load(open(sys.argv[1]))
 want = ["import.large", "import.fixture-cpu", "import.fixture-heap",
         "import.fixture-mutex", "import.fixture-block", "throughput.large",
-        "throughput.heap", "throughput.trace", "query.top", "query.tree",
+        "throughput.heap", "throughput.large-warm", "throughput.trace", "query.top", "query.tree",
         "growth.top", "growth.tree", "concurrent.health", "concurrent.top",
         "memory.idle", "memory.heap", "memory.trace", "storage.series"]
 rows = {r["key"]: r for r in j["rows"]}
@@ -50,6 +50,6 @@ EOF
 
 # The markdown table has the same rows, with the result column.
 rows=$(grep -c '^| .* | (smoke) |$' "$T/results.md") || true
-[ "$rows" -eq 13 ] || fail "$rows rows with a target in results.md"
+[ "$rows" -eq 14 ] || fail "$rows rows with a target in results.md"
 grep -q '^| CPUs (nproc) | [0-9]' "$T/results.md" || fail "no machine"
 echo "ok: bench/run --smoke"

@@ -785,8 +785,11 @@ http_request_type(struct http *h, const char *method, const char *path,
 	sink.p[sink.n] = '\0';
 	reply->body = sink.p;
 	reply->len = sink.n;
+	/* profd writes a NUL inside a string (a SQL value, say) as \u0000,
+	 * which jansson refuses unless allowed. */
 	if (reply->len != 0)
-		reply->json = json_loadb(reply->body, reply->len, 0, NULL);
+		reply->json = json_loadb(reply->body, reply->len,
+		    JSON_ALLOW_NUL, NULL);
 	return (0);
 }
 

@@ -177,8 +177,9 @@ tree_cstree(struct build *b, const struct query_walk *q,
 	if (cstree_build(&t, idx, q->vals, q->nvals, err) == -1)
 		goto out;
 	node = xreallocarray(NULL, t.n ? t.n : 1, sizeof *node);
-	/* A node per callsite at most, and the "other" nodes. */
-	build_reserve(b, t.n + t.n / 4 + 16);
+	/* A node per callsite at most, and at most one "other" node under
+	 * each (pages of the array never used are never touched). */
+	build_reserve(b, 2 * t.n + 16);
 	imap_reserve(&b->kids, t.n);
 	for (i = 0; i < t.n; i++) {
 		if (t.parent[i] == CSTREE_ROOT) {

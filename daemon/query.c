@@ -385,11 +385,22 @@ top_stacks(const struct query_walk *q, struct stackwalk *w,
 	return 0;
 }
 
-/* One bit of a 64-bit filter for a row or a pair of rows. */
-static uint64_t
-top_bit(uint64_t key)
+/* A filter of the rows (or pairs of rows) on the path above a callsite:
+ * 256 bits, so that a path of 30 functions leaves most bits clear. */
+#define TOP_FILTER_WORDS	4
+
+struct top_filter {
+	uint64_t w[TOP_FILTER_WORDS];
+};
+
+/* The word and bit of a row or a pair of rows. */
+static void
+top_bit(uint64_t key, size_t *word, uint64_t *bit)
 {
-	return 1ULL << ((key * 0x9e3779b97f4a7c15ULL) >> 58);
+	uint64_t h = key * 0x9e3779b97f4a7c15ULL;
+
+	*word = (size_t)(h >> 62);
+	*bit = 1ULL << ((h >> 56) & 63);
 }
 
 /* Without frame filters: callsite by callsite over the union of the
@@ -404,10 +415,12 @@ top_cstree(const struct query_walk *q, const struct csindex *idx,
     int granularity, struct top_build *b, int64_t *rowof,
     struct top_result *r, int64_t *flat_sum, struct error *err)
 {
+	static const struct top_filter none;
 	struct cstree t;
 	int64_t *row = NULL;
-	uint64_t *rows_above = NULL, *pairs_above = NULL;
-	size_t i, j, p;
+	struct top_filter *rows_above = NULL, *pairs_above = NULL;
+	const struct top_filter *rf, *pf;
+	size_t i, j, p, word;
 	int rc = -1;
 
 	if (cstree_build(&t, idx, q->vals, q->nvals, err) == -1)
@@ -418,33 +431,32 @@ top_cstree(const struct query_walk *q, const struct csindex *idx,
 	    sizeof *pairs_above);
 	for (i = 0; i < t.n; i++) {
 		int64_t me, caller;
-		uint64_t bit, rbits = 0, pbits = 0, pair;
+		uint64_t bit, pair;
 		int first;
 
 		me = row[i] = top_row(r, b, rowof, idx,
 		    csindex_name_at(idx, t.cs[i], (enum granularity)
 		    granularity));
 		p = t.parent[i];
-		if (p != CSTREE_ROOT) {
-			rbits = rows_above[p];
-			pbits = pairs_above[p];
-		}
-		bit = top_bit((uint64_t)me);
-		first = (rbits & bit) == 0;
+		rf = p != CSTREE_ROOT ? &rows_above[p] : &none;
+		pf = p != CSTREE_ROOT ? &pairs_above[p] : &none;
+		top_bit((uint64_t)me, &word, &bit);
+		first = (rf->w[word] & bit) == 0;
 		for (j = p; !first && j != CSTREE_ROOT; j = t.parent[j])
 			if (row[j] == me)
 				break;
 		if (first || j == CSTREE_ROOT)
 			r->rows[me].cum += t.total[i];
-		rows_above[i] = rbits | bit;
+		rows_above[i] = *rf;
+		rows_above[i].w[word] |= bit;
 		r->rows[me].flat += t.self[i];
 		*flat_sum += t.self[i];
-		pairs_above[i] = pbits;
+		pairs_above[i] = *pf;
 		if (p == CSTREE_ROOT || (caller = row[p]) == me)
 			continue;
 		pair = (uint64_t)caller << 32 | (uint32_t)me;
-		bit = top_bit(pair);
-		first = (pbits & bit) == 0;
+		top_bit(pair, &word, &bit);
+		first = (pf->w[word] & bit) == 0;
 		for (j = p; !first && t.parent[j] != CSTREE_ROOT;
 		    j = t.parent[j])
 			if (row[t.parent[j]] == caller && row[j] == me)
@@ -452,7 +464,7 @@ top_cstree(const struct query_walk *q, const struct csindex *idx,
 		if (first || t.parent[j] == CSTREE_ROOT)
 			edge_add(b, caller, me, (csindex_flags(idx, t.cs[i]) &
 			    FRAME_INLINED) != 0, t.total[i], SIZE_MAX);
-		pairs_above[i] = pbits | bit;
+		pairs_above[i].w[word] |= bit;
 	}
 	rc = 0;
 out:

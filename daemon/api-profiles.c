@@ -1,5 +1,7 @@
 /* api-profiles.c: POST /v1/profiles (push a blob) and GET /v1/profiles
  * (the profiles of a scope). */
+#include <sys/uio.h>
+
 #include <event2/buffer.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
@@ -68,8 +70,10 @@ push_work(struct api_call *call, void *worker)
 	struct activity *act = server_activity(call->srv);
 	enum activity_source src = p->upload ? ACT_UPLOAD : ACT_PUSH;
 	size_t i, len = evbuffer_get_length(p->body);
+	struct evbuffer_iovec *pieces;
+	struct iovec *iov = NULL;
 	json_t *dropped;
-	int rc;
+	int rc, n;
 
 	memset(&req, 0, sizeof req);
 	req.fd = -1;
@@ -88,11 +92,26 @@ push_work(struct api_call *call, void *worker)
 	req.opts.metric_type = mstr_from(p->metric_type);
 	req.opts.metric_unit = mstr_from(p->metric_unit);
 	req.opts.bucket_ns = p->bucket_ns;
-	req.data = len ? evbuffer_pullup(p->body, -1) : (const uint8_t *)"";
+	/* The body as it came, in the pieces libevent read it into: one
+	 * contiguous copy would cost its size again for the whole import. */
+	req.data = (const uint8_t *)"";
 	req.len = len;
+	if (len > 0 && (n = evbuffer_peek(p->body, -1, NULL, NULL, 0)) > 0) {
+		iov = xreallocarray(NULL, (size_t)n, sizeof *iov);
+		pieces = xreallocarray(NULL, (size_t)n, sizeof *pieces);
+		evbuffer_peek(p->body, -1, NULL, pieces, n);
+		for (i = 0; i < (size_t)n; i++) {
+			iov[i].iov_base = pieces[i].iov_base;
+			iov[i].iov_len = pieces[i].iov_len;
+		}
+		free(pieces);
+		req.iov = iov;
+		req.niov = (size_t)n;
+	}
 	activity_begin(act, src, p->name, p->scope, req.fd,
 	    req.fd == -1 ? (int64_t)len : -1);
 	rc = importer_run(w->importer, &req, &res, &call->err);
+	free(iov);
 	activity_end(act, src, p->name, p->scope, rc == -1 ? &call->err :
 	    NULL);
 	if (req.fd != -1)

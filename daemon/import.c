@@ -633,6 +633,7 @@ importer_run(struct importer *im, const struct import_request *req,
 	size_t headlen;
 	uint8_t hash[32];
 	int64_t scope_id, dup;
+	size_t i;
 
 	memset(res, 0, sizeof *res);
 	im->nlast_labels = 0;
@@ -658,7 +659,12 @@ importer_run(struct importer *im, const struct import_request *req,
 	if (req->fd < 0) {
 		/* In memory: hash first, and a duplicate costs no decode. */
 		sha256_init(&sh);
-		sha256_update(&sh, req->data, req->len);
+		if (req->niov > 0)
+			for (i = 0; i < req->niov; i++)
+				sha256_update(&sh, req->iov[i].iov_base,
+				    req->iov[i].iov_len);
+		else
+			sha256_update(&sh, req->data, req->len);
 		sha256_final(&sh, hash);
 		if ((dup = store_profile_find(im->store, scope_id, hash,
 		    err)) < 0)
@@ -667,7 +673,8 @@ importer_run(struct importer *im, const struct import_request *req,
 			store_rollback(im->store);
 			return importer_duplicate(im, dup, res, err);
 		}
-		in = stream_mem(req->data, req->len);
+		in = req->niov > 0 ? stream_iov(req->iov, req->niov) :
+		    stream_mem(req->data, req->len);
 	} else {
 		/* A file is read once: hashed as it is decoded, checked for
 		 * a duplicate before the commit.  Until then the row holds

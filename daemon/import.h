@@ -5,6 +5,7 @@
 #define PROFD_IMPORT_H
 
 #include <stddef.h>
+#include <sys/uio.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -27,8 +28,12 @@ struct import_request {
 	size_t nlabels;
 	struct decode_opts opts;
 	/* The blob: in memory (fd < 0), or read once from fd (e.g. an
-	 * upload or a spool file; len is then unused). */
+	 * upload or a spool file; len is then unused).  In memory it is
+	 * data, or the niov pieces of iov when niov > 0 (a request body as
+	 * received, not copied into one piece); len is the whole length. */
 	const uint8_t *data;
+	const struct iovec *iov;
+	size_t niov;
 	size_t len;
 	int fd;
 };

@@ -29,35 +29,62 @@ stream_free(struct stream *s)
 	free(s);
 }
 
+/* Memory in pieces; the iovec array is copied, not the bytes. */
 struct mem_src {
-	const uint8_t *p;
-	size_t n;
+	struct iovec *iov;
+	size_t n, i, off;		/* piece i, off bytes of it read */
 };
 
 static ssize_t
 mem_read(void *ctx, uint8_t *buf, size_t n, struct error *err)
 {
 	struct mem_src *m = ctx;
+	size_t got = 0, k;
 
-	if (n > m->n)
-		n = m->n;
-	if (n == 0)
-		return 0;
-	memcpy(buf, m->p, n);
-	m->p += n;
-	m->n -= n;
-	return (ssize_t)n;
+	while (got < n && m->i < m->n) {
+		k = m->iov[m->i].iov_len - m->off;
+		if (k > n - got)
+			k = n - got;
+		memcpy(buf + got, (const uint8_t *)m->iov[m->i].iov_base +
+		    m->off, k);
+		got += k;
+		m->off += k;
+		if (m->off == m->iov[m->i].iov_len) {
+			m->i++;
+			m->off = 0;
+		}
+	}
+	return (ssize_t)got;
+}
+
+static void
+mem_close(void *ctx)
+{
+	struct mem_src *m = ctx;
+
+	free(m->iov);
+	free(m);
+}
+
+struct stream *
+stream_iov(const struct iovec *iov, size_t n)
+{
+	struct mem_src *m = xcalloc(1, sizeof *m);
+	struct stream_source src = { mem_read, mem_close, m };
+
+	m->iov = xreallocarray(NULL, n ? n : 1, sizeof *m->iov);
+	if (n > 0)
+		memcpy(m->iov, iov, n * sizeof *iov);
+	m->n = n;
+	return stream_new(&src);
 }
 
 struct stream *
 stream_mem(const uint8_t *p, size_t n)
 {
-	struct mem_src *m = xmalloc(sizeof *m);
-	struct stream_source src = { mem_read, free, m };
+	struct iovec one = { (void *)(uintptr_t)p, n };
 
-	m->p = p;
-	m->n = n;
-	return stream_new(&src);
+	return stream_iov(&one, 1);
 }
 
 struct fd_src {

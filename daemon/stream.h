@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include "error.h"
 
@@ -27,8 +28,10 @@ struct stream {
 };
 
 struct stream *stream_new(const struct stream_source *);
-/* Over memory the caller keeps alive; no copy is made. */
+/* Over memory the caller keeps alive, read a buffer at a time: one
+ * piece, or n pieces in order. */
 struct stream *stream_mem(const uint8_t *, size_t);
+struct stream *stream_iov(const struct iovec *, size_t n);
 /* Over a file descriptor (closed with the stream if owned). */
 struct stream *stream_fd(int fd, int owned);
 void stream_free(struct stream *);

@@ -89,6 +89,7 @@ int		 render_scopes_json(FILE *, json_t *, char **);
 int		 render_profiles_json(FILE *, json_t *, char **);
 void		 render_json(FILE *, json_t *);
 void		 render_clean(char *);
+const char	*render_time(json_t *, const char *, char *, size_t);
 
 /* render-tree.c: GET /v1/tree as an indented tree, GET /v1/diff as a table
  * of the top deltas. */

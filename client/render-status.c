@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "profctl.h"
 
@@ -48,19 +47,6 @@ render_status_uptime(FILE *f, double secs)
 	if (s >= 60)
 		fprintf(f, "%" PRId64 "m", s / 60 % 60);
 	fprintf(f, "%" PRId64 "s", s % 60);
-}
-
-/* A _ns time as second-precision RFC 3339 in UTC. */
-static const char *
-render_status_time(int64_t ns, char *buf, size_t len)
-{
-	time_t		 secs = (time_t)(ns / 1000000000);
-	struct tm	 tm;
-
-	if (ns <= 0 || gmtime_r(&secs, &tm) == NULL ||
-	    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-		snprintf(buf, len, "-");
-	return (buf);
 }
 
 static void
@@ -115,9 +101,8 @@ render_status_spool(FILE *f, json_t *sp)
 	    "");
 	n = render_status_int(sp, "waiting_files");
 	if (n > 0)
-		snprintf(b, sizeof b, " (%s)", units_scaled_label(
-		    render_status_int(sp, "waiting_bytes"), "bytes", "auto",
-		    b2, sizeof b2));
+		snprintf(b, sizeof b, " (%s)", render_status_bytes(
+		    render_status_int(sp, "waiting_bytes"), b2, sizeof b2));
 	else
 		b[0] = '\0';
 	fprintf(f, "  waiting: %" PRId64 " file%s%s%s, %" PRId64
@@ -132,8 +117,7 @@ render_status_spool(FILE *f, json_t *sp)
 	    "%" PRId64 " (into failed/), retried %" PRId64 "; last listed %s\n",
 	    render_status_int(sp, "imported") + n, n, n == 1 ? "" : "s",
 	    render_status_int(sp, "refused"), render_status_int(sp, "retried"),
-	    render_status_time(render_status_int(sp, "last_scan_ns"), when,
-	    sizeof when));
+	    render_time(sp, "last_scan", when, sizeof when));
 	free(dir);
 }
 
@@ -156,8 +140,8 @@ render_status_errors(FILE *f, json_t *errors, int64_t total)
 		scope = render_status_str(e, "scope");
 		what = render_status_str(e, "what");
 		msg = render_status_str(e, "error");
-		fprintf(f, "  %s  %-6s  %s  %s%s%s\n", render_status_time(
-		    render_status_int(e, "time_ns"), when, sizeof when), src,
+		fprintf(f, "  %s  %-6s  %s  %s%s%s\n", render_time(e, "time",
+		    when, sizeof when), src,
 		    *scope ? scope : "-", what, *what ? ": " : "", msg);
 		free(src);
 		free(scope);

@@ -285,8 +285,8 @@ render_table_print(FILE *f, struct render_table *t)
 }
 
 /* A time as second-precision RFC 3339 in UTC, from the _ns field beside
- * it, else the string as the daemon gave it. */
-static const char *
+ * it, else the string as the daemon gave it, else "-". */
+const char *
 render_time(json_t *obj, const char *key, char *buf, size_t len)
 {
 	char		 nskey[64];

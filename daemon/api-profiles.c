@@ -70,8 +70,7 @@ push_work(struct api_call *call, void *worker)
 	struct activity *act = server_activity(call->srv);
 	enum activity_source src = p->upload ? ACT_UPLOAD : ACT_PUSH;
 	size_t i, len = evbuffer_get_length(p->body);
-	struct evbuffer_iovec *pieces;
-	struct iovec *iov = NULL;
+	struct evbuffer_iovec *iov = NULL;
 	json_t *dropped;
 	int rc, n;
 
@@ -97,14 +96,9 @@ push_work(struct api_call *call, void *worker)
 	req.data = (const uint8_t *)"";
 	req.len = len;
 	if (len > 0 && (n = evbuffer_peek(p->body, -1, NULL, NULL, 0)) > 0) {
+		/* evbuffer_iovec is struct iovec where sys/uio.h exists. */
 		iov = xreallocarray(NULL, (size_t)n, sizeof *iov);
-		pieces = xreallocarray(NULL, (size_t)n, sizeof *pieces);
-		evbuffer_peek(p->body, -1, NULL, pieces, n);
-		for (i = 0; i < (size_t)n; i++) {
-			iov[i].iov_base = pieces[i].iov_base;
-			iov[i].iov_len = pieces[i].iov_len;
-		}
-		free(pieces);
+		evbuffer_peek(p->body, -1, NULL, iov, n);
 		req.iov = iov;
 		req.niov = (size_t)n;
 	}
@@ -260,15 +254,6 @@ opt_metric_json(const struct store_metric *m)
 	return m->id ? api_metric_json(m->type, m->unit) : json_null();
 }
 
-static json_t *
-time_json(int64_t ns)
-{
-	char buf[64];
-
-	format_rfc3339(ns, buf, sizeof buf);
-	return json_string(buf);
-}
-
 static void
 profiles_work(struct api_call *call, void *worker)
 {
@@ -295,10 +280,10 @@ profiles_work(struct api_call *call, void *worker)
 		    "id", (json_int_t)v[i].id,
 		    "name", v[i].name,
 		    "format", v[i].format,
-		    "time", time_json(v[i].time_ns),
+		    "time", api_time_json(v[i].time_ns),
 		    "time_ns", (json_int_t)v[i].time_ns,
 		    "duration_ns", (json_int_t)v[i].duration_ns,
-		    "imported", time_json(v[i].imported_ns),
+		    "imported", api_time_json(v[i].imported_ns),
 		    "imported_ns", (json_int_t)v[i].imported_ns,
 		    "samples", (json_int_t)v[i].samples,
 		    "dropped_samples", (json_int_t)v[i].dropped_samples,

@@ -6,17 +6,6 @@
 #include "store.h"
 #include "util.h"
 
-static json_t *
-time_or_null(int64_t ns, int have)
-{
-	char buf[64];
-
-	if (!have)
-		return json_null();
-	format_rfc3339(ns, buf, sizeof buf);
-	return json_string(buf);
-}
-
 static void
 scopes_work(struct api_call *call, void *worker)
 {
@@ -40,10 +29,12 @@ scopes_work(struct api_call *call, void *worker)
 		    "name", v[i].name,
 		    "profiles", (json_int_t)v[i].profiles,
 		    "metrics", metrics,
-		    "first_time", time_or_null(v[i].first_ns, have),
+		    "first_time", have ? api_time_json(v[i].first_ns) :
+		    json_null(),
 		    "first_time_ns", have ? json_integer(v[i].first_ns) :
 		    json_null(),
-		    "last_time", time_or_null(v[i].last_ns, have),
+		    "last_time", have ? api_time_json(v[i].last_ns) :
+		    json_null(),
 		    "last_time_ns", have ? json_integer(v[i].last_ns) :
 		    json_null()));
 	}

@@ -8,17 +8,6 @@
 #include "util.h"
 
 static json_t *
-status_time(int64_t ns)
-{
-	char buf[64];
-
-	if (ns == 0)
-		return json_null();
-	format_rfc3339(ns, buf, sizeof buf);
-	return json_string(buf);
-}
-
-static json_t *
 status_count(int64_t n)
 {
 	return n < 0 ? json_null() : json_integer((json_int_t)n);
@@ -55,7 +44,8 @@ status_spool(struct spool *sp)
 	    "in_flight", (json_int_t)st.in_flight,
 	    "scanning", st.scanning,
 	    "more", st.more,
-	    "last_scan", status_time(st.last_scan_ns),
+	    "last_scan", st.last_scan_ns ? api_time_json(st.last_scan_ns) :
+	    json_null(),
 	    "last_scan_ns", (json_int_t)st.last_scan_ns,
 	    "imported", (json_int_t)st.imported,
 	    "duplicates", (json_int_t)st.duplicates,
@@ -84,7 +74,8 @@ api_status_get(struct api_call *call)
 	for (i = 0; i < snap.nerrors; i++)
 		json_array_append_new(errors, json_pack("{s:o, s:I, s:s, s:s, "
 		    "s:s, s:s}",
-		    "time", status_time(snap.errors[i].time_ns),
+		    "time", snap.errors[i].time_ns ?
+		    api_time_json(snap.errors[i].time_ns) : json_null(),
 		    "time_ns", (json_int_t)snap.errors[i].time_ns,
 		    "source", activity_source_name(snap.errors[i].source),
 		    "what", snap.errors[i].what,

@@ -53,25 +53,16 @@ top_work(struct api_call *call, void *worker)
 		n = (size_t)t->limit;
 	api_jsonw_head(&out, t->sel.scopes[0], &r.metric, r.total,
 	    r.nprofiles);
-	jsonw_raw(&out, t->sort_cum ? ",\"sort\":\"cum\"" :
-	    ",\"sort\":\"flat\"");
-	jsonw_raw(&out, ",");
-	jsonw_key(&out, "rows_total");
-	jsonw_int(&out, (int64_t)r.nrows);
+	jsonw_mstr(&out, "sort", t->sort_cum ? "cum" : "flat");
+	jsonw_mint(&out, "rows_total", (int64_t)r.nrows);
 	jsonw_raw(&out, ",\"rows\":[");
 	for (i = 0; i < n; i++) {
 		jsonw_raw(&out, i > 0 ? ",{" : "{");
 		jsonw_key(&out, "function");
 		jsonw_str(&out, r.rows[i].function);
-		jsonw_raw(&out, ",");
-		jsonw_key(&out, "flat");
-		jsonw_int(&out, r.rows[i].flat);
-		jsonw_raw(&out, ",");
-		jsonw_key(&out, "cum");
-		jsonw_int(&out, r.rows[i].cum);
-		jsonw_raw(&out, ",");
-		jsonw_key(&out, "inline");
-		jsonw_str(&out, inline_names[r.rows[i].inl]);
+		jsonw_mint(&out, "flat", r.rows[i].flat);
+		jsonw_mint(&out, "cum", r.rows[i].cum);
+		jsonw_mstr(&out, "inline", inline_names[r.rows[i].inl]);
 		jsonw_raw(&out, "}");
 	}
 	jsonw_raw(&out, "]}\n");

@@ -40,27 +40,14 @@ node_json(const struct tree_result *r, size_t i, int source,
 	jsonw_raw(out, "{");
 	jsonw_key(out, "name");
 	jsonw_str(out, n->name);
-	jsonw_raw(out, ",");
-	jsonw_key(out, "self");
-	jsonw_int(out, n->self);
-	jsonw_raw(out, ",");
-	jsonw_key(out, "total");
-	jsonw_int(out, n->total);
-	if (source && n->file[0] != '\0') {
-		jsonw_raw(out, ",");
-		jsonw_key(out, "file");
-		jsonw_str(out, n->file);
-	}
-	if (source && n->line != 0) {
-		jsonw_raw(out, ",");
-		jsonw_key(out, "line");
-		jsonw_int(out, n->line);
-	}
-	if (source && n->mapping[0] != '\0') {
-		jsonw_raw(out, ",");
-		jsonw_key(out, "mapping");
-		jsonw_str(out, n->mapping);
-	}
+	jsonw_mint(out, "self", n->self);
+	jsonw_mint(out, "total", n->total);
+	if (source && n->file[0] != '\0')
+		jsonw_mstr(out, "file", n->file);
+	if (source && n->line != 0)
+		jsonw_mint(out, "line", n->line);
+	if (source && n->mapping[0] != '\0')
+		jsonw_mstr(out, "mapping", n->mapping);
 	if (n->other)
 		jsonw_raw(out, ",\"other\":true");
 	jsonw_raw(out, ",\"children\":[");
@@ -81,8 +68,7 @@ tree_json(const struct tree_req *t, const struct tree_result *r,
 	jsonw_raw(out, ",");
 	jsonw_key(out, "min_fraction");
 	jsonw_real(out, t->min_fraction);
-	jsonw_raw(out, ",");
-	jsonw_key(out, "root");
+	jsonw_raw(out, ",\"root\":");
 	node_json(r, 0, t->source, out);
 	jsonw_raw(out, "}\n");
 }

@@ -263,18 +263,20 @@ api_jsonw_head(struct buf *out, const char *scope,
 	jsonw_raw(out, ",\"metric\":{");
 	jsonw_key(out, "type");
 	jsonw_str(out, m->type);
-	jsonw_raw(out, ",");
-	jsonw_key(out, "unit");
-	jsonw_str(out, m->unit);
-	jsonw_raw(out, "},");
-	jsonw_key(out, "unit");
-	jsonw_str(out, m->unit);
-	jsonw_raw(out, ",");
-	jsonw_key(out, "total");
-	jsonw_int(out, total);
-	jsonw_raw(out, ",");
-	jsonw_key(out, "profiles");
-	jsonw_int(out, nprofiles);
+	jsonw_mstr(out, "unit", m->unit);
+	jsonw_raw(out, "}");
+	jsonw_mstr(out, "unit", m->unit);
+	jsonw_mint(out, "total", total);
+	jsonw_mint(out, "profiles", nprofiles);
+}
+
+json_t *
+api_time_json(int64_t ns)
+{
+	char buf[64];
+
+	format_rfc3339(ns, buf, sizeof buf);
+	return json_string(buf);
 }
 
 json_t *

@@ -103,6 +103,8 @@ struct import_worker {
 };
 
 json_t *api_metric_json(const char *type, const char *unit);
+/* A time in ns as an RFC 3339 string. */
+json_t *api_time_json(int64_t ns);
 /* A boolean parameter (true/false/1/0) into *out, left alone if absent;
  * -1 once a 400 is sent for any other value. */
 int api_bool(struct api_call *, const char *name, int *out);

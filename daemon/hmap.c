@@ -26,11 +26,7 @@ hmap_hash(const void *key, size_t len)
 		h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
 		h ^= h >> 29;
 	}
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
+	h = hmap_mix64(h);
 	return h ? h : 1;
 }
 
@@ -128,14 +124,19 @@ hmap_bytes(const struct hmap *m)
 	return m->cap * sizeof *m->slots + m->keybytes + m->n * 16;
 }
 
-static struct imap_slot *
-imap_find(const struct imap *m, uint64_t key)
+/* Move the entries into cap slots. */
+static void
+imap_rehash(struct imap *m, size_t cap)
 {
-	size_t i;
+	struct imap_slot *old = m->slots;
+	size_t i, oldcap = m->cap;
 
-	for (i = imap_slot_of(m, key);; i = (i + 1) & (m->cap - 1))
-		if (m->slots[i].value == 0 || m->slots[i].key == key)
-			return &m->slots[i];
+	m->cap = cap;
+	m->slots = xcalloc(cap, sizeof *m->slots);
+	for (i = 0; i < oldcap; i++)
+		if (old[i].value != 0)
+			*imap_find(m, old[i].key) = old[i];
+	free(old);
 }
 
 void
@@ -143,17 +144,8 @@ imap_put(struct imap *m, uint64_t key, int64_t value)
 {
 	struct imap_slot *s;
 
-	if ((m->n + 1) * 4 > m->cap * 3) {
-		struct imap_slot *old = m->slots;
-		size_t i, oldcap = m->cap;
-
-		m->cap = m->cap ? m->cap * 2 : 64;
-		m->slots = xcalloc(m->cap, sizeof *m->slots);
-		for (i = 0; i < oldcap; i++)
-			if (old[i].value != 0)
-				*imap_find(m, old[i].key) = old[i];
-		free(old);
-	}
+	if ((m->n + 1) * 4 > m->cap * 3)
+		imap_rehash(m, m->cap ? m->cap * 2 : 64);
 	s = imap_find(m, key);
 	if (s->value == 0) {
 		s->key = key;
@@ -165,17 +157,12 @@ imap_put(struct imap *m, uint64_t key, int64_t value)
 void
 imap_reserve(struct imap *m, size_t n)
 {
-	size_t cap = 64;
+	size_t cap = m->cap ? m->cap : 64;
 
-	if (m->n != 0)
-		return;
 	while (n * 4 > cap * 3)
 		cap *= 2;
-	if (cap <= m->cap)
-		return;
-	free(m->slots);
-	m->slots = xcalloc(cap, sizeof *m->slots);
-	m->cap = cap;
+	if (cap > m->cap)
+		imap_rehash(m, cap);
 }
 
 void

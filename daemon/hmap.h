@@ -48,38 +48,42 @@ struct imap {
 	size_t cap, n;		/* cap is a power of two */
 };
 
-static inline size_t
-imap_slot_of(const struct imap *m, uint64_t key)
+/* MurmurHash3's 64-bit finalizer: every input bit reaches every output
+ * bit, so ids side by side (parent << 32 | frame) do not cluster.  The
+ * last step of hmap_hash too. */
+static inline uint64_t
+hmap_mix64(uint64_t h)
 {
-	/* MurmurHash3's finalizer: every key bit reaches every slot bit,
-	 * so ids side by side (parent << 32 | frame) do not cluster. */
-	key ^= key >> 33;
-	key *= 0xff51afd7ed558ccdULL;
-	key ^= key >> 33;
-	key *= 0xc4ceb9fe1a85ec53ULL;
-	key ^= key >> 33;
-	return (size_t)key & (m->cap - 1);
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h;
+}
+
+/* The slot of key: its own, or the empty one where it would go. */
+static inline struct imap_slot *
+imap_find(const struct imap *m, uint64_t key)
+{
+	size_t i;
+
+	for (i = (size_t)hmap_mix64(key) & (m->cap - 1);;
+	    i = (i + 1) & (m->cap - 1))
+		if (m->slots[i].value == 0 || m->slots[i].key == key)
+			return &m->slots[i];
 }
 
 /* The value for key, or 0 if absent. */
 static inline int64_t
 imap_get(const struct imap *m, uint64_t key)
 {
-	size_t i;
-
-	if (m->cap == 0)
-		return 0;
-	for (i = imap_slot_of(m, key);; i = (i + 1) & (m->cap - 1)) {
-		const struct imap_slot *s = &m->slots[i];
-
-		if (s->value == 0 || s->key == key)
-			return s->value;
-	}
+	return m->cap == 0 ? 0 : imap_find(m, key)->value;
 }
 
 /* value must be non-zero. */
 void imap_put(struct imap *, uint64_t key, int64_t value);
-/* Room for n entries without growing (on an empty map). */
+/* Room for n entries without growing. */
 void imap_reserve(struct imap *, size_t n);
 void imap_clear(struct imap *);
 

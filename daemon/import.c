@@ -636,8 +636,6 @@ importer_run(struct importer *im, const struct import_request *req,
 	size_t i;
 
 	memset(res, 0, sizeof *res);
-	im->nlast_labels = 0;
-	im->last_labelset = 0;
 	/* Imports take what CPU the event loop and the queries leave: on
 	 * Linux the nice value is the calling thread's. */
 	if (!im->niced) {
@@ -658,13 +656,13 @@ importer_run(struct importer *im, const struct import_request *req,
 		goto fail;
 	if (req->fd < 0) {
 		/* In memory: hash first, and a duplicate costs no decode. */
+		struct iovec one = { (void *)(uintptr_t)req->data, req->len };
+		const struct iovec *iov = req->niov > 0 ? req->iov : &one;
+		size_t niov = req->niov > 0 ? req->niov : 1;
+
 		sha256_init(&sh);
-		if (req->niov > 0)
-			for (i = 0; i < req->niov; i++)
-				sha256_update(&sh, req->iov[i].iov_base,
-				    req->iov[i].iov_len);
-		else
-			sha256_update(&sh, req->data, req->len);
+		for (i = 0; i < niov; i++)
+			sha256_update(&sh, iov[i].iov_base, iov[i].iov_len);
 		sha256_final(&sh, hash);
 		if ((dup = store_profile_find(im->store, scope_id, hash,
 		    err)) < 0)
@@ -673,8 +671,7 @@ importer_run(struct importer *im, const struct import_request *req,
 			store_rollback(im->store);
 			return importer_duplicate(im, dup, res, err);
 		}
-		in = req->niov > 0 ? stream_iov(req->iov, req->niov) :
-		    stream_mem(req->data, req->len);
+		in = stream_iov(iov, niov);
 	} else {
 		/* A file is read once: hashed as it is decoded, checked for
 		 * a duplicate before the commit.  Until then the row holds

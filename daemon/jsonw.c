@@ -144,3 +144,19 @@ jsonw_int(struct buf *b, int64_t v)
 		*--p = '-';
 	buf_add(b, p, (size_t)(s + sizeof s - p));
 }
+
+void
+jsonw_mstr(struct buf *b, const char *key, const char *s)
+{
+	buf_add(b, ",", 1);
+	jsonw_key(b, key);
+	jsonw_str(b, s);
+}
+
+void
+jsonw_mint(struct buf *b, const char *key, int64_t v)
+{
+	buf_add(b, ",", 1);
+	jsonw_key(b, key);
+	jsonw_int(b, v);
+}

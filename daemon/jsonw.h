@@ -17,6 +17,9 @@ void jsonw_strn(struct buf *, const void *, size_t);
 void jsonw_str(struct buf *, const char *);
 /* "key": */
 void jsonw_key(struct buf *, const char *);
+/* A member after the first of an object: ,"key":value */
+void jsonw_mstr(struct buf *, const char *key, const char *);
+void jsonw_mint(struct buf *, const char *key, int64_t);
 void jsonw_int(struct buf *, int64_t);
 /* The shortest form that reads back as the same double, always with a
  * point or an exponent; null when not finite. */

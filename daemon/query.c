@@ -137,6 +137,22 @@ query_walk_close(struct csindex *idx, struct query_walk *q,
 }
 
 int
+query_walk_next(const struct query_walk *q, struct stackwalk *w, size_t *i,
+    struct error *err)
+{
+	int walked;
+
+	for (; *i < q->nvals; (*i)++) {
+		if (q->vals[*i].callsite == 0 || q->vals[*i].value == 0)
+			continue;
+		if ((walked = stackwalk_run(w, q->vals[*i].callsite,
+		    err)) != 0)
+			return walked;
+	}
+	return 0;
+}
+
+int
 query_timeline(struct store *s, struct csindex *idx,
     const struct timeline_params *p, struct timeline_result *r,
     struct error *err)
@@ -352,18 +368,11 @@ top_stacks(const struct query_walk *q, struct stackwalk *w,
     int64_t *flat_sum, struct error *err)
 {
 	size_t i, depth;
-	int walked;
+	int rc;
 
-	for (i = 0; i < q->nvals; i++) {
+	for (i = 0; (rc = query_walk_next(q, w, &i, err)) == 1; i++) {
 		int64_t v = q->vals[i].value;
 
-		if (q->vals[i].callsite == 0 || v == 0)
-			continue;
-		if ((walked = stackwalk_run(w, q->vals[i].callsite,
-		    err)) == -1)
-			return -1;
-		if (walked == 0)
-			continue;
 		*flat_sum += v;
 		for (depth = 0; depth < w->n; depth++)
 			top_row(r, b, rowof, w->idx, w->name[depth]);
@@ -382,7 +391,7 @@ top_stacks(const struct query_walk *q, struct stackwalk *w,
 				    v, i);
 		}
 	}
-	return 0;
+	return rc;
 }
 
 /* A filter of the rows (or pairs of rows) on the path above a callsite:

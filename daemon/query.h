@@ -56,6 +56,10 @@ int query_walk_open(struct store *, struct csindex *, const struct selection *,
     struct query_walk *, struct stackwalk *, struct error *);
 void query_walk_close(struct csindex *, struct query_walk *,
     struct stackwalk *);
+/* From value *i on, the next one with a stack the frame filters keep,
+ * walked into the stackwalk: 1 with *i its index, 0 at the end, -1. */
+int query_walk_next(const struct query_walk *, struct stackwalk *,
+    size_t *i, struct error *);
 
 /* Query threads' state: a read-only store and the shared index. */
 struct query_worker {

@@ -45,12 +45,6 @@ srows_reset(struct srows *r)
 	r->n = 0;
 }
 
-size_t
-srows_bytes(const struct srows *r)
-{
-	return r->cap * (3 + r->ncols) * sizeof(int64_t);
-}
-
 static void
 srows_grow(struct srows *r, size_t want)
 {
@@ -733,4 +727,16 @@ int
 sblock_get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
 {
 	return get_uv(p, end, v);
+}
+
+int
+sblock_varints_have(const void *p, size_t n, uint64_t v)
+{
+	const uint8_t *c = p, *end = c + n;
+	uint64_t x;
+
+	while (c < end && get_uv(&c, end, &x) == 0)
+		if (x == v)
+			return 1;
+	return 0;
 }

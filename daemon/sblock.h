@@ -38,7 +38,6 @@ void srows_filter(struct srows *, int (*keep)(void *, const int64_t *,
 /* out = a + sign * b, both sorted and merged; columns are the union. */
 void srows_merge(struct srows *out, const struct srows *a,
     const struct srows *b, int sign);
-size_t srows_bytes(const struct srows *);
 
 /* Encode sorted, merged rows.  Buckets are stored relative to base (the
  * smallest bucket of the rows). */
@@ -50,6 +49,8 @@ void sblock_encode_cols(const struct srows *, const size_t *cols,
 /* Unsigned LEB128, as in the blobs. */
 void sblock_put_varint(struct buf *, uint64_t);
 int sblock_get_varint(const uint8_t **, const uint8_t *end, uint64_t *);
+/* Whether a list of varints (sample_block.metrics) holds v. */
+int sblock_varints_have(const void *, size_t, uint64_t v);
 
 struct sblock_col {
 	uint64_t tag;

@@ -209,7 +209,7 @@ spool_open_rel(int dfd, const char *rel, int ncomp)
 	return fd;
 }
 
-static int
+int
 spool_depth(const char *rel)
 {
 	int n = rel[0] != '\0';
@@ -789,24 +789,4 @@ spool_task_clear(struct spool_task *t)
 	free(t->moved_to);
 	free(t->cleanup);
 	t->moved_to = t->cleanup = NULL;
-}
-
-const char *
-spool_outcome_name(enum spool_outcome o)
-{
-	switch (o) {
-	case SPOOL_IMPORTED:
-		return "imported";
-	case SPOOL_DUPLICATE:
-		return "duplicate";
-	case SPOOL_REFUSED:
-		return "refused";
-	case SPOOL_GONE:
-		return "gone";
-	case SPOOL_LEFT:
-		return "left";
-	case SPOOL_RETRY:
-		return "retry";
-	}
-	return "?";
 }

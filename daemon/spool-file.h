@@ -108,6 +108,7 @@ struct spool_task {
 /* Import one file with the importer (on the import thread). */
 void spool_file_import(struct importer *, struct spool_task *);
 void spool_task_clear(struct spool_task *);
-const char *spool_outcome_name(enum spool_outcome);
+/* Path components in a spool-relative path ("" has none). */
+int spool_depth(const char *rel);
 
 #endif

@@ -61,7 +61,6 @@ struct spool_look;
 
 struct spool {
 	struct server *srv;
-	struct event_base *base;
 	char *dir;
 	int ifd;
 	struct event *iev, *rescan, *settle, *retry;
@@ -301,16 +300,6 @@ spool_candidate(struct spool *sp, const char *rel, int created_only)
 		return;
 	e->created_only = created_only;
 	TAILQ_INSERT_TAIL(&sp->cands, e, link);
-}
-
-static int
-spool_depth(const char *rel)
-{
-	int n = rel[0] != '\0';
-
-	for (; *rel != '\0'; rel++)
-		n += *rel == '/';
-	return n;
 }
 
 static void
@@ -733,7 +722,6 @@ spool_new(struct server *srv, struct event_base *base, const char *dir,
 	struct spool *sp = xcalloc(1, sizeof *sp);
 
 	sp->srv = srv;
-	sp->base = base;
 	sp->dir = xstrdup(dir);
 	TAILQ_INIT(&sp->cands);
 	TAILQ_INIT(&sp->backlog);

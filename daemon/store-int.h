@@ -35,6 +35,10 @@ struct store {
 };
 
 int store_fail(struct store *, struct error *, const char *what);
+/* Step a statement that returns no row or one row whose first column is
+ * an id; resets it on every path.  Returns the id (0 for no row), -1. */
+int64_t store_step_id(struct store *, sqlite3_stmt *, struct error *,
+    const char *what);
 
 /* store-samples.c */
 int store_samples_prepare(struct store *, struct error *);

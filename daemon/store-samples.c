@@ -163,16 +163,12 @@ value_tag(uint64_t metric)
 	return metric * 2 + 1;
 }
 
+/* A statement run for what it does, not for a row. */
 static int
 step_done(struct store *s, sqlite3_stmt *st, struct error *err,
     const char *what)
 {
-	int rc = sqlite3_step(st);
-
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 :
-	    store_fail(s, err, what);
+	return store_step_id(s, st, err, what) == -1 ? -1 : 0;
 }
 
 /* ---- rollups ---- */
@@ -544,21 +540,6 @@ store_samples_free(struct store_samples *w)
 	free(w->deferred);
 	racc_clear(&w->racc);
 	free(w);
-}
-
-size_t
-store_samples_bytes(const struct store_samples *w)
-{
-	size_t i, n = srows_bytes(&w->timed) + srows_bytes(&w->untimed) +
-	    srows_bytes(&w->in_timed) + srows_bytes(&w->in_untimed) +
-	    srows_bytes(&w->kept_timed) + srows_bytes(&w->kept_untimed) +
-	    hmap_bytes(&w->racc.at);
-
-	for (i = 0; i < w->racc.n; i++)
-		n += srows_bytes(&w->racc.w[i].rows);
-	for (i = 0; i < w->capout; i++)
-		n += w->out[i].blob.cap + w->out[i].metrics.cap;
-	return n;
 }
 
 void
@@ -955,12 +936,6 @@ fail:
 }
 
 int
-store_profile_unroll(struct store *s, int64_t profile_id, struct error *err)
-{
-	return profile_roll(s, profile_id, -1, err);
-}
-
-int
 store_profile_delete(struct store *s, int64_t profile_id, struct error *err)
 {
 	sqlite3_stmt *st = s->sb[SB_PROFILE_DELETE];
@@ -1267,18 +1242,6 @@ sel_label_ok(struct sel *q, int64_t ls)
 	return q->last_ok;
 }
 
-static int
-has_metric(const void *p, size_t n, int64_t metric)
-{
-	const uint8_t *c = p, *end = c + n;
-	uint64_t m;
-
-	while (c < end && sblock_get_varint(&c, end, &m) == 0)
-		if (m == (uint64_t)metric)
-			return 1;
-	return 0;
-}
-
 /* Whether the rollups answer bucket b, or all of [lo, hi], of a scope. */
 static int
 sel_rolled(const struct sel *q, int64_t scope, int64_t lo, int64_t hi)
@@ -1310,7 +1273,7 @@ sel_block(struct sel *q, sqlite3_stmt *st, int64_t scope)
 
 	if (bmax < q->lo || bmin > q->hi)
 		return 0;
-	if (q->metric != 0 && !has_metric(sqlite3_column_blob(st, 4),
+	if (q->metric != 0 && !sblock_varints_have(sqlite3_column_blob(st, 4),
 	    (size_t)sqlite3_column_bytes(st, 4), q->metric))
 		return 0;
 	/* Rows the rollups answer: the profile counts, nothing to read. */

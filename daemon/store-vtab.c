@@ -32,7 +32,6 @@ struct src {
 	uint8_t *blob;
 	struct sblock_dec dec;
 	size_t *map;			/* decoder column -> metric index */
-	int live;			/* dec holds a row */
 };
 
 struct scur {
@@ -220,18 +219,6 @@ heap_down(struct scur *c, size_t i)
 	}
 }
 
-static int
-has_metric(const void *p, size_t n, int64_t metric)
-{
-	const uint8_t *q = p, *end = q + n;
-	uint64_t m;
-
-	while (q < end && sblock_get_varint(&q, end, &m) == 0)
-		if (m == (uint64_t)metric)
-			return 1;
-	return 0;
-}
-
 static size_t
 metric_index(struct scur *c, int64_t metric)
 {
@@ -277,7 +264,8 @@ group_add(struct scur *c)
 		s->map[k] = metric_index(c, (int64_t)s->dec.cols[k].tag);
 	if ((r = sblock_dec_next(&s->dec, &c->err)) == -1)
 		return -1;
-	if ((s->live = r) == 1) {
+	/* A source is in the heap while its decoder holds a row. */
+	if (r == 1) {
 		c->heap[c->nheap++] = c->nsrc - 1;
 		heap_up(c, c->nheap - 1);
 	}
@@ -308,7 +296,7 @@ group_next(struct scur *c, int *got)
 				    sqlite3_errmsg(c->vt->db));
 			c->pending = 1;
 		}
-		if (c->idx & IDX_METRIC && !has_metric(
+		if (c->idx & IDX_METRIC && !sblock_varints_have(
 		    sqlite3_column_blob(c->blocks, 3),
 		    (size_t)sqlite3_column_bytes(c->blocks, 3),
 		    c->only_metric)) {
@@ -386,10 +374,8 @@ key_next(struct scur *c)
 		}
 		if ((r = sblock_dec_next(&s->dec, &c->err)) == -1)
 			return -1;
-		if (r == 0) {
-			s->live = 0;
+		if (r == 0)
 			c->heap[0] = c->heap[--c->nheap];
-		}
 		heap_down(c, 0);
 	}
 	return 0;

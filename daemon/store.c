@@ -418,9 +418,7 @@ store_close(struct store *s)
 	free(s);
 }
 
-/* Step a statement that returns no row or one row whose first column is
- * an id; resets it on every path.  Returns the id (0 for no row), -1. */
-static int64_t
+int64_t
 store_step_id(struct store *s, sqlite3_stmt *st, struct error *err,
     const char *what)
 {

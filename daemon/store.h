@@ -102,8 +102,6 @@ int store_samples_add(struct store_samples *, int64_t callsite_id,
 int store_samples_finish(struct store_samples *, int64_t profile_bucket,
     struct error *);
 void store_samples_free(struct store_samples *);
-/* Bytes the writer holds. */
-size_t store_samples_bytes(const struct store_samples *);
 
 /* ---- retention ---- */
 
@@ -111,9 +109,6 @@ size_t store_samples_bytes(const struct store_samples *);
  * metrics, labels, comments).  In the caller's transaction.  Callsites,
  * frames, label sets and strings stay (see store_referenced). */
 int store_profile_delete(struct store *, int64_t profile_id, struct error *);
-/* Only the first half of that: subtract the profile's values from its
- * scope's rollups (before deleting its rows some other way). */
-int store_profile_unroll(struct store *, int64_t profile_id, struct error *);
 /* Every (callsite, label set) pair some stored sample value has, each at
  * least once (from the day rollups: much less than every block).  A
  * callsite named here keeps its ancestors alive too. */

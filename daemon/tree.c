@@ -140,18 +140,11 @@ tree_stacks(struct build *b, const struct query_walk *q, struct stackwalk *w,
 {
 	struct tree_result *r = b->r;
 	size_t i, depth, at;
-	int walked;
+	int rc;
 
-	for (i = 0; i < q->nvals; i++) {
+	for (i = 0; (rc = query_walk_next(q, w, &i, err)) == 1; i++) {
 		int64_t v = q->vals[i].value;
 
-		if (q->vals[i].callsite == 0 || v == 0)
-			continue;
-		if ((walked = stackwalk_run(w, q->vals[i].callsite,
-		    err)) == -1)
-			return -1;
-		if (walked == 0)
-			continue;
 		at = 0;
 		r->nodes[0].total += v;
 		for (depth = 0; depth < w->n; depth++) {
@@ -160,7 +153,7 @@ tree_stacks(struct build *b, const struct query_walk *q, struct stackwalk *w,
 		}
 		r->nodes[at].self += v;
 	}
-	return 0;
+	return rc;
 }
 
 /* Without: callsite by callsite over the union of the stacks, each

@@ -36,6 +36,16 @@ static unsigned checks;
 #define STREQ(a, b) ((a) != NULL && strcmp((a), (b)) == 0)
 #define HAS(s, sub) (strstr((s), (sub)) != NULL)
 
+/* xorshift64: reproducible pseudo-random numbers from a seed. */
+static inline uint64_t
+xorshift64(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
+
 /* ---- a recording sink ---- */
 
 struct rec;

@@ -1,3 +1,0 @@
-module profd-gen-large
-
-go 1.19

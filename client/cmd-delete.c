@@ -13,6 +13,36 @@ const struct cmd_entry cmd_delete_entry = {
 	cmd_delete_exec
 };
 
+struct cmd_delete_args {
+	const char	*scope, *before, **ids;
+	size_t		 nids;
+	int		 json;
+};
+
+static int
+cmd_delete_option(const struct cmd_entry *e, int ch, const char *arg,
+    void *p)
+{
+	struct cmd_delete_args	*a = p;
+
+	switch (ch) {
+	case 's':
+		a->scope = arg;
+		return (CMD_OPT_TAKEN);
+	case 'b':
+		a->before = arg;
+		return (CMD_OPT_TAKEN);
+	case 'i':
+		a->ids = xreallocarray(a->ids, a->nids + 1, sizeof *a->ids);
+		a->ids[a->nids++] = arg;
+		return (CMD_OPT_TAKEN);
+	case 'j':
+		a->json = 1;
+		return (CMD_OPT_TAKEN);
+	}
+	return (CMD_OPT_NOT_MINE);
+}
+
 static int
 cmd_delete_exec(struct client *c, int argc, char **argv)
 {
@@ -21,64 +51,35 @@ cmd_delete_exec(struct client *c, int argc, char **argv)
 		{ "before",	required_argument,	NULL, 'b' },
 		{ "id",		required_argument,	NULL, 'i' },
 		{ "json",	no_argument,		NULL, 'j' },
-		{ "socket",	required_argument,	NULL, 'S' },
-		{ "help",	no_argument,		NULL, 'h' },
-		{ NULL,		0,			NULL, 0 }
+		CMD_COMMON_OPTIONS
 	};
 	const struct cmd_entry	*e = &cmd_delete_entry;
+	struct cmd_delete_args	 a = { NULL, NULL, NULL, 0, 0 };
 	struct http_reply	 reply;
-	const char		*scope = NULL, *before = NULL, **ids = NULL;
 	char			*url;
-	size_t			 nids = 0, i;
-	int			 ch, rc, json = 0;
+	size_t			 i;
+	int			 rc;
 
-	optind = 0;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "-:s:h", opts, NULL)) != -1) {
-		switch (ch) {
-		case 1:
-			free(ids);
-			return (cmd_usage_error(e, "delete: unexpected "
-			    "argument \"%s\"", optarg));
-		case 's':
-			scope = optarg;
-			continue;
-		case 'b':
-			before = optarg;
-			continue;
-		case 'i':
-			ids = xreallocarray(ids, nids + 1, sizeof *ids);
-			ids[nids++] = optarg;
-			continue;
-		case 'j':
-			json = 1;
-			continue;
-		}
-		if ((rc = cmd_common_option(e, c, ch, argv)) != -1) {
-			free(ids);
-			return (rc);
-		}
-	}
-	if (optind < argc || scope == NULL) {
-		free(ids);
-		if (scope == NULL)
-			return (cmd_usage_error(e, "delete: --scope is "
-			    "required"));
-		return (cmd_usage_error(e, "delete: unexpected argument "
-		    "\"%s\"", argv[optind]));
+	rc = cmd_parse(e, c, argc, argv, "-:s:h", opts, NULL, 0,
+	    cmd_delete_option, &a);
+	if (rc == -1 && a.scope == NULL)
+		rc = cmd_usage_error(e, "delete: --scope is required");
+	if (rc != -1) {
+		free(a.ids);
+		return (rc);
 	}
 	url = xstrdup("/v1/profiles");
-	http_query_add(&url, "scope", scope);
-	if (before != NULL)
-		http_query_add(&url, "before", before);
-	for (i = 0; i < nids; i++)
-		http_query_add(&url, "id", ids[i]);
-	free(ids);
+	http_query_add(&url, "scope", a.scope);
+	if (a.before != NULL)
+		http_query_add(&url, "before", a.before);
+	for (i = 0; i < a.nids; i++)
+		http_query_add(&url, "id", a.ids[i]);
+	free(a.ids);
 	rc = client_call(c, "DELETE", url, NULL, 0, &reply, "delete");
 	free(url);
 	if (rc != PROFCTL_EXIT_OK)
 		return (rc);
-	if (json)
+	if (a.json)
 		render_json(stdout, reply.json);
 	else
 		printf("%s: deleted %lld profile(s), %lld sample(s)%s\n",

@@ -490,32 +490,43 @@ http_read_head(struct http_conn *conn, char *line, struct http_head *head,
 	}
 }
 
+/* n more bytes of the body into the sink: 0, 1 if the reply ended
+ * first, -1 on a read error (conn->error); *got says how many came. */
+static int
+http_read_exact(struct http_conn *conn, struct http_sink *sink, size_t n,
+    size_t *got)
+{
+	ssize_t	 r;
+
+	http_sink_reserve(sink, n < HTTP_RESERVE_MAX ? n : HTTP_RESERVE_MAX);
+	for (*got = 0; *got < n; *got += (size_t)r) {
+		http_sink_reserve(sink, 1);
+		r = http_conn_read(conn, sink->p + sink->n,
+		    n - *got < sink->cap - sink->n - 1 ?
+		    n - *got : sink->cap - sink->n - 1);
+		if (r <= 0)
+			return (r == 0 ? 1 : -1);
+		sink->n += (size_t)r;
+	}
+	return (0);
+}
+
 /* A body of head->length bytes. */
 static int
 http_read_length(struct http_conn *conn, size_t length,
     struct http_sink *sink, char **cause)
 {
-	ssize_t	 r;
+	size_t	 got;
 
-	http_sink_reserve(sink, length < HTTP_RESERVE_MAX ? length :
-	    HTTP_RESERVE_MAX);
-	while (sink->n < length) {
-		http_sink_reserve(sink, 1);
-		r = http_conn_read(conn, sink->p + sink->n,
-		    length - sink->n < sink->cap - sink->n - 1 ?
-		    length - sink->n : sink->cap - sink->n - 1);
-		if (r == 0) {
-			xasprintf(cause, "the reply ended after %zu of %zu "
-			    "bytes", sink->n, length);
-			return (-1);
-		}
-		if (r == -1) {
-			xasprintf(cause, "reading the reply after %zu of %zu "
-			    "bytes: %s", sink->n, length,
-			    strerror(conn->error));
-			return (-1);
-		}
-		sink->n += (size_t)r;
+	switch (http_read_exact(conn, sink, length, &got)) {
+	case 1:
+		xasprintf(cause, "the reply ended after %zu of %zu bytes", got,
+		    length);
+		return (-1);
+	case -1:
+		xasprintf(cause, "reading the reply after %zu of %zu bytes: %s",
+		    got, length, strerror(conn->error));
+		return (-1);
 	}
 	return (0);
 }
@@ -579,7 +590,6 @@ http_read_chunked(struct http_conn *conn, char *line, struct http_sink *sink,
     char **cause)
 {
 	size_t	 size, got, len, room;
-	ssize_t	 r;
 	char	*q;
 
 	for (;;) {
@@ -608,24 +618,16 @@ http_read_chunked(struct http_conn *conn, char *line, struct http_sink *sink,
 		}
 		if (size == 0)
 			break;
-		for (got = 0; got < size; got += (size_t)r) {
-			http_sink_reserve(sink, size - got <
-			    HTTP_RESERVE_MAX ? size - got : HTTP_RESERVE_MAX);
-			r = http_conn_read(conn, sink->p + sink->n,
-			    size - got < sink->cap - sink->n - 1 ?
-			    size - got : sink->cap - sink->n - 1);
-			if (r == 0) {
-				xasprintf(cause, "the reply ended %zu bytes "
-				    "into a chunk of %zu bytes", got, size);
-				return (-1);
-			}
-			if (r == -1) {
-				xasprintf(cause, "the reply was cut off %zu "
-				    "bytes into a chunk of %zu bytes: %s", got,
-				    size, strerror(conn->error));
-				return (-1);
-			}
-			sink->n += (size_t)r;
+		switch (http_read_exact(conn, sink, size, &got)) {
+		case 1:
+			xasprintf(cause, "the reply ended %zu bytes into a "
+			    "chunk of %zu bytes", got, size);
+			return (-1);
+		case -1:
+			xasprintf(cause, "the reply was cut off %zu bytes into "
+			    "a chunk of %zu bytes: %s", got, size,
+			    strerror(conn->error));
+			return (-1);
 		}
 		switch (http_conn_line(conn, line, &len)) {
 		case HTTP_LINE_OK:
@@ -697,7 +699,7 @@ http_request_type(struct http *h, const char *method, const char *path,
 	struct http_head	 head;
 	struct http_sink	 sink = { NULL, 0, 0 };
 	struct iovec		 iov[2];
-	char			*req, *ct = NULL, *line;
+	char			*req, *line, cl[48];
 	int			 fd, rc, has_body, send_error = 0;
 
 	memset(reply, 0, sizeof *reply);
@@ -712,24 +714,19 @@ http_request_type(struct http *h, const char *method, const char *path,
 		return (HTTP_ECONNECT);
 
 	has_body = strcmp(method, "POST") == 0 || strcmp(method, "PUT") == 0;
-	if (has_body)
-		xasprintf(&ct, "Content-Type: %s\r\n", ctype != NULL ? ctype :
-		    "application/octet-stream");
+	cl[0] = '\0';
+	if (has_body || len != 0)
+		snprintf(cl, sizeof cl, "Content-Length: %zu\r\n", len);
 	/* No "Expect: 100-continue": one round trip, no stall. */
 	xasprintf(&req, "%s %s HTTP/1.1\r\n"
 	    "Host: localhost\r\n"
 	    "User-Agent: profctl/" PROFD_VERSION "\r\n"
 	    "Accept: application/json\r\n"
-	    "%s", method, path, ct != NULL ? ct : "");
-	free(ct);
-	if (has_body || len != 0) {
-		xasprintf(&ct, "%sContent-Length: %zu\r\n", req, len);
-		free(req);
-		req = ct;
-	}
-	xasprintf(&ct, "%sConnection: close\r\n\r\n", req);
-	free(req);
-	req = ct;
+	    "%s%s%s%s"
+	    "Connection: close\r\n\r\n", method, path,
+	    has_body ? "Content-Type: " : "",
+	    has_body ? (ctype != NULL ? ctype : "application/octet-stream") :
+	    "", has_body ? "\r\n" : "", cl);
 
 	iov[0].iov_base = req;
 	iov[0].iov_len = strlen(req);

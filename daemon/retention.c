@@ -297,7 +297,6 @@ retention_delete(struct store *s, const struct retention_delete *d,
     int64_t *profiles, int64_t *samples, int *scope_gone, struct error *err)
 {
 	struct store_old_profile *v = NULL, one;
-	struct store_profile_info info;
 	int64_t scope, ps;
 	size_t nv, i;
 
@@ -320,7 +319,7 @@ retention_delete(struct store *s, const struct retention_delete *d,
 	}
 	/* Every id first, so that a wrong one deletes nothing. */
 	for (i = 0; i < d->nids; i++) {
-		if ((ps = store_profile_scope(s, d->ids[i], err)) < 0)
+		if ((ps = store_profile_scope(s, d->ids[i], NULL, err)) < 0)
 			return -1;
 		if (ps != scope)
 			return error_set(err, ERR_NOT_FOUND, "scope \"%s\" has "
@@ -328,16 +327,14 @@ retention_delete(struct store *s, const struct retention_delete *d,
 			    (long long)d->ids[i]);
 	}
 	for (i = 0; i < d->nids; i++) {
-		/* Listed twice: deleted once. */
-		if (store_profile_scope(s, d->ids[i], err) != scope)
-			continue;
-		memset(&info, 0, sizeof info);
-		if (store_profile_get(s, d->ids[i], &info, err) == -1)
-			return -1;
 		memset(&one, 0, sizeof one);
 		one.id = d->ids[i];
-		one.samples = info.samples;
-		store_profile_info_clear(&info);
+		/* Listed twice: deleted once. */
+		if ((ps = store_profile_scope(s, one.id, &one.samples,
+		    err)) < 0)
+			return -1;
+		if (ps != scope)
+			continue;
 		if (drop_profiles(s, &one, 1, samples, err) == -1)
 			return -1;
 		(*profiles)++;

@@ -210,6 +210,13 @@ spool_open_rel(int dfd, const char *rel, int ncomp)
 }
 
 int
+spool_layout_dir(int depth, const char *name)
+{
+	return depth == 0 ? scope_name_valid(name) :
+	    depth == 1 && format_find(name) != NULL;
+}
+
+int
 spool_depth(const char *rel)
 {
 	int n = rel[0] != '\0';
@@ -229,6 +236,21 @@ spool_open_parent(int dfd, const char *rel, const char **last)
 	return spool_open_rel(dfd, rel, spool_depth(rel) - 1);
 }
 
+static int64_t
+spool_mtime_ns(const struct stat *st)
+{
+	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+/* Type, size (of a regular file) and mtime from a stat. */
+static void
+spool_found_stat(struct spool_found *f, const struct stat *st)
+{
+	f->type = st->st_mode & S_IFMT;
+	f->size = S_ISREG(st->st_mode) ? (uint64_t)st->st_size : 0;
+	f->mtime_ns = spool_mtime_ns(st);
+}
+
 static void
 spool_listing_add(struct spool_listing *l, const char *rel, int is_dir,
     const struct stat *st)
@@ -243,10 +265,7 @@ spool_listing_add(struct spool_listing *l, const char *rel, int is_dir,
 	memset(f, 0, sizeof *f);
 	f->rel = xstrdup(rel);
 	f->is_dir = is_dir;
-	f->type = st->st_mode & S_IFMT;
-	f->size = S_ISREG(st->st_mode) ? (uint64_t)st->st_size : 0;
-	f->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 +
-	    st->st_mtim.tv_nsec;
+	spool_found_stat(f, st);
 }
 
 /* One directory at depth (0 the spool, 1 a scope, 2 a format), fd owned;
@@ -276,17 +295,15 @@ spool_list_dir(int fd, const char *rel, int depth, int64_t cutoff_ns,
 			child = xstrdup(de->d_name);
 		else
 			xasprintf(&child, "%s/%s", rel, de->d_name);
-		if (S_ISDIR(st.st_mode) && ((depth == 0 &&
-		    scope_name_valid(de->d_name)) || (depth == 1 &&
-		    format_find(de->d_name) != NULL))) {
+		if (S_ISDIR(st.st_mode) && spool_layout_dir(depth,
+		    de->d_name)) {
 			spool_listing_add(l, child, 1, &st);
 			if ((cfd = openat(dirfd(d), de->d_name,
 			    SPOOL_OPEN_DIR)) != -1)
 				spool_list_dir(cfd, child, depth + 1,
 				    cutoff_ns, nfiles, l);
 		} else if (S_ISREG(st.st_mode) &&
-		    (int64_t)st.st_mtim.tv_sec * 1000000000 +
-		    st.st_mtim.tv_nsec > cutoff_ns)
+		    spool_mtime_ns(&st) > cutoff_ns)
 			l->young = 1;
 		else if (*nfiles >= l->max)
 			l->truncated = 1;
@@ -371,10 +388,7 @@ spool_stat(const char *dir, const char *rel, struct spool_found *f)
 		errno = saved;
 		return -1;
 	}
-	f->type = st.st_mode & S_IFMT;
-	f->size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
-	f->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 +
-	    st.st_mtim.tv_nsec;
+	spool_found_stat(f, &st);
 	return 0;
 }
 
@@ -698,7 +712,7 @@ spool_file_import(struct importer *im, struct spool_task *t)
 	}
 	if (p.depth == 1) {
 		/* At the top only scope directories belong. */
-		if (S_ISDIR(lst.st_mode) && scope_name_valid(c.last) &&
+		if (S_ISDIR(lst.st_mode) && spool_layout_dir(0, c.last) &&
 		    !spool_name_reserved(c.last) &&
 		    !spool_name_in_progress(c.last)) {
 			t->outcome = SPOOL_LEFT;
@@ -720,7 +734,7 @@ spool_file_import(struct importer *im, struct spool_task *t)
 	}
 	if (!S_ISREG(lst.st_mode)) {
 		if (S_ISDIR(lst.st_mode) && p.depth == 2 &&
-		    format_find(c.last) != NULL) {
+		    spool_layout_dir(1, c.last)) {
 			t->outcome = SPOOL_LEFT;
 			goto out;
 		}

@@ -110,5 +110,8 @@ void spool_file_import(struct importer *, struct spool_task *);
 void spool_task_clear(struct spool_task *);
 /* Path components in a spool-relative path ("" has none). */
 int spool_depth(const char *rel);
+/* Whether a directory of that name belongs at that depth: a scope at the
+ * top (0), a format under a scope (1). */
+int spool_layout_dir(int depth, const char *name);
 
 #endif

@@ -25,7 +25,6 @@
 
 #include "activity.h"
 #include "api.h"
-#include "format.h"
 #include "jobs.h"
 #include "log.h"
 #include "spool-file.h"
@@ -331,9 +330,7 @@ spool_event(struct spool *sp, const struct inotify_event *ev)
 		rel = xstrdup(ev->name);
 	else
 		xasprintf(&rel, "%s/%s", w->rel, ev->name);
-	if ((ev->mask & IN_ISDIR) && ((depth == 0 &&
-	    scope_name_valid(ev->name)) || (depth == 1 &&
-	    format_find(ev->name) != NULL)))
+	if ((ev->mask & IN_ISDIR) && spool_layout_dir(depth, ev->name))
 		spool_watch(sp, rel);
 	else if (ev->mask & (IN_CLOSE_WRITE | IN_MOVED_TO))
 		spool_candidate(sp, rel, 0);

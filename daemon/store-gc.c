@@ -190,17 +190,21 @@ store_scope_delete(struct store *s, int64_t scope_id, int64_t *profiles,
 }
 
 int64_t
-store_profile_scope(struct store *s, int64_t profile_id, struct error *err)
+store_profile_scope(struct store *s, int64_t profile_id, int64_t *samples,
+    struct error *err)
 {
 	sqlite3_stmt *st;
 	int64_t scope = 0;
 
-	if (prepare(s, "SELECT scope_id FROM profile WHERE id = ?", &st,
-	    err) == -1)
+	if (prepare(s, "SELECT scope_id, samples FROM profile WHERE id = ?",
+	    &st, err) == -1)
 		return -1;
 	sqlite3_bind_int64(st, 1, profile_id);
-	if (sqlite3_step(st) == SQLITE_ROW)
+	if (sqlite3_step(st) == SQLITE_ROW) {
 		scope = sqlite3_column_int64(st, 0);
+		if (samples != NULL)
+			*samples = sqlite3_column_int64(st, 1);
+	}
 	sqlite3_finalize(st);
 	return scope;
 }
@@ -332,8 +336,7 @@ store_gc_step(struct store *s, int *phase, size_t batch, int64_t *removed,
 	int i, rc = 0;
 
 	*removed = 0;
-	if (*phase < 0 || *phase >= (int)(sizeof gc_tables /
-	    sizeof gc_tables[0])) {
+	if (*phase < 0 || *phase >= (int)NITEMS(gc_tables)) {
 		*phase = -1;
 		return 0;
 	}
@@ -347,9 +350,11 @@ store_gc_step(struct store *s, int *phase, size_t batch, int64_t *removed,
 			return -1;
 		r.cs.b = xcalloc((size_t)(r.cs.max >> 3) + 1, 1);
 		r.ls.b = xcalloc((size_t)(r.ls.max >> 3) + 1, 1);
-		/* The largest callsite stays, and so its ancestors. */
+		/* The largest callsite stays, and so its ancestors; label
+		 * sets need the referenced pairs only, not the ancestors. */
 		bits_set(&r.cs, r.cs.max);
-		if (mark_callsites(s, &r, err) == -1)
+		if ((*phase == 0 ? mark_callsites(s, &r, err) :
+		    store_referenced(s, mark_referenced, &r, err)) == -1)
 			goto out_err;
 		keep = *phase == 0 ? &r.cs : &r.ls;
 	} else {

@@ -231,7 +231,7 @@ racc_add(struct racc *a, const struct srows *r, const size_t *cols,
     size_t ncols)
 {
 	struct srows *d, merged;
-	struct hmap at;
+	struct imap at;
 	struct {
 		int64_t start;
 		struct srows d;
@@ -248,7 +248,7 @@ racc_add(struct racc *a, const struct srows *r, const size_t *cols,
 		for (i = 0; i < r->n; i++) {
 			start = window_of(r->bucket[i], spans[si]);
 			if (!have_last || start != last) {
-				int64_t j = hmap_get(&at, &start, sizeof start);
+				int64_t j = imap_get(&at, (uint64_t)start);
 
 				if (j == 0) {
 					dl = xreallocarray(dl, nd + 1,
@@ -262,7 +262,7 @@ racc_add(struct racc *a, const struct srows *r, const size_t *cols,
 						    r->tags[cols[k]]));
 					}
 					j = (int64_t)++nd;
-					hmap_put(&at, &start, sizeof start, j);
+					imap_put(&at, (uint64_t)start, j);
 				}
 				cur = (size_t)j - 1;
 				last = start;
@@ -300,7 +300,7 @@ racc_add(struct racc *a, const struct srows *r, const size_t *cols,
 			}
 			srows_free(&dl[i].d);
 		}
-		hmap_clear(&at);
+		imap_clear(&at);
 	}
 	free(dl);
 	free(zero);
@@ -951,14 +951,10 @@ static int
 referenced_blocks(struct store *s, int64_t scope, int64_t lo, int64_t hi,
     void (*cb)(void *, int64_t, int64_t), void *arg, struct error *err)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = s->sb[SB_BLOCKS_SCOPE];
 	struct sblock_dec d;
 	int rc, r = 0;
 
-	/* A statement of its own: SB_BLOCKS_SCOPE may be stepping. */
-	if (sqlite3_prepare_v2(s->db, sb_sql[SB_BLOCKS_SCOPE].sql, -1, &st,
-	    NULL) != SQLITE_OK)
-		return store_fail(s, err, "reading sample values");
 	memset(&d, 0, sizeof d);
 	sqlite3_bind_int64(st, 1, scope);
 	sqlite3_bind_int64(st, 2, lo);
@@ -974,11 +970,11 @@ referenced_blocks(struct store *s, int64_t scope, int64_t lo, int64_t hi,
 				cb(arg, d.cs, d.ls);
 	}
 	sblock_dec_free(&d);
-	sqlite3_finalize(st);
-	if (r == -1)
-		return -1;
-	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 :
-	    store_fail(s, err, "reading sample values");
+	if (r == 0 && rc != SQLITE_DONE && rc != SQLITE_ROW)
+		r = store_fail(s, err, "reading sample values");
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return r == -1 ? -1 : 0;
 }
 
 int
@@ -1036,12 +1032,12 @@ struct sel {
 	int64_t hlo, hhi, dlo, dhi;
 	int64_t *scopes;
 	size_t nscopes;
-	struct hmap scopeset;
-	struct hmap *lsmatch, *pmatch;	/* per label filter */
+	struct imap scopeset;
+	struct imap *lsmatch, *pmatch;	/* per label filter */
 	uint8_t *pbits;			/* per filter: the profile matches */
 	int64_t last_ls;
 	int last_ok;
-	struct hmap profiles;		/* with a selected row */
+	struct imap profiles;		/* with a selected row */
 	struct hole {
 		int64_t scope, lo, hi;
 	} *holes;			/* windows without a rollup, in H */
@@ -1089,7 +1085,7 @@ sel_label_sets(struct sel *q, struct error *err)
 		sqlite3_bind_text(st, 3, v, -1, SQLITE_STATIC);
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 			id = sqlite3_column_int64(st, 0);
-			hmap_put(&q->lsmatch[i], &id, sizeof id, 1);
+			imap_put(&q->lsmatch[i], (uint64_t)id, 1);
 		}
 		sqlite3_reset(st);
 		sqlite3_clear_bindings(st);
@@ -1100,7 +1096,7 @@ sel_label_sets(struct sel *q, struct error *err)
 		sqlite3_bind_text(st, 2, v, -1, SQLITE_STATIC);
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 			id = sqlite3_column_int64(st, 0);
-			hmap_put(&q->pmatch[i], &id, sizeof id, 1);
+			imap_put(&q->pmatch[i], (uint64_t)id, 1);
 		}
 		sqlite3_reset(st);
 		sqlite3_clear_bindings(st);
@@ -1127,9 +1123,9 @@ sel_init(struct sel *q, struct store *s, const struct store_filter *f,
 	q->limit = READ_MERGE_ROWS;
 	q->scopes = xcalloc(f->nscopes ? f->nscopes : 1, sizeof *q->scopes);
 	for (i = 0; i < f->nscopes; i++) {
-		if (hmap_get(&q->scopeset, &f->scopes[i], sizeof *f->scopes))
+		if (imap_get(&q->scopeset, (uint64_t)f->scopes[i]))
 			continue;
-		hmap_put(&q->scopeset, &f->scopes[i], sizeof *f->scopes, 1);
+		imap_put(&q->scopeset, (uint64_t)f->scopes[i], 1);
 		q->scopes[q->nscopes++] = f->scopes[i];
 	}
 	if (mode != SEL_VALUES)
@@ -1158,16 +1154,16 @@ sel_clear(struct sel *q)
 	size_t i;
 
 	for (i = 0; q->lsmatch != NULL && i < q->f->nlabels; i++) {
-		hmap_clear(&q->lsmatch[i]);
-		hmap_clear(&q->pmatch[i]);
+		imap_clear(&q->lsmatch[i]);
+		imap_clear(&q->pmatch[i]);
 	}
 	free(q->lsmatch);
 	free(q->pmatch);
 	free(q->pbits);
 	free(q->scopes);
 	free(q->holes);
-	hmap_clear(&q->scopeset);
-	hmap_clear(&q->profiles);
+	imap_clear(&q->scopeset);
+	imap_clear(&q->profiles);
 	sblock_dec_free(&q->dec);
 	free(q->kv);
 	srows_free(&q->acc);
@@ -1217,8 +1213,7 @@ sel_value(struct sel *q, int64_t metric, int64_t ls, int64_t cs,
 static void
 sel_profile(struct sel *q, int64_t profile)
 {
-	if (hmap_get(&q->profiles, &profile, sizeof profile) == 0)
-		hmap_put(&q->profiles, &profile, sizeof profile, 1);
+	imap_put(&q->profiles, (uint64_t)profile, 1);
 }
 
 static int
@@ -1233,7 +1228,7 @@ sel_label_ok(struct sel *q, int64_t ls)
 	q->last_ok = 1;
 	for (i = 0; i < q->f->nlabels; i++) {
 		m = q->pbits[i] ||
-		    (ls != 0 && hmap_get(&q->lsmatch[i], &ls, sizeof ls) != 0);
+		    (ls != 0 && imap_get(&q->lsmatch[i], (uint64_t)ls) != 0);
 		if (m == q->f->labels[i].negate) {
 			q->last_ok = 0;
 			break;
@@ -1292,10 +1287,9 @@ sel_block(struct sel *q, sqlite3_stmt *st, int64_t scope)
 	} else
 		sblock_dec_want_all(d);
 	for (i = 0; i < q->f->nlabels; i++)
-		q->pbits[i] = hmap_get(&q->pmatch[i], &profile,
-		    sizeof profile) != 0;
+		q->pbits[i] = imap_get(&q->pmatch[i], (uint64_t)profile) != 0;
 	q->last_ls = -1;
-	marked = hmap_get(&q->profiles, &profile, sizeof profile) != 0;
+	marked = imap_get(&q->profiles, (uint64_t)profile) != 0;
 	while ((rc = sblock_dec_next(d, q->err)) == 1) {
 		b = d->bucket;
 		if (b < q->lo || b > q->hi)
@@ -1325,7 +1319,7 @@ sel_block(struct sel *q, sqlite3_stmt *st, int64_t scope)
 static int
 sel_blocks(struct sel *q)
 {
-	struct hmap seen = { 0 };
+	struct imap seen = { 0 };
 	sqlite3_stmt *st;
 	size_t i;
 	int rc = SQLITE_DONE, r = 0;
@@ -1335,22 +1329,21 @@ sel_blocks(struct sel *q)
 		for (i = 0; i < q->f->nprofiles && r == 0; i++) {
 			int64_t p = q->f->profiles[i];
 
-			if (hmap_get(&seen, &p, sizeof p))
+			if (imap_get(&seen, (uint64_t)p))
 				continue;
-			hmap_put(&seen, &p, sizeof p, 1);
+			imap_put(&seen, (uint64_t)p, 1);
 			sqlite3_bind_int64(st, 1, p);
 			while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 				int64_t scope = sqlite3_column_int64(st, 6);
 
-				if (hmap_get(&q->scopeset, &scope,
-				    sizeof scope))
+				if (imap_get(&q->scopeset, (uint64_t)scope))
 					r = sel_block(q, st, 0);
 			}
 			sqlite3_reset(st);
 			if (r == 0 && rc != SQLITE_DONE)
 				break;
 		}
-		hmap_clear(&seen);
+		imap_clear(&seen);
 	} else {
 		st = q->s->sb[SB_BLOCKS_SCOPE];
 		for (i = 0; i < q->nscopes && r == 0; i++) {
@@ -1592,11 +1585,11 @@ store_select_all(struct store *s, const struct store_filter *f,
 	/* The profiles, oldest first. */
 	pt = xcalloc(q.profiles.n ? q.profiles.n : 1, sizeof *pt);
 	for (i = 0; i < q.profiles.cap; i++) {
-		const struct hmap_slot *sl = &q.profiles.slots[i];
+		const struct imap_slot *sl = &q.profiles.slots[i];
 
-		if (sl->hash == 0)
+		if (sl->value == 0)
 			continue;
-		memcpy(&pt[np].id, hmap_slot_key(sl), sizeof pt[np].id);
+		pt[np].id = (int64_t)sl->key;
 		sqlite3_bind_int64(st, 1, pt[np].id);
 		rc = sqlite3_step(st);
 		pt[np].time = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) :

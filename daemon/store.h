@@ -136,9 +136,10 @@ struct store_old_profile {
 int store_oldest_profiles(struct store *, int64_t scope_id,
     int64_t before_ns, size_t limit, struct store_old_profile **, size_t *,
     struct error *);
-/* The scope of a profile, 0 if there is no such profile, -1 on error. */
+/* The scope of a profile, 0 if there is no such profile, -1 on error;
+ * its sample count into *samples unless that is NULL. */
 int64_t store_profile_scope(struct store *, int64_t profile_id,
-    struct error *);
+    int64_t *samples, struct error *);
 /* A scope, its profiles and rollups, in the caller's transaction. */
 int store_scope_delete(struct store *, int64_t scope_id, int64_t *profiles,
     int64_t *samples, struct error *);

@@ -313,17 +313,15 @@ srows_merge(struct srows *out, const struct srows *a, const struct srows *b,
 	int cmp;
 
 	srows_free(out);
-	for (c = 0; c < a->ncols; c++)
-		srows_col(out, a->tags[c]);
-	for (c = 0; c < b->ncols; c++)
-		srows_col(out, b->tags[c]);
-	nc = out->ncols;
+	/* The columns of a, then those of b not in a (srows_col adds a
+	 * missing one), each mapped to its place in out. */
 	amap = xcalloc(a->ncols ? a->ncols : 1, sizeof *amap);
 	bmap = xcalloc(b->ncols ? b->ncols : 1, sizeof *bmap);
 	for (c = 0; c < a->ncols; c++)
 		amap[c] = srows_col(out, a->tags[c]);
 	for (c = 0; c < b->ncols; c++)
 		bmap[c] = srows_col(out, b->tags[c]);
+	nc = out->ncols;
 	srows_grow(out, a->n + b->n);
 	while (i < a->n || j < b->n) {
 		int64_t *v = out->v + out->n * nc;

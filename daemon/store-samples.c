@@ -815,6 +815,27 @@ store_samples_add(struct store_samples *w, int64_t callsite,
 	return 0;
 }
 
+/* A stored block, every column of it, into the rollup windows of a;
+ * flushed (sign 1 adds, -1 takes away) when they hold too many rows. */
+static int
+racc_add_block(struct store *s, struct racc *a, int64_t scope,
+    const void *blob, size_t len, int64_t base, int64_t id, int sign,
+    struct srows *r, struct error *err)
+{
+	size_t c, *cols;
+
+	if (sblock_decode(blob, len, base, "sample block", id, r, err) == -1)
+		return -1;
+	cols = xreallocarray(NULL, r->ncols ? r->ncols : 1, sizeof *cols);
+	for (c = 0; c < r->ncols; c++)
+		cols[c] = c;
+	racc_add(a, r, cols, r->ncols);
+	free(cols);
+	if (a->rows > ROLLUP_MEM_ROWS)
+		return racc_flush(s, scope, a, sign, err);
+	return 0;
+}
+
 /* Give the untimed blocks written early their bucket and add them to the
  * rollups. */
 static int
@@ -822,7 +843,7 @@ fix_deferred(struct store_samples *w, int64_t bucket, struct error *err)
 {
 	sqlite3_stmt *st;
 	struct srows r = { 0 };
-	size_t i, c, *cols = NULL;
+	size_t i;
 	int rc = 0;
 
 	for (i = 0; i < w->ndeferred && rc == 0; i++) {
@@ -839,22 +860,13 @@ fix_deferred(struct store_samples *w, int64_t bucket, struct error *err)
 			rc = store_fail(w->s, err, "reading sample values");
 			break;
 		}
-		rc = sblock_decode(sqlite3_column_blob(st, 0),
-		    (size_t)sqlite3_column_bytes(st, 0), bucket, "sample block",
-		    w->deferred[i], &r, err);
+		rc = racc_add_block(w->s, &w->racc, w->scope,
+		    sqlite3_column_blob(st, 0),
+		    (size_t)sqlite3_column_bytes(st, 0), bucket,
+		    w->deferred[i], 1, &r, err);
 		sqlite3_reset(st);
 		sqlite3_clear_bindings(st);
-		if (rc == -1)
-			break;
-		cols = xreallocarray(cols, r.ncols ? r.ncols : 1,
-		    sizeof *cols);
-		for (c = 0; c < r.ncols; c++)
-			cols[c] = c;
-		racc_add(&w->racc, &r, cols, r.ncols);
-		if (w->racc.rows > ROLLUP_MEM_ROWS)
-			rc = racc_flush(w->s, w->scope, &w->racc, 1, err);
 	}
-	free(cols);
 	srows_free(&r);
 	return rc;
 }
@@ -895,7 +907,6 @@ profile_roll(struct store *s, int64_t profile, int sign, struct error *err)
 	sqlite3_stmt *st = s->sb[SB_BLOCKS_PROFILE];
 	struct racc a = { 0 };
 	struct srows r = { 0 };
-	size_t c, *cols = NULL;
 	int64_t scope = 0;
 	int rc;
 
@@ -903,23 +914,14 @@ profile_roll(struct store *s, int64_t profile, int sign, struct error *err)
 	sqlite3_bind_int64(st, 1, profile);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		scope = sqlite3_column_int64(st, 6);
-		if (sblock_decode(sqlite3_column_blob(st, 5),
+		if (racc_add_block(s, &a, scope, sqlite3_column_blob(st, 5),
 		    (size_t)sqlite3_column_bytes(st, 5),
-		    sqlite3_column_int64(st, 2), "sample block",
-		    sqlite3_column_int64(st, 0), &r, err) == -1)
-			goto fail;
-		cols = xreallocarray(cols, r.ncols ? r.ncols : 1,
-		    sizeof *cols);
-		for (c = 0; c < r.ncols; c++)
-			cols[c] = c;
-		racc_add(&a, &r, cols, r.ncols);
-		if (a.rows > ROLLUP_MEM_ROWS &&
-		    racc_flush(s, scope, &a, sign, err) == -1)
+		    sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 0),
+		    sign, &r, err) == -1)
 			goto fail;
 	}
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
-	free(cols);
 	srows_free(&r);
 	if (rc != SQLITE_DONE) {
 		racc_clear(&a);
@@ -929,7 +931,6 @@ profile_roll(struct store *s, int64_t profile, int sign, struct error *err)
 fail:
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
-	free(cols);
 	srows_free(&r);
 	racc_clear(&a);
 	return -1;

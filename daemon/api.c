@@ -72,6 +72,8 @@ status_kind(int status)
 		return "too large";
 	case 503:
 		return "busy";
+	case 507:
+		return "insufficient storage";
 	default:
 		return status >= 500 ? "internal error" : "error";
 	}

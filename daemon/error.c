@@ -41,6 +41,10 @@ error_http_status(const struct error *e)
 		return 503;
 	case ERR_CONFLICT:
 		return 409;
+	case ERR_NO_SPACE:
+		return 507;
+	case ERR_TIMEOUT:
+		return 503;
 	case ERR_INTERNAL:
 		break;
 	}
@@ -63,6 +67,10 @@ error_kind_name(enum error_kind kind)
 		return "busy";
 	case ERR_CONFLICT:
 		return "conflict";
+	case ERR_NO_SPACE:
+		return "insufficient storage";
+	case ERR_TIMEOUT:
+		return "timeout";
 	case ERR_INTERNAL:
 		break;
 	}

@@ -10,6 +10,8 @@ enum error_kind {
 	ERR_NOT_FOUND,		/* unknown scope, profile, ...: HTTP 404 */
 	ERR_BUSY,		/* queue full, store locked: HTTP 503 */
 	ERR_CONFLICT,		/* does not fit the current state: HTTP 409 */
+	ERR_NO_SPACE,		/* the disk holding the store is full: HTTP 507 */
+	ERR_TIMEOUT,		/* a time limit was hit: HTTP 503 */
 	ERR_INTERNAL,		/* a bug or an I/O failure: HTTP 500 */
 };
 

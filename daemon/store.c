@@ -927,6 +927,7 @@ store_profile_info_clear(struct store_profile_info *p)
 	for (i = 0; i < p->ncomments; i++)
 		free(p->comments[i]);
 	free(p->comments);
+	store_counts_free(p->counts, p->ncounts);
 	memset(p, 0, sizeof *p);
 }
 
@@ -1005,6 +1006,8 @@ store_profile_get(struct store *s, int64_t id, struct store_profile_info *p,
 		store_fail(s, err, "reading profile comments");
 		goto fail;
 	}
+	if (store_profile_counts(s, id, &p->counts, &p->ncounts, err) == -1)
+		goto fail;
 	return 0;
 fail:
 	store_profile_info_clear(p);

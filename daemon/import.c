@@ -794,3 +794,24 @@ import_result_clear(struct import_result *res)
 	free(res->counts);
 	memset(res, 0, sizeof *res);
 }
+
+void
+import_result_dropped(const struct import_result *res, char *buf,
+    size_t size)
+{
+	size_t i, n;
+
+	if (size == 0)
+		return;
+	buf[0] = '\0';
+	if (res->ncounts == 0)
+		return;
+	snprintf(buf, size, "%lld dropped;", (long long)res->dropped_samples);
+	for (i = 0; i < res->ncounts; i++) {
+		n = strlen(buf);
+		if (n + 1 >= size)
+			break;
+		snprintf(buf + n, size - n, " %s=%llu", res->counts[i].name,
+		    (unsigned long long)res->counts[i].n);
+	}
+}

@@ -158,6 +158,22 @@ for kv in $(json '" ".join("%s=%d" % kv for kv in j["dropped"].items())' <"$T/wr
 done
 ok "wrapped ring-buffer trace: resolvable samples stored, the rest counted by reason (reply, profctl, record, views)"
 
+# Through the spool, the log line of the import names the same counts.
+. "$(dirname "$0")/spool-lib.sh"
+stop_profd
+mkdir -p "$T/spool/wrap3"
+start_profd --spool "$T/spool"
+cp "$T/wrap.trace" "$T/spool/wrap3/wrap.trace.tmp"
+mv "$T/spool/wrap3/wrap.trace.tmp" "$T/spool/wrap3/wrap.trace"
+wait_until "the spooled trace" has_profiles wrap3 1
+want=$(json '"%d samples, %d dropped;" % (j["samples"], j["dropped_samples"])' <"$T/wrap.counts")
+wait_until "the spool's log line" grep -q "wrap3/wrap.trace: stored as profile.*$want" "$T/profd.log"
+line=$(grep "wrap3/wrap.trace: stored as profile" "$T/profd.log")
+for kv in $(json '" ".join("%s=%d" % kv for kv in j["dropped"].items())' <"$T/wrap.counts"); do
+	case "$line" in *" $kv"*) ;; *) fail "spool log line lacks $kv: $line" ;; esac
+done
+ok "the spool's log line reports the counts too"
+
 # Malformed traces: 400 naming the byte, nothing stored.
 python3 - "$T" <<'PY'
 import os, sys

@@ -278,12 +278,14 @@ struct pft {
 	struct hmap		 functions, mappings, frames, stacks;
 	struct hmap		 labelsets;
 	/* Label sets recently used, in front of the map (whose byte-wise
-	 * hash costs more than the rest of a sample); and the last inline
-	 * primary descriptor, which consecutive samples mostly repeat. */
+	 * hash costs more than the rest of a sample), allocated on first use
+	 * (zeroing its 64 kB was most of the cost of decoding a tiny trace);
+	 * and the last inline primary descriptor, which consecutive samples
+	 * mostly repeat. */
 	struct pft_lcache {
 		struct pft_lkey	 k;
 		int64_t		 id;
-	}			 lcache[PFT_LCACHE];
+	}			*lcache;
 	struct buf		 lastprim;
 	int			 lastprim_idx;
 	uint64_t		 lastprim_mult;
@@ -1651,6 +1653,8 @@ pft_labelset(struct pft *d, struct pft_smp *sm)
 		    sizeof k.tid);
 	if (k.has == 0)
 		return 0;
+	if (d->lcache == NULL)
+		d->lcache = xcalloc(PFT_LCACHE, sizeof *d->lcache);
 	lc = &d->lcache[pft_lkey_hash(&k) & (PFT_LCACHE - 1)];
 	if (lc->id != 0 && memcmp(&k, &lc->k, sizeof k) == 0)
 		return lc->id;
@@ -2458,6 +2462,7 @@ pft_free(struct pft *d)
 	buf_free(&d->lastprim);
 	buf_free(&d->namebytes);
 	free(d->namev);
+	free(d->lcache);
 	free(d->stackbuf);
 	free(d->u1.v);
 	free(d->u2.v);

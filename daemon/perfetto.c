@@ -21,9 +21,14 @@
  * - a sample naming an iid (callstack, frame, function name, mapping, ...)
  *   that the sequence's current state does not define is dropped and
  *   counted by the first such iid's kind (unknown_<kind>_iid).
- * Only broken framing (a Trace or TracePacket field's length or wire type,
- * or a message inside a packet that does not parse) fails the decode, with
- * the byte offset; so do the limits.
+ * - a packet whose framing is sound but whose contents are not (a message
+ *   inside it that does not parse, weights that overflow, counts that
+ *   disagree) is skipped and counted (malformed_packets), its samples
+ *   dropped as malformed; broken interned data also leaves its sequence
+ *   without a valid state until the next clear.
+ * Only broken framing (a Trace or TracePacket field's length or wire type)
+ * fails the decode, with the byte offset; so do the limits and the sink's
+ * errors.
  *
  * Choices documented here rather than guessed by readers:
  * - Metric 0 is samples/count (1 per sample).  A counter descriptor
@@ -55,9 +60,10 @@
  *   one machine's boot clock keeps its order and durations).
  *   meta.time_ns is the earliest sample time, duration the span to the
  *   latest.
- * - Counts: unresolved_no_state, unknown_*_iid, no_callstack and skipped
- *   are samples read and not stored (their sum is meta.dropped_samples);
- *   packets_skipped_no_state counts packets; unwind_error counts stored
+ * - Counts: unresolved_no_state, unknown_*_iid, malformed, no_callstack
+ *   and skipped are samples read and not stored (their sum is
+ *   meta.dropped_samples); packets_skipped_no_state and malformed_packets
+ *   count packets; unwind_error counts stored
  *   samples whose (partial) stack had an unwind error;
  *   kernel_records_lost sums PerfSample's lost kernel records, which are
  *   not samples and not in meta.samples.
@@ -129,13 +135,16 @@ enum pft_count {
 	PC_UNWIND_ERROR,
 	PC_KERNEL_LOST,
 	PC_PACKETS_SKIPPED,
+	PC_MALFORMED,
+	PC_MALFORMED_PACKETS,
 	PC_UNKNOWN,
 	PC_N = PC_UNKNOWN + PK_N
 };
 
 static const char *pft_count_names[PC_N] = {
 	"unresolved_no_state", "no_callstack", "skipped", "unwind_error",
-	"kernel_records_lost", "packets_skipped_no_state",
+	"kernel_records_lost", "packets_skipped_no_state", "malformed",
+	"malformed_packets",
 	"unknown_function_name_iid", "unknown_frame_iid",
 	"unknown_callstack_iid", "unknown_build_id_iid",
 	"unknown_mapping_path_iid", "unknown_source_path_iid",
@@ -260,6 +269,7 @@ struct pft {
 	struct error		 pe;	/* pb errors, rebased into err */
 	uint64_t		 pkt_off;	/* stream offset of packet */
 	uint64_t		 flags;		/* of the current packet */
+	int			 bad;		/* err is the input's fault */
 	int64_t			 pkt_ts;
 	int			 has_ts;
 
@@ -306,7 +316,7 @@ struct pft {
 
 	int64_t			 tmin, tmax;
 	int			 have_time;
-	uint64_t		 samples, dropped;
+	uint64_t		 samples, dropped, stored;
 	uint64_t		 counts[PC_N];
 	enum pft_kind		 unknown;	/* of the last failed lookup */
 };
@@ -328,6 +338,7 @@ pft_bad(struct pft *d, uint64_t off, const char *what, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof why, fmt, ap);
 	va_end(ap);
+	d->bad = 1;
 	return error_set(d->err, ERR_INPUT, "perfetto: %s at byte %llu: %s",
 	    what, (unsigned long long)(d->pkt_off + off), why);
 }
@@ -354,6 +365,7 @@ pft_pberr(struct pft *d, const char *what)
 		out[n++] = *p++;
 	}
 	out[n] = '\0';
+	d->bad = 1;
 	return error_set(d->err, d->pe.kind != ERR_NONE ? d->pe.kind :
 	    ERR_INPUT, "perfetto: %s: %s", what, out);
 }
@@ -1724,6 +1736,7 @@ pft_emit(struct pft *d, struct pft_smp *sm)
 	memset(d->values, 0, d->nmetrics * sizeof *d->values);
 	if (rc == -1)
 		return -1;
+	d->stored++;
 	if (sm->time_ns != 0) {
 		if (!d->have_time || sm->time_ns < d->tmin)
 			d->tmin = sm->time_ns;
@@ -1829,6 +1842,8 @@ pft_stack_sample(struct pft *d, struct pft_seq *s, const struct pb *c,
 	int has_weight = 0, unwind = 0, idx;
 	size_t i, nfollow;
 
+	/* Read, whether it then parses or not (see pft_malformed()). */
+	d->samples++;
 	memset(&task, 0, sizeof task);
 	exec = cs = prim = task;
 	d->nfields = 0;
@@ -1925,7 +1940,6 @@ pft_stack_sample(struct pft *d, struct pft_seq *s, const struct pb *c,
 	if (r == -1)
 		return -1;
 
-	d->samples++;
 	pft_smp_init(d, s, &sm, f->off);
 	if (pft_needs_state(d, s)) {
 		pft_drop(d, PC_NO_STATE);
@@ -2183,9 +2197,11 @@ pft_streaming(struct pft *d, struct pft_seq *s, const struct pb *c,
 	}
 	if (r == -1)
 		return -1;
-	if (d->u2.n != 0 && d->u2.n != d->u1.n)
+	if (d->u2.n != 0 && d->u2.n != d->u1.n) {
+		d->samples += d->u1.n;
 		return pft_bad(d, f->off, what, "%zu timestamp_delta_us for "
 		    "%zu callstack_iid", d->u2.n, d->u1.n);
+	}
 
 	t = d->has_ts ? d->pkt_ts : 0;
 	for (i = 0; i < d->u1.n; i++) {
@@ -2224,11 +2240,71 @@ pft_streaming(struct pft *d, struct pft_seq *s, const struct pb *c,
 /* ---- packets ---- */
 
 static int
+pft_payload(struct pft *d, struct pft_seq *s, const struct pb *c,
+    const struct pb_field *payload)
+{
+	switch (payload->num) {
+	case TP_STACK_SAMPLE:
+		return pft_stack_sample(d, s, c, payload);
+	case TP_PERF_SAMPLE:
+		return pft_perf_sample(d, s, c, payload);
+	case TP_STREAMING_PROFILE:
+		return pft_streaming(d, s, c, payload);
+	case TP_PROCESS_TREE:
+		return pft_process_tree(d, c, payload);
+	case TP_TRACK_DESCRIPTOR:
+		return pft_track_descriptor(d, s, c, payload);
+	case TP_PROCESS_DESCRIPTOR:
+		return pft_process(d, c, payload, 2, "ProcessDescriptor");
+	case TP_THREAD_DESCRIPTOR:
+		return pft_thread(d, s, c, payload, 1, 0);
+	}
+	return 0;
+}
+
+/* Sample counters when a packet's contents began. */
+struct pft_mark {
+	uint64_t	 samples, stored, dropped;
+};
+
+/* A message inside a packet whose framing was sound does not parse, or
+ * holds what cannot be used (weights that overflow, counts that
+ * disagree): the rest of the trace can still be read, as trace_processor
+ * reads it.  The packet is skipped and counted; its samples counted as
+ * read and neither stored nor dropped yet are dropped as malformed; when
+ * its interned data was broken, its sequence's state is incomplete until
+ * the next clear.  Limits and the sink's errors stay errors. */
+static int
+pft_malformed(struct pft *d, struct pft_seq *s, int in_state,
+    const struct pft_mark *m)
+{
+	uint64_t lost;
+
+	/* Not an ERR_INPUT of the sink's. */
+	if (d->err->kind != ERR_INPUT || !d->bad)
+		return -1;
+	error_clear(d->err);
+	d->bad = 0;
+	memset(d->values, 0, d->nmetrics * sizeof *d->values);
+	d->counts[PC_MALFORMED_PACKETS]++;
+	if (in_state) {
+		pft_seq_reset(d, s);
+		s->state = PS_LOST;
+	}
+	lost = (d->samples - m->samples) - (d->stored - m->stored) -
+	    (d->dropped - m->dropped);
+	d->counts[PC_MALFORMED] += lost;
+	d->dropped += lost;
+	return 0;
+}
+
+static int
 pft_packet(struct pft *d, const uint8_t *data, size_t len)
 {
 	struct pb c, c2;
 	struct pb_field f, payload;
 	struct pft_seq *s = NULL;
+	struct pft_mark mark;
 	uint32_t seqid = 0;
 	uint64_t dropped = 0;
 	int r, cleared = 0, has_payload = 0, has_state = 0;
@@ -2302,6 +2378,9 @@ pft_packet(struct pft *d, const uint8_t *data, size_t len)
 		return 0;
 	if (pft_seq_get(d, seqid, &s) == -1)
 		return -1;
+	mark.samples = d->samples;
+	mark.stored = d->stored;
+	mark.dropped = d->dropped;
 
 	/* A loss invalidates the state; a clear in the same packet (as on
 	 * the first packet of a sequence) makes a new one at once. */
@@ -2329,37 +2408,23 @@ pft_packet(struct pft *d, const uint8_t *data, size_t len)
 		}
 		has_state = 0;
 	}
+	/* The packet's own framing is sound from here on: what is wrong
+	 * inside it costs the packet, not the trace. */
 	if (has_state && s->state != PS_LOST) {
 		pb_init(&c2, data, len);
 		while ((r = pft_next(d, &c2, &f, "TracePacket")) == 1) {
 			if (f.num == TP_INTERNED_DATA &&
 			    pft_interned(d, s, &c2, &f) == -1)
-				return -1;
+				return pft_malformed(d, s, 1, &mark);
 			if (f.num == TP_DEFAULTS &&
 			    pft_defaults(d, s, &c2, &f) == -1)
-				return -1;
+				return pft_malformed(d, s, 1, &mark);
 		}
 		if (r == -1)
 			return -1;
 	}
-	if (!has_payload)
-		return 0;
-	switch (payload.num) {
-	case TP_STACK_SAMPLE:
-		return pft_stack_sample(d, s, &c, &payload);
-	case TP_PERF_SAMPLE:
-		return pft_perf_sample(d, s, &c, &payload);
-	case TP_STREAMING_PROFILE:
-		return pft_streaming(d, s, &c, &payload);
-	case TP_PROCESS_TREE:
-		return pft_process_tree(d, &c, &payload);
-	case TP_TRACK_DESCRIPTOR:
-		return pft_track_descriptor(d, s, &c, &payload);
-	case TP_PROCESS_DESCRIPTOR:
-		return pft_process(d, &c, &payload, 2, "ProcessDescriptor");
-	case TP_THREAD_DESCRIPTOR:
-		return pft_thread(d, s, &c, &payload, 1, 0);
-	}
+	if (has_payload && pft_payload(d, s, &c, &payload) == -1)
+		return pft_malformed(d, s, 0, &mark);
 	return 0;
 }
 

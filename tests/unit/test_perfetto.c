@@ -218,6 +218,26 @@ decode_bad(const struct pbenc *e, enum error_kind kind, const char *w1,
 	rec_free(&r);
 }
 
+/* The decode succeeds, skipping npkt packets whose contents do not parse
+ * and dropping nsmp of their samples as malformed, and stores nstored. */
+static void
+decode_malformed(const struct pbenc *e, uint64_t npkt, uint64_t nsmp,
+    size_t nstored)
+{
+	struct rec r;
+
+	decode_ok(e, &r);
+	if (count(&r, "malformed_packets") != npkt ||
+	    count(&r, "malformed") != nsmp || r.nsamples != nstored) {
+		fprintf(stderr, "malformed_packets %" PRIu64 ", malformed %"
+		    PRIu64 ", stored %zu\n", count(&r, "malformed_packets"),
+		    count(&r, "malformed"), r.nsamples);
+		CHECK(0);
+	}
+	CHECK(r.meta.samples == r.nsamples + r.meta.dropped_samples);
+	rec_free(&r);
+}
+
 /* ---- building blocks ---- */
 
 /* One packet interning functions names[0..n) (root first) as function
@@ -542,7 +562,8 @@ test_followers(void)
 	rec_free(&r);
 	pbenc_free(&e);
 
-	/* Weights that do not match the descriptors. */
+	/* Weights that do not match the descriptors: the packet is
+	 * skipped, its sample dropped as malformed. */
 	p = pftenc_packet(&e);
 	m = pbenc_begin(&e, PFT_STACK_SAMPLE);
 	cs = pbenc_begin(&e, 5);
@@ -552,7 +573,7 @@ test_followers(void)
 	pbenc_packed(&e, 14, fw, 2);
 	pbenc_end(&e, m);
 	pbenc_end(&e, p);
-	decode_bad(&e, ERR_INPUT, "follower", NULL);
+	decode_malformed(&e, 1, 1, 0);
 	pbenc_free(&e);
 	tests++;
 }
@@ -741,7 +762,7 @@ test_streaming(void)
 	rec_free(&r);
 	pbenc_free(&e);
 
-	/* Deltas that do not match the callstacks. */
+	/* Deltas that do not match the callstacks: skipped likewise. */
 	put_stack(&e, 9, PFT_SEQ_CLEARED, 1, 1, a, 2);
 	p = pftenc_packet(&e);
 	pftenc_header(&e, 1000, 9, PFT_SEQ_NEEDS);
@@ -750,7 +771,7 @@ test_streaming(void)
 	pbenc_packed(&e, 2, dt, 2);
 	pbenc_end(&e, m);
 	pbenc_end(&e, p);
-	decode_bad(&e, ERR_INPUT, "timestamp_delta_us", NULL);
+	decode_malformed(&e, 1, 1, 0);
 	pbenc_free(&e);
 	tests++;
 }
@@ -1153,6 +1174,70 @@ test_unknown_iids(void)
 	tests++;
 }
 
+/* Packets whose framing is sound but whose contents do not parse are
+ * skipped and counted; broken interning leaves its sequence without state
+ * until the next clear; the rest of the trace is read. */
+static void
+test_malformed_contents(void)
+{
+	static const char *const a[] = { "main" };
+	struct pbenc e = { 0 };
+	struct rec r;
+	size_t p, m, x;
+
+	put_stack(&e, 1, PFT_SEQ_CLEARED, 1, 1, a, 1);
+	put_stack(&e, 2, PFT_SEQ_CLEARED, 1, 1, a, 1);
+	pftenc_stack_sample_iids(&e, 1, 1, PFT_SEQ_NEEDS, 1, PFTENC_NONE,
+	    PFTENC_NONE, PFTENC_NONE, PFTENC_NONE);
+	/* callstack_iid (6) length-delimited. */
+	p = pftenc_packet(&e);
+	pftenc_header(&e, 2, 1, PFT_SEQ_NEEDS);
+	m = pbenc_begin(&e, PFT_STACK_SAMPLE);
+	pbenc_str(&e, 6, "x");
+	pbenc_end(&e, m);
+	pbenc_end(&e, p);
+	pftenc_stack_sample_iids(&e, 3, 1, PFT_SEQ_NEEDS, 1, PFTENC_NONE,
+	    PFTENC_NONE, PFTENC_NONE, PFTENC_NONE);
+	/* Interning with a Frame whose function_name_id (2) is a string. */
+	p = pftenc_packet(&e);
+	pftenc_header(&e, PFTENC_NONE, 1, PFT_SEQ_NEEDS);
+	m = pbenc_begin(&e, PFT_INTERNED_DATA);
+	x = pbenc_begin(&e, PFT_I_FRAMES);
+	pbenc_uint(&e, 1, 7);
+	pbenc_str(&e, 2, "x");
+	pbenc_end(&e, x);
+	pbenc_end(&e, m);
+	pbenc_end(&e, p);
+	pftenc_stack_sample_iids(&e, 4, 1, PFT_SEQ_NEEDS, 1, PFTENC_NONE,
+	    PFTENC_NONE, PFTENC_NONE, PFTENC_NONE);
+	pftenc_stack_sample_iids(&e, 5, 2, PFT_SEQ_NEEDS, 1, PFTENC_NONE,
+	    PFTENC_NONE, PFTENC_NONE, PFTENC_NONE);
+	put_stack(&e, 1, PFT_SEQ_CLEARED, 1, 1, a, 1);
+	pftenc_stack_sample_iids(&e, 6, 1, PFT_SEQ_NEEDS, 1, PFTENC_NONE,
+	    PFTENC_NONE, PFTENC_NONE, PFTENC_NONE);
+	/* A PerfSample's pid (2) as a string: not known to be a sample. */
+	p = pftenc_packet(&e);
+	pftenc_header(&e, 7, 1, PFT_SEQ_NEEDS);
+	m = pbenc_begin(&e, PFT_PERF_SAMPLE);
+	pbenc_str(&e, 2, "x");
+	pbenc_end(&e, m);
+	pbenc_end(&e, p);
+	decode_ok(&e, &r);
+	CHECK(r.nsamples == 4);
+	CHECK(r.samples[0].time_ns == 1 && r.samples[1].time_ns == 3 &&
+	    r.samples[2].time_ns == 5 && r.samples[3].time_ns == 6);
+	CHECK(STREQ(sample_stack(&r, 3), "main"));
+	CHECK(r.meta.samples == 6 && r.meta.dropped_samples == 2);
+	CHECK(count(&r, "malformed_packets") == 3);
+	CHECK(count(&r, "malformed") == 1);
+	CHECK(count(&r, "unresolved_no_state") == 1);
+	CHECK(count(&r, "packets_skipped_no_state") == 1);
+	CHECK(r.meta.ncounts == 4);
+	rec_free(&r);
+	pbenc_free(&e);
+	tests++;
+}
+
 /* Names known only after a sample do not relabel it. */
 static void
 test_names_late(void)
@@ -1365,7 +1450,8 @@ test_malformed(void)
 	decode_bad(&e, ERR_INPUT, "Trace.packet", "wire type 0");
 	pbenc_free(&e);
 
-	/* A known field with the wrong wire type. */
+	/* A known field with the wrong wire type: of the TracePacket, an
+	 * error; inside a message of the packet, the packet is skipped. */
 	p = pftenc_packet(&e);
 	pbenc_str(&e, PFT_TIMESTAMP, "x");
 	pbenc_end(&e, p);
@@ -1376,7 +1462,7 @@ test_malformed(void)
 	pbenc_str(&e, 6, "x");
 	pbenc_end(&e, m);
 	pbenc_end(&e, p);
-	decode_bad(&e, ERR_INPUT, "StackSample", "expected a varint");
+	decode_malformed(&e, 1, 1, 0);
 	pbenc_free(&e);
 	p = pftenc_packet(&e);
 	pbenc_uint(&e, PFT_STACK_SAMPLE, 1);
@@ -1409,7 +1495,7 @@ test_malformed(void)
 	decode_bad(&e, ERR_TOO_LARGE, "TracePacket", NULL);
 	pbenc_free(&e);
 
-	/* A timestamp delta that overflows. */
+	/* A timestamp delta that overflows: skipped. */
 	put_stack(&e, 1, PFT_SEQ_CLEARED, 1, 1, a, 1);
 	p = pftenc_packet(&e);
 	pftenc_header(&e, 1, 1, PFT_SEQ_NEEDS);
@@ -1418,7 +1504,7 @@ test_malformed(void)
 	pbenc_uint(&e, 2, (uint64_t)INT64_MAX);
 	pbenc_end(&e, m);
 	pbenc_end(&e, p);
-	decode_bad(&e, ERR_INPUT, "overflows", NULL);
+	decode_malformed(&e, 1, 1, 0);
 	pbenc_free(&e);
 
 	/* A sink error stops the decode with its message. */
@@ -1566,6 +1652,7 @@ main(void)
 	test_packet_dropped();
 	test_needs_before_clear();
 	test_unknown_iids();
+	test_malformed_contents();
 	test_names_late();
 	test_flat_cum();
 	test_unknown_fields();

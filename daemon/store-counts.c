@@ -1,7 +1,6 @@
 /* store-counts.c: a profile's named counts, which say why samples of its
- * input were not stored (schema 4, table profile_count).  Few per profile
- * and read one profile at a time, so the statements are prepared per call
- * rather than kept with store.c's. */
+ * input were not stored (schema 4, table profile_count).  Its statements
+ * are prepared on first use: most connections never need them. */
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,28 +8,48 @@
 #include "store-int.h"
 #include "util.h"
 
+static const char *const sc_sql[SC_COUNT] = {
+	[SC_ADD] = "INSERT OR REPLACE INTO profile_count (profile_id, name, n) "
+	    "VALUES (?1, ?2, ?3)",
+	[SC_GET] = "SELECT name, n FROM profile_count WHERE profile_id = ?1 "
+	    "ORDER BY name",
+};
+
+static sqlite3_stmt *
+sc_stmt(struct store *s, enum sc_stmt which, struct error *err)
+{
+	if (s->sc[which] == NULL && sqlite3_prepare_v3(s->db, sc_sql[which],
+	    -1, SQLITE_PREPARE_PERSISTENT, &s->sc[which], NULL) != SQLITE_OK) {
+		store_fail(s, err, "preparing a profile count statement");
+		return NULL;
+	}
+	return s->sc[which];
+}
+
+void
+store_counts_finalize(struct store *s)
+{
+	int i;
+
+	for (i = 0; i < SC_COUNT; i++) {
+		sqlite3_finalize(s->sc[i]);
+		s->sc[i] = NULL;
+	}
+}
+
 int
 store_profile_count_add(struct store *s, int64_t profile_id,
     const char *name, int64_t n, struct error *err)
 {
 	sqlite3_stmt *st;
-	int rc;
 
-	if (sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO profile_count "
-	    "(profile_id, name, n) VALUES (?1, ?2, ?3)", -1, &st, NULL) !=
-	    SQLITE_OK)
-		return store_fail(s, err, "preparing a profile count insert");
+	if ((st = sc_stmt(s, SC_ADD, err)) == NULL)
+		return -1;
 	sqlite3_bind_int64(st, 1, profile_id);
 	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 3, n);
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_DONE) {
-		store_fail(s, err, "profile count insert");
-		sqlite3_finalize(st);
-		return -1;
-	}
-	sqlite3_finalize(st);
-	return 0;
+	return store_step_id(s, st, err, "profile count insert") == -1 ?
+	    -1 : 0;
 }
 
 int
@@ -42,9 +61,8 @@ store_profile_counts(struct store *s, int64_t profile_id,
 
 	*out = NULL;
 	*n = 0;
-	if (sqlite3_prepare_v2(s->db, "SELECT name, n FROM profile_count "
-	    "WHERE profile_id = ?1 ORDER BY name", -1, &st, NULL) != SQLITE_OK)
-		return store_fail(s, err, "preparing the profile counts");
+	if ((st = sc_stmt(s, SC_GET, err)) == NULL)
+		return -1;
 	sqlite3_bind_int64(st, 1, profile_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const unsigned char *name = sqlite3_column_text(st, 0);
@@ -54,15 +72,14 @@ store_profile_counts(struct store *s, int64_t profile_id,
 		(*out)[*n].n = sqlite3_column_int64(st, 1);
 		(*n)++;
 	}
+	sqlite3_reset(st);
 	if (rc != SQLITE_DONE) {
 		store_fail(s, err, "reading the profile counts");
-		sqlite3_finalize(st);
 		store_counts_free(*out, *n);
 		*out = NULL;
 		*n = 0;
 		return -1;
 	}
-	sqlite3_finalize(st);
 	return 0;
 }
 

@@ -411,6 +411,7 @@ store_close(struct store *s)
 		return;
 	store_ckpt_stop(s);
 	store_samples_finalize(s);
+	store_counts_finalize(s);
 	for (i = 0; s->st != NULL && i < S_COUNT; i++)
 		sqlite3_finalize(s->st[i]);
 	free(s->st);

@@ -156,6 +156,15 @@ case "$out" in *"stored as profile"*"($want"*) ;; *) fail "profctl push line: $o
 for kv in $(json '" ".join("%s=%d" % kv for kv in j["dropped"].items())' <"$T/wrap.counts"); do
 	case "$out" in *" $kv"*) ;; *) fail "profctl push line lacks $kv: $out" ;; esac
 done
+r=$(api DELETE "/v1/profiles?scope=wrap2")
+[ "$(status_of "$r")" = 200 ] || fail "delete wrap2: $r"
+python3 - "$DB" <<'PY' || fail "counts of a deleted profile left behind"
+import sqlite3, sys
+db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+n = db.execute("SELECT count(*) FROM profile_count WHERE profile_id NOT IN (SELECT id FROM profile)").fetchone()[0]
+assert n == 0, n
+assert db.execute("SELECT count(*) FROM profile_count").fetchone()[0] > 0
+PY
 ok "wrapped ring-buffer trace: resolvable samples stored, the rest counted by reason (reply, profctl, record, views)"
 
 # Through the spool, the log line of the import names the same counts.

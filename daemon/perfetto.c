@@ -20,7 +20,7 @@
  *   samples it held are dropped as unresolved_no_state;
  * - a sample naming an iid (callstack, frame, function name, mapping, ...)
  *   that the sequence's current state does not define is dropped and
- *   counted by the first such iid's kind (unknown_<kind>_iid).
+ *   counted by the first such iid's kind (unknown_<kind>_iid);
  * - a packet whose framing is sound but whose contents are not (a message
  *   inside it that does not parse, weights that overflow, counts that
  *   disagree) is skipped and counted (malformed_packets), its samples
@@ -63,9 +63,8 @@
  * - Counts: unresolved_no_state, unknown_*_iid, malformed, no_callstack
  *   and skipped are samples read and not stored (their sum is
  *   meta.dropped_samples); packets_skipped_no_state and malformed_packets
- *   count packets; unwind_error counts stored
- *   samples whose (partial) stack had an unwind error;
- *   kernel_records_lost sums PerfSample's lost kernel records, which are
+ *   count packets; unwind_error counts stored samples whose (partial)
+ *   stack had an unwind error; kernel_records_lost sums PerfSample's lost kernel records, which are
  *   not samples and not in meta.samples.
  * - Mapping paths join path_string_ids with a '/' in front of each part
  *   that lacks one; build ids are hex-encoded unless printable.

@@ -1238,6 +1238,49 @@ test_malformed_contents(void)
 	tests++;
 }
 
+/* A callstack given inline as frame ids, with interned follower
+ * descriptors: neither list overwrites the other. */
+static void
+test_inline_ids_followers(void)
+{
+	struct pbenc e = { 0 };
+	struct rec r;
+	uint64_t frames[] = { 5, 6 }, iids[] = { 2 }, w[] = { 7 };
+	size_t p, m, cs;
+	int cyc;
+
+	p = pftenc_packet(&e);
+	pftenc_header(&e, PFTENC_NONE, 1, PFT_SEQ_CLEARED);
+	m = pbenc_begin(&e, PFT_INTERNED_DATA);
+	pftenc_istring(&e, PFT_I_FUNCTION_NAMES, 1, "main");
+	pftenc_istring(&e, PFT_I_FUNCTION_NAMES, 2, "leaf");
+	pftenc_frame(&e, 5, 1, PFTENC_NONE, PFTENC_NONE, PFTENC_NONE,
+	    PFTENC_NONE);
+	pftenc_frame(&e, 6, 2, PFTENC_NONE, PFTENC_NONE, PFTENC_NONE,
+	    PFTENC_NONE);
+	pftenc_counter(&e, PFT_I_COUNTERS, 2, "cyc", 2, NULL, PFTENC_NONE);
+	pbenc_end(&e, m);
+	pbenc_end(&e, p);
+	p = pftenc_packet(&e);
+	pftenc_header(&e, 1, 1, PFT_SEQ_NEEDS);
+	m = pbenc_begin(&e, PFT_STACK_SAMPLE);
+	pbenc_packed(&e, 13, iids, 1);
+	pbenc_packed(&e, 14, w, 1);
+	cs = pbenc_begin(&e, 5);
+	pbenc_packed(&e, 2, frames, 2);
+	pbenc_end(&e, cs);
+	pbenc_end(&e, m);
+	pbenc_end(&e, p);
+	decode_ok(&e, &r);
+	CHECK(r.nsamples == 1 && r.meta.dropped_samples == 0);
+	CHECK(STREQ(sample_stack(&r, 0), "leaf;main"));
+	cyc = metric(&r, "cyc", "cycles");
+	CHECK(cyc > 0 && value(&r, 0, cyc) == 7);
+	rec_free(&r);
+	pbenc_free(&e);
+	tests++;
+}
+
 /* Names known only after a sample do not relabel it. */
 static void
 test_names_late(void)
@@ -1653,6 +1696,7 @@ main(void)
 	test_needs_before_clear();
 	test_unknown_iids();
 	test_malformed_contents();
+	test_inline_ids_followers();
 	test_names_late();
 	test_flat_cum();
 	test_unknown_fields();

@@ -300,11 +300,24 @@ def w_trickle(cfg):
     res = {"opened": 0, "open_errors": {}, "closed_by_profd": 0,
            "close_after": [], "replies": {}, "bytes_sent": 0}
     t0 = time.monotonic()
+    res["backlog_full"] = 0
     for i in range(cfg["n"]):
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         s.settimeout(5)
         try:
-            s.connect(cfg["sock"])
+            # A Unix socket's connect does not wait for room in the
+            # listen backlog: it fails with EAGAIN.  Tried again for 10 s,
+            # as a client that wants in would.
+            give_up = time.monotonic() + 10
+            while True:
+                try:
+                    s.connect(cfg["sock"])
+                    break
+                except BlockingIOError:
+                    res["backlog_full"] += 1
+                    if time.monotonic() > give_up:
+                        raise
+                    time.sleep(0.01)
             s.sendall(head)
         except OSError as e:
             k = type(e).__name__

@@ -998,13 +998,15 @@ class Harness:
         if not alive:
             raise CaseError("profd died under the trickle: " + d.logtail())
         closed = t["close_after"]
-        note = ("%d of %d connections opened in %.1f s%s, each then sent "
+        note = ("%d of %d connections opened in %.1f s%s%s, each then sent "
                 "one more header byte a second; profd closed %d%s%s, %d "
                 "still open at the end; profd %d open files at most, peak "
                 "RSS %.1f MiB" % (
                     t["opened"], p["trickle"], t["ramp_s"],
                     " (%s)" % json.dumps(t["open_errors"])
                     if t["open_errors"] else "",
+                    " (connect found the listen backlog full %d times)" %
+                    t["backlog_full"] if t["backlog_full"] else "",
                     t["closed_by_profd"],
                     " (median after %.1f s)" % statistics.median(closed)
                     if closed else "",
@@ -1294,14 +1296,15 @@ def write_report(h, a, started, load0, cases, busy0):
     md = []
     md.append("# profd benchmark results")
     md.append("")
-    md.append("`bench/run%s`: %s, %s UTC, profd %s; %s per figure%s, "
-              "figures are the median (min–max)." % (
-                  " --smoke" if a.smoke else "", mode,
-                  started.strftime("%Y-%m-%d %H:%M"), a.revision,
-                  "1 run" if a.runs == 1 else "%d runs" % a.runs,
-                  " (imports of the %s trace: %d)" % (
-                      mb(h.trace_bytes), a.trace_runs)
-                  if h.generated else ""))
+    runs = "; %s per figure%s, figures are the median (min–max)" % (
+        "1 run" if a.runs == 1 else "%d runs" % a.runs,
+        " (imports of the %s trace: %d)" % (mb(h.trace_bytes), a.trace_runs)
+        if h.generated else "")
+    if not set(cases) - set(FAULT_CASES):
+        runs = "; load and faults: one run each"
+    md.append("`bench/run%s`: %s, %s UTC, profd %s%s." % (
+        " --smoke" if a.smoke else "", mode,
+        started.strftime("%Y-%m-%d %H:%M"), a.revision, runs))
     md.append("")
     md.append("| machine | |")
     md.append("|---|---|")

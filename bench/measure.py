@@ -306,7 +306,7 @@ class Fig:
             return mb(v)
         if k == "/s":
             return "%.1f /s" % v
-        if k in ("requests", "pushes"):
+        if k in ("requests", "pushes", "connections"):
             return "%d" % v
         return "%g %s" % (v, k)
 
@@ -991,6 +991,7 @@ class Harness:
             t = tr.result(120)
             alive = d.proc.poll() is None
             peak = d.hwm_kib() / 1024 if alive else None
+            nofile = fd_limit(d.proc.pid) if alive else "?"
         finally:
             for w in workers:
                 w.kill()
@@ -1013,8 +1014,14 @@ class Harness:
                     " with replies %s" % json.dumps(t["replies"])
                     if t["replies"] else "", t["open_at_end"],
                     pr["fds_max"], peak))
+        note += "; profd's open files limit %s" % nofile
         self.health_rows("trickle", "%d connections trickling headers" %
                          p["trickle"], pr, note)
+        self.add(Row("trickle", "trickle.held", "trickle: trickling "
+                     "connections profd still held after %d s" %
+                     p["trickle_s"], Fig([t["open_at_end"]], "connections"),
+                     note="of %d opened; closed by profd: %d" % (
+                         t["opened"], t["closed_by_profd"])))
         if self.smoke and (pr["fail"] or not pr["lat"] or not t["opened"]):
             raise CaseError("trickle: %d health requests answered, %d "
                             "failed: %s" % (len(pr["lat"]), pr["fail"],
@@ -1246,6 +1253,18 @@ def sqlite_version(h):
         return d.query("SELECT sqlite_version()")[0][0]
     finally:
         d.remove()
+
+
+def fd_limit(pid):
+    """The soft limit of open files of a process, as /proc shows it."""
+    try:
+        with open("/proc/%d/limits" % pid) as f:
+            for line in f:
+                if line.startswith("Max open files"):
+                    return line.split()[3]
+    except OSError:
+        pass
+    return "?"
 
 
 def loadavg():

@@ -910,6 +910,8 @@ class Harness:
             res = [w.result(120) for w in workers]
             alive = d.proc.poll() is None
             peak = d.hwm_kib() / 1024 if alive else None
+            files = [os.path.getsize(f) if os.path.exists(f) else 0
+                     for f in (d.db, d.db + "-wal")]
         finally:
             for w in workers:
                 w.kill()
@@ -956,6 +958,10 @@ class Harness:
                      note="; ".join("%s: %d, %s" % (k, o["ok"], lat(o))
                                     for k, o in sorted(c["ops"].items())
                                     if k != "push")))
+        self.add(Row("load", "load.store", "load: store file and WAL at "
+                     "the end, " + what, Fig([sum(files)], "B"),
+                     note="file %s, WAL %s (profd running)" % (
+                         mb(files[0]), mb(files[1]))))
         if self.smoke and (failed or not pushes["ok"] or not qok or
                            pr["fail"]):
             raise CaseError("load: %d failed requests, %d pushes, %d "

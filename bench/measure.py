@@ -891,6 +891,17 @@ class Harness:
                          pr["fail"], "; ".join(pr["examples"][:3]))
                          if pr["fail"] else "")))
 
+    def idle_probe(self, d, seconds):
+        stop = os.path.join(d.dir, "stop-idle")
+        w = Worker("probe", {"sock": d.sock, "stop": stop})
+        try:
+            time.sleep(seconds)
+            with open(stop, "w"):
+                pass
+            return w.result(60)
+        finally:
+            w.kill()
+
     def case_load(self):
         p = self.fault_params()
         d = self.fault_daemon("load")
@@ -898,6 +909,9 @@ class Harness:
         workers = []
         try:
             idle = d.hwm_kib() / 1024
+            # The prober alone first: what the machine (shared, perhaps)
+            # gives without the load.
+            base = self.idle_probe(d, 1 if self.smoke else 5)
             workers = self.clients(d, stop, False)
             probe = Worker("probe", {"sock": d.sock, "stop": stop,
                                      "pid": d.proc.pid})
@@ -933,7 +947,10 @@ class Harness:
                              "; ".join(c["examples"][:3])))
                          if failed else "")))
         self.health_rows("load", "a prober beside " + what, pr,
-                         "one every 10 ms on a new connection")
+                         "one every 10 ms on a new connection; before the "
+                         "load, the prober alone: p99 %s" % (
+                             Fig([], "s").fmt(pct(base["lat"], 99))
+                             if base["lat"] else "— (none answered)"))
         self.add(Row("load", "load.rss",
                      "load: profd peak RSS, " + what,
                      Fig([peak], "MiB"), target="≤ 256 MiB", ok=peak <= 256,

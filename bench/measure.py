@@ -1378,15 +1378,18 @@ def write_report(h, a, started, load0, cases, busy0):
     for line in h.describe_inputs():
         md.append("- " + line)
     md.append("")
-    md.append("profd times are whole `profctl` processes (`push` returns "
-              "once the import committed); pprof is `%s` (the binary `go "
-              "tool pprof` runs, without the go command's own start-up), "
-              "`-symbolize=none`, output discarded; `tree` is compared "
-              "with `-tree`.  Queries get one untimed warm-up run each.  Peak RSS is profd's VmHWM; "
-              "pprof's is wait4's maximum RSS." % a.pprof)
+    if set(cases) - set(FAULT_CASES):
+        md.append(
+            "profd times are whole `profctl` processes (`push` returns once "
+            "the import committed); pprof is `%s` (the binary `go tool "
+            "pprof` runs, without the go command's own start-up), "
+            "`-symbolize=none`, output discarded; `tree` is compared with "
+            "`-tree`.  Queries get one untimed warm-up run each.  Peak RSS "
+            "is profd's VmHWM; pprof's is wait4's maximum RSS." % a.pprof)
     if set(cases) & set(FAULT_CASES):
         fp = h.fault_params()
-        md.append("")
+        if md[-1]:
+            md.append("")
         md.append(
             "load, trickle and crash (bench/faults.py): a profd of their "
             "own (`--no-config --spool none`); %d clients are threads in %d "

@@ -30,7 +30,8 @@ import tempfile
 import threading
 import time
 
-import faults
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+import faults  # noqa: E402  (bench/faults.py: the load's workers)
 
 CASES = ["import", "throughput", "query", "growth", "concurrent", "memory",
          "storage", "load", "trickle", "crash"]

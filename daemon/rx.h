@@ -16,11 +16,13 @@ extern "C" {
 /* Longest pattern accepted, in bytes: a query string names it, so it is
  * checked before anything is compiled. */
 #define RX_MAX_PATTERN	4096
-/* Memory a compiled expression may use (RE2::Options max_mem): its program
- * and the lazily built automata.  A pattern whose program does not fit is
- * refused; a search whose automaton outgrows the rest falls back to
- * RE2's NFA, slower but still linear. */
-#define RX_MAX_MEM	(4 << 20)
+/* Memory a compiled expression may keep (RE2::Options max_mem): its
+ * program and the lazily built automata.  A pattern whose program does not
+ * fit is refused; a search whose automaton outgrows the rest falls back to
+ * RE2's NFA, slower but still linear.  Compiling passes through about ten
+ * times this (19 MB for \pL{100}, the largest of its kind that fits),
+ * once per worker at a time.  Real filters need a few kB. */
+#define RX_MAX_MEM	(2 << 20)
 
 struct rx;
 

@@ -149,6 +149,9 @@ selection_param(struct selection *sel, const char *key, const char *value,
 	for (i = 0; i < FF_COUNT; i++) {
 		if (strcmp(key, ff_names[i]) != 0)
 			continue;
+		/* pprof's rule: an empty expression is no filter. */
+		if (*value == '\0')
+			return 1;
 		if (sel->have_re[i])
 			return error_set(err, ERR_INPUT, "%s: given twice "
 			    "(join the expressions with |)", key);

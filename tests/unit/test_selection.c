@@ -93,6 +93,14 @@ test_filters(void)
 	CHECK(rx_match(sel.re[FF_FOCUS], "main.fib", 8));
 	selection_clear(&sel);
 
+	/* Empty: no filter, as pprof's -focus="" (not "match all"). */
+	memset(&sel, 0, sizeof sel);
+	CHECK(selection_param(&sel, "focus", "", 0, &err) == 1);
+	CHECK(selection_param(&sel, "focus", "x", 0, &err) == 1);
+	CHECK(selection_param(&sel, "hide", "", 0, &err) == 1);
+	CHECK(!sel.have_re[FF_HIDE] && sel.have_re[FF_FOCUS]);
+	selection_clear(&sel);
+
 	/* Given twice. */
 	memset(&sel, 0, sizeof sel);
 	error_clear(&err);

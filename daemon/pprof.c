@@ -1088,7 +1088,7 @@ pprof_fn_pruned(struct pprof *p, size_t fi)
  * rx.h), so a pattern that closes its own group means what it does
  * there. */
 static int
-pprof_regcomp(struct pprof *p, struct rx **rx, struct mstr re,
+pprof_rx_new(struct pprof *p, struct rx **rx, struct mstr re,
     const char *field, size_t off)
 {
 	char q[80], why[160];
@@ -1117,10 +1117,10 @@ pprof_prune_locations(struct pprof *p)
 	keep = pprof_str(p, p->keep);
 	if (drop.n == 0)
 		return 0;
-	if (pprof_regcomp(p, &p->drop_rx, drop, "Profile.drop_frames",
+	if (pprof_rx_new(p, &p->drop_rx, drop, "Profile.drop_frames",
 	    p->drop_off) == -1)
 		return -1;
-	if (keep.n != 0 && pprof_regcomp(p, &p->keep_rx, keep,
+	if (keep.n != 0 && pprof_rx_new(p, &p->keep_rx, keep,
 	    "Profile.keep_frames", p->keep_off) == -1)
 		return -1;
 

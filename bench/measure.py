@@ -17,10 +17,12 @@ import http.client
 import json
 import math
 import os
+import random
 import re
 import shutil
 import signal
 import socket
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -28,8 +30,13 @@ import tempfile
 import threading
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+import faults  # noqa: E402  (bench/faults.py: the load's workers)
+
 CASES = ["import", "throughput", "query", "growth", "concurrent", "memory",
-         "storage"]
+         "storage", "load", "trickle", "crash"]
+# The cases that need no generated input (bench/faults.py makes its own).
+FAULT_CASES = ["load", "trickle", "crash"]
 MIB = 1024 * 1024
 
 
@@ -237,6 +244,34 @@ class Daemon:
             return None
 
 
+class Worker:
+    """A bench/faults.py worker process; result() is its JSON."""
+
+    def __init__(self, kind, cfg):
+        self.kind = kind
+        self.p = subprocess.Popen(
+            [sys.executable, faults.__file__, kind, json.dumps(cfg)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    def result(self, timeout):
+        try:
+            out, err = self.p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise CaseError("faults.py %s: still running after %g s" % (
+                self.kind, timeout))
+        if self.p.returncode != 0:
+            raise CaseError("faults.py %s exited %d: %s" % (
+                self.kind, self.p.returncode,
+                err.decode(errors="replace")[-2000:]))
+        return json.loads(out)
+
+    def kill(self):
+        if self.p.poll() is None:
+            self.p.kill()
+            self.p.communicate()
+
+
 # ---------------------------------------------------------------------------
 # Figures and rows
 
@@ -270,6 +305,10 @@ class Fig:
             return "%.2f×" % v
         if k == "B":
             return mb(v)
+        if k == "/s":
+            return "%.1f /s" % v
+        if k in ("requests", "pushes", "connections"):
+            return "%d" % v
         return "%g %s" % (v, k)
 
     def __str__(self):
@@ -362,6 +401,15 @@ class Harness:
         self.large = os.path.join(inp, "cpu-large.pb.gz")
         self.heap = os.path.join(inp, "heap-big.pb.gz")
         self.trace = os.path.join(inp, "trace.pftrace")
+        self.fixtures = [os.path.join(a.fixtures, k + ".pprof")
+                         for k in ("cpu", "heap", "mutex", "block")]
+        self.memo = {}
+        self.meta = {}
+        # Only the fault cases: bench/run generated no input.
+        self.generated = os.path.exists(os.path.join(inp, "series"))
+        if not self.generated:
+            self.series, self.trace_samples, self.trace_bytes = [], 0, 0
+            return
         sdir = os.path.join(inp, "series")
         self.series = sorted(os.path.join(sdir, f) for f in os.listdir(sdir)
                              if f.endswith(".pb.gz"))
@@ -369,14 +417,10 @@ class Harness:
         if self.nsmall >= self.nlarge:
             raise SystemExit("measure: --small must be below the series "
                              "length %d" % self.nlarge)
-        self.fixtures = [os.path.join(a.fixtures, k + ".pprof")
-                         for k in ("cpu", "heap", "mutex", "block")]
         with open(self.trace + ".txt") as f:
             m = re.search(r"(\d+) samples", f.read())
         self.trace_samples = int(m.group(1)) if m else 0
         self.trace_bytes = os.path.getsize(self.trace)
-        self.memo = {}
-        self.meta = {}
 
     # -- helpers
 
@@ -768,6 +812,353 @@ class Harness:
                      pd, "—", "—", "≤ 256 MiB",
                      pd.med <= 256 and not r["timed_out"]))
 
+    # -- load and faults: the load is bench/faults.py's, in processes of
+    # its own (one interpreter each), so the prober times profd, not a
+    # GIL shared with 50 client threads.
+
+    def fault_params(self):
+        if self.smoke:
+            return {"clients": 4, "procs": 2, "seconds": 3, "trickle": 20,
+                    "trickle_s": 3, "kills": 2, "kill_gap": (0.5, 1.5)}
+        return {"clients": 50, "procs": 5, "seconds": 60, "trickle": 1000,
+                "trickle_s": 60, "kills": 8, "kill_gap": (1.0, 6.0)}
+
+    def fault_daemon(self, name):
+        # No config file and no spool: only the load reaches this profd.
+        return Daemon(self, name, ["--no-config", "--spool", "none"]).start()
+
+    def fault_templates(self, d):
+        """The blobs the clients push, each pushed once as it is so that
+        every scope the clients query exists."""
+        tpl = faults.templates(self.a.fixtures, d.dir)
+        for scope, path in tpl:
+            with open(path, "rb") as f:
+                st, body = http_call(d.sock, "POST", "/v1/profiles?scope=" +
+                                     scope, f.read())
+            if st not in (200, 201):
+                raise CaseError("seeding %s: %d %s" % (scope, st, body[:300]))
+        if "faults.inputs" not in self.meta:
+            self.meta["faults.inputs"] = [
+                "load, trickle, crash: each push is one of %s, its gzip "
+                "header's mtime made unique so that no push is a duplicate "
+                "of another (bench/faults.py)" % ", ".join(
+                    "`%s` (%s, scope %s)" % (os.path.basename(p),
+                                             mb(os.path.getsize(p)), sc)
+                    for sc, p in tpl)]
+        return tpl
+
+    def clients(self, d, stop, retry):
+        p = self.fault_params()
+        tpl = self.fault_templates(d)
+        per = p["clients"] // p["procs"]
+        return [Worker("clients", {
+            "sock": d.sock, "threads": per, "first_client": i * per,
+            "seed": i, "templates": tpl, "stop": stop, "retry": retry,
+            "push_share": 0.5}) for i in range(p["procs"])]
+
+    @staticmethod
+    def merge(results):
+        out = {"ops": {}, "fail": {}, "examples": [], "accepted": [],
+               "unacked": [], "cut": 0}
+        for r in results:
+            for op, o in r["ops"].items():
+                m = out["ops"].setdefault(op, {"n": 0, "ok": 0, "lat": []})
+                m["n"] += o["n"]
+                m["ok"] += o["ok"]
+                m["lat"] += o["lat"]
+            for k, n in r["fail"].items():
+                out["fail"][k] = out["fail"].get(k, 0) + n
+            for k in ("examples", "accepted", "unacked"):
+                out[k] += r[k]
+            out["cut"] += r["cut"]
+        return out
+
+    def health_rows(self, case, what, pr, note):
+        """Rows of a health prober's figures: p99, and failures."""
+        lat = pr["lat"]
+        if lat:
+            p99 = pct(lat, 99)
+            f = Fig([p99], "s")
+            note = "p50 %s, max %s, %d requests; %s" % (
+                f.fmt(pct(lat, 50)), f.fmt(max(lat)), len(lat) + pr["fail"],
+                note)
+        else:
+            f, p99 = "— (no request answered)", None
+        self.add(Row(case, case + ".health",
+                     "%s: GET /v1/health p99, %s" % (case, what), f,
+                     target="< 10 ms",
+                     ok=p99 is not None and p99 < 0.010 and not pr["fail"],
+                     note=note + ("; %d failed: %s" % (
+                         pr["fail"], "; ".join(pr["examples"][:3]))
+                         if pr["fail"] else "")))
+
+    def idle_probe(self, d, seconds):
+        stop = os.path.join(d.dir, "stop-idle")
+        w = Worker("probe", {"sock": d.sock, "stop": stop})
+        try:
+            time.sleep(seconds)
+            with open(stop, "w"):
+                pass
+            return w.result(60)
+        finally:
+            w.kill()
+
+    def case_load(self):
+        p = self.fault_params()
+        d = self.fault_daemon("load")
+        stop = os.path.join(d.dir, "stop")
+        workers = []
+        try:
+            idle = d.hwm_kib() / 1024
+            # The prober alone first: what the machine (shared, perhaps)
+            # gives without the load.
+            base = self.idle_probe(d, 1 if self.smoke else 5)
+            workers = self.clients(d, stop, False)
+            probe = Worker("probe", {"sock": d.sock, "stop": stop,
+                                     "pid": d.proc.pid})
+            workers.append(probe)
+            t0 = time.monotonic()
+            time.sleep(p["seconds"])
+            with open(stop, "w"):
+                pass
+            secs = time.monotonic() - t0
+            res = [w.result(120) for w in workers]
+            alive = d.proc.poll() is None
+            peak = d.hwm_kib() / 1024 if alive else None
+            files = [os.path.getsize(f) if os.path.exists(f) else 0
+                     for f in (d.db, d.db + "-wal")]
+        finally:
+            for w in workers:
+                w.kill()
+            d.remove()
+        if not alive:
+            raise CaseError("profd died under the load: " + d.logtail())
+        pr, c = res[-1], self.merge(res[:-1])
+        pushes = c["ops"].get("push", {"n": 0, "ok": 0, "lat": []})
+        queries = [o for k, o in c["ops"].items() if k != "push"]
+        nreq = sum(o["n"] for o in c["ops"].values())
+        failed = sum(c["fail"].values())
+        what = "%d clients for %.0f s" % (p["clients"], secs)
+        self.add(Row("load", "load.failed",
+                     "load: failed requests, " + what,
+                     Fig([failed], "requests"), target="0", ok=failed == 0,
+                     note="of %d requests%s" % (nreq, (
+                         "; by kind: %s; e.g. %s" % (
+                             json.dumps(c["fail"]),
+                             "; ".join(c["examples"][:3])))
+                         if failed else "")))
+        self.health_rows("load", "a prober beside " + what, pr,
+                         "one every 10 ms on a new connection; before the "
+                         "load, the prober alone: p99 %s" % (
+                             Fig([], "s").fmt(pct(base["lat"], 99))
+                             if base["lat"] else "— (none answered)"))
+        self.add(Row("load", "load.rss",
+                     "load: profd peak RSS, " + what,
+                     Fig([peak], "MiB"), target="≤ 256 MiB", ok=peak <= 256,
+                     note="%.1f MiB before the load; %d open files at most "
+                     "(sampled every 0.5 s)" % (idle, pr["fds_max"])))
+
+        def lat(o):
+            if not o["lat"]:
+                return "none answered"
+            f = Fig([], "s")
+            return "p50 %s, p99 %s" % (f.fmt(pct(o["lat"], 50)),
+                                       f.fmt(pct(o["lat"], 99)))
+        self.add(Row("load", "load.pushes",
+                     "load: pushes/s answered 2xx, " + what,
+                     Fig([pushes["ok"] / secs], "/s"),
+                     note="%d pushes; latency %s" % (pushes["ok"],
+                                                      lat(pushes))))
+        qok = sum(o["ok"] for o in queries)
+        self.add(Row("load", "load.queries",
+                     "load: queries/s answered 200, " + what,
+                     Fig([qok / secs], "/s"),
+                     note="; ".join("%s: %d, %s" % (k, o["ok"], lat(o))
+                                    for k, o in sorted(c["ops"].items())
+                                    if k != "push")))
+        self.add(Row("load", "load.store", "load: store file and WAL at "
+                     "the end, " + what, Fig([sum(files)], "B"),
+                     note="file %s, WAL %s (profd running)" % (
+                         mb(files[0]), mb(files[1]))))
+        if self.smoke and (failed or not pushes["ok"] or not qok or
+                           pr["fail"]):
+            raise CaseError("load: %d failed requests, %d pushes, %d "
+                            "queries, %d failed health: %s" % (
+                                failed, pushes["ok"], qok, pr["fail"],
+                                "; ".join((c["examples"] +
+                                           pr["examples"])[:5])))
+
+    def case_trickle(self):
+        p = self.fault_params()
+        d = self.fault_daemon("trickle")
+        stop = os.path.join(d.dir, "stop")
+        ready = os.path.join(d.dir, "ready")
+        workers = []
+        try:
+            tr = Worker("trickle", {"sock": d.sock, "n": p["trickle"],
+                                    "seconds": p["trickle_s"] + 2,
+                                    "interval": 1.0, "ready": ready})
+            workers.append(tr)
+            deadline = time.monotonic() + 300
+            while not os.path.exists(ready):
+                if tr.p.poll() is not None or time.monotonic() > deadline:
+                    tr.result(1)
+                    raise CaseError("trickle: the connections did not open")
+                time.sleep(0.05)
+            probe = Worker("probe", {"sock": d.sock, "stop": stop,
+                                     "pid": d.proc.pid})
+            workers.append(probe)
+            time.sleep(p["trickle_s"])
+            with open(stop, "w"):
+                pass
+            pr = probe.result(120)
+            t = tr.result(120)
+            alive = d.proc.poll() is None
+            peak = d.hwm_kib() / 1024 if alive else None
+            nofile = fd_limit(d.proc.pid) if alive else "?"
+        finally:
+            for w in workers:
+                w.kill()
+            d.remove()
+        if not alive:
+            raise CaseError("profd died under the trickle: " + d.logtail())
+        closed = t["close_after"]
+        note = ("%d of %d connections opened in %.1f s%s%s, each then sent "
+                "one more header byte a second; profd closed %d%s%s, %d "
+                "still open at the end; profd %d open files at most, peak "
+                "RSS %.1f MiB" % (
+                    t["opened"], p["trickle"], t["ramp_s"],
+                    " (%s)" % json.dumps(t["open_errors"])
+                    if t["open_errors"] else "",
+                    " (connect found the listen backlog full %d times)" %
+                    t["backlog_full"] if t["backlog_full"] else "",
+                    t["closed_by_profd"],
+                    " (median after %.1f s)" % statistics.median(closed)
+                    if closed else "",
+                    " with replies %s" % json.dumps(t["replies"])
+                    if t["replies"] else "", t["open_at_end"],
+                    pr["fds_max"], peak))
+        note += "; profd's open files limit %s" % nofile
+        self.health_rows("trickle", "%d connections trickling headers" %
+                         p["trickle"], pr, note)
+        self.add(Row("trickle", "trickle.held", "trickle: trickling "
+                     "connections profd still held after %d s" %
+                     p["trickle_s"], Fig([t["open_at_end"]], "connections"),
+                     note="of %d opened; closed by profd: %d" % (
+                         t["opened"], t["closed_by_profd"])))
+        if self.smoke and (pr["fail"] or not pr["lat"] or not t["opened"]):
+            raise CaseError("trickle: %d health requests answered, %d "
+                            "failed: %s" % (len(pr["lat"]), pr["fail"],
+                                            "; ".join(pr["examples"][:5])))
+
+    def case_crash(self):
+        p = self.fault_params()
+        d = self.fault_daemon("crash")
+        stop = os.path.join(d.dir, "stop")
+        rnd = random.Random()
+        workers, kills, restarts = [], [], []
+        try:
+            workers = self.clients(d, stop, True)
+            t0 = time.monotonic()
+            for _ in range(p["kills"]):
+                time.sleep(rnd.uniform(*p["kill_gap"]))
+                kills.append(time.monotonic() - t0)
+                d.proc.kill()
+                d.proc.wait()
+                d.proc = None
+                t1 = time.monotonic()
+                d.start()
+                restarts.append(time.monotonic() - t1)
+            time.sleep(rnd.uniform(*p["kill_gap"]))
+            with open(stop, "w"):
+                pass
+            c = self.merge(w.result(300) for w in workers)
+            # Every acknowledged push was answered before this kill.
+            d.kill()
+            d.start()
+            d.stop()
+        finally:
+            for w in workers:
+                w.kill()
+            d.kill()
+        try:
+            check = self.crash_check(d.db, c)
+        finally:
+            d.remove()
+        accepted, found, dups, lost, wrong, integrity = check[:6]
+        what = "kill -9 ×%d during the load" % len(kills)
+        self.add(Row("crash", "crash.accepted",
+                     "crash: pushes answered 2xx, " + what,
+                     Fig([accepted], "pushes"),
+                     note="%d of them answered as the duplicate of a push "
+                     "cut by a kill and sent again; %d requests cut; kills "
+                     "at %s s; restart to health %s at most; %d other "
+                     "failures%s" % (
+                         sum(1 for a in c["accepted"] if a[4]), c["cut"],
+                         ", ".join("%.1f" % k for k in kills),
+                         Fig([], "s").fmt(max(restarts)),
+                         sum(c["fail"].values()),
+                         " (%s)" % "; ".join(c["examples"][:3])
+                         if c["fail"] else "")))
+        self.add(Row("crash", "crash.found",
+                     "crash: accepted pushes found once, with their id "
+                     "and hash, " + what, Fig([found], "pushes"),
+                     target="= accepted", ok=found == accepted,
+                     note="%d unanswered pushes (given up), %d of them "
+                     "stored" % (len(c["unacked"]), check[6])))
+        self.add(Row("crash", "crash.lost",
+                     "crash: accepted pushes lost, " + what,
+                     Fig([lost], "pushes"), target="0", ok=lost == 0,
+                     note="and %d found under another id or hash" % wrong
+                     if wrong else ""))
+        self.add(Row("crash", "crash.duplicates",
+                     "crash: accepted pushes stored more than once, " +
+                     what, Fig([dups], "pushes"),
+                     target="0", ok=dups == 0))
+        self.add(Row("crash", "crash.integrity",
+                     "crash: PRAGMA integrity_check after the kills",
+                     integrity, target="ok",
+                     ok=integrity == "ok"))
+        if self.smoke and (lost or dups or wrong or integrity != "ok" or
+                           not accepted or found != accepted):
+            raise CaseError("crash: %d accepted, %d found, %d lost, %d "
+                            "duplicates, %d wrong, integrity %s" % (
+                                accepted, found, lost, dups, wrong,
+                                integrity))
+
+    @staticmethod
+    def crash_check(db, c):
+        """(accepted, found, duplicates, lost, wrong, integrity, unacked
+        stored) of the store after the crash case, read with profd
+        stopped."""
+        con = sqlite3.connect(db)
+        try:
+            integrity = "; ".join(r[0] for r in con.execute(
+                "PRAGMA integrity_check"))
+            rows = con.execute(
+                "SELECT s.name, p.name, p.id, lower(hex(p.hash)) FROM "
+                "profile p JOIN scope s ON s.id = p.scope_id").fetchall()
+        finally:
+            con.close()
+        stored = {}
+        for scope, name, pid, sha in rows:
+            stored.setdefault((scope, name), []).append((pid, sha))
+        found = dups = lost = wrong = 0
+        for name, scope, pid, sha, _ in c["accepted"]:
+            got = stored.get((scope, name), [])
+            if not got:
+                lost += 1
+            elif len(got) > 1:
+                dups += 1
+            elif got[0] != (pid, sha):
+                wrong += 1
+            else:
+                found += 1
+        unacked = sum(1 for name, scope, _ in c["unacked"]
+                      if (scope, name) in stored)
+        return (len(c["accepted"]), found, dups, lost, wrong, integrity,
+                unacked)
+
     # -- perf: where profd's import time goes
 
     def perf_push(self, path, tag, seconds):
@@ -804,6 +1195,10 @@ class Harness:
     # -- the report
 
     def describe_inputs(self):
+        lines = self.describe_generated() if self.generated else []
+        return lines + self.meta.get("faults.inputs", [])
+
+    def describe_generated(self):
         large = self.memo.get("large")
         lines = []
         lines.append(
@@ -884,26 +1279,75 @@ def sqlite_version(h):
         d.remove()
 
 
+def fd_limit(pid):
+    """The soft limit of open files of a process, as /proc shows it."""
+    try:
+        with open("/proc/%d/limits" % pid) as f:
+            for line in f:
+                if line.startswith("Max open files"):
+                    return line.split()[3]
+    except OSError:
+        pass
+    return "?"
+
+
 def loadavg():
     with open("/proc/loadavg") as f:
         return " ".join(f.read().split()[:3])
 
 
-def write_report(h, a, started, load0, cases):
+def busy(seconds=1.0):
+    """What else used the CPUs for a second (the machine may be shared):
+    "cc1 ×2 85 %, ld 20 %", the commands with the most CPU time."""
+    def ticks():
+        t = {}
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            try:
+                with open("/proc/%s/stat" % pid) as f:
+                    st = f.read()
+            except OSError:
+                continue
+            comm = st[st.index("(") + 1:st.rindex(")")]
+            f = st[st.rindex(")") + 2:].split()
+            t[pid] = (comm, int(f[11]) + int(f[12]))
+        return t
+    a = ticks()
+    time.sleep(seconds)
+    b = ticks()
+    hz = os.sysconf("SC_CLK_TCK")
+    by = {}
+    for pid, (comm, t) in b.items():
+        d = t - a.get(pid, (comm, 0))[1]
+        if d > 0:
+            n, total = by.get(comm, (0, 0))
+            by[comm] = (n + 1, total + d)
+    top = sorted(by.items(), key=lambda kv: -kv[1][1])[:5]
+    return ", ".join("%s%s %.0f %%" % (c, " ×%d" % n if n > 1 else "",
+                                         d / hz / seconds * 100)
+                     for c, (n, d) in top
+                     if d / hz / seconds >= 0.05) or "nothing"
+
+
+def write_report(h, a, started, load0, cases, busy0):
     load1 = loadavg()
+    busy1 = busy()
     mode = "smoke run (tiny inputs, targets not checked)" if a.smoke else \
         "full run" if set(cases) == set(CASES) else \
         "partial run (%s)" % ", ".join(cases)
     md = []
     md.append("# profd benchmark results")
     md.append("")
-    md.append("`bench/run%s`: %s, %s UTC, profd %s; %s per figure "
-              "(imports of the %s trace: %d), figures are the median "
-              "(min–max)." % (
-                  " --smoke" if a.smoke else "", mode,
-                  started.strftime("%Y-%m-%d %H:%M"), a.revision,
-                  "1 run" if a.runs == 1 else "%d runs" % a.runs,
-                  mb(h.trace_bytes), a.trace_runs))
+    runs = "; %s per figure%s, figures are the median (min–max)" % (
+        "1 run" if a.runs == 1 else "%d runs" % a.runs,
+        " (imports of the %s trace: %d)" % (mb(h.trace_bytes), a.trace_runs)
+        if h.generated else "")
+    if not set(cases) - set(FAULT_CASES):
+        runs = "; load and faults: one run each"
+    md.append("`bench/run%s`: %s, %s UTC, profd %s%s." % (
+        " --smoke" if a.smoke else "", mode,
+        started.strftime("%Y-%m-%d %H:%M"), a.revision, runs))
     md.append("")
     md.append("| machine | |")
     md.append("|---|---|")
@@ -911,6 +1355,8 @@ def write_report(h, a, started, load0, cases):
         md.append("| %s | %s |" % (k, v))
     md.append("| load average (1, 5, 15 min) | %s at the start, %s at the "
               "end |" % (load0, load1))
+    md.append("| busiest commands over 1 s (of all CPUs) | %s at the start; "
+              "%s at the end |" % (busy0, busy1))
     md.append("")
     md.append("| case | profd | go tool pprof | ratio | target | result |")
     md.append("|---|---|---|---|---|---|")
@@ -933,12 +1379,37 @@ def write_report(h, a, started, load0, cases):
     for line in h.describe_inputs():
         md.append("- " + line)
     md.append("")
-    md.append("profd times are whole `profctl` processes (`push` returns "
-              "once the import committed); pprof is `%s` (the binary `go "
-              "tool pprof` runs, without the go command's own start-up), "
-              "`-symbolize=none`, output discarded; `tree` is compared "
-              "with `-tree`.  Queries get one untimed warm-up run each.  Peak RSS is profd's VmHWM; "
-              "pprof's is wait4's maximum RSS." % a.pprof)
+    if set(cases) - set(FAULT_CASES):
+        md.append(
+            "profd times are whole `profctl` processes (`push` returns once "
+            "the import committed); pprof is `%s` (the binary `go tool "
+            "pprof` runs, without the go command's own start-up), "
+            "`-symbolize=none`, output discarded; `tree` is compared with "
+            "`-tree`.  Queries get one untimed warm-up run each.  Peak RSS "
+            "is profd's VmHWM; pprof's is wait4's maximum RSS." % a.pprof)
+    if set(cases) & set(FAULT_CASES):
+        fp = h.fault_params()
+        if md[-1]:
+            md.append("")
+        md.append(
+            "load, trickle and crash (bench/faults.py): a profd of their "
+            "own (`--no-config --spool none`); %d clients are threads in %d "
+            "python processes, each request on a new connection, half of "
+            "them pushes, the rest `top`, `tree`, `timeline` and a SQL "
+            "query, evenly; a failed request is a connection error, a "
+            "timeout (30 s) or any status but 200/201.  Health is probed "
+            "from a process of its own, GET /v1/health every 10 ms on a new "
+            "connection; profd's RSS peak is its VmHWM.  trickle opens %d "
+            "connections that send a request head one byte a second, "
+            "never ending it, for %d s.  crash kills profd with SIGKILL %d "
+            "times at random moments (%g–%g s apart) under the load and "
+            "starts it again on the same store; a client sends a push cut "
+            "by a kill again, same bytes, until it is answered; then one "
+            "last kill -9, a start, a SIGTERM, and the store is read with "
+            "profd stopped: each 2xx push, by its scope and unique name, "
+            "must be there once with the id and SHA-256 of its reply." % (
+                fp["clients"], fp["procs"], fp["trickle"], fp["trickle_s"],
+                fp["kills"], fp["kill_gap"][0], fp["kill_gap"][1]))
     text = "\n".join(md) + "\n"
     with open(a.results, "w") as f:
         f.write(text)
@@ -984,12 +1455,15 @@ def main():
     os.makedirs(a.work)
     started = datetime.datetime.now(datetime.timezone.utc)
     load0 = loadavg()
+    busy0 = busy()
     h = Harness(a)
     h.sqlite_version = sqlite_version(h)
     try:
         for c in cases:
             log("case %s" % c)
             try:
+                if c not in FAULT_CASES and not h.generated:
+                    raise CaseError("no generated inputs in " + a.inputs)
                 getattr(h, "case_" + c)()
             except (CaseError, Timeout, OSError) as e:
                 log("case %s failed: %s" % (c, e))
@@ -999,7 +1473,7 @@ def main():
         if st:
             st["d"].remove()
     text = write_report(h, a, started, load0,
-                        [c for c in cases if c != "perf"])
+                        [c for c in cases if c != "perf"], busy0)
     print(text)
     log("wrote %s" % a.results)
     return 1 if h.failed else 0

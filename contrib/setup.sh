@@ -5,8 +5,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# libre2-dev: Go's regular expression syntax (as pprof's filters) in
+# linear time with a memory budget, for focus/ignore/hide/show and
+# drop_frames (daemon/rx.cc; build-essential brings its g++).
 pkgs=(build-essential cmake pkg-config curl python3 gzip
-      libevent-dev libsqlite3-dev zlib1g-dev libsystemd-dev libjansson-dev)
+      libevent-dev libsqlite3-dev zlib1g-dev libsystemd-dev libjansson-dev
+      libre2-dev)
 # The tests also use Go (fixture regeneration, pprof comparisons) and a
 # real browser for the flame graph (Chromium driven by Node's
 # playwright-core, installed into the build directory by the test).

@@ -198,7 +198,8 @@ api_profiles_post(struct api_call *call)
 	}
 	if (!scope_name_valid(scope)) {
 		api_error(call, 400, "scope: \"%s\" is not a valid scope name "
-		    "([A-Za-z0-9._-], 1 to 128 characters)", scope);
+		    "([A-Za-z0-9._-], 1 to 128 characters, not . or ..)",
+		    scope);
 		return;
 	}
 	p = xcalloc(1, sizeof *p);

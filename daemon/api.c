@@ -144,7 +144,15 @@ static void
 api_job_run(struct job *j, void *worker)
 {
 	struct api_call *call = (struct api_call *)j;
+	struct error err = { 0 };
+	int i;
 
+	for (i = 0; i < call->nsels; i++)
+		if (selection_compile(call->sels[i], &err) == -1) {
+			error_set(&call->err, err.kind, "%s%s",
+			    call->sel_prefix[i], err.msg);
+			return;
+		}
 	call->work(call, worker);
 }
 
@@ -240,6 +248,10 @@ api_selection(struct api_call *call, struct selection *sel,
 	if (selection_check(sel, &err) == -1) {
 		api_error(call, 400, "%s%s", prefix ? prefix : "", err.msg);
 		return -1;
+	}
+	if (call->nsels < (int)NITEMS(call->sels)) {
+		call->sels[call->nsels] = sel;
+		call->sel_prefix[call->nsels++] = prefix ? prefix : "";
 	}
 	return 0;
 }

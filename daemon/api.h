@@ -35,6 +35,12 @@ struct api_call {
 	const char *reply_type;
 	struct error err;
 	struct api_stream *stream;	/* a reply sent as it is written */
+	/* The selections api_selection parsed (diff has two), compiled on
+	 * the worker before the work runs: regular expressions are not
+	 * compiled on the loop. */
+	struct selection *sels[2];
+	const char *sel_prefix[2];
+	int nsels;
 	/* Handler data, freed with free_data. */
 	void *data;
 	void (*free_data)(void *);
@@ -142,7 +148,8 @@ struct selection;
  * prefix is set (diff's "base."), else the unprefixed ones; own names the
  * endpoint's other parameters (NULL terminated, "x.*" for a prefix).
  * Anything else is a 400; so are bad values.  On -1 the reply has been
- * sent. */
+ * sent.  The frame filters are compiled when the call's work starts, on
+ * its worker (a bad one fails the call with 400 there). */
 int api_selection(struct api_call *, struct selection *, const char *prefix,
     const char *const *own);
 

@@ -18,7 +18,6 @@
  * field.  Offsets of nested fields are not kept: on an error the enclosing
  * message is read again to find the field (errors are rare, offsets would
  * cost memory on every location and line). */
-#include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +28,7 @@
 #include "model.h"
 #include "pb.h"
 #include "pprof.h"
+#include "rx.h"
 #include "util.h"
 
 /* Field numbers of Profile. */
@@ -103,7 +103,7 @@ struct pprof_hot {
 #define PPROF_MAX_LINES		((1u << 29) - 1)
 #define PPROF_MAX_FRAMES	UINT32_MAX
 /* drop_frames/keep_frames: real ones are a few hundred bytes. */
-#define PPROF_MAX_REGEX		4096
+#define PPROF_MAX_REGEX		RX_MAX_PATTERN
 
 struct pprof_label {
 	int64_t			 key, str, num, unit;
@@ -157,8 +157,7 @@ struct pprof {
 	int			 default_metric;
 
 	struct pprof_idmap	 map_ids, loc_ids, func_ids;
-	regex_t			 drop_rx, keep_rx;
-	int			 has_drop_rx, has_keep_rx;
+	struct rx		*drop_rx, *keep_rx;
 	char			*name;		/* simplified name */
 	size_t			 namecap;
 	int64_t			*frame_ids;	/* see pprof_hot */
@@ -1063,22 +1062,6 @@ pprof_simplify(struct mstr name)
 }
 
 static int
-pprof_match(const regex_t *rx, const char *s, size_t n)
-{
-#ifdef REG_STARTEND
-	regmatch_t m[1];
-
-	/* The length, not the NUL, bounds the name. */
-	m[0].rm_so = 0;
-	m[0].rm_eo = (regoff_t)n;
-	return regexec(rx, s, 1, m, REG_STARTEND) == 0;
-#else
-	(void)n;
-	return regexec(rx, s, 0, NULL, 0) == 0;
-#endif
-}
-
-static int
 pprof_fn_pruned(struct pprof *p, size_t fi)
 {
 	struct pprof_function *fn = &p->funcs[fi];
@@ -1095,109 +1078,29 @@ pprof_fn_pruned(struct pprof *p, size_t fi)
 	if (name.n != 0)
 		memcpy(p->name, name.p, name.n);
 	p->name[name.n] = '\0';
-	if (pprof_match(&p->drop_rx, p->name, name.n) &&
-	    (!p->has_keep_rx || !pprof_match(&p->keep_rx, p->name, name.n)))
+	if (rx_match(p->drop_rx, p->name, name.n) &&
+	    (p->keep_rx == NULL || !rx_match(p->keep_rx, p->name, name.n)))
 		fn->pruned = 2;
 	return fn->pruned == 2;
 }
 
-/* Why re is refused before regcomp sees it, or NULL.  glibc backtracks
- * on backreferences and its automaton grows with counted repetitions, so
- * a hostile drop_frames could stall the import thread: refuse what Go's
- * RE2 refuses too (backreferences, counts over 1000) and counts whose
- * product passes 1000 (a cheap stand-in for RE2's size limit). */
-static const char *
-pprof_regex_risky(struct mstr re)
-{
-	const char *s = re.p;
-	size_t i = 0, n = re.n;
-	uint64_t product = 1, bound, cur;
-	char d;
-
-	if (memchr(s, '\0', n) != NULL)
-		return "contains a NUL byte";
-	while (i < n) {
-		switch (s[i]) {
-		case '\\':
-			if (i + 1 < n && s[i + 1] >= '1' && s[i + 1] <= '9')
-				return "backreferences are not supported";
-			i += 2;
-			continue;
-		case '[':
-			/* A bracket expression: ] first is literal, and
-			 * [:class:] and the like nest. */
-			i++;
-			if (i < n && s[i] == '^')
-				i++;
-			if (i < n && s[i] == ']')
-				i++;
-			while (i < n && s[i] != ']') {
-				if (s[i] == '[' && i + 1 < n &&
-				    (s[i + 1] == ':' || s[i + 1] == '.' ||
-				    s[i + 1] == '=')) {
-					d = s[i + 1];
-					for (i += 2; i + 1 < n && (s[i] != d ||
-					    s[i + 1] != ']'); i++)
-						;
-					i += 2;
-					continue;
-				}
-				i++;
-			}
-			i++;
-			continue;
-		case '{':
-			/* {m}, {m,} or {m,n}: the larger number counts. */
-			bound = cur = 0;
-			for (i++; i < n && ((s[i] >= '0' && s[i] <= '9') ||
-			    s[i] == ','); i++) {
-				if (s[i] == ',')
-					cur = 0;
-				else if (cur < 100000)
-					cur = cur * 10 + (uint64_t)(s[i] - '0');
-				if (cur > bound)
-					bound = cur;
-			}
-			if (bound > 1000)
-				return "repeat count over 1000";
-			if (bound > 1 && (product *= bound) > 1000)
-				return "counted repetitions too large";
-			continue;
-		}
-		i++;
-	}
-	return NULL;
-}
-
-/* Compile ^(re)$ as Go's RemoveUninteresting does. */
+/* Compile ^(re)$ as Go's RemoveUninteresting does (the same syntax:
+ * rx.h), so a pattern that closes its own group means what it does
+ * there. */
 static int
-pprof_regcomp(struct pprof *p, regex_t *rx, struct mstr re,
+pprof_rx_new(struct pprof *p, struct rx **rx, struct mstr re,
     const char *field, size_t off)
 {
-	char q[80], why[160], *pat;
-	const char *risk;
-	int rc;
+	char q[80], why[160];
 
 	if (re.n > PPROF_MAX_REGEX)
 		return pprof_fail(p, ERR_INPUT, field, off,
 		    "regular expression of %zu bytes, more than %d", re.n,
 		    PPROF_MAX_REGEX);
-	if ((risk = pprof_regex_risky(re)) != NULL)
-		return pprof_fail(p, ERR_INPUT, field, off,
-		    "bad regular expression \"%s\": %s",
-		    pprof_quote(re, q, sizeof q), risk);
-	pat = xmalloc(re.n + 5);
-	memcpy(pat, "^(", 2);
-	memcpy(pat + 2, re.p, re.n);
-	memcpy(pat + 2 + re.n, ")$", 3);
-	rc = regcomp(rx, pat, REG_EXTENDED | REG_NOSUB);
-	free(pat);
-	if (rc != 0) {
-		regerror(rc, rx, why, sizeof why);
+	if ((*rx = rx_new(re.p, re.n, 1, why, sizeof why)) == NULL)
 		return pprof_fail(p, ERR_INPUT, field, off,
 		    "bad regular expression \"%s\": %s",
 		    pprof_quote(re, q, sizeof q), why);
-	}
 	return 0;
 }
 
@@ -1214,16 +1117,12 @@ pprof_prune_locations(struct pprof *p)
 	keep = pprof_str(p, p->keep);
 	if (drop.n == 0)
 		return 0;
-	if (pprof_regcomp(p, &p->drop_rx, drop, "Profile.drop_frames",
+	if (pprof_rx_new(p, &p->drop_rx, drop, "Profile.drop_frames",
 	    p->drop_off) == -1)
 		return -1;
-	p->has_drop_rx = 1;
-	if (keep.n != 0) {
-		if (pprof_regcomp(p, &p->keep_rx, keep, "Profile.keep_frames",
-		    p->keep_off) == -1)
-			return -1;
-		p->has_keep_rx = 1;
-	}
+	if (keep.n != 0 && pprof_rx_new(p, &p->keep_rx, keep,
+	    "Profile.keep_frames", p->keep_off) == -1)
+		return -1;
 
 	for (i = 0; i < p->nlocs; i++) {
 		l = &p->locs[i];
@@ -1352,7 +1251,7 @@ pprof_sample_load(struct pprof *p, const struct pb *c, const struct pb_field *f)
 	 * pruning location after a user frame cuts the stack. */
 	p->scut = 0;
 	found = 0;
-	for (i = p->sloc.n; p->has_drop_rx && i > 0; i--) {
+	for (i = p->sloc.n; p->drop_rx != NULL && i > 0; i--) {
 		h = &p->hot[p->sloc.v[i - 1]];
 		if (!h->prune && !h->beneath) {
 			found = 1;
@@ -1631,10 +1530,8 @@ pprof_free(struct pprof *p)
 	pprof_idmap_free(&p->map_ids);
 	pprof_idmap_free(&p->loc_ids);
 	pprof_idmap_free(&p->func_ids);
-	if (p->has_drop_rx)
-		regfree(&p->drop_rx);
-	if (p->has_keep_rx)
-		regfree(&p->keep_rx);
+	rx_free(p->drop_rx);
+	rx_free(p->keep_rx);
 	free(p->name);
 	free(p->frame_ids);
 	free(p->sloc.v);

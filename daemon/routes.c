@@ -55,6 +55,7 @@ routes_dispatch(struct evhttp_request *req, void *arg)
 	const char *query = uri ? evhttp_uri_get_query(uri) : NULL;
 	const char *method = method_name(evhttp_request_get_command(req));
 	const struct route *found = NULL;
+	const char *nul;
 	struct api_call *call;
 	int i, path_known = 0;
 
@@ -82,6 +83,13 @@ routes_dispatch(struct evhttp_request *req, void *arg)
 		return;
 	}
 	call->route = found;
+	/* Decoded, %00 would end the value early: "a%00b" would act as "a". */
+	if (query != NULL && (nul = strstr(query, "%00")) != NULL) {
+		api_error(call, 400, "the query string has a NUL byte (%%00 at "
+		    "offset %zu): no parameter may contain one",
+		    (size_t)(nul - query));
+		return;
+	}
 	if (query != NULL && evhttp_parse_query_str(query, &call->query) != 0) {
 		api_error(call, 400, "the query string is not valid "
 		    "(bad %%-encoding?)");

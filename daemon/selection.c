@@ -6,8 +6,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "rx.h"
 #include "selection.h"
 #include "util.h"
+
+static const char *const ff_names[FF_COUNT] = {
+	"focus", "ignore", "hide", "show",
+};
 
 /* Days from 1970-01-01 to y-m-d (proleptic Gregorian). */
 static int64_t
@@ -79,7 +84,13 @@ selection_time(const char *s, int64_t now, int64_t *ns, struct error *err)
 		goto bad;
 	if (*p != '\0')
 		goto bad;
-	*ns = mult * 1000000000 + frac;
+	/* Years 0000 to 9999 fit in int64 seconds, not all in ns. */
+	if (mult < INT64_MIN / 1000000000)
+		*ns = INT64_MIN;
+	else if (mult > (INT64_MAX - frac) / 1000000000)
+		*ns = INT64_MAX;
+	else
+		*ns = mult * 1000000000 + frac;
 	return 0;
 bad:
 	return error_set(err, ERR_INPUT, "\"%s\" is neither an RFC 3339 time "
@@ -91,14 +102,12 @@ int
 selection_param(struct selection *sel, const char *key, const char *value,
     int64_t now, struct error *err)
 {
-	static const char *const ff_names[FF_COUNT] = {
-		"focus", "ignore", "hide", "show",
-	};
 	struct label_filter *lf;
 	const char *eq;
 	long long id;
 	char *end;
-	int i, rc;
+	size_t n;
+	int i;
 
 	if (strcmp(key, "scope") == 0) {
 		if (!scope_name_valid(value))
@@ -140,18 +149,17 @@ selection_param(struct selection *sel, const char *key, const char *value,
 	for (i = 0; i < FF_COUNT; i++) {
 		if (strcmp(key, ff_names[i]) != 0)
 			continue;
+		/* pprof's rule: an empty expression is no filter. */
+		if (*value == '\0')
+			return 1;
 		if (sel->have_re[i])
 			return error_set(err, ERR_INPUT, "%s: given twice "
 			    "(join the expressions with |)", key);
-		if ((rc = regcomp(&sel->re[i], value, REG_EXTENDED |
-		    REG_NOSUB)) != 0) {
-			char why[128];
-
-			regerror(rc, &sel->re[i], why, sizeof why);
-			return error_set(err, ERR_INPUT, "%s: \"%.200s\" is "
-			    "not a regular expression (POSIX extended): %s",
-			    key, value, why);
-		}
+		if ((n = strlen(value)) > RX_MAX_PATTERN)
+			return error_set(err, ERR_INPUT, "%s: a regular "
+			    "expression of %zu bytes, longer than the limit "
+			    "of %d", key, n, RX_MAX_PATTERN);
+		sel->re_src[i] = xstrdup(value);
 		sel->have_re[i] = 1;
 		return 1;
 	}
@@ -167,6 +175,26 @@ selection_param(struct selection *sel, const char *key, const char *value,
 		lf->key = xstrndup(value, (size_t)(eq - value - lf->negate));
 		lf->value = xstrdup(eq + 1);
 		return 1;
+	}
+	return 0;
+}
+
+int
+selection_compile(struct selection *sel, struct error *err)
+{
+	char why[256];
+	int i;
+
+	for (i = 0; i < FF_COUNT; i++) {
+		if (!sel->have_re[i] || sel->re[i] != NULL)
+			continue;
+		sel->re[i] = rx_new(sel->re_src[i], strlen(sel->re_src[i]), 0,
+		    why, sizeof why);
+		if (sel->re[i] == NULL)
+			return error_set(err, ERR_INPUT, "%s: \"%.200s\" is "
+			    "not a regular expression (Go syntax, as pprof's "
+			    "-%s): %s", ff_names[i], sel->re_src[i],
+			    ff_names[i], why);
 	}
 	return 0;
 }
@@ -209,8 +237,9 @@ selection_clear(struct selection *sel)
 		free(sel->labels[i].value);
 	}
 	free(sel->labels);
-	for (i = 0; i < FF_COUNT; i++)
-		if (sel->have_re[i])
-			regfree(&sel->re[i]);
+	for (i = 0; i < FF_COUNT; i++) {
+		rx_free(sel->re[i]);
+		free(sel->re_src[i]);
+	}
 	memset(sel, 0, sizeof *sel);
 }

@@ -4,7 +4,6 @@
 #ifndef PROFD_SELECTION_H
 #define PROFD_SELECTION_H
 
-#include <regex.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,12 +14,17 @@ struct label_filter {
 	int negate;			/* k!=v */
 };
 
-/* pprof's frame filters, POSIX extended regular expressions matched
+/* pprof's frame filters, Go regular expressions (rx.h) matched
  * (unanchored) against function names, source files and mapping files. */
 enum frame_filter_kind { FF_FOCUS, FF_IGNORE, FF_HIDE, FF_SHOW, FF_COUNT };
 
+struct rx;
+
 struct selection {
-	regex_t re[FF_COUNT];
+	/* Parsing only keeps the pattern: compiling is work for the query
+	 * threads (selection_compile), never for the event loop. */
+	char *re_src[FF_COUNT];
+	struct rx *re[FF_COUNT];
 	int have_re[FF_COUNT];
 	char **scopes;
 	size_t nscopes;
@@ -39,9 +43,15 @@ int selection_param(struct selection *, const char *key, const char *value,
     int64_t now_ns, struct error *);
 /* After the parameters: at least one scope, since before until. */
 int selection_check(const struct selection *, struct error *);
+/* Compile the frame filters (once; again is a no-op): -1 with ERR_INPUT
+ * naming the parameter if one does not compile.  Off the event loop. */
+int selection_compile(struct selection *, struct error *);
 void selection_clear(struct selection *);
 /* Has the selection any of the frame filters (focus, ignore, hide, show)? */
 int selection_frame_filters(const struct selection *);
+/* An RFC 3339 time or one relative to now, in ns since the epoch.  Times
+ * past what int64 ns can hold (before 1677-09-21, after 2262-04-11) are
+ * clamped to INT64_MIN and INT64_MAX: as bounds they mean "open". */
 int selection_time(const char *, int64_t now_ns, int64_t *ns,
     struct error *);
 

@@ -2,12 +2,12 @@
  * run of frames flagged FRAME_INLINED ended by one that is not (leaf
  * first); a location matches an expression when one of its frames' function
  * name or source file does, or its mapping file does. */
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "csindex.h"
 #include "model.h"
+#include "rx.h"
 #include "selection.h"
 #include "stackwalk.h"
 #include "util.h"
@@ -44,8 +44,7 @@ sw_match(struct stackwalk *w, int k, uint32_t id)
 
 	if (*m < 0) {
 		s = csindex_name_str(w->idx, id);
-		*m = s[0] != '\0' &&
-		    regexec(&w->sel->re[k], s, 0, NULL, 0) == 0;
+		*m = s[0] != '\0' && rx_match(w->sel->re[k], s, strlen(s));
 	}
 	return *m;
 }
@@ -81,6 +80,12 @@ stackwalk_run(struct stackwalk *w, int64_t leaf, struct error *err)
 	int focused = !sel->have_re[FF_FOCUS];
 	int filters = sel->have_re[FF_FOCUS] || sel->have_re[FF_IGNORE] ||
 	    sel->have_re[FF_HIDE] || sel->have_re[FF_SHOW];
+	int k;
+
+	for (k = 0; k < FF_COUNT; k++)
+		if (sel->have_re[k] && sel->re[k] == NULL)
+			return error_set(err, ERR_INTERNAL, "frame filters "
+			    "used before selection_compile");
 
 	/* Leaf first into the arrays. */
 	for (cs = leaf; cs > 0; cs = csindex_parent(w->idx, cs)) {

@@ -198,5 +198,7 @@ scope_name_valid(const char *s)
 		if (n >= 128)
 			return 0;
 	}
-	return n >= 1;
+	/* Every scope can be a spool directory: not one of the two that
+	 * every directory has. */
+	return n >= 1 && strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
 }

@@ -43,7 +43,7 @@ int64_t mono_ns(void);		/* CLOCK_MONOTONIC */
 /* RFC 3339 in UTC with nanoseconds trimmed to what is non-zero. */
 void format_rfc3339(int64_t ns, char *out, size_t outlen);
 
-/* Scope names: [A-Za-z0-9._-]{1,128}. */
+/* Scope names: [A-Za-z0-9._-]{1,128}, neither "." nor "..". */
 int scope_name_valid(const char *);
 
 #endif

@@ -38,6 +38,9 @@ compare cpu cpu.pprof cpu ns 'focus=Phase' 'hide=pprof\.Do'
 compare cpu cpu.pprof cpu ns 'hide=main\.mix64'
 compare cpu cpu.pprof samples count 'focus=main\.(escapeTime|dot)' 'ignore=fib'
 compare heap heap.pprof alloc_space B 'focus=main\.' 'hide=^runtime'
+# Go's syntax, which POSIX regcomp refused: flags, Unicode classes, \d.
+compare cpu cpu.pprof cpu ns 'focus=(?i)MAIN\.(FIB|DOT)' 'hide=^runtime\.\p{Ll}'
+compare cpu cpu.pprof cpu ns 'ignore=\bsort\b' 'show=\Amain\.|fast\d+\z'
 ok "focus/ignore/hide/show: the same top as pprof's flags, row for row"
 
 compare cpu cpu.pprof cpu ns granularity=line

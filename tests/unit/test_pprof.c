@@ -989,9 +989,12 @@ test_bad_regex(void)
 	static const struct {
 		const char	*re, *why;
 	} slow[] = {
-		{ "(a*)\\1", "backreferences are not supported" },
-		{ "a{1,1001}", "repeat count over 1000" },
-		{ "(a{1,100}){1,100}", "counted repetitions too large" },
+		{ "(a*)\\1", "invalid escape sequence: \\1" },
+		{ "a{1,1001}", "invalid repetition size: {1,1001}" },
+		{ "(a{1,100}){1,100}", "invalid repetition size: {1,100}" },
+		{ "((((a{1,100}){1,100}){1,100}){1,100}){1,100}",
+		    "invalid repetition size: {1,100}" },
+		{ "\\pL{1000}", "too large to compile within" },
 	};
 	struct prof b;
 	size_t i;
@@ -1009,7 +1012,8 @@ test_bad_regex(void)
 	EXPECT_ERROR(&b, NULL, ERR_INPUT, "Profile.keep_frames at byte 8",
 	    "bad regular expression \"x[y\"");
 
-	/* What glibc would be slow on, refused as Go's RE2 refuses it. */
+	/* What glibc was slow on, refused as Go's regexp refuses it; and a
+	 * program larger than the memory budget. */
 	for (i = 0; i < NITEMS(slow); i++) {
 		prof_init(&b);
 		pbenc_int(&b.body, 7, S(&b, slow[i].re));
@@ -1029,8 +1033,8 @@ test_bad_regex(void)
 	/* Brackets, classes and escapes that only look risky are fine. */
 	prof_init(&b);
 	prof_vt(&b, 1, "samples", "count");
-	pbenc_int(&b.body, 7, S(&b, "[\\1{]x{2}[[:alpha:]{]{3}|a{100}|"
-	    "\\{5000\\}"));
+	pbenc_int(&b.body, 7, S(&b, "[\\\\1{]x{2}[[:alpha:]{]{3}|a{100}|"
+	    "\\{5000\\}|\\pL+"));
 	{
 		struct rec r;
 

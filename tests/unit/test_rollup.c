@@ -208,6 +208,7 @@ make_sel(struct selection *sel, const char *const *kv)
 		free(k);
 	}
 	CHECK(selection_check(sel, &err) == 0);
+	CHECK(selection_compile(sel, &err) == 0);
 }
 
 struct answers {

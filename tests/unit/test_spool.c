@@ -129,6 +129,12 @@ test_names(void)
 	CHECK(p.depth == 1 && p.scope[0] == '\0');
 	CHECK(spool_path_parse("web/notaformat/x", &p) == -1);
 	CHECK(spool_path_parse("bad scope/x", &p) == -1);
+	/* "." and ".." are in every directory, never scopes. */
+	CHECK(spool_path_parse("./x.pprof", &p) == -1);
+	CHECK(spool_path_parse("../x.pprof", &p) == -1);
+	CHECK(spool_path_parse("../pprof/x", &p) == -1);
+	CHECK(!spool_layout_dir(0, ".") && !spool_layout_dir(0, ".."));
+	CHECK(spool_layout_dir(0, "web"));
 	CHECK(spool_path_parse("web/pprof/x/y", &p) == -1);
 	CHECK(spool_path_parse("web/", &p) == -1);
 	CHECK(spool_path_parse("", &p) == -1);

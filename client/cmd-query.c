@@ -12,7 +12,8 @@ static int	cmd_query_exec(struct client *, int, char **);
 
 const struct cmd_entry cmd_query_entry = {
 	"query",
-	"query SQL [--json | --csv] [--max-rows N] [--timeout-ms N]",
+	"query SQL [--json | --csv] [--max-rows N] [--max-bytes N] "
+	    "[--timeout-ms N]",
 	cmd_query_exec
 };
 
@@ -33,6 +34,7 @@ cmd_query_number(const char *arg)
 struct cmd_query_args {
 	const char	*sql;
 	const char	*rows;
+	const char	*bytes;
 	const char	*timeout;
 	int		 json;
 	int		 csv;
@@ -62,6 +64,12 @@ cmd_query_option(const struct cmd_entry *e, int ch, const char *arg, void *p)
 			    "is not a number of rows", arg));
 		a->rows = arg;
 		return (CMD_OPT_TAKEN);
+	case 'b':
+		if (cmd_query_number(arg) < 1)
+			return (cmd_usage_error(e, "query: --max-bytes \"%s\" "
+			    "is not a number of bytes", arg));
+		a->bytes = arg;
+		return (CMD_OPT_TAKEN);
 	case 't':
 		if (cmd_query_number(arg) < 1)
 			return (cmd_usage_error(e, "query: --timeout-ms \"%s\" "
@@ -72,6 +80,33 @@ cmd_query_option(const struct cmd_entry *e, int ch, const char *arg, void *p)
 	return (CMD_OPT_NOT_MINE);
 }
 
+/*
+ * A reply whose status was sent before the query failed (past max_bytes,
+ * past the time limit, a run-time error) ends with the members of an error
+ * reply: the rows before it are not all there is, so say so and print
+ * none of them.
+ */
+static int
+cmd_query_failed(const struct http_reply *reply)
+{
+	const char	*error, *detail;
+	char		*e, *d;
+
+	error = json_string_value(json_object_get(reply->json, "error"));
+	if (error == NULL)
+		return (0);
+	detail = json_string_value(json_object_get(reply->json, "detail"));
+	e = xstrdup(error);
+	d = xstrdup(detail != NULL ? detail : "");
+	render_clean(e);
+	render_clean(d);
+	fprintf(stderr, "profctl: query: %s: %s (the reply was cut short; "
+	    "nothing printed)\n", e, d);
+	free(e);
+	free(d);
+	return (1);
+}
+
 static int
 cmd_query_exec(struct client *c, int argc, char **argv)
 {
@@ -79,6 +114,7 @@ cmd_query_exec(struct client *c, int argc, char **argv)
 		{ "json",	no_argument,		NULL, 'j' },
 		{ "csv",	no_argument,		NULL, 'c' },
 		{ "max-rows",	required_argument,	NULL, 'r' },
+		{ "max-bytes",	required_argument,	NULL, 'b' },
 		{ "timeout-ms",	required_argument,	NULL, 't' },
 		CMD_COMMON_OPTIONS
 	};
@@ -109,6 +145,8 @@ cmd_query_exec(struct client *c, int argc, char **argv)
 	url = xstrdup("/v1/query");
 	if (a.rows != NULL)
 		http_query_add(&url, "max_rows", a.rows);
+	if (a.bytes != NULL)
+		http_query_add(&url, "max_bytes", a.bytes);
 	if (a.timeout != NULL)
 		http_query_add(&url, "timeout_ms", a.timeout);
 	rc = client_post_type(c, url, "text/plain; charset=utf-8", a.sql,
@@ -116,6 +154,10 @@ cmd_query_exec(struct client *c, int argc, char **argv)
 	free(url);
 	if (rc != PROFCTL_EXIT_OK)
 		return (rc);
+	if (cmd_query_failed(&reply)) {
+		http_reply_clear(&reply);
+		return (PROFCTL_EXIT_REFUSED);
+	}
 	rc = cmd_render(reply.json, a.json,
 	    a.csv ? render_query_csv : render_query_table);
 	if (rc == PROFCTL_EXIT_OK && !a.json && !a.csv) {

@@ -24,6 +24,7 @@ static void
 api_call_free(struct api_call *call)
 {
 	evhttp_clear_headers(&call->query);
+	api_stream_free(call->stream);
 	if (call->free_data != NULL)
 		call->free_data(call->data);
 	if (call->reply != NULL)
@@ -163,6 +164,13 @@ api_job_done(struct job *j)
 
 	if (j->run == NULL) {
 		api_error(call, 503, "profd is shutting down");
+		return;
+	}
+	if (api_stream_started(call)) {
+		api_stream_end(call);
+		server_route_done(call->srv, call->route, call->status ?
+		    call->status : 200, mono_ns() - call->start_ns);
+		api_call_free(call);
 		return;
 	}
 	if (call->err.kind != ERR_NONE) {

@@ -18,6 +18,7 @@
 
 struct server;
 struct route;
+struct api_stream;
 
 struct api_call {
 	struct job job;
@@ -33,6 +34,7 @@ struct api_call {
 	size_t reply_len;		/* its length in bytes */
 	const char *reply_type;
 	struct error err;
+	struct api_stream *stream;	/* a reply sent as it is written */
 	/* The selections api_selection parsed (diff has two), compiled on
 	 * the worker before the work runs: regular expressions are not
 	 * compiled on the loop. */
@@ -67,6 +69,24 @@ void api_result_text(struct api_call *, int status, const char *type,
 /* The same for len bytes of binary data (taken, freed with the call). */
 void api_result_blob(struct api_call *, int status, const char *type,
     void *data, size_t len);
+
+/* api-stream.c: a reply the work sends as it goes (chunked, status 200),
+ * paced by the client: a client that stops reading stops the work.
+ * Before api_submit, on the loop; -1 if it cannot be set up. */
+int api_stream_open(struct api_call *, const char *type);
+/* In the work: send n bytes (the first call commits to 200).  Waits while
+ * the client has a megabyte unread, at most until deadline_ns (monotonic);
+ * -1 with err when the wait times out (ERR_TIMEOUT), the client is gone
+ * or memory is short. */
+int api_stream_write(struct api_call *, const void *, size_t n,
+    int64_t deadline_ns, struct error *);
+/* In the work: the last bytes, never waiting; -1 if out of memory. */
+int api_stream_last(struct api_call *, const void *, size_t n);
+/* Has the work written (so that an error can only go in the body)? */
+int api_stream_started(const struct api_call *);
+/* On the loop, once the work is done: send the rest, end the reply. */
+void api_stream_end(struct api_call *);
+void api_stream_free(struct api_stream *);
 
 /* Server state the handlers read. */
 const struct config *server_config(struct server *);

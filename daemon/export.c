@@ -22,7 +22,7 @@ enum {
 	PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE, PROFILE_MAPPING,
 	PROFILE_LOCATION, PROFILE_FUNCTION, PROFILE_STRING_TABLE,
 	PROFILE_TIME_NANOS = 9, PROFILE_DURATION_NANOS, PROFILE_PERIOD_TYPE,
-	PROFILE_PERIOD, PROFILE_DEFAULT_SAMPLE_TYPE = 14,
+	PROFILE_PERIOD, PROFILE_COMMENT, PROFILE_DEFAULT_SAMPLE_TYPE,
 };
 
 /* ---- a protobuf writer ---- */
@@ -109,16 +109,30 @@ struct ex {
 	int64_t *cs;
 	unsigned *flags;
 	size_t ncs, capcs;
-	/* Samples: a stack [off, off + n) of cs, a label set, values at
-	 * vals + i * nmetrics. */
+	/* Keys of the label sets' labels: (set id, key) -> 1. */
+	struct hmap set_keys;
+	/* Push labels: the selected profiles with the same ones are a group,
+	 * and each sample carries its group's labels as sample labels. */
+	struct exgroup {
+		char **keys, **values;
+		size_t nlabels;
+		int64_t *profiles;
+		size_t nprofiles;
+	} *groups;
+	size_t ngroups;
+	struct hmap group_at;		/* canonical labels -> 1 + index */
+	struct hmap comments;		/* comments written -> 1 */
+	/* Samples: a stack [off, off + n) of cs, a label set, a group,
+	 * values at vals + i * nmetrics. */
 	struct smp {
 		size_t off, n;
 		int64_t labelset;
+		size_t group;
 	} *smp;
 	size_t nsmp;
 	int64_t *vals;
 	/* Encoded repeated fields of the Profile. */
-	struct buf out_maps, out_locs, out_fns, msg, line, tmp, key;
+	struct buf out_maps, out_locs, out_fns, msg, line, tmp, key, lkey;
 };
 
 static int64_t
@@ -185,6 +199,21 @@ ex_clear(struct ex *x)
 	free(x->labels);
 	free(x->sets);
 	hmap_clear(&x->set_at);
+	hmap_clear(&x->set_keys);
+	for (i = 0; i < x->ngroups; i++) {
+		size_t k;
+
+		for (k = 0; k < x->groups[i].nlabels; k++) {
+			free(x->groups[i].keys[k]);
+			free(x->groups[i].values[k]);
+		}
+		free(x->groups[i].keys);
+		free(x->groups[i].values);
+		free(x->groups[i].profiles);
+	}
+	free(x->groups);
+	hmap_clear(&x->group_at);
+	hmap_clear(&x->comments);
 	hmap_clear(&x->loc_ids);
 	free(x->cs);
 	free(x->flags);
@@ -197,6 +226,7 @@ ex_clear(struct ex *x)
 	buf_free(&x->line);
 	buf_free(&x->tmp);
 	buf_free(&x->key);
+	buf_free(&x->lkey);
 }
 
 /* Keep the stack the walk left in w, leaf first; returns its offset. */
@@ -219,10 +249,11 @@ ex_keep_stack(struct ex *x, const struct stackwalk *w)
 }
 
 /* One sample per (callsite, label set) of the rows (sorted by those), its
- * stack walked once per callsite with the frame filters. */
+ * stack walked once per callsite with the frame filters; group is the
+ * push labels' group of the profiles the rows come from. */
 static int
 ex_samples(struct ex *x, struct csindex *idx, const struct selection *sel,
-    const struct store_export_value *v, size_t n)
+    const struct store_export_value *v, size_t n, size_t group)
 {
 	struct stackwalk w;
 	size_t i, j, off = 0, depth = 0;
@@ -260,6 +291,7 @@ ex_samples(struct ex *x, struct csindex *idx, const struct selection *sel,
 		x->smp[x->nsmp].off = off;
 		x->smp[x->nsmp].n = depth;
 		x->smp[x->nsmp].labelset = v[i].labelset;
+		x->smp[x->nsmp].group = group;
 		x->vals = xreallocarray(x->vals, (x->nsmp + 1) * x->nmetrics,
 		    sizeof *x->vals);
 		vals = x->vals + x->nsmp * x->nmetrics;
@@ -326,6 +358,35 @@ ex_label_cb(void *arg, const struct store_label_row *l)
 	} else
 		pbw_int(m, 2, ex_sstr(x, l->str));
 	pbw_msg(&x->labels[at - 1], 3, m);
+	x->lkey.n = 0;
+	buf_add(&x->lkey, &l->labelset, sizeof l->labelset);
+	buf_add(&x->lkey, l->key.p, l->key.n);
+	hmap_put(&x->set_keys, x->lkey.p, x->lkey.n, 1);
+}
+
+/* The group's push labels as Sample.label fields, but for the keys the
+ * sample's own labels have (pprof discourages a key given twice). */
+static void
+ex_push_labels(struct ex *x, const struct smp *sp, struct buf *sample)
+{
+	const struct exgroup *g;
+	size_t k;
+
+	if (sp->group >= x->ngroups)
+		return;
+	g = &x->groups[sp->group];
+	for (k = 0; k < g->nlabels; k++) {
+		x->lkey.n = 0;
+		buf_add(&x->lkey, &sp->labelset, sizeof sp->labelset);
+		buf_add(&x->lkey, g->keys[k], strlen(g->keys[k]));
+		if (sp->labelset != 0 &&
+		    hmap_get(&x->set_keys, x->lkey.p, x->lkey.n) != 0)
+			continue;
+		x->msg.n = 0;
+		pbw_int(&x->msg, 1, ex_strz(x, g->keys[k]));
+		pbw_int(&x->msg, 2, ex_strz(x, g->values[k]));
+		pbw_msg(sample, 3, &x->msg);
+	}
 }
 
 /* The pprof id of the location of frames [a, b] of a stack (leaf first:
@@ -424,6 +485,7 @@ ex_encode_samples(struct ex *x, struct buf *out)
 
 			buf_add(&sample, l->p, l->n);
 		}
+		ex_push_labels(x, sp, &sample);
 		pbw_msg(out, PROFILE_SAMPLE, &sample);
 	}
 	rc = 0;
@@ -459,7 +521,68 @@ ex_types(struct ex *x, int64_t metric, struct buf *types,
 	return 0;
 }
 
-/* Metrics, times and the period from the selected profiles. */
+/* The profile's push labels (sorted by key, one value each) into its
+ * group, made when first met. */
+static void
+ex_group(struct ex *x, const struct store_profile_info *p)
+{
+	struct exgroup *g;
+	int64_t at;
+	size_t k;
+
+	x->lkey.n = 0;
+	buf_reserve(&x->lkey, 1);	/* a key of 0 bytes is still a key */
+	for (k = 0; k < p->nlabels; k++) {
+		buf_add(&x->lkey, p->label_keys[k], strlen(p->label_keys[k]) +
+		    1);
+		buf_add(&x->lkey, p->label_values[k],
+		    strlen(p->label_values[k]) + 1);
+	}
+	if ((at = hmap_get(&x->group_at, x->lkey.p, x->lkey.n)) == 0) {
+		x->groups = xreallocarray(x->groups, x->ngroups + 1,
+		    sizeof *x->groups);
+		g = &x->groups[x->ngroups++];
+		memset(g, 0, sizeof *g);
+		g->nlabels = p->nlabels;
+		g->keys = xcalloc(p->nlabels ? p->nlabels : 1,
+		    sizeof *g->keys);
+		g->values = xcalloc(p->nlabels ? p->nlabels : 1,
+		    sizeof *g->values);
+		for (k = 0; k < p->nlabels; k++) {
+			g->keys[k] = xstrdup(p->label_keys[k]);
+			g->values[k] = xstrdup(p->label_values[k]);
+		}
+		hmap_put(&x->group_at, x->lkey.p, x->lkey.n,
+		    (int64_t)x->ngroups);
+		at = (int64_t)x->ngroups;
+	}
+	g = &x->groups[at - 1];
+	g->profiles = xreallocarray(g->profiles, g->nprofiles + 1,
+	    sizeof *g->profiles);
+	g->profiles[g->nprofiles++] = p->id;
+}
+
+/* The profile's comments not written yet (several profiles pushed from
+ * one source often share theirs). */
+static void
+ex_comments(struct ex *x, const struct store_profile_info *p,
+    struct buf *scalars)
+{
+	size_t k, len;
+
+	for (k = 0; k < p->ncomments; k++) {
+		len = strlen(p->comments[k]);
+		if (len == 0 || hmap_get(&x->comments, p->comments[k],
+		    len) != 0)
+			continue;
+		hmap_put(&x->comments, p->comments[k], len, 1);
+		pbw_key(scalars, PROFILE_COMMENT, PB_VARINT);
+		pbw_varint(scalars, (uint64_t)ex_str(x, p->comments[k], len));
+	}
+}
+
+/* Metrics, times, the period, push labels and comments from the selected
+ * profiles. */
 static int
 ex_profiles(struct ex *x, const int64_t *ids, size_t n,
     struct buf *scalars)
@@ -484,6 +607,8 @@ ex_profiles(struct ex *x, const int64_t *ids, size_t n,
 			agree = 0;
 		period = p.period;
 		ptype = p.period_type.id;
+		ex_group(x, &p);
+		ex_comments(x, &p, scalars);
 		store_profile_info_clear(&p);
 	}
 	pbw_int(scalars, PROFILE_TIME_NANOS, first);
@@ -499,6 +624,38 @@ ex_profiles(struct ex *x, const int64_t *ids, size_t n,
 	}
 	if (agree && n > 0)
 		pbw_int(scalars, PROFILE_PERIOD, period);
+	return 0;
+}
+
+/* The samples of each group of profiles with the same push labels: of
+ * all the rows when there is one group, else of a selection of each
+ * group's profiles, so that samples of different push labels stay apart. */
+static int
+ex_samples_grouped(struct ex *x, struct csindex *idx,
+    const struct selection *sel, const struct store_filter *f,
+    const struct store_export_value *v, size_t nv)
+{
+	struct store_export_value *gv;
+	struct store_filter gf;
+	int64_t *gp;
+	size_t ngv, ngp, g;
+	int rc;
+
+	if (x->ngroups <= 1)
+		return ex_samples(x, idx, sel, v, nv, 0);
+	for (g = 0; g < x->ngroups; g++) {
+		gf = *f;
+		gf.profiles = x->groups[g].profiles;
+		gf.nprofiles = x->groups[g].nprofiles;
+		if (store_select_all(x->s, &gf, &gv, &ngv, &gp, &ngp,
+		    x->err) == -1)
+			return -1;
+		rc = ex_samples(x, idx, sel, gv, ngv, g);
+		free(gv);
+		free(gp);
+		if (rc == -1)
+			return -1;
+	}
 	return 0;
 }
 
@@ -537,7 +694,7 @@ export_pprof(struct store *s, struct csindex *idx,
 		ex_metric(&x, v[i].metric);
 	if (ex_types(&x, metric.id, &out, &scalars) == -1)
 		goto out;
-	if (ex_samples(&x, idx, sel, v, nv) == -1)
+	if (ex_samples_grouped(&x, idx, sel, &f, v, nv) == -1)
 		goto out;
 	for (i = 0; i < x.nsmp; i++)
 		if (x.smp[i].labelset != 0)

@@ -3,8 +3,9 @@
  * the selected profiles as a sample type (the selection's metric the
  * default), one sample per (stack, label set) after the selection's frame
  * filters, locations rebuilt from the stored frames (a run of inlined
- * frames is one location with several lines), and the functions, mappings
- * and sample labels as stored. */
+ * frames is one location with several lines), the functions, mappings
+ * and sample labels as stored, each profile's push labels as labels of its
+ * samples, and the profiles' comments. */
 #ifndef PROFD_EXPORT_H
 #define PROFD_EXPORT_H
 

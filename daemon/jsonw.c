@@ -42,16 +42,14 @@ utf8_len(const unsigned char *p, size_t n)
 	return len;
 }
 
-/* A JSON string; bytes that are not UTF-8 become U+FFFD.  Runs of
- * characters that need no escape are copied whole. */
+/* Runs of characters that need no escape are copied whole. */
 void
-jsonw_strn(struct buf *b, const void *v, size_t n)
+jsonw_esc(struct buf *b, const void *v, size_t n)
 {
 	const unsigned char *p = v, *end = p + n, *run;
 	char esc[8];
 	size_t len;
 
-	buf_add(b, "\"", 1);
 	while (p < end) {
 		for (run = p; p < end && *p >= 0x20 && *p < 0x80 &&
 		    *p != '"' && *p != '\\'; p++)
@@ -77,7 +75,36 @@ jsonw_strn(struct buf *b, const void *v, size_t n)
 			p += len;
 		}
 	}
+}
+
+void
+jsonw_strn(struct buf *b, const void *v, size_t n)
+{
 	buf_add(b, "\"", 1);
+	jsonw_esc(b, v, n);
+	buf_add(b, "\"", 1);
+}
+
+/* No valid sequence crosses a byte that is not a continuation byte, nor a
+ * continuation byte with no lead byte in the three before it: cutting
+ * there changes nothing in what jsonw_esc writes. */
+size_t
+jsonw_utf8_cut(const void *v, size_t n, size_t want)
+{
+	const unsigned char *p = v;
+	size_t k;
+
+	if (want < 4)
+		want = 4;
+	if (want >= n)
+		return n;
+	if ((p[want] & 0xc0) != 0x80)
+		return want;
+	for (k = want - 1; k + 3 >= want; k--) {
+		if ((p[k] & 0xc0) != 0x80)
+			return p[k] >= 0xc0 ? k : want;
+	}
+	return want;
 }
 
 /* The shortest form that reads back as the same double. */

@@ -15,6 +15,13 @@ void jsonw_raw(struct buf *, const char *);
  * become U+FFFD. */
 void jsonw_strn(struct buf *, const void *, size_t);
 void jsonw_str(struct buf *, const char *);
+/* The same without the quotes, for a string written in pieces: at most 6
+ * bytes out per byte in. */
+void jsonw_esc(struct buf *, const void *, size_t);
+/* Where to end a piece of the n bytes at p, of want - 3 to want bytes
+ * (want is at least 4), so that jsonw_esc writes the pieces as it would
+ * the whole. */
+size_t jsonw_utf8_cut(const void *p, size_t n, size_t want);
 /* "key": */
 void jsonw_key(struct buf *, const char *);
 /* A member after the first of an object: ,"key":value */

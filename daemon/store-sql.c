@@ -147,6 +147,13 @@ sql_progress(void *arg)
 	return 1;
 }
 
+int
+store_sql_timeout(struct error *err, int64_t timeout_ms)
+{
+	return error_set(err, ERR_TIMEOUT, "the query ran longer than its "
+	    "time limit (timeout_ms = %lld)", (long long)timeout_ms);
+}
+
 /* The first error of the statement, for the user: SQLite's message with
  * what the authorizer refused, or the time limit. */
 static int
@@ -154,8 +161,7 @@ sql_fail(sqlite3 *db, struct sql_run *r, const struct store_sql_params *p,
     int rc, struct error *err)
 {
 	if (r->timed_out || rc == SQLITE_INTERRUPT)
-		return error_set(err, ERR_INPUT, "the query ran past its time "
-		    "limit of %lld ms", (long long)p->timeout_ms);
+		return store_sql_timeout(err, p->timeout_ms);
 	if (rc == SQLITE_AUTH || r->denied[0] != '\0')
 		return error_set(err, ERR_INPUT, "%s: %s (the SQL endpoint "
 		    "only reads)", sqlite3_errmsg(db), r->denied[0] ?
@@ -255,7 +261,8 @@ sql_prepare_one(sqlite3 *db, struct sql_run *r,
 	return 0;
 }
 
-static void
+/* -1 when SQLite could not convert a value for want of memory. */
+static int
 sql_row_values(sqlite3_stmt *st, struct store_sql_value *v, int n)
 {
 	int i;
@@ -275,6 +282,9 @@ sql_row_values(sqlite3_stmt *st, struct store_sql_value *v, int n)
 			v[i].type = STORE_SQL_TEXT;
 			v[i].p = sqlite3_column_text(st, i);
 			v[i].n = (size_t)sqlite3_column_bytes(st, i);
+			if (v[i].p == NULL && sqlite3_errcode(
+			    sqlite3_db_handle(st)) == SQLITE_NOMEM)
+				return -1;
 			if (v[i].p == NULL)
 				v[i].p = "";
 			break;
@@ -290,6 +300,7 @@ sql_row_values(sqlite3_stmt *st, struct store_sql_value *v, int n)
 			break;
 		}
 	}
+	return 0;
 }
 
 int
@@ -313,24 +324,40 @@ store_sql_run(const char *path, const struct store_sql_params *p,
 	if (sql_prepare_one(db, &r, p, &st, err) == -1)
 		goto out;
 	n = sqlite3_column_count(st);
-	names = xcalloc((size_t)n + 1, sizeof *names);
-	vals = xcalloc((size_t)n + 1, sizeof *vals);
-	for (i = 0; i < n; i++) {
-		names[i] = sqlite3_column_name(st, i);
-		if (names[i] == NULL)
-			names[i] = "";
+	/* No allocation on this path may abort the daemon. */
+	names = calloc((size_t)n + 1, sizeof *names);
+	vals = calloc((size_t)n + 1, sizeof *vals);
+	if (names == NULL || vals == NULL) {
+		error_set(err, ERR_BUSY, "out of memory for %d columns", n);
+		goto out;
 	}
-	cb->columns(arg, names, (size_t)n);
+	for (i = 0; i < n; i++) {
+		/* NULL for want of memory as well. */
+		if ((names[i] = sqlite3_column_name(st, i)) == NULL) {
+			error_set(err, ERR_BUSY, "out of memory for the "
+			    "column names");
+			goto out;
+		}
+	}
+	if (cb->columns(arg, names, (size_t)n, err) == -1)
+		goto out;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (nrows >= p->max_rows) {
 			*truncated = 1;
 			break;
 		}
-		sql_row_values(st, vals, n);
-		if (cb->row(arg, vals, (size_t)n) != 0) {
-			*truncated = 1;
+		if (sql_row_values(st, vals, n) == -1) {
+			rc = SQLITE_NOMEM;
 			break;
 		}
+		if ((rc = cb->row(arg, vals, (size_t)n, err)) == -1)
+			goto out;
+		if (rc != 0) {
+			*truncated = 1;
+			rc = SQLITE_ROW;
+			break;
+		}
+		rc = SQLITE_ROW;
 		nrows++;
 		if (mono_ns() >= r.deadline_ns) {
 			r.timed_out = 1;

@@ -41,17 +41,24 @@ struct store_sql_params {
 	int64_t timeout_ms;		/* from the call to the last row */
 };
 
+/* Each returns 0 to go on, -1 to fail the run with err set; row may
+ * also return 1 to stop as if max_rows had been reached. */
 struct store_sql_cb {
-	void (*columns)(void *, const char *const *names, size_t n);
-	/* 0 to go on, 1 to stop here as if max_rows had been reached. */
-	int (*row)(void *, const struct store_sql_value *, size_t n);
+	int (*columns)(void *, const char *const *names, size_t n,
+	    struct error *);
+	int (*row)(void *, const struct store_sql_value *, size_t n,
+	    struct error *);
 };
+
+/* The error of a query past its time limit (ERR_TIMEOUT, 503); -1. */
+int store_sql_timeout(struct error *, int64_t timeout_ms);
 
 /* Runs exactly one read-only statement on the store at path, handing its
  * column names once, then each row, to cb.  *truncated is set when rows
  * were left out (max_rows, or the row callback asked to stop).  Errors:
  * ERR_INPUT for the statement (SQLite's message, a refused write, a
- * second statement, the time limit), ERR_BUSY, ERR_INTERNAL. */
+ * second statement), ERR_TIMEOUT (the time limit), ERR_BUSY, ERR_TOO_LARGE
+ * (out of memory), ERR_INTERNAL, or the row callback's error. */
 int store_sql_run(const char *path, const struct store_sql_params *,
     const struct store_sql_cb *, void *arg, int *truncated, struct error *);
 

@@ -6,6 +6,7 @@ realistic one: random stacks over a pool of functions, two sample types
 (samples/count, cpu/nanoseconds), a label per sample.
 
     genpprof.py OUT --samples N [--functions F] [--depth D] [--seed S]
+                [--comment TEXT]...
 """
 import argparse
 import gzip
@@ -21,6 +22,8 @@ def main():
     ap.add_argument("--functions", type=int, default=2000)
     ap.add_argument("--depth", type=int, default=24)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--comment", action="append", default=[],
+                    help="a Profile.comment (repeatable)")
     a = ap.parse_args()
     rnd = random.Random(a.seed)
 
@@ -52,8 +55,11 @@ def main():
         body += fb(2, packed(1, locs) + packed(2, [1, 10000000]) +
                             fb(3, fv(1, key) +
                                         fv(2, rnd.choice(vals))))
+    comments = [s(text) for text in a.comment]
     for text in strings:
         body += fb(6, text.encode())
+    for c in comments:
+        body += fv(13, c)
     body += fv(9, 1700000000 * 10**9)
     body += fv(10, 10 * 10**9)
     body += fb(11, fv(1, s("cpu")) + fv(2, s("nanoseconds")))

@@ -145,11 +145,50 @@ numbers(void)
 	buf_free(&b);
 }
 
+/* A string written in pieces cut by jsonw_utf8_cut (as /v1/query streams
+ * a long value) comes out byte for byte as jsonw_strn writes it whole,
+ * whatever the bytes and wherever the cuts fall. */
+static void
+pieces(void)
+{
+	static const unsigned char alphabet[] = {
+		'a', '"', '\\', 0x01, 0x7f, 0xc3, 0xa9, 0xe2, 0x82, 0xac,
+		0xf0, 0x9f, 0x98, 0x80, 0x80, 0xbf, 0xc0, 0xed, 0xa0, 0xf4,
+		0x90, 0xff,
+	};
+	uint64_t seed = 11;
+	unsigned char in[300];
+	struct buf whole = { 0 }, cut = { 0 };
+	size_t n, i, off, k, want;
+	int round;
+
+	for (round = 0; round < 3000; round++) {
+		n = (size_t)(xorshift64(&seed) % sizeof in);
+		for (i = 0; i < n; i++)
+			in[i] = alphabet[xorshift64(&seed) % sizeof alphabet];
+		want = 4 + (size_t)(xorshift64(&seed) % 9);
+		whole.n = cut.n = 0;
+		jsonw_strn(&whole, in, n);
+		buf_add(&cut, "\"", 1);
+		for (off = 0; off < n; off += k) {
+			k = jsonw_utf8_cut(in + off, n - off, want);
+			CHECK(k > 0 && k <= want && k <= n - off);
+			CHECK(k == n - off || k + 3 >= want);
+			jsonw_esc(&cut, in + off, k);
+		}
+		buf_add(&cut, "\"", 1);
+		CHECK(cut.n == whole.n && memcmp(cut.p, whole.p, cut.n) == 0);
+	}
+	buf_free(&whole);
+	buf_free(&cut);
+}
+
 int
 main(void)
 {
 	strings();
 	numbers();
+	pieces();
 	printf("test_jsonw: %u checks\n", checks);
 	return 0;
 }

@@ -434,16 +434,19 @@ struct sqlres {
 	struct hmap keys;
 };
 
-static void
-sql_cols(void *arg, const char *const *names, size_t n)
+static int
+sql_cols(void *arg, const char *const *names, size_t n, struct error *err)
 {
 	(void)arg;
 	(void)names;
 	(void)n;
+	(void)err;
+	return 0;
 }
 
 static int
-sql_row(void *arg, const struct store_sql_value *v, size_t n)
+sql_row(void *arg, const struct store_sql_value *v, size_t n,
+    struct error *err)
 {
 	struct sqlres *r = arg;
 	size_t i;

@@ -1,0 +1,281 @@
+/* api-stream.c: a reply that the work sends as it goes (HTTP/1.1 chunked),
+ * paced by the client.  The work (on its thread) hands bytes over with
+ * api_stream_write(); the loop sends them.  While more than
+ * STREAM_HIGH_WATER bytes wait to be written to the client, the work waits
+ * too, until the client has read the connection's output down to
+ * STREAM_LOW_WATER: a client that stops reading holds that much of
+ * profd's memory, not the whole reply.
+ *
+ * What waits is counted on every output buffer of the connection's chain
+ * of bufferevents (a filter may sit over the socket's), and a drain of the
+ * last one (the socket's) wakes the work. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+
+#include "api.h"
+#include "util.h"
+
+#define STREAM_HIGH_WATER	(1024 * 1024)
+#define STREAM_LOW_WATER	(256 * 1024)
+#define STREAM_MAX_OUTS		4	/* bufferevents in a connection's chain */
+
+struct api_stream {
+	struct api_call *call;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	/* Under mu. */
+	struct evbuffer *pending;	/* written, not yet handed to evhttp */
+	size_t unsent;			/* the connection's output, last count */
+	int closed;			/* the client is gone */
+	int started;			/* the work has written */
+	/* The loop's own. */
+	const char *type;
+	struct event *wrote;		/* the work wrote: send it */
+	struct evbuffer *chunk;
+	int replying;			/* the status line is out */
+	struct evhttp_connection *evcon;	/* NULL once the client is gone */
+	struct evbuffer *outs[STREAM_MAX_OUTS];
+	size_t nouts;
+	struct evbuffer_cb_entry *drained;	/* on outs[nouts - 1] */
+};
+
+/* On the loop: what the connection has not written yet. */
+static void
+stream_count(struct api_stream *s)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->nouts; i++)
+		n += evbuffer_get_length(s->outs[i]);
+	pthread_mutex_lock(&s->mu);
+	s->unsent = n;
+	if (s->closed || evbuffer_get_length(s->pending) + n <=
+	    STREAM_LOW_WATER)
+		pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+}
+
+static void
+stream_drained_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info,
+    void *arg)
+{
+	if (info->n_deleted > 0)
+		stream_count(arg);
+}
+
+/* libevent frees the connection (the client closed it, or it timed out);
+ * the request stays ours until evhttp_send_reply_end. */
+static void
+stream_closed_cb(struct evhttp_connection *evcon, void *arg)
+{
+	struct api_stream *s = arg;
+
+	s->evcon = NULL;
+	s->drained = NULL;		/* freed with the buffer */
+	s->nouts = 0;
+	pthread_mutex_lock(&s->mu);
+	s->closed = 1;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+}
+
+/* A connection freed without its close callback still detaches the
+ * request: then its buffers are gone too. */
+static void
+stream_check(struct api_stream *s)
+{
+	if (s->evcon != NULL &&
+	    evhttp_request_get_connection(s->call->req) == NULL)
+		stream_closed_cb(NULL, s);
+}
+
+/* The status line and headers, and the watch over the connection. */
+static void
+stream_begin(struct api_stream *s)
+{
+	struct evhttp_request *req = s->call->req;
+	struct bufferevent *bev;
+
+	s->replying = 1;
+	evhttp_add_header(evhttp_request_get_output_headers(req),
+	    "Content-Type", s->type);
+	evhttp_send_reply_start(req, 200, NULL);
+	if ((s->evcon = evhttp_request_get_connection(req)) == NULL) {
+		stream_closed_cb(NULL, s);
+		return;
+	}
+	evhttp_connection_set_closecb(s->evcon, stream_closed_cb, s);
+	for (bev = evhttp_connection_get_bufferevent(s->evcon);
+	    bev != NULL && s->nouts < STREAM_MAX_OUTS;
+	    bev = bufferevent_get_underlying(bev))
+		s->outs[s->nouts++] = bufferevent_get_output(bev);
+	if (s->nouts > 0)
+		s->drained = evbuffer_add_cb(s->outs[s->nouts - 1],
+		    stream_drained_cb, s);
+}
+
+/* On the loop: send what the work has written. */
+static void
+stream_send(struct api_stream *s)
+{
+	pthread_mutex_lock(&s->mu);
+	evbuffer_add_buffer(s->chunk, s->pending);
+	pthread_mutex_unlock(&s->mu);
+	stream_check(s);
+	if (!s->replying)
+		stream_begin(s);
+	/* A no-op once the client is gone. */
+	evhttp_send_reply_chunk(s->call->req, s->chunk);
+	evbuffer_drain(s->chunk, evbuffer_get_length(s->chunk));
+	stream_count(s);
+}
+
+static void
+stream_wrote_cb(evutil_socket_t fd, short what, void *arg)
+{
+	stream_send(arg);
+}
+
+int
+api_stream_open(struct api_call *call, const char *type)
+{
+	struct evhttp_connection *evcon;
+	struct api_stream *s;
+	pthread_condattr_t ca;
+
+	if ((evcon = evhttp_request_get_connection(call->req)) == NULL)
+		return -1;
+	if ((s = calloc(1, sizeof *s)) == NULL)
+		return -1;
+	s->call = call;
+	s->type = type;
+	s->pending = evbuffer_new();
+	s->chunk = evbuffer_new();
+	s->wrote = event_new(evhttp_connection_get_base(evcon), -1, 0,
+	    stream_wrote_cb, s);
+	if (s->pending == NULL || s->chunk == NULL || s->wrote == NULL) {
+		if (s->pending != NULL)
+			evbuffer_free(s->pending);
+		if (s->chunk != NULL)
+			evbuffer_free(s->chunk);
+		if (s->wrote != NULL)
+			event_free(s->wrote);
+		free(s);
+		return -1;
+	}
+	pthread_mutex_init(&s->mu, NULL);
+	/* Waits end at a deadline on the monotonic clock. */
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	call->stream = s;
+	return 0;
+}
+
+int
+api_stream_write(struct api_call *call, const void *p, size_t n,
+    int64_t deadline_ns, struct error *err)
+{
+	struct api_stream *s = call->stream;
+	struct timespec ts;
+	int rc = 0;
+
+	if (n == 0)
+		return 0;
+	ts.tv_sec = (time_t)(deadline_ns / 1000000000);
+	ts.tv_nsec = (long)(deadline_ns % 1000000000);
+	pthread_mutex_lock(&s->mu);
+	if (evbuffer_get_length(s->pending) + s->unsent >= STREAM_HIGH_WATER) {
+		while (!s->closed && evbuffer_get_length(s->pending) +
+		    s->unsent > STREAM_LOW_WATER) {
+			if (pthread_cond_timedwait(&s->cv, &s->mu, &ts) ==
+			    ETIMEDOUT) {
+				rc = error_set(err, ERR_TIMEOUT, "the client "
+				    "did not read the reply in time");
+				break;
+			}
+		}
+	}
+	if (rc == 0 && s->closed)
+		rc = error_set(err, ERR_INPUT, "the client closed the "
+		    "connection");
+	if (rc == 0 && evbuffer_add(s->pending, p, n) == -1)
+		rc = error_set(err, ERR_BUSY, "out of memory for the reply");
+	if (rc == 0)
+		s->started = 1;
+	pthread_mutex_unlock(&s->mu);
+	if (rc == 0)
+		event_active(s->wrote, EV_READ, 0);
+	return rc;
+}
+
+int
+api_stream_last(struct api_call *call, const void *p, size_t n)
+{
+	struct api_stream *s = call->stream;
+	int rc;
+
+	pthread_mutex_lock(&s->mu);
+	rc = evbuffer_add(s->pending, p, n);
+	s->started = 1;
+	pthread_mutex_unlock(&s->mu);
+	return rc;
+}
+
+int
+api_stream_started(const struct api_call *call)
+{
+	struct api_stream *s = call->stream;
+	int started;
+
+	if (s == NULL)
+		return 0;
+	pthread_mutex_lock(&s->mu);
+	started = s->started;
+	pthread_mutex_unlock(&s->mu);
+	return started;
+}
+
+void
+api_stream_end(struct api_call *call)
+{
+	struct api_stream *s = call->stream;
+
+	stream_send(s);
+	stream_check(s);
+	/* Nothing of ours may be called once the call is freed. */
+	if (s->evcon != NULL) {
+		evhttp_connection_set_closecb(s->evcon, NULL, NULL);
+		if (s->drained != NULL)
+			evbuffer_remove_cb_entry(s->outs[s->nouts - 1],
+			    s->drained);
+		s->evcon = NULL;
+		s->drained = NULL;
+		s->nouts = 0;
+	}
+	evhttp_send_reply_end(call->req);
+	call->req = NULL;
+}
+
+void
+api_stream_free(struct api_stream *s)
+{
+	if (s == NULL)
+		return;
+	event_free(s->wrote);
+	evbuffer_free(s->pending);
+	evbuffer_free(s->chunk);
+	pthread_cond_destroy(&s->cv);
+	pthread_mutex_destroy(&s->mu);
+	free(s);
+}

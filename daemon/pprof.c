@@ -216,13 +216,19 @@ pprof_fail(struct pprof *p, enum error_kind kind, const char *field,
 	    buf);
 }
 
-/* Input text shown in an error: printable, short. */
+/* Input text shown in an error: quoted, printable, short; with no_quote
+ * only its length. */
 static const char *
-pprof_quote(struct mstr s, char *buf, size_t size)
+pprof_quote(const struct pprof *p, struct mstr s, char *buf, size_t size)
 {
 	size_t i, n = 0;
 
-	for (i = 0; i < s.n && n + 4 < size; i++) {
+	if (p->lim.no_quote) {
+		snprintf(buf, size, "a string of %zu bytes", s.n);
+		return buf;
+	}
+	buf[n++] = '"';
+	for (i = 0; i < s.n && n + 5 < size; i++) {
 		if (s.p[i] >= 0x20 && s.p[i] < 0x7f)
 			buf[n++] = s.p[i];
 		else
@@ -232,6 +238,7 @@ pprof_quote(struct mstr s, char *buf, size_t size)
 		memcpy(buf + n, "...", 3);
 		n += 3;
 	}
+	buf[n++] = '"';
 	buf[n] = '\0';
 	return buf;
 }
@@ -874,8 +881,8 @@ pprof_resolve_types(struct pprof *p)
 		}
 	}
 	return pprof_fail(p, ERR_INPUT, "Profile.default_sample_type",
-	    p->default_type_off, "\"%s\" is not a sample type",
-	    pprof_quote(name, q, sizeof q));
+	    p->default_type_off, "%s is not a sample type",
+	    pprof_quote(p, name, q, sizeof q));
 }
 
 static int
@@ -1184,8 +1191,8 @@ pprof_regcomp(struct pprof *p, regex_t *rx, struct mstr re,
 		    PPROF_MAX_REGEX);
 	if ((risk = pprof_regex_risky(re)) != NULL)
 		return pprof_fail(p, ERR_INPUT, field, off,
-		    "bad regular expression \"%s\": %s",
-		    pprof_quote(re, q, sizeof q), risk);
+		    "bad regular expression %s: %s",
+		    pprof_quote(p, re, q, sizeof q), risk);
 	pat = xmalloc(re.n + 5);
 	memcpy(pat, "^(", 2);
 	memcpy(pat + 2, re.p, re.n);
@@ -1195,8 +1202,8 @@ pprof_regcomp(struct pprof *p, regex_t *rx, struct mstr re,
 	if (rc != 0) {
 		regerror(rc, rx, why, sizeof why);
 		return pprof_fail(p, ERR_INPUT, field, off,
-		    "bad regular expression \"%s\": %s",
-		    pprof_quote(re, q, sizeof q), why);
+		    "bad regular expression %s: %s",
+		    pprof_quote(p, re, q, sizeof q), why);
 	}
 	return 0;
 }

@@ -250,6 +250,16 @@ spool_type_reason(mode_t mode)
 	return "not a regular file: the spool imports regular files only";
 }
 
+/* A file with another name elsewhere may be one its dropper cannot read
+ * (a hard link to /etc/shadow): never opened for an import. */
+static void
+spool_link_reason(struct error *err, const struct stat *st)
+{
+	error_set(err, ERR_INPUT, "a hard link (%ju names): the spool "
+	    "imports files with one name only (move or copy the file in, "
+	    "do not link it)", (uintmax_t)st->st_nlink);
+}
+
 /* DIR/sub[/scope], made if missing; -1 with err. */
 static int
 spool_open_sub(int dfd, const char *sub, const char *scope,
@@ -489,6 +499,8 @@ spool_import_fd(struct importer *im, struct spool_ctx *c, int fd,
 	req.format = c->p->format;
 	req.name = c->last;
 	req.fd = fd;
+	/* Whatever the file holds, only its dropper should see it. */
+	req.no_quote = 1;
 	req.opts.bucket_ns = 1000000000;
 	if (importer_run(im, &req, &res, &t->err) == 0) {
 		spool_end(c, NULL);
@@ -587,6 +599,10 @@ spool_file_import(struct importer *im, struct spool_task *t)
 		    spool_type_reason(lst.st_mode));
 		goto refuse;
 	}
+	if (lst.st_nlink > 1) {
+		spool_link_reason(&t->err, &lst);
+		goto refuse;
+	}
 	/* O_NONBLOCK: a FIFO swapped in after the fstatat does not hang
 	 * the open. */
 	fd = openat(c.pfd, c.last, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
@@ -614,6 +630,16 @@ spool_file_import(struct importer *im, struct spool_task *t)
 	if (!S_ISREG(st.st_mode)) {
 		error_set(&t->err, ERR_INPUT, "%s",
 		    spool_type_reason(st.st_mode));
+		goto refuse;
+	}
+	/* Checked again on what was opened: a link made or a file swapped
+	 * in since the fstatat. */
+	if (st.st_nlink == 0) {
+		t->outcome = SPOOL_GONE;
+		goto out;
+	}
+	if (st.st_nlink > 1) {
+		spool_link_reason(&t->err, &st);
 		goto refuse;
 	}
 	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);

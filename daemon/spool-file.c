@@ -518,7 +518,8 @@ spool_import_fd(struct importer *im, struct spool_ctx *c, int fd,
 		spool_remove(c, fd, st);
 		return;
 	}
-	if (t->err.kind == ERR_BUSY || t->err.kind == ERR_INTERNAL) {
+	if (t->err.kind == ERR_BUSY || t->err.kind == ERR_NO_SPACE ||
+	    t->err.kind == ERR_INTERNAL) {
 		/* Not the file's fault: it stays for a later try. */
 		spool_end(c, &t->err);
 		t->outcome = SPOOL_RETRY;

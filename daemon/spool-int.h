@@ -19,6 +19,7 @@ struct server;
 #define SPOOL_MAX_FILES		100000	/* entries known at once */
 #define SPOOL_SETTLE_S		5	/* a younger file may be written */
 #define SPOOL_RETRY_S		1	/* after a full queue */
+#define SPOOL_BACKOFF_MAX_S	60	/* the longest wait on a full disk */
 
 enum entry_state { E_CAND, E_LOOKING, E_WAITING, E_RUNNING };
 
@@ -43,7 +44,12 @@ struct spool {
 	struct server *srv;
 	char *dir;
 	int ifd;
-	struct event *iev, *rescan, *settle, *retry;
+	struct event *iev, *rescan, *settle, *retry, *backoff;
+	/* After a full disk or a busy store: the file is kept, no import
+	 * starts for backoff_s (1 s, doubled up to SPOOL_BACKOFF_MAX_S)
+	 * and the file is tried again first; 0 when the last import was
+	 * stored. */
+	int backoff_s, paused;
 	struct spool_watch *watches;
 	size_t nwatches;
 	void *index;			/* tsearch root of entries by rel */

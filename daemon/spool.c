@@ -314,6 +314,57 @@ spool_import_run(struct job *j, void *worker)
 	spool_file_import(w->importer, &ij->task);
 }
 
+/* Not the file's fault and not for long (the disk holding the store is
+ * full, the store is busy): the file is kept and tried again soon, not
+ * only at the next rescan. */
+static int
+spool_held(const struct spool_task *t)
+{
+	return t->outcome == SPOOL_RETRY &&
+	    (t->err.kind == ERR_NO_SPACE || t->err.kind == ERR_BUSY);
+}
+
+/* e goes back to the head of the backlog and no import starts until the
+ * backoff timer: each file tried while the disk stays full would fail the
+ * same way.  Said once per episode, not at every try. */
+static void
+spool_hold(struct spool *sp, struct spool_entry *e, const struct error *err)
+{
+	struct timeval tv = { 0, 0 };
+
+	e->state = E_WAITING;
+	TAILQ_INSERT_HEAD(&sp->backlog, e, link);
+	sp->nwaiting++;
+	sp->waiting_bytes += e->size;
+	if (evtimer_pending(sp->backoff, NULL))
+		return;			/* the other import in flight */
+	if (sp->backoff_s == 0) {
+		server_import_count(sp->srv, 0);
+		log_err("spool: %s/%s: %s; kept in the spool, imports wait "
+		    "and try again (every %d s at most) until it is stored",
+		    sp->dir, e->rel, err->msg, SPOOL_BACKOFF_MAX_S);
+	} else
+		log_debug("spool: %s/%s: %s; tried again in %d s", sp->dir,
+		    e->rel, err->msg, sp->backoff_s * 2 > SPOOL_BACKOFF_MAX_S ?
+		    SPOOL_BACKOFF_MAX_S : sp->backoff_s * 2);
+	sp->backoff_s = sp->backoff_s == 0 ? 1 :
+	    sp->backoff_s * 2 > SPOOL_BACKOFF_MAX_S ? SPOOL_BACKOFF_MAX_S :
+	    sp->backoff_s * 2;
+	sp->paused = 1;
+	tv.tv_sec = sp->backoff_s;
+	evtimer_add(sp->backoff, &tv);
+}
+
+static void
+spool_backoff_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct spool *sp = arg;
+
+	sp->paused = 0;
+	spool_pump(sp);
+	spool_look_kick(sp);
+}
+
 static void
 spool_import_log(struct spool *sp, struct spool_import *ij)
 {
@@ -350,6 +401,8 @@ spool_import_log(struct spool *sp, struct spool_import *ij)
 		break;
 	case SPOOL_RETRY:
 		sp->retried++;
+		if (spool_held(t))
+			break;		/* said by spool_hold */
 		if (t->err.kind != ERR_NONE) {
 			server_import_count(sp->srv, 0);
 			log_err("spool: %s/%s: %s; left in the spool for the "
@@ -389,8 +442,18 @@ spool_import_done(struct job *j)
 	sp->inflight--;
 	if (j->run != NULL)
 		spool_import_log(sp, ij);
+	if (j->run != NULL && sp->backoff_s > 0 &&
+	    (ij->task.outcome == SPOOL_IMPORTED ||
+	    ij->task.outcome == SPOOL_DUPLICATE)) {
+		log_info("spool: imports resume (%s/%s was stored)", sp->dir,
+		    ij->rel);
+		sp->backoff_s = 0;
+	}
 	if ((e = spool_find(sp, ij->rel)) != NULL) {
-		if (e->again && j->run != NULL && !sp->stopping) {
+		if (j->run != NULL && !sp->stopping && spool_held(&ij->task)) {
+			e->again = 0;
+			spool_hold(sp, e, &ij->task.err);
+		} else if (e->again && j->run != NULL && !sp->stopping) {
 			/* Written again meanwhile: look at it again. */
 			e->again = 0;
 			e->created_only = 0;
@@ -420,7 +483,8 @@ spool_pump(struct spool *sp)
 	struct spool_import *ij;
 	struct spool_entry *e;
 
-	while (!sp->stopping && sp->inflight < SPOOL_MAX_INFLIGHT &&
+	while (!sp->stopping && !sp->paused &&
+	    sp->inflight < SPOOL_MAX_INFLIGHT &&
 	    (e = TAILQ_FIRST(&sp->backlog)) != NULL) {
 		/* Read now: SIGHUP may replace the configuration. */
 		cfg = server_config(sp->srv);
@@ -519,6 +583,7 @@ spool_new(struct server *srv, struct event_base *base, const char *dir,
 	sp->rescan = evtimer_new(base, spool_rescan_cb, sp);
 	sp->settle = evtimer_new(base, spool_settle_cb, sp);
 	sp->retry = evtimer_new(base, spool_retry_cb, sp);
+	sp->backoff = evtimer_new(base, spool_backoff_cb, sp);
 	spool_arm_rescan(sp);
 	/* The first listing: what waited while profd was not running. */
 	sp->want_all = 1;
@@ -549,6 +614,8 @@ spool_free(struct spool *sp)
 		event_free(sp->settle);
 	if (sp->retry != NULL)
 		event_free(sp->retry);
+	if (sp->backoff != NULL)
+		event_free(sp->backoff);
 	if (sp->ifd != -1)
 		close(sp->ifd);
 	tdestroy(sp->index, spool_entry_free);

@@ -184,6 +184,12 @@ uploads_take(struct uploads *u, const char *id, struct error *err)
 }
 
 int
+uploads_open_read(struct uploads *u, const char *id, struct error *err)
+{
+	return upload_open(u, id, O_RDONLY, err);
+}
+
+int
 uploads_remove(struct uploads *u, const char *id, struct error *err)
 {
 	int fd = uploads_take(u, id, err);

@@ -10,21 +10,7 @@ start_profd
 r=$(api POST "/v1/profiles?scope=first" --data-binary @"$FIXTURES/heap.pprof")
 [ "$(status_of "$r")" = 201 ] || fail "first push: $r"
 
-# The lock holder: BEGIN IMMEDIATE, "held", and ROLLBACK at a line on
-# stdin (or when the test ends).
-coproc HOLDER {
-	python3 -u -c '
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=60)
-db.execute("BEGIN IMMEDIATE")
-print("held")
-sys.stdin.readline()
-db.execute("ROLLBACK")
-print("released")
-' "$DB"
-}
-read -r -t 60 line <&"${HOLDER[0]}" || fail "the lock holder did not start"
-[ "$line" = held ] || fail "lock holder: $line"
+hold_store_lock
 
 health() {
 	# --max-time: a bound against a hang, not a speed check.
@@ -72,8 +58,7 @@ done
     fail "health during the held import: $(cat "$T/answers")"
 ok "health answered 5 times while an import was held, each reporting it"
 
-echo release >&"${HOLDER[1]}"
-read -r -t 60 line <&"${HOLDER[0]}" || fail "the lock holder did not end"
+release_store_lock
 wait "$push_pid" || fail "push: $(cat "$T/push.out")"
 [ "$(status_of "$(cat "$T/push.out")")" = 201 ] ||
     fail "the held push once the lock is released: $(cat "$T/push.out")"

@@ -71,34 +71,6 @@ wait_until() {
 	fail "gave up waiting for $what"
 }
 
-# hold_store_lock: another process takes the store's write lock (BEGIN
-# IMMEDIATE on $DB) until release_store_lock: an import then waits for it
-# inside its transaction, known to be in progress for as long as the test
-# wants, within SQLite's busy timeout of profd (5 s of waiting).
-hold_store_lock() {
-	local line
-	coproc HOLDER {
-		python3 -u -c '
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=60)
-db.execute("BEGIN IMMEDIATE")
-print("held")
-sys.stdin.readline()
-db.execute("ROLLBACK")
-print("released")
-' "$DB"
-	}
-	read -r -t 60 line <&"${HOLDER[0]}" || fail "the lock holder did not start"
-	[ "$line" = held ] || fail "lock holder: $line"
-}
-
-release_store_lock() {
-	local line
-	echo release >&"${HOLDER[1]}"
-	read -r -t 60 line <&"${HOLDER[0]}" || fail "the lock holder did not end"
-	[ "$line" = released ] || fail "lock holder: $line"
-}
-
 stop_profd() {
 	if [ -n "$PROFD_PID" ] && kill -0 "$PROFD_PID" 2>/dev/null; then
 		kill -TERM "$PROFD_PID"

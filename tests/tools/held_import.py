@@ -105,9 +105,10 @@ def until(pred, what, push=None):
     die("gave up waiting for " + what)
 
 
-def held_round(sock, db, profile, scope, act):
+def held_round(sock, db, profile, scope, act, others):
     """One round: lock, push, act while held, release.  The push's result,
-    or None if the import ended before it was seen held (busy timeout)."""
+    or None if the import ended before it was seen held (busy timeout).
+    The threads act adds to others end before the next round."""
     lock = sqlite3.connect(db, isolation_level=None, timeout=HANG_S)
     lock.execute("BEGIN IMMEDIATE")
     push = Push(sock, "/v1/profiles?scope=%s" % scope, profile)
@@ -116,17 +117,19 @@ def held_round(sock, db, profile, scope, act):
         act(push)
     lock.execute("ROLLBACK")
     lock.close()
-    push.join(HANG_S)
-    if push.is_alive():
-        die("the held push did not end once the lock was released")
+    for t in [push] + others:
+        t.join(HANG_S)
+        if t.is_alive():
+            die("a push did not end once the lock was released")
     if not ok:
         return None
     return push.result
 
 
-def run_rounds(sock, db, profile, scope, act):
+def run_rounds(sock, db, profile, scope, act, others=None):
     for rnd in range(1, ROUNDS + 1):
-        res = held_round(sock, db, profile, scope, act)
+        res = held_round(sock, db, profile, scope, act,
+                         others if others is not None else [])
         if res is not None:
             if res[0] != 201:
                 die("the held push once the lock was released: %r" %
@@ -157,8 +160,20 @@ def mode_health(sock, db, profile):
     print("ok: the held import was stored once the lock was released")
 
 
+def watched_dirs(sock):
+    return http(sock, "GET", "/v1/status")[1]["spool"]["watched_dirs"]
+
+
 def mode_queue_full(sock, db, profile, queued, log, spooldir, n):
     queued_push = []
+
+    # The scope directory first, watched before its files come: files
+    # found by the listing of a new directory wait to settle (5 s), longer
+    # than the held import may wait for the lock.
+    before = watched_dirs(sock)
+    os.makedirs(spooldir)
+    until(lambda: watched_dirs(sock) > before, "the new scope directory's "
+          "watch")
 
     def full():
         with open(log, errors="replace") as f:
@@ -171,7 +186,6 @@ def mode_queue_full(sock, db, profile, queued, log, spooldir, n):
         if not until(lambda: http(sock, "GET", "/v1/status")[1]
                      ["import_queue"] == 1, "the queued push", push):
             return False
-        os.makedirs(spooldir, exist_ok=True)
         for i in range(1, n + 1):
             tmp = os.path.join(spooldir, ".s%d" % i)
             with open(tmp, "w") as f:
@@ -181,9 +195,7 @@ def mode_queue_full(sock, db, profile, queued, log, spooldir, n):
             return False
         return push.is_alive()
 
-    run_rounds(sock, db, profile, "long", act)
-    for q in queued_push:
-        q.join(HANG_S)
+    run_rounds(sock, db, profile, "long", act, queued_push)
     last = queued_push[-1].result
     if last is None or last[0] not in (200, 201):
         die("the queued push: %r" % (last,))

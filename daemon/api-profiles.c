@@ -60,6 +60,26 @@ metrics_json(const struct store_metric *m, size_t n)
 	return a;
 }
 
+/* The upload is removed once stored or refused; kept when the store could
+ * not take it for now (a full disk: 507, busy: 503), so the client sends
+ * the same POST again instead of the whole upload. */
+static void
+push_upload_done(struct api_call *call, struct push *p, int rc)
+{
+	struct error rm = { 0 };
+	size_t n;
+
+	if (rc == -1 && (call->err.kind == ERR_NO_SPACE ||
+	    call->err.kind == ERR_BUSY)) {
+		n = strlen(call->err.msg);
+		snprintf(call->err.msg + n, sizeof call->err.msg - n, " (upload "
+		    "%s is kept: send the same request again later)",
+		    p->upload);
+		return;
+	}
+	(void)uploads_remove(server_uploads(call->srv), p->upload, &rm);
+}
+
 static void
 push_work(struct api_call *call, void *worker)
 {
@@ -77,7 +97,7 @@ push_work(struct api_call *call, void *worker)
 	memset(&req, 0, sizeof req);
 	req.fd = -1;
 	if (p->upload != NULL &&
-	    (req.fd = uploads_take(server_uploads(call->srv), p->upload,
+	    (req.fd = uploads_open_read(server_uploads(call->srv), p->upload,
 	    &call->err)) == -1) {
 		server_import_count(call->srv, 0);
 		activity_end(act, src, p->name, p->scope, &call->err);
@@ -110,6 +130,8 @@ push_work(struct api_call *call, void *worker)
 	    NULL);
 	if (req.fd != -1)
 		close(req.fd);
+	if (p->upload != NULL)
+		push_upload_done(call, p, rc);
 	if (rc == -1) {
 		server_import_count(call->srv, 0);
 		return;

@@ -11,4 +11,5 @@ limits_default(struct limits *l)
 	l->max_strings = 16u << 20;
 	l->max_string_len = 1u << 20;
 	l->max_upload = 64ull << 30;		/* 64 GiB */
+	l->no_quote = 0;
 }

@@ -13,6 +13,10 @@ struct limits {
 	uint32_t max_strings;		/* entries of a string table */
 	uint32_t max_string_len;	/* bytes of one string */
 	uint64_t max_upload;		/* bytes of one chunked upload */
+	/* Errors name offsets only and never quote the input: a spool
+	 * file may hold what its dropper could not read (0: a push's
+	 * errors may quote the sender's own bytes). */
+	int no_quote;
 };
 
 void limits_default(struct limits *);

@@ -144,7 +144,7 @@ folded_quote(const uint8_t *p, size_t n, char *buf, size_t size)
 }
 
 /* Fail naming the line and the offset of byte col of the line; text (n
- * bytes, may be NULL) is quoted after the message. */
+ * bytes, may be NULL) is quoted after the message unless no_quote. */
 static int
 folded_fail(struct folded *f, enum error_kind kind, size_t col,
     const uint8_t *text, size_t n, const char *fmt, ...)
@@ -160,7 +160,7 @@ folded_fail(struct folded *f, enum error_kind kind, size_t col,
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
-	if (text == NULL)
+	if (text == NULL || f->lim->no_quote)
 		return error_set(f->err, kind, "folded: line %llu, byte %llu: "
 		    "%s", (unsigned long long)f->lineno,
 		    (unsigned long long)(f->off + col), what);

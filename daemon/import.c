@@ -640,6 +640,7 @@ importer_run(struct importer *im, const struct import_request *req,
     struct import_result *res, struct error *err)
 {
 	struct sink sink = import_sink;
+	struct limits lim = *im->limits;
 	struct sha256 sh;
 	struct store_profile_row row;
 	const struct format *fmt = NULL;
@@ -652,6 +653,7 @@ importer_run(struct importer *im, const struct import_request *req,
 	size_t i;
 
 	memset(res, 0, sizeof *res);
+	lim.no_quote = req->no_quote;
 	/* Imports take what CPU the event loop and the queries leave: on
 	 * Linux the nice value is the calling thread's. */
 	if (!im->niced) {
@@ -707,7 +709,7 @@ importer_run(struct importer *im, const struct import_request *req,
 	if (stream_peek(in, 2, &head, &headlen, err) == -1)
 		goto fail;
 	if (inflate_is_gzip(head, headlen))
-		in = inflate_stream(in, im->limits);
+		in = inflate_stream(in, &lim);
 	if (stream_peek(in, FORMAT_SNIFF_BYTES, &head, &headlen, err) == -1)
 		goto fail;
 	if (strcmp(req->format, "auto") == 0 &&
@@ -726,7 +728,7 @@ importer_run(struct importer *im, const struct import_request *req,
 	sink.ctx = im;
 	im->bucket_s = req->opts.bucket_ns >= 1000000000 ?
 	    req->opts.bucket_ns / 1000000000 : 1;
-	if (fmt->decode(in, &req->opts, im->limits, &sink, err) == -1 ||
+	if (fmt->decode(in, &req->opts, &lim, &sink, err) == -1 ||
 	    importer_finish(im, req, row.imported_ns, err) == -1)
 		goto fail;
 	if (hs != NULL) {

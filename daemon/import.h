@@ -36,6 +36,7 @@ struct import_request {
 	size_t niov;
 	size_t len;
 	int fd;
+	int no_quote;			/* errors never quote the input */
 };
 
 struct import_count {

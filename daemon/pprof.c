@@ -215,13 +215,19 @@ pprof_fail(struct pprof *p, enum error_kind kind, const char *field,
 	    buf);
 }
 
-/* Input text shown in an error: printable, short. */
+/* Input text shown in an error: quoted, printable, short; with no_quote
+ * only its length. */
 static const char *
-pprof_quote(struct mstr s, char *buf, size_t size)
+pprof_quote(const struct pprof *p, struct mstr s, char *buf, size_t size)
 {
 	size_t i, n = 0;
 
-	for (i = 0; i < s.n && n + 4 < size; i++) {
+	if (p->lim.no_quote) {
+		snprintf(buf, size, "a string of %zu bytes", s.n);
+		return buf;
+	}
+	buf[n++] = '"';
+	for (i = 0; i < s.n && n + 5 < size; i++) {
 		if (s.p[i] >= 0x20 && s.p[i] < 0x7f)
 			buf[n++] = s.p[i];
 		else
@@ -231,6 +237,7 @@ pprof_quote(struct mstr s, char *buf, size_t size)
 		memcpy(buf + n, "...", 3);
 		n += 3;
 	}
+	buf[n++] = '"';
 	buf[n] = '\0';
 	return buf;
 }
@@ -873,8 +880,8 @@ pprof_resolve_types(struct pprof *p)
 		}
 	}
 	return pprof_fail(p, ERR_INPUT, "Profile.default_sample_type",
-	    p->default_type_off, "\"%s\" is not a sample type",
-	    pprof_quote(name, q, sizeof q));
+	    p->default_type_off, "%s is not a sample type",
+	    pprof_quote(p, name, q, sizeof q));
 }
 
 static int
@@ -1100,7 +1107,7 @@ pprof_rx_new(struct pprof *p, struct rx **rx, struct mstr re,
 	if ((*rx = rx_new(re.p, re.n, 1, why, sizeof why)) == NULL)
 		return pprof_fail(p, ERR_INPUT, field, off,
 		    "bad regular expression \"%s\": %s",
-		    pprof_quote(re, q, sizeof q), why);
+		    pprof_quote(p, re, q, sizeof q), why);
 	return 0;
 }
 

@@ -1,7 +1,7 @@
 /* spool-file.h: the spool directory's file work, which blocks and so runs
  * on the import or I/O thread: what a path in the spool means, listing the
- * tree, importing one file and putting it away (deleted, done/ or failed/
- * with a .error beside it).  No libevent, no HTTP; spool.c drives it.
+ * tree (spool-list.c), importing one file and putting it away (deleted,
+ * done/ or failed/ with a .error beside it).  No libevent, no HTTP; spool.c drives it.
  *
  *   DIR/<scope>/<name>            imported into <scope>, format from the
  *                                 extension, else detected
@@ -16,6 +16,8 @@
 
 #include <sys/types.h>
 
+#include <fcntl.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +25,8 @@
 #include "error.h"
 
 struct importer;
+
+#define SPOOL_OPEN_DIR	(O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
 #define SPOOL_DONE	"done"
 #define SPOOL_FAILED	"failed"
@@ -111,6 +115,12 @@ void spool_file_import(struct importer *, struct spool_task *);
 void spool_task_clear(struct spool_task *);
 /* Path components in a spool-relative path ("" has none). */
 int spool_depth(const char *rel);
+/* Open the directory rel names (ncomp components of it), each component
+ * without following links (a group member could plant one); -1 with
+ * errno. */
+int spool_open_rel(int dfd, const char *rel, int ncomp);
+/* The directory holding rel's last component; *last names it. */
+int spool_open_parent(int dfd, const char *rel, const char **last);
 /* Whether a directory of that name belongs at that depth: a scope at the
  * top (0), a format under a scope (1). */
 int spool_layout_dir(int depth, const char *name);

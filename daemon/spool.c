@@ -11,7 +11,8 @@
  *
  * A file is imported once per content: if profd dies between the commit
  * and the removal, the next import of the same bytes is a duplicate and
- * only removes the file. */
+ * only removes the file.  The looks (listings, lstats) are in
+ * spool-look.c. */
 #include <sys/inotify.h>
 #include <sys/queue.h>
 #include <sys/stat.h>
@@ -28,73 +29,13 @@
 #include "jobs.h"
 #include "log.h"
 #include "spool-file.h"
+#include "spool-int.h"
 #include "spool.h"
 #include "util.h"
 
-#define SPOOL_MAX_INFLIGHT	2	/* import jobs queued at once */
-#define SPOOL_MAX_FILES		100000	/* entries known at once */
-#define SPOOL_SETTLE_S		5	/* a younger file may be written */
-#define SPOOL_RETRY_S		1	/* after a full queue */
 #define SPOOL_WATCH_MASK	(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | \
 				    IN_ONLYDIR | IN_DONT_FOLLOW | \
 				    IN_EXCL_UNLINK)
-
-enum entry_state { E_CAND, E_LOOKING, E_WAITING, E_RUNNING };
-
-struct spool_entry {
-	TAILQ_ENTRY(spool_entry) link;	/* cands or backlog */
-	char *rel;
-	uint64_t size;
-	enum entry_state state;
-	int created_only;		/* only IN_CREATE seen: being written? */
-	int again;			/* an event came while it ran */
-};
-TAILQ_HEAD(spool_entries, spool_entry);
-
-struct spool_watch {
-	int wd;
-	char *rel;			/* "" the spool, "scope", "scope/fmt" */
-};
-
-struct spool_look;
-
-struct spool {
-	struct server *srv;
-	char *dir;
-	int ifd;
-	struct event *iev, *rescan, *settle, *retry;
-	struct spool_watch *watches;
-	size_t nwatches;
-	void *index;			/* tsearch root of entries by rel */
-	size_t nindex;
-	struct spool_entries cands, backlog;
-	size_t nwaiting, inflight;
-	uint64_t waiting_bytes;
-	struct spool_look *look;	/* on the I/O queue */
-	int want_all;			/* a full listing is asked for */
-	char **want_dirs;		/* listings of single directories */
-	size_t nwant_dirs;
-	int truncated, stopping, warned_watches;
-	char *last_scan_err;
-	int64_t last_scan_ns;
-	uint64_t imported, duplicates, refused, retried;
-};
-
-/* A listing and/or lstats, on the I/O thread. */
-struct spool_look {
-	struct job job;
-	struct spool *sp;
-	const char *dir;
-	int all;
-	char **dirs;
-	size_t ndirs;
-	char **cands;
-	size_t ncands;
-	struct spool_found *cstat;
-	int *cerrno;
-	struct spool_listing found;
-	struct error err;
-};
 
 /* One file's import, on the import thread. */
 struct spool_import {
@@ -104,9 +45,6 @@ struct spool_import {
 	struct spool_task task;
 };
 
-static void spool_look_kick(struct spool *);
-static void spool_pump(struct spool *);
-
 static int
 spool_entry_cmp(const void *a, const void *b)
 {
@@ -114,7 +52,7 @@ spool_entry_cmp(const void *a, const void *b)
 	    ((const struct spool_entry *)b)->rel);
 }
 
-static struct spool_entry *
+struct spool_entry *
 spool_find(struct spool *sp, const char *rel)
 {
 	struct spool_entry key, **found;
@@ -124,7 +62,7 @@ spool_find(struct spool *sp, const char *rel)
 	return found ? *found : NULL;
 }
 
-static struct spool_entry *
+struct spool_entry *
 spool_entry_new(struct spool *sp, const char *rel, enum entry_state state)
 {
 	struct spool_entry *e;
@@ -153,7 +91,7 @@ spool_entry_free(void *p)
 }
 
 /* Forget e (out of every list). */
-static void
+void
 spool_entry_drop(struct spool *sp, struct spool_entry *e)
 {
 	switch (e->state) {
@@ -174,7 +112,7 @@ spool_entry_drop(struct spool *sp, struct spool_entry *e)
 	spool_entry_free(e);
 }
 
-static void
+void
 spool_wait(struct spool *sp, struct spool_entry *e, uint64_t size)
 {
 	e->state = E_WAITING;
@@ -184,7 +122,7 @@ spool_wait(struct spool *sp, struct spool_entry *e, uint64_t size)
 	sp->waiting_bytes += size;
 }
 
-static void
+void
 spool_later(struct spool *sp, struct event *ev, int seconds)
 {
 	struct timeval tv = { seconds, 0 };
@@ -224,7 +162,7 @@ spool_watch_by_wd(struct spool *sp, int wd)
 /* Watch the directory rel; a new watch asks for a listing of it, for the
  * files dropped before the watch was there.  1 new, 0 known or gone, -1
  * (errno) if inotify refuses. */
-static int
+int
 spool_watch(struct spool *sp, const char *rel)
 {
 	struct spool_watch *w;
@@ -366,166 +304,6 @@ spool_inotify_cb(evutil_socket_t fd, short what, void *arg)
 	spool_look_kick(sp);
 }
 
-static void
-spool_look_run(struct job *j, void *worker)
-{
-	struct spool_look *lk = (struct spool_look *)j;
-	size_t i;
-
-	if (lk->all && spool_prepare(lk->dir, &lk->err) == 0)
-		spool_list(lk->dir, "", (int64_t)SPOOL_SETTLE_S * 1000000000,
-		    &lk->found, &lk->err);
-	for (i = 0; i < lk->ndirs; i++)
-		spool_list(lk->dir, lk->dirs[i],
-		    (int64_t)SPOOL_SETTLE_S * 1000000000, &lk->found, &lk->err);
-	for (i = 0; i < lk->ncands; i++)
-		lk->cerrno[i] = spool_stat(lk->dir, lk->cands[i],
-		    &lk->cstat[i]) == -1 ? errno : 0;
-}
-
-static void
-spool_look_free(struct spool_look *lk)
-{
-	size_t i;
-
-	for (i = 0; i < lk->ndirs; i++)
-		free(lk->dirs[i]);
-	free(lk->dirs);
-	for (i = 0; i < lk->ncands; i++)
-		free(lk->cands[i]);
-	free(lk->cands);
-	free(lk->cstat);
-	free(lk->cerrno);
-	spool_listing_clear(&lk->found);
-	free(lk);
-}
-
-/* What an lstat said about a candidate. */
-static void
-spool_look_cand(struct spool *sp, const char *rel, int err,
-    const struct spool_found *st)
-{
-	struct spool_entry *e = spool_find(sp, rel);
-
-	if (e == NULL || e->state != E_LOOKING)
-		return;
-	if (err != 0 || (S_ISREG(st->type) && e->created_only)) {
-		/* Gone, or still being written. */
-		spool_entry_drop(sp, e);
-		return;
-	}
-	TAILQ_REMOVE(&sp->cands, e, link);
-	spool_wait(sp, e, st->size);
-}
-
-static void
-spool_look_done(struct job *j)
-{
-	struct spool_look *lk = (struct spool_look *)j;
-	struct spool *sp = lk->sp;
-	struct spool_entry *e;
-	size_t i;
-
-	sp->look = NULL;
-	if (j->run == NULL || sp->stopping) {
-		spool_look_free(lk);
-		return;
-	}
-	if (lk->all) {
-		sp->last_scan_ns = now_ns();
-		spool_watch(sp, "");
-	}
-	if (lk->err.kind != ERR_NONE) {
-		if (sp->last_scan_err == NULL ||
-		    strcmp(sp->last_scan_err, lk->err.msg) != 0)
-			log_err("%s", lk->err.msg);
-		free(sp->last_scan_err);
-		sp->last_scan_err = xstrdup(lk->err.msg);
-	} else if (lk->all && sp->last_scan_err != NULL) {
-		log_info("spool: %s is usable again", sp->dir);
-		free(sp->last_scan_err);
-		sp->last_scan_err = NULL;
-	}
-	for (i = 0; i < lk->found.n; i++) {
-		const struct spool_found *f = &lk->found.v[i];
-
-		if (f->is_dir)
-			spool_watch(sp, f->rel);
-		else if ((e = spool_find(sp, f->rel)) != NULL) {
-			/* Settled, says the listing: not being written. */
-			if (e->state == E_LOOKING)
-				e->created_only = 0;
-		} else if ((e = spool_entry_new(sp, f->rel,
-		    E_WAITING)) != NULL)
-			spool_wait(sp, e, f->size);
-	}
-	for (i = 0; i < lk->ncands; i++)
-		spool_look_cand(sp, lk->cands[i], lk->cerrno[i],
-		    &lk->cstat[i]);
-	if (lk->found.young)
-		spool_later(sp, sp->settle, SPOOL_SETTLE_S + 1);
-	if (lk->found.truncated)
-		sp->truncated = 1;
-	spool_look_free(lk);
-	spool_pump(sp);
-	spool_look_kick(sp);
-}
-
-/* Start a look if one is wanted and none runs. */
-static void
-spool_look_kick(struct spool *sp)
-{
-	struct spool_look *lk;
-	struct spool_entry *e;
-	size_t i, n = 0;
-
-	if (sp->stopping || sp->look != NULL)
-		return;
-	TAILQ_FOREACH(e, &sp->cands, link)
-		n += e->state == E_CAND;
-	if (!sp->want_all && sp->nwant_dirs == 0 && n == 0)
-		return;
-	lk = xcalloc(1, sizeof *lk);
-	lk->job.run = spool_look_run;
-	lk->job.done = spool_look_done;
-	lk->sp = sp;
-	lk->dir = sp->dir;
-	lk->all = sp->want_all;
-	lk->found.max = SPOOL_MAX_FILES - sp->nindex;
-	lk->cands = xcalloc(n, sizeof *lk->cands);
-	lk->cstat = xcalloc(n, sizeof *lk->cstat);
-	lk->cerrno = xcalloc(n, sizeof *lk->cerrno);
-	TAILQ_FOREACH(e, &sp->cands, link)
-		if (e->state == E_CAND)
-			lk->cands[lk->ncands++] = xstrdup(e->rel);
-	if (!lk->all) {
-		lk->dirs = sp->want_dirs;
-		lk->ndirs = sp->nwant_dirs;
-	}
-	if (jobq_push(server_queue(sp->srv, API_IO), &lk->job) == -1) {
-		if (!lk->all) {
-			lk->dirs = NULL;
-			lk->ndirs = 0;
-		}
-		spool_look_free(lk);
-		spool_later(sp, sp->retry, SPOOL_RETRY_S);
-		return;
-	}
-	/* Taken: what it covers is no longer wanted. */
-	sp->look = lk;
-	TAILQ_FOREACH(e, &sp->cands, link)
-		if (e->state == E_CAND)
-			e->state = E_LOOKING;
-	if (lk->all) {
-		/* The full listing covers the single directories. */
-		for (i = 0; i < sp->nwant_dirs; i++)
-			free(sp->want_dirs[i]);
-		free(sp->want_dirs);
-	}
-	sp->want_dirs = NULL;
-	sp->nwant_dirs = 0;
-	sp->want_all = 0;
-}
 
 static void
 spool_import_run(struct job *j, void *worker)
@@ -534,6 +312,57 @@ spool_import_run(struct job *j, void *worker)
 	struct import_worker *w = worker;
 
 	spool_file_import(w->importer, &ij->task);
+}
+
+/* Not the file's fault and not for long (the disk holding the store is
+ * full, the store is busy): the file is kept and tried again soon, not
+ * only at the next rescan. */
+static int
+spool_held(const struct spool_task *t)
+{
+	return t->outcome == SPOOL_RETRY &&
+	    (t->err.kind == ERR_NO_SPACE || t->err.kind == ERR_BUSY);
+}
+
+/* e goes back to the head of the backlog and no import starts until the
+ * backoff timer: each file tried while the disk stays full would fail the
+ * same way.  Said once per episode, not at every try. */
+static void
+spool_hold(struct spool *sp, struct spool_entry *e, const struct error *err)
+{
+	struct timeval tv = { 0, 0 };
+
+	e->state = E_WAITING;
+	TAILQ_INSERT_HEAD(&sp->backlog, e, link);
+	sp->nwaiting++;
+	sp->waiting_bytes += e->size;
+	if (evtimer_pending(sp->backoff, NULL))
+		return;			/* the other import in flight */
+	if (sp->backoff_s == 0) {
+		server_import_count(sp->srv, 0);
+		log_err("spool: %s/%s: %s; kept in the spool, imports wait "
+		    "and try again (every %d s at most) until it is stored",
+		    sp->dir, e->rel, err->msg, SPOOL_BACKOFF_MAX_S);
+	} else
+		log_debug("spool: %s/%s: %s; tried again in %d s", sp->dir,
+		    e->rel, err->msg, sp->backoff_s * 2 > SPOOL_BACKOFF_MAX_S ?
+		    SPOOL_BACKOFF_MAX_S : sp->backoff_s * 2);
+	sp->backoff_s = sp->backoff_s == 0 ? 1 :
+	    sp->backoff_s * 2 > SPOOL_BACKOFF_MAX_S ? SPOOL_BACKOFF_MAX_S :
+	    sp->backoff_s * 2;
+	sp->paused = 1;
+	tv.tv_sec = sp->backoff_s;
+	evtimer_add(sp->backoff, &tv);
+}
+
+static void
+spool_backoff_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct spool *sp = arg;
+
+	sp->paused = 0;
+	spool_pump(sp);
+	spool_look_kick(sp);
 }
 
 static void
@@ -572,6 +401,8 @@ spool_import_log(struct spool *sp, struct spool_import *ij)
 		break;
 	case SPOOL_RETRY:
 		sp->retried++;
+		if (spool_held(t))
+			break;		/* said by spool_hold */
 		if (t->err.kind != ERR_NONE) {
 			server_import_count(sp->srv, 0);
 			log_err("spool: %s/%s: %s; left in the spool for the "
@@ -611,8 +442,18 @@ spool_import_done(struct job *j)
 	sp->inflight--;
 	if (j->run != NULL)
 		spool_import_log(sp, ij);
+	if (j->run != NULL && sp->backoff_s > 0 &&
+	    (ij->task.outcome == SPOOL_IMPORTED ||
+	    ij->task.outcome == SPOOL_DUPLICATE)) {
+		log_info("spool: imports resume (%s/%s was stored)", sp->dir,
+		    ij->rel);
+		sp->backoff_s = 0;
+	}
 	if ((e = spool_find(sp, ij->rel)) != NULL) {
-		if (e->again && j->run != NULL && !sp->stopping) {
+		if (j->run != NULL && !sp->stopping && spool_held(&ij->task)) {
+			e->again = 0;
+			spool_hold(sp, e, &ij->task.err);
+		} else if (e->again && j->run != NULL && !sp->stopping) {
 			/* Written again meanwhile: look at it again. */
 			e->again = 0;
 			e->created_only = 0;
@@ -635,14 +476,15 @@ spool_import_done(struct job *j)
 }
 
 /* Feed the import queue from the backlog, SPOOL_MAX_INFLIGHT at most. */
-static void
+void
 spool_pump(struct spool *sp)
 {
 	const struct config *cfg;
 	struct spool_import *ij;
 	struct spool_entry *e;
 
-	while (!sp->stopping && sp->inflight < SPOOL_MAX_INFLIGHT &&
+	while (!sp->stopping && !sp->paused &&
+	    sp->inflight < SPOOL_MAX_INFLIGHT &&
 	    (e = TAILQ_FIRST(&sp->backlog)) != NULL) {
 		/* Read now: SIGHUP may replace the configuration. */
 		cfg = server_config(sp->srv);
@@ -741,6 +583,7 @@ spool_new(struct server *srv, struct event_base *base, const char *dir,
 	sp->rescan = evtimer_new(base, spool_rescan_cb, sp);
 	sp->settle = evtimer_new(base, spool_settle_cb, sp);
 	sp->retry = evtimer_new(base, spool_retry_cb, sp);
+	sp->backoff = evtimer_new(base, spool_backoff_cb, sp);
 	spool_arm_rescan(sp);
 	/* The first listing: what waited while profd was not running. */
 	sp->want_all = 1;
@@ -771,6 +614,8 @@ spool_free(struct spool *sp)
 		event_free(sp->settle);
 	if (sp->retry != NULL)
 		event_free(sp->retry);
+	if (sp->backoff != NULL)
+		event_free(sp->backoff);
 	if (sp->ifd != -1)
 		close(sp->ifd);
 	tdestroy(sp->index, spool_entry_free);

@@ -2,6 +2,7 @@
  * rows and the reads of them.  Statements are prepared once, into an array
  * indexed by enum stmt, with their SQL beside them.  Sample values are in
  * store-samples.c. */
+#include <errno.h>
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -136,6 +137,16 @@ static const struct {
 	    "WHERE f.id > ?1 ORDER BY f.id" },
 };
 
+/* The disk is full: retried once there is space, not the input's fault
+ * (SQLITE_FULL; an I/O error from ENOSPC, as growing the -shm gives). */
+static int
+store_full(sqlite3 *db)
+{
+	return (sqlite3_errcode(db) & 0xff) == SQLITE_FULL ||
+	    ((sqlite3_errcode(db) & 0xff) == SQLITE_IOERR &&
+	    sqlite3_system_errno(db) == ENOSPC);
+}
+
 int
 store_fail(struct store *s, struct error *err, const char *what)
 {
@@ -143,6 +154,9 @@ store_fail(struct store *s, struct error *err, const char *what)
 
 	if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
 		return error_set(err, ERR_BUSY, "store: %s: %s", what,
+		    sqlite3_errmsg(s->db));
+	if (store_full(s->db))
+		return error_set(err, ERR_NO_SPACE, "store: %s: %s", what,
 		    sqlite3_errmsg(s->db));
 	return error_set(err, ERR_INTERNAL, "store: %s: %s", what,
 	    sqlite3_errmsg(s->db));
@@ -154,7 +168,8 @@ store_exec(struct store *s, const char *sql, struct error *err)
 	char *msg = NULL;
 
 	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		error_set(err, ERR_INTERNAL, "store: %s", msg ? msg : "exec");
+		error_set(err, store_full(s->db) ? ERR_NO_SPACE : ERR_INTERNAL,
+		    "store: %s", msg ? msg : "exec");
 		sqlite3_free(msg);
 		return -1;
 	}

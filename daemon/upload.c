@@ -89,7 +89,8 @@ uploads_create(struct uploads *u, char id[UPLOAD_ID_LEN + 1],
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	free(path);
 	if (fd == -1)
-		return error_set(err, ERR_INTERNAL, "uploads: cannot create "
+		return error_set(err, errno == ENOSPC || errno == EDQUOT ?
+		    ERR_NO_SPACE : ERR_INTERNAL, "uploads: cannot create "
 		    "a file in %s: %s", u->dir, strerror(errno));
 	close(fd);
 	return 0;
@@ -149,8 +150,12 @@ uploads_append(struct uploads *u, const char *id, uint64_t offset,
 		if (w == -1 && errno == EINTR)
 			continue;
 		if (w <= 0) {
-			error_set(err, ERR_INTERNAL, "upload %s: write: %s",
-			    id, strerror(errno));
+			/* A full disk is not the client's fault: 507, and
+			 * the same chunk can be sent again. */
+			error_set(err, w == -1 && (errno == ENOSPC ||
+			    errno == EDQUOT) ? ERR_NO_SPACE : ERR_INTERNAL,
+			    "upload %s: write: %s", id, w == 0 ?
+			    "nothing written" : strerror(errno));
 			/* Leave the file as it was, so a retry can work. */
 			if (ftruncate(fd, sb.st_size) == -1)
 				error_set(err, ERR_INTERNAL, "upload %s: "
@@ -181,6 +186,12 @@ uploads_take(struct uploads *u, const char *id, struct error *err)
 	unlink(path);
 	free(path);
 	return fd;
+}
+
+int
+uploads_open_read(struct uploads *u, const char *id, struct error *err)
+{
+	return upload_open(u, id, O_RDONLY, err);
 }
 
 int

@@ -27,6 +27,9 @@ int uploads_append(struct uploads *, const char *id, uint64_t offset,
 /* Take the upload for import: an open descriptor; the file is removed. */
 int uploads_take(struct uploads *, const char *id, struct error *);
 int uploads_remove(struct uploads *, const char *id, struct error *);
+/* The upload opened for reading and left in place (removed once it is
+ * stored, kept when the store could not take it for now); -1 with err. */
+int uploads_open_read(struct uploads *, const char *id, struct error *);
 /* Remove uploads untouched for max_idle_s seconds; returns how many. */
 int uploads_sweep(struct uploads *, int64_t max_idle_s);
 int uploads_id_valid(const char *);

@@ -38,15 +38,37 @@ start_profd() {
 	    --db "$DB" "$@" \
 	    >>"$T/profd.log" 2>&1 &
 	PROFD_PID=$!
-	for _ in $(seq 1 200); do
-		if curl -sf --unix-socket "$SOCK" http://localhost/v1/health \
+	wait_health "$SOCK"
+}
+
+# wait_health SOCK: until /v1/health answers there.  60 s at most (a
+# sanitizer build on a loaded machine starts slowly): a bound against a
+# hang, not a speed check.
+wait_health() {
+	local end=$((SECONDS + ${WAIT_S:-60}))
+	while [ "$SECONDS" -le "$end" ]; do
+		if curl -sf --unix-socket "$1" http://localhost/v1/health \
 		    >/dev/null 2>&1; then
 			return 0
 		fi
 		kill -0 "$PROFD_PID" 2>/dev/null || fail "profd exited at start"
 		sleep 0.05
 	done
-	fail "profd did not answer on $SOCK"
+	fail "profd did not answer on $1"
+}
+
+# wait_until WHAT CMD...: run CMD until it succeeds, WAIT_S seconds at most
+# (default 60: a bound against hanging, not a timing check).
+wait_until() {
+	local what=$1 end=$((SECONDS + ${WAIT_S:-60}))
+	shift
+	while [ "$SECONDS" -le "$end" ]; do
+		if "$@"; then
+			return 0
+		fi
+		sleep 0.05
+	done
+	fail "gave up waiting for $what"
 }
 
 stop_profd() {

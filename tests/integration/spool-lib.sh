@@ -1,19 +1,5 @@
 # spool-lib.sh: what the spool tests share (sourced after lib.sh).
 
-# wait_until WHAT CMD...: run CMD until it succeeds, WAIT_S seconds at most
-# (default 60: a bound against hanging, not a timing check).
-wait_until() {
-	local what=$1 end=$((SECONDS + ${WAIT_S:-60}))
-	shift
-	while [ "$SECONDS" -le "$end" ]; do
-		if "$@"; then
-			return 0
-		fi
-		sleep 0.05
-	done
-	fail "gave up waiting for $what"
-}
-
 # nprofiles SCOPE: how many profiles the scope has (0 if unknown).
 nprofiles() {
 	local r

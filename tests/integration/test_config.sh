@@ -60,11 +60,7 @@ ok "file settings apply, options win, errors say file:line"
 sed -i 's/^max-body = .*/max-body = 8k/' "$T/profd.conf"
 "$PROFD" --config "$T/profd.conf" --foreground >>"$T/profd.log" 2>&1 &
 PROFD_PID=$!
-for _ in $(seq 1 200); do
-	curl -sf --unix-socket "$SOCK" http://localhost/v1/health >/dev/null \
-	    2>&1 && break
-	sleep 0.05
-done
+wait_health "$SOCK"
 push() {
 	api POST "/v1/profiles?scope=$1" --data-binary "@$FIXTURES/cpu.pprof" \
 	    -H 'Content-Type: application/octet-stream'
@@ -74,12 +70,10 @@ reload() {
 	local before
 	before=$(grep -c "SIGHUP" "$T/profd.log" || true)
 	kill -HUP "$PROFD_PID"
-	for _ in $(seq 1 100); do
-		[ "$(grep -c "SIGHUP" "$T/profd.log" || true)" -gt "$before" ] &&
-			return 0
-		sleep 0.05
-	done
-	fail "no SIGHUP message in the log"
+	more_sighup() {
+		[ "$(grep -c "SIGHUP" "$T/profd.log" || true)" -gt "$before" ]
+	}
+	wait_until "a SIGHUP message in the log" more_sighup
 }
 sed -i 's/^max-body = .*/max-body = 1M/' "$T/profd.conf"
 reload

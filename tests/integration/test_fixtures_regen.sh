@@ -46,12 +46,12 @@ with_timeout() {
 }
 
 echo "# $(go version)"
-(cd "$fixtures/gen" && with_timeout 40 go build -trimpath -o "$tmp/profd-fixtures-gen" .) ||
+(cd "$fixtures/gen" && with_timeout 300 go build -trimpath -o "$tmp/profd-fixtures-gen" .) ||
     fail "building the generator"
 out=$tmp/out
 # Output goes to a log (not a terminal): each generator child also has its
-# own 25 s watchdog that panics with all goroutine stacks.
-if ! with_timeout 45 "$tmp/profd-fixtures-gen" "$out" >"$tmp/gen.log" 2>&1; then
+# own 120 s watchdog that panics with all goroutine stacks.
+if ! with_timeout 300 "$tmp/profd-fixtures-gen" "$out" >"$tmp/gen.log" 2>&1; then
     cat "$tmp/gen.log" >&2
     fail "running the generator"
 fi

@@ -69,7 +69,7 @@ ok "--diff against the same tree: no change coloured"
 [ ! -e "$T/x.svg" ] || fail "file left by a refused request"
 ok "usage errors and refusals leave no file"
 
-PLAYWRIGHT_DIR="$NODE_DIR" CHROMIUM="$CHROMIUM" timeout 120 \
+PLAYWRIGHT_DIR="$NODE_DIR" CHROMIUM="$CHROMIUM" timeout 600 \
     node "$TOOL" "$T/flame.svg" "$T/flame.png" \
     main.hashPhase main.cryptoPhase 'main\.(cryptoPhase|digestLoop)' \
     main.cryptoPhase || fail "in the browser"

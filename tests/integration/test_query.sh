@@ -169,15 +169,13 @@ r=$(api GET /v1/query)
 [ "$(status_of "$r")" = 405 ] || fail "GET /v1/query: $r"
 
 # A query that never ends hits the time limit: 503 (not the client's
-# fault), naming the limit.
-start=$(date +%s%N)
+# fault), naming the limit; that it answers at all is the check (how
+# soon is the machine's speed: bench/).
 r=$(q "timeout_ms=200" "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r")
 [ "$(status_of "$r")" = 503 ] || fail "endless recursive CTE: expected 503: $r"
 body_of "$r" | json 'j["detail"]' |
     has -x 'the query ran longer than its time limit (timeout_ms = 200)' ||
     fail "the time limit's error does not name it: $r"
-ms=$(( ($(date +%s%N) - start) / 1000000 ))
-[ "$ms" -lt 5000 ] || fail "the time limit of 200 ms took $ms ms"
 ok "endless recursive CTE: 503 $(body_of "$r" | json 'j["detail"]')"
 
 # The row cap.

@@ -79,11 +79,11 @@ rows() {
 before=$(rows)
 start_profd --retention-interval 1
 "$PROFCTL" delete --scope b >/dev/null
-for _ in $(seq 1 100); do
+collected() {
 	api GET /v1/health | sed '$d' |
-	    json 'j["retention"]["rows_collected"] > 0' | has -x True && break
-	sleep 0.1
-done
+	    json 'j["retention"]["rows_collected"] > 0' | has -x True
+}
+wait_until "a collection" collected
 stop_profd
 after=$(rows)
 read -r cs0 fr0 fn0 st0 <<<"$before"
@@ -119,26 +119,30 @@ push_all small
 [ "$(nprofiles small)" = 2 ] || fail "setup"
 stop_profd
 start_profd --config "$T/profd.conf" --retention-interval 1
-for _ in $(seq 1 100); do
-	[ "$(nprofiles small)" = 0 ] && break
-	sleep 0.1
-done
-[ "$(nprofiles small)" = 0 ] || fail "scope-max-size did not drop"
+has_none() {
+	[ "$(nprofiles "$1")" = 0 ]
+}
+wait_until "scope-max-size to drop the profiles of small" has_none small
 [ "$(nprofiles keep)" = 2 ] || fail "[scope keep] max-size was not honoured"
 has 'retention: dropped .* of small (max-size)' "$T/profd.log" ||
 	fail "the drop was not logged"
 stop_profd
 # An hour: the fixture (made when the fixtures were) is older.
 start_profd --max-age 1h --retention-interval 1
-for _ in $(seq 1 100); do
-	[ "$(nprofiles keep)" = 0 ] && break
-	sleep 0.1
-done
-[ "$(nprofiles keep)" = 0 ] || fail "max-age did not drop"
+wait_until "max-age to drop the profiles of keep" has_none keep
 # Folded stacks carry no time: stamped when imported, kept.
 printf 'main;work 10\nmain;idle 5\n' >"$T/now.folded"
 push "$T/now.folded" keep
-sleep 1.5
+# A whole retention pass after the push: the one running at the push may
+# have looked before it, the next one cannot have.
+passes() {
+	api GET /v1/health | sed '$d' | json 'j["retention"]["passes"]'
+}
+p0=$(passes)
+two_passes() {
+	[ "$(passes)" -ge $((p0 + 2)) ]
+}
+wait_until "two retention passes" two_passes
 [ "$(nprofiles keep)" = 1 ] || fail "a profile from now was dropped by max-age 1h"
 stop_profd
 [ "$(sqlite3 "$DB" 'PRAGMA integrity_check')" = ok ] || fail "integrity_check"

@@ -471,6 +471,20 @@ test_limits(void)
 
 	CHECK(decode_full("a;b;c 1\n", 8, &lim, NULL, 0, &r, &err) == 0);
 	rec_free(&r);
+
+	/* no_quote (spool files): the line and the byte, not the bytes. */
+	lim.no_quote = 1;
+	CHECK(decode_full("root:$6$salt:19000:0:99999:7:::\n", 32, &lim, NULL,
+	    0, &r, &err) == -1);
+	CHECK(err.kind == ERR_INPUT && HAS(err.msg, "folded: line 1, byte ") &&
+	    HAS(err.msg, "no count") && !HAS(err.msg, "root:") &&
+	    !HAS(err.msg, "salt"));
+	rec_free(&r);
+	CHECK(decode_full("a;\xff;c 1\n", 9, &lim, NULL, 0, &r, &err) == -1);
+	CHECK(HAS(err.msg, "line 1, byte 2: invalid UTF-8") &&
+	    !HAS(err.msg, "\\xff"));
+	rec_free(&r);
+	lim.no_quote = 0;
 	CHECK(decode_full("a;b;c;d 1\n", 10, &lim, NULL, 0, &r, &err) == -1);
 	CHECK(err.kind == ERR_TOO_LARGE && HAS(err.msg, "line 1, byte 6:") &&
 	    HAS(err.msg, "deeper than 3 frames"));

@@ -762,6 +762,28 @@ test_default_metric(void)
 	pbenc_int(&b.body, 14, S(&b, "nanoseconds"));
 	EXPECT_ERROR(&b, NULL, ERR_INPUT, "Profile.default_sample_type at "
 	    "byte 6", "\"nanoseconds\" is not a sample type");
+	/* no_quote (spool files): the offset and the length, not the
+	 * bytes. */
+	{
+		struct limits nq;
+		struct pbenc blob;
+		struct rec nr;
+		struct error err;
+
+		limits_default(&nq);
+		nq.no_quote = 1;
+		prof_init(&b);
+		prof_vt(&b, 1, "cpu", "nanoseconds");
+		pbenc_int(&b.body, 14, S(&b, "root:secret"));
+		prof_finish(&b, &blob, STRINGS_LAST);
+		CHECK(decode(&blob, &nq, &nr, &err) == -1);
+		CHECK(err.kind == ERR_INPUT && strstr(err.msg,
+		    "Profile.default_sample_type at byte 6: a string of 11 "
+		    "bytes is not a sample type") != NULL);
+		CHECK(strstr(err.msg, "root") == NULL);
+		rec_free(&nr);
+		pbenc_free(&blob);
+	}
 }
 
 /* drop_frames/keep_frames as pprof's Prune applies them. */

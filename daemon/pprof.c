@@ -1106,7 +1106,7 @@ pprof_rx_new(struct pprof *p, struct rx **rx, struct mstr re,
 		    PPROF_MAX_REGEX);
 	if ((*rx = rx_new(re.p, re.n, 1, why, sizeof why)) == NULL)
 		return pprof_fail(p, ERR_INPUT, field, off,
-		    "bad regular expression \"%s\": %s",
+		    "bad regular expression %s: %s",
 		    pprof_quote(p, re, q, sizeof q), why);
 	return 0;
 }

@@ -44,6 +44,13 @@ config_defaults(struct config *c)
 	c->spool_rescan = 300;
 	c->retention.interval = 300;
 	limits_default(&c->limits);
+	c->max_connections = 1024;
+	c->max_header_size = 64 << 10;
+	c->max_inflight_body = 2 * (uint64_t)c->limits.max_body;
+	c->max_uploads = 64;
+	c->header_timeout = 10;
+	c->body_timeout = 120;
+	c->idle_timeout = 60;
 	/* Set by systemd for StateDirectory= and RuntimeDirectory= (the first
 	 * of a colon-separated list): the unit's User= has no XDG dirs. */
 	if ((d = env_dir("STATE_DIRECTORY")) != NULL)

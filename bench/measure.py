@@ -208,7 +208,7 @@ class Daemon:
         with open(out, errors="replace") as f:
             text = f.read()
         got = [int(n) for n in re.findall(
-            r"stored as profile \d+ \((\d+) samples\)", text)]
+            r"stored as profile \d+ \((\d+) samples[,)]", text)]
         if len(got) != len(files):
             raise CaseError("push: " + text[-500:])
         return secs, sum(got)

@@ -133,6 +133,32 @@ cmd_push_upload(struct client *c, FILE *f, const char *path, char **id)
 	return (rc);
 }
 
+/* ", N dropped; reason=n ..." from a push reply's dropped_samples and
+ * dropped (named counts, some of them not samples: e.g. Perfetto packets
+ * skipped), or "" when it names none. */
+static void
+cmd_push_dropped(const json_t *reply, char *buf, size_t size)
+{
+	json_t		*dropped, *v;
+	const char	*key;
+	json_int_t	 n;
+	size_t		 len;
+
+	buf[0] = '\0';
+	dropped = json_object_get(reply, "dropped");
+	if (!json_is_object(dropped) || json_object_size(dropped) == 0)
+		return;
+	n = json_integer_value(json_object_get(reply, "dropped_samples"));
+	snprintf(buf, size, ", %" JSON_INTEGER_FORMAT " dropped;", n);
+	json_object_foreach(dropped, key, v) {
+		len = strlen(buf);
+		if (len + 1 >= size)
+			break;
+		snprintf(buf + len, size - len, " %s=%" JSON_INTEGER_FORMAT,
+		    key, json_integer_value(v));
+	}
+}
+
 static int
 cmd_push_one(struct client *c, const struct cmd_push_args *a,
     const char *path)
@@ -140,6 +166,7 @@ cmd_push_one(struct client *c, const struct cmd_push_args *a,
 	struct http_reply	 reply;
 	struct stat		 sb;
 	json_t			*id, *samples;
+	char			 dropped[512];
 	char			*data = NULL, *url, *name, *upload = NULL;
 	size_t			 len = 0, i;
 	FILE			*f;
@@ -194,13 +221,17 @@ cmd_push_one(struct client *c, const struct cmd_push_args *a,
 		http_reply_clear(&reply);
 		return (PROFCTL_EXIT_REFUSED);
 	}
+	cmd_push_dropped(reply.json, dropped, sizeof dropped);
 	if (json_is_true(json_object_get(reply.json, "duplicate"))) {
 		printf("%s: already stored as profile %" JSON_INTEGER_FORMAT
-		    "\n", path, json_integer_value(id));
+		    "%s%s%s\n", path, json_integer_value(id),
+		    dropped[0] ? " (" : "", dropped[0] ? dropped + 2 : "",
+		    dropped[0] ? ")" : "");
 	} else {
 		printf("%s: stored as profile %" JSON_INTEGER_FORMAT
-		    " (%" JSON_INTEGER_FORMAT " samples)\n", path,
-		    json_integer_value(id), json_integer_value(samples));
+		    " (%" JSON_INTEGER_FORMAT " samples%s)\n", path,
+		    json_integer_value(id), json_integer_value(samples),
+		    dropped);
 	}
 	fflush(stdout);
 	http_reply_clear(&reply);

@@ -267,6 +267,7 @@ profiles_work(struct api_call *call, void *worker)
 	arr = json_array();
 	for (i = 0; i < n; i++) {
 		json_t *labels = json_object(), *comments = json_array();
+		json_t *dropped = json_object();
 
 		for (j = 0; j < v[i].nlabels; j++)
 			json_object_set_new(labels, v[i].label_keys[j],
@@ -274,9 +275,12 @@ profiles_work(struct api_call *call, void *worker)
 		for (j = 0; j < v[i].ncomments; j++)
 			json_array_append_new(comments,
 			    json_string(v[i].comments[j]));
+		for (j = 0; j < v[i].ncounts; j++)
+			json_object_set_new(dropped, v[i].counts[j].name,
+			    json_integer((json_int_t)v[i].counts[j].n));
 		json_array_append_new(arr, json_pack("{s:I, s:s, s:s, s:o, "
-		    "s:I, s:I, s:o, s:I, s:I, s:I, s:o, s:o, s:I, s:o, s:o, "
-		    "s:o, s:I, s:s}",
+		    "s:I, s:I, s:o, s:I, s:I, s:I, s:o, s:o, s:o, s:I, s:o, "
+		    "s:o, s:o, s:I, s:s}",
 		    "id", (json_int_t)v[i].id,
 		    "name", v[i].name,
 		    "format", v[i].format,
@@ -287,6 +291,7 @@ profiles_work(struct api_call *call, void *worker)
 		    "imported_ns", (json_int_t)v[i].imported_ns,
 		    "samples", (json_int_t)v[i].samples,
 		    "dropped_samples", (json_int_t)v[i].dropped_samples,
+		    "dropped", dropped,
 		    "metrics", metrics_json(v[i].metrics, v[i].nmetrics),
 		    "default_metric", opt_metric_json(&v[i].default_metric),
 		    "period", (json_int_t)v[i].period,

@@ -544,6 +544,12 @@ importer_finish(struct importer *im, const struct import_request *req,
 		if (store_profile_label_add(im->store, im->profile_id,
 		    req->labels[i].key, req->labels[i].value, err) == -1)
 			return -1;
+	for (i = 0; i < im->ncounts; i++)
+		if (im->counts[i].n > 0 && store_profile_count_add(im->store,
+		    im->profile_id, im->counts[i].name,
+		    im->counts[i].n > INT64_MAX ? INT64_MAX :
+		    (int64_t)im->counts[i].n, err) == -1)
+			return -1;
 	/* The bucket of the samples without a time of their own. */
 	return store_samples_finish(im->samples,
 	    time_ns / 1000000000 / im->bucket_s * im->bucket_s, err);
@@ -555,6 +561,7 @@ importer_duplicate(struct importer *im, int64_t id, struct import_result *res,
     struct error *err)
 {
 	struct store_profile_info info;
+	size_t i;
 
 	if (store_profile_get(im->store, id, &info, err) == -1)
 		return -1;
@@ -567,6 +574,15 @@ importer_duplicate(struct importer *im, int64_t id, struct import_result *res,
 	res->nmetrics = info.nmetrics;
 	info.metrics = NULL;
 	info.nmetrics = 0;
+	/* The same counts as the first push's reply. */
+	res->counts = xcalloc(info.ncounts ? info.ncounts : 1,
+	    sizeof *res->counts);
+	for (i = 0; i < info.ncounts; i++) {
+		res->counts[i].name = info.counts[i].name;
+		res->counts[i].n = (uint64_t)info.counts[i].n;
+		info.counts[i].name = NULL;
+	}
+	res->ncounts = info.ncounts;
 	store_profile_info_clear(&info);
 	return 0;
 }
@@ -777,4 +793,25 @@ import_result_clear(struct import_result *res)
 		free(res->counts[i].name);
 	free(res->counts);
 	memset(res, 0, sizeof *res);
+}
+
+void
+import_result_dropped(const struct import_result *res, char *buf,
+    size_t size)
+{
+	size_t i, n;
+
+	if (size == 0)
+		return;
+	buf[0] = '\0';
+	if (res->ncounts == 0)
+		return;
+	snprintf(buf, size, "%lld dropped;", (long long)res->dropped_samples);
+	for (i = 0; i < res->ncounts; i++) {
+		n = strlen(buf);
+		if (n + 1 >= size)
+			break;
+		snprintf(buf + n, size - n, " %s=%llu", res->counts[i].name,
+		    (unsigned long long)res->counts[i].n);
+	}
 }

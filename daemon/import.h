@@ -65,6 +65,9 @@ void importer_set_stop(struct importer *, const atomic_int *stop);
 int importer_run(struct importer *, const struct import_request *,
     struct import_result *, struct error *);
 void import_result_clear(struct import_result *);
+/* "N dropped; reason=n ..." for a log line, "" when the result has no
+ * counts; truncated to size. */
+void import_result_dropped(const struct import_result *, char *, size_t);
 /* Forget the interned ids it knows (after rows were collected). */
 void importer_forget(struct importer *);
 /* Bytes held by the interning caches. */

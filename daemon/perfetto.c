@@ -9,11 +9,26 @@
  * per trusted_packet_sequence_id and valid from a packet that clears the
  * sequence's incremental state until the next clear or loss.
  *
- * Policy on what cannot be resolved: never guess.  A sample on a sequence
- * whose state is not valid (never cleared and flagged as needing it, or
- * after previous_packet_dropped) is counted, not stored.  An iid that is
- * unknown on a sequence whose state is valid is a malformed trace: the
- * decode fails naming the iid, the sequence and the byte.
+ * Policy on what cannot be resolved: never guess, never give up on the
+ * rest.  A ring-buffer trace that wrapped has lost packets, interning ones
+ * among them, so what survives is kept and the losses counted, as
+ * trace_processor does (its tokenizer_skipped_packets and
+ * stackprofile_invalid_*_id stats):
+ * - a packet flagged SEQ_NEEDS_INCREMENTAL_STATE on a sequence whose state
+ *   is not valid (no clear seen yet, or previous_packet_dropped since the
+ *   last one) is skipped whole and counted (packets_skipped_no_state); the
+ *   samples it held are dropped as unresolved_no_state;
+ * - a sample naming an iid (callstack, frame, function name, mapping, ...)
+ *   that the sequence's current state does not define is dropped and
+ *   counted by the first such iid's kind (unknown_<kind>_iid);
+ * - a packet whose framing is sound but whose contents are not (a message
+ *   inside it that does not parse, weights that overflow, counts that
+ *   disagree) is skipped and counted (malformed_packets), its samples
+ *   dropped as malformed; broken interned data also leaves its sequence
+ *   without a valid state until the next clear.
+ * Only broken framing (a Trace or TracePacket field's length or wire type)
+ * fails the decode, with the byte offset; so do the limits and the sink's
+ * errors.
  *
  * Choices documented here rather than guessed by readers:
  * - Metric 0 is samples/count (1 per sample).  A counter descriptor
@@ -45,10 +60,12 @@
  *   one machine's boot clock keeps its order and durations).
  *   meta.time_ns is the earliest sample time, duration the span to the
  *   latest.
- * - Counts: unresolved_no_state, no_callstack and skipped are samples read
- *   and not stored; unwind_error counts stored samples whose (partial)
- *   stack had an unwind error; kernel_records_lost sums PerfSample's lost
- *   kernel records, which are not samples and not in meta.samples.
+ * - Counts: unresolved_no_state, unknown_*_iid, malformed, no_callstack
+ *   and skipped are samples read and not stored (their sum is
+ *   meta.dropped_samples); packets_skipped_no_state and malformed_packets
+ *   count packets; unwind_error counts stored samples whose (partial)
+ *   stack had an unwind error; kernel_records_lost sums PerfSample's lost kernel records, which are
+ *   not samples and not in meta.samples.
  * - Mapping paths join path_string_ids with a '/' in front of each part
  *   that lacks one; build ids are hex-encoded unless printable.
  * - StackSample.callstack is read both as InlineCallstack (frames = 1,
@@ -108,25 +125,30 @@ enum pft_kind {
 	PK_N
 };
 
-static const char *pft_kind_names[PK_N] = {
-	"function name", "frame", "callstack", "build id", "mapping path",
-	"source path", "mapping", "task context", "execution context",
-	"counter descriptor",
-};
-
-/* Why samples were not stored (or were stored incomplete). */
+/* Why samples were not stored (or were stored incomplete); PC_UNKNOWN + k
+ * is a sample dropped for an iid of kind k its sequence does not define. */
 enum pft_count {
 	PC_NO_STATE,
 	PC_NO_CALLSTACK,
 	PC_SKIPPED,
 	PC_UNWIND_ERROR,
 	PC_KERNEL_LOST,
-	PC_N
+	PC_PACKETS_SKIPPED,
+	PC_MALFORMED,
+	PC_MALFORMED_PACKETS,
+	PC_UNKNOWN,
+	PC_N = PC_UNKNOWN + PK_N
 };
 
 static const char *pft_count_names[PC_N] = {
 	"unresolved_no_state", "no_callstack", "skipped", "unwind_error",
-	"kernel_records_lost",
+	"kernel_records_lost", "packets_skipped_no_state", "malformed",
+	"malformed_packets",
+	"unknown_function_name_iid", "unknown_frame_iid",
+	"unknown_callstack_iid", "unknown_build_id_iid",
+	"unknown_mapping_path_iid", "unknown_source_path_iid",
+	"unknown_mapping_iid", "unknown_task_context_iid",
+	"unknown_execution_context_iid", "unknown_counter_descriptor_iid",
 };
 
 #define TASK_PID	0x1
@@ -246,6 +268,7 @@ struct pft {
 	struct error		 pe;	/* pb errors, rebased into err */
 	uint64_t		 pkt_off;	/* stream offset of packet */
 	uint64_t		 flags;		/* of the current packet */
+	int			 bad;		/* err is the input's fault */
 	int64_t			 pkt_ts;
 	int			 has_ts;
 
@@ -264,19 +287,22 @@ struct pft {
 	struct hmap		 functions, mappings, frames, stacks;
 	struct hmap		 labelsets;
 	/* Label sets recently used, in front of the map (whose byte-wise
-	 * hash costs more than the rest of a sample); and the last inline
-	 * primary descriptor, which consecutive samples mostly repeat. */
+	 * hash costs more than the rest of a sample), allocated on first use
+	 * (zeroing its 64 kB was most of the cost of decoding a tiny trace);
+	 * and the last inline primary descriptor, which consecutive samples
+	 * mostly repeat. */
 	struct pft_lcache {
 		struct pft_lkey	 k;
 		int64_t		 id;
-	}			 lcache[PFT_LCACHE];
+	}			*lcache;
 	struct buf		 lastprim;
 	int			 lastprim_idx;
 	uint64_t		 lastprim_mult;
 	struct buf		 key, tmp, hex;
 	int64_t			*stackbuf;
 	size_t			 stackcap;
-	struct pft_u64s		 u1, u2;	/* scratch repeated fields */
+	/* Scratch repeated fields: u1, u2 of samples, u3 of callstacks. */
+	struct pft_u64s		 u1, u2, u3;
 	struct pb_field		*fields;	/* scratch: followers */
 	size_t			 nfields, fieldcap;
 
@@ -289,8 +315,9 @@ struct pft {
 
 	int64_t			 tmin, tmax;
 	int			 have_time;
-	uint64_t		 samples, dropped;
+	uint64_t		 samples, dropped, stored;
 	uint64_t		 counts[PC_N];
+	enum pft_kind		 unknown;	/* of the last failed lookup */
 };
 
 /* ---- errors ---- */
@@ -310,6 +337,7 @@ pft_bad(struct pft *d, uint64_t off, const char *what, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof why, fmt, ap);
 	va_end(ap);
+	d->bad = 1;
 	return error_set(d->err, ERR_INPUT, "perfetto: %s at byte %llu: %s",
 	    what, (unsigned long long)(d->pkt_off + off), why);
 }
@@ -336,6 +364,7 @@ pft_pberr(struct pft *d, const char *what)
 		out[n++] = *p++;
 	}
 	out[n] = '\0';
+	d->bad = 1;
 	return error_set(d->err, d->pe.kind != ERR_NONE ? d->pe.kind :
 	    ERR_INPUT, "perfetto: %s: %s", what, out);
 }
@@ -966,25 +995,23 @@ pft_interned(struct pft *d, struct pft_seq *s, const struct pb *c,
 	return r;
 }
 
-/* 0: *e found; 1: cannot be resolved for want of state (count it); -1: an
- * unknown iid on a valid state, which is a malformed trace. */
+/* 0: *e found; 1: the sequence's current state does not define it (lost
+ * with the packets of a wrapped ring buffer, or before a clear), which
+ * d->unknown names for the count.  Never -1: callers pass other errors on
+ * with the same convention. */
 static int
 pft_lookup(struct pft *d, struct pft_seq *s, enum pft_kind k, uint64_t iid,
-    uint64_t off, const char *what, struct pft_ent **e)
+    struct pft_ent **e)
 {
 	int64_t v;
 
 	*e = NULL;
-	if (s->state == PS_LOST)
-		return 1;
-	if ((v = pft_find(s, k, iid)) != 0) {
+	if (s->state != PS_LOST && (v = pft_find(s, k, iid)) != 0) {
 		*e = &s->ents[v - 1];
 		return 0;
 	}
-	if (s->state == PS_NONE)
-		return 1;
-	return pft_bad(d, off, what, "%s iid %llu is not defined on packet "
-	    "sequence %u", pft_kind_names[k], (unsigned long long)iid, s->id);
+	d->unknown = k;
+	return 1;
 }
 
 /* ---- PerfSample defaults (TracePacketDefaults.perf_sample_defaults) ---- */
@@ -1310,7 +1337,7 @@ pft_build_id(struct pft *d, struct mstr b)
 
 static int
 pft_mapping(struct pft *d, struct pft_seq *s, struct pft_ent *m,
-    uint64_t off, const char *what, int64_t *out)
+    int64_t *out)
 {
 	struct model_mapping mm;
 	struct pft_ent *e;
@@ -1324,8 +1351,8 @@ pft_mapping(struct pft *d, struct pft_seq *s, struct pft_ent *m,
 		return 0;
 	}
 	if (m->u.map.build_id != 0) {
-		if ((r = pft_lookup(d, s, PK_BUILD_ID, m->u.map.build_id, off,
-		    what, &e)) != 0)
+		if ((r = pft_lookup(d, s, PK_BUILD_ID, m->u.map.build_id,
+		    &e)) != 0)
 			return r;
 		bid = pft_build_id(d, pft_seq_str(s, e->u.str.off,
 		    e->u.str.len));
@@ -1335,7 +1362,7 @@ pft_mapping(struct pft *d, struct pft_seq *s, struct pft_ent *m,
 		struct mstr part;
 
 		if ((r = pft_lookup(d, s, PK_MAPPING_PATH,
-		    s->ids.v[m->u.map.ids + i], off, what, &e)) != 0)
+		    s->ids.v[m->u.map.ids + i], &e)) != 0)
 			return r;
 		part = pft_seq_str(s, e->u.str.off, e->u.str.len);
 		if (part.n == 0 || part.p[0] != '/')
@@ -1368,17 +1395,17 @@ pft_mapping(struct pft *d, struct pft_seq *s, struct pft_ent *m,
 	return 0;
 }
 
-/* An interned Frame as a sink frame id (0 / 1 / -1 as pft_lookup). */
+/* An interned Frame as a sink frame id: 0, 1 (unresolved, as pft_lookup)
+ * or -1 (an error). */
 static int
-pft_frame(struct pft *d, struct pft_seq *s, uint64_t iid, uint64_t off,
-    const char *what, int64_t *out)
+pft_frame(struct pft *d, struct pft_seq *s, uint64_t iid, int64_t *out)
 {
 	struct pft_ent *fr, *e;
 	struct mstr name = { "", 0 }, file = { "", 0 };
 	int64_t function = 0, mapping = 0, id;
 	int r;
 
-	if ((r = pft_lookup(d, s, PK_FRAME, iid, off, what, &fr)) != 0)
+	if ((r = pft_lookup(d, s, PK_FRAME, iid, &fr)) != 0)
 		return r;
 	if (fr->sink != 0 && fr->epoch == s->epoch) {
 		*out = fr->sink;
@@ -1386,21 +1413,21 @@ pft_frame(struct pft *d, struct pft_seq *s, uint64_t iid, uint64_t off,
 	}
 	if (fr->u.frame.name != 0) {
 		if ((r = pft_lookup(d, s, PK_FUNCTION_NAME, fr->u.frame.name,
-		    off, what, &e)) != 0)
+		    &e)) != 0)
 			return r;
 		name = pft_seq_str(s, e->u.str.off, e->u.str.len);
 	}
 	if (fr->u.frame.src != 0) {
-		if ((r = pft_lookup(d, s, PK_SOURCE_PATH, fr->u.frame.src, off,
-		    what, &e)) != 0)
+		if ((r = pft_lookup(d, s, PK_SOURCE_PATH, fr->u.frame.src,
+		    &e)) != 0)
 			return r;
 		file = pft_seq_str(s, e->u.str.off, e->u.str.len);
 	}
 	if (fr->u.frame.mapping != 0) {
-		if ((r = pft_lookup(d, s, PK_MAPPING, fr->u.frame.mapping, off,
-		    what, &e)) != 0)
+		if ((r = pft_lookup(d, s, PK_MAPPING, fr->u.frame.mapping,
+		    &e)) != 0)
 			return r;
-		if ((r = pft_mapping(d, s, e, off, what, &mapping)) != 0)
+		if ((r = pft_mapping(d, s, e, &mapping)) != 0)
 			return r;
 	}
 	if ((name.n != 0 || file.n != 0) &&
@@ -1463,14 +1490,14 @@ pft_stack_emit(struct pft *d, size_t n, int64_t *out)
 
 static int
 pft_callstack(struct pft *d, struct pft_seq *s, uint64_t iid, uint64_t off,
-    const char *what, int64_t *out)
+    int64_t *out)
 {
 	struct pft_ent *cs;
 	size_t i, n;
 	int64_t id;
 	int r;
 
-	if ((r = pft_lookup(d, s, PK_CALLSTACK, iid, off, what, &cs)) != 0)
+	if ((r = pft_lookup(d, s, PK_CALLSTACK, iid, &cs)) != 0)
 		return r;
 	if (cs->sink != 0 && cs->epoch == s->epoch) {
 		*out = cs->sink - 1;
@@ -1478,8 +1505,8 @@ pft_callstack(struct pft *d, struct pft_seq *s, uint64_t iid, uint64_t off,
 	}
 	n = cs->u.cs.nids;
 	for (i = 0; i < n; i++) {
-		if ((r = pft_frame(d, s, s->ids.v[cs->u.cs.ids + i], off, what,
-		    &id)) != 0)
+		if ((r = pft_frame(d, s, s->ids.v[cs->u.cs.ids + i], &id)) !=
+		    0)
 			return r;
 		if (pft_stack_push(d, i, id, off) == -1)
 			return -1;
@@ -1550,13 +1577,13 @@ pft_inline_callstack(struct pft *d, struct pft_seq *s, const struct pb *c,
 			    pft_stack_push(d, n++, id, g.off) == -1)
 				return -1;
 		} else if (g.num == 2) {
-			d->u1.n = 0;
-			if (pft_repeated(d, &sub, &g, &d->u1,
+			d->u3.n = 0;
+			if (pft_repeated(d, &sub, &g, &d->u3,
 			    "Callstack.frame_ids") == -1)
 				return -1;
-			for (i = 0; i < d->u1.n; i++) {
-				if ((rc = pft_frame(d, s, d->u1.v[i], g.off,
-				    "StackSample.callstack", &id)) != 0)
+			for (i = 0; i < d->u3.n; i++) {
+				if ((rc = pft_frame(d, s, d->u3.v[i], &id)) !=
+				    0)
 					return rc;
 				if (pft_stack_push(d, n++, id, g.off) == -1)
 					return -1;
@@ -1637,6 +1664,8 @@ pft_labelset(struct pft *d, struct pft_smp *sm)
 		    sizeof k.tid);
 	if (k.has == 0)
 		return 0;
+	if (d->lcache == NULL)
+		d->lcache = xcalloc(PFT_LCACHE, sizeof *d->lcache);
 	lc = &d->lcache[pft_lkey_hash(&k) & (PFT_LCACHE - 1)];
 	if (lc->id != 0 && memcmp(&k, &lc->k, sizeof k) == 0)
 		return lc->id;
@@ -1706,6 +1735,7 @@ pft_emit(struct pft *d, struct pft_smp *sm)
 	memset(d->values, 0, d->nmetrics * sizeof *d->values);
 	if (rc == -1)
 		return -1;
+	d->stored++;
 	if (sm->time_ns != 0) {
 		if (!d->have_time || sm->time_ns < d->tmin)
 			d->tmin = sm->time_ns;
@@ -1811,6 +1841,8 @@ pft_stack_sample(struct pft *d, struct pft_seq *s, const struct pb *c,
 	int has_weight = 0, unwind = 0, idx;
 	size_t i, nfollow;
 
+	/* Read, whether it then parses or not (see pft_malformed()). */
+	d->samples++;
 	memset(&task, 0, sizeof task);
 	exec = cs = prim = task;
 	d->nfields = 0;
@@ -1907,7 +1939,6 @@ pft_stack_sample(struct pft *d, struct pft_seq *s, const struct pb *c,
 	if (r == -1)
 		return -1;
 
-	d->samples++;
 	pft_smp_init(d, s, &sm, f->off);
 	if (pft_needs_state(d, s)) {
 		pft_drop(d, PC_NO_STATE);
@@ -1931,8 +1962,7 @@ pft_stack_sample(struct pft *d, struct pft_seq *s, const struct pb *c,
 		    (has & (1u << 3) ? TASK_TID : 0) |
 		    (has & (1u << 4) ? TASK_ASYNC : 0));
 	} else if (has_task == 2 && task_iid != 0) {
-		if ((r = pft_lookup(d, s, PK_TASK, task_iid, f->off, what,
-		    &e)) != 0)
+		if ((r = pft_lookup(d, s, PK_TASK, task_iid, &e)) != 0)
 			goto unresolved;
 		pft_task(&sm, e->u.task.pid, e->u.task.tid, e->u.task.async,
 		    e->u.task.has);
@@ -1947,8 +1977,7 @@ pft_stack_sample(struct pft *d, struct pft_seq *s, const struct pb *c,
 		pft_exec(&sm, v[2], v[3], (has & (1u << 2) ? EXEC_CPU : 0) |
 		    (has & (1u << 3) ? EXEC_MODE : 0));
 	} else if (has_exec == 2 && exec_iid != 0) {
-		if ((r = pft_lookup(d, s, PK_EXEC, exec_iid, f->off, what,
-		    &e)) != 0)
+		if ((r = pft_lookup(d, s, PK_EXEC, exec_iid, &e)) != 0)
 			goto unresolved;
 		pft_exec(&sm, e->u.exec.cpu, e->u.exec.mode, e->u.exec.has);
 	}
@@ -1957,7 +1986,7 @@ pft_stack_sample(struct pft *d, struct pft_seq *s, const struct pb *c,
 	if (has_cs == 1)
 		r = pft_inline_callstack(d, s, &sub, &cs, &sm.stack);
 	else
-		r = pft_callstack(d, s, cs_iid, cs.off, what, &sm.stack);
+		r = pft_callstack(d, s, cs_iid, cs.off, &sm.stack);
 	if (r != 0)
 		goto unresolved;
 
@@ -1968,13 +1997,11 @@ pft_stack_sample(struct pft *d, struct pft_seq *s, const struct pb *c,
 		return pft_bad(d, f->off, what, "%zu follower_weights for %zu "
 		    "follower descriptors", d->u2.n, nfollow);
 	if (has_prim == 2 && prim_iid != 0) {
-		if ((r = pft_lookup(d, s, PK_COUNTER, prim_iid, prim.off, what,
-		    &e)) != 0)
+		if ((r = pft_lookup(d, s, PK_COUNTER, prim_iid, &e)) != 0)
 			goto unresolved;
 	}
 	for (i = 0; i < d->u1.n; i++)
-		if ((r = pft_lookup(d, s, PK_COUNTER, d->u1.v[i], f->off, what,
-		    &e)) != 0)
+		if ((r = pft_lookup(d, s, PK_COUNTER, d->u1.v[i], &e)) != 0)
 			goto unresolved;
 
 	idx = -1;
@@ -1993,8 +2020,7 @@ pft_stack_sample(struct pft *d, struct pft_seq *s, const struct pb *c,
 		d->lastprim_idx = idx;
 		d->lastprim_mult = mult;
 	} else if (has_prim == 2 && prim_iid != 0) {
-		(void)pft_lookup(d, s, PK_COUNTER, prim_iid, prim.off, what,
-		    &e);
+		(void)pft_lookup(d, s, PK_COUNTER, prim_iid, &e);
 		if (pft_counter_use(d, s, e, &idx, &mult) == -1)
 			return -1;
 	} else if (has_weight &&
@@ -2015,8 +2041,7 @@ pft_stack_sample(struct pft *d, struct pft_seq *s, const struct pb *c,
 			goto fail;
 	}
 	for (i = 0; i < d->u1.n; i++) {
-		(void)pft_lookup(d, s, PK_COUNTER, d->u1.v[i], f->off, what,
-		    &e);
+		(void)pft_lookup(d, s, PK_COUNTER, d->u1.v[i], &e);
 		if (pft_counter_use(d, s, e, &idx, &mult) == -1 ||
 		    pft_add_weight(d, idx, d->u2.v[d->nfields + i], mult,
 		    f->off, "StackSample.follower_weights") == -1)
@@ -2029,7 +2054,7 @@ pft_stack_sample(struct pft *d, struct pft_seq *s, const struct pb *c,
 unresolved:
 	if (r == -1)
 		return -1;
-	pft_drop(d, PC_NO_STATE);
+	pft_drop(d, PC_UNKNOWN + d->unknown);
 	return 0;
 fail:
 	memset(d->values, 0, d->nmetrics * sizeof *d->values);
@@ -2087,10 +2112,10 @@ pft_perf_sample(struct pft *d, struct pft_seq *s, const struct pb *c,
 		pft_drop(d, PC_NO_CALLSTACK);
 		return 0;
 	}
-	if ((r = pft_callstack(d, s, v[4], f->off, what, &sm.stack)) != 0) {
+	if ((r = pft_callstack(d, s, v[4], f->off, &sm.stack)) != 0) {
 		if (r == -1)
 			return -1;
-		pft_drop(d, PC_NO_STATE);
+		pft_drop(d, PC_UNKNOWN + d->unknown);
 		return 0;
 	}
 	/* Unset means UNWIND_ERROR_NONE (1). */
@@ -2171,9 +2196,11 @@ pft_streaming(struct pft *d, struct pft_seq *s, const struct pb *c,
 	}
 	if (r == -1)
 		return -1;
-	if (d->u2.n != 0 && d->u2.n != d->u1.n)
+	if (d->u2.n != 0 && d->u2.n != d->u1.n) {
+		d->samples += d->u1.n;
 		return pft_bad(d, f->off, what, "%zu timestamp_delta_us for "
 		    "%zu callstack_iid", d->u2.n, d->u1.n);
+	}
 
 	t = d->has_ts ? d->pkt_ts : 0;
 	for (i = 0; i < d->u1.n; i++) {
@@ -2196,11 +2223,11 @@ pft_streaming(struct pft *d, struct pft_seq *s, const struct pb *c,
 			pft_drop(d, PC_NO_CALLSTACK);
 			continue;
 		}
-		if ((r = pft_callstack(d, s, d->u1.v[i], f->off, what,
+		if ((r = pft_callstack(d, s, d->u1.v[i], f->off,
 		    &sm.stack)) != 0) {
 			if (r == -1)
 				return -1;
-			pft_drop(d, PC_NO_STATE);
+			pft_drop(d, PC_UNKNOWN + d->unknown);
 			continue;
 		}
 		if (pft_emit(d, &sm) == -1)
@@ -2212,11 +2239,71 @@ pft_streaming(struct pft *d, struct pft_seq *s, const struct pb *c,
 /* ---- packets ---- */
 
 static int
+pft_payload(struct pft *d, struct pft_seq *s, const struct pb *c,
+    const struct pb_field *payload)
+{
+	switch (payload->num) {
+	case TP_STACK_SAMPLE:
+		return pft_stack_sample(d, s, c, payload);
+	case TP_PERF_SAMPLE:
+		return pft_perf_sample(d, s, c, payload);
+	case TP_STREAMING_PROFILE:
+		return pft_streaming(d, s, c, payload);
+	case TP_PROCESS_TREE:
+		return pft_process_tree(d, c, payload);
+	case TP_TRACK_DESCRIPTOR:
+		return pft_track_descriptor(d, s, c, payload);
+	case TP_PROCESS_DESCRIPTOR:
+		return pft_process(d, c, payload, 2, "ProcessDescriptor");
+	case TP_THREAD_DESCRIPTOR:
+		return pft_thread(d, s, c, payload, 1, 0);
+	}
+	return 0;
+}
+
+/* Sample counters when a packet's contents began. */
+struct pft_mark {
+	uint64_t	 samples, stored, dropped;
+};
+
+/* A message inside a packet whose framing was sound does not parse, or
+ * holds what cannot be used (weights that overflow, counts that
+ * disagree): the rest of the trace can still be read, as trace_processor
+ * reads it.  The packet is skipped and counted; its samples counted as
+ * read and neither stored nor dropped yet are dropped as malformed; when
+ * its interned data was broken, its sequence's state is incomplete until
+ * the next clear.  Limits and the sink's errors stay errors. */
+static int
+pft_malformed(struct pft *d, struct pft_seq *s, int in_state,
+    const struct pft_mark *m)
+{
+	uint64_t lost;
+
+	/* Not an ERR_INPUT of the sink's. */
+	if (d->err->kind != ERR_INPUT || !d->bad)
+		return -1;
+	error_clear(d->err);
+	d->bad = 0;
+	memset(d->values, 0, d->nmetrics * sizeof *d->values);
+	d->counts[PC_MALFORMED_PACKETS]++;
+	if (in_state) {
+		pft_seq_reset(d, s);
+		s->state = PS_LOST;
+	}
+	lost = (d->samples - m->samples) - (d->stored - m->stored) -
+	    (d->dropped - m->dropped);
+	d->counts[PC_MALFORMED] += lost;
+	d->dropped += lost;
+	return 0;
+}
+
+static int
 pft_packet(struct pft *d, const uint8_t *data, size_t len)
 {
 	struct pb c, c2;
 	struct pb_field f, payload;
 	struct pft_seq *s = NULL;
+	struct pft_mark mark;
 	uint32_t seqid = 0;
 	uint64_t dropped = 0;
 	int r, cleared = 0, has_payload = 0, has_state = 0;
@@ -2290,6 +2377,9 @@ pft_packet(struct pft *d, const uint8_t *data, size_t len)
 		return 0;
 	if (pft_seq_get(d, seqid, &s) == -1)
 		return -1;
+	mark.samples = d->samples;
+	mark.stored = d->stored;
+	mark.dropped = d->dropped;
 
 	/* A loss invalidates the state; a clear in the same packet (as on
 	 * the first packet of a sequence) makes a new one at once. */
@@ -2301,38 +2391,39 @@ pft_packet(struct pft *d, const uint8_t *data, size_t len)
 		pft_seq_reset(d, s);
 		s->state = PS_VALID;
 	}
-	/* Interned data after a loss is incomplete until the next clear. */
+	/* A packet that needs a state its sequence lacks is skipped whole,
+	 * as trace_processor does; its samples are still read, to be counted
+	 * (the handlers see pft_needs_state()).  Interned data after a loss
+	 * is incomplete until the next clear, flagged or not. */
+	if (pft_needs_state(d, s)) {
+		d->counts[PC_PACKETS_SKIPPED]++;
+		switch (payload.num) {
+		case TP_STACK_SAMPLE:
+		case TP_PERF_SAMPLE:
+		case TP_STREAMING_PROFILE:
+			break;
+		default:
+			return 0;
+		}
+		has_state = 0;
+	}
+	/* The packet's own framing is sound from here on: what is wrong
+	 * inside it costs the packet, not the trace. */
 	if (has_state && s->state != PS_LOST) {
 		pb_init(&c2, data, len);
 		while ((r = pft_next(d, &c2, &f, "TracePacket")) == 1) {
 			if (f.num == TP_INTERNED_DATA &&
 			    pft_interned(d, s, &c2, &f) == -1)
-				return -1;
+				return pft_malformed(d, s, 1, &mark);
 			if (f.num == TP_DEFAULTS &&
 			    pft_defaults(d, s, &c2, &f) == -1)
-				return -1;
+				return pft_malformed(d, s, 1, &mark);
 		}
 		if (r == -1)
 			return -1;
 	}
-	if (!has_payload)
-		return 0;
-	switch (payload.num) {
-	case TP_STACK_SAMPLE:
-		return pft_stack_sample(d, s, &c, &payload);
-	case TP_PERF_SAMPLE:
-		return pft_perf_sample(d, s, &c, &payload);
-	case TP_STREAMING_PROFILE:
-		return pft_streaming(d, s, &c, &payload);
-	case TP_PROCESS_TREE:
-		return pft_process_tree(d, &c, &payload);
-	case TP_TRACK_DESCRIPTOR:
-		return pft_track_descriptor(d, s, &c, &payload);
-	case TP_PROCESS_DESCRIPTOR:
-		return pft_process(d, &c, &payload, 2, "ProcessDescriptor");
-	case TP_THREAD_DESCRIPTOR:
-		return pft_thread(d, s, &c, &payload, 1, 0);
-	}
+	if (has_payload && pft_payload(d, s, &c, &payload) == -1)
+		return pft_malformed(d, s, 0, &mark);
 	return 0;
 }
 
@@ -2435,9 +2526,11 @@ pft_free(struct pft *d)
 	buf_free(&d->lastprim);
 	buf_free(&d->namebytes);
 	free(d->namev);
+	free(d->lcache);
 	free(d->stackbuf);
 	free(d->u1.v);
 	free(d->u2.v);
+	free(d->u3.v);
 	free(d->fields);
 }
 

@@ -656,6 +656,12 @@ spool_import_fd(struct importer *im, struct spool_ctx *c, int fd,
 		t->outcome = res.duplicate ? SPOOL_DUPLICATE : SPOOL_IMPORTED;
 		t->profile_id = res.profile_id;
 		t->samples = res.samples;
+		if (res.ncounts > 0) {
+			char dropped[512];
+
+			import_result_dropped(&res, dropped, sizeof dropped);
+			t->dropped = xstrdup(dropped);
+		}
 		snprintf(t->format, sizeof t->format, "%s", res.format);
 		import_result_clear(&res);
 		spool_remove(c, fd, st);
@@ -802,5 +808,6 @@ spool_task_clear(struct spool_task *t)
 {
 	free(t->moved_to);
 	free(t->cleanup);
-	t->moved_to = t->cleanup = NULL;
+	free(t->dropped);
+	t->moved_to = t->cleanup = t->dropped = NULL;
 }

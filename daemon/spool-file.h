@@ -100,6 +100,7 @@ struct spool_task {
 	int64_t profile_id;
 	char format[16];
 	int64_t samples;
+	char *dropped;			/* import_result_dropped(), or NULL */
 	uint64_t bytes;
 	char *moved_to;			/* done/ or failed/ path, or NULL */
 	char *cleanup;			/* an error after the import, or NULL */

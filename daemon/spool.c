@@ -548,9 +548,10 @@ spool_import_log(struct spool *sp, struct spool_import *ij)
 		sp->imported++;
 		server_import_count(sp->srv, 1);
 		log_info("spool: %s/%s: stored as profile %lld in scope %.*s "
-		    "(%s, %lld samples, %llu bytes)%s%s", sp->dir, ij->rel,
+		    "(%s, %lld samples, %s%s%llu bytes)%s%s", sp->dir, ij->rel,
 		    (long long)t->profile_id, slen, scope, t->format,
-		    (long long)t->samples, (unsigned long long)t->bytes,
+		    (long long)t->samples, t->dropped ? t->dropped : "",
+		    t->dropped ? "; " : "", (unsigned long long)t->bytes,
 		    t->moved_to ? "; kept as " : "",
 		    t->moved_to ? t->moved_to : "");
 		break;

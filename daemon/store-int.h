@@ -18,6 +18,12 @@ enum sb_stmt {
 	SB_COUNT
 };
 
+/* Statements of store-counts.c, prepared on first use. */
+enum sc_stmt {
+	SC_ADD, SC_GET,
+	SC_COUNT
+};
+
 struct store_ckpt;
 
 struct store {
@@ -32,6 +38,7 @@ struct store {
 	int fk_off;			/* store_begin_import turned them off */
 	sqlite3_stmt **st;		/* store.c's, by its enum stmt */
 	sqlite3_stmt *sb[SB_COUNT];
+	sqlite3_stmt *sc[SC_COUNT];
 };
 
 int store_fail(struct store *, struct error *, const char *what);
@@ -46,6 +53,9 @@ void store_samples_finalize(struct store *);
 /* Schema 3: the rows of the old sample table (renamed sample_v2) into
  * blocks and rollups, then the table dropped. */
 int store_samples_migrate_v3(struct store *, struct error *);
+
+/* store-counts.c */
+void store_counts_finalize(struct store *);
 
 /* store-vtab.c: the sample virtual table, on every connection. */
 int store_vtab_register(sqlite3 *);

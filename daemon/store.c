@@ -411,6 +411,7 @@ store_close(struct store *s)
 		return;
 	store_ckpt_stop(s);
 	store_samples_finalize(s);
+	store_counts_finalize(s);
 	for (i = 0; s->st != NULL && i < S_COUNT; i++)
 		sqlite3_finalize(s->st[i]);
 	free(s->st);
@@ -927,6 +928,7 @@ store_profile_info_clear(struct store_profile_info *p)
 	for (i = 0; i < p->ncomments; i++)
 		free(p->comments[i]);
 	free(p->comments);
+	store_counts_free(p->counts, p->ncounts);
 	memset(p, 0, sizeof *p);
 }
 
@@ -1005,6 +1007,8 @@ store_profile_get(struct store *s, int64_t id, struct store_profile_info *p,
 		store_fail(s, err, "reading profile comments");
 		goto fail;
 	}
+	if (store_profile_counts(s, id, &p->counts, &p->ncounts, err) == -1)
+		goto fail;
 	return 0;
 fail:
 	store_profile_info_clear(p);

@@ -78,6 +78,17 @@ int store_profile_metric_add(struct store *, int64_t profile_id, int idx,
     int64_t metric_id, int64_t total, struct error *);
 int store_profile_label_add(struct store *, int64_t profile_id,
     const char *key, const char *value, struct error *);
+
+/* store-counts.c: named counts of a profile (why samples were dropped). */
+struct store_count {
+	char *name;
+	int64_t n;
+};
+int store_profile_count_add(struct store *, int64_t profile_id,
+    const char *name, int64_t n, struct error *);
+int store_profile_counts(struct store *, int64_t profile_id,
+    struct store_count **, size_t *, struct error *);
+void store_counts_free(struct store_count *, size_t);
 int store_profile_comment_add(struct store *, int64_t profile_id, int idx,
     const char *, size_t, struct error *);
 
@@ -189,6 +200,8 @@ struct store_profile_info {
 	size_t nlabels;
 	char **comments;
 	size_t ncomments;
+	struct store_count *counts;		/* by name */
+	size_t ncounts;
 };
 
 void store_metric_clear(struct store_metric *);

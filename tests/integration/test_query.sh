@@ -100,7 +100,8 @@ ok "callsite parent chain reaches the root"
 # Every view answers and its columns are the documented ones.
 for view in "samples:scope,profile_id,time_ns,metric,unit,value,callsite_id,function,file,line,depth,labelset_id" \
     "callsites:callsite_id,parent_id,depth,function,system_name,file,line,address,mapping,build_id,inlined" \
-    "profiles:profile_id,scope,format,name,time_ns,duration_ns,imported_ns,samples,dropped_samples,period,bytes" \
+    "profiles:profile_id,scope,format,name,time_ns,duration_ns,imported_ns,samples,dropped_samples,period,bytes,dropped" \
+    "profile_counts:profile_id,reason,count" \
     "profile_labels:profile_id,key,value" \
     "scopes:scope,profiles,first_time_ns,last_time_ns" \
     "labels:labelset_id,key,value,num,unit" \

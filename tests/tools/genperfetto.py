@@ -4,11 +4,22 @@ should give, computed here independently of profd.
 
     genperfetto.py OUT.pftrace EXPECTED.json [--kind stack|perf|streaming|mixed]
                    [--samples N] [--seed S] [--gzip]
+                   [--wrap FRACTION [--counts COUNTS.json]]
 
 The trace uses two packet sequences that intern the same iids for
 different frames, resets its state mid-way (SEQ_INCREMENTAL_STATE_CLEARED),
 and for kind=stack has a follower counter.  EXPECTED.json maps metric type
 to {"unit", "total", "rows": {function: [flat, cum]}}.
+
+--wrap FRACTION makes the trace a ring buffer that wrapped: the oldest
+FRACTION of its packets are lost, the interning that opened every sequence
+among them.  A third sequence (4) then stands for an old producer that
+does not flag its samples SEQ_NEEDS_INCREMENTAL_STATE.  EXPECTED.json holds
+only what can still be resolved (what trace_processor keeps): sequence 1
+never gets its state back, so its samples are skipped; sequence 2 does at
+its mid-way reset; sequence 4's samples name callstacks nothing defines.
+COUNTS.json gets {"samples", "dropped_samples", "dropped": {reason: n},
+"stored"} as profd should report them.
 """
 import argparse
 import gzip
@@ -64,11 +75,21 @@ def main():
     ap.add_argument("--samples", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--gzip", action="store_true")
+    ap.add_argument("--wrap", type=float, default=0.0)
+    ap.add_argument("--counts")
     a = ap.parse_args()
     rnd = random.Random(a.seed)
     exp = Expect()
     t0 = 1_700_000_000 * 10**9
-    out = bytearray()
+    # Every packet with its sequence, whether it clears that sequence's
+    # state, and for samples: flagged as needing state, and the values
+    # (metric, unit, stack, value) it adds when it can be resolved.
+    pkts = []
+
+    class Out:
+        def extend(self, b, seq=None, clear=False, needs=False, adds=None):
+            pkts.append((bytes(b), seq, clear, needs, adds))
+    out = Out()
 
     base = ["main", "serve", "parse", "lex", "eval", "alloc", "hash", "io wait"]
     stacks = []
@@ -78,12 +99,14 @@ def main():
 
     # Two sequences: same iids, names differ by a suffix.
     seqs = {1: "", 2: "@b"}
+    if a.wrap:
+        seqs[4] = "@old"
     state = {}
 
     def define(seq, tag, clear=True):
         flags = SEQ_CLEARED if clear else 0
         out.extend(packet(fv(10, seq) + fv(13, flags) +
-                          fb(12, interned(base, stacks, tag))))
+                          fb(12, interned(base, stacks, tag))), seq, clear)
         state[seq] = tag
 
     for seq, tag in seqs.items():
@@ -100,36 +123,74 @@ def main():
         if i == a.samples // 2:
             # Reset sequence 2 mid-trace with other names for the same iids.
             define(2, "@c")
-        seq = 1 if rnd.random() < 0.6 else 2
+        if a.wrap:
+            r = rnd.random()
+            seq = 1 if r < 0.4 else 2 if r < 0.8 else 4
+        else:
+            seq = 1 if rnd.random() < 0.6 else 2
         sid = rnd.randint(1, len(stacks))
         names = [base[f - 1] + state[seq] for f in stacks[sid - 1]]
         ts = t0 + i * 1_000_000
         kind = kinds[i % len(kinds)]
+        needs = seq != 4
+        flags = fv(13, SEQ_NEEDS) if needs else b""
         if kind == "stack":
             w = rnd.randint(1, 5) * 1000
             cyc = rnd.randint(1, 9)
             ss = (fb(1, fv(2, 42) + fv(3, 43)) + fv(6, sid) + desc +
                   fv(11, w) + follower + fb(14, varint(cyc)))
-            out.extend(packet(fv(8, ts) + fv(10, seq) + fv(13, SEQ_NEEDS) + fb(135, ss)))
-            exp.add("samples", "count", names, 1)
-            exp.add("wall_time", "nanoseconds", names, w)
-            exp.add("cpu_cycles", "cycles", names, cyc)
+            out.extend(packet(fv(8, ts) + fv(10, seq) + flags + fb(135, ss)),
+                       seq, False, needs,
+                       [("samples", "count", names, 1),
+                        ("wall_time", "nanoseconds", names, w),
+                        ("cpu_cycles", "cycles", names, cyc)])
         elif kind == "perf":
             ps = fv(1, 0) + fv(2, 42) + fv(3, 43) + fv(4, sid) + fv(6, 1)
-            out.extend(packet(fv(8, ts) + fv(10, seq) + fv(13, SEQ_NEEDS) + fb(66, ps)))
-            exp.add("samples", "count", names, 1)
+            out.extend(packet(fv(8, ts) + fv(10, seq) + flags + fb(66, ps)),
+                       seq, False, needs, [("samples", "count", names, 1)])
         else:
             sp = fb(1, varint(sid)) + fb(2, varint(0))
-            out.extend(packet(fv(8, ts) + fv(10, seq) + fv(13, SEQ_NEEDS) + fb(54, sp)))
-            exp.add("samples", "count", names, 1)
+            out.extend(packet(fv(8, ts) + fv(10, seq) + flags + fb(54, sp)),
+                       seq, False, needs, [("samples", "count", names, 1)])
 
-    data = bytes(out)
+    # The ring buffer keeps the newest packets.
+    kept = pkts[int(len(pkts) * a.wrap):]
+    valid = set()
+    counts = {}
+    nsamples = stored = 0
+
+    def count(reason):
+        counts[reason] = counts.get(reason, 0) + 1
+
+    for b, seq, clear, needs, adds in kept:
+        if clear:
+            valid.add(seq)
+        if adds is None:
+            continue
+        nsamples += 1
+        if needs and seq not in valid:
+            count("packets_skipped_no_state")
+            count("unresolved_no_state")
+        elif seq not in valid:
+            count("unknown_callstack_iid")
+        else:
+            stored += 1
+            for metric, unit, names, v in adds:
+                exp.add(metric, unit, names, v)
+    data = b"".join(p[0] for p in kept)
     if a.gzip:
         data = gzip.compress(data)
     with open(a.out, "wb") as f:
         f.write(data)
     with open(a.expected, "w") as f:
         json.dump(exp.metrics, f, indent=1, sort_keys=True)
+    if a.counts:
+        dropped = sum(n for r, n in counts.items()
+                      if r != "packets_skipped_no_state")
+        with open(a.counts, "w") as f:
+            json.dump({"samples": nsamples, "dropped_samples": dropped,
+                       "dropped": counts, "stored": stored}, f, indent=1,
+                      sort_keys=True)
 
 
 if __name__ == "__main__":

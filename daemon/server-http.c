@@ -131,6 +131,7 @@ conn_free(void *arg)
 	sh->nconns--;
 	/* The filter's buffers outlive this call a little. */
 	evbuffer_remove_cb_entry(bufferevent_get_output(c->bev), c->out_cb);
+	event_del(c->kick);
 	event_free(c->timer);
 	event_free(c->kick);
 	free(c);
@@ -482,8 +483,12 @@ conn_new(struct event_base *base, void *arg)
 		free(c);
 		return NULL;	/* libevent makes a plain one */
 	}
+	/* Deferred callbacks: libevent 2.1's filter re-arms its timeout
+	 * after calling evhttp's write callback, which may have freed the
+	 * connection (Connection: close), leaving a freed event in the
+	 * timer heap; deferred, evhttp runs after the filter is done. */
 	c->bev = bufferevent_filter_new(c->under, conn_in, conn_out,
-	    BEV_OPT_CLOSE_ON_FREE, conn_free, c);
+	    BEV_OPT_CLOSE_ON_FREE | BEV_OPT_DEFER_CALLBACKS, conn_free, c);
 	if (c->bev == NULL) {
 		bufferevent_free(c->under);
 		free(c);
@@ -709,9 +714,21 @@ server_http_unlisten(struct server_http *sh)
 void
 server_http_free(struct server_http *sh)
 {
+	int i;
+
 	if (sh == NULL)
 		return;
-	/* evhttp_free has freed the listener with the evhttp. */
+	/* evhttp_free frees the listener and the connections; a connection's
+	 * bufferevents are finalized later, by the loop, and the filter's
+	 * free callback needs the guard: run the loop until they are gone,
+	 * not leaving them to event_base_free (which runs them after the
+	 * guard is freed, and while walking a queue they would change). */
+	sh->listener = NULL;
+	if (sh->resume != NULL)
+		event_del(sh->resume);
+	evhttp_free(sh->http);
+	for (i = 0; i < 16 && (i < 2 || sh->nconns > 0); i++)
+		event_base_loop(sh->base, EVLOOP_NONBLOCK);
 	server_http_unlink(sh);
 	if (sh->resume != NULL)
 		event_free(sh->resume);

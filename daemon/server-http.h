@@ -35,7 +35,8 @@ void server_http_set_config(struct server_http *, const struct config *);
 int server_http_listen(struct server_http *, int fd);
 /* Stop accepting (SIGTERM); connections open stay. */
 void server_http_unlisten(struct server_http *);
-/* Free before evhttp_free; connections still open stop being counted. */
+/* Free the guard and the evhttp it was set up on, with its connections
+ * (before event_base_free). */
 void server_http_free(struct server_http *);
 /* Counters for /v1/health. */
 json_t *server_http_json(const struct server_http *);

@@ -672,10 +672,10 @@ out:
 	free(ready);
 	uploads_free(srv.uploads);
 	free(updir);
-	/* The connections go first: they count themselves out of the guard. */
-	if (srv.http != NULL)
+	if (srv.guard != NULL)
+		server_http_free(srv.guard);	/* and srv.http */
+	else if (srv.http != NULL)
 		evhttp_free(srv.http);
-	server_http_free(srv.guard);
 	if (srv.base != NULL)
 		event_base_free(srv.base);
 	importer_free(iw.importer);

@@ -233,6 +233,27 @@ server_http_budget(const struct config *cfg)
 	    cfg->max_inflight_body : cfg->limits.max_body;
 }
 
+/* Copy, not move: libevent reads at most 4 kB at a time into a fresh
+ * 8 kB chain once the last was moved away, so moving the chains of a
+ * body that evhttp holds until it is whole doubles its memory; copying
+ * packs them. */
+static void
+conn_copy(struct evbuffer *src, struct evbuffer *dst)
+{
+	struct evbuffer_iovec v[8];
+	int i, n;
+
+	while (evbuffer_get_length(src) > 0) {
+		n = evbuffer_peek(src, -1, NULL, v, 8);
+		if (n > 8)
+			n = 8;
+		for (i = 0; i < n; i++) {
+			evbuffer_add(dst, v[i].iov_base, v[i].iov_len);
+			evbuffer_drain(src, v[i].iov_len);
+		}
+	}
+}
+
 static enum bufferevent_filter_result
 conn_in(struct evbuffer *src, struct evbuffer *dst, ev_ssize_t lim,
     enum bufferevent_flush_mode mode, void *arg)
@@ -310,7 +331,7 @@ out:
 		evbuffer_drain(src, len);
 		return BEV_OK;
 	}
-	evbuffer_add_buffer(dst, src);
+	conn_copy(src, dst);
 	return BEV_OK;
 }
 

@@ -50,7 +50,7 @@ config_defaults(struct config *c)
 	c->max_uploads = 64;
 	c->header_timeout = 10;
 	c->body_timeout = 120;
-	c->idle_timeout = 60;
+	c->idle_timeout = 300;	/* as before: a long import or query */
 	/* Set by systemd for StateDirectory= and RuntimeDirectory= (the first
 	 * of a colon-separated list): the unit's User= has no XDG dirs. */
 	if ((d = env_dir("STATE_DIRECTORY")) != NULL)

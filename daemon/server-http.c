@@ -15,6 +15,8 @@
 #include <errno.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
+#include <event2/http.h>
+#include <event2/http_struct.h>
 #include <event2/listener.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -606,6 +608,21 @@ server_http_dispatch(struct evhttp_request *req, void *arg)
 			evhttp_send_reply(req, 503, NULL, NULL);
 			return;
 		}
+	}
+	/* libevent takes any digits as a version (HTTP/0.1, HTTP/1555...5.1
+	 * overflowing an int) and answers in it. */
+	if (req->major != 1 || req->minor > 1) {
+		req->major = 1;
+		req->minor = 1;
+		body = http_error_json(400, "the HTTP version is not 1.0 or 1.1",
+		    &len);
+		h = evhttp_request_get_output_headers(req);
+		evhttp_add_header(h, "Content-Type", "application/json");
+		evhttp_add_header(h, "Connection", "close");
+		evbuffer_add(evhttp_request_get_output_buffer(req), body, len);
+		free(body);
+		evhttp_send_reply(req, 400, http_error_reason(400), NULL);
+		return;
 	}
 	sh->cb(req, sh->cbarg);
 }

@@ -13,7 +13,7 @@
  * routes_dispatch does before a handler (route lookup on the real table,
  * query string parsing, reading the body) and replies; the store is not
  * involved (its handlers need the whole daemon).  Beside not crashing:
- * every reply is a well-formed HTTP/1.x response, and every error reply,
+ * every reply is a well-formed HTTP response, and every error reply,
  * whoever wrote it (the guard, libevent, the stand-in), is the documented
  * JSON {"error": string, "detail": string} with a JSON Content-Type; and
  * no connection is left counted once it is closed. */
@@ -157,7 +157,9 @@ check_replies(const char *out, size_t n)
 	int json_type;
 
 	while (p < end) {
-		FZ_CHECK(end - p >= 12 && memcmp(p, "HTTP/1.", 7) == 0);
+		/* HTTP/1.0 or 1.1 only (the guard answers others in 1.1). */
+		FZ_CHECK(end - p >= 12 && memcmp(p, "HTTP/1.", 7) == 0 &&
+		    (p[7] == '0' || p[7] == '1'));
 		status = strtol(p + 9, NULL, 10);
 		FZ_CHECK(status >= 100 && status <= 599);
 		hend = memmem(p, (size_t)(end - p), "\r\n\r\n", 4);

@@ -111,6 +111,9 @@ def errors(path):
     cases = [
         (b"GARBAGE\r\n\r\n", 400, "garbage request line"),
         (b"GET /v1/health HTTP/9.9\r\n\r\n", 400, "bad version"),
+        (b"GET /v1/health HTTP/0.1\r\n\r\n", 400, "version 0.1"),
+        (b"GET /v1/health HTTP/1" + b"5" * 40 + b".1\r\n\r\n", 400,
+         "version overflowing an int"),
         (b"FOO /v1/health HTTP/1.1\r\nHost: x\r\n\r\n", 405,
          "unknown method"),
         (b"PATCH /v1/scopes HTTP/1.1\r\nHost: x\r\n\r\n", 405,

@@ -610,8 +610,9 @@ server_http_dispatch(struct evhttp_request *req, void *arg)
 		}
 	}
 	/* libevent takes any digits as a version (HTTP/0.1, HTTP/1555...5.1
-	 * overflowing an int) and answers in it. */
-	if (req->major != 1 || req->minor > 1) {
+	 * overflowing an int), keeps them in a char (HTTP/1.0111111111 is
+	 * 1.-57) and answers in it. */
+	if (req->major != 1 || (req->minor != 0 && req->minor != 1)) {
 		req->major = 1;
 		req->minor = 1;
 		body = http_error_json(400, "the HTTP version is not 1.0 or 1.1",

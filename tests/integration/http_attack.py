@@ -114,6 +114,8 @@ def errors(path):
         (b"GET /v1/health HTTP/0.1\r\n\r\n", 400, "version 0.1"),
         (b"GET /v1/health HTTP/1" + b"5" * 40 + b".1\r\n\r\n", 400,
          "version overflowing an int"),
+        (b"GET /v1/health HTTP/1.0111111111\r\n\r\n", 400,
+         "minor version overflowing a char"),
         (b"FOO /v1/health HTTP/1.1\r\nHost: x\r\n\r\n", 405,
          "unknown method"),
         (b"PATCH /v1/scopes HTTP/1.1\r\nHost: x\r\n\r\n", 405,

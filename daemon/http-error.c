@@ -1,5 +1,7 @@
 /* http-error.c: error bodies that are always the documented JSON. */
+#include <event2/buffer.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,4 +146,67 @@ http_error_json(int status, const char *detail, size_t *len)
 	free(text);
 	*len = strlen(out);
 	return out;
+}
+
+/* libevent's own reply: its fixed HTML error page, or "100 Continue". */
+int
+http_error_rewrite(struct evbuffer *src, struct evbuffer *dst,
+    size_t max_body, int *discard)
+{
+	struct evbuffer_ptr p;
+	char line[16], head[256], detail[200];
+	size_t len;
+	char *body;
+	int status;
+
+	while (evbuffer_get_length(src) > 0) {
+		p = evbuffer_search(src, "\r\n\r\n", 4, NULL);
+		if (p.pos < 0)
+			return -1;
+		memset(line, 0, sizeof line);
+		evbuffer_copyout(src, line, sizeof line - 1);
+		status = strncmp(line, "HTTP/1.", 7) == 0 ? atoi(line + 9) : 0;
+		if (status >= 100 && status < 200) {
+			evbuffer_remove_buffer(src, dst, (size_t)p.pos + 4);
+			continue;
+		}
+		switch (status) {
+		case 400:
+			snprintf(detail, sizeof detail, "the request is not "
+			    "valid HTTP/1.1 (request line, header or chunked "
+			    "body)");
+			break;
+		case 413:
+			snprintf(detail, sizeof detail, "the request body "
+			    "passes max-body (%zu bytes); send larger blobs "
+			    "through /v1/uploads", max_body);
+			break;
+		case 417:
+			snprintf(detail, sizeof detail, "the only expectation "
+			    "understood is \"Expect: 100-continue\"");
+			break;
+		case 501:
+			snprintf(detail, sizeof detail, "this method is not "
+			    "implemented");
+			break;
+		default:
+			snprintf(detail, sizeof detail, "the request was "
+			    "refused by the HTTP layer");
+			break;
+		}
+		if (status < 400 || status > 599)
+			status = 400;
+		body = http_error_json(status, detail, &len);
+		snprintf(head, sizeof head, "HTTP/1.1 %d %s\r\n"
+		    "Content-Type: application/json\r\n"
+		    "Content-Length: %zu\r\nConnection: close\r\n\r\n", status,
+		    http_error_reason(status), len);
+		evbuffer_add(dst, head, strlen(head));
+		evbuffer_add(dst, body, len);
+		free(body);
+		/* The HTML body follows and the connection closes after. */
+		*discard = 1;
+		evbuffer_drain(src, evbuffer_get_length(src));
+	}
+	return 0;
 }

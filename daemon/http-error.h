@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+struct evbuffer;
+
 /* The short kind of an error status ("bad request", "busy", ...). */
 const char *http_error_kind(int status);
 /* The reason phrase of a status line. */
@@ -16,5 +18,11 @@ const char *http_error_reason(int status);
 char *http_utf8_clean(const char *s);
 /* The error body, newline-terminated (malloc'ed; *len set). */
 char *http_error_json(int status, const char *detail, size_t *len);
+/* Rewrite the replies libevent wrote itself from src into dst: its fixed
+ * HTML error pages become the JSON error (the status kept, the rest of
+ * the output discarded: *discard set, the connection closes), "100
+ * Continue" passes.  -1 until src holds a whole head. */
+int http_error_rewrite(struct evbuffer *src, struct evbuffer *dst,
+    size_t max_body, int *discard);
 
 #endif

@@ -74,7 +74,8 @@ struct server_http {
 	uint64_t accept_errors;
 	uint64_t refused_conns, refused_body, refused_head, timed_out;
 	int64_t warned_ns;		/* last accept warning */
-	uint64_t warn_skipped;
+	int64_t episode_ns;		/* first failed accept of an episode */
+	uint64_t episode_errors;	/* failed accepts since the last one */
 	struct server_http *next;	/* in listening */
 };
 
@@ -84,6 +85,7 @@ struct server_http {
 static struct server_http *listening;
 
 static void conn_arm(struct conn *, int64_t seconds);
+static void server_http_accepted(struct server_http *);
 
 static int64_t
 ms_to_ns(int64_t ms)
@@ -337,69 +339,6 @@ out:
 	return BEV_OK;
 }
 
-/* libevent's own reply: its fixed HTML error page, or "100 Continue". */
-static enum bufferevent_filter_result
-conn_out_libevent(struct conn *c, struct evbuffer *src, struct evbuffer *dst)
-{
-	const struct config *cfg = c->sh->cfg;
-	struct evbuffer_ptr p;
-	char line[16], head[256], detail[200];
-	size_t len;
-	char *body;
-	int status;
-
-	while (evbuffer_get_length(src) > 0) {
-		p = evbuffer_search(src, "\r\n\r\n", 4, NULL);
-		if (p.pos < 0)
-			return BEV_NEED_MORE;
-		memset(line, 0, sizeof line);
-		evbuffer_copyout(src, line, sizeof line - 1);
-		status = strncmp(line, "HTTP/1.", 7) == 0 ? atoi(line + 9) : 0;
-		if (status >= 100 && status < 200) {
-			evbuffer_remove_buffer(src, dst, (size_t)p.pos + 4);
-			continue;
-		}
-		switch (status) {
-		case 400:
-			snprintf(detail, sizeof detail, "the request is not "
-			    "valid HTTP/1.1 (request line, header or chunked "
-			    "body)");
-			break;
-		case 413:
-			snprintf(detail, sizeof detail, "the request body "
-			    "passes max-body (%zu bytes); send larger blobs "
-			    "through /v1/uploads", cfg->limits.max_body);
-			break;
-		case 417:
-			snprintf(detail, sizeof detail, "the only expectation "
-			    "understood is \"Expect: 100-continue\"");
-			break;
-		case 501:
-			snprintf(detail, sizeof detail, "this method is not "
-			    "implemented");
-			break;
-		default:
-			snprintf(detail, sizeof detail, "the request was "
-			    "refused by the HTTP layer");
-			break;
-		}
-		if (status < 400 || status > 599)
-			status = 400;
-		body = http_error_json(status, detail, &len);
-		snprintf(head, sizeof head, "HTTP/1.1 %d %s\r\n"
-		    "Content-Type: application/json\r\n"
-		    "Content-Length: %zu\r\nConnection: close\r\n\r\n", status,
-		    http_error_reason(status), len);
-		evbuffer_add(dst, head, strlen(head));
-		evbuffer_add(dst, body, len);
-		free(body);
-		/* The HTML body follows and the connection closes after. */
-		c->out_discard = 1;
-		evbuffer_drain(src, evbuffer_get_length(src));
-	}
-	return BEV_OK;
-}
-
 /* Move the first n bytes of src to the socket's buffer and write them at
  * once.  libevent thinks a reply sent, and may close the connection
  * (shutting the socket down), as soon as this filter's buffer is empty,
@@ -460,7 +399,8 @@ conn_out(struct evbuffer *src, struct evbuffer *dst, ev_ssize_t lim,
 	if (evbuffer_get_length(dst) > 0)
 		return BEV_NEED_MORE;
 	mine = evbuffer_new();
-	r = conn_out_libevent(c, src, mine);
+	r = http_error_rewrite(src, mine, c->sh->cfg->limits.max_body,
+	    &c->out_discard) == 0 ? BEV_OK : BEV_NEED_MORE;
 	if ((n = evbuffer_get_length(mine)) > 0) {
 		evbuffer_prepend_buffer(src, mine);
 		r = conn_send(c, src, n, dst);
@@ -522,6 +462,7 @@ conn_new(struct event_base *base, void *arg)
 	c->out_cb = evbuffer_add_cb(bufferevent_get_output(c->bev),
 	    conn_output_added, c);
 	sh->nconns++;
+	server_http_accepted(sh);
 	c->state = C_HEAD;
 	if (sh->nconns > sh->cfg->max_connections) {
 		c->over = 1;
@@ -679,8 +620,9 @@ server_http_resume_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 /* accept() failed for a reason that retrying at once will not cure (out
- * of descriptors or memory): stop accepting for a moment, warn at most
- * every 10 s, and let the backlog wait. */
+ * of descriptors or memory): stop accepting for 100 ms and let the backlog
+ * wait.  One warning when an episode begins (at most one per 10 s) and one
+ * line when a connection is accepted again. */
 static void
 server_http_accept_error(struct evconnlistener *lis, void *arg)
 {
@@ -688,6 +630,7 @@ server_http_accept_error(struct evconnlistener *lis, void *arg)
 	int err = EVUTIL_SOCKET_ERROR();
 	int64_t now = mono_ns();
 
+	(void)arg;
 	for (sh = listening; sh != NULL && sh->listener != lis; sh = sh->next)
 		;
 	if (sh == NULL) {
@@ -700,17 +643,29 @@ server_http_accept_error(struct evconnlistener *lis, void *arg)
 	evconnlistener_disable(lis);
 	sh->paused = 1;
 	event_add(sh->resume, &(struct timeval){ 0, 100000 });
-	if (now - sh->warned_ns < 10 * 1000000000LL && sh->warned_ns != 0) {
-		sh->warn_skipped++;
+	if (sh->episode_errors++ > 0)
 		return;
-	}
-	log_warn("accept: %s with %zu connections open; pausing accepts for "
-	    "100 ms%s (%llu similar warnings not shown)", strerror(err),
-	    sh->nconns, err == EMFILE || err == ENFILE ? "; raise the file "
-	    "limit (LimitNOFILE=) or lower max-connections" : "",
-	    (unsigned long long)sh->warn_skipped);
+	sh->episode_ns = now;
+	if (sh->warned_ns != 0 && now - sh->warned_ns < 10 * 1000000000LL)
+		return;
 	sh->warned_ns = now;
-	sh->warn_skipped = 0;
+	log_warn("accept: %s with %zu connections open; accepting in 100 ms "
+	    "steps until it works%s", strerror(err), sh->nconns,
+	    err == EMFILE || err == ENFILE ? "; raise the file limit "
+	    "(LimitNOFILE=) or lower max-connections" : "");
+}
+
+/* A connection was accepted: an episode of failed accepts is over. */
+static void
+server_http_accepted(struct server_http *sh)
+{
+	if (sh->episode_errors == 0)
+		return;
+	if (sh->warned_ns == sh->episode_ns)
+		log_info("accept: working again after %llu failed accepts in "
+		    "%.1f s", (unsigned long long)sh->episode_errors,
+		    (double)(mono_ns() - sh->episode_ns) / 1e9);
+	sh->episode_errors = 0;
 }
 
 int

@@ -9,3 +9,18 @@ python3 "$TESTS_DIR/integration/http_attack.py" max-connections "$SOCK" 4 16 ||
 	fail "max-connections"
 r=$(api GET /v1/health)
 [ "$(status_of "$r")" = 200 ] || fail "health after: $r"
+stop_profd
+
+# profd takes the hard file limit as its soft one at start.
+cat >"$T/profd-limited" <<EOS
+#!/bin/sh
+exec prlimit --nofile=256:4096 "$PROFD" "\$@"
+EOS
+chmod +x "$T/profd-limited"
+command -v prlimit >/dev/null || { echo "skip: no prlimit"; exit 77; }
+PROFD="$T/profd-limited" start_profd
+pid=$(pgrep -P "$PROFD_PID" -x profd || echo "$PROFD_PID")
+soft=$(awk '/^Max open files/ { print $4 }' "/proc/$pid/limits")
+[ "$soft" = 4096 ] || fail "soft file limit $soft, hard 4096"
+ok "soft file limit raised to the hard one (256 -> $soft)"
+stop_profd

@@ -214,7 +214,18 @@ def body_budget(path, nconn, max_body, budget):
                 left -= n
         except (BrokenPipeError, ConnectionResetError, socket.timeout):
             pass
-        if left > 0:
+        # A refused body may still be sent whole (the daemon reads and
+        # drops it until it closes): a reply waiting says refused.
+        if left == 0:
+            s.settimeout(0.5)
+            try:
+                waiting = s.recv(1, socket.MSG_PEEK)
+            except socket.timeout:
+                waiting = b""
+            except (ConnectionResetError, BrokenPipeError):
+                waiting = b"x"
+            s.settimeout(30)
+        if left > 0 or waiting:
             check_json_error(*read_reply(s), 503,
                              "connection %d over max-inflight-body" % i)
             refused += 1

@@ -566,6 +566,16 @@ server_http_dispatch(struct evhttp_request *req, void *arg)
 		evhttp_send_reply(req, 400, http_error_reason(400), NULL);
 		return;
 	}
+	/* No route takes HEAD, and libevent 2.1 would send the 405's body
+	 * without its length on a connection kept open: the client would
+	 * read it as the start of the next reply.  Headers only, and close. */
+	if (evhttp_request_get_command(req) == EVHTTP_REQ_HEAD) {
+		h = evhttp_request_get_output_headers(req);
+		evhttp_add_header(h, "Allow", "GET, POST, PUT, DELETE");
+		evhttp_add_header(h, "Connection", "close");
+		evhttp_send_reply(req, 405, http_error_reason(405), NULL);
+		return;
+	}
 	sh->cb(req, sh->cbarg);
 }
 

@@ -141,6 +141,18 @@ conn_free(void *arg)
 	free(c);
 }
 
+/* evhttp has freed the connection (bufferevent_free clears the
+ * callbacks), and libevent finalizes it later.  A trigger or flush now
+ * would take a new reference to it and finalize it a second time. */
+static int
+conn_dead(struct conn *c)
+{
+	bufferevent_event_cb ecb;
+
+	bufferevent_getcb(c->bev, NULL, NULL, &ecb, NULL);
+	return ecb == NULL;
+}
+
 /* Close as libevent closes a connection whose read timed out: it frees
  * the connection (and so this filter) without a reply.  c is gone after. */
 static void
@@ -179,6 +191,8 @@ conn_timer_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn *c = arg;
 
+	if (conn_dead(c))
+		return;
 	if (c->state == C_REFUSED) {
 		/* Wait for the reply to leave, a little. */
 		if (evbuffer_get_length(bufferevent_get_output(c->under)) > 0 &&
@@ -417,7 +431,8 @@ conn_kick_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn *c = arg;
 
-	if (evbuffer_get_length(bufferevent_get_output(c->bev)) > 0)
+	if (!conn_dead(c) &&
+	    evbuffer_get_length(bufferevent_get_output(c->bev)) > 0)
 		bufferevent_flush(c->bev, EV_WRITE, BEV_NORMAL);
 }
 

@@ -2,6 +2,7 @@
  * it never waits for the store, an import or a query. */
 #include "api.h"
 #include "retention.h"
+#include "server-http.h"
 #include "store.h"
 
 void
@@ -13,7 +14,7 @@ api_health_get(struct api_call *call)
 
 	server_import_counts(call->srv, &done, &failed);
 	api_reply(call, 200, json_pack("{s:s, s:s, s:f, s:I, s:b, s:I, s:I, "
-	    "s:I, s:I, s:s, s:s, s:o, s:o}",
+	    "s:I, s:I, s:s, s:s, s:o, s:o, s:o}",
 	    "status", "ok",
 	    "version", PROFD_VERSION,
 	    "uptime_s", server_uptime(call->srv),
@@ -27,5 +28,6 @@ api_health_get(struct api_call *call)
 	    "socket", cfg->socket_path,
 	    "db", cfg->db_path,
 	    "routes", server_route_stats(call->srv),
-	    "retention", retainer_json(server_retainer(call->srv))));
+	    "retention", retainer_json(server_retainer(call->srv)),
+	    "http", server_http_json(server_guard(call->srv))));
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "http-error.h"
 #include "jsonw.h"
 #include "store.h"
 #include "routes.h"
@@ -57,40 +58,27 @@ api_reply(struct api_call *call, int status, json_t *body)
 	api_call_free(call);
 }
 
-static const char *
-status_kind(int status)
-{
-	switch (status) {
-	case 400:
-		return "bad request";
-	case 404:
-		return "not found";
-	case 405:
-		return "method not allowed";
-	case 409:
-		return "conflict";
-	case 413:
-		return "too large";
-	case 503:
-		return "busy";
-	case 507:
-		return "insufficient storage";
-	default:
-		return status >= 500 ? "internal error" : "error";
-	}
-}
-
 void
 api_error(struct api_call *call, int status, const char *fmt, ...)
 {
 	char detail[1024];
 	va_list ap;
 
+	char *clean;
+	json_t *body;
+
 	va_start(ap, fmt);
 	vsnprintf(detail, sizeof detail, fmt, ap);
 	va_end(ap);
-	api_reply(call, status, json_pack("{s:s, s:s}", "error",
-	    status_kind(status), "detail", detail));
+	/* The detail may quote client bytes, and vsnprintf may cut a
+	 * character in two: invalid UTF-8 would make json_pack fail and
+	 * the reply empty. */
+	clean = http_utf8_clean(detail);
+	body = json_pack("{s:s, s:s}", "error", http_error_kind(status),
+	    "detail", clean);
+	free(clean);
+	api_reply(call, status, body != NULL ? body : json_pack("{s:s, s:s}",
+	    "error", http_error_kind(status), "detail", "(unprintable)"));
 }
 
 void

@@ -101,6 +101,7 @@ void server_route_done(struct server *, const struct route *, int status,
     int64_t ns);
 struct jobq *server_queue(struct server *, enum api_queue);
 struct uploads *server_uploads(struct server *);
+struct server_http *server_guard(struct server *);
 struct activity *server_activity(struct server *);
 struct spool *server_spool(struct server *);	/* NULL: no spool */
 struct retainer *server_retainer(struct server *);

@@ -42,6 +42,14 @@ struct config {
 	size_t query_queue;
 	struct limits limits;
 	struct retention retention;
+	/* The HTTP layer (server-http.c). */
+	size_t max_connections;		/* beyond: 503 but for health */
+	size_t max_header_size;		/* bytes of a request head */
+	uint64_t max_inflight_body;	/* body bytes held, all connections */
+	size_t max_uploads;		/* chunked uploads open at once */
+	int64_t header_timeout;		/* seconds to send a whole head */
+	int64_t body_timeout;		/* seconds to send a whole body */
+	int64_t idle_timeout;		/* seconds of silence on a connection */
 };
 
 enum config_outcome {

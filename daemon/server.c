@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -29,6 +30,7 @@
 #include "retention.h"
 #include "routes.h"
 #include "sd.h"
+#include "server-http.h"
 #include "server.h"
 #include "spool-file.h"
 #include "spool.h"
@@ -46,7 +48,7 @@ struct server {
 	struct retainer *retainer;
 	struct event *retention;	/* the periodic pass */
 	atomic_int stopping;		/* SIGTERM: roll back long imports */
-	struct evhttp_bound_socket *bound;
+	struct server_http *guard;	/* limits and deadlines per connection */
 	struct event *drain;		/* after SIGTERM, until idle */
 	int64_t stop_deadline_ns;
 	struct event_base *base;
@@ -145,6 +147,32 @@ server_listen(const char *path)
 	return fd;
 }
 
+/* Every connection is a descriptor: take the hard limit as the soft one,
+ * and say so when max-connections does not fit under it (accept() then
+ * fails with EMFILE, which pauses accepting rather than spinning). */
+static void
+server_raise_nofile(const struct config *cfg)
+{
+	struct rlimit rl;
+	rlim_t need = (rlim_t)(cfg->max_connections +
+	    SERVER_HTTP_HEALTH_SLOTS + 64);
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+		return;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rlim_t was = rl.rlim_cur;
+
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+			rl.rlim_cur = was;
+	}
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need)
+		log_warn("the file limit (%llu) is below max-connections "
+		    "(%zu) + %d: connections beyond it wait in the backlog",
+		    (unsigned long long)rl.rlim_cur, cfg->max_connections,
+		    SERVER_HTTP_HEALTH_SLOTS + 64);
+}
+
 /* After SIGTERM: once no job is waiting, running or unanswered, give the
  * loop a moment to send the last replies and stop. */
 static void
@@ -175,10 +203,7 @@ server_signal_cb(evutil_socket_t sig, short what, void *arg)
 	log_info("signal %d: stopping", (int)sig);
 	atomic_store(&srv->stopping, 1);
 	sd_stopping();
-	if (srv->bound != NULL) {
-		evhttp_del_accept_socket(srv->http, srv->bound);
-		srv->bound = NULL;
-	}
+	server_http_unlisten(srv->guard);
 	jobq_drain(srv->importq);
 	jobq_drain(srv->queryq);
 	jobq_drain(srv->ioq);
@@ -253,7 +278,8 @@ server_reload_cb(evutil_socket_t sig, short what, void *arg)
 	srv->cfg = nc;
 	log_set_level(nc->log_level);
 	uploads_set_max(srv->uploads, nc->limits.max_upload);
-	evhttp_set_max_body_size(srv->http, (ev_ssize_t)nc->limits.max_body);
+	uploads_set_max_open(srv->uploads, nc->max_uploads);
+	server_http_set_config(srv->guard, nc);
 	lj = xcalloc(1, sizeof *lj);
 	lj->job.run = limits_job_run;
 	lj->job.done = limits_job_done;
@@ -373,6 +399,12 @@ server_queue(struct server *srv, enum api_queue which)
 	return srv->ioq;
 }
 
+struct server_http *
+server_guard(struct server *srv)
+{
+	return srv->guard;
+}
+
 struct uploads *
 server_uploads(struct server *srv)
 {
@@ -481,6 +513,7 @@ server_run(struct config *cfg, int argc, char **argv)
 	srv.activity = activity_new();
 	signal(SIGPIPE, SIG_IGN);
 	sd_init();
+	server_raise_nofile(cfg);
 
 	if (evthread_use_pthreads() == -1) {
 		log_err("libevent has no pthreads support");
@@ -521,6 +554,7 @@ server_run(struct config *cfg, int argc, char **argv)
 		log_err("%s", err.msg);
 		goto out;
 	}
+	uploads_set_max_open(srv.uploads, cfg->max_uploads);
 	/* Before detaching, so a spool that cannot be used fails the start
 	 * where it is seen. */
 	if (cfg->spool_dir != NULL && spool_prepare(cfg->spool_dir,
@@ -550,13 +584,9 @@ server_run(struct config *cfg, int argc, char **argv)
 
 	srv.base = event_base_new();
 	srv.http = evhttp_new(srv.base);
-	evhttp_set_max_body_size(srv.http, (ev_ssize_t)cfg->limits.max_body);
-	evhttp_set_allowed_methods(srv.http, EVHTTP_REQ_GET | EVHTTP_REQ_POST |
-	    EVHTTP_REQ_HEAD | EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE);
-	evhttp_set_timeout(srv.http, 300);
-	evhttp_set_gencb(srv.http, routes_dispatch, &srv);
-	if ((srv.bound = evhttp_accept_socket_with_handle(srv.http, fd)) ==
-	    NULL) {
+	srv.guard = server_http_setup(srv.http, srv.base, cfg, routes_dispatch,
+	    &srv);
+	if (server_http_listen(srv.guard, fd) == -1) {
 		log_err("evhttp cannot accept on %s", srv.listen_path);
 		close(fd);
 		goto out;
@@ -642,7 +672,9 @@ out:
 	free(ready);
 	uploads_free(srv.uploads);
 	free(updir);
-	if (srv.http != NULL)
+	if (srv.guard != NULL)
+		server_http_free(srv.guard);	/* and srv.http */
+	else if (srv.http != NULL)
 		evhttp_free(srv.http);
 	if (srv.base != NULL)
 		event_base_free(srv.base);

@@ -1,5 +1,6 @@
 /* upload.c: one file per upload, named by a random id. */
 #include <dirent.h>
+#include <stdatomic.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -16,6 +17,8 @@
 struct uploads {
 	char *dir;
 	_Atomic uint64_t max_bytes;	/* changed on SIGHUP */
+	_Atomic size_t max_open;	/* uploads open at once */
+	_Atomic size_t nopen;		/* files in dir */
 };
 
 int
@@ -52,7 +55,9 @@ uploads_new(const char *dir, uint64_t max_bytes, struct error *err)
 	u = xcalloc(1, sizeof *u);
 	u->dir = xstrdup(dir);
 	u->max_bytes = max_bytes;
+	u->max_open = SIZE_MAX;
 	uploads_sweep(u, 0);
+	u->nopen = 0;
 	return u;
 }
 
@@ -60,6 +65,18 @@ void
 uploads_set_max(struct uploads *u, uint64_t max_bytes)
 {
 	u->max_bytes = max_bytes;
+}
+
+void
+uploads_set_max_open(struct uploads *u, size_t max_open)
+{
+	u->max_open = max_open;
+}
+
+size_t
+uploads_open_count(struct uploads *u)
+{
+	return u->nopen;
 }
 
 void
@@ -80,18 +97,29 @@ uploads_create(struct uploads *u, char id[UPLOAD_ID_LEN + 1],
 	size_t i;
 	int fd;
 
-	if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
+	/* Counted first, so two creations cannot both take the last slot. */
+	if (atomic_fetch_add(&u->nopen, 1) >= u->max_open) {
+		atomic_fetch_sub(&u->nopen, 1);
+		return error_set(err, ERR_BUSY, "uploads: %zu chunked uploads "
+		    "are open (max-uploads); finish or remove one, or retry "
+		    "later", (size_t)u->max_open);
+	}
+	if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
+		atomic_fetch_sub(&u->nopen, 1);
 		return error_set(err, ERR_INTERNAL, "uploads: getrandom: %s",
 		    strerror(errno));
+	}
 	for (i = 0; i < sizeof rnd; i++)
 		snprintf(id + 2 * i, 3, "%02x", rnd[i]);
 	path = upload_path(u, id);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	free(path);
-	if (fd == -1)
+	if (fd == -1) {
+		atomic_fetch_sub(&u->nopen, 1);
 		return error_set(err, errno == ENOSPC || errno == EDQUOT ?
 		    ERR_NO_SPACE : ERR_INTERNAL, "uploads: cannot create "
 		    "a file in %s: %s", u->dir, strerror(errno));
+	}
 	close(fd);
 	return 0;
 }
@@ -183,7 +211,8 @@ uploads_take(struct uploads *u, const char *id, struct error *err)
 	if ((fd = upload_open(u, id, O_RDONLY, err)) == -1)
 		return -1;
 	path = upload_path(u, id);
-	unlink(path);
+	if (unlink(path) == 0)
+		atomic_fetch_sub(&u->nopen, 1);
 	free(path);
 	return fd;
 }
@@ -222,8 +251,11 @@ uploads_sweep(struct uploads *u, int64_t max_idle_s)
 			continue;
 		path = upload_path(u, de->d_name);
 		if (lstat(path, &sb) == 0 && now - sb.st_mtime >= max_idle_s &&
-		    unlink(path) == 0)
+		    unlink(path) == 0) {
 			n++;
+			if (u->nopen > 0)
+				atomic_fetch_sub(&u->nopen, 1);
+		}
 		free(path);
 	}
 	closedir(d);

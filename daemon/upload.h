@@ -17,6 +17,10 @@ struct uploads;
 struct uploads *uploads_new(const char *dir, uint64_t max_bytes,
     struct error *);
 void uploads_set_max(struct uploads *, uint64_t max_bytes);
+/* At most max_open uploads at once: uploads_create fails with ERR_BUSY
+ * (503) beyond it (default: no bound). */
+void uploads_set_max_open(struct uploads *, size_t max_open);
+size_t uploads_open_count(struct uploads *);
 void uploads_free(struct uploads *);
 int uploads_create(struct uploads *, char id[UPLOAD_ID_LEN + 1],
     struct error *);

@@ -1,0 +1,45 @@
+/* config-int.h: the settings table shared by config.c (defaults, files,
+ * the command line) and config-options.c (the table, parsing and printing
+ * of one value). */
+#ifndef PROFD_CONFIG_INT_H
+#define PROFD_CONFIG_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+
+enum opt_type {
+	T_PATH,			/* a path */
+	T_OPTPATH,		/* a path, or "none" for nothing */
+	T_BOOL,
+	T_INT,			/* a small count */
+	T_SIZE,			/* bytes, with k/M/G */
+	T_COUNT,		/* a size_t count */
+	T_U32,			/* a count or bytes, with k/M/G */
+	T_U64,			/* bytes, with k/M/G */
+	T_DURATION,		/* seconds, with s/m/h/d */
+	T_LEVEL,		/* a log level */
+};
+
+struct opt {
+	const char *name;
+	enum opt_type type;
+	size_t off;
+	uint64_t min, max;
+	int restart;		/* a change needs a restart */
+	const char *help;
+};
+
+extern const struct opt config_opts[];
+extern const size_t config_nopts;
+
+/* Parse and store one value of o, range-checked. */
+int config_opt_set(struct config *, const struct opt *o, const char *value,
+    struct error *);
+int config_parse_bytes(const char *, uint64_t *);
+int config_parse_duration(const char *, uint64_t *);
+/* Is this a system instance (root or run by systemd)? */
+int config_system_instance(void);
+
+#endif

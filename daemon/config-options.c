@@ -1,0 +1,412 @@
+/* config-options.c: the settings table and what is done with one setting:
+ * parse and range-check a value, format it, list it in --help and
+ * --print-config, compare it across a reload. */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "config-int.h"
+#include "log.h"
+#include "util.h"
+
+#define F(field)	offsetof(struct config, field)
+
+const struct opt config_opts[] = {
+	{ "socket", T_PATH, F(socket_path), 0, 0, 1,
+	    "Unix socket to listen on" },
+	{ "db", T_PATH, F(db_path), 0, 0, 1, "the SQLite store" },
+	{ "uploads-dir", T_OPTPATH, F(uploads_dir), 0, 0, 1,
+	    "chunked uploads in progress (none: \"uploads\" beside the "
+	    "store)" },
+	{ "spool", T_OPTPATH, F(spool_dir), 0, 0, 1,
+	    "directory watched for dropped profiles (none: no spool)" },
+	{ "spool-keep", T_BOOL, F(spool_keep), 0, 1, 0,
+	    "move imported spool files to done/ instead of deleting them" },
+	{ "spool-rescan", T_DURATION, F(spool_rescan), 1, 86400, 0,
+	    "seconds between safety rescans of the spool" },
+	{ "foreground", T_BOOL, F(foreground), 0, 1, 1,
+	    "stay in the foreground, log to stderr" },
+	{ "log-level", T_LEVEL, F(log_level), 0, 0, 0,
+	    "error, warning, notice, info or debug" },
+	{ "query-threads", T_INT, F(query_threads), 1, 64, 1,
+	    "read-only query threads" },
+	{ "import-queue", T_COUNT, F(import_queue), 1, 1 << 20, 1,
+	    "imports waiting before pushes get 503" },
+	{ "query-queue", T_COUNT, F(query_queue), 1, 1 << 20, 1,
+	    "queries waiting before they get 503" },
+	{ "max-body", T_SIZE, F(limits.max_body), 1, SIZE_MAX / 2, 0,
+	    "largest blob in one request" },
+	{ "max-inflated", T_SIZE, F(limits.max_inflated), 1, SIZE_MAX / 2, 0,
+	    "largest blob after gunzip" },
+	{ "max-inflate-ratio", T_U32, F(limits.max_inflate_ratio), 1,
+	    UINT32_MAX, 0, "bound on inflated / compressed size" },
+	{ "max-stack-depth", T_U32, F(limits.max_stack_depth), 1, UINT32_MAX,
+	    0, "frames in one stack" },
+	{ "max-strings", T_U32, F(limits.max_strings), 1, UINT32_MAX, 0,
+	    "entries of one string table" },
+	{ "max-string-len", T_U32, F(limits.max_string_len), 1, UINT32_MAX, 0,
+	    "bytes of one string" },
+	{ "max-upload", T_U64, F(limits.max_upload), 1, UINT64_MAX / 2, 0,
+	    "largest chunked upload" },
+	{ "max-connections", T_COUNT, F(max_connections), 1, 1 << 20, 0,
+	    "connections served at once; more get 503, but for "
+	    "GET /v1/health" },
+	{ "max-header-size", T_SIZE, F(max_header_size), 1024, 16 << 20, 0,
+	    "bytes of a request line and headers (431 beyond)" },
+	{ "max-inflight-body", T_U64, F(max_inflight_body), 1, UINT64_MAX / 2,
+	    0, "request body bytes held across all connections (503 beyond)" },
+	{ "max-uploads", T_COUNT, F(max_uploads), 1, 1 << 20, 0,
+	    "chunked uploads open at once (503 beyond)" },
+	{ "header-timeout", T_DURATION, F(header_timeout), 1, 3600, 0,
+	    "time a client has to send a whole request head" },
+	{ "body-timeout", T_DURATION, F(body_timeout), 1, 86400, 0,
+	    "time a client has to send a whole request body" },
+	{ "idle-timeout", T_DURATION, F(idle_timeout), 1, 86400, 0,
+	    "time a connection may stay silent (reading or writing)" },
+	{ "max-age", T_DURATION, F(retention.max_age), 0, INT64_MAX / 2, 0,
+	    "drop profiles older than this (0: keep forever)" },
+	{ "scope-max-size", T_U64, F(retention.scope_max_size), 0,
+	    UINT64_MAX / 2, 0,
+	    "drop a scope's oldest profiles above this size (0: no bound)" },
+	{ "store-max-size", T_U64, F(retention.store_max_size), 0,
+	    UINT64_MAX / 2, 0,
+	    "drop the oldest profiles above this store size (0: no bound)" },
+	{ "retention-interval", T_DURATION, F(retention.interval), 1,
+	    7 * 86400, 0, "seconds between two retention passes" },
+};
+
+const size_t config_nopts = sizeof config_opts / sizeof config_opts[0];
+static const struct opt *
+opt_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < config_nopts; i++)
+		if (strcmp(config_opts[i].name, name) == 0)
+			return &config_opts[i];
+	return NULL;
+}
+
+/* A number with an optional unit suffix; mult[] maps suffix to factor. */
+static int
+parse_scaled(const char *s, const char *suffixes, const uint64_t *mults,
+    uint64_t *out)
+{
+	unsigned long long v;
+	const char *p;
+	char *end;
+
+	errno = 0;
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	v = strtoull(s, &end, 10);
+	if (errno != 0)
+		return -1;
+	if (*end != '\0') {
+		if (end[1] != '\0' || (p = strchr(suffixes, *end)) == NULL)
+			return -1;
+		if (v > UINT64_MAX / mults[p - suffixes])
+			return -1;
+		v *= mults[p - suffixes];
+	}
+	*out = v;
+	return 0;
+}
+
+int
+config_parse_bytes(const char *s, uint64_t *out)
+{
+	static const uint64_t m[] = { 1024, 1024, 1 << 20, 1 << 20, 1 << 30,
+	    1 << 30, 1ULL << 40, 1ULL << 40 };
+
+	return parse_scaled(s, "kKmMgGtT", m, out);
+}
+
+int
+config_parse_duration(const char *s, uint64_t *out)
+{
+	static const uint64_t m[] = { 1, 60, 3600, 86400, 7 * 86400 };
+
+	return parse_scaled(s, "smhdw", m, out);
+}
+
+static int
+parse_bool(const char *s)
+{
+	static const char *const yes[] = { "1", "yes", "true", "on" };
+	static const char *const no[] = { "0", "no", "false", "off" };
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
+		if (strcasecmp(s, yes[i]) == 0)
+			return 1;
+		if (strcasecmp(s, no[i]) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+int
+config_opt_set(struct config *c, const struct opt *o, const char *value,
+    struct error *err)
+{
+	void *field = (char *)c + o->off;
+	uint64_t v = 0;
+	int b;
+
+	switch (o->type) {
+	case T_PATH:
+	case T_OPTPATH:
+		if (value[0] == '\0' || (o->type == T_PATH &&
+		    strcmp(value, "none") == 0))
+			return error_set(err, ERR_INPUT, "%s: a path is "
+			    "needed", o->name);
+		free(*(char **)field);
+		*(char **)field = strcmp(value, "none") == 0 ? NULL :
+		    xstrdup(value);
+		return 0;
+	case T_BOOL:
+		if ((b = parse_bool(value)) == -1)
+			return error_set(err, ERR_INPUT, "%s: \"%s\" is not "
+			    "yes or no", o->name, value);
+		*(int *)field = b;
+		return 0;
+	case T_LEVEL:
+		if ((b = log_level_parse(value)) == -1)
+			return error_set(err, ERR_INPUT, "%s: unknown level "
+			    "\"%s\" (error, warning, notice, info, debug)",
+			    o->name, value);
+		*(int *)field = b;
+		return 0;
+	case T_DURATION:
+		if (config_parse_duration(value, &v) == -1)
+			return error_set(err, ERR_INPUT, "%s: \"%s\" is not "
+			    "a duration (90, 90s, 15m, 12h, 7d, 2w)", o->name,
+			    value);
+		break;
+	default:
+		if ((o->type == T_INT || o->type == T_COUNT ?
+		    parse_scaled(value, "", NULL, &v) :
+		    config_parse_bytes(value, &v)) == -1)
+			return error_set(err, ERR_INPUT, "%s: \"%s\" is not "
+			    "a %s", o->name, value, o->type == T_SIZE ||
+			    o->type == T_U64 ? "size (4096, 64k, 256M, 1G)" :
+			    "number");
+		break;
+	}
+	if (v < o->min || v > o->max)
+		return error_set(err, ERR_INPUT, "%s: %s is out of range "
+		    "(%" PRIu64 " to %" PRIu64 ")", o->name, value, o->min,
+		    o->max);
+	switch (o->type) {
+	case T_INT:
+		*(int *)field = (int)v;
+		break;
+	case T_SIZE:
+	case T_COUNT:
+		*(size_t *)field = (size_t)v;
+		break;
+	case T_U32:
+		*(uint32_t *)field = (uint32_t)v;
+		break;
+	case T_U64:
+		*(uint64_t *)field = v;
+		break;
+	case T_DURATION:
+		*(int64_t *)field = (int64_t)v;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+int
+config_set(struct config *c, const char *name, const char *value,
+    struct error *err)
+{
+	const struct opt *o = opt_find(name);
+
+	if (o == NULL)
+		return error_set(err, ERR_INPUT, "unknown setting \"%s\"",
+		    name);
+	return config_opt_set(c, o, value, err);
+}
+static const char *
+level_name(int level)
+{
+	switch (level) {
+	case LOG_ERR: return "error";
+	case LOG_WARNING: return "warning";
+	case LOG_NOTICE: return "notice";
+	case LOG_DEBUG: return "debug";
+	}
+	return "info";
+}
+
+/* Durations and sizes in the largest unit that divides them. */
+static void
+format_duration(uint64_t v, char *out, size_t n)
+{
+	static const char units[] = "wdhm";
+	static const uint64_t mults[] = { 7 * 86400, 86400, 3600, 60 };
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (v != 0 && v % mults[i] == 0) {
+			snprintf(out, n, "%" PRIu64 "%c", v / mults[i],
+			    units[i]);
+			return;
+		}
+	snprintf(out, n, "%" PRIu64 "%s", v, v != 0 ? "s" : "");
+}
+
+static void
+format_bytes(uint64_t v, char *out, size_t n)
+{
+	static const char units[] = "kMGT";
+	int i;
+
+	for (i = 3; i >= 0; i--)
+		if (v != 0 && v % (1ULL << (10 * (i + 1))) == 0) {
+			snprintf(out, n, "%" PRIu64 "%c",
+			    v >> (10 * (i + 1)), units[i]);
+			return;
+		}
+	snprintf(out, n, "%" PRIu64, v);
+}
+
+static void
+opt_format(const struct config *c, const struct opt *o, char *out, size_t n)
+{
+	const void *field = (const char *)c + o->off;
+
+	switch (o->type) {
+	case T_PATH:
+	case T_OPTPATH:
+		snprintf(out, n, "%s", *(char *const *)field != NULL ?
+		    *(char *const *)field : "none");
+		break;
+	case T_BOOL:
+		snprintf(out, n, "%s", *(const int *)field ? "yes" : "no");
+		break;
+	case T_LEVEL:
+		snprintf(out, n, "%s", level_name(*(const int *)field));
+		break;
+	case T_INT:
+		snprintf(out, n, "%d", *(const int *)field);
+		break;
+	case T_U32:
+		snprintf(out, n, "%" PRIu32, *(const uint32_t *)field);
+		break;
+	case T_COUNT:
+		snprintf(out, n, "%zu", *(const size_t *)field);
+		break;
+	case T_SIZE:
+		format_bytes(*(const size_t *)field, out, n);
+		break;
+	case T_U64:
+		format_bytes(*(const uint64_t *)field, out, n);
+		break;
+	case T_DURATION:
+		format_duration((uint64_t)*(const int64_t *)field, out, n);
+		break;
+	}
+}
+
+void
+config_usage(FILE *f)
+{
+	struct config d;
+	char def[256], left[64];
+	size_t i;
+
+	config_defaults(&d);
+	fprintf(f,
+"usage: profd [options]\n"
+"\n"
+"The profile ingestion daemon: takes profiles over HTTP on a Unix socket\n"
+"and from a spool directory, keeps them in one SQLite file and answers\n"
+"queries about them.\n"
+"\n");
+	for (i = 0; i < config_nopts; i++) {
+		const struct opt *o = &config_opts[i];
+
+		opt_format(&d, o, def, sizeof def);
+		snprintf(left, sizeof left, "--%s %s", o->name,
+		    o->type == T_BOOL ? "[yes|no]" :
+		    o->type == T_PATH || o->type == T_OPTPATH ? "PATH" :
+		    o->type == T_DURATION ? "TIME" :
+		    o->type == T_LEVEL ? "LEVEL" :
+		    o->type == T_SIZE || o->type == T_U64 ? "BYTES" : "N");
+		fprintf(f, "  %s%s\n        %s (default %s)\n", left,
+		    strcmp(o->name, "foreground") == 0 ? ", -f" : "",
+		    o->help, def);
+	}
+	free(d.config_path);
+	d.config_path = config_default_path();
+	fprintf(f,
+"  --config PATH\n        the config file (default %s)\n"
+"  --no-config\n        read no config file (but the one --config names)\n"
+"  --print-config\n        print the settings as a config file and exit\n"
+"  --help, -h\n        this text\n"
+"  --version, -V\n        print the version\n"
+"\n"
+"Every option can be set in the config file as \"name = value\"; options\n"
+"given here win.  SIGHUP reads the file again.  See profd(8).\n",
+	    d.config_path);
+	config_clear(&d);
+}
+
+void
+config_print(FILE *f, const struct config *c)
+{
+	char v[256];
+	size_t i;
+
+	fprintf(f, "# profd %s; from %s\n[profd]\n", PROFD_VERSION,
+	    c->config_path != NULL ? c->config_path : "the defaults");
+	for (i = 0; i < config_nopts; i++) {
+		opt_format(c, &config_opts[i], v, sizeof v);
+		fprintf(f, "%s = %s\n", config_opts[i].name, v);
+	}
+	for (i = 0; i < c->retention.nscopes; i++) {
+		const struct scope_policy *sp = &c->retention.scopes[i];
+
+		fprintf(f, "\n[scope %s]\n", sp->scope);
+		if (sp->max_age != 0) {
+			format_duration((uint64_t)sp->max_age, v, sizeof v);
+			fprintf(f, "max-age = %s\n", v);
+		}
+		if (sp->max_size != 0) {
+			format_bytes(sp->max_size, v, sizeof v);
+			fprintf(f, "max-size = %s\n", v);
+		}
+	}
+}
+
+char *
+config_restart_needed(const struct config *a, const struct config *b)
+{
+	char va[256], vb[256], *s = NULL, *t;
+	size_t i;
+
+	for (i = 0; i < config_nopts; i++) {
+		if (!config_opts[i].restart)
+			continue;
+		opt_format(a, &config_opts[i], va, sizeof va);
+		opt_format(b, &config_opts[i], vb, sizeof vb);
+		if (strcmp(va, vb) == 0)
+			continue;
+		xasprintf(&t, "%s%s%s", s != NULL ? s : "", s != NULL ? ", " :
+		    "", config_opts[i].name);
+		free(s);
+		s = t;
+	}
+	return s;
+}

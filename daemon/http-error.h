@@ -1,0 +1,28 @@
+/* http-error.h: the body of every error reply, whoever sends it (a handler,
+ * the connection guard, or libevent through the rewriting filter):
+ * {"error": "<kind>", "detail": "<what and where>"}, always valid JSON. */
+#ifndef PROFD_HTTP_ERROR_H
+#define PROFD_HTTP_ERROR_H
+
+#include <stddef.h>
+
+struct evbuffer;
+
+/* The short kind of an error status ("bad request", "busy", ...). */
+const char *http_error_kind(int status);
+/* The reason phrase of a status line. */
+const char *http_error_reason(int status);
+/* A copy of s in which every byte that is not part of valid UTF-8 is
+ * replaced by U+FFFD, so that a detail quoting client bytes still
+ * encodes (jansson refuses invalid UTF-8). */
+char *http_utf8_clean(const char *s);
+/* The error body, newline-terminated (malloc'ed; *len set). */
+char *http_error_json(int status, const char *detail, size_t *len);
+/* Rewrite the replies libevent wrote itself from src into dst: its fixed
+ * HTML error pages become the JSON error (the status kept, the rest of
+ * the output discarded: *discard set, the connection closes), "100
+ * Continue" passes.  -1 until src holds a whole head. */
+int http_error_rewrite(struct evbuffer *src, struct evbuffer *dst,
+    size_t max_body, int *discard);
+
+#endif

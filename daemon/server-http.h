@@ -1,0 +1,44 @@
+/* server-http.h: how profd configures libevent's HTTP server, and the guard
+ * it puts around every connection: a count of connections (503 beyond
+ * max-connections, but for GET /v1/health), a pause of accept() when file
+ * descriptors run out, absolute deadlines for a request's head and body
+ * that a trickling client cannot push back, a head size limit, a budget of
+ * body bytes held across connections, and JSON for the errors libevent
+ * answers itself.  server.c and the fuzz harness both use it, so the
+ * harness sees the request path exactly as the daemon configures it. */
+#ifndef PROFD_SERVER_HTTP_H
+#define PROFD_SERVER_HTTP_H
+
+#include <event2/event.h>
+#include <event2/http.h>
+#include <jansson.h>
+
+#include "config.h"
+
+/* Connections accepted beyond max-connections that are still read, so a
+ * health check gets through; beyond these a connection gets 503 at once
+ * without being read. */
+#define SERVER_HTTP_HEALTH_SLOTS	16
+
+struct server_http;
+
+/* Configure http (limits, methods, timeouts, the per-connection filter)
+ * and route complete requests to cb.  cfg must outlive the guard or be
+ * replaced with server_http_set_config. */
+struct server_http *server_http_setup(struct evhttp *, struct event_base *,
+    const struct config *, void (*cb)(struct evhttp_request *, void *),
+    void *arg);
+/* The settings after a reload (limits and timeouts take effect for new
+ * requests). */
+void server_http_set_config(struct server_http *, const struct config *);
+/* Accept on a listening socket (taken); -1 if libevent refuses it. */
+int server_http_listen(struct server_http *, int fd);
+/* Stop accepting (SIGTERM); connections open stay. */
+void server_http_unlisten(struct server_http *);
+/* Free the guard and the evhttp it was set up on, with its connections
+ * (before event_base_free). */
+void server_http_free(struct server_http *);
+/* Counters for /v1/health. */
+json_t *server_http_json(const struct server_http *);
+
+#endif

@@ -8,7 +8,15 @@
  *
  * What waits is counted on every output buffer of the connection's chain
  * of bufferevents (a filter may sit over the socket's), and a drain of the
- * last one (the socket's) wakes the work. */
+ * last one (the socket's) wakes the work.
+ *
+ * The end waits until the whole reply has been written to the socket
+ * before it ends the request: the filter's write callbacks are deferred,
+ * so one queued when an earlier chunk drained can run after
+ * evhttp_send_reply_end, and evhttp, thinking the reply sent, stops
+ * writing (or closes the connection) with its end still in the buffers.
+ * So the stream outlives its call until then, and the end is checked on a
+ * timer, after the callbacks queued before it. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -29,7 +37,8 @@
 #define STREAM_MAX_OUTS		4	/* bufferevents in a connection's chain */
 
 struct api_stream {
-	struct api_call *call;
+	struct api_call *call;		/* NULL once the work is done */
+	struct evhttp_request *req;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	/* Under mu. */
@@ -42,20 +51,31 @@ struct api_stream {
 	struct event *wrote;		/* the work wrote: send it */
 	struct evbuffer *chunk;
 	int replying;			/* the status line is out */
+	int ending;			/* the last chunk is on its way */
+	struct event *finish;		/* all written: end the request */
 	struct evhttp_connection *evcon;	/* NULL once the client is gone */
 	struct evbuffer *outs[STREAM_MAX_OUTS];
 	size_t nouts;
 	struct evbuffer_cb_entry *drained;	/* on outs[nouts - 1] */
 };
 
-/* On the loop: what the connection has not written yet. */
-static void
-stream_count(struct api_stream *s)
+/* On the loop: bytes of the reply in the connection's buffers. */
+static size_t
+stream_unsent(const struct api_stream *s)
 {
 	size_t i, n = 0;
 
 	for (i = 0; i < s->nouts; i++)
 		n += evbuffer_get_length(s->outs[i]);
+	return n;
+}
+
+/* On the loop: what the connection has not written yet, for the work. */
+static void
+stream_count(struct api_stream *s)
+{
+	size_t n = stream_unsent(s);
+
 	pthread_mutex_lock(&s->mu);
 	s->unsent = n;
 	if (s->closed || evbuffer_get_length(s->pending) + n <=
@@ -64,12 +84,25 @@ stream_count(struct api_stream *s)
 	pthread_mutex_unlock(&s->mu);
 }
 
+/* Not at once: a drain is seen inside the filter's writes, and the
+ * filter's deferred write callbacks queued so far must run first (a
+ * timer becomes active after them). */
+static void
+stream_finish_later(struct api_stream *s)
+{
+	event_add(s->finish, &(struct timeval){ 0, 0 });
+}
+
 static void
 stream_drained_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info,
     void *arg)
 {
+	struct api_stream *s = arg;
+
 	if (info->n_deleted > 0)
-		stream_count(arg);
+		stream_count(s);
+	if (s->ending && stream_unsent(s) == 0)
+		stream_finish_later(s);
 }
 
 /* libevent frees the connection (the client closed it, or it timed out);
@@ -86,6 +119,13 @@ stream_closed_cb(struct evhttp_connection *evcon, void *arg)
 	s->closed = 1;
 	pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->mu);
+	/* A request libevent has detached is ours to end (which frees
+	 * it); one still on the connection goes with it. */
+	if (s->ending) {
+		if (evhttp_request_get_connection(s->req) == NULL)
+			evhttp_send_reply_end(s->req);
+		api_stream_free(s);
+	}
 }
 
 /* A connection freed without its close callback still detaches the
@@ -94,7 +134,7 @@ static void
 stream_check(struct api_stream *s)
 {
 	if (s->evcon != NULL &&
-	    evhttp_request_get_connection(s->call->req) == NULL)
+	    evhttp_request_get_connection(s->req) == NULL)
 		stream_closed_cb(NULL, s);
 }
 
@@ -102,7 +142,7 @@ stream_check(struct api_stream *s)
 static void
 stream_begin(struct api_stream *s)
 {
-	struct evhttp_request *req = s->call->req;
+	struct evhttp_request *req = s->req;
 	struct bufferevent *bev;
 
 	s->replying = 1;
@@ -134,7 +174,7 @@ stream_send(struct api_stream *s)
 	if (!s->replying)
 		stream_begin(s);
 	/* A no-op once the client is gone. */
-	evhttp_send_reply_chunk(s->call->req, s->chunk);
+	evhttp_send_reply_chunk(s->req, s->chunk);
 	evbuffer_drain(s->chunk, evbuffer_get_length(s->chunk));
 	stream_count(s);
 }
@@ -144,6 +184,8 @@ stream_wrote_cb(evutil_socket_t fd, short what, void *arg)
 {
 	stream_send(arg);
 }
+
+static void stream_finish_cb(evutil_socket_t, short, void *);
 
 int
 api_stream_open(struct api_call *call, const char *type)
@@ -157,18 +199,24 @@ api_stream_open(struct api_call *call, const char *type)
 	if ((s = calloc(1, sizeof *s)) == NULL)
 		return -1;
 	s->call = call;
+	s->req = call->req;
 	s->type = type;
 	s->pending = evbuffer_new();
 	s->chunk = evbuffer_new();
 	s->wrote = event_new(evhttp_connection_get_base(evcon), -1, 0,
 	    stream_wrote_cb, s);
-	if (s->pending == NULL || s->chunk == NULL || s->wrote == NULL) {
+	s->finish = event_new(evhttp_connection_get_base(evcon), -1, 0,
+	    stream_finish_cb, s);
+	if (s->pending == NULL || s->chunk == NULL || s->wrote == NULL ||
+	    s->finish == NULL) {
 		if (s->pending != NULL)
 			evbuffer_free(s->pending);
 		if (s->chunk != NULL)
 			evbuffer_free(s->chunk);
 		if (s->wrote != NULL)
 			event_free(s->wrote);
+		if (s->finish != NULL)
+			event_free(s->finish);
 		free(s);
 		return -1;
 	}
@@ -246,25 +294,48 @@ api_stream_started(const struct api_call *call)
 	return started;
 }
 
-void
-api_stream_end(struct api_call *call)
+/* On the loop: the reply is whole and out of our hands. */
+static void
+stream_finish(struct api_stream *s)
 {
-	struct api_stream *s = call->stream;
-
-	stream_send(s);
-	stream_check(s);
-	/* Nothing of ours may be called once the call is freed. */
 	if (s->evcon != NULL) {
 		evhttp_connection_set_closecb(s->evcon, NULL, NULL);
 		if (s->drained != NULL)
 			evbuffer_remove_cb_entry(s->outs[s->nouts - 1],
 			    s->drained);
-		s->evcon = NULL;
-		s->drained = NULL;
-		s->nouts = 0;
 	}
-	evhttp_send_reply_end(call->req);
+	evhttp_send_reply_end(s->req);
+	api_stream_free(s);
+}
+
+static void
+stream_finish_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct api_stream *s = arg;
+
+	if (s->evcon == NULL || stream_unsent(s) == 0)
+		stream_finish(s);
+}
+
+void
+api_stream_end(struct api_call *call)
+{
+	struct api_stream *s = call->stream;
+
+	/* The call is freed now; the stream when the reply is out. */
+	call->stream = NULL;
 	call->req = NULL;
+	s->call = NULL;
+	pthread_mutex_lock(&s->mu);
+	evbuffer_add_buffer(s->chunk, s->pending);
+	pthread_mutex_unlock(&s->mu);
+	stream_check(s);
+	if (!s->replying)
+		stream_begin(s);
+	evhttp_send_reply_chunk(s->req, s->chunk);
+	evbuffer_drain(s->chunk, evbuffer_get_length(s->chunk));
+	s->ending = 1;
+	stream_finish_later(s);
 }
 
 void
@@ -273,6 +344,7 @@ api_stream_free(struct api_stream *s)
 	if (s == NULL)
 		return;
 	event_free(s->wrote);
+	event_free(s->finish);
 	evbuffer_free(s->pending);
 	evbuffer_free(s->chunk);
 	pthread_cond_destroy(&s->cv);

@@ -374,19 +374,24 @@ conn_send(struct conn *c, struct evbuffer *src, size_t n,
 	c->sendfirst = 0;
 	if ((fd = (int)bufferevent_getfd(c->under)) < 0)
 		return BEV_OK;
+	/* The socket's bufferevent keeps its output's front frozen (only it
+	 * writes from there, and removing from a frozen front fails):
+	 * thaw it for these writes and the move back, as it does. */
 	errno = 0;
+	evbuffer_unfreeze(dst, 1);
 	while (evbuffer_get_length(dst) > 0)
 		if (evbuffer_write(dst, fd) <= 0)
 			break;
-	if ((len = evbuffer_get_length(dst)) <= 1 || (errno != EAGAIN &&
-	    errno != EWOULDBLOCK && errno != EINTR))
-		return BEV_OK;
-	tmp = evbuffer_new();
-	evbuffer_remove_buffer(dst, tmp, len - 1);
-	evbuffer_prepend_buffer(src, dst);
-	evbuffer_add_buffer(dst, tmp);
-	evbuffer_free(tmp);
-	c->sendfirst = 1;
+	if ((len = evbuffer_get_length(dst)) > 1 && (errno == EAGAIN ||
+	    errno == EWOULDBLOCK || errno == EINTR)) {
+		tmp = evbuffer_new();
+		evbuffer_remove_buffer(dst, tmp, len - 1);
+		evbuffer_prepend_buffer(src, dst);
+		evbuffer_add_buffer(dst, tmp);
+		evbuffer_free(tmp);
+		c->sendfirst = 1;
+	}
+	evbuffer_freeze(dst, 1);
 	return BEV_OK;
 }
 

@@ -647,9 +647,11 @@ out:
 	if (srv.base != NULL)
 		event_base_free(srv.base);
 	importer_free(iw.importer);
-	store_close(iw.store);
+	/* The writer last: the last connection to close removes the WAL,
+	 * and a read-only one cannot. */
 	for (i = 0; readers != NULL && i < cfg->query_threads; i++)
 		store_close(readers[i].store);
+	store_close(iw.store);
 	free(readers);
 	csindex_free(index);
 	free(rwp);

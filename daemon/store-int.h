@@ -57,6 +57,11 @@ int store_samples_migrate_v3(struct store *, struct error *);
 /* store-counts.c */
 void store_counts_finalize(struct store *);
 
+/* store-ckpt.c: the writer's checkpoint thread and WAL bound. */
+int store_ckpt_start(struct store *, const char *path, struct error *);
+/* Stops the thread and truncates the WAL. */
+void store_ckpt_stop(struct store *);
+
 /* store-vtab.c: the sample virtual table, on every connection. */
 int store_vtab_register(sqlite3 *);
 

@@ -57,6 +57,11 @@ int store_samples_migrate_v3(struct store *, struct error *);
 /* store-counts.c */
 void store_counts_finalize(struct store *);
 
+/* store-space.c: whether the connection's last error is a full disk, and
+ * the ERR_NO_SPACE that names the store file (store_fail uses both). */
+int store_space_full(struct store *);
+int store_space_fail(struct store *, struct error *, const char *what);
+
 /* store-ckpt.c: the writer's checkpoint thread and WAL bound. */
 int store_ckpt_start(struct store *, const char *path, struct error *);
 /* Stops the thread and truncates the WAL. */

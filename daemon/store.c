@@ -140,6 +140,8 @@ store_fail(struct store *s, struct error *err, const char *what)
 {
 	int rc = sqlite3_errcode(s->db);
 
+	if (store_space_full(s))
+		return store_space_fail(s, err, what);
 	if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
 		return error_set(err, ERR_BUSY, "store: %s: %s", what,
 		    sqlite3_errmsg(s->db));
@@ -153,6 +155,8 @@ store_exec(struct store *s, const char *sql, struct error *err)
 	char *msg = NULL;
 
 	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		if (store_space_full(s))
+			store_space_fail(s, err, sql);
 		error_set(err, ERR_INTERNAL, "store: %s", msg ? msg : "exec");
 		sqlite3_free(msg);
 		return -1;

@@ -62,6 +62,10 @@ void store_counts_finalize(struct store *);
 int store_space_full(struct store *);
 int store_space_fail(struct store *, struct error *, const char *what);
 
+/* store-file.c: the database file made (mode 0600) before SQLite opens
+ * it, and an existing one's mode, -wal's and -shm's brought to 0600. */
+int store_file_prepare(const char *path, struct error *);
+
 /* store-ckpt.c: the writer's checkpoint thread and WAL bound. */
 int store_ckpt_start(struct store *, const char *path, struct error *);
 /* Stops the thread and truncates the WAL. */

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "schema.h"
 #include "store-int.h"
@@ -242,6 +241,8 @@ store_open(const char *path, int readonly, struct error *err)
 	flags |= SQLITE_OPEN_NOMUTEX;
 	s->readonly = readonly;
 	s->st = xcalloc(S_COUNT, sizeof *s->st);
+	if (!readonly && store_file_prepare(path, err) == -1)
+		goto fail;
 	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
 		error_set(err, ERR_INTERNAL, "store: cannot open %s: %s", path,
 		    s->db ? sqlite3_errmsg(s->db) : "out of memory");
@@ -1024,22 +1025,6 @@ store_frames_after(struct store *s, int64_t after,
 	}
 	sqlite3_reset(st);
 	return rc == SQLITE_DONE ? 0 : store_fail(s, err, "reading frames");
-}
-
-int64_t
-store_file_size(const char *path)
-{
-	struct stat sb;
-	char *wal;
-	int64_t total = 0;
-
-	if (stat(path, &sb) == 0)
-		total += sb.st_size;
-	xasprintf(&wal, "%s-wal", path);
-	if (stat(wal, &sb) == 0)
-		total += sb.st_size;
-	free(wal);
-	return total;
 }
 
 /* ---- export: rows by id ---- */

@@ -66,6 +66,10 @@ int store_space_fail(struct store *, struct error *, const char *what);
  * it, and an existing one's mode, -wal's and -shm's brought to 0600. */
 int store_file_prepare(const char *path, struct error *);
 
+/* store-vacuum.c: auto_vacuum = INCREMENTAL set on a new store, an older
+ * one rebuilt once (before the schema is migrated). */
+int store_vacuum_setup(struct store *, struct error *);
+
 /* store-ckpt.c: the writer's checkpoint thread and WAL bound. */
 int store_ckpt_start(struct store *, const char *path, struct error *);
 /* Stops the thread and truncates the WAL. */

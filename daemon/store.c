@@ -256,6 +256,8 @@ store_open(const char *path, int readonly, struct error *err)
 		goto fail;
 	}
 	if (!readonly) {
+		if (store_vacuum_setup(s, err) == -1)
+			goto fail;
 		/* A large import is one transaction; its sample values are
 		 * written once, as blobs, so the page cache only needs to hold
 		 * the interned rows' working set (16 MiB, bounded). */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "csindex.h"
 #include "import.h"
 #include "jobs.h"
 #include "log.h"
@@ -213,8 +214,8 @@ rjob_run(struct job *job, void *worker)
 		return;
 	}
 	if (j->phase == R_GC) {
-		if (store_gc_step(w->store, &j->gc_phase, GC_BATCH, &removed,
-		    &j->err) == -1) {
+		if (retention_gc_step(w->store, w->index, &j->gc_phase,
+		    GC_BATCH, &removed, &j->err) == -1) {
 			j->failed = 1;
 			importer_forget(w->importer);
 			return;
@@ -308,6 +309,18 @@ retainer_start(struct retainer *rt, struct jobq *q,
 	rt->running = 1;
 	if (jobq_push(q, &j->job) == -1)
 		rjob_free(j);
+}
+
+int
+retention_gc_step(struct store *s, struct csindex *idx, int *phase,
+    size_t batch, int64_t *removed, struct error *err)
+{
+	if (idx != NULL) {
+		if (csindex_acquire(idx, s, err) == -1)
+			return -1;
+		csindex_release(idx);
+	}
+	return store_gc_step(s, phase, batch, removed, err);
 }
 
 int

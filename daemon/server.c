@@ -496,6 +496,7 @@ server_run(struct config *cfg, int argc, char **argv)
 		goto out;
 	}
 	iw.importer = importer_new(iw.store, &cfg->limits);
+	iw.index = index;
 	importer_set_stop(iw.importer, &srv.stopping);
 	readers = xcalloc((size_t)cfg->query_threads, sizeof *readers);
 	rwp = xcalloc((size_t)cfg->query_threads, sizeof *rwp);

@@ -1,6 +1,7 @@
 /* store-int.h: what the files of the store module share (store.c,
- * store-samples.c, store-vtab.c, store-sql.c); nothing outside the store
- * includes it. */
+ * store-samples.c, store-vtab.c, store-sql.c, store-ckpt.c, store-file.c,
+ * store-space.c, store-vacuum.c, ...); nothing outside the store includes
+ * it. */
 #ifndef PROFD_STORE_INT_H
 #define PROFD_STORE_INT_H
 

@@ -127,6 +127,7 @@ void api_uploads_delete(struct api_call *);
 struct import_worker {
 	struct store *store;
 	struct importer *importer;
+	struct csindex *index;		/* caught up before a collection */
 };
 
 json_t *api_metric_json(const char *type, const char *unit);

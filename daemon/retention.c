@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "csindex.h"
 #include "import.h"
 #include "jobs.h"
 #include "log.h"
@@ -18,6 +19,7 @@
 
 #define DROP_BATCH	64
 #define GC_BATCH	5000
+#define VACUUM_BATCH	4096		/* pages: 16 MiB of 4 KiB pages */
 
 struct retainer {
 	atomic_int gc_wanted;
@@ -27,7 +29,7 @@ struct retainer {
 	char last_error[512];
 };
 
-enum rphase { R_DROP, R_GC, R_DONE };
+enum rphase { R_DROP, R_GC, R_VACUUM, R_DONE };
 
 struct rjob {
 	struct job job;
@@ -36,7 +38,7 @@ struct rjob {
 	struct retention pol;
 	enum rphase phase;
 	int gc_phase;
-	int64_t dropped, bytes, collected;
+	int64_t dropped, bytes, collected, vacuumed, free_pages;
 	int failed;
 	struct error err;
 };
@@ -194,7 +196,7 @@ rjob_run(struct job *job, void *worker)
 {
 	struct rjob *j = (struct rjob *)job;
 	struct import_worker *w = worker;
-	int64_t removed;
+	int64_t removed, before;
 	size_t n;
 
 	if (j->phase == R_DROP) {
@@ -208,12 +210,12 @@ rjob_run(struct job *job, void *worker)
 		if (j->dropped > 0 || atomic_exchange(&j->rt->gc_wanted, 0))
 			j->phase = R_GC;
 		else
-			j->phase = R_DONE;
+			j->phase = R_VACUUM;
 		return;
 	}
 	if (j->phase == R_GC) {
-		if (store_gc_step(w->store, &j->gc_phase, GC_BATCH, &removed,
-		    &j->err) == -1) {
+		if (retention_gc_step(w->store, w->index, &j->gc_phase,
+		    GC_BATCH, &removed, &j->err) == -1) {
 			j->failed = 1;
 			importer_forget(w->importer);
 			return;
@@ -222,6 +224,22 @@ rjob_run(struct job *job, void *worker)
 		if (removed > 0)
 			importer_forget(w->importer);
 		if (j->gc_phase == -1)
+			j->phase = R_VACUUM;
+		return;
+	}
+	if (j->phase == R_VACUUM) {
+		/* What deletes and collections freed goes back to the file
+		 * system, a batch a step, so pushes get in between. */
+		before = j->free_pages;
+		if (store_vacuum_step(w->store, VACUUM_BATCH, &j->free_pages,
+		    &j->err) == -1) {
+			j->failed = 1;
+			return;
+		}
+		if (before > j->free_pages)
+			j->vacuumed += before - j->free_pages;
+		if (j->free_pages == 0 || (before != -1 &&
+		    j->free_pages >= before))
 			j->phase = R_DONE;
 	}
 }
@@ -264,11 +282,11 @@ rjob_done(struct job *job)
 	rt->last_collected = j->collected;
 	if (!j->failed)
 		rt->last_error[0] = '\0';
-	if (j->dropped > 0 || j->collected > 0)
+	if (j->dropped > 0 || j->collected > 0 || j->vacuumed > 0)
 		log_info("retention: %lld profile(s) dropped (about %lld "
-		    "bytes), %lld unused row(s) collected",
-		    (long long)j->dropped, (long long)j->bytes,
-		    (long long)j->collected);
+		    "bytes), %lld unused row(s) collected, %lld free page(s) "
+		    "given back", (long long)j->dropped, (long long)j->bytes,
+		    (long long)j->collected, (long long)j->vacuumed);
 	rjob_free(j);
 }
 
@@ -287,9 +305,22 @@ retainer_start(struct retainer *rt, struct jobq *q,
 	j->q = q;
 	retention_copy(&j->pol, pol);
 	j->phase = R_DROP;
+	j->free_pages = -1;
 	rt->running = 1;
 	if (jobq_push(q, &j->job) == -1)
 		rjob_free(j);
+}
+
+int
+retention_gc_step(struct store *s, struct csindex *idx, int *phase,
+    size_t batch, int64_t *removed, struct error *err)
+{
+	if (idx != NULL) {
+		if (csindex_acquire(idx, s, err) == -1)
+			return -1;
+		csindex_release(idx);
+	}
+	return store_gc_step(s, phase, batch, removed, err);
 }
 
 int

@@ -11,6 +11,7 @@
 #include "config.h"
 #include "error.h"
 
+struct csindex;
 struct jobq;
 struct retainer;
 struct store;
@@ -40,5 +41,14 @@ struct retention_delete {
 };
 int retention_delete(struct store *, const struct retention_delete *,
     int64_t *profiles, int64_t *samples, int *scope_gone, struct error *);
+
+/* One step of collecting unused interned rows (store_gc_step), with the
+ * query threads' callsite index caught up first: the index keeps every
+ * callsite and frame it has read, and a query that selected its values
+ * before the collection (or from an older snapshot) may name rows the
+ * step deletes, so the index must have read them while they were there.
+ * On the import thread. */
+int retention_gc_step(struct store *, struct csindex *, int *phase,
+    size_t batch, int64_t *removed, struct error *);
 
 #endif

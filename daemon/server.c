@@ -529,6 +529,7 @@ server_run(struct config *cfg, int argc, char **argv)
 		goto out;
 	}
 	iw.importer = importer_new(iw.store, &cfg->limits);
+	iw.index = index;
 	importer_set_stop(iw.importer, &srv.stopping);
 	readers = xcalloc((size_t)cfg->query_threads, sizeof *readers);
 	rwp = xcalloc((size_t)cfg->query_threads, sizeof *rwp);
@@ -679,9 +680,11 @@ out:
 	if (srv.base != NULL)
 		event_base_free(srv.base);
 	importer_free(iw.importer);
-	store_close(iw.store);
+	/* The writer last: the last connection to close removes the WAL,
+	 * and a read-only one cannot. */
 	for (i = 0; readers != NULL && i < cfg->query_threads; i++)
 		store_close(readers[i].store);
+	store_close(iw.store);
 	free(readers);
 	csindex_free(index);
 	free(rwp);

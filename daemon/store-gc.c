@@ -6,7 +6,9 @@
  * Ids are never reused: the row with the largest id of a table is kept
  * even when nothing needs it, so SQLite's next id stays above every id
  * ever handed out and the query threads' callsite index (which keeps what
- * it read) can never name a new row by an old one's id. */
+ * it read) can never name a new row by an old one's id.  The index must
+ * have read a row before it is collected (a query may have selected
+ * values naming it): retention_gc_step catches the index up first. */
 #include <stdlib.h>
 #include <string.h>
 

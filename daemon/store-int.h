@@ -1,6 +1,7 @@
 /* store-int.h: what the files of the store module share (store.c,
- * store-samples.c, store-vtab.c, store-sql.c); nothing outside the store
- * includes it. */
+ * store-samples.c, store-vtab.c, store-sql.c, store-ckpt.c, store-file.c,
+ * store-space.c, store-vacuum.c, ...); nothing outside the store includes
+ * it. */
 #ifndef PROFD_STORE_INT_H
 #define PROFD_STORE_INT_H
 
@@ -56,6 +57,24 @@ int store_samples_migrate_v3(struct store *, struct error *);
 
 /* store-counts.c */
 void store_counts_finalize(struct store *);
+
+/* store-space.c: whether the connection's last error is a full disk, and
+ * the ERR_NO_SPACE that names the store file (store_fail uses both). */
+int store_space_full(struct store *);
+int store_space_fail(struct store *, struct error *, const char *what);
+
+/* store-file.c: the database file made (mode 0600) before SQLite opens
+ * it, and an existing one's mode, -wal's and -shm's brought to 0600. */
+int store_file_prepare(const char *path, struct error *);
+
+/* store-vacuum.c: auto_vacuum = INCREMENTAL set on a new store, an older
+ * one rebuilt once (before the schema is migrated). */
+int store_vacuum_setup(struct store *, struct error *);
+
+/* store-ckpt.c: the writer's checkpoint thread and WAL bound. */
+int store_ckpt_start(struct store *, const char *path, struct error *);
+/* Stops the thread and truncates the WAL. */
+void store_ckpt_stop(struct store *);
 
 /* store-vtab.c: the sample virtual table, on every connection. */
 int store_vtab_register(sqlite3 *);

@@ -8,8 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
 
 #include "schema.h"
 #include "store-int.h"
@@ -137,26 +135,15 @@ static const struct {
 	    "WHERE f.id > ?1 ORDER BY f.id" },
 };
 
-/* The disk is full: retried once there is space, not the input's fault
- * (SQLITE_FULL; an I/O error from ENOSPC, as growing the -shm gives). */
-static int
-store_full(sqlite3 *db)
-{
-	return (sqlite3_errcode(db) & 0xff) == SQLITE_FULL ||
-	    ((sqlite3_errcode(db) & 0xff) == SQLITE_IOERR &&
-	    sqlite3_system_errno(db) == ENOSPC);
-}
-
 int
 store_fail(struct store *s, struct error *err, const char *what)
 {
 	int rc = sqlite3_errcode(s->db);
 
+	if (store_space_full(s))
+		return store_space_fail(s, err, what);
 	if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
 		return error_set(err, ERR_BUSY, "store: %s: %s", what,
-		    sqlite3_errmsg(s->db));
-	if (store_full(s->db))
-		return error_set(err, ERR_NO_SPACE, "store: %s: %s", what,
 		    sqlite3_errmsg(s->db));
 	return error_set(err, ERR_INTERNAL, "store: %s: %s", what,
 	    sqlite3_errmsg(s->db));
@@ -168,8 +155,11 @@ store_exec(struct store *s, const char *sql, struct error *err)
 	char *msg = NULL;
 
 	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		error_set(err, store_full(s->db) ? ERR_NO_SPACE : ERR_INTERNAL,
-		    "store: %s", msg ? msg : "exec");
+		if (store_space_full(s))
+			store_space_fail(s, err, msg ? msg : "exec");
+		else
+			error_set(err, ERR_INTERNAL, "store: %s",
+			    msg ? msg : "exec");
 		sqlite3_free(msg);
 		return -1;
 	}
@@ -233,117 +223,6 @@ fail:
 	return -1;
 }
 
-/*
- * Checkpoints run on a thread of their own, on a connection of their own,
- * so that the commit of a large import does not copy its pages into the
- * database before the import can answer: the writer's WAL hook wakes the
- * thread once the WAL passes STORE_CKPT_PAGES.  A checkpoint is PASSIVE
- * (it never waits for readers or the writer).  On close the writer
- * truncates the WAL, so a stopped profd leaves one file.
- */
-#define STORE_CKPT_PAGES	1000
-
-struct store_ckpt {
-	pthread_t thread;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	int want, stop;
-	sqlite3 *db;
-};
-
-static void *
-store_ckpt_main(void *arg)
-{
-	struct store_ckpt *c = arg;
-
-	/* Background work (on Linux the nice value is per thread). */
-	setpriority(PRIO_PROCESS, 0, 10);
-	pthread_mutex_lock(&c->mu);
-	for (;;) {
-		while (!c->want && !c->stop)
-			pthread_cond_wait(&c->cv, &c->mu);
-		if (c->stop)
-			break;
-		c->want = 0;
-		pthread_mutex_unlock(&c->mu);
-		/* A failure (busy) is retried after the next commit. */
-		sqlite3_wal_checkpoint_v2(c->db, NULL,
-		    SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
-		pthread_mutex_lock(&c->mu);
-	}
-	pthread_mutex_unlock(&c->mu);
-	return NULL;
-}
-
-static int
-store_wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
-{
-	struct store_ckpt *c = arg;
-
-	if (pages >= STORE_CKPT_PAGES) {
-		pthread_mutex_lock(&c->mu);
-		c->want = 1;
-		pthread_cond_signal(&c->cv);
-		pthread_mutex_unlock(&c->mu);
-	}
-	return SQLITE_OK;
-}
-
-static int
-store_ckpt_start(struct store *s, const char *path, struct error *err)
-{
-	struct store_ckpt *c = xcalloc(1, sizeof *c);
-
-	if (sqlite3_open_v2(path, &c->db, SQLITE_OPEN_READWRITE |
-	    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		error_set(err, ERR_INTERNAL, "store: cannot open %s for "
-		    "checkpoints: %s", path, c->db ? sqlite3_errmsg(c->db) :
-		    "out of memory");
-		sqlite3_close(c->db);
-		free(c);
-		return -1;
-	}
-	sqlite3_busy_timeout(c->db, 1000);
-	pthread_mutex_init(&c->mu, NULL);
-	pthread_cond_init(&c->cv, NULL);
-	if (pthread_create(&c->thread, NULL, store_ckpt_main, c) != 0) {
-		error_set(err, ERR_INTERNAL, "store: cannot start the "
-		    "checkpoint thread");
-		pthread_mutex_destroy(&c->mu);
-		pthread_cond_destroy(&c->cv);
-		sqlite3_close(c->db);
-		free(c);
-		return -1;
-	}
-	pthread_setname_np(c->thread, "checkpoint");
-	s->ckpt = c;
-	/* Replaces SQLite's own checkpoint after a commit. */
-	sqlite3_wal_hook(s->db, store_wal_hook, c);
-	return 0;
-}
-
-static void
-store_ckpt_stop(struct store *s)
-{
-	struct store_ckpt *c = s->ckpt;
-
-	if (c == NULL)
-		return;
-	sqlite3_wal_hook(s->db, NULL, NULL);
-	pthread_mutex_lock(&c->mu);
-	c->stop = 1;
-	pthread_cond_signal(&c->cv);
-	pthread_mutex_unlock(&c->mu);
-	pthread_join(c->thread, NULL);
-	sqlite3_close(c->db);
-	pthread_mutex_destroy(&c->mu);
-	pthread_cond_destroy(&c->cv);
-	free(c);
-	s->ckpt = NULL;
-	sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE,
-	    NULL, NULL);
-}
-
 /* Before the first connection: no global memory statistics (a mutex on
  * every allocation SQLite makes). */
 static void
@@ -365,6 +244,8 @@ store_open(const char *path, int readonly, struct error *err)
 	flags |= SQLITE_OPEN_NOMUTEX;
 	s->readonly = readonly;
 	s->st = xcalloc(S_COUNT, sizeof *s->st);
+	if (!readonly && store_file_prepare(path, err) == -1)
+		goto fail;
 	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
 		error_set(err, ERR_INTERNAL, "store: cannot open %s: %s", path,
 		    s->db ? sqlite3_errmsg(s->db) : "out of memory");
@@ -378,6 +259,8 @@ store_open(const char *path, int readonly, struct error *err)
 		goto fail;
 	}
 	if (!readonly) {
+		if (store_vacuum_setup(s, err) == -1)
+			goto fail;
 		/* A large import is one transaction; its sample values are
 		 * written once, as blobs, so the page cache only needs to hold
 		 * the interned rows' working set (16 MiB, bounded). */
@@ -1147,22 +1030,6 @@ store_frames_after(struct store *s, int64_t after,
 	}
 	sqlite3_reset(st);
 	return rc == SQLITE_DONE ? 0 : store_fail(s, err, "reading frames");
-}
-
-int64_t
-store_file_size(const char *path)
-{
-	struct stat sb;
-	char *wal;
-	int64_t total = 0;
-
-	if (stat(path, &sb) == 0)
-		total += sb.st_size;
-	xasprintf(&wal, "%s-wal", path);
-	if (stat(wal, &sb) == 0)
-		total += sb.st_size;
-	free(wal);
-	return total;
 }
 
 /* ---- export: rows by id ---- */

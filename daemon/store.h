@@ -160,6 +160,12 @@ int store_scope_delete(struct store *, int64_t scope_id, int64_t *profiles,
 int store_gc_step(struct store *, int *phase, size_t batch,
     int64_t *removed, struct error *);
 
+/* store-vacuum.c: give up to pages free pages (of deleted profiles,
+ * collected rows) back to the file system, in a transaction of its own;
+ * *left is the number still free. */
+int store_vacuum_step(struct store *, int64_t pages, int64_t *left,
+    struct error *);
+
 /* Reads use the rollups where they answer a selection; off, everything is
  * read from the blocks (for tests comparing both). */
 void store_use_rollups(struct store *, int);

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Deleting profiles gives disk space back: the store runs with
+# auto_vacuum = INCREMENTAL, and the retention pass after a delete moves
+# the free pages out of the file.  A store made without it (by an older
+# profd) is rebuilt once at start and keeps every profile.
+source "$TESTS_DIR/integration/lib.sh"
+command -v sqlite3 >/dev/null || { echo "skip: no sqlite3"; exit 77; }
+
+mkdir "$T/p"
+zcat "$FIXTURES/cpu.pprof" >"$T/cpu.pb"
+python3 - "$T/cpu.pb" "$T/p" 300 <<'PY'
+import sys
+raw = open(sys.argv[1], 'rb').read()
+def varint(n):
+    b = b''
+    while True:
+        x, n = n & 0x7f, n >> 7
+        if n == 0:
+            return b + bytes([x])
+        b += bytes([x | 0x80])
+for i in range(int(sys.argv[3])):
+    open('%s/%d.pb' % (sys.argv[2], i), 'wb').write(
+        raw + varint(1000 << 3) + varint(i + 1))
+PY
+passes() { api GET /v1/health | sed '$d' | json 'j["retention"]["passes"]'; }
+nprofiles() {
+	api GET "/v1/profiles?scope=$1" | sed '$d' | json 'len(j["profiles"])'
+}
+
+start_profd
+for i in $(seq 0 299); do
+	code=$(curl -s -o /dev/null -w '%{http_code}' --unix-socket "$SOCK" \
+	    -X POST --data-binary "@$T/p/$i.pb" \
+	    "http://localhost/v1/profiles?scope=s$((i % 3))")
+	[ "$code" = 201 ] || fail "push $i: HTTP $code"
+done
+stop_profd
+[ "$(sqlite3 "$DB" 'PRAGMA auto_vacuum')" = 2 ] ||
+	fail "auto_vacuum is $(sqlite3 "$DB" 'PRAGMA auto_vacuum'), not 2 (incremental)"
+full=$(stat -c %s "$DB")
+
+start_profd --retention-interval 1
+"$PROFCTL" delete --scope s0 >/dev/null || fail "delete s0"
+"$PROFCTL" delete --scope s1 >/dev/null || fail "delete s1"
+# The deletes ask for a collection: the next whole pass after them
+# collects, then vacuums.
+p0=$(passes)
+for _ in $(seq 1 100); do
+	[ "$(passes)" -ge $((p0 + 2)) ] && break
+	sleep 0.1
+done
+[ "$(passes)" -ge $((p0 + 2)) ] || fail "no retention pass after the deletes"
+stop_profd
+after=$(stat -c %s "$DB")
+[ "$(sqlite3 "$DB" 'PRAGMA freelist_count')" = 0 ] ||
+	fail "free pages left: $(sqlite3 "$DB" 'PRAGMA freelist_count')"
+[ $((after * 10)) -lt $((full * 7)) ] ||
+	fail "the store is $after bytes after deleting 2 of 3 scopes ($full before)"
+ok "deleting 2 of 3 scopes: the file $full -> $after bytes, no free page left"
+
+# A store without auto_vacuum, as older profds made them.
+sqlite3 "$DB" 'PRAGMA auto_vacuum = NONE; VACUUM' >/dev/null
+[ "$(sqlite3 "$DB" 'PRAGMA auto_vacuum')" = 0 ] || fail "setup: auto_vacuum"
+start_profd
+[ "$(nprofiles s2)" = 100 ] || fail "$(nprofiles s2) profiles after the rebuild"
+stop_profd
+[ "$(sqlite3 "$DB" 'PRAGMA auto_vacuum')" = 2 ] ||
+	fail "an older store was not made incremental"
+[ "$(sqlite3 "$DB" 'PRAGMA integrity_check')" = ok ] || fail "integrity_check"
+ok "a store without auto_vacuum is rebuilt at start, its 100 profiles kept"

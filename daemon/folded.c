@@ -42,8 +42,10 @@
 #include "stream.h"
 #include "util.h"
 
-/* Bytes asked of the stream for a line at first; doubled for longer ones. */
-#define FOLDED_WINDOW		(64u * 1024)
+/* Bytes asked of the stream for a line at first; doubled for longer ones.
+ * Small, so a short input needs no large buffer (the stream still reads
+ * in large pieces once the input is large). */
+#define FOLDED_WINDOW		(4u * 1024)
 /* Complete lines the sniffer checks. */
 #define FOLDED_SNIFF_LINES	8
 /* Input bytes quoted in an error. */

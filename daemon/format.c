@@ -5,6 +5,7 @@
 
 #include "folded.h"
 #include "format.h"
+#include "inflate.h"
 #include "perfetto.h"
 #include "pprof.h"
 
@@ -57,6 +58,27 @@ format_detect(const uint8_t *p, size_t n, struct error *err)
 	error_set(err, ERR_INPUT, "unknown format: the data is none of %s "
 	    "(gzipped or not)", format_names());
 	return NULL;
+}
+
+int
+format_open(struct stream **in, const char *name, const struct limits *lim,
+    const struct format **fmt, struct error *err)
+{
+	const uint8_t *head;
+	size_t n;
+
+	if (strcmp(name, "auto") != 0 && (*fmt = format_find(name)) == NULL)
+		return error_set(err, ERR_INPUT, "format: unknown format "
+		    "\"%s\" (known: auto, %s)", name, format_names());
+	if (stream_peek(*in, 2, &head, &n, err) == -1)
+		return -1;
+	if (inflate_is_gzip(head, n))
+		*in = inflate_stream(*in, lim);
+	if (strcmp(name, "auto") != 0)
+		return 0;
+	if (stream_peek(*in, FORMAT_SNIFF_BYTES, &head, &n, err) == -1)
+		return -1;
+	return (*fmt = format_detect(head, n, err)) == NULL ? -1 : 0;
 }
 
 const char *

@@ -33,6 +33,13 @@ struct format {
 const struct format *format_find(const char *name);
 /* Detection for format=auto; ERR_INPUT naming the formats tried. */
 const struct format *format_detect(const uint8_t *, size_t, struct error *);
+/* How a pushed blob is opened, by the importer and the fuzzers alike:
+ * gunzipped when it starts with the gzip magic (*in is then replaced by
+ * the inflating stream, which owns the old one), then the format named
+ * ("auto": detected on the first FORMAT_SNIFF_BYTES).  ERR_INPUT for an
+ * unknown name or an undetected format. */
+int format_open(struct stream **in, const char *name, const struct limits *,
+    const struct format **, struct error *);
 /* "pprof, ..." for messages and --help. */
 const char *format_names(void);
 

@@ -15,7 +15,6 @@
 #include "format.h"
 #include "hmap.h"
 #include "import.h"
-#include "inflate.h"
 #include "model.h"
 #include "sha256.h"
 #include "util.h"
@@ -627,7 +626,7 @@ hashsrc_finish(struct hashsrc *h, struct stream *raw, uint8_t hash[32],
 	size_t got;
 
 	do {
-		if (stream_peek(raw, 1 << 20, &p, &got, err) == -1 ||
+		if (stream_some(raw, &p, &got, err) == -1 ||
 		    stream_take(raw, got, &p, "input", err) == -1)
 			return -1;
 	} while (got > 0);
@@ -646,8 +645,6 @@ importer_run(struct importer *im, const struct import_request *req,
 	const struct format *fmt = NULL;
 	struct stream *in = NULL, *raw = NULL;
 	struct hashsrc *hs = NULL;
-	const uint8_t *head;
-	size_t headlen;
 	uint8_t hash[32];
 	int64_t scope_id, dup;
 	size_t i;
@@ -663,11 +660,6 @@ importer_run(struct importer *im, const struct import_request *req,
 	if (req->fd < 0 && req->len > im->limits->max_body)
 		return error_set(err, ERR_TOO_LARGE, "the profile is %zu bytes "
 		    "(limit %zu)", req->len, im->limits->max_body);
-	if (strcmp(req->format, "auto") != 0 &&
-	    (fmt = format_find(req->format)) == NULL)
-		return error_set(err, ERR_INPUT, "format: unknown format "
-		    "\"%s\" (known: auto, %s)", req->format, format_names());
-
 	if (store_begin_import(im->store, err) == -1)
 		return -1;
 	if ((scope_id = store_scope(im->store, req->scope, 1, err)) < 0)
@@ -706,14 +698,7 @@ importer_run(struct importer *im, const struct import_request *req,
 		memset(hash, 0, sizeof hash);
 		memcpy(hash, "pending", 7);
 	}
-	if (stream_peek(in, 2, &head, &headlen, err) == -1)
-		goto fail;
-	if (inflate_is_gzip(head, headlen))
-		in = inflate_stream(in, &lim);
-	if (stream_peek(in, FORMAT_SNIFF_BYTES, &head, &headlen, err) == -1)
-		goto fail;
-	if (strcmp(req->format, "auto") == 0 &&
-	    (fmt = format_detect(head, headlen, err)) == NULL)
+	if (format_open(&in, req->format, &lim, &fmt, err) == -1)
 		goto fail;
 	memset(&row, 0, sizeof row);
 	row.scope_id = scope_id;

@@ -37,7 +37,7 @@ gunzip_read(void *ctx, uint8_t *buf, size_t n, struct error *err)
 	g->z.next_out = buf;
 	g->z.avail_out = (uInt)(n > (1u << 30) ? (1u << 30) : n);
 	while (g->z.avail_out > 0) {
-		if (stream_peek(g->in, 64 * 1024, &p, &got, err) == -1)
+		if (stream_some(g->in, &p, &got, err) == -1)
 			return -1;
 		if (g->member_ended) {
 			/* Another member follows, or the input ends. */

@@ -7,7 +7,11 @@
 #include "stream.h"
 #include "util.h"
 
+/* Reads start small and double up to STREAM_CHUNK: a tiny push then
+ * costs a 4 KiB buffer, not a freshly mapped (and zeroed) 512 KiB one,
+ * while a large input soon reads in 256 KiB pieces. */
 #define STREAM_CHUNK	(256u * 1024)
+#define STREAM_FIRST	(4u * 1024)
 
 struct stream *
 stream_new(const struct stream_source *src)
@@ -15,6 +19,7 @@ stream_new(const struct stream_source *src)
 	struct stream *s = xcalloc(1, sizeof *s);
 
 	s->src = *src;
+	s->chunk = STREAM_FIRST / 2;
 	return s;
 }
 
@@ -138,16 +143,18 @@ stream_fill(struct stream *s, size_t n, struct error *err)
 			s->len -= s->pos;
 			s->pos = 0;
 		}
-		if (s->cap - s->len < STREAM_CHUNK || s->cap < n) {
-			size_t cap = s->cap ? s->cap : STREAM_CHUNK;
+		if (s->cap - s->len < s->chunk || s->cap < n) {
+			size_t cap = s->cap ? s->cap : STREAM_FIRST;
 
-			while (cap < n || cap - s->len < STREAM_CHUNK)
+			while (cap < n || cap - s->len < s->chunk)
 				cap *= 2;
 			s->buf = xrealloc(s->buf, cap);
 			s->cap = cap;
 		}
 		r = s->src.read(s->src.ctx, s->buf + s->len, s->cap - s->len,
 		    err);
+		if (s->chunk < STREAM_CHUNK)
+			s->chunk *= 2;
 		if (r < 0)
 			return -1;
 		if (r == 0)
@@ -165,6 +172,16 @@ stream_peek(struct stream *s, size_t n, const uint8_t **p, size_t *got,
 		return -1;
 	*p = s->buf ? s->buf + s->pos : (const uint8_t *)"";
 	*got = s->len - s->pos < n ? s->len - s->pos : n;
+	return 0;
+}
+
+int
+stream_some(struct stream *s, const uint8_t **p, size_t *got,
+    struct error *err)
+{
+	if (stream_peek(s, 1, p, got, err) == -1)
+		return -1;
+	*got = s->len - s->pos;
 	return 0;
 }
 
@@ -225,7 +242,7 @@ stream_slurp(struct stream *s, size_t max, uint8_t **out, size_t *len,
 	size_t got;
 
 	for (;;) {
-		if (stream_peek(s, STREAM_CHUNK, &p, &got, err) == -1) {
+		if (stream_some(s, &p, &got, err) == -1) {
 			buf_free(&b);
 			return -1;
 		}

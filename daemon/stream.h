@@ -23,6 +23,7 @@ struct stream {
 	struct stream_source src;
 	uint8_t *buf;
 	size_t pos, len, cap;		/* unread bytes: buf[pos..len) */
+	size_t chunk;			/* least room for the next read */
 	uint64_t offset;		/* stream offset of buf[pos] */
 	int eof;
 };
@@ -38,6 +39,10 @@ void stream_free(struct stream *);
 
 /* Make up to n bytes available at *p: *got < n only at the end. */
 int stream_peek(struct stream *, size_t n, const uint8_t **p, size_t *got,
+    struct error *);
+/* What is buffered, filled first if empty (one read, sized as the
+ * stream's reads grow): *got is 0 only at the end. */
+int stream_some(struct stream *, const uint8_t **p, size_t *got,
     struct error *);
 /* Exactly n bytes or ERR_INPUT naming what and the offset. */
 int stream_take(struct stream *, size_t n, const uint8_t **p,

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -166,6 +167,10 @@ config_opt_set(struct config *c, const struct opt *o, const char *value,
 		    strcmp(value, "none") == 0))
 			return error_set(err, ERR_INPUT, "%s: a path is "
 			    "needed", o->name);
+		/* What --print-config prints must load back as it was. */
+		if (strlen(value) >= PATH_MAX || strpbrk(value, "\r\n"))
+			return error_set(err, ERR_INPUT, "%s: a path is one "
+			    "line of at most %d bytes", o->name, PATH_MAX - 1);
 		free(*(char **)field);
 		*(char **)field = strcmp(value, "none") == 0 ? NULL :
 		    xstrdup(value);
@@ -363,17 +368,34 @@ config_usage(FILE *f)
 	config_clear(&d);
 }
 
+/* A value the loader would read back otherwise (spaces at its ends,
+ * which it trims, or quotes at both ends, which it takes off) is printed
+ * in quotes: the loader takes off exactly one pair. */
+static const char *
+config_quoted(const char *v, char *out, size_t size)
+{
+	size_t n = strlen(v);
+
+	if (n == 0 || (!isspace((unsigned char)v[0]) &&
+	    !isspace((unsigned char)v[n - 1]) &&
+	    !(n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0])))
+		return v;
+	snprintf(out, size, "\"%s\"", v);
+	return out;
+}
+
 void
 config_print(FILE *f, const struct config *c)
 {
-	char v[256];
+	char v[PATH_MAX + 8], q[PATH_MAX + 16];
 	size_t i;
 
 	fprintf(f, "# profd %s; from %s\n[profd]\n", PROFD_VERSION,
 	    c->config_path != NULL ? c->config_path : "the defaults");
 	for (i = 0; i < config_nopts; i++) {
 		opt_format(c, &config_opts[i], v, sizeof v);
-		fprintf(f, "%s = %s\n", config_opts[i].name, v);
+		fprintf(f, "%s = %s\n", config_opts[i].name,
+		    config_quoted(v, q, sizeof q));
 	}
 	for (i = 0; i < c->retention.nscopes; i++) {
 		const struct scope_policy *sp = &c->retention.scopes[i];

@@ -2,6 +2,7 @@
  * every type parses and refuses what it should, errors say which line,
  * the command line wins over the file, and --print-config reads back to
  * the same settings. */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -255,6 +256,43 @@ test_args(void)
 	free(q);
 }
 
+/* Found by fuzz_config: a path with spaces at its ends, or quotes that are
+ * part of it, printed bare, loaded back as another path (the loader trims
+ * and unquotes); a path too long for the printer's buffer came back cut. */
+static void
+test_print_quotes(void)
+{
+	static const char *paths[] = {
+		"cke ", " lead", "\"q\"", "'q'", "a\"b", "'",
+	};
+	struct config a, b;
+	struct error err = { 0 };
+	char *text, *file, long_path[PATH_MAX + 2];
+	size_t i;
+
+	for (i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+		config_defaults(&a);
+		CHECK(config_set(&a, "socket", paths[i], &err) == 0);
+		text = printed(&a);
+		file = write_file("quoted.conf", text);
+		config_defaults(&b);
+		CHECK(config_load(&b, file, 1, &err) == 0);
+		CHECK(STREQ(b.socket_path, paths[i]));
+		free(text);
+		free(file);
+		config_clear(&a);
+		config_clear(&b);
+	}
+	config_defaults(&a);
+	memset(long_path, 'x', sizeof long_path - 1);
+	long_path[sizeof long_path - 1] = '\0';
+	CHECK(config_set(&a, "db", long_path, &err) == -1);
+	CHECK(HAS(err.msg, "db") && HAS(err.msg, "at most"));
+	error_clear(&err);
+	CHECK(config_set(&a, "spool", "/a\nb", &err) == -1);
+	config_clear(&a);
+}
+
 static void
 test_restart_needed(void)
 {
@@ -288,6 +326,7 @@ main(void)
 	test_file();
 	test_args();
 	test_restart_needed();
+	test_print_quotes();
 	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
 	CHECK(system(cmd) == 0);
 	printf("ok: %u checks\n", checks);

@@ -14,8 +14,10 @@ pkgs=(build-essential cmake pkg-config curl python3 gzip
 # The tests also use Go (fixture regeneration, pprof comparisons) and a
 # real browser for the flame graph (Chromium driven by Node's
 # playwright-core, installed into the build directory by the test).
+# clang-14 and libclang-rt-14-dev build the libFuzzer harnesses of
+# tests/fuzz (gcc has no libFuzzer).
 if [ "${PROFD_WITH_GO:-0}" = 1 ]; then
-	pkgs+=(golang-go chromium systemd)
+	pkgs+=(golang-go chromium systemd clang-14 libclang-rt-14-dev)
 	command -v node >/dev/null || pkgs+=(nodejs)
 	command -v npm >/dev/null || pkgs+=(npm)
 fi

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # test.sh: set up (with Go, so the fixture generator is exercised too),
 # build with warnings as errors and run every test with ctest.
+# Then the fuzz harnesses of tests/fuzz, built with clang's libFuzzer in
+# build-fuzz/: each replays its corpus and every crash input ever found,
+# then fuzzes for a short while (PROFD_FUZZ_SECONDS, default 20).
 #   contrib/test.sh [--sanitize]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,5 +16,13 @@ if [ "${1:-}" = --sanitize ]; then
 	export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 fi
 PROFD_WITH_GO=1 contrib/setup.sh "${opts[@]}"
-cd "$BUILD_DIR"
-ctest --output-on-failure -j 2 --timeout 600
+(cd "$BUILD_DIR" && ctest --output-on-failure -j 2 --timeout 600)
+# The fuzz run once, with the plain test run (its harnesses carry ASan and
+# UBSan already).
+if [ "${1:-}" != --sanitize ]; then
+	CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz \
+	    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPROFD_WERROR=ON -DPROFD_FUZZ=ON \
+	    -DPROFD_FUZZ_SECONDS="${PROFD_FUZZ_SECONDS:-20}" >/dev/null
+	cmake --build build-fuzz -j "$(nproc)" --target fuzzers
+	(cd build-fuzz && ctest --output-on-failure -j 2 -L fuzz)
+fi

@@ -1,0 +1,12 @@
+/* fuzz_pprof.c: the pprof decoder, as the importer opens a push with
+ * format=pprof: plain, or gzipped (the harness also decodes a gzip of every
+ * plain input and checks both decodes agree).  See fuzz.h for the sink. */
+#include "fuzz.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	return fz_decode_both(data, size, "pprof");
+}

@@ -1,0 +1,145 @@
+/* fuzz_sql.c: the SQL guard of POST /v1/query (store_sql_run): any bytes
+ * as the statement, on a store holding one small profile.  Beside not
+ * crashing: the call answers rows or an error of the documented kinds
+ * within its time limit, and nothing on disk changes (the store and its
+ * WAL keep their size and mtime, no file appears or goes), whatever the
+ * statement tries (ATTACH, pragmas, writes, functions). */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fuzz.h"
+#include "import.h"
+#include "store-sql.h"
+#include "store.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+static char dir[64], dbpath[96];
+static struct store *store;	/* kept open: the WAL stays as it is */
+static char snapshot[4096];
+
+/* Names, sizes and mtimes of the store's files (but -shm, which readers
+ * write by design). */
+static void
+snap(char *out, size_t size)
+{
+	struct dirent *de;
+	struct stat st;
+	char p[256];
+	size_t n = 0;
+	DIR *d = opendir(dir);
+
+	FZ_CHECK(d != NULL);
+	out[0] = '\0';
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		n += (size_t)snprintf(out + n, size - n, "%s ", de->d_name);
+		FZ_CHECK(n < size);
+		if (strstr(de->d_name, "-shm") != NULL)
+			continue;
+		snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+		FZ_CHECK(stat(p, &st) == 0);
+		n += (size_t)snprintf(out + n, size - n, "%lld %lld.%09ld\n",
+		    (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+		    st.st_mtim.tv_nsec);
+		FZ_CHECK(n < size);
+	}
+	closedir(d);
+}
+
+static void
+setup(void)
+{
+	static const char folded[] = "main;work;leaf 10\nmain;idle 3\n";
+	struct import_request req;
+	struct import_result res;
+	char key[] = "env", value[] = "fuzz";
+	struct import_label lab = { key, value };
+	struct limits lim;
+	struct importer *im;
+	struct error err = { 0 };
+
+	snprintf(dir, sizeof dir, "%s/profd-fuzz-sql-XXXXXX",
+	    getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	FZ_CHECK(mkdtemp(dir) != NULL);
+	snprintf(dbpath, sizeof dbpath, "%s/profd.db", dir);
+	store = store_open(dbpath, 0, &err);
+	FZ_CHECK(store != NULL);
+	limits_default(&lim);
+	im = importer_new(store, &lim);
+	memset(&req, 0, sizeof req);
+	req.scope = "svc";
+	req.format = "folded";
+	req.name = "seed";
+	req.labels = &lab;
+	req.nlabels = 1;
+	req.data = (const uint8_t *)folded;
+	req.len = sizeof folded - 1;
+	req.fd = -1;
+	FZ_CHECK(importer_run(im, &req, &res, &err) == 0);
+	import_result_clear(&res);
+	importer_free(im);
+	snap(snapshot, sizeof snapshot);
+}
+
+static int
+on_columns(void *arg, const char *const *names, size_t n, struct error *err)
+{
+	size_t i;
+
+	(void)err;
+	for (i = 0; i < n; i++)
+		fz_str(arg, mstr_from(names[i]));
+	return 0;
+}
+
+static int
+on_row(void *arg, const struct store_sql_value *v, size_t n,
+    struct error *err)
+{
+	size_t i;
+
+	(void)err;
+	for (i = 0; i < n; i++) {
+		fz_mix(arg, v[i].type);
+		if (v[i].type == STORE_SQL_TEXT ||
+		    v[i].type == STORE_SQL_BLOB)
+			fz_str(arg, (struct mstr){ v[i].p, v[i].n });
+	}
+	return 0;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const struct store_sql_cb cb = { on_columns, on_row };
+	struct store_sql_params p = { (const char *)data, size, 50, 100 };
+	struct fz_sink digest = { 0 };
+	struct error err = { 0 };
+	char now[sizeof snapshot];
+	int truncated = 0, rc;
+	int64_t t0;
+
+	if (store == NULL)
+		setup();
+	t0 = mono_ns();
+	rc = store_sql_run(dbpath, &p, &cb, &digest, &truncated, &err);
+	FZ_CHECK(rc == 0 || rc == -1);
+	if (rc == -1)
+		FZ_CHECK(err.kind == ERR_INPUT || err.kind == ERR_TOO_LARGE ||
+		    err.kind == ERR_TIMEOUT || err.kind == ERR_BUSY);
+	/* Generous: the limit is 100 ms, sanitizers slow SQLite down. */
+	FZ_CHECK(mono_ns() - t0 < 5000000000ll);
+	snap(now, sizeof now);
+	if (strcmp(now, snapshot) != 0) {
+		fprintf(stderr, "the store changed:\n%s---\n%s", snapshot,
+		    now);
+		abort();
+	}
+	return 0;
+}

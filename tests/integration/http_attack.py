@@ -116,6 +116,12 @@ def errors(path):
          "version overflowing an int"),
         (b"GET /v1/health HTTP/1.0111111111\r\n\r\n", 400,
          "minor version overflowing a char"),
+        # libevent answered "HTTP/1.2 100 Continue" before any handler
+        # saw the request (found by fuzz_http).
+        (b"POST /v1/query HTTP/1.2\r\nExpect: 100-continue\r\n"
+         b"Content-Length: 8\r\n\r\n", 400, "version 1.2 expecting 100"),
+        (b"POST /v1/query HTTP/1.-57\r\nExpect: 100-continue\r\n"
+         b"Content-Length: 8\r\n\r\n", 400, "negative minor expecting 100"),
         (b"FOO /v1/health HTTP/1.1\r\nHost: x\r\n\r\n", 405,
          "unknown method"),
         (b"PATCH /v1/scopes HTTP/1.1\r\nHost: x\r\n\r\n", 405,

@@ -17,7 +17,7 @@
 #include "model.h"
 #include "stream.h"
 #include "util.h"
-#include "testlib.h"
+#include "testrec.h"
 
 #ifndef FIXTURES_DIR
 #define FIXTURES_DIR "tests/fixtures"

@@ -15,7 +15,7 @@
 #include "perfetto.h"
 #include "pftenc.h"
 #include "stream.h"
-#include "testlib.h"
+#include "testrec.h"
 #include "util.h"
 
 #ifndef FIXTURES_DIR

@@ -15,7 +15,7 @@
 #include "model.h"
 #include "pprof.h"
 #include "pbenc.h"
-#include "testlib.h"
+#include "testrec.h"
 #include "util.h"
 
 #ifndef FIXTURES_DIR

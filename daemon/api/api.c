@@ -53,7 +53,7 @@ api_reply(struct api_call *call, int status, json_t *body)
 		evhttp_add_header(h, "Retry-After", "1");
 	evhttp_send_reply(call->req, status, NULL, NULL);
 	if (call->route != NULL)
-		server_route_done(call->srv, call->route, status,
+		api_host_route_done(call->host, call->route, status,
 		    mono_ns() - call->start_ns);
 	api_call_free(call);
 }
@@ -123,7 +123,7 @@ api_reply_text(struct api_call *call)
 	evhttp_add_header(evhttp_request_get_output_headers(call->req),
 	    "Content-Type", call->reply_type);
 	evhttp_send_reply(call->req, call->status, NULL, NULL);
-	server_route_done(call->srv, call->route, call->status,
+	api_host_route_done(call->host, call->route, call->status,
 	    mono_ns() - call->start_ns);
 	api_call_free(call);
 }
@@ -156,7 +156,7 @@ api_job_done(struct job *j)
 	}
 	if (api_stream_started(call)) {
 		api_stream_end(call);
-		server_route_done(call->srv, call->route, call->status ?
+		api_host_route_done(call->host, call->route, call->status ?
 		    call->status : 200, mono_ns() - call->start_ns);
 		api_call_free(call);
 		return;
@@ -182,7 +182,7 @@ api_submit(struct api_call *call, enum api_queue which,
 	call->work = work;
 	call->job.run = api_job_run;
 	call->job.done = api_job_done;
-	if (jobq_push(server_queue(call->srv, which), &call->job) == -1)
+	if (jobq_push(call->host->queues[which], &call->job) == -1)
 		api_error(call, 503, "the %s queue is full; retry later",
 		    which == API_IMPORT ? "import" : "query");
 }

@@ -60,7 +60,7 @@ routes_dispatch(struct evhttp_request *req, void *arg)
 	int i, path_known = 0;
 
 	call = xcalloc(1, sizeof *call);
-	call->srv = arg;
+	call->host = arg;
 	call->req = req;
 	call->start_ns = mono_ns();
 	TAILQ_INIT(&call->query);

@@ -4,7 +4,6 @@
  * loop, the rest is read under the activity mutex. */
 #include "activity.h"
 #include "api.h"
-#include "spool.h"
 #include "util.h"
 
 static json_t *
@@ -28,13 +27,12 @@ status_current(const struct activity_current *c)
 }
 
 static json_t *
-status_spool(struct spool *sp)
+status_spool(struct api_host *h)
 {
-	struct spool_stats st;
+	struct api_spool_stats st;
 
-	if (sp == NULL)
+	if (h->spool_stats(h->ctx, &st) == 0)
 		return json_null();
-	spool_stats(sp, &st);
 	return json_pack("{s:s, s:I, s:I, s:I, s:I, s:b, s:b, s:o, s:I, s:I, "
 	    "s:I, s:I, s:I}",
 	    "dir", st.dir,
@@ -62,8 +60,8 @@ api_status_get(struct api_call *call)
 	size_t i;
 	int s;
 
-	activity_snapshot(server_activity(call->srv), &snap);
-	server_import_counts(call->srv, &done, &failed);
+	activity_snapshot(call->host->activity, &snap);
+	api_host_import_counts(call->host, &done, &failed);
 	imports = json_pack("{s:I, s:I}", "done", (json_int_t)done,
 	    "failed", (json_int_t)failed);
 	for (s = 0; s < ACT_NSOURCES; s++)
@@ -85,12 +83,12 @@ api_status_get(struct api_call *call)
 	    "s:o, s:o, s:I}",
 	    "status", "ok",
 	    "version", PROFD_VERSION,
-	    "uptime_s", server_uptime(call->srv),
+	    "uptime_s", api_host_uptime(call->host),
 	    "imports", imports,
 	    "importing", status_current(&snap.current),
-	    "import_queue", (json_int_t)server_import_depth(call->srv),
-	    "query_queue", (json_int_t)server_query_depth(call->srv),
-	    "spool", status_spool(server_spool(call->srv)),
+	    "import_queue", (json_int_t)jobq_depth(call->host->queues[API_IMPORT]),
+	    "query_queue", (json_int_t)jobq_depth(call->host->queues[API_QUERY]),
+	    "spool", status_spool(call->host),
 	    "errors", errors,
 	    "errors_total", (json_int_t)snap.nerrors_total));
 }

@@ -45,7 +45,9 @@ struct server {
 	int argc;
 	char **argv;
 	struct import_worker *iw;
-	struct retainer *retainer;
+	/* What the endpoints use: queues, uploads, activity, retainer,
+	 * counters (api.h). */
+	struct api_host host;
 	struct event *retention;	/* the periodic pass */
 	atomic_int stopping;		/* SIGTERM: roll back long imports */
 	struct server_http *guard;	/* limits and deadlines per connection */
@@ -53,14 +55,7 @@ struct server {
 	int64_t stop_deadline_ns;
 	struct event_base *base;
 	struct evhttp *http;
-	struct jobq *importq, *queryq, *ioq;
-	struct uploads *uploads;
-	struct activity *activity;
 	struct spool *spool;		/* NULL: no spool directory */
-	int64_t started_ns;
-	atomic_uint_fast64_t imports_done, imports_failed;
-	pthread_mutex_t stats_mu;
-	struct route_stats *stats;
 	char *listen_path;		/* what the socket is bound to */
 	uint64_t status_done, status_failed;	/* last sent in STATUS= */
 };
@@ -180,8 +175,8 @@ server_drain_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct server *srv = arg;
 
-	if ((jobq_idle(srv->importq) && jobq_idle(srv->queryq) &&
-	    jobq_idle(srv->ioq)) || mono_ns() > srv->stop_deadline_ns) {
+	if ((jobq_idle(srv->host.queues[API_IMPORT]) && jobq_idle(srv->host.queues[API_QUERY]) &&
+	    jobq_idle(srv->host.queues[API_IO])) || mono_ns() > srv->stop_deadline_ns) {
 		event_del(srv->drain);
 		event_base_loopexit(srv->base, &(struct timeval){ 0, 100000 });
 	}
@@ -204,9 +199,9 @@ server_signal_cb(evutil_socket_t sig, short what, void *arg)
 	atomic_store(&srv->stopping, 1);
 	sd_stopping();
 	server_http_unlisten(srv->guard);
-	jobq_drain(srv->importq);
-	jobq_drain(srv->queryq);
-	jobq_drain(srv->ioq);
+	jobq_drain(srv->host.queues[API_IMPORT]);
+	jobq_drain(srv->host.queues[API_QUERY]);
+	jobq_drain(srv->host.queues[API_IO]);
 	srv->stop_deadline_ns = mono_ns() + 60 * 1000000000LL;
 	srv->drain = event_new(srv->base, -1, EV_PERSIST, server_drain_cb, srv);
 	event_add(srv->drain, &(struct timeval){ 0, 20000 });
@@ -276,16 +271,17 @@ server_reload_cb(evutil_socket_t sig, short what, void *arg)
 	    sizeof *srv->old_cfgs);
 	srv->old_cfgs[srv->nold_cfgs++] = srv->cfg;
 	srv->cfg = nc;
+	srv->host.cfg = nc;
 	log_set_level(nc->log_level);
-	uploads_set_max(srv->uploads, nc->limits.max_upload);
-	uploads_set_max_open(srv->uploads, nc->max_uploads);
+	uploads_set_max(srv->host.uploads, nc->limits.max_upload);
+	uploads_set_max_open(srv->host.uploads, nc->max_uploads);
 	server_http_set_config(srv->guard, nc);
 	lj = xcalloc(1, sizeof *lj);
 	lj->job.run = limits_job_run;
 	lj->job.done = limits_job_done;
 	lj->iw = srv->iw;
 	lj->limits = &nc->limits;
-	while (jobq_push(srv->importq, &lj->job) == -1) {
+	while (jobq_push(srv->host.queues[API_IMPORT], &lj->job) == -1) {
 		/* A full queue: the import thread takes it soon. */
 		struct timespec ts = { 0, 10 * 1000 * 1000 };
 
@@ -316,7 +312,7 @@ server_socket_name(int fd, const char *fallback)
 static void
 server_send_status(struct server *srv)
 {
-	server_import_counts(srv, &srv->status_done, &srv->status_failed);
+	api_host_import_counts(&srv->host, &srv->status_done, &srv->status_failed);
 	sd_status("serving on %s; %llu imports done, %llu failed",
 	    srv->listen_path, (unsigned long long)srv->status_done,
 	    (unsigned long long)srv->status_failed);
@@ -329,7 +325,7 @@ server_status_cb(evutil_socket_t fd, short what, void *arg)
 	struct server *srv = arg;
 	uint64_t done, failed;
 
-	server_import_counts(srv, &done, &failed);
+	api_host_import_counts(&srv->host, &done, &failed);
 	if (done != srv->status_done || failed != srv->status_failed)
 		server_send_status(srv);
 }
@@ -342,93 +338,6 @@ server_watchdog_cb(evutil_socket_t fd, short what, void *arg)
 	sd_watchdog_ping();
 }
 
-const struct config *
-server_config(struct server *srv)
-{
-	return srv->cfg;
-}
-
-double
-server_uptime(struct server *srv)
-{
-	return (double)(mono_ns() - srv->started_ns) / 1e9;
-}
-
-size_t
-server_import_depth(struct server *srv)
-{
-	return jobq_depth(srv->importq);
-}
-
-size_t
-server_import_running(struct server *srv)
-{
-	return jobq_running(srv->importq);
-}
-
-size_t
-server_query_depth(struct server *srv)
-{
-	return jobq_depth(srv->queryq);
-}
-
-void
-server_import_counts(struct server *srv, uint64_t *done, uint64_t *failed)
-{
-	*done = atomic_load(&srv->imports_done);
-	*failed = atomic_load(&srv->imports_failed);
-}
-
-void
-server_import_count(struct server *srv, int ok)
-{
-	atomic_fetch_add(ok ? &srv->imports_done : &srv->imports_failed, 1);
-}
-
-struct jobq *
-server_queue(struct server *srv, enum api_queue which)
-{
-	switch (which) {
-	case API_IMPORT:
-		return srv->importq;
-	case API_QUERY:
-		return srv->queryq;
-	case API_IO:
-		break;
-	}
-	return srv->ioq;
-}
-
-struct server_http *
-server_guard(struct server *srv)
-{
-	return srv->guard;
-}
-
-struct uploads *
-server_uploads(struct server *srv)
-{
-	return srv->uploads;
-}
-
-struct activity *
-server_activity(struct server *srv)
-{
-	return srv->activity;
-}
-
-struct spool *
-server_spool(struct server *srv)
-{
-	return srv->spool;
-}
-
-struct retainer *
-server_retainer(struct server *srv)
-{
-	return srv->retainer;
-}
-
 /* Every retention-interval: a pass, with the settings of the moment. */
 static void
 server_retention_cb(evutil_socket_t fd, short what, void *arg)
@@ -436,7 +345,7 @@ server_retention_cb(evutil_socket_t fd, short what, void *arg)
 	struct server *srv = arg;
 	const struct retention *r = &srv->cfg->retention;
 
-	retainer_start(srv->retainer, srv->importq, r);
+	retainer_start(srv->host.retainer, srv->host.queues[API_IMPORT], r);
 	event_add(srv->retention, &(struct timeval){ (time_t)r->interval,
 	    0 });
 }
@@ -446,44 +355,30 @@ static void
 server_sweep_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct server *srv = arg;
-	int n = uploads_sweep(srv->uploads, 3600);
+	int n = uploads_sweep(srv->host.uploads, 3600);
 
 	if (n > 0)
 		log_info("removed %d upload(s) idle for an hour", n);
 }
 
-void
-server_route_done(struct server *srv, const struct route *r, int status,
-    int64_t ns)
+/* The host's callbacks: what the API reports of the server's parts. */
+static void
+server_host_http_stats(void *ctx, struct api_http_stats *st)
 {
-	struct route_stats *st = &srv->stats[r - routes];
+	struct server *srv = ctx;
 
-	pthread_mutex_lock(&srv->stats_mu);
-	st->calls++;
-	if (status >= 400)
-		st->errors++;
-	st->ns_total += ns;
-	pthread_mutex_unlock(&srv->stats_mu);
+	server_http_stats(srv->guard, st);
 }
 
-json_t *
-server_route_stats(struct server *srv)
+static int
+server_host_spool_stats(void *ctx, struct api_spool_stats *st)
 {
-	json_t *o = json_object();
-	char key[64];
-	int i;
+	struct server *srv = ctx;
 
-	pthread_mutex_lock(&srv->stats_mu);
-	for (i = 0; i < nroutes; i++) {
-		snprintf(key, sizeof key, "%s %s", routes[i].method,
-		    routes[i].path);
-		json_object_set_new(o, key, json_pack("{s:I, s:I, s:f}",
-		    "calls", (json_int_t)srv->stats[i].calls,
-		    "errors", (json_int_t)srv->stats[i].errors,
-		    "ms_total", (double)srv->stats[i].ns_total / 1e6));
-	}
-	pthread_mutex_unlock(&srv->stats_mu);
-	return o;
+	if (srv->spool == NULL)
+		return 0;
+	spool_stats(srv->spool, st);
+	return 1;
 }
 
 int
@@ -507,10 +402,12 @@ server_run(struct config *cfg, int argc, char **argv)
 	srv.argc = argc;
 	srv.argv = argv;
 	srv.iw = &iw;
-	srv.started_ns = mono_ns();
-	pthread_mutex_init(&srv.stats_mu, NULL);
-	srv.stats = xcalloc((size_t)nroutes, sizeof *srv.stats);
-	srv.activity = activity_new();
+	api_host_init(&srv.host);
+	srv.host.cfg = cfg;
+	srv.host.ctx = &srv;
+	srv.host.http_stats = server_host_http_stats;
+	srv.host.spool_stats = server_host_spool_stats;
+	srv.host.activity = activity_new();
 	signal(SIGPIPE, SIG_IGN);
 	sd_init();
 	server_raise_nofile(cfg);
@@ -550,12 +447,12 @@ server_run(struct config *cfg, int argc, char **argv)
 		xasprintf(&updir, "%.*s/uploads", slash ? (int)(slash -
 		    cfg->db_path) : 1, slash ? cfg->db_path : ".");
 	}
-	if ((srv.uploads = uploads_new(updir, cfg->limits.max_upload,
+	if ((srv.host.uploads = uploads_new(updir, cfg->limits.max_upload,
 	    &err)) == NULL) {
 		log_err("%s", err.msg);
 		goto out;
 	}
-	uploads_set_max_open(srv.uploads, cfg->max_uploads);
+	uploads_set_max_open(srv.host.uploads, cfg->max_uploads);
 	/* Before detaching, so a spool that cannot be used fails the start
 	 * where it is seen. */
 	if (cfg->spool_dir != NULL && spool_prepare(cfg->spool_dir,
@@ -586,24 +483,24 @@ server_run(struct config *cfg, int argc, char **argv)
 	srv.base = event_base_new();
 	srv.http = evhttp_new(srv.base);
 	srv.guard = server_http_setup(srv.http, srv.base, cfg, routes_dispatch,
-	    &srv);
+	    &srv.host);
 	if (server_http_listen(srv.guard, fd) == -1) {
 		log_err("evhttp cannot accept on %s", srv.listen_path);
 		close(fd);
 		goto out;
 	}
 	iwp = &iw;
-	srv.importq = jobq_new(srv.base, "import", &iwp, 1, cfg->import_queue);
-	srv.queryq = jobq_new(srv.base, "query", rwp, cfg->query_threads,
+	srv.host.queues[API_IMPORT] = jobq_new(srv.base, "import", &iwp, 1, cfg->import_queue);
+	srv.host.queues[API_QUERY] = jobq_new(srv.base, "query", rwp, cfg->query_threads,
 	    cfg->query_queue);
 	/* Upload I/O needs no store connection. */
-	srv.ioq = jobq_new(srv.base, "io", &no_state, 1, cfg->query_queue);
-	if (cfg->spool_dir != NULL && (srv.spool = spool_new(&srv, srv.base,
+	srv.host.queues[API_IO] = jobq_new(srv.base, "io", &no_state, 1, cfg->query_queue);
+	if (cfg->spool_dir != NULL && (srv.spool = spool_new(&srv.host, srv.base,
 	    cfg->spool_dir, &err)) == NULL) {
 		log_err("%s", err.msg);
 		goto out;
 	}
-	srv.retainer = retainer_new();
+	srv.host.retainer = retainer_new();
 	srv.retention = event_new(srv.base, -1, 0, server_retention_cb, &srv);
 	event_add(srv.retention, &(struct timeval){
 	    (time_t)cfg->retention.interval, 0 });
@@ -631,7 +528,7 @@ server_run(struct config *cfg, int argc, char **argv)
 	log_info("profd %s listening on %s%s, store %s", PROFD_VERSION,
 	    srv.listen_path, activated ? " (socket activation)" : "",
 	    cfg->db_path);
-	server_import_counts(&srv, &srv.status_done, &srv.status_failed);
+	api_host_import_counts(&srv.host, &srv.status_done, &srv.status_failed);
 	xasprintf(&ready, "serving on %s; %llu imports done", srv.listen_path,
 	    (unsigned long long)srv.status_done);
 	sd_ready(ready);
@@ -641,19 +538,19 @@ server_run(struct config *cfg, int argc, char **argv)
 	/* Join the threads (idle unless a second signal came); spool files
 	 * not imported stay for the next start. */
 	spool_stop(srv.spool);
-	jobq_free(srv.importq);
-	jobq_free(srv.queryq);
-	jobq_free(srv.ioq);
-	srv.importq = srv.queryq = srv.ioq = NULL;
+	jobq_free(srv.host.queues[API_IMPORT]);
+	jobq_free(srv.host.queues[API_QUERY]);
+	jobq_free(srv.host.queues[API_IO]);
+	srv.host.queues[API_IMPORT] = srv.host.queues[API_QUERY] = srv.host.queues[API_IO] = NULL;
 	if (!activated)
 		unlink(cfg->socket_path);
 	log_info("stopped");
 out:
 	/* Jobs' ends may still reach the spool: the queues go first. */
 	spool_stop(srv.spool);
-	jobq_free(srv.importq);
-	jobq_free(srv.queryq);
-	jobq_free(srv.ioq);
+	jobq_free(srv.host.queues[API_IMPORT]);
+	jobq_free(srv.host.queues[API_QUERY]);
+	jobq_free(srv.host.queues[API_IO]);
 	spool_free(srv.spool);
 	for (i = 0; i < 3; i++)
 		if (sigs[i] != NULL)
@@ -668,10 +565,10 @@ out:
 		event_free(srv.drain);
 	if (srv.retention != NULL)
 		event_free(srv.retention);
-	retainer_free(srv.retainer);
+	retainer_free(srv.host.retainer);
 	free(srv.listen_path);
 	free(ready);
-	uploads_free(srv.uploads);
+	uploads_free(srv.host.uploads);
 	free(updir);
 	if (srv.guard != NULL)
 		server_http_free(srv.guard);	/* and srv.http */
@@ -688,9 +585,8 @@ out:
 	free(readers);
 	csindex_free(index);
 	free(rwp);
-	free(srv.stats);
-	activity_free(srv.activity);
-	pthread_mutex_destroy(&srv.stats_mu);
+	activity_free(srv.host.activity);
+	api_host_clear(&srv.host);
 	/* The caller owns the first configuration. */
 	if (srv.nold_cfgs > 0) {
 		config_clear(srv.cfg);

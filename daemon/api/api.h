@@ -12,17 +12,73 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "config.h"
 #include "error.h"
 #include "jobs.h"
-#include "server.h"
 
-struct server;
 struct route;
 struct api_stream;
 
+/* Imports (the writer), queries (readers), file I/O (uploads). */
+enum api_queue { API_IMPORT, API_QUERY, API_IO, API_NQUEUES };
+
+/* What the HTTP layer reports in /v1/health (the server's connection
+ * guard fills it). */
+struct api_http_stats {
+	size_t connections, max_connections;
+	uint64_t inflight_body_bytes;
+	int accept_paused;
+	uint64_t accept_errors, refused_connections, refused_bodies;
+	uint64_t refused_heads, timed_out;
+};
+
+/* What the spool reports in /v1/status (the server's spool fills it). */
+struct api_spool_stats {
+	const char *dir;
+	size_t watched_dirs;
+	size_t waiting;			/* files in the backlog */
+	uint64_t waiting_bytes;
+	size_t in_flight;		/* on the import queue */
+	int scanning;			/* a full listing is under way */
+	int more;			/* more files than the backlog holds */
+	int64_t last_scan_ns;		/* CLOCK_REALTIME; 0: none yet */
+	uint64_t imported, duplicates, refused, retried;
+};
+
+/* What the endpoints use of the process around them.  The server fills
+ * it before the first request and keeps cfg current (SIGHUP, on the
+ * loop); the API calls nothing above itself: what only the server knows
+ * comes through the callbacks. */
+struct api_host {
+	const struct config *cfg;
+	int64_t started_ns;		/* monotonic */
+	struct jobq *queues[API_NQUEUES];
+	struct uploads *uploads;
+	struct activity *activity;
+	struct retainer *retainer;
+	void *ctx;			/* the callbacks' */
+	void (*http_stats)(void *ctx, struct api_http_stats *);
+	/* 0 if there is no spool directory. */
+	int (*spool_stats)(void *ctx, struct api_spool_stats *);
+	struct api_counters *counters;	/* api-host.c */
+};
+
+/* api-host.c: the counters every endpoint and the spool keep. */
+void api_host_init(struct api_host *);
+void api_host_clear(struct api_host *);
+double api_host_uptime(const struct api_host *);
+/* An import finished (any thread). */
+void api_host_import_count(struct api_host *, int ok);
+void api_host_import_counts(const struct api_host *, uint64_t *done,
+    uint64_t *failed);
+/* A call of a route was answered (on the loop). */
+void api_host_route_done(struct api_host *, const struct route *,
+    int status, int64_t ns);
+json_t *api_host_route_json(struct api_host *);
+
 struct api_call {
 	struct job job;
-	struct server *srv;
+	struct api_host *host;
 	struct evhttp_request *req;
 	const struct route *route;
 	struct evkeyvalq query;
@@ -46,9 +102,6 @@ struct api_call {
 	void (*free_data)(void *);
 	void (*work)(struct api_call *, void *worker);
 };
-
-/* Imports (the writer), queries (readers), file I/O (uploads). */
-enum api_queue { API_IMPORT, API_QUERY, API_IO };
 
 /* The value of a query parameter, or NULL. */
 const char *api_param(struct api_call *, const char *key);
@@ -88,24 +141,6 @@ int api_stream_started(const struct api_call *);
 void api_stream_end(struct api_call *);
 void api_stream_free(struct api_stream *);
 
-/* Server state the handlers read. */
-const struct config *server_config(struct server *);
-double server_uptime(struct server *);
-size_t server_import_depth(struct server *);
-size_t server_import_running(struct server *);
-size_t server_query_depth(struct server *);
-void server_import_counts(struct server *, uint64_t *done, uint64_t *failed);
-void server_import_count(struct server *, int ok);
-json_t *server_route_stats(struct server *);
-void server_route_done(struct server *, const struct route *, int status,
-    int64_t ns);
-struct jobq *server_queue(struct server *, enum api_queue);
-struct uploads *server_uploads(struct server *);
-struct server_http *server_guard(struct server *);
-struct activity *server_activity(struct server *);
-struct spool *server_spool(struct server *);	/* NULL: no spool */
-struct retainer *server_retainer(struct server *);
-
 /* Endpoint handlers (api-*.c). */
 void api_profiles_post(struct api_call *);
 void api_profiles_get(struct api_call *);
@@ -122,13 +157,6 @@ void api_status_get(struct api_call *);
 void api_uploads_post(struct api_call *);
 void api_uploads_put(struct api_call *);
 void api_uploads_delete(struct api_call *);
-
-/* Workers' state. */
-struct import_worker {
-	struct store *store;
-	struct importer *importer;
-	struct csindex *index;		/* caught up before a collection */
-};
 
 json_t *api_metric_json(const char *type, const char *unit);
 /* A time in ns as an RFC 3339 string. */

@@ -1,23 +1,13 @@
-/* server-http.c: libevent's HTTP server as profd configures it, and the
- * guard around each connection.
- *
- * libevent 2.1 has no connection limit, no accept error policy of its own
- * (it warns and retries at once, forever, when descriptors run out), read
- * timeouts that every byte resets, and HTML error pages.  Every connection
- * is therefore given (evhttp_set_bevcb) a filter bufferevent over its
- * socket: the input side sees the bytes before libevent parses them, so it
- * can time the head and the body and count the body bytes held; the output
- * side sees every reply, so libevent's own error pages can be rewritten
- * into the JSON every error is; the filter's free callback says when the
- * connection is gone.  A reply is the handler's ("ours") from the moment
- * the request is dispatched until libevent says it is written; anything
- * else libevent writes is one of its error pages, or "100 Continue". */
+/* conn.c: the guard around each connection of the HTTP server (see
+ * server-http.c for why it exists): an input filter that times the head
+ * and the body, counts the body bytes held and refuses what passes a
+ * limit with a JSON reply of its own; an output filter that makes every
+ * reply libevent writes itself JSON and never lets an end go unsent. */
 #include <errno.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/http.h>
 #include <event2/http_struct.h>
-#include <event2/listener.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,67 +15,11 @@
 
 #include "http-error.h"
 #include "log.h"
+#include "server-http-int.h"
 #include "server-http.h"
 #include "util.h"
 
-/* Where a connection is in its request. */
-enum conn_state {
-	C_IDLE,			/* between requests: no deadline */
-	C_HEAD,			/* reading the head: header-timeout */
-	C_BODY,			/* reading the body: body-timeout */
-	C_HANDLER,		/* dispatched: the handler has it */
-	C_REFUSED,		/* answered by the guard, closing */
-};
-
-struct conn {
-	struct server_http *sh;
-	struct bufferevent *bev;	/* the filter libevent uses */
-	struct bufferevent *under;	/* the socket */
-	struct event *timer;		/* deadline, or flush-then-close */
-	struct event *kick;		/* process output libevent added */
-	struct evbuffer_cb_entry *out_cb;	/* calls the kick */
-	int fd;				/* -1 until known */
-	enum conn_state state;
-	int over;			/* accepted beyond max-connections */
-	int ours;			/* the reply being written is ours */
-	int out_discard;		/* the rest of the output is dropped */
-	size_t sendfirst;		/* bytes at the front of the output
-					 * that are ready to go as they are */
-	int nl;				/* end-of-head scanner state */
-	int64_t close_by_ns;		/* C_REFUSED: give up flushing */
-	size_t head_bytes;
-	uint64_t body_bytes;		/* counted in sh->inflight */
-};
-
-struct server_http {
-	struct evhttp *http;
-	struct event_base *base;
-	const struct config *cfg;
-	void (*cb)(struct evhttp_request *, void *);
-	void *cbarg;
-	struct evhttp_bound_socket *bound;
-	struct evconnlistener *listener;
-	struct event *resume;		/* accept again after a pause */
-	int paused;
-	struct conn **byfd;		/* to find a request's connection */
-	size_t nbyfd;
-	size_t nconns;
-	uint64_t inflight;		/* body bytes held */
-	uint64_t accept_errors;
-	uint64_t refused_conns, refused_body, refused_head, timed_out;
-	int64_t warned_ns;		/* last accept warning */
-	int64_t episode_ns;		/* first failed accept of an episode */
-	uint64_t episode_errors;	/* failed accepts since the last one */
-	struct server_http *next;	/* in listening */
-};
-
-/* The listener's error callback gets the listener's callback argument,
- * which evhttp owns (the evhttp): find the guard by its listener.  All on
- * the loop thread. */
-static struct server_http *listening;
-
 static void conn_arm(struct conn *, int64_t seconds);
-static void server_http_accepted(struct server_http *);
 
 static int64_t
 ms_to_ns(int64_t ms)
@@ -243,6 +177,54 @@ conn_scan_head(struct conn *c, const unsigned char *p, size_t n, int *end)
 	return n;
 }
 
+/* Is the version of a request line's tail HTTP/1.0 or HTTP/1.1, as
+ * libevent reads it (sscanf "HTTP/%d.%d")?  A tail with no space in it
+ * holds a version token too long to be either. */
+static int
+conn_version_ok(const char *line, size_t n)
+{
+	char tok[sizeof ((struct conn *)0)->line + 1], extra;
+	const char *sp;
+	int major, minor;
+
+	if (n > 0 && line[n - 1] == '\r')
+		n--;
+	if ((sp = memrchr(line, ' ', n)) == NULL)
+		return 0;
+	n -= (size_t)(sp + 1 - line);
+	memcpy(tok, sp + 1, n);
+	tok[n] = '\0';
+	return sscanf(tok, "HTTP/%d.%d%c", &major, &minor, &extra) == 2 &&
+	    major == 1 && (minor == 0 || minor == 1);
+}
+
+/* Keep the request line's last bytes; at its end, check its version:
+ * libevent answers "100 Continue" in the request's version before any
+ * handler sees it (HTTP/1.2 100 Continue).  -1: not 1.0 or 1.1. */
+static int
+conn_scan_line(struct conn *c, const unsigned char *p, size_t n)
+{
+	const unsigned char *lf = memchr(p, '\n', n);
+	size_t k = lf != NULL ? (size_t)(lf - p) : n;
+	size_t cap = sizeof c->line;
+
+	if (k >= cap) {
+		p += k - cap;
+		k = cap;
+	}
+	if (c->linelen + k > cap) {
+		memmove(c->line, c->line + (c->linelen + k - cap),
+		    cap - k);
+		c->linelen = cap - k;
+	}
+	memcpy(c->line + c->linelen, p, k);
+	c->linelen += k;
+	if (lf == NULL)
+		return 0;
+	c->line_done = 1;
+	return conn_version_ok(c->line, c->linelen) ? 0 : -1;
+}
+
 /* One body of max-body always fits. */
 static uint64_t
 server_http_budget(const struct config *cfg)
@@ -296,6 +278,8 @@ conn_in(struct evbuffer *src, struct evbuffer *dst, ev_ssize_t lim,
 			c->state = C_HEAD;
 			c->head_bytes = 0;
 			c->nl = 0;
+			c->linelen = 0;
+			c->line_done = 0;
 			conn_arm(c, c->over && cfg->header_timeout > 2 ? 2 :
 			    cfg->header_timeout);
 			continue;
@@ -305,6 +289,12 @@ conn_in(struct evbuffer *src, struct evbuffer *dst, ev_ssize_t lim,
 			evbuffer_ptr_set(src, &ptr, off, EVBUFFER_PTR_SET);
 			if (evbuffer_peek(src, -1, &ptr, &v, 1) < 1)
 				goto out;
+			if (!c->line_done && conn_scan_line(c, v.iov_base,
+			    v.iov_len) == -1) {
+				conn_refuse(c, 400, "the HTTP version is not "
+				    "1.0 or 1.1");
+				break;
+			}
 			n = conn_scan_head(c, v.iov_base, v.iov_len, &end);
 			c->head_bytes += n;
 			off += n;
@@ -452,7 +442,7 @@ conn_output_added(struct evbuffer *buf, const struct evbuffer_cb_info *info,
 }
 
 /* evhttp_set_bevcb: a new connection. */
-static struct bufferevent *
+struct bufferevent *
 conn_new(struct event_base *base, void *arg)
 {
 	struct server_http *sh = arg;
@@ -501,7 +491,7 @@ conn_new(struct event_base *base, void *arg)
 	return c->bev;
 }
 
-static struct conn *
+struct conn *
 conn_of(struct server_http *sh, struct evhttp_request *req)
 {
 	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
@@ -517,7 +507,7 @@ conn_of(struct server_http *sh, struct evhttp_request *req)
 }
 
 /* The reply is written: the next bytes are a new request. */
-static void
+void
 conn_reply_done(struct evhttp_request *req, void *arg)
 {
 	struct conn *c = arg;
@@ -526,251 +516,4 @@ conn_reply_done(struct evhttp_request *req, void *arg)
 	conn_release_body(c);
 	if (c->state == C_HANDLER)
 		c->state = C_IDLE;
-}
-
-static int
-is_health(struct evhttp_request *req)
-{
-	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
-	const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
-
-	return evhttp_request_get_command(req) == EVHTTP_REQ_GET &&
-	    path != NULL && strcmp(path, "/v1/health") == 0;
-}
-
-/* A whole request has arrived. */
-static void
-server_http_dispatch(struct evhttp_request *req, void *arg)
-{
-	struct server_http *sh = arg;
-	struct conn *c = conn_of(sh, req);
-	struct evkeyvalq *h;
-	size_t len;
-	char *body, msg[160];
-
-	if (c != NULL) {
-		event_del(c->timer);
-		c->state = C_HANDLER;
-		c->ours = 1;
-		evhttp_request_set_on_complete_cb(req, conn_reply_done, c);
-		if (c->over && !is_health(req)) {
-			snprintf(msg, sizeof msg, "profd has more than %zu "
-			    "connections open (max-connections); retry later",
-			    sh->cfg->max_connections);
-			body = http_error_json(503, msg, &len);
-			h = evhttp_request_get_output_headers(req);
-			evhttp_add_header(h, "Content-Type",
-			    "application/json");
-			evhttp_add_header(h, "Retry-After", "1");
-			evhttp_add_header(h, "Connection", "close");
-			evbuffer_add(evhttp_request_get_output_buffer(req),
-			    body, len);
-			free(body);
-			evhttp_send_reply(req, 503, NULL, NULL);
-			return;
-		}
-	}
-	/* libevent takes any digits as a version (HTTP/0.1, HTTP/1555...5.1
-	 * overflowing an int), keeps them in a char (HTTP/1.0111111111 is
-	 * 1.-57) and answers in it. */
-	if (req->major != 1 || (req->minor != 0 && req->minor != 1)) {
-		req->major = 1;
-		req->minor = 1;
-		body = http_error_json(400, "the HTTP version is not 1.0 or 1.1",
-		    &len);
-		h = evhttp_request_get_output_headers(req);
-		evhttp_add_header(h, "Content-Type", "application/json");
-		evhttp_add_header(h, "Connection", "close");
-		evbuffer_add(evhttp_request_get_output_buffer(req), body, len);
-		free(body);
-		evhttp_send_reply(req, 400, http_error_reason(400), NULL);
-		return;
-	}
-	/* No route takes HEAD, and libevent 2.1 would send the 405's body
-	 * without its length on a connection kept open: the client would
-	 * read it as the start of the next reply.  Headers only, and close. */
-	if (evhttp_request_get_command(req) == EVHTTP_REQ_HEAD) {
-		h = evhttp_request_get_output_headers(req);
-		evhttp_add_header(h, "Allow", "GET, POST, PUT, DELETE");
-		evhttp_add_header(h, "Connection", "close");
-		evhttp_send_reply(req, 405, http_error_reason(405), NULL);
-		return;
-	}
-	sh->cb(req, sh->cbarg);
-}
-
-static void
-server_http_configure(struct server_http *sh)
-{
-	const struct config *cfg = sh->cfg;
-
-	evhttp_set_max_body_size(sh->http, (ev_ssize_t)cfg->limits.max_body);
-	/* Above the guard's own limit, which answers first with 431. */
-	evhttp_set_max_headers_size(sh->http,
-	    (ev_ssize_t)cfg->max_header_size + 1024);
-	evhttp_set_timeout(sh->http, (int)cfg->idle_timeout);
-}
-
-struct server_http *
-server_http_setup(struct evhttp *http, struct event_base *base,
-    const struct config *cfg, void (*cb)(struct evhttp_request *, void *),
-    void *arg)
-{
-	struct server_http *sh = xcalloc(1, sizeof *sh);
-
-	sh->http = http;
-	sh->base = base;
-	sh->cfg = cfg;
-	sh->cb = cb;
-	sh->cbarg = arg;
-	server_http_configure(sh);
-	/* Every method, even unknown ones, reaches the router, which answers
-	 * 405 in JSON; libevent would answer 501 in HTML. */
-	evhttp_set_allowed_methods(http, 0xffff);
-	evhttp_set_bevcb(http, conn_new, sh);
-	evhttp_set_gencb(http, server_http_dispatch, sh);
-	return sh;
-}
-
-void
-server_http_set_config(struct server_http *sh, const struct config *cfg)
-{
-	sh->cfg = cfg;
-	server_http_configure(sh);
-}
-
-static void
-server_http_resume_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct server_http *sh = arg;
-
-	if (sh->listener != NULL && sh->paused)
-		evconnlistener_enable(sh->listener);
-	sh->paused = 0;
-}
-
-/* accept() failed for a reason that retrying at once will not cure (out
- * of descriptors or memory): stop accepting for 100 ms and let the backlog
- * wait.  One warning when an episode begins (at most one per 10 s) and one
- * line when a connection is accepted again. */
-static void
-server_http_accept_error(struct evconnlistener *lis, void *arg)
-{
-	struct server_http *sh;
-	int err = EVUTIL_SOCKET_ERROR();
-	int64_t now = mono_ns();
-
-	(void)arg;
-	for (sh = listening; sh != NULL && sh->listener != lis; sh = sh->next)
-		;
-	if (sh == NULL) {
-		/* Not ours: no way to pause it but to stop it. */
-		evconnlistener_disable(lis);
-		return;
-	}
-
-	sh->accept_errors++;
-	evconnlistener_disable(lis);
-	sh->paused = 1;
-	event_add(sh->resume, &(struct timeval){ 0, 100000 });
-	if (sh->episode_errors++ > 0)
-		return;
-	sh->episode_ns = now;
-	if (sh->warned_ns != 0 && now - sh->warned_ns < 10 * 1000000000LL)
-		return;
-	sh->warned_ns = now;
-	log_warn("accept: %s with %zu connections open; accepting in 100 ms "
-	    "steps until it works%s", strerror(err), sh->nconns,
-	    err == EMFILE || err == ENFILE ? "; raise the file limit "
-	    "(LimitNOFILE=) or lower max-connections" : "");
-}
-
-/* A connection was accepted: an episode of failed accepts is over. */
-static void
-server_http_accepted(struct server_http *sh)
-{
-	if (sh->episode_errors == 0)
-		return;
-	if (sh->warned_ns == sh->episode_ns)
-		log_info("accept: working again after %llu failed accepts in "
-		    "%.1f s", (unsigned long long)sh->episode_errors,
-		    (double)(mono_ns() - sh->episode_ns) / 1e9);
-	sh->episode_errors = 0;
-}
-
-int
-server_http_listen(struct server_http *sh, int fd)
-{
-	if ((sh->bound = evhttp_accept_socket_with_handle(sh->http, fd)) ==
-	    NULL)
-		return -1;
-	sh->listener = evhttp_bound_socket_get_listener(sh->bound);
-	evconnlistener_set_error_cb(sh->listener, server_http_accept_error);
-	sh->next = listening;
-	listening = sh;
-	if (sh->resume == NULL)
-		sh->resume = evtimer_new(sh->base, server_http_resume_cb, sh);
-	return 0;
-}
-
-static void
-server_http_unlink(struct server_http *sh)
-{
-	struct server_http **pp;
-
-	for (pp = &listening; *pp != NULL; pp = &(*pp)->next)
-		if (*pp == sh) {
-			*pp = sh->next;
-			break;
-		}
-}
-
-void
-server_http_unlisten(struct server_http *sh)
-{
-	server_http_unlink(sh);
-	if (sh->bound != NULL)
-		evhttp_del_accept_socket(sh->http, sh->bound);
-	sh->bound = NULL;
-	sh->listener = NULL;
-}
-
-void
-server_http_free(struct server_http *sh)
-{
-	int i;
-
-	if (sh == NULL)
-		return;
-	/* evhttp_free frees the listener and the connections; a connection's
-	 * bufferevents are finalized later, by the loop, and the filter's
-	 * free callback needs the guard: run the loop until they are gone,
-	 * not leaving them to event_base_free (which runs them after the
-	 * guard is freed, and while walking a queue they would change). */
-	sh->listener = NULL;
-	if (sh->resume != NULL)
-		event_del(sh->resume);
-	evhttp_free(sh->http);
-	for (i = 0; i < 16 && (i < 2 || sh->nconns > 0); i++)
-		event_base_loop(sh->base, EVLOOP_NONBLOCK);
-	server_http_unlink(sh);
-	if (sh->resume != NULL)
-		event_free(sh->resume);
-	free(sh->byfd);
-	free(sh);
-}
-
-json_t *
-server_http_json(const struct server_http *sh)
-{
-	return json_pack("{s:I, s:I, s:I, s:b, s:I, s:I, s:I, s:I, s:I}",
-	    "connections", (json_int_t)sh->nconns,
-	    "max_connections", (json_int_t)sh->cfg->max_connections,
-	    "inflight_body_bytes", (json_int_t)sh->inflight,
-	    "accept_paused", sh->paused,
-	    "accept_errors", (json_int_t)sh->accept_errors,
-	    "refused_connections", (json_int_t)sh->refused_conns,
-	    "refused_bodies", (json_int_t)sh->refused_body,
-	    "refused_heads", (json_int_t)sh->refused_head,
-	    "timed_out", (json_int_t)sh->timed_out);
 }

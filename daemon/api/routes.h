@@ -6,7 +6,6 @@
 
 struct api_call;
 struct evhttp_request;
-struct server;
 
 #define ROUTE_READONLY		0x1	/* runs on a query thread */
 #define ROUTE_NEEDS_WRITER	0x2	/* runs on the import thread */
@@ -20,15 +19,10 @@ struct route {
 	void (*handler)(struct api_call *);
 };
 
-struct route_stats {
-	uint64_t calls, errors;
-	int64_t ns_total;
-};
-
 extern const struct route routes[];
 extern const int nroutes;
 
 /* The evhttp generic callback: route, parse the query, call the handler. */
-void routes_dispatch(struct evhttp_request *, void *server);
+void routes_dispatch(struct evhttp_request *, void *host);
 
 #endif

@@ -5,7 +5,6 @@
 #ifndef PROFD_RETENTION_H
 #define PROFD_RETENTION_H
 
-#include <jansson.h>
 #include <stdint.h>
 
 #include "config.h"
@@ -28,7 +27,14 @@ void retainer_start(struct retainer *, struct jobq *,
  * thread. */
 void retainer_want_gc(struct retainer *);
 /* Counters for /v1/health (on the loop). */
-json_t *retainer_json(struct retainer *);
+struct retainer_stats {
+	int running;
+	uint64_t passes, dropped, collected;
+	int64_t last_pass_ns;		/* 0: none yet */
+	int64_t last_dropped, last_collected;
+	char last_error[512];		/* "": none */
+};
+void retainer_stats(const struct retainer *, struct retainer_stats *);
 
 /* Profiles of one scope: all of them and the scope itself (no before, no
  * ids), those older than before_ns, or the given ids.  On the import

@@ -74,4 +74,13 @@ void importer_forget(struct importer *);
 /* Bytes held by the interning caches. */
 size_t importer_cache_bytes(const struct importer *);
 
+/* The import thread's state, handed to every job on the import queue
+ * (pushes, uploads, spool files, retention). */
+struct csindex;
+struct import_worker {
+	struct store *store;
+	struct importer *importer;
+	struct csindex *index;		/* caught up before a collection */
+};
+
 #endif

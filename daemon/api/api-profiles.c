@@ -77,7 +77,7 @@ push_upload_done(struct api_call *call, struct push *p, int rc)
 		    p->upload);
 		return;
 	}
-	(void)uploads_remove(server_uploads(call->srv), p->upload, &rm);
+	(void)uploads_remove(call->host->uploads, p->upload, &rm);
 }
 
 static void
@@ -87,7 +87,7 @@ push_work(struct api_call *call, void *worker)
 	struct push *p = call->data;
 	struct import_request req;
 	struct import_result res;
-	struct activity *act = server_activity(call->srv);
+	struct activity *act = call->host->activity;
 	enum activity_source src = p->upload ? ACT_UPLOAD : ACT_PUSH;
 	size_t i, len = evbuffer_get_length(p->body);
 	struct evbuffer_iovec *iov = NULL;
@@ -97,9 +97,9 @@ push_work(struct api_call *call, void *worker)
 	memset(&req, 0, sizeof req);
 	req.fd = -1;
 	if (p->upload != NULL &&
-	    (req.fd = uploads_open_read(server_uploads(call->srv), p->upload,
+	    (req.fd = uploads_open_read(call->host->uploads, p->upload,
 	    &call->err)) == -1) {
-		server_import_count(call->srv, 0);
+		api_host_import_count(call->host, 0);
 		activity_end(act, src, p->name, p->scope, &call->err);
 		return;
 	}
@@ -133,10 +133,10 @@ push_work(struct api_call *call, void *worker)
 	if (p->upload != NULL)
 		push_upload_done(call, p, rc);
 	if (rc == -1) {
-		server_import_count(call->srv, 0);
+		api_host_import_count(call->host, 0);
 		return;
 	}
-	server_import_count(call->srv, 1);
+	api_host_import_count(call->host, 1);
 	dropped = json_object();
 	for (i = 0; i < res.ncounts; i++)
 		json_object_set_new(dropped, res.counts[i].name,

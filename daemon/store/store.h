@@ -240,7 +240,11 @@ struct store_cs_value {
 	int64_t value;
 };
 
-struct label_filter;
+/* A label filter: the sample (or push) label KEY is VALUE, or is not. */
+struct label_filter {
+	char *key, *value;
+	int negate;			/* k!=v */
+};
 
 struct store_filter {
 	const int64_t *scopes;

@@ -8,11 +8,7 @@
 #include <stdint.h>
 
 #include "error.h"
-
-struct label_filter {
-	char *key, *value;
-	int negate;			/* k!=v */
-};
+#include "store.h"
 
 /* pprof's frame filters, Go regular expressions (rx.h) matched
  * (unanchored) against function names, source files and mapping files. */

@@ -148,7 +148,7 @@ spool_look_kick(struct spool *sp)
 		lk->dirs = sp->want_dirs;
 		lk->ndirs = sp->nwant_dirs;
 	}
-	if (jobq_push(server_queue(sp->srv, API_IO), &lk->job) == -1) {
+	if (jobq_push(sp->host->queues[API_IO], &lk->job) == -1) {
 		if (!lk->all) {
 			lk->dirs = NULL;
 			lk->ndirs = 0;

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api.h"
 #include "csindex.h"
 #include "import.h"
 #include "jobs.h"
@@ -61,22 +60,17 @@ retainer_want_gc(struct retainer *rt)
 	atomic_store(&rt->gc_wanted, 1);
 }
 
-json_t *
-retainer_json(struct retainer *rt)
+void
+retainer_stats(const struct retainer *rt, struct retainer_stats *st)
 {
-	char t[40] = "";
-
-	if (rt->last_pass_ns != 0)
-		format_rfc3339(rt->last_pass_ns, t, sizeof t);
-	return json_pack("{s:b, s:I, s:I, s:I, s:s?, s:I, s:I, s:s?}",
-	    "running", rt->running,
-	    "passes", (json_int_t)rt->passes,
-	    "profiles_dropped", (json_int_t)rt->dropped,
-	    "rows_collected", (json_int_t)rt->collected,
-	    "last_pass", t[0] ? t : NULL,
-	    "last_pass_profiles_dropped", (json_int_t)rt->last_dropped,
-	    "last_pass_rows_collected", (json_int_t)rt->last_collected,
-	    "last_error", rt->last_error[0] ? rt->last_error : NULL);
+	st->running = rt->running;
+	st->passes = rt->passes;
+	st->dropped = rt->dropped;
+	st->collected = rt->collected;
+	st->last_pass_ns = rt->last_pass_ns;
+	st->last_dropped = rt->last_dropped;
+	st->last_collected = rt->last_collected;
+	memcpy(st->last_error, rt->last_error, sizeof st->last_error);
 }
 
 /* Delete profiles[0..n) in one transaction. */

@@ -16,7 +16,6 @@
 #include "api.h"
 #include "jsonw.h"
 #include "routes.h"
-#include "server.h"
 #include "store-sql.h"
 #include "util.h"
 
@@ -377,7 +376,7 @@ api_query_post(struct api_call *call)
 	q->len = len;
 	q->out.cap = QUERY_BUF;
 	if ((q->sql = malloc(len + 1)) == NULL ||
-	    (q->db_path = strdup(server_config(call->srv)->db_path)) == NULL ||
+	    (q->db_path = strdup(call->host->cfg->db_path)) == NULL ||
 	    (q->out.p = malloc(q->out.cap)) == NULL ||
 	    api_stream_open(call, "application/json") == -1) {
 		api_error(call, 503, "out of memory; retry later");

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "import.h"
 #include "retention.h"
 #include "selection.h"
 #include "util.h"
@@ -42,7 +43,7 @@ delete_work(struct api_call *call, void *worker)
 	/* Rows were dropped: the interning caches may name collected rows
 	 * after the next collection, which the next retention pass runs. */
 	if (profiles > 0 || gone)
-		retainer_want_gc(server_retainer(call->srv));
+		retainer_want_gc(call->host->retainer);
 	api_result(call, 200, json_pack("{s:s, s:I, s:I, s:b}",
 	    "scope", d->scope,
 	    "deleted_profiles", (json_int_t)profiles,

@@ -26,6 +26,7 @@
 
 #include "activity.h"
 #include "api.h"
+#include "import.h"
 #include "jobs.h"
 #include "log.h"
 #include "spool-file.h"
@@ -339,7 +340,7 @@ spool_hold(struct spool *sp, struct spool_entry *e, const struct error *err)
 	if (evtimer_pending(sp->backoff, NULL))
 		return;			/* the other import in flight */
 	if (sp->backoff_s == 0) {
-		server_import_count(sp->srv, 0);
+		api_host_import_count(sp->host, 0);
 		log_err("spool: %s/%s: %s; kept in the spool, imports wait "
 		    "and try again (every %d s at most) until it is stored",
 		    sp->dir, e->rel, err->msg, SPOOL_BACKOFF_MAX_S);
@@ -375,7 +376,7 @@ spool_import_log(struct spool *sp, struct spool_import *ij)
 	switch (t->outcome) {
 	case SPOOL_IMPORTED:
 		sp->imported++;
-		server_import_count(sp->srv, 1);
+		api_host_import_count(sp->host, 1);
 		log_info("spool: %s/%s: stored as profile %lld in scope %.*s "
 		    "(%s, %lld samples, %s%s%llu bytes)%s%s", sp->dir, ij->rel,
 		    (long long)t->profile_id, slen, scope, t->format,
@@ -386,7 +387,7 @@ spool_import_log(struct spool *sp, struct spool_import *ij)
 		break;
 	case SPOOL_DUPLICATE:
 		sp->duplicates++;
-		server_import_count(sp->srv, 1);
+		api_host_import_count(sp->host, 1);
 		log_info("spool: %s/%s: already stored as profile %lld in "
 		    "scope %.*s%s%s", sp->dir, ij->rel,
 		    (long long)t->profile_id, slen, scope,
@@ -395,7 +396,7 @@ spool_import_log(struct spool *sp, struct spool_import *ij)
 		break;
 	case SPOOL_REFUSED:
 		sp->refused++;
-		server_import_count(sp->srv, 0);
+		api_host_import_count(sp->host, 0);
 		log_warn("spool: %s/%s: %s; moved to %s", sp->dir, ij->rel,
 		    t->err.msg, t->moved_to);
 		break;
@@ -404,7 +405,7 @@ spool_import_log(struct spool *sp, struct spool_import *ij)
 		if (spool_held(t))
 			break;		/* said by spool_hold */
 		if (t->err.kind != ERR_NONE) {
-			server_import_count(sp->srv, 0);
+			api_host_import_count(sp->host, 0);
 			log_err("spool: %s/%s: %s; left in the spool for the "
 			    "next rescan", sp->dir, ij->rel, t->err.msg);
 		}
@@ -425,7 +426,7 @@ spool_import_log(struct spool *sp, struct spool_import *ij)
 		log_err("spool: %s/%s: %s", sp->dir, ij->rel, t->cleanup);
 		xasprintf(&path, "%s/%s", sp->dir, ij->rel);
 		sc = xstrndup(scope, (size_t)slen);
-		activity_error(server_activity(sp->srv), ACT_SPOOL, path, sc,
+		activity_error(sp->host->activity, ACT_SPOOL, path, sc,
 		    t->cleanup);
 		free(sc);
 		free(path);
@@ -487,7 +488,7 @@ spool_pump(struct spool *sp)
 	    sp->inflight < SPOOL_MAX_INFLIGHT &&
 	    (e = TAILQ_FIRST(&sp->backlog)) != NULL) {
 		/* Read now: SIGHUP may replace the configuration. */
-		cfg = server_config(sp->srv);
+		cfg = sp->host->cfg;
 		ij = xcalloc(1, sizeof *ij);
 		ij->job.run = spool_import_run;
 		ij->job.done = spool_import_done;
@@ -497,8 +498,8 @@ spool_pump(struct spool *sp)
 		ij->task.rel = ij->rel;
 		ij->task.keep = cfg->spool_keep;
 		ij->task.max_bytes = cfg->limits.max_upload;
-		ij->task.activity = server_activity(sp->srv);
-		if (jobq_push(server_queue(sp->srv, API_IMPORT),
+		ij->task.activity = sp->host->activity;
+		if (jobq_push(sp->host->queues[API_IMPORT],
 		    &ij->job) == -1) {
 			/* Full: the file waits, the timer tries again. */
 			log_debug("spool: the import queue is full; %s/%s "
@@ -528,7 +529,7 @@ spool_retry_cb(evutil_socket_t fd, short what, void *arg)
 static void
 spool_arm_rescan(struct spool *sp)
 {
-	int64_t s = server_config(sp->srv)->spool_rescan;
+	int64_t s = sp->host->cfg->spool_rescan;
 	struct timeval tv = { (time_t)(s > 0 ? s : 300), 0 };
 
 	if (!sp->stopping)
@@ -556,12 +557,12 @@ spool_settle_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 struct spool *
-spool_new(struct server *srv, struct event_base *base, const char *dir,
+spool_new(struct api_host *host, struct event_base *base, const char *dir,
     struct error *err)
 {
 	struct spool *sp = xcalloc(1, sizeof *sp);
 
-	sp->srv = srv;
+	sp->host = host;
 	sp->dir = xstrdup(dir);
 	TAILQ_INIT(&sp->cands);
 	TAILQ_INIT(&sp->backlog);
@@ -631,7 +632,7 @@ spool_free(struct spool *sp)
 }
 
 void
-spool_stats(struct spool *sp, struct spool_stats *st)
+spool_stats(struct spool *sp, struct api_spool_stats *st)
 {
 	memset(st, 0, sizeof *st);
 	st->dir = sp->dir;

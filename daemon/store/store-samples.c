@@ -20,7 +20,6 @@
 
 #include "hmap.h"
 #include "sblock.h"
-#include "selection.h"
 #include "store-int.h"
 #include "util.h"
 

@@ -11,8 +11,8 @@
 
 #include <event2/event.h>
 #include <event2/http.h>
-#include <jansson.h>
 
+#include "api.h"
 #include "config.h"
 
 /* Connections accepted beyond max-connections that are still read, so a
@@ -39,6 +39,6 @@ void server_http_unlisten(struct server_http *);
  * (before event_base_free). */
 void server_http_free(struct server_http *);
 /* Counters for /v1/health. */
-json_t *server_http_json(const struct server_http *);
+void server_http_stats(const struct server_http *, struct api_http_stats *);
 
 #endif

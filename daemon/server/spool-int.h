@@ -12,8 +12,9 @@
 #include "jobs.h"
 #include "spool-file.h"
 
+struct api_host;
+
 struct event;
-struct server;
 
 #define SPOOL_MAX_INFLIGHT	2	/* import jobs queued at once */
 #define SPOOL_MAX_FILES		100000	/* entries known at once */
@@ -41,7 +42,7 @@ struct spool_watch {
 struct spool_look;
 
 struct spool {
-	struct server *srv;
+	struct api_host *host;
 	char *dir;
 	int ifd;
 	struct event *iev, *rescan, *settle, *retry, *backoff;

@@ -32,7 +32,7 @@ create_work(struct api_call *call, void *worker)
 {
 	char id[UPLOAD_ID_LEN + 1];
 
-	if (uploads_create(server_uploads(call->srv), id, &call->err) == -1)
+	if (uploads_create(call->host->uploads, id, &call->err) == -1)
 		return;
 	api_result(call, 201, json_pack("{s:s, s:I}", "upload_id", id,
 	    "bytes", (json_int_t)0));
@@ -51,7 +51,7 @@ append_work(struct api_call *call, void *worker)
 	size_t len = evbuffer_get_length(c->body);
 	uint64_t total;
 
-	if (uploads_append(server_uploads(call->srv), c->id, c->offset,
+	if (uploads_append(call->host->uploads, c->id, c->offset,
 	    len ? evbuffer_pullup(c->body, -1) : (const uint8_t *)"", len,
 	    &total, &call->err) == -1)
 		return;
@@ -111,7 +111,7 @@ remove_work(struct api_call *call, void *worker)
 {
 	struct chunk *c = call->data;
 
-	if (uploads_remove(server_uploads(call->srv), c->id, &call->err) == -1)
+	if (uploads_remove(call->host->uploads, c->id, &call->err) == -1)
 		return;
 	api_result(call, 200, json_pack("{s:s}", "removed", c->id));
 }

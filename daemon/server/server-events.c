@@ -1,0 +1,271 @@
+/* server-events.c: what the loop does besides HTTP: signals (stop,
+ * reload), the periodic retention pass and upload sweep, systemd's status
+ * and watchdog. */
+#include <event2/event.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "import.h"
+#include "log.h"
+#include "retention.h"
+#include "sd.h"
+#include "server-http.h"
+#include "server-int.h"
+#include "upload.h"
+#include "util.h"
+
+/* After SIGTERM: once no job is waiting, running or unanswered, give the
+ * loop a moment to send the last replies and stop. */
+static void
+server_drain_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct server *srv = arg;
+	struct jobq **q = srv->host.queues;
+
+	if ((jobq_idle(q[API_IMPORT]) && jobq_idle(q[API_QUERY]) &&
+	    jobq_idle(q[API_IO])) || mono_ns() > srv->stop_deadline_ns) {
+		event_del(srv->drain);
+		event_base_loopexit(srv->base, &(struct timeval){ 0, 100000 });
+	}
+}
+
+/* SIGTERM, SIGINT: stop listening, answer the waiting requests with 503,
+ * let the running ones end (an import from a file rolls back at once),
+ * then stop.  A second signal stops at once. */
+static void
+server_signal_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct server *srv = arg;
+
+	if (atomic_load(&srv->stopping)) {
+		log_info("signal %d again: stopping now", (int)sig);
+		event_base_loopbreak(srv->base);
+		return;
+	}
+	log_info("signal %d: stopping", (int)sig);
+	atomic_store(&srv->stopping, 1);
+	sd_stopping();
+	server_http_unlisten(srv->guard);
+	jobq_drain(srv->host.queues[API_IMPORT]);
+	jobq_drain(srv->host.queues[API_QUERY]);
+	jobq_drain(srv->host.queues[API_IO]);
+	srv->stop_deadline_ns = mono_ns() + 60 * 1000000000LL;
+	srv->drain = event_new(srv->base, -1, EV_PERSIST, server_drain_cb, srv);
+	event_add(srv->drain, &(struct timeval){ 0, 20000 });
+}
+
+/* The import thread takes the new limits between two imports.  A full
+ * queue is tried again from a timer: the loop never waits for it. */
+struct limits_job {
+	struct job job;
+	struct server *srv;
+	struct event *retry;
+	const struct limits *limits;
+};
+
+static void
+limits_job_run(struct job *j, void *worker)
+{
+	struct limits_job *lj = (struct limits_job *)j;
+
+	importer_set_limits(lj->srv->iw.importer, lj->limits);
+}
+
+static void
+limits_job_done(struct job *j)
+{
+	struct limits_job *lj = (struct limits_job *)j;
+
+	event_free(lj->retry);
+	free(lj);
+}
+
+static void
+limits_job_push(evutil_socket_t fd, short what, void *arg)
+{
+	struct limits_job *lj = arg;
+
+	if (jobq_push(lj->srv->host.queues[API_IMPORT], &lj->job) == 0)
+		return;
+	if (atomic_load(&lj->srv->stopping)) {
+		limits_job_done(&lj->job);
+		return;
+	}
+	event_add(lj->retry, &(struct timeval){ 0, 10000 });
+}
+
+/* SIGHUP: the config file again, over the defaults and under the command
+ * line.  A bad file changes nothing; settings that need a restart are
+ * named and kept. */
+static void
+server_reload_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct server *srv = arg;
+	struct config *nc = xcalloc(1, sizeof *nc);
+	struct limits_job *lj;
+	struct error err = { 0 };
+	char *restart;
+
+	if (config_from_args(nc, srv->argc, srv->argv, &err) != CONFIG_OK) {
+		log_err("SIGHUP: keeping the current settings: %s", err.msg);
+		config_clear(nc);
+		free(nc);
+		return;
+	}
+	if ((restart = config_restart_needed(srv->cfg, nc)) != NULL) {
+		log_warn("SIGHUP: changes to %s take effect at the next "
+		    "start", restart);
+		free(restart);
+	}
+	/* Keep what needs a restart as it is running. */
+	free(nc->socket_path);
+	nc->socket_path = xstrdup(srv->cfg->socket_path);
+	free(nc->db_path);
+	nc->db_path = xstrdup(srv->cfg->db_path);
+	free(nc->uploads_dir);
+	nc->uploads_dir = srv->cfg->uploads_dir != NULL ?
+	    xstrdup(srv->cfg->uploads_dir) : NULL;
+	free(nc->spool_dir);
+	nc->spool_dir = srv->cfg->spool_dir != NULL ?
+	    xstrdup(srv->cfg->spool_dir) : NULL;
+	nc->foreground = srv->cfg->foreground;
+	nc->query_threads = srv->cfg->query_threads;
+	nc->import_queue = srv->cfg->import_queue;
+	nc->query_queue = srv->cfg->query_queue;
+
+	srv->old_cfgs = xreallocarray(srv->old_cfgs, srv->nold_cfgs + 1,
+	    sizeof *srv->old_cfgs);
+	srv->old_cfgs[srv->nold_cfgs++] = srv->cfg;
+	srv->cfg = nc;
+	srv->host.cfg = nc;
+	log_set_level(nc->log_level);
+	uploads_set_max(srv->host.uploads, nc->limits.max_upload);
+	uploads_set_max_open(srv->host.uploads, nc->max_uploads);
+	server_http_set_config(srv->guard, nc);
+	lj = xcalloc(1, sizeof *lj);
+	lj->job.run = limits_job_run;
+	lj->job.done = limits_job_done;
+	lj->srv = srv;
+	lj->limits = &nc->limits;
+	lj->retry = evtimer_new(srv->base, limits_job_push, lj);
+	limits_job_push(-1, 0, lj);
+	log_info("SIGHUP: settings read again from %s",
+	    nc->config_path != NULL ? nc->config_path : "the command line");
+}
+
+static void
+server_send_status(struct server *srv)
+{
+	api_host_import_counts(&srv->host, &srv->status_done,
+	    &srv->status_failed);
+	sd_status("serving on %s; %llu imports done, %llu failed",
+	    srv->listen_path, (unsigned long long)srv->status_done,
+	    (unsigned long long)srv->status_failed);
+}
+
+/* Every few seconds: STATUS= for systemctl status, only when it changed. */
+static void
+server_status_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct server *srv = arg;
+	uint64_t done, failed;
+
+	api_host_import_counts(&srv->host, &done, &failed);
+	if (done != srv->status_done || failed != srv->status_failed)
+		server_send_status(srv);
+}
+
+/* On the loop, so a loop that is stuck stops the pings and systemd
+ * restarts us. */
+static void
+server_watchdog_cb(evutil_socket_t fd, short what, void *arg)
+{
+	sd_watchdog_ping();
+}
+
+/* Every retention-interval: a pass, with the settings of the moment. */
+static void
+server_retention_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct server *srv = arg;
+	const struct retention *r = &srv->cfg->retention;
+
+	retainer_start(srv->host.retainer, srv->host.queues[API_IMPORT], r);
+	event_add(srv->retention, &(struct timeval){ (time_t)r->interval,
+	    0 });
+}
+
+/* Once a minute: drop uploads idle for an hour. */
+static void
+server_sweep_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct server *srv = arg;
+	int n = uploads_sweep(srv->host.uploads, 3600);
+
+	if (n > 0)
+		log_info("removed %d upload(s) idle for an hour", n);
+}
+
+static struct event *
+server_event(struct server *srv, evutil_socket_t sig, short flags,
+    event_callback_fn cb, int64_t usec)
+{
+	struct event *ev = event_new(srv->base, sig, flags, cb, srv);
+
+	event_add(ev, usec < 0 ? NULL : &(struct timeval){
+	    (time_t)(usec / 1000000), (suseconds_t)(usec % 1000000) });
+	return ev;
+}
+
+void
+server_events_start(struct server *srv)
+{
+	uint64_t wd_usec;
+
+	srv->retention = server_event(srv, -1, 0, server_retention_cb,
+	    srv->cfg->retention.interval * 1000000);
+	srv->sweep = server_event(srv, -1, EV_PERSIST, server_sweep_cb,
+	    60 * 1000000);
+	srv->sigs[0] = server_event(srv, SIGTERM, EV_SIGNAL | EV_PERSIST,
+	    server_signal_cb, -1);
+	srv->sigs[1] = server_event(srv, SIGINT, EV_SIGNAL | EV_PERSIST,
+	    server_signal_cb, -1);
+	srv->sigs[2] = server_event(srv, SIGHUP, EV_SIGNAL | EV_PERSIST,
+	    server_reload_cb, -1);
+	if (sd_managed())
+		srv->status = server_event(srv, -1, EV_PERSIST,
+		    server_status_cb, 2 * 1000000);
+	if ((wd_usec = sd_watchdog_usec()) > 0) {
+		wd_usec = wd_usec / 2 > 1000 ? wd_usec / 2 : 1000;
+		srv->watchdog = server_event(srv, -1, EV_PERSIST,
+		    server_watchdog_cb, (int64_t)wd_usec);
+	}
+}
+
+void
+server_events_ready(struct server *srv)
+{
+	char *ready;
+
+	api_host_import_counts(&srv->host, &srv->status_done,
+	    &srv->status_failed);
+	xasprintf(&ready, "serving on %s; %llu imports done",
+	    srv->listen_path, (unsigned long long)srv->status_done);
+	sd_ready(ready);
+	free(ready);
+}
+
+void
+server_events_free(struct server *srv)
+{
+	struct event *evs[] = {
+		srv->sigs[0], srv->sigs[1], srv->sigs[2], srv->sweep,
+		srv->status, srv->watchdog, srv->drain, srv->retention,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof evs / sizeof evs[0]; i++)
+		if (evs[i] != NULL)
+			event_free(evs[i]);
+}

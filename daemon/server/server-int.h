@@ -1,0 +1,52 @@
+/* server-int.h: the daemon's state, shared by its start-up and shut-down
+ * (server.c) and what its loop does besides HTTP (server-events.c). */
+#ifndef PROFD_SERVER_INT_H
+#define PROFD_SERVER_INT_H
+
+#include <event2/event.h>
+#include <event2/http.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "api.h"
+#include "config.h"
+#include "import.h"
+#include "query.h"
+
+struct server {
+	struct config *cfg;		/* replaced on SIGHUP */
+	struct config **old_cfgs;	/* kept: threads may point into them */
+	size_t nold_cfgs;
+	int argc;
+	char **argv;
+	struct import_worker iw;	/* the import thread's state */
+	struct query_worker *readers;	/* the query threads' */
+	void **rwp;			/* &readers[i], for jobq_new */
+	void *iwp, *no_state;		/* &iw; the I/O thread's (none) */
+	struct csindex *index;		/* shared by queries and GC */
+	char *updir;
+	/* What the endpoints use: queues, uploads, activity, retainer,
+	 * counters (api.h). */
+	struct api_host host;
+	struct event *retention;	/* the periodic pass */
+	atomic_int stopping;		/* SIGTERM: roll back long imports */
+	struct server_http *guard;	/* limits and deadlines per connection */
+	struct event *drain;		/* after SIGTERM, until idle */
+	int64_t stop_deadline_ns;
+	struct event_base *base;
+	struct evhttp *http;
+	struct spool *spool;		/* NULL: no spool directory */
+	char *listen_path;		/* what the socket is bound to */
+	int fd;				/* the listening socket until evhttp has it */
+	int activated;			/* systemd's socket: it owns the path */
+	struct event *sigs[3], *sweep, *status, *watchdog;
+	uint64_t status_done, status_failed;	/* last sent in STATUS= */
+};
+
+/* server-events.c: signals, timers, systemd notifications. */
+void server_events_start(struct server *);
+/* Tell systemd we serve (READY=1 with a status line). */
+void server_events_ready(struct server *);
+void server_events_free(struct server *);
+
+#endif

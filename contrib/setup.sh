@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 # libre2-dev: Go's regular expression syntax (as pprof's filters) in
 # linear time with a memory budget, for focus/ignore/hide/show and
-# drop_frames (daemon/rx.cc; build-essential brings its g++).
+# drop_frames (daemon/base/rx.cc; build-essential brings its g++).
 pkgs=(build-essential cmake pkg-config curl python3 gzip
       libevent-dev libsqlite3-dev zlib1g-dev libsystemd-dev libjansson-dev
       libre2-dev)

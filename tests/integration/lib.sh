@@ -31,6 +31,25 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# mount_small_fs DIR SIZE: a tmpfs of SIZE (e.g. 12m) at DIR, for a full
+# disk; unmounted at exit.  Skips (77) where mounting is not allowed (not
+# root); CI runs as root.
+mount_small_fs() {
+	mkdir -p "$1"
+	mount -t tmpfs -o "size=$2,mode=0755" profd-test "$1" \
+	    2>"$T/mount.err" ||
+		{ echo "skip: cannot mount a tmpfs: $(cat "$T/mount.err")"; exit 77; }
+	SMALL_FS=$1
+	trap cleanup_small_fs EXIT
+}
+
+cleanup_small_fs() {
+	stop_profd || true
+	umount "$SMALL_FS" 2>/dev/null || umount -l "$SMALL_FS" 2>/dev/null ||
+	    true
+	rm -rf "$T"
+}
+
 # start_profd [extra flags...]: start in the foreground (backgrounded here)
 # and wait until /v1/health answers.
 start_profd() {

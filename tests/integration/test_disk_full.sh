@@ -9,18 +9,8 @@
 . "$(dirname "$0")/spool-lib.sh"
 SMALL="$T/small"
 SP="$T/spool"
-mkdir -p "$SMALL" "$SP/full"
-if ! mount -t tmpfs -o size=128m tmpfs "$SMALL" 2>"$T/mount.err"; then
-	echo "skip: cannot mount a tmpfs for the store (needs root):" \
-	    "$(cat "$T/mount.err")"
-	exit 77
-fi
-cleanup_small() {
-	stop_profd || true
-	umount "$SMALL" 2>/dev/null || umount -l "$SMALL" 2>/dev/null || true
-	rm -rf "$T"
-}
-trap cleanup_small EXIT
+mkdir -p "$SP/full"
+mount_small_fs "$SMALL" 128m
 DB="$SMALL/profd.db"
 
 # Folded stacks of unique names: several MB of store, more than the WAL

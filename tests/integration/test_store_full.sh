@@ -7,33 +7,11 @@ source "$TESTS_DIR/integration/lib.sh"
 
 [ "$(id -u)" = 0 ] || { echo "skip: mounting a tmpfs needs root"; exit 77; }
 FS="$T/fs"
-mkdir "$FS"
-mount -t tmpfs -o size=12m,mode=0755 profd-test "$FS" 2>"$T/mount.err" ||
-	{ echo "skip: cannot mount a tmpfs: $(cat "$T/mount.err")"; exit 77; }
-cleanup_fs() {
-	stop_profd || true
-	umount "$FS" 2>/dev/null || umount -l "$FS" 2>/dev/null || true
-	rm -rf "$T"
-}
-trap cleanup_fs EXIT
+mount_small_fs "$FS" 12m
 DB="$FS/profd.db"
 
 mkdir "$T/p"
-zcat "$FIXTURES/cpu.pprof" >"$T/cpu.pb"
-python3 - "$T/cpu.pb" "$T/p" 400 <<'EOF'
-import sys
-raw = open(sys.argv[1], 'rb').read()
-def varint(n):
-    b = b''
-    while True:
-        x, n = n & 0x7f, n >> 7
-        if n == 0:
-            return b + bytes([x])
-        b += bytes([x | 0x80])
-for i in range(int(sys.argv[3])):
-    open('%s/%d.pb' % (sys.argv[2], i), 'wb').write(
-        raw + varint(1000 << 3) + varint(i + 1))
-EOF
+python3 "$TESTS_DIR/tools/distinct_pprof.py" "$FIXTURES/cpu.pprof" "$T/p" 400
 # push I: the status; the body in $T/body
 push() {
 	curl -s -o "$T/body" -w '%{http_code}' --unix-socket "$SOCK" \

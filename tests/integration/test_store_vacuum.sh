@@ -7,21 +7,7 @@ source "$TESTS_DIR/integration/lib.sh"
 command -v sqlite3 >/dev/null || { echo "skip: no sqlite3"; exit 77; }
 
 mkdir "$T/p"
-zcat "$FIXTURES/cpu.pprof" >"$T/cpu.pb"
-python3 - "$T/cpu.pb" "$T/p" 300 <<'PY'
-import sys
-raw = open(sys.argv[1], 'rb').read()
-def varint(n):
-    b = b''
-    while True:
-        x, n = n & 0x7f, n >> 7
-        if n == 0:
-            return b + bytes([x])
-        b += bytes([x | 0x80])
-for i in range(int(sys.argv[3])):
-    open('%s/%d.pb' % (sys.argv[2], i), 'wb').write(
-        raw + varint(1000 << 3) + varint(i + 1))
-PY
+python3 "$TESTS_DIR/tools/distinct_pprof.py" "$FIXTURES/cpu.pprof" "$T/p" 300
 passes() { api GET /v1/health | sed '$d' | json 'j["retention"]["passes"]'; }
 nprofiles() {
 	api GET "/v1/profiles?scope=$1" | sed '$d' | json 'len(j["profiles"])'

@@ -13,21 +13,7 @@ BOUND=$((20 << 20))
 # Distinct blobs of one real profile: the raw protobuf with an unknown
 # field (skipped by the decoder) holding a counter.
 mkdir "$T/p"
-zcat "$FIXTURES/cpu.pprof" >"$T/cpu.pb"
-python3 - "$T/cpu.pb" "$T/p" "$N" <<'EOF'
-import sys
-raw = open(sys.argv[1], 'rb').read()
-def varint(n):
-    b = b''
-    while True:
-        x, n = n & 0x7f, n >> 7
-        if n == 0:
-            return b + bytes([x])
-        b += bytes([x | 0x80])
-for i in range(int(sys.argv[3])):
-    open('%s/%d.pb' % (sys.argv[2], i), 'wb').write(
-        raw + varint(1000 << 3) + varint(i + 1))
-EOF
+python3 "$TESTS_DIR/tools/distinct_pprof.py" "$FIXTURES/cpu.pprof" "$T/p" "$N"
 
 start_profd
 # Queries while the pushes go on: readers in the checkpoints' way.

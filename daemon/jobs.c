@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 
 #include "jobs.h"
 #include "util.h"
@@ -25,6 +26,7 @@ struct jobq {
 	struct event *wake;
 	struct worker *workers;
 	int nworkers;
+	int nice;		/* added to the loop's nice value */
 };
 
 static void *
@@ -34,6 +36,13 @@ jobq_worker_main(void *arg)
 	struct jobq *q = w->q;
 	struct job *j;
 
+	/* Below the loop, which must get a core at once when a request
+	 * arrives: a busy worker otherwise holds it until its time slice
+	 * ends (on Linux the nice value is the thread's, inherited from the
+	 * loop's thread that created this one). */
+	if (q->nice > 0)
+		setpriority(PRIO_PROCESS, 0, getpriority(PRIO_PROCESS, 0) +
+		    q->nice);
 	pthread_mutex_lock(&q->mu);
 	for (;;) {
 		while (q->head == NULL && !q->stopping)
@@ -84,7 +93,7 @@ jobq_wake_cb(evutil_socket_t fd, short what, void *arg)
 
 struct jobq *
 jobq_new(struct event_base *base, const char *name, void **workers,
-    int nworkers, size_t max_depth)
+    int nworkers, size_t max_depth, int nice)
 {
 	struct jobq *q = xcalloc(1, sizeof *q);
 	int i;
@@ -93,6 +102,7 @@ jobq_new(struct event_base *base, const char *name, void **workers,
 	pthread_mutex_init(&q->mu, NULL);
 	pthread_cond_init(&q->cv, NULL);
 	q->max_depth = max_depth;
+	q->nice = nice;
 	q->wake = event_new(base, -1, 0, jobq_wake_cb, q);
 	q->workers = xcalloc((size_t)nworkers, sizeof *q->workers);
 	q->nworkers = nworkers;

@@ -15,9 +15,10 @@ struct job {
 	struct job *next;
 };
 
-/* workers[i] is the state handed to run() on worker thread i. */
+/* workers[i] is the state handed to run() on worker thread i; the workers
+ * run at the caller's nice value plus nice (Linux: per thread). */
 struct jobq *jobq_new(struct event_base *, const char *name, void **workers,
-    int nworkers, size_t max_depth);
+    int nworkers, size_t max_depth, int nice);
 /* 0, or -1 if the queue is full or stopping (the job was not taken). */
 int jobq_push(struct jobq *, struct job *);
 size_t jobq_depth(struct jobq *);		/* waiting, not running */

@@ -16,7 +16,6 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,11 +42,6 @@
  * which answers health checks and hands out the work, gets a core first
  * (the import thread sets its own, nice 5, below the queries). */
 #define SERVER_QUERY_NICE	4
-/* The loop's time slice (Linux 6.12 and later; ignored before): shorter
- * than the default (0.75 ms x (1 + log2 of the cores)), so that when a
- * request wakes it, it takes the core from a busy thread at once instead
- * of waiting for that thread's slice to end. */
-#define SERVER_LOOP_SLICE_NS	200000
 
 struct server {
 	struct config *cfg;		/* replaced on SIGHUP */
@@ -182,35 +176,6 @@ server_raise_nofile(const struct config *cfg)
 		    "(%zu) + %d: connections beyond it wait in the backlog",
 		    (unsigned long long)rl.rlim_cur, cfg->max_connections,
 		    SERVER_HTTP_HEALTH_SLOTS + 64);
-}
-
-/* Ask for a short time slice for the calling thread, at its nice value.
- * Best effort: kernels before 6.12 take it and change nothing; without
- * sched_setattr it fails and nothing changes. */
-static void
-server_short_slice(void)
-{
-#ifdef SYS_sched_setattr
-	struct {
-		uint32_t size, policy;
-		uint64_t flags;
-		int32_t nice;
-		uint32_t priority;
-		uint64_t runtime, deadline, period;
-	} attr;
-
-	memset(&attr, 0, sizeof attr);
-	attr.size = sizeof attr;
-	attr.policy = 0;	/* SCHED_OTHER */
-	errno = 0;
-	attr.nice = getpriority(PRIO_PROCESS, 0);
-	if (errno != 0)
-		return;
-	attr.runtime = SERVER_LOOP_SLICE_NS;
-	if (syscall(SYS_sched_setattr, 0, &attr, 0) == -1)
-		log_debug("sched_setattr (a short slice for the loop): %s",
-		    strerror(errno));
-#endif
 }
 
 /* After SIGTERM: once no job is waiting, running or unanswered, give the
@@ -678,8 +643,6 @@ server_run(struct config *cfg, int argc, char **argv)
 	xasprintf(&ready, "serving on %s; %llu imports done", srv.listen_path,
 	    (unsigned long long)srv.status_done);
 	sd_ready(ready);
-	/* After the threads are made: they would inherit it. */
-	server_short_slice();
 	event_base_dispatch(srv.base);
 	rc = 0;
 

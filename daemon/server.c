@@ -38,6 +38,11 @@
 #include "upload.h"
 #include "util.h"
 
+/* The query and upload threads' nice value above the loop's: the loop,
+ * which answers health checks and hands out the work, gets a core first
+ * (the import thread sets its own, nice 5, below the queries). */
+#define SERVER_QUERY_NICE	4
+
 struct server {
 	struct config *cfg;		/* replaced on SIGHUP */
 	struct config **old_cfgs;	/* kept: threads may point into them */
@@ -593,11 +598,14 @@ server_run(struct config *cfg, int argc, char **argv)
 		goto out;
 	}
 	iwp = &iw;
-	srv.importq = jobq_new(srv.base, "import", &iwp, 1, cfg->import_queue);
+	/* The importer lowers its own thread's priority further. */
+	srv.importq = jobq_new(srv.base, "import", &iwp, 1, cfg->import_queue,
+	    0);
 	srv.queryq = jobq_new(srv.base, "query", rwp, cfg->query_threads,
-	    cfg->query_queue);
+	    cfg->query_queue, SERVER_QUERY_NICE);
 	/* Upload I/O needs no store connection. */
-	srv.ioq = jobq_new(srv.base, "io", &no_state, 1, cfg->query_queue);
+	srv.ioq = jobq_new(srv.base, "io", &no_state, 1, cfg->query_queue,
+	    SERVER_QUERY_NICE);
 	if (cfg->spool_dir != NULL && (srv.spool = spool_new(&srv, srv.base,
 	    cfg->spool_dir, &err)) == NULL) {
 		log_err("%s", err.msg);

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+struct event;
 struct event_base;
 struct jobq;
 
@@ -15,11 +16,15 @@ struct job {
 	struct job *next;
 };
 
-/* workers[i] is the state handed to run() on worker thread i. */
+/* workers[i] is the state handed to run() on worker thread i; the workers
+ * run at the caller's nice value plus nice (Linux: per thread). */
 struct jobq *jobq_new(struct event_base *, const char *name, void **workers,
-    int nworkers, size_t max_depth);
+    int nworkers, size_t max_depth, int nice);
 /* 0, or -1 if the queue is full or stopping (the job was not taken). */
 int jobq_push(struct jobq *, struct job *);
+/* From a job's run (on a worker): have the loop make ev active, without
+ * taking libevent's lock on this thread.  Elsewhere: event_active(). */
+void jobq_activate(struct event *ev);
 size_t jobq_depth(struct jobq *);		/* waiting, not running */
 size_t jobq_running(struct jobq *);
 /* Stop taking jobs and drop the waiting ones through their done callback

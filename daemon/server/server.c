@@ -39,6 +39,11 @@
 #include "upload.h"
 #include "util.h"
 
+/* The query and upload threads' nice value above the loop's: the loop,
+ * which answers health checks and hands out the work, gets a core first
+ * (the import thread sets its own, nice 5, below the queries). */
+#define SERVER_QUERY_NICE	4
+
 
 /* mkdir -p of the directory holding path. */
 static int
@@ -297,13 +302,14 @@ server_start(struct server *srv)
 		return -1;
 	}
 	srv->iwp = &srv->iw;
+	/* The importer lowers its own thread's priority further. */
 	srv->host.queues[API_IMPORT] = jobq_new(srv->base, "import",
-	    &srv->iwp, 1, cfg->import_queue);
+	    &srv->iwp, 1, cfg->import_queue, 0);
 	srv->host.queues[API_QUERY] = jobq_new(srv->base, "query", srv->rwp,
-	    cfg->query_threads, cfg->query_queue);
+	    cfg->query_threads, cfg->query_queue, SERVER_QUERY_NICE);
 	/* Upload I/O needs no store connection. */
 	srv->host.queues[API_IO] = jobq_new(srv->base, "io", &srv->no_state,
-	    1, cfg->query_queue);
+	    1, cfg->query_queue, SERVER_QUERY_NICE);
 	if (cfg->spool_dir != NULL && (srv->spool = spool_new(&srv->host,
 	    srv->base, cfg->spool_dir, &err)) == NULL) {
 		log_err("%s", err.msg);

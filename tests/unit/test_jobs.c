@@ -1,0 +1,240 @@
+/* test_jobs.c: the job queue: jobs run on the workers and end on the loop
+ * in order; the workers run at the nice value asked; and a worker never
+ * takes a libevent lock (the loop would wait for a preempted worker that
+ * holds one), neither to hand a finished job back nor for jobq_activate,
+ * whose event still becomes active on the loop.
+ *
+ * libevent's locks are this test's own (evthread_set_lock_callbacks), so
+ * that every lock taken by a worker thread is counted. */
+#include <errno.h>
+#include <event2/event.h>
+#include <event2/thread.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "jobs.h"
+#include "testlib.h"
+
+/* ---- libevent's locks, counted per kind of thread ---- */
+
+static _Thread_local int on_worker;
+static atomic_int worker_locks;
+
+struct tlock {
+	pthread_mutex_t mu;
+};
+
+static void *
+tlock_alloc(unsigned locktype)
+{
+	struct tlock *l = calloc(1, sizeof *l);
+	pthread_mutexattr_t a;
+
+	pthread_mutexattr_init(&a);
+	if (locktype & EVTHREAD_LOCKTYPE_RECURSIVE)
+		pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&l->mu, &a);
+	pthread_mutexattr_destroy(&a);
+	return l;
+}
+
+static void
+tlock_free(void *p, unsigned locktype)
+{
+	struct tlock *l = p;
+
+	pthread_mutex_destroy(&l->mu);
+	free(l);
+}
+
+static int
+tlock_lock(unsigned mode, void *p)
+{
+	struct tlock *l = p;
+
+	if (on_worker)
+		atomic_fetch_add(&worker_locks, 1);
+	if (mode & EVTHREAD_TRY)
+		return pthread_mutex_trylock(&l->mu);
+	return pthread_mutex_lock(&l->mu);
+}
+
+static int
+tlock_unlock(unsigned mode, void *p)
+{
+	return pthread_mutex_unlock(&((struct tlock *)p)->mu);
+}
+
+static void *
+tcond_alloc(unsigned condtype)
+{
+	pthread_cond_t *c = malloc(sizeof *c);
+
+	pthread_cond_init(c, NULL);
+	return c;
+}
+
+static void
+tcond_free(void *c)
+{
+	pthread_cond_destroy(c);
+	free(c);
+}
+
+static int
+tcond_signal(void *c, int broadcast)
+{
+	return broadcast ? pthread_cond_broadcast(c) : pthread_cond_signal(c);
+}
+
+static int
+tcond_wait(void *c, void *lock, const struct timeval *tv)
+{
+	struct tlock *l = lock;
+	struct timespec ts;
+	int r;
+
+	if (tv == NULL)
+		return pthread_cond_wait(c, &l->mu);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += tv->tv_sec;
+	ts.tv_nsec += tv->tv_usec * 1000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	r = pthread_cond_timedwait(c, &l->mu, &ts);
+	return r == 0 ? 0 : 1;
+}
+
+static unsigned long
+tid(void)
+{
+	return (unsigned long)pthread_self();
+}
+
+static void
+use_counted_locks(void)
+{
+	struct evthread_lock_callbacks lk = {
+		EVTHREAD_LOCK_API_VERSION, EVTHREAD_LOCKTYPE_RECURSIVE,
+		tlock_alloc, tlock_free, tlock_lock, tlock_unlock
+	};
+	struct evthread_condition_callbacks cd = {
+		EVTHREAD_CONDITION_API_VERSION, tcond_alloc, tcond_free,
+		tcond_signal, tcond_wait
+	};
+
+	CHECK(evthread_set_lock_callbacks(&lk) == 0);
+	CHECK(evthread_set_condition_callbacks(&cd) == 0);
+	evthread_set_id_callback(tid);
+}
+
+/* ---- the jobs ---- */
+
+#define NJOBS 64
+
+struct tjob {
+	struct job job;
+	int n;
+	int nice;		/* seen by run */
+	struct event *ev;	/* run asks the loop to make it active */
+};
+
+static pthread_t loop_thread;
+static int ended[NJOBS], nended, activated, activated_off_loop;
+static struct event_base *base;
+
+static void
+tjob_run(struct job *j, void *worker)
+{
+	struct tjob *t = (struct tjob *)j;
+
+	/* From here on every libevent lock this thread takes is counted,
+	 * the hand-back after run too. */
+	on_worker = 1;
+	t->nice = getpriority(PRIO_PROCESS, 0);
+	if (t->ev != NULL)
+		jobq_activate(t->ev);
+}
+
+static void
+tjob_done(struct job *j)
+{
+	struct tjob *t = (struct tjob *)j;
+
+	CHECK(pthread_equal(pthread_self(), loop_thread));
+	CHECK(j->run != NULL);		/* it ran */
+	ended[nended++] = t->n;
+	if (nended == NJOBS)
+		event_base_loopbreak(base);
+}
+
+static void
+activated_cb(evutil_socket_t fd, short what, void *arg)
+{
+	if (!pthread_equal(pthread_self(), loop_thread))
+		activated_off_loop++;
+	activated++;
+}
+
+int
+main(void)
+{
+	static struct tjob jobs[NJOBS];
+	struct event *ev;
+	struct jobq *q;
+	void *states[2] = { NULL, NULL };
+	int base_nice, want, i;
+
+	use_counted_locks();
+	loop_thread = pthread_self();
+	base = event_base_new();
+	CHECK(base != NULL);
+	ev = event_new(base, -1, 0, activated_cb, NULL);
+	errno = 0;
+	base_nice = getpriority(PRIO_PROCESS, 0);
+	want = base_nice + 3 > 19 ? 19 : base_nice + 3;
+
+	/* One worker: jobs end in the order they were pushed. */
+	q = jobq_new(base, "t", states, 1, NJOBS, 3);
+	for (i = 0; i < NJOBS; i++) {
+		jobs[i].job.run = tjob_run;
+		jobs[i].job.done = tjob_done;
+		jobs[i].n = i;
+		jobs[i].ev = i % 4 == 0 ? ev : NULL;
+		CHECK(jobq_push(q, &jobs[i].job) == 0);
+	}
+	event_base_dispatch(base);
+	/* Whatever is left active (an activation after the last end). */
+	event_base_loop(base, EVLOOP_NONBLOCK);
+
+	CHECK(nended == NJOBS);
+	for (i = 0; i < NJOBS; i++) {
+		CHECK(ended[i] == i);
+		CHECK(jobs[i].nice == want);
+	}
+	CHECK(activated >= 1);
+	CHECK(activated_off_loop == 0);
+	CHECK(atomic_load(&worker_locks) == 0);
+	/* The loop's own thread keeps its priority. */
+	errno = 0;
+	CHECK(getpriority(PRIO_PROCESS, 0) == base_nice);
+
+	/* A full queue says so; nothing is taken. */
+	CHECK(jobq_idle(q));
+	jobq_free(q);
+	q = jobq_new(base, "t", states, 1, 0, 0);
+	CHECK(jobq_push(q, &jobs[0].job) == -1);
+	jobq_free(q);
+
+	event_free(ev);
+	event_base_free(base);
+	printf("test_jobs: %u checks passed\n", checks);
+	return 0;
+}

@@ -53,9 +53,11 @@ int		 http_request(struct http *, const char *, const char *,
 int		 http_request_type(struct http *, const char *, const char *,
 		     const char *, const void *, size_t, struct http_reply *,
 		     char **);
-void		 http_reply_clear(struct http_reply *);
 void		 http_query_add(char **, const char *, const char *);
 char		*http_escape(const char *);
+
+/* http-reply.c: the reply parser (its internals in http-int.h). */
+void		 http_reply_clear(struct http_reply *);
 
 /* units.c: pprof's measurement rules (scaling, labels, percentages). */
 #define UNITS_LABEL_MAX	256

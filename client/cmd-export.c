@@ -52,20 +52,20 @@ cmd_export_exec(struct client *c, int argc, char **argv)
 	const struct cmd_entry	*e = &cmd_export_entry;
 	struct cmd_export_body	 b;
 	struct http_reply	 reply;
-	struct selection	 sel;
+	struct cmd_args		 ca;
 	const char		*output = NULL;
 	char			*url;
 	int			 rc;
 
-	rc = cmd_parse(e, c, argc, argv, "-:s:m:o:h", opts, &sel,
-	    CMD_PARSE_SCOPE, cmd_export_option, &output);
+	rc = cmd_parse(e, c, argc, argv, "-:s:m:o:h", opts, &ca,
+	    CMD_PARSE_SELECTION | CMD_PARSE_SCOPE, cmd_export_option, &output);
 	if (rc == -1 && (output == NULL || *output == '\0'))
 		rc = cmd_usage_error(e, "export: -o FILE is required");
 	if (rc != -1)
 		goto out;
 
 	url = xstrdup("/v1/export");
-	selection_query(&sel, &url);
+	selection_query(&ca.sel, &url);
 	rc = client_get_raw(c, url, &reply);
 	free(url);
 	if (rc != PROFCTL_EXIT_OK)
@@ -84,6 +84,6 @@ cmd_export_exec(struct client *c, int argc, char **argv)
 	}
 	http_reply_clear(&reply);
 out:
-	selection_clear(&sel);
+	selection_clear(&ca.sel);
 	return (rc);
 }

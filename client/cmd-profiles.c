@@ -13,57 +13,37 @@ const struct cmd_entry cmd_profiles_entry = {
 };
 
 static int
+cmd_profiles_option(const struct cmd_entry *e, int ch, const char *arg,
+    void *p)
+{
+	(void)e;
+	if (ch != 's')
+		return (CMD_OPT_NOT_MINE);
+	*(const char **)p = arg;
+	return (CMD_OPT_TAKEN);
+}
+
+static int
 cmd_profiles_exec(struct client *c, int argc, char **argv)
 {
 	static const struct option	 opts[] = {
 		{ "scope",	required_argument,	NULL, 's' },
-		{ "json",	no_argument,		NULL, 'j' },
-		{ "socket",	required_argument,	NULL, 'S' },
-		{ "help",	no_argument,		NULL, 'h' },
-		{ NULL,		0,			NULL, 0 }
+		CMD_JSON_OPTION,
+		CMD_COMMON_OPTIONS
 	};
 	const struct cmd_entry	*e = &cmd_profiles_entry;
-	struct http_reply	 reply;
+	struct cmd_args		 ca;
 	const char		*scope = NULL;
-	char			*url, *cause = NULL;
-	int			 ch, rc, json = 0;
+	char			*url;
+	int			 rc;
 
-	optind = 0;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "-:s:h", opts, NULL)) != -1) {
-		switch (ch) {
-		case 1:
-			return (cmd_usage_error(e, "profiles: unexpected "
-			    "argument \"%s\"", optarg));
-		case 's':
-			scope = optarg;
-			continue;
-		case 'j':
-			json = 1;
-			continue;
-		}
-		if ((rc = cmd_common_option(e, c, ch, argv)) != -1)
-			return (rc);
-	}
-	if (optind < argc)
-		return (cmd_usage_error(e, "profiles: unexpected argument "
-		    "\"%s\"", argv[optind]));
-	if (scope == NULL)
-		return (cmd_usage_error(e, "profiles: --scope is required"));
-
+	rc = cmd_parse(e, c, argc, argv, "-:s:h", opts, &ca, 0,
+	    cmd_profiles_option, &scope);
+	if (rc == -1 && scope == NULL)
+		rc = cmd_usage_error(e, "profiles: --scope is required");
+	if (rc != -1)
+		return (rc);
 	url = xstrdup("/v1/profiles");
 	http_query_add(&url, "scope", scope);
-	rc = client_get(c, url, &reply);
-	free(url);
-	if (rc != PROFCTL_EXIT_OK)
-		return (rc);
-	if (json)
-		render_json(stdout, reply.json);
-	else if (render_profiles_json(stdout, reply.json, &cause) != 0) {
-		fprintf(stderr, "profctl: %s\n", cause);
-		free(cause);
-		rc = PROFCTL_EXIT_REFUSED;
-	}
-	http_reply_clear(&reply);
-	return (rc);
+	return (cmd_get_render(c, url, ca.json, render_profiles_json));
 }

@@ -16,43 +16,16 @@ static int
 cmd_scopes_exec(struct client *c, int argc, char **argv)
 {
 	static const struct option	 opts[] = {
-		{ "json",	no_argument,		NULL, 'j' },
-		{ "socket",	required_argument,	NULL, 'S' },
-		{ "help",	no_argument,		NULL, 'h' },
-		{ NULL,		0,			NULL, 0 }
+		CMD_JSON_OPTION,
+		CMD_COMMON_OPTIONS
 	};
-	const struct cmd_entry	*e = &cmd_scopes_entry;
-	struct http_reply	 reply;
-	char			*cause = NULL;
-	int			 ch, rc, json = 0;
+	struct cmd_args	 ca;
+	int		 rc;
 
-	optind = 0;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "-:h", opts, NULL)) != -1) {
-		switch (ch) {
-		case 1:
-			return (cmd_usage_error(e, "scopes: unexpected "
-			    "argument \"%s\"", optarg));
-		case 'j':
-			json = 1;
-			continue;
-		}
-		if ((rc = cmd_common_option(e, c, ch, argv)) != -1)
-			return (rc);
-	}
-	if (optind < argc)
-		return (cmd_usage_error(e, "scopes: unexpected argument "
-		    "\"%s\"", argv[optind]));
-
-	if ((rc = client_get(c, "/v1/scopes", &reply)) != PROFCTL_EXIT_OK)
+	rc = cmd_parse(&cmd_scopes_entry, c, argc, argv, "-:h", opts, &ca, 0,
+	    NULL, NULL);
+	if (rc != -1)
 		return (rc);
-	if (json)
-		render_json(stdout, reply.json);
-	else if (render_scopes_json(stdout, reply.json, &cause) != 0) {
-		fprintf(stderr, "profctl: %s\n", cause);
-		free(cause);
-		rc = PROFCTL_EXIT_REFUSED;
-	}
-	http_reply_clear(&reply);
-	return (rc);
+	return (cmd_get_render(c, xstrdup("/v1/scopes"), ca.json,
+	    render_scopes_json));
 }

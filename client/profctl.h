@@ -211,7 +211,16 @@ int			 cmd_finish(int);
 #define CMD_OPT_NOT_MINE	-2	/* ... or it is not the command's */
 #define CMD_PARSE_OPERANDS	0x1	/* operands after "--" are the caller's */
 #define CMD_PARSE_SCOPE		0x2	/* --scope is required */
+#define CMD_PARSE_SELECTION	0x4	/* the selection options are taken */
+/* What cmd_parse gathers for every command. */
+struct cmd_args {
+	struct selection	 sel;	/* with CMD_PARSE_SELECTION */
+	int			 json;	/* --json: the reply as profd sent it */
+};
 struct option;
+/* --json, in the option table of a command that prints a JSON reply. */
+#define CMD_OPT_JSON		0x300
+#define CMD_JSON_OPTION	{ "json", no_argument, NULL, CMD_OPT_JSON }
 /* The end of every command's option table: --socket, --help. */
 #define CMD_COMMON_OPTIONS						\
 	{ "socket",	required_argument,	NULL, 'S' },			\
@@ -222,7 +231,7 @@ typedef int	(*cmd_option_fn)(const struct cmd_entry *, int, const char *,
 typedef int	(*cmd_render_fn)(FILE *, json_t *, char **);
 int			 cmd_parse(const struct cmd_entry *, struct client *,
 			     int, char **, const char *, const struct option *,
-			     struct selection *, int, cmd_option_fn, void *);
+			     struct cmd_args *, int, cmd_option_fn, void *);
 int			 cmd_need_scope(const struct cmd_entry *,
 			     const struct selection *);
 int			 cmd_double(const char *, double *);

@@ -50,7 +50,8 @@ cmd_timeline_exec(struct client *c, int argc, char **argv)
 	int				 rc;
 
 	rc = cmd_parse(&cmd_timeline_entry, c, argc, argv, "-:s:m:h", opts,
-	    &ca, CMD_PARSE_SELECTION | CMD_PARSE_SCOPE, cmd_timeline_option, &a);
+	    &ca, CMD_PARSE_SELECTION | CMD_PARSE_SCOPE, cmd_timeline_option,
+	    &a);
 	if (rc == -1) {
 		url = xstrdup("/v1/timeline");
 		selection_query(&ca.sel, &url);

@@ -138,7 +138,8 @@ http_reply_field(struct http_head *head, char *line, char **cause)
 
 	if (*line == ' ' || *line == '\t') {
 		q = http_reply_quote(line);
-		xasprintf(cause, "a folded header line in the reply: \"%s\"", q);
+		xasprintf(cause, "a folded header line in the reply: \"%s\"",
+		    q);
 		free(q);
 		return (-1);
 	}
@@ -357,8 +358,8 @@ http_reply_chunk_size(const char *line, size_t *size)
 
 /* A chunked body: chunks until the last (size 0), then the trailer. */
 static int
-http_reply_body_chunked(struct http_conn *conn, char *line, struct http_sink *sink,
-    char **cause)
+http_reply_body_chunked(struct http_conn *conn, char *line,
+    struct http_sink *sink, char **cause)
 {
 	size_t	 size, got, len, room;
 	char	*q;

@@ -92,21 +92,27 @@ int		 render_profiles_json(FILE *, json_t *, char **);
 void		 render_json(FILE *, json_t *);
 void		 render_clean(char *);
 const char	*render_time(json_t *, const char *, char *, size_t);
+int		 render_bad(char **, const char *);
+int64_t		 render_get_int(json_t *, const char *);
+int64_t		 render_abs(int64_t);
+const char	*render_unit(json_t *);
+const char	*render_output_unit_for(const char *, int64_t, int64_t);
 
-/* render-tree.c: GET /v1/tree as an indented tree, GET /v1/diff as a table
- * of the top deltas. */
+/* render-tree.c: GET /v1/tree as an indented tree. */
 int		 render_tree_json(FILE *, json_t *, char **);
+
+/* render-diff.c: GET /v1/diff as a table of the top deltas. */
 int		 render_diff_json(FILE *, json_t *, char **);
 
 /* render-query.c: POST /v1/query's rows as a table, CSV. */
 int		 render_query_table(FILE *, json_t *, char **);
 int		 render_query_csv(FILE *, json_t *, char **);
-void		 render_csv_field(FILE *, const char *);
+void		 render_query_csv_field(FILE *, const char *);
 
 /* render-timeline.c: GET /v1/timeline as a sparkline. */
-#define RENDER_SPARK_COLUMNS	120
-size_t		 render_spark_bin(const double *, size_t, double *, size_t);
-void		 render_sparkline(FILE *, const double *, size_t);
+#define RENDER_TIMELINE_COLUMNS	120
+size_t		 render_timeline_bin(const double *, size_t, double *, size_t);
+void		 render_timeline_sparkline(FILE *, const double *, size_t);
 int		 render_timeline_json(FILE *, json_t *, char **);
 
 /* render-status.c: GET /v1/status as lines a person reads. */

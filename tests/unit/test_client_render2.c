@@ -60,7 +60,7 @@ spark(const double *v, size_t n)
 	size_t	 len = 0;
 
 	f = open_memstream(&out, &len);
-	render_sparkline(f, v, n);
+	render_timeline_sparkline(f, v, n);
 	fclose(f);
 	return (out);
 }
@@ -70,7 +70,7 @@ test_sparkline(void)
 {
 	double	 zeros[4] = { 0, 0, 0, 0 }, one[1] = { 5 };
 	double	 ramp[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
-	double	 tiny[3] = { 1000, 1, 0 }, cols[RENDER_SPARK_COLUMNS];
+	double	 tiny[3] = { 1000, 1, 0 }, cols[RENDER_TIMELINE_COLUMNS];
 	double	 many[250];
 	char	*s;
 	size_t	 i, n;
@@ -93,12 +93,12 @@ test_sparkline(void)
 	free(s);
 
 	/* Binning: fewer points than columns are kept, more are summed. */
-	n = render_spark_bin(ramp, 8, cols, RENDER_SPARK_COLUMNS);
+	n = render_timeline_bin(ramp, 8, cols, RENDER_TIMELINE_COLUMNS);
 	assert(n == 8 && cols[7] == 7);
 	for (i = 0; i < 250; i++)
 		many[i] = 1;
-	n = render_spark_bin(many, 250, cols, RENDER_SPARK_COLUMNS);
-	assert(n == RENDER_SPARK_COLUMNS);
+	n = render_timeline_bin(many, 250, cols, RENDER_TIMELINE_COLUMNS);
+	assert(n == RENDER_TIMELINE_COLUMNS);
 	{
 		double	 sum = 0;
 
@@ -108,7 +108,7 @@ test_sparkline(void)
 		}
 		assert(sum == 250);
 	}
-	n = render_spark_bin(many, 240, cols, RENDER_SPARK_COLUMNS);
+	n = render_timeline_bin(many, 240, cols, RENDER_TIMELINE_COLUMNS);
 	assert(n == 120 && cols[0] == 2 && cols[119] == 2);
 }
 
@@ -145,7 +145,7 @@ csv_field(const char *in, const char *want)
 	size_t	 len = 0;
 
 	f = open_memstream(&out, &len);
-	render_csv_field(f, in);
+	render_query_csv_field(f, in);
 	fclose(f);
 	expect_str(in, out, want);
 	free(out);

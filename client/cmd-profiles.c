@@ -13,17 +13,6 @@ const struct cmd_entry cmd_profiles_entry = {
 };
 
 static int
-cmd_profiles_option(const struct cmd_entry *e, int ch, const char *arg,
-    void *p)
-{
-	(void)e;
-	if (ch != 's')
-		return (CMD_OPT_NOT_MINE);
-	*(const char **)p = arg;
-	return (CMD_OPT_TAKEN);
-}
-
-static int
 cmd_profiles_exec(struct client *c, int argc, char **argv)
 {
 	static const struct option	 opts[] = {
@@ -33,17 +22,17 @@ cmd_profiles_exec(struct client *c, int argc, char **argv)
 	};
 	const struct cmd_entry	*e = &cmd_profiles_entry;
 	struct cmd_args		 ca;
-	const char		*scope = NULL;
+	struct cmd_string	 scope = { 's', NULL };
 	char			*url;
 	int			 rc;
 
 	rc = cmd_parse(e, c, argc, argv, "-:s:h", opts, &ca, 0,
-	    cmd_profiles_option, &scope);
-	if (rc == -1 && scope == NULL)
+	    cmd_string_option, &scope);
+	if (rc == -1 && scope.value == NULL)
 		rc = cmd_usage_error(e, "profiles: --scope is required");
 	if (rc != -1)
 		return (rc);
 	url = xstrdup("/v1/profiles");
-	http_query_add(&url, "scope", scope);
+	http_query_add(&url, "scope", scope.value);
 	return (cmd_get_render(c, url, ca.json, render_profiles_json));
 }

@@ -1,7 +1,4 @@
 /* cmd-scopes.c: list the scopes profd knows, GET /v1/scopes. */
-#include <getopt.h>
-#include <stdlib.h>
-
 #include "profctl.h"
 
 static int	cmd_scopes_exec(struct client *, int, char **);
@@ -15,17 +12,6 @@ const struct cmd_entry cmd_scopes_entry = {
 static int
 cmd_scopes_exec(struct client *c, int argc, char **argv)
 {
-	static const struct option	 opts[] = {
-		CMD_JSON_OPTION,
-		CMD_COMMON_OPTIONS
-	};
-	struct cmd_args	 ca;
-	int		 rc;
-
-	rc = cmd_parse(&cmd_scopes_entry, c, argc, argv, "-:h", opts, &ca, 0,
-	    NULL, NULL);
-	if (rc != -1)
-		return (rc);
-	return (cmd_get_render(c, xstrdup("/v1/scopes"), ca.json,
+	return (cmd_get_exec(&cmd_scopes_entry, c, argc, argv, "/v1/scopes",
 	    render_scopes_json));
 }

@@ -156,6 +156,40 @@ cmd_parse(const struct cmd_entry *e, struct client *c, int argc, char **argv,
 	return (-1);
 }
 
+/* A cmd_option_fn for a command whose one option of its own is a string:
+ * p is a struct cmd_string naming the option's code. */
+int
+cmd_string_option(const struct cmd_entry *e, int ch, const char *arg,
+    void *p)
+{
+	struct cmd_string	*s = p;
+
+	(void)e;
+	if (ch != s->ch)
+		return (CMD_OPT_NOT_MINE);
+	s->value = arg;
+	return (CMD_OPT_TAKEN);
+}
+
+/* The exec of a command that takes nothing but --json: GET path and
+ * print its reply with render. */
+int
+cmd_get_exec(const struct cmd_entry *e, struct client *c, int argc,
+    char **argv, const char *path, cmd_render_fn render)
+{
+	static const struct option	 opts[] = {
+		CMD_JSON_OPTION,
+		CMD_COMMON_OPTIONS
+	};
+	struct cmd_args	 ca;
+	int		 rc;
+
+	rc = cmd_parse(e, c, argc, argv, "-:h", opts, &ca, 0, NULL, NULL);
+	if (rc != -1)
+		return (rc);
+	return (cmd_get_render(c, xstrdup(path), ca.json, render));
+}
+
 /* -1 if the selection has a --scope, else the usage error saying so. */
 int
 cmd_need_scope(const struct cmd_entry *e, const struct selection *sel)

@@ -240,6 +240,15 @@ int			 cmd_parse(const struct cmd_entry *, struct client *,
 			     struct cmd_args *, int, cmd_option_fn, void *);
 int			 cmd_need_scope(const struct cmd_entry *,
 			     const struct selection *);
+struct cmd_string {
+	int		 ch;		/* the option's code */
+	const char	*value;		/* its argument, NULL if not given */
+};
+int			 cmd_string_option(const struct cmd_entry *, int,
+			     const char *, void *);
+int			 cmd_get_exec(const struct cmd_entry *,
+			     struct client *, int, char **, const char *,
+			     cmd_render_fn);
 int			 cmd_double(const char *, double *);
 int			 cmd_limit_option(const struct cmd_entry *,
 			     const char *, long long *);

@@ -64,7 +64,7 @@ cmd_usage_error(const struct cmd_entry *e, const char *fmt, ...)
  * The options every command takes (--socket, --help) and getopt's
  * complaints. Returns -1 when parsing goes on, else the exit code.
  */
-int
+static int
 cmd_common_option(const struct cmd_entry *e, struct client *c, int ch,
     char **argv)
 {

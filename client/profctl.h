@@ -210,8 +210,6 @@ void			 cmd_print_usage(FILE *, const struct cmd_entry *);
 int			 cmd_usage_error(const struct cmd_entry *,
 			     const char *, ...)
 			    __attribute__((format(printf, 2, 3)));
-int			 cmd_common_option(const struct cmd_entry *,
-			     struct client *, int, char **);
 int			 cmd_finish(int);
 #define CMD_OPT_TAKEN		-1	/* cmd_option_fn took the option */
 #define CMD_OPT_NOT_MINE	-2	/* ... or it is not the command's */

@@ -48,18 +48,10 @@ expect_reply(const char *what, const char *reply, size_t n, int mode,
 {
 	struct http_reply	 r;
 	char			*cause;
+	int			 rc;
 
-	if (ask(reply, n, mode, &r, &cause) != 0) {
-		fprintf(stderr, "FAIL %s: %s\n", what, cause);
-		exit(1);
-	}
-	if (r.status != status || r.len != len ||
-	    memcmp(r.body, body, len) != 0 || r.body[len] != '\0') {
-		fprintf(stderr, "FAIL %s: HTTP %ld, %zu bytes [%.*s]\n", what,
-		    r.status, r.len, r.len > 200 ? 200 : (int)r.len, r.body);
-		exit(1);
-	}
-	http_reply_clear(&r);
+	rc = ask(reply, n, mode, &r, &cause);
+	expect_body(what, rc, cause, &r, status, body, len);
 }
 
 static void

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clienttest.h"
 #include "http-int.h"
 
 struct feed {
@@ -78,19 +79,10 @@ expect_ok(const char *what, const char *reply, size_t step, int head_only,
 {
 	struct http_reply	 r;
 	char			*cause;
+	int			 rc;
 
-	if (parse(reply, 0, step, head_only, &r, &cause) != 0) {
-		fprintf(stderr, "FAIL %s: %s\n", what, cause);
-		exit(1);
-	}
-	if (r.status != status || r.len != len ||
-	    memcmp(r.body, body, len) != 0 || r.body[len] != '\0') {
-		fprintf(stderr, "FAIL %s: HTTP %ld, %zu bytes [%.*s]\n", what,
-		    r.status, r.len, (int)r.len, r.body);
-		exit(1);
-	}
-	http_reply_clear(&r);
-	assert(r.body == NULL && r.json == NULL);
+	rc = parse(reply, 0, step, head_only, &r, &cause);
+	expect_body(what, rc, cause, &r, status, body, len);
 }
 
 static void

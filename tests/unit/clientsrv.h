@@ -124,7 +124,7 @@ serve(void *arg)
 				;
 		}
 		close(c);
-		srv.n++;
+		__atomic_add_fetch(&srv.n, 1, __ATOMIC_RELEASE);
 	}
 	return (NULL);
 }
@@ -201,6 +201,16 @@ make_sun(struct sockaddr_un *sun, const char *path)
 }
 
 static pthread_t	 srv_thread;
+
+/* Until the server is done with the connection after the first before
+ * requests: a client may give up on a reply while the server is still
+ * sending it, and the reply must not be freed under it. */
+static inline void
+srv_wait(int before)
+{
+	while (__atomic_load_n(&srv.n, __ATOMIC_ACQUIRE) <= before)
+		usleep(100);
+}
 
 /* A temporary directory and the fake profd listening in it. */
 static inline void

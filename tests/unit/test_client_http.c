@@ -30,15 +30,17 @@ ask(const char *reply, size_t n, int mode, struct http_reply *r,
     char **cause)
 {
 	struct http	*h;
-	int		 rc;
+	int		 rc, before;
 
 	srv.reply = reply;
 	srv.reply_len = n;
 	srv.mode = mode;
 	*cause = NULL;
+	before = __atomic_load_n(&srv.n, __ATOMIC_ACQUIRE);
 	h = http_new(sock);
 	rc = http_request(h, "GET", "/v1/x", NULL, 0, r, cause);
 	http_free(h);
+	srv_wait(before);
 	return (rc);
 }
 

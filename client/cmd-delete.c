@@ -16,7 +16,6 @@ const struct cmd_entry cmd_delete_entry = {
 struct cmd_delete_args {
 	const char	*scope, *before, **ids;
 	size_t		 nids;
-	int		 json;
 };
 
 static int
@@ -36,11 +35,23 @@ cmd_delete_option(const struct cmd_entry *e, int ch, const char *arg,
 		a->ids = xreallocarray(a->ids, a->nids + 1, sizeof *a->ids);
 		a->ids[a->nids++] = arg;
 		return (CMD_OPT_TAKEN);
-	case 'j':
-		a->json = 1;
-		return (CMD_OPT_TAKEN);
 	}
 	return (CMD_OPT_NOT_MINE);
+}
+
+static int
+cmd_delete_render(FILE *f, json_t *reply, char **cause)
+{
+	(void)cause;
+	fprintf(f, "%s: deleted %lld profile(s), %lld sample(s)%s\n",
+	    json_string_value(json_object_get(reply, "scope")),
+	    (long long)json_integer_value(json_object_get(reply,
+	    "deleted_profiles")),
+	    (long long)json_integer_value(json_object_get(reply,
+	    "deleted_samples")),
+	    json_is_true(json_object_get(reply, "scope_deleted")) ?
+	    "; the scope is gone" : "");
+	return (0);
 }
 
 static int
@@ -50,17 +61,18 @@ cmd_delete_exec(struct client *c, int argc, char **argv)
 		{ "scope",	required_argument,	NULL, 's' },
 		{ "before",	required_argument,	NULL, 'b' },
 		{ "id",		required_argument,	NULL, 'i' },
-		{ "json",	no_argument,		NULL, 'j' },
+		CMD_JSON_OPTION,
 		CMD_COMMON_OPTIONS
 	};
 	const struct cmd_entry	*e = &cmd_delete_entry;
-	struct cmd_delete_args	 a = { NULL, NULL, NULL, 0, 0 };
+	struct cmd_delete_args	 a = { NULL, NULL, NULL, 0 };
+	struct cmd_args		 ca;
 	struct http_reply	 reply;
 	char			*url;
 	size_t			 i;
 	int			 rc;
 
-	rc = cmd_parse(e, c, argc, argv, "-:s:h", opts, NULL, 0,
+	rc = cmd_parse(e, c, argc, argv, "-:s:h", opts, &ca, 0,
 	    cmd_delete_option, &a);
 	if (rc == -1 && a.scope == NULL)
 		rc = cmd_usage_error(e, "delete: --scope is required");
@@ -79,17 +91,7 @@ cmd_delete_exec(struct client *c, int argc, char **argv)
 	free(url);
 	if (rc != PROFCTL_EXIT_OK)
 		return (rc);
-	if (a.json)
-		render_json(stdout, reply.json);
-	else
-		printf("%s: deleted %lld profile(s), %lld sample(s)%s\n",
-		    json_string_value(json_object_get(reply.json, "scope")),
-		    (long long)json_integer_value(json_object_get(reply.json,
-		    "deleted_profiles")),
-		    (long long)json_integer_value(json_object_get(reply.json,
-		    "deleted_samples")),
-		    json_is_true(json_object_get(reply.json, "scope_deleted")) ?
-		    "; the scope is gone" : "");
+	rc = cmd_render(reply.json, ca.json, cmd_delete_render);
 	http_reply_clear(&reply);
 	return (rc);
 }

@@ -16,7 +16,6 @@ const struct cmd_entry cmd_diff_entry = {
 
 struct cmd_diff_args {
 	long long	 n;
-	int		 json;
 	int		 normalize;
 };
 
@@ -31,9 +30,6 @@ cmd_diff_option(const struct cmd_entry *e, int ch, const char *arg, void *p)
 		return (CMD_OPT_TAKEN);
 	case 'n':
 		return (cmd_limit_option(e, arg, &a->n));
-	case 'j':
-		a->json = 1;
-		return (CMD_OPT_TAKEN);
 	}
 	return (CMD_OPT_NOT_MINE);
 }
@@ -46,27 +42,27 @@ cmd_diff_exec(struct client *c, int argc, char **argv)
 		SELECTION_BASE_OPTIONS,
 		{ "normalize",	no_argument,		NULL, 'N' },
 		{ "limit",	required_argument,	NULL, 'n' },
-		{ "json",	no_argument,		NULL, 'j' },
+		CMD_JSON_OPTION,
 		CMD_COMMON_OPTIONS
 	};
 	const struct cmd_entry	*e = &cmd_diff_entry;
-	struct cmd_diff_args	 a = { 0, 0, 0 };
-	struct selection	 sel;
+	struct cmd_diff_args	 a = { 0, 0 };
+	struct cmd_args		 ca;
 	char			*url;
 	int			 rc;
 
-	rc = cmd_parse(e, c, argc, argv, "-:s:m:n:h", opts, &sel,
-	    CMD_PARSE_SCOPE, cmd_diff_option, &a);
-	if (rc == -1 && !sel.has_base_scope)
+	rc = cmd_parse(e, c, argc, argv, "-:s:m:n:h", opts, &ca,
+	    CMD_PARSE_SELECTION | CMD_PARSE_SCOPE, cmd_diff_option, &a);
+	if (rc == -1 && !ca.sel.has_base_scope)
 		rc = cmd_usage_error(e, "diff: --base-scope is required");
 	if (rc == -1) {
 		url = xstrdup("/v1/diff");
-		selection_query(&sel, &url);
+		selection_query(&ca.sel, &url);
 		if (a.normalize)
 			http_query_add(&url, "normalize", "true");
 		cmd_limit_query(&url, a.n);
-		rc = cmd_get_render(c, url, a.json, render_diff_json);
+		rc = cmd_get_render(c, url, ca.json, render_diff_json);
 	}
-	selection_clear(&sel);
+	selection_clear(&ca.sel);
 	return (rc);
 }

@@ -31,17 +31,6 @@ cmd_export_fill(FILE *f, void *arg)
 }
 
 static int
-cmd_export_option(const struct cmd_entry *e, int ch, const char *arg,
-    void *p)
-{
-	(void)e;
-	if (ch != 'o')
-		return (CMD_OPT_NOT_MINE);
-	*(const char **)p = arg;
-	return (CMD_OPT_TAKEN);
-}
-
-static int
 cmd_export_exec(struct client *c, int argc, char **argv)
 {
 	static const struct option	 opts[] = {
@@ -52,25 +41,25 @@ cmd_export_exec(struct client *c, int argc, char **argv)
 	const struct cmd_entry	*e = &cmd_export_entry;
 	struct cmd_export_body	 b;
 	struct http_reply	 reply;
-	struct selection	 sel;
-	const char		*output = NULL;
+	struct cmd_args		 ca;
+	struct cmd_string	 output = { 'o', NULL };
 	char			*url;
 	int			 rc;
 
-	rc = cmd_parse(e, c, argc, argv, "-:s:m:o:h", opts, &sel,
-	    CMD_PARSE_SCOPE, cmd_export_option, &output);
-	if (rc == -1 && (output == NULL || *output == '\0'))
+	rc = cmd_parse(e, c, argc, argv, "-:s:m:o:h", opts, &ca,
+	    CMD_PARSE_SELECTION | CMD_PARSE_SCOPE, cmd_string_option, &output);
+	if (rc == -1 && (output.value == NULL || *output.value == '\0'))
 		rc = cmd_usage_error(e, "export: -o FILE is required");
 	if (rc != -1)
 		goto out;
 
 	url = xstrdup("/v1/export");
-	selection_query(&sel, &url);
+	selection_query(&ca.sel, &url);
 	rc = client_get_raw(c, url, &reply);
 	free(url);
 	if (rc != PROFCTL_EXIT_OK)
 		goto out;
-	if (strcmp(output, "-") == 0) {
+	if (strcmp(output.value, "-") == 0) {
 		if (isatty(STDOUT_FILENO)) {
 			fprintf(stderr, "profctl: not writing a gzipped "
 			    "profile to a terminal\n");
@@ -80,10 +69,10 @@ cmd_export_exec(struct client *c, int argc, char **argv)
 	} else {
 		b.p = reply.body;
 		b.len = reply.len;
-		rc = cmd_write_file(output, cmd_export_fill, &b);
+		rc = cmd_write_file(output.value, cmd_export_fill, &b);
 	}
 	http_reply_clear(&reply);
 out:
-	selection_clear(&sel);
+	selection_clear(&ca.sel);
 	return (rc);
 }

@@ -99,17 +99,17 @@ cmd_flamegraph_exec(struct client *c, int argc, char **argv)
 	struct cmd_flamegraph_args	 a;
 	struct http_reply		 reply;
 	json_error_t			 jerr;
-	struct selection		 sel;
+	struct cmd_args			 ca;
 	json_t				*base = NULL, *tree, *merged = NULL;
 	char				*url;
 	int				 rc;
 
 	memset(&a, 0, sizeof a);
-	rc = cmd_parse(e, c, argc, argv, "-:s:m:f:t:w:d:o:h", opts, &sel, 0,
-	    cmd_flamegraph_option, &a);
+	rc = cmd_parse(e, c, argc, argv, "-:s:m:f:t:w:d:o:h", opts, &ca,
+	    CMD_PARSE_SELECTION,	    cmd_flamegraph_option, &a);
 	if (rc != -1)
 		goto out;
-	if (a.diff != NULL && sel.has_base) {
+	if (a.diff != NULL && ca.sel.has_base) {
 		rc = cmd_usage_error(e, "flamegraph: --diff and --base-… "
 		    "flags exclude each other");
 		goto out;
@@ -128,18 +128,18 @@ cmd_flamegraph_exec(struct client *c, int argc, char **argv)
 			goto out;
 		}
 	}
-	if ((rc = cmd_need_scope(e, &sel)) != -1)
+	if ((rc = cmd_need_scope(e, &ca.sel)) != -1)
 		goto out;
-	if (sel.has_base && !sel.has_base_scope) {
+	if (ca.sel.has_base && !ca.sel.has_base_scope) {
 		rc = cmd_usage_error(e, "flamegraph: --base-scope is required "
 		    "with --base-… flags");
 		goto out;
 	}
 
 	/* Any base flag: the daemon's diff, drawn as a differential graph. */
-	url = xstrdup(sel.has_base ? "/v1/diff" : "/v1/tree");
-	selection_query(&sel, &url);
-	if (a.frac != NULL && !sel.has_base)
+	url = xstrdup(ca.sel.has_base ? "/v1/diff" : "/v1/tree");
+	selection_query(&ca.sel, &url);
+	if (a.frac != NULL && !ca.sel.has_base)
 		http_query_add(&url, "min_fraction", a.frac);
 	rc = client_get(c, url, &reply);
 	free(url);
@@ -153,6 +153,6 @@ cmd_flamegraph_exec(struct client *c, int argc, char **argv)
 	http_reply_clear(&reply);
 out:
 	json_decref(base);
-	selection_clear(&sel);
+	selection_clear(&ca.sel);
 	return (rc);
 }

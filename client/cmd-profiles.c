@@ -17,53 +17,22 @@ cmd_profiles_exec(struct client *c, int argc, char **argv)
 {
 	static const struct option	 opts[] = {
 		{ "scope",	required_argument,	NULL, 's' },
-		{ "json",	no_argument,		NULL, 'j' },
-		{ "socket",	required_argument,	NULL, 'S' },
-		{ "help",	no_argument,		NULL, 'h' },
-		{ NULL,		0,			NULL, 0 }
+		CMD_JSON_OPTION,
+		CMD_COMMON_OPTIONS
 	};
 	const struct cmd_entry	*e = &cmd_profiles_entry;
-	struct http_reply	 reply;
-	const char		*scope = NULL;
-	char			*url, *cause = NULL;
-	int			 ch, rc, json = 0;
+	struct cmd_args		 ca;
+	struct cmd_string	 scope = { 's', NULL };
+	char			*url;
+	int			 rc;
 
-	optind = 0;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "-:s:h", opts, NULL)) != -1) {
-		switch (ch) {
-		case 1:
-			return (cmd_usage_error(e, "profiles: unexpected "
-			    "argument \"%s\"", optarg));
-		case 's':
-			scope = optarg;
-			continue;
-		case 'j':
-			json = 1;
-			continue;
-		}
-		if ((rc = cmd_common_option(e, c, ch, argv)) != -1)
-			return (rc);
-	}
-	if (optind < argc)
-		return (cmd_usage_error(e, "profiles: unexpected argument "
-		    "\"%s\"", argv[optind]));
-	if (scope == NULL)
-		return (cmd_usage_error(e, "profiles: --scope is required"));
-
-	url = xstrdup("/v1/profiles");
-	http_query_add(&url, "scope", scope);
-	rc = client_get(c, url, &reply);
-	free(url);
-	if (rc != PROFCTL_EXIT_OK)
+	rc = cmd_parse(e, c, argc, argv, "-:s:h", opts, &ca, 0,
+	    cmd_string_option, &scope);
+	if (rc == -1 && scope.value == NULL)
+		rc = cmd_usage_error(e, "profiles: --scope is required");
+	if (rc != -1)
 		return (rc);
-	if (json)
-		render_json(stdout, reply.json);
-	else if (render_profiles_json(stdout, reply.json, &cause) != 0) {
-		fprintf(stderr, "profctl: %s\n", cause);
-		free(cause);
-		rc = PROFCTL_EXIT_REFUSED;
-	}
-	http_reply_clear(&reply);
-	return (rc);
+	url = xstrdup("/v1/profiles");
+	http_query_add(&url, "scope", scope.value);
+	return (cmd_get_render(c, url, ca.json, render_profiles_json));
 }

@@ -27,6 +27,9 @@ struct cmd_push_args {
 	const char	 *bucket;
 	const char	**labels;
 	size_t		  nlabels;
+	const char	**files;	/* the operands */
+	size_t		  nfiles;
+	size_t		  nstdin;	/* how many are "-" */
 };
 
 /* All of a file ("-" is stdin) in memory. */
@@ -238,6 +241,45 @@ cmd_push_one(struct client *c, const struct cmd_push_args *a,
 	return (PROFCTL_EXIT_OK);
 }
 
+/* The files (operands) and options of a push. */
+static int
+cmd_push_option(const struct cmd_entry *e, int ch, const char *arg, void *p)
+{
+	struct cmd_push_args	*a = p;
+	const char		*eq;
+
+	switch (ch) {
+	case 1:
+		if (strcmp(arg, "-") == 0)
+			a->nstdin++;
+		a->files[a->nfiles++] = arg;
+		return (CMD_OPT_TAKEN);
+	case 's':
+		a->scope = arg;
+		return (CMD_OPT_TAKEN);
+	case 'l':
+		eq = strchr(arg, '=');
+		if (eq == NULL || eq == arg)
+			return (cmd_usage_error(e, "push: label \"%s\" is not "
+			    "KEY=VALUE", arg));
+		a->labels[a->nlabels++] = arg;
+		return (CMD_OPT_TAKEN);
+	case 'f':
+		a->format = arg;
+		return (CMD_OPT_TAKEN);
+	case 'n':
+		a->name = arg;
+		return (CMD_OPT_TAKEN);
+	case 'm':
+		a->metric = arg;
+		return (CMD_OPT_TAKEN);
+	case 'b':
+		a->bucket = arg;
+		return (CMD_OPT_TAKEN);
+	}
+	return (CMD_OPT_NOT_MINE);
+}
+
 static int
 cmd_push_exec(struct client *c, int argc, char **argv)
 {
@@ -248,82 +290,43 @@ cmd_push_exec(struct client *c, int argc, char **argv)
 		{ "name",	required_argument,	NULL, 'n' },
 		{ "metric",	required_argument,	NULL, 'm' },
 		{ "bucket",	required_argument,	NULL, 'b' },
-		{ "socket",	required_argument,	NULL, 'S' },
-		{ "help",	no_argument,		NULL, 'h' },
-		{ NULL,		0,			NULL, 0 }
+		CMD_COMMON_OPTIONS
 	};
 	const struct cmd_entry	 *e = &cmd_push_entry;
 	struct cmd_push_args	  a;
-	const char		**files = NULL, *eq;
-	size_t			  nfiles = 0, i, nstdin = 0;
-	int			  ch, rc = PROFCTL_EXIT_OK, one;
+	struct cmd_args		  ca;
+	size_t			  i;
+	int			  rc, one;
 
 	memset(&a, 0, sizeof a);
 	a.format = "auto";
 	a.labels = xcalloc(argc, sizeof *a.labels);
-	files = xcalloc(argc, sizeof *files);
+	a.files = xcalloc(argc, sizeof *a.files);
 
-	optind = 0;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "-:s:l:f:n:m:b:h", opts,
-	    NULL)) != -1) {
-		switch (ch) {
-		case 1:
-			if (strcmp(optarg, "-") == 0)
-				nstdin++;
-			files[nfiles++] = optarg;
-			continue;
-		case 's':
-			a.scope = optarg;
-			continue;
-		case 'l':
-			eq = strchr(optarg, '=');
-			if (eq == NULL || eq == optarg) {
-				rc = cmd_usage_error(e, "push: label \"%s\" "
-				    "is not KEY=VALUE", optarg);
-				goto out;
-			}
-			a.labels[a.nlabels++] = optarg;
-			continue;
-		case 'f':
-			a.format = optarg;
-			continue;
-		case 'n':
-			a.name = optarg;
-			continue;
-		case 'm':
-			a.metric = optarg;
-			continue;
-		case 'b':
-			a.bucket = optarg;
-			continue;
-		}
-		if ((rc = cmd_common_option(e, c, ch, argv)) != -1)
-			goto out;
-		rc = PROFCTL_EXIT_OK;
-	}
+	rc = cmd_parse(e, c, argc, argv, "-:s:l:f:n:m:b:h", opts, &ca,
+	    CMD_PARSE_OPERANDS, cmd_push_option, &a);
+	if (rc != -1)
+		goto out;
+	rc = PROFCTL_EXIT_OK;
 	/* What getopt left after "--". */
-	for (; optind < argc; optind++) {
-		if (strcmp(argv[optind], "-") == 0)
-			nstdin++;
-		files[nfiles++] = argv[optind];
-	}
+	for (; optind < argc; optind++)
+		(void)cmd_push_option(e, 1, argv[optind], &a);
 
 	if (a.scope == NULL) {
 		rc = cmd_usage_error(e, "push: --scope is required");
 		goto out;
 	}
-	if (nfiles == 0) {
+	if (a.nfiles == 0) {
 		rc = cmd_usage_error(e, "push: no files given");
 		goto out;
 	}
-	if (nstdin > 1) {
+	if (a.nstdin > 1) {
 		rc = cmd_usage_error(e, "push: stdin (\"-\") given twice");
 		goto out;
 	}
 
-	for (i = 0; i < nfiles; i++) {
-		one = cmd_push_one(c, &a, files[i]);
+	for (i = 0; i < a.nfiles; i++) {
+		one = cmd_push_one(c, &a, a.files[i]);
 		if (one == PROFCTL_EXIT_USAGE) {
 			/* profd is gone: the other files would fail too. */
 			rc = one;
@@ -334,6 +337,6 @@ cmd_push_exec(struct client *c, int argc, char **argv)
 	}
 out:
 	free(a.labels);
-	free(files);
+	free(a.files);
 	return (rc);
 }

@@ -36,7 +36,6 @@ struct cmd_query_args {
 	const char	*rows;
 	const char	*bytes;
 	const char	*timeout;
-	int		 json;
 	int		 csv;
 };
 
@@ -51,9 +50,6 @@ cmd_query_option(const struct cmd_entry *e, int ch, const char *arg, void *p)
 			return (cmd_usage_error(e, "query: unexpected argument "
 			    "\"%s\" (quote the SQL as one argument)", arg));
 		a->sql = arg;
-		return (CMD_OPT_TAKEN);
-	case 'j':
-		a->json = 1;
 		return (CMD_OPT_TAKEN);
 	case 'c':
 		a->csv = 1;
@@ -111,7 +107,7 @@ static int
 cmd_query_exec(struct client *c, int argc, char **argv)
 {
 	static const struct option	 opts[] = {
-		{ "json",	no_argument,		NULL, 'j' },
+		CMD_JSON_OPTION,
 		{ "csv",	no_argument,		NULL, 'c' },
 		{ "max-rows",	required_argument,	NULL, 'r' },
 		{ "max-bytes",	required_argument,	NULL, 'b' },
@@ -120,13 +116,14 @@ cmd_query_exec(struct client *c, int argc, char **argv)
 	};
 	const struct cmd_entry	*e = &cmd_query_entry;
 	struct cmd_query_args	 a;
+	struct cmd_args		 ca;
 	struct http_reply	 reply;
 	char			*url;
 	json_t			*jrows;
 	int			 rc;
 
 	memset(&a, 0, sizeof a);
-	rc = cmd_parse(e, c, argc, argv, "-:h", opts, NULL,
+	rc = cmd_parse(e, c, argc, argv, "-:h", opts, &ca,
 	    CMD_PARSE_OPERANDS, cmd_query_option, &a);
 	if (rc != -1)
 		return (rc);
@@ -138,7 +135,7 @@ cmd_query_exec(struct client *c, int argc, char **argv)
 	}
 	if (a.sql == NULL || *a.sql == '\0')
 		return (cmd_usage_error(e, "query: no SQL given"));
-	if (a.json && a.csv)
+	if (ca.json && a.csv)
 		return (cmd_usage_error(e, "query: --json and --csv exclude "
 		    "each other"));
 
@@ -158,9 +155,9 @@ cmd_query_exec(struct client *c, int argc, char **argv)
 		http_reply_clear(&reply);
 		return (PROFCTL_EXIT_REFUSED);
 	}
-	rc = cmd_render(reply.json, a.json,
+	rc = cmd_render(reply.json, ca.json,
 	    a.csv ? render_query_csv : render_query_table);
-	if (rc == PROFCTL_EXIT_OK && !a.json && !a.csv) {
+	if (rc == PROFCTL_EXIT_OK && !ca.json && !a.csv) {
 		jrows = json_object_get(reply.json, "rows");
 		fflush(stdout);
 		fprintf(stderr, "(%zu row%s)\n", json_array_size(jrows),

@@ -16,7 +16,6 @@ const struct cmd_entry cmd_timeline_entry = {
 
 struct cmd_timeline_args {
 	const char	*step;
-	int		 json;
 };
 
 static int
@@ -32,9 +31,6 @@ cmd_timeline_option(const struct cmd_entry *e, int ch, const char *arg,
 			    "be empty"));
 		a->step = arg;	/* the daemon checks it */
 		return (CMD_OPT_TAKEN);
-	case 'j':
-		a->json = 1;
-		return (CMD_OPT_TAKEN);
 	}
 	return (CMD_OPT_NOT_MINE);
 }
@@ -45,23 +41,24 @@ cmd_timeline_exec(struct client *c, int argc, char **argv)
 	static const struct option	 opts[] = {
 		SELECTION_OPTIONS,
 		{ "step",	required_argument,	NULL, 't' },
-		{ "json",	no_argument,		NULL, 'j' },
+		CMD_JSON_OPTION,
 		CMD_COMMON_OPTIONS
 	};
-	struct cmd_timeline_args	 a = { NULL, 0 };
-	struct selection		 sel;
+	struct cmd_timeline_args	 a = { NULL };
+	struct cmd_args			 ca;
 	char				*url;
 	int				 rc;
 
 	rc = cmd_parse(&cmd_timeline_entry, c, argc, argv, "-:s:m:h", opts,
-	    &sel, CMD_PARSE_SCOPE, cmd_timeline_option, &a);
+	    &ca, CMD_PARSE_SELECTION | CMD_PARSE_SCOPE, cmd_timeline_option,
+	    &a);
 	if (rc == -1) {
 		url = xstrdup("/v1/timeline");
-		selection_query(&sel, &url);
+		selection_query(&ca.sel, &url);
 		if (a.step != NULL)
 			http_query_add(&url, "step", a.step);
-		rc = cmd_get_render(c, url, a.json, render_timeline_json);
+		rc = cmd_get_render(c, url, ca.json, render_timeline_json);
 	}
-	selection_clear(&sel);
+	selection_clear(&ca.sel);
 	return (rc);
 }

@@ -17,7 +17,6 @@ const struct cmd_entry cmd_top_entry = {
 
 struct cmd_top_args {
 	long long	 n;
-	int		 json;
 	int		 cum;
 };
 
@@ -32,9 +31,6 @@ cmd_top_option(const struct cmd_entry *e, int ch, const char *arg, void *p)
 	case 'c':
 		a->cum = 1;
 		return (CMD_OPT_TAKEN);
-	case 'j':
-		a->json = 1;
-		return (CMD_OPT_TAKEN);
 	}
 	return (CMD_OPT_NOT_MINE);
 }
@@ -46,24 +42,24 @@ cmd_top_exec(struct client *c, int argc, char **argv)
 		SELECTION_OPTIONS,
 		{ "limit",	required_argument,	NULL, 'n' },
 		{ "cum",	no_argument,		NULL, 'c' },
-		{ "json",	no_argument,		NULL, 'j' },
+		CMD_JSON_OPTION,
 		CMD_COMMON_OPTIONS
 	};
-	struct cmd_top_args	 a = { 0, 0, 0 };
-	struct selection	 sel;
+	struct cmd_top_args	 a = { 0, 0 };
+	struct cmd_args		 ca;
 	char			*url;
 	int			 rc;
 
-	rc = cmd_parse(&cmd_top_entry, c, argc, argv, "-:s:m:n:h", opts, &sel,
-	    CMD_PARSE_SCOPE, cmd_top_option, &a);
+	rc = cmd_parse(&cmd_top_entry, c, argc, argv, "-:s:m:n:h", opts, &ca,
+	    CMD_PARSE_SELECTION | CMD_PARSE_SCOPE, cmd_top_option, &a);
 	if (rc == -1) {
 		url = xstrdup("/v1/top");
-		selection_query(&sel, &url);
+		selection_query(&ca.sel, &url);
 		cmd_limit_query(&url, a.n);
 		if (a.cum)
 			http_query_add(&url, "sort", "cum");
-		rc = cmd_get_render(c, url, a.json, render_top_json);
+		rc = cmd_get_render(c, url, ca.json, render_top_json);
 	}
-	selection_clear(&sel);
+	selection_clear(&ca.sel);
 	return (rc);
 }

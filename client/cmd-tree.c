@@ -19,7 +19,6 @@ const struct cmd_entry cmd_tree_entry = {
 
 struct cmd_tree_args {
 	const char	*frac;
-	int		 json;
 	int		 folded;
 };
 
@@ -35,9 +34,6 @@ cmd_tree_option(const struct cmd_entry *e, int ch, const char *arg, void *p)
 			return (cmd_usage_error(e, "tree: --min-fraction "
 			    "\"%s\" is not a fraction from 0 to under 1", arg));
 		a->frac = arg;
-		return (CMD_OPT_TAKEN);
-	case 'j':
-		a->json = 1;
 		return (CMD_OPT_TAKEN);
 	case 'F':
 		a->folded = 1;
@@ -69,40 +65,40 @@ cmd_tree_exec(struct client *c, int argc, char **argv)
 	static const struct option	 opts[] = {
 		SELECTION_OPTIONS,
 		{ "min-fraction",	required_argument,	NULL, 'f' },
-		{ "json",		no_argument,		NULL, 'j' },
+		CMD_JSON_OPTION,
 		{ "folded",		no_argument,		NULL, 'F' },
 		CMD_COMMON_OPTIONS
 	};
 	const struct cmd_entry	*e = &cmd_tree_entry;
-	struct cmd_tree_args	 a = { NULL, 0, 0 };
-	struct selection	 sel;
+	struct cmd_tree_args	 a = { NULL, 0 };
+	struct cmd_args		 ca;
 	char			*url;
 	int			 rc;
 
-	rc = cmd_parse(e, c, argc, argv, "-:s:m:f:h", opts, &sel, 0,
-	    cmd_tree_option, &a);
-	if (rc == -1 && a.json && a.folded)
+	rc = cmd_parse(e, c, argc, argv, "-:s:m:f:h", opts, &ca,
+	    CMD_PARSE_SELECTION,	    cmd_tree_option, &a);
+	if (rc == -1 && ca.json && a.folded)
 		rc = cmd_usage_error(e, "tree: --json and --folded exclude "
 		    "each other");
 	if (rc == -1)
-		rc = cmd_need_scope(e, &sel);
+		rc = cmd_need_scope(e, &ca.sel);
 	if (rc == -1) {
 		url = xstrdup("/v1/tree");
-		selection_query(&sel, &url);
+		selection_query(&ca.sel, &url);
 		/* The text tree is for reading: like pprof -tree it leaves
 		 * out what is under 0.5% unless told otherwise. */
-		if (a.frac == NULL && !a.json && !a.folded)
+		if (a.frac == NULL && !ca.json && !a.folded)
 			a.frac = CMD_TREE_TEXT_FRACTION;
 		if (a.frac != NULL)
 			http_query_add(&url, "min_fraction", a.frac);
 		/* The text tree shows names: no source files to parse. */
-		if (!a.json && !a.folded)
+		if (!ca.json && !a.folded)
 			http_query_add(&url, "source", "false");
 		if (a.folded)
 			rc = cmd_tree_folded(c, url);
 		else
-			rc = cmd_get_render(c, url, a.json, render_tree_json);
+			rc = cmd_get_render(c, url, ca.json, render_tree_json);
 	}
-	selection_clear(&sel);
+	selection_clear(&ca.sel);
 	return (rc);
 }

@@ -64,7 +64,7 @@ cmd_usage_error(const struct cmd_entry *e, const char *fmt, ...)
  * The options every command takes (--socket, --help) and getopt's
  * complaints. Returns -1 when parsing goes on, else the exit code.
  */
-int
+static int
 cmd_common_option(const struct cmd_entry *e, struct client *c, int ch,
     char **argv)
 {
@@ -102,29 +102,34 @@ cmd_finish(int rc)
 }
 
 /*
- * The getopt loop of a command: sel (if not NULL) takes the selection
- * options, own (if not NULL) the command's own options, then come the
- * options every command takes. own returns CMD_OPT_TAKEN, CMD_OPT_NOT_MINE
- * or an exit code; it sees operands (code 1) before they are refused.
- * With CMD_PARSE_OPERANDS operands after "--" are left to the caller, with
- * CMD_PARSE_SCOPE --scope is required. Returns -1 when the command goes
- * on, else the exit code. sel is cleared first.
+ * The getopt loop of a command, into a (cleared first): with
+ * CMD_PARSE_SELECTION the selection options go to a->sel, --json (where
+ * opts has CMD_JSON_OPTION) sets a->json; then own (if not NULL) takes the
+ * command's own options, then come the options every command takes. own
+ * returns CMD_OPT_TAKEN, CMD_OPT_NOT_MINE or an exit code; it sees
+ * operands (code 1) before they are refused. With CMD_PARSE_OPERANDS
+ * operands after "--" are left to the caller, with CMD_PARSE_SCOPE --scope
+ * is required. Returns -1 when the command goes on, else the exit code;
+ * the caller clears a->sel either way.
  */
 int
 cmd_parse(const struct cmd_entry *e, struct client *c, int argc, char **argv,
-    const char *optstring, const struct option *opts, struct selection *sel,
+    const char *optstring, const struct option *opts, struct cmd_args *a,
     int flags, cmd_option_fn own, void *arg)
 {
 	char	*cause = NULL;
 	int	 ch, rc;
 
-	if (sel != NULL)
-		memset(sel, 0, sizeof *sel);
+	memset(a, 0, sizeof *a);
 	optind = 0;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
-		if (sel != NULL &&
-		    (rc = selection_option(sel, ch, optarg, &cause)) != 1) {
+		if (ch == CMD_OPT_JSON) {
+			a->json = 1;
+			continue;
+		}
+		if ((flags & CMD_PARSE_SELECTION) &&
+		    (rc = selection_option(&a->sel, ch, optarg, &cause)) != 1) {
 			if (rc == 0)
 				continue;
 			rc = cmd_usage_error(e, "%s: %s", e->name, cause);
@@ -146,9 +151,43 @@ cmd_parse(const struct cmd_entry *e, struct client *c, int argc, char **argv,
 	if (!(flags & CMD_PARSE_OPERANDS) && optind < argc)
 		return (cmd_usage_error(e, "%s: unexpected argument \"%s\"",
 		    e->name, argv[optind]));
-	if ((flags & CMD_PARSE_SCOPE) && !sel->has_scope)
-		return (cmd_need_scope(e, sel));
+	if (flags & CMD_PARSE_SCOPE)
+		return (cmd_need_scope(e, &a->sel));
 	return (-1);
+}
+
+/* A cmd_option_fn for a command whose one option of its own is a string:
+ * p is a struct cmd_string naming the option's code. */
+int
+cmd_string_option(const struct cmd_entry *e, int ch, const char *arg,
+    void *p)
+{
+	struct cmd_string	*s = p;
+
+	(void)e;
+	if (ch != s->ch)
+		return (CMD_OPT_NOT_MINE);
+	s->value = arg;
+	return (CMD_OPT_TAKEN);
+}
+
+/* The exec of a command that takes nothing but --json: GET path and
+ * print its reply with render. */
+int
+cmd_get_exec(const struct cmd_entry *e, struct client *c, int argc,
+    char **argv, const char *path, cmd_render_fn render)
+{
+	static const struct option	 opts[] = {
+		CMD_JSON_OPTION,
+		CMD_COMMON_OPTIONS
+	};
+	struct cmd_args	 ca;
+	int		 rc;
+
+	rc = cmd_parse(e, c, argc, argv, "-:h", opts, &ca, 0, NULL, NULL);
+	if (rc != -1)
+		return (rc);
+	return (cmd_get_render(c, xstrdup(path), ca.json, render));
 }
 
 /* -1 if the selection has a --scope, else the usage error saying so. */

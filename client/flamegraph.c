@@ -25,7 +25,7 @@
 #define FG_FONT_SIZE	12.0
 #define FG_FONT_W	0.59	/* average glyph width per font size */
 
-struct fg {
+struct flamegraph {
 	FILE		*f;
 	const char	*unit;
 	int		 diff;
@@ -41,7 +41,7 @@ struct fg {
 
 /* The value a node is drawn with: current in diff mode, else total. */
 static int64_t
-fg_value(const struct fg *g, json_t *node)
+flamegraph_value(const struct flamegraph *g, json_t *node)
 {
 	json_t	*v;
 
@@ -51,22 +51,14 @@ fg_value(const struct fg *g, json_t *node)
 	return ((int64_t)json_integer_value(v));
 }
 
-static int64_t
-fg_int(json_t *node, const char *key)
-{
-	json_t	*v = json_object_get(node, key);
-
-	return (json_is_integer(v) ? (int64_t)json_integer_value(v) : 0);
-}
-
 static int
-fg_has_prefix(const char *s, const char *prefix)
+flamegraph_has_prefix(const char *s, const char *prefix)
 {
 	return (strncmp(s, prefix, strlen(prefix)) == 0);
 }
 
 static int
-fg_has_suffix(const char *s, const char *suffix)
+flamegraph_has_suffix(const char *s, const char *suffix)
 {
 	size_t	 n = strlen(s), m = strlen(suffix);
 
@@ -93,18 +85,18 @@ flamegraph_kind(const char *name, const char *mapping)
 	const char		*base;
 	size_t			 i;
 
-	if (fg_has_suffix(name, "_[k]"))
+	if (flamegraph_has_suffix(name, "_[k]"))
 		return ("kernel");
 	if (mapping != NULL) {
 		base = strrchr(mapping, '/');
 		base = base != NULL ? base + 1 : mapping;
-		if (fg_has_prefix(mapping, "[kernel") ||
+		if (flamegraph_has_prefix(mapping, "[kernel") ||
 		    strcmp(mapping, "[vdso]") == 0 ||
-		    fg_has_prefix(base, "vmlinux"))
+		    flamegraph_has_prefix(base, "vmlinux"))
 			return ("kernel");
 	}
 	for (i = 0; runtime[i] != NULL; i++) {
-		if (fg_has_prefix(name, runtime[i]))
+		if (flamegraph_has_prefix(name, runtime[i]))
 			return ("runtime");
 	}
 	return ("user");
@@ -112,7 +104,7 @@ flamegraph_kind(const char *name, const char *mapping)
 
 /* FNV-1a: the same name gets the same shade in every graph. */
 static uint32_t
-fg_hash(const char *s)
+flamegraph_hash(const char *s)
 {
 	uint32_t	 h = 2166136261u;
 
@@ -127,7 +119,7 @@ fg_hash(const char *s)
 void
 flamegraph_color(const char *kind, const char *name, char *buf, size_t len)
 {
-	uint32_t	 h = fg_hash(name);
+	uint32_t	 h = flamegraph_hash(name);
 	double		 a, b, c;
 	int		 r, g, bl;
 
@@ -194,7 +186,7 @@ flamegraph_diff_color(int64_t base, int64_t base_total, int64_t current,
 /* Text for XML content and attribute values. Control characters (not
  * allowed in XML 1.0) print as '?'. */
 static void
-fg_escape(FILE *f, const char *s)
+flamegraph_escape(FILE *f, const char *s)
 {
 	for (; *s != '\0'; s++) {
 		switch (*s) {
@@ -225,7 +217,7 @@ fg_escape(FILE *f, const char *s)
 /* The label that fits w px: the name, or its start and "..", or nothing.
  * Counts characters, not bytes, and never splits one. */
 static void
-fg_label(FILE *f, const char *name, double w)
+flamegraph_label(FILE *f, const char *name, double w)
 {
 	double	 cw = FG_FONT_SIZE * FG_FONT_W;
 	size_t	 fit, chars = 0, i, keep = 0;
@@ -244,26 +236,27 @@ fg_label(FILE *f, const char *name, double w)
 		}
 	}
 	if (chars <= fit) {
-		fg_escape(f, name);
+		flamegraph_escape(f, name);
 		return;
 	}
 	s = xmalloc(keep + 3);
 	memcpy(s, name, keep);
 	memcpy(s + keep, "..", 3);
-	fg_escape(f, s);
+	flamegraph_escape(f, s);
 	free(s);
 }
 
 static const char *
-fg_name(json_t *node)
+flamegraph_name(json_t *node)
 {
-	const char	*name = json_string_value(json_object_get(node, "name"));
+	const char	*name;
 
+	name = json_string_value(json_object_get(node, "name"));
 	return (name != NULL ? name : "?");
 }
 
 static const char *
-fg_node_kind(json_t *node, int depth)
+flamegraph_node_kind(json_t *node, int depth)
 {
 	const char	*kind;
 
@@ -275,27 +268,27 @@ fg_node_kind(json_t *node, int depth)
 	if (kind != NULL && (strcmp(kind, "user") == 0 ||
 	    strcmp(kind, "kernel") == 0 || strcmp(kind, "runtime") == 0))
 		return (kind);
-	return (flamegraph_kind(fg_name(node),
+	return (flamegraph_kind(flamegraph_name(node),
 	    json_string_value(json_object_get(node, "mapping"))));
 }
 
 /* The deepest row that has a frame wide enough to draw. */
 static void
-fg_measure(struct fg *g, json_t *node, int depth)
+flamegraph_measure(struct flamegraph *g, json_t *node, int depth)
 {
 	json_t	*kid;
 	size_t	 i;
 
-	if ((double)fg_value(g, node) * g->scale < g->min_px)
+	if ((double)flamegraph_value(g, node) * g->scale < g->min_px)
 		return;
 	if (depth > g->max_depth)
 		g->max_depth = depth;
 	json_array_foreach(json_object_get(node, "children"), i, kid)
-		fg_measure(g, kid, depth + 1);
+		flamegraph_measure(g, kid, depth + 1);
 }
 
 static void
-fg_trim(char *s)
+flamegraph_trim(char *s)
 {
 	char	*p = s;
 
@@ -307,24 +300,24 @@ fg_trim(char *s)
 /* The tooltip: name, value in the unit and its share of the total; in
  * diff mode base, current and the change of the share. */
 static void
-fg_tooltip(struct fg *g, json_t *node, int64_t v)
+flamegraph_tooltip(struct flamegraph *g, json_t *node, int64_t v)
 {
 	char	 a[UNITS_LABEL_MAX], b[UNITS_LABEL_MAX];
 	char	 pa[UNITS_PERCENT_MAX], pb[UNITS_PERCENT_MAX];
 	int64_t	 base;
 	double	 d;
 
-	fg_escape(g->f, fg_name(node));
+	flamegraph_escape(g->f, flamegraph_name(node));
 	units_percentage(v, g->total, pa, sizeof pa);
-	fg_trim(pa);
+	flamegraph_trim(pa);
 	if (!g->diff) {
 		fprintf(g->f, " (%s, %s)", units_scaled_label(v, g->unit,
 		    "auto", a, sizeof a), pa);
 		return;
 	}
-	base = fg_int(node, "base");
+	base = render_get_int(node, "base");
 	units_percentage(base, g->base_total, pb, sizeof pb);
-	fg_trim(pb);
+	flamegraph_trim(pb);
 	d = flamegraph_diff_change(base, g->base_total, v, g->total);
 	fprintf(g->f, " (base %s, %s; current %s, %s; %+.1f%%)",
 	    units_scaled_label(base, g->unit, "auto", a, sizeof a), pb,
@@ -332,53 +325,53 @@ fg_tooltip(struct fg *g, json_t *node, int64_t v)
 }
 
 static void
-fg_frame(struct fg *g, json_t *node, int depth, int64_t start)
+flamegraph_frame(struct flamegraph *g, json_t *node, int depth, int64_t start)
 {
-	const char	*name = fg_name(node), *kind;
+	const char	*name = flamegraph_name(node), *kind;
 	char		 fill[64];
 	json_t		*kid;
 	int64_t		 v, at;
 	double		 x, y, w;
 	size_t		 i;
 
-	v = fg_value(g, node);
+	v = flamegraph_value(g, node);
 	w = (double)v * g->scale;
 	if (w < g->min_px)
 		return;
 	x = FG_XPAD + (double)start * g->scale;
 	y = g->height - FG_BOTTOM - (double)(depth + 1) * FG_FRAME_H;
-	kind = fg_node_kind(node, depth);
+	kind = flamegraph_node_kind(node, depth);
 	if (g->diff)
-		flamegraph_diff_color(fg_int(node, "base"), g->base_total, v,
-		    g->total, fill, sizeof fill);
+		flamegraph_diff_color(render_get_int(node, "base"),
+		    g->base_total, v, g->total, fill, sizeof fill);
 	else
 		flamegraph_color(kind, name, fill, sizeof fill);
 
 	fputs("<g class=\"f\" data-n=\"", g->f);
-	fg_escape(g->f, name);
+	flamegraph_escape(g->f, name);
 	fprintf(g->f, "\" data-s=\"%" PRId64 "\" data-v=\"%" PRId64 "\" "
 	    "data-k=\"%s\"><title>", start, v, kind);
-	fg_tooltip(g, node, v);
+	flamegraph_tooltip(g, node, v);
 	fprintf(g->f, "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" "
 	    "height=\"%.1f\" fill=\"%s\" rx=\"2\" ry=\"2\"/>"
 	    "<text x=\"%.2f\" y=\"%.1f\">", x, y, w, FG_FRAME_H - 1, fill,
 	    x + 3, y + FG_FRAME_H - 4.5);
-	fg_label(g->f, name, w);
+	flamegraph_label(g->f, name, w);
 	fputs("</text></g>\n", g->f);
 	g->frames++;
 
 	at = start;
 	json_array_foreach(json_object_get(node, "children"), i, kid) {
-		fg_frame(g, kid, depth + 1, at);
-		if (fg_value(g, kid) > 0)
-			at += fg_value(g, kid);
+		flamegraph_frame(g, kid, depth + 1, at);
+		if (flamegraph_value(g, kid) > 0)
+			at += flamegraph_value(g, kid);
 	}
 }
 
 /* The script: zoom on click, search, details on hover. It reads only the
  * data-* attributes above, so names never pass through JavaScript
  * source. */
-static const char fg_script[] =
+static const char flamegraph_script[] =
 "var svg, frames, details, matched, unzoom, searchbtn, xpad, fullw, total;\n"
 "var fontw = 12 * 0.59, searching = null;\n"
 "function init(evt) {\n"
@@ -484,7 +477,7 @@ static const char fg_script[] =
 "}\n";
 
 static void
-fg_header(struct fg *g, const char *title, json_t *reply)
+flamegraph_header(struct flamegraph *g, const char *title, json_t *reply)
 {
 	const char	*scope, *mtype;
 	char		 a[UNITS_LABEL_MAX], b[UNITS_LABEL_MAX];
@@ -512,14 +505,14 @@ fg_header(struct fg *g, const char *title, json_t *reply)
 	    "#unzoom, #search { cursor: pointer; fill: #333; }\n"
 	    "#search, #matched { text-anchor: end; }\n"
 	    "</style>\n<script type=\"text/ecmascript\"><![CDATA[\n", g->f);
-	fputs(fg_script, g->f);
+	fputs(flamegraph_script, g->f);
 	fputs("]]></script>\n", g->f);
 	fprintf(g->f, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" "
 	    "fill=\"%s\"/>\n", g->width, g->height,
 	    g->diff ? "#fafafa" : "#fdf6e8");
 
 	fprintf(g->f, "<text id=\"title\" x=\"%.1f\" y=\"22\">", mid);
-	fg_escape(g->f, title);
+	flamegraph_escape(g->f, title);
 	fprintf(g->f, "</text>\n<text id=\"subtitle\" x=\"%.1f\" y=\"40\">",
 	    mid);
 	scope = json_string_value(json_object_get(reply, "scope"));
@@ -527,11 +520,11 @@ fg_header(struct fg *g, const char *title, json_t *reply)
 	    "metric"), "type"));
 	if (scope != NULL) {
 		fputs("scope ", g->f);
-		fg_escape(g->f, scope);
+		flamegraph_escape(g->f, scope);
 	}
 	if (mtype != NULL) {
 		fputs(", metric ", g->f);
-		fg_escape(g->f, mtype);
+		flamegraph_escape(g->f, mtype);
 	}
 	if (g->diff)
 		fprintf(g->f, ", base %s, current %s",
@@ -542,7 +535,7 @@ fg_header(struct fg *g, const char *title, json_t *reply)
 	else
 		fprintf(g->f, ", total %s", units_scaled_label(g->total,
 		    g->unit, "auto", a, sizeof a));
-	n = fg_int(reply, "profiles");
+	n = render_get_int(reply, "profiles");
 	if (n > 0)
 		fprintf(g->f, ", %" PRId64 " profile%s", n, n > 1 ? "s" : "");
 	fputs("</text>\n", g->f);
@@ -566,7 +559,7 @@ int
 flamegraph_render(FILE *f, json_t *reply, const struct flamegraph_opts *o,
     char **cause)
 {
-	struct fg	 g;
+	struct flamegraph	 g;
 	json_t		*root;
 	const char	*title;
 
@@ -579,30 +572,26 @@ flamegraph_render(FILE *f, json_t *reply, const struct flamegraph_opts *o,
 	memset(&g, 0, sizeof g);
 	g.f = f;
 	g.diff = json_is_integer(json_object_get(root, "current"));
-	g.unit = json_string_value(json_object_get(reply, "unit"));
-	if (g.unit == NULL)
-		g.unit = json_string_value(json_object_get(json_object_get(
-		    reply, "metric"), "unit"));
-	if (g.unit == NULL)
+	if ((g.unit = render_unit(reply)) == NULL)
 		g.unit = "count";
-	g.total = fg_value(&g, root);
+	g.total = flamegraph_value(&g, root);
 	if (g.diff)
-		g.base_total = fg_int(root, "base");
+		g.base_total = render_get_int(root, "base");
 	g.width = o != NULL && o->width > 0 ? o->width : FG_WIDTH;
 	g.min_px = o != NULL && o->min_px > 0 ? o->min_px : FG_MIN_PX;
 	g.scale = g.total > 0 ? (g.width - 2 * FG_XPAD) / (double)g.total : 0;
 	g.max_depth = -1;
 	if (g.scale > 0)
-		fg_measure(&g, root, 0);
+		flamegraph_measure(&g, root, 0);
 	g.height = FG_TOP + (double)(g.max_depth + 1) * FG_FRAME_H + FG_BOTTOM;
 
 	title = o != NULL ? o->title : NULL;
 	if (title == NULL)
 		title = g.diff ? "Differential Flame Graph" : "Flame Graph";
-	fg_header(&g, title, reply);
+	flamegraph_header(&g, title, reply);
 	fputs("<g id=\"frames\">\n", f);
 	if (g.scale > 0)
-		fg_frame(&g, root, 0, 0);
+		flamegraph_frame(&g, root, 0, 0);
 	fputs("</g>\n", f);
 	if (g.frames == 0)
 		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">No samples</text>\n",
@@ -612,13 +601,13 @@ flamegraph_render(FILE *f, json_t *reply, const struct flamegraph_opts *o,
 }
 
 static json_t *
-fg_find_kid(json_t *node, const char *name)
+flamegraph_find_kid(json_t *node, const char *name)
 {
 	json_t	*kid;
 	size_t	 i;
 
 	json_array_foreach(json_object_get(node, "children"), i, kid) {
-		if (strcmp(fg_name(kid), name) == 0)
+		if (strcmp(flamegraph_name(kid), name) == 0)
 			return (kid);
 	}
 	return (NULL);
@@ -626,15 +615,15 @@ fg_find_kid(json_t *node, const char *name)
 
 /* One node of the union of two trees; either side may be NULL. */
 static json_t *
-fg_merge_node(json_t *b, json_t *c)
+flamegraph_merge_node(json_t *b, json_t *c)
 {
 	json_t		*o, *kids, *kid, *src;
 	int64_t		 bt, ct;
 	size_t		 i;
 
 	src = c != NULL ? c : b;
-	bt = b != NULL ? fg_int(b, "total") : 0;
-	ct = c != NULL ? fg_int(c, "total") : 0;
+	bt = b != NULL ? render_get_int(b, "total") : 0;
+	ct = c != NULL ? render_get_int(c, "total") : 0;
 	o = json_deep_copy(src);
 	json_object_del(o, "children");
 	json_object_set_new(o, "base", json_integer(bt));
@@ -643,14 +632,15 @@ fg_merge_node(json_t *b, json_t *c)
 	kids = json_array();
 	if (c != NULL) {
 		json_array_foreach(json_object_get(c, "children"), i, kid)
-			json_array_append_new(kids, fg_merge_node(
-			    fg_find_kid(b, fg_name(kid)), kid));
+			json_array_append_new(kids, flamegraph_merge_node(
+			    flamegraph_find_kid(b, flamegraph_name(kid)), kid));
 	}
 	if (b != NULL) {
 		json_array_foreach(json_object_get(b, "children"), i, kid) {
-			if (fg_find_kid(c, fg_name(kid)) == NULL)
+			if (flamegraph_find_kid(c, flamegraph_name(kid)) ==
+			    NULL)
 				json_array_append_new(kids,
-				    fg_merge_node(kid, NULL));
+				    flamegraph_merge_node(kid, NULL));
 		}
 	}
 	json_object_set_new(o, "children", kids);
@@ -665,7 +655,7 @@ flamegraph_diff_merge(json_t *base, json_t *current)
 	json_t	*o;
 
 	o = json_deep_copy(current);
-	json_object_set_new(o, "root", fg_merge_node(json_object_get(base,
-	    "root"), json_object_get(current, "root")));
+	json_object_set_new(o, "root", flamegraph_merge_node(
+	    json_object_get(base, "root"), json_object_get(current, "root")));
 	return (o);
 }

@@ -7,7 +7,7 @@
 #include "profctl.h"
 
 static void
-usage(FILE *f)
+main_usage(FILE *f)
 {
 	const struct cmd_entry	**e;
 	char			 *def;
@@ -32,10 +32,10 @@ usage(FILE *f)
 }
 
 static int
-usage_error(const char *msg, const char *arg)
+main_usage_error(const char *msg, const char *arg)
 {
 	fprintf(stderr, "profctl: %s%s\n", msg, arg != NULL ? arg : "");
-	usage(stderr);
+	main_usage(stderr);
 	return (PROFCTL_EXIT_USAGE);
 }
 
@@ -61,7 +61,7 @@ main(int argc, char **argv)
 			c.socket = xstrdup(optarg);
 			break;
 		case 'h':
-			usage(stdout);
+			main_usage(stdout);
 			free(c.socket);
 			return (cmd_finish(PROFCTL_EXIT_OK));
 		case 'V':
@@ -70,21 +70,21 @@ main(int argc, char **argv)
 			return (cmd_finish(PROFCTL_EXIT_OK));
 		case ':':
 			free(c.socket);
-			return (usage_error("option needs an argument: ",
+			return (main_usage_error("option needs an argument: ",
 			    argv[optind - 1]));
 		default:
 			free(c.socket);
-			return (usage_error("unknown option: ",
+			return (main_usage_error("unknown option: ",
 			    argv[optind - 1]));
 		}
 	}
 	if (optind >= argc) {
 		free(c.socket);
-		return (usage_error("no command given", NULL));
+		return (main_usage_error("no command given", NULL));
 	}
 	if ((e = cmd_find(argv[optind])) == NULL) {
 		free(c.socket);
-		return (usage_error("unknown command: ", argv[optind]));
+		return (main_usage_error("unknown command: ", argv[optind]));
 	}
 
 	rc = e->exec(&c, argc - optind, argv + optind);

@@ -46,7 +46,7 @@ paths_default_socket(void)
 }
 
 static char *
-trim(char *s)
+paths_trim(char *s)
 {
 	char	*e;
 
@@ -71,7 +71,7 @@ paths_config_socket(const char *conf)
 	if (conf == NULL || (f = fopen(conf, "r")) == NULL)
 		return (NULL);
 	while (getline(&line, &cap, f) != -1) {
-		p = trim(line);
+		p = paths_trim(line);
 		if (*p == '[') {
 			global = strncmp(p, "[profd]", 7) == 0;
 			continue;
@@ -79,9 +79,9 @@ paths_config_socket(const char *conf)
 		if (!global || (eq = strchr(p, '=')) == NULL)
 			continue;
 		*eq = '\0';
-		if (strcmp(trim(p), "socket") != 0)
+		if (strcmp(paths_trim(p), "socket") != 0)
 			continue;
-		v = trim(eq + 1);
+		v = paths_trim(eq + 1);
 		n = strlen(v);
 		if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
 			v[n - 1] = '\0';
@@ -113,7 +113,7 @@ paths_user_config(void)
 }
 
 static int
-is_socket(const char *path)
+paths_is_socket(const char *path)
 {
 	struct stat	 sb;
 
@@ -142,12 +142,12 @@ paths_socket(const char *option)
 		free(conf);
 		if (user == NULL)
 			user = paths_default_socket();
-		if (is_socket(user))
+		if (paths_is_socket(user))
 			return (user);
 	}
 	if ((sys = paths_config_socket(PATHS_SYSTEM_CONFIG)) == NULL)
 		sys = xstrdup("/run/profd/profd.sock");
-	if (user == NULL || is_socket(sys)) {
+	if (user == NULL || paths_is_socket(sys)) {
 		free(user);
 		return (sys);
 	}

@@ -53,9 +53,11 @@ int		 http_request(struct http *, const char *, const char *,
 int		 http_request_type(struct http *, const char *, const char *,
 		     const char *, const void *, size_t, struct http_reply *,
 		     char **);
-void		 http_reply_clear(struct http_reply *);
 void		 http_query_add(char **, const char *, const char *);
 char		*http_escape(const char *);
+
+/* http-reply.c: the reply parser (its internals in http-int.h). */
+void		 http_reply_clear(struct http_reply *);
 
 /* units.c: pprof's measurement rules (scaling, labels, percentages). */
 #define UNITS_LABEL_MAX	256
@@ -90,21 +92,27 @@ int		 render_profiles_json(FILE *, json_t *, char **);
 void		 render_json(FILE *, json_t *);
 void		 render_clean(char *);
 const char	*render_time(json_t *, const char *, char *, size_t);
+int		 render_bad(char **, const char *);
+int64_t		 render_get_int(json_t *, const char *);
+int64_t		 render_abs(int64_t);
+const char	*render_unit(json_t *);
+const char	*render_output_unit_for(const char *, int64_t, int64_t);
 
-/* render-tree.c: GET /v1/tree as an indented tree, GET /v1/diff as a table
- * of the top deltas. */
+/* render-tree.c: GET /v1/tree as an indented tree. */
 int		 render_tree_json(FILE *, json_t *, char **);
+
+/* render-diff.c: GET /v1/diff as a table of the top deltas. */
 int		 render_diff_json(FILE *, json_t *, char **);
 
 /* render-query.c: POST /v1/query's rows as a table, CSV. */
 int		 render_query_table(FILE *, json_t *, char **);
 int		 render_query_csv(FILE *, json_t *, char **);
-void		 render_csv_field(FILE *, const char *);
+void		 render_query_csv_field(FILE *, const char *);
 
 /* render-timeline.c: GET /v1/timeline as a sparkline. */
-#define RENDER_SPARK_COLUMNS	120
-size_t		 render_spark_bin(const double *, size_t, double *, size_t);
-void		 render_sparkline(FILE *, const double *, size_t);
+#define RENDER_TIMELINE_COLUMNS	120
+size_t		 render_timeline_bin(const double *, size_t, double *, size_t);
+void		 render_timeline_sparkline(FILE *, const double *, size_t);
 int		 render_timeline_json(FILE *, json_t *, char **);
 
 /* render-status.c: GET /v1/status as lines a person reads. */
@@ -202,14 +210,21 @@ void			 cmd_print_usage(FILE *, const struct cmd_entry *);
 int			 cmd_usage_error(const struct cmd_entry *,
 			     const char *, ...)
 			    __attribute__((format(printf, 2, 3)));
-int			 cmd_common_option(const struct cmd_entry *,
-			     struct client *, int, char **);
 int			 cmd_finish(int);
 #define CMD_OPT_TAKEN		-1	/* cmd_option_fn took the option */
 #define CMD_OPT_NOT_MINE	-2	/* ... or it is not the command's */
 #define CMD_PARSE_OPERANDS	0x1	/* operands after "--" are the caller's */
 #define CMD_PARSE_SCOPE		0x2	/* --scope is required */
+#define CMD_PARSE_SELECTION	0x4	/* the selection options are taken */
+/* What cmd_parse gathers for every command. */
+struct cmd_args {
+	struct selection	 sel;	/* with CMD_PARSE_SELECTION */
+	int			 json;	/* --json: the reply as profd sent it */
+};
 struct option;
+/* --json, in the option table of a command that prints a JSON reply. */
+#define CMD_OPT_JSON		0x300
+#define CMD_JSON_OPTION	{ "json", no_argument, NULL, CMD_OPT_JSON }
 /* The end of every command's option table: --socket, --help. */
 #define CMD_COMMON_OPTIONS						\
 	{ "socket",	required_argument,	NULL, 'S' },			\
@@ -220,9 +235,18 @@ typedef int	(*cmd_option_fn)(const struct cmd_entry *, int, const char *,
 typedef int	(*cmd_render_fn)(FILE *, json_t *, char **);
 int			 cmd_parse(const struct cmd_entry *, struct client *,
 			     int, char **, const char *, const struct option *,
-			     struct selection *, int, cmd_option_fn, void *);
+			     struct cmd_args *, int, cmd_option_fn, void *);
 int			 cmd_need_scope(const struct cmd_entry *,
 			     const struct selection *);
+struct cmd_string {
+	int		 ch;		/* the option's code */
+	const char	*value;		/* its argument, NULL if not given */
+};
+int			 cmd_string_option(const struct cmd_entry *, int,
+			     const char *, void *);
+int			 cmd_get_exec(const struct cmd_entry *,
+			     struct client *, int, char **, const char *,
+			     cmd_render_fn);
 int			 cmd_double(const char *, double *);
 int			 cmd_limit_option(const struct cmd_entry *,
 			     const char *, long long *);

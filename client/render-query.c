@@ -8,14 +8,6 @@
 
 #include "profctl.h"
 
-static int
-render_query_bad(char **cause, const char *what)
-{
-	if (cause != NULL)
-		xasprintf(cause, "unexpected reply from profd: %s", what);
-	return (-1);
-}
-
 /* A cell as text; *num set when it is a number. NULL for null. */
 static char *
 render_query_cell(json_t *v, int *num)
@@ -54,12 +46,12 @@ render_query_check(json_t *reply, json_t **cols, json_t **rows,
 	*cols = json_object_get(reply, "columns");
 	*rows = json_object_get(reply, "rows");
 	if (!json_is_array(*cols))
-		return (render_query_bad(cause, "no columns"));
+		return (render_bad(cause, "no columns"));
 	if (!json_is_array(*rows))
-		return (render_query_bad(cause, "no rows"));
+		return (render_bad(cause, "no rows"));
 	json_array_foreach(*rows, i, row) {
 		if (!json_is_array(row))
-			return (render_query_bad(cause, "bad row in rows"));
+			return (render_bad(cause, "bad row in rows"));
 	}
 	return (0);
 }
@@ -156,7 +148,7 @@ render_query_table(FILE *f, json_t *reply, char **cause)
 /* One CSV field, RFC 4180: quoted when it holds a comma, a quote, CR or
  * LF (or starts or ends with a blank), quotes doubled. */
 void
-render_csv_field(FILE *f, const char *s)
+render_query_csv_field(FILE *f, const char *s)
 {
 	const char	*p;
 	size_t		 n = strlen(s);
@@ -192,7 +184,7 @@ render_query_csv(FILE *f, json_t *reply, char **cause)
 		if (c > 0)
 			fputc(',', f);
 		s = render_query_name(json_array_get(cols, c));
-		render_csv_field(f, s);
+		render_query_csv_field(f, s);
 		free(s);
 	}
 	fputs("\r\n", f);
@@ -202,7 +194,7 @@ render_query_csv(FILE *f, json_t *reply, char **cause)
 				fputc(',', f);
 			s = render_query_cell(json_array_get(row, c), &num);
 			if (s != NULL) {
-				render_csv_field(f, s);
+				render_query_csv_field(f, s);
 				free(s);
 			}
 		}

@@ -8,14 +8,6 @@
 
 #include "profctl.h"
 
-static int64_t
-render_status_int(json_t *obj, const char *key)
-{
-	json_t	*j = json_object_get(obj, key);
-
-	return (json_is_integer(j) ? (int64_t)json_integer_value(j) : 0);
-}
-
 /* A string of the reply, control characters made harmless; freed by the
  * caller. */
 static char *
@@ -99,24 +91,24 @@ render_status_spool(FILE *f, json_t *sp)
 	fprintf(f, "spool: %s%s\n", dir,
 	    json_is_true(json_object_get(sp, "scanning")) ? " (listing it)" :
 	    "");
-	n = render_status_int(sp, "waiting_files");
+	n = render_get_int(sp, "waiting_files");
 	if (n > 0)
 		snprintf(b, sizeof b, " (%s)", render_status_bytes(
-		    render_status_int(sp, "waiting_bytes"), b2, sizeof b2));
+		    render_get_int(sp, "waiting_bytes"), b2, sizeof b2));
 	else
 		b[0] = '\0';
 	fprintf(f, "  waiting: %" PRId64 " file%s%s%s, %" PRId64
 	    " in flight, %" PRId64 " director%s watched\n", n,
 	    n == 1 ? "" : "s", b,
 	    json_is_true(json_object_get(sp, "more")) ? " and more" : "",
-	    render_status_int(sp, "in_flight"),
-	    render_status_int(sp, "watched_dirs"),
-	    render_status_int(sp, "watched_dirs") == 1 ? "y" : "ies");
-	n = render_status_int(sp, "duplicates");
+	    render_get_int(sp, "in_flight"),
+	    render_get_int(sp, "watched_dirs"),
+	    render_get_int(sp, "watched_dirs") == 1 ? "y" : "ies");
+	n = render_get_int(sp, "duplicates");
 	fprintf(f, "  imported %" PRId64 " (%" PRId64 " duplicate%s), refused "
 	    "%" PRId64 " (into failed/), retried %" PRId64 "; last listed %s\n",
-	    render_status_int(sp, "imported") + n, n, n == 1 ? "" : "s",
-	    render_status_int(sp, "refused"), render_status_int(sp, "retried"),
+	    render_get_int(sp, "imported") + n, n, n == 1 ? "" : "s",
+	    render_get_int(sp, "refused"), render_get_int(sp, "retried"),
 	    render_time(sp, "last_scan", when, sizeof when));
 	free(dir);
 }
@@ -170,23 +162,23 @@ render_status_json(FILE *f, json_t *reply, char **cause)
 	render_status_uptime(f, json_number_value(json_object_get(reply,
 	    "uptime_s")));
 	fprintf(f, "\nimports since start: %" PRId64 " done, %" PRId64
-	    " failed\n", render_status_int(imports, "done"),
-	    render_status_int(imports, "failed"));
+	    " failed\n", render_get_int(imports, "done"),
+	    render_get_int(imports, "failed"));
 	for (i = 0; i < sizeof sources / sizeof sources[0]; i++) {
 		if ((src = json_object_get(imports, sources[i])) == NULL)
 			continue;
 		fprintf(f, "  %-6s  %6" PRId64 " done  %6" PRId64 " failed\n",
-		    sources[i], render_status_int(src, "done"),
-		    render_status_int(src, "failed"));
+		    sources[i], render_get_int(src, "done"),
+		    render_get_int(src, "failed"));
 	}
 	render_status_importing(f, json_object_get(reply, "importing"));
 	fprintf(f, "queues: %" PRId64 " import%s waiting, %" PRId64
-	    " quer%s waiting\n", render_status_int(reply, "import_queue"),
-	    render_status_int(reply, "import_queue") == 1 ? "" : "s",
-	    render_status_int(reply, "query_queue"),
-	    render_status_int(reply, "query_queue") == 1 ? "y" : "ies");
+	    " quer%s waiting\n", render_get_int(reply, "import_queue"),
+	    render_get_int(reply, "import_queue") == 1 ? "" : "s",
+	    render_get_int(reply, "query_queue"),
+	    render_get_int(reply, "query_queue") == 1 ? "y" : "ies");
 	render_status_spool(f, json_object_get(reply, "spool"));
 	render_status_errors(f, json_object_get(reply, "errors"),
-	    render_status_int(reply, "errors_total"));
+	    render_get_int(reply, "errors_total"));
 	return (0);
 }

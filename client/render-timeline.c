@@ -1,6 +1,6 @@
 /* render-timeline.c: GET /v1/timeline as a terminal sparkline: one column
  * per point (adjacent points summed when there are more than
- * RENDER_SPARK_COLUMNS), the eight block characters scaled to the largest
+ * RENDER_TIMELINE_COLUMNS), the eight block characters scaled to the largest
  * value, and a line with the first and last times and the maximum. No HTTP
  * here. */
 #include <math.h>
@@ -10,7 +10,7 @@
 
 #include "profctl.h"
 
-static const char *render_spark_blocks[8] = {
+static const char *render_timeline_blocks[8] = {
 	"\xe2\x96\x81", "\xe2\x96\x82", "\xe2\x96\x83", "\xe2\x96\x84",
 	"\xe2\x96\x85", "\xe2\x96\x86", "\xe2\x96\x87", "\xe2\x96\x88"
 };
@@ -21,7 +21,7 @@ static const char *render_spark_blocks[8] = {
  * columns written to out (which has room for max).
  */
 size_t
-render_spark_bin(const double *v, size_t n, double *out, size_t max)
+render_timeline_bin(const double *v, size_t n, double *out, size_t max)
 {
 	size_t	 cols, i, j, lo, hi;
 
@@ -44,7 +44,7 @@ render_spark_bin(const double *v, size_t n, double *out, size_t max)
  * the second lowest so that it shows. All zeros: all lowest blocks.
  */
 void
-render_sparkline(FILE *f, const double *v, size_t n)
+render_timeline_sparkline(FILE *f, const double *v, size_t n)
 {
 	double	 max = 0;
 	size_t	 i;
@@ -64,17 +64,9 @@ render_sparkline(FILE *f, const double *v, size_t n)
 			if (b > 7)
 				b = 7;
 		}
-		fputs(render_spark_blocks[b], f);
+		fputs(render_timeline_blocks[b], f);
 	}
 	fputc('\n', f);
-}
-
-static int
-render_timeline_bad(char **cause, const char *what)
-{
-	if (cause != NULL)
-		xasprintf(cause, "unexpected reply from profd: %s", what);
-	return (-1);
 }
 
 /* The reply to GET /v1/timeline: the sparkline, then "FIRST .. LAST
@@ -82,20 +74,17 @@ render_timeline_bad(char **cause, const char *what)
 int
 render_timeline_json(FILE *f, json_t *reply, char **cause)
 {
-	json_t		*points, *p, *v, *metric;
+	json_t		*points, *p, *v;
 	const char	*unit, *first, *last;
 	char		 label[UNITS_LABEL_MAX], step[64];
 	double		*vals, *cols, max = 0;
 	size_t		 n, i, ncols;
 
-	metric = json_object_get(reply, "metric");
-	if ((unit = json_string_value(json_object_get(reply, "unit"))) ==
-	    NULL && (unit = json_string_value(json_object_get(metric,
-	    "unit"))) == NULL)
-		return (render_timeline_bad(cause, "no unit"));
+	if ((unit = render_unit(reply)) == NULL)
+		return (render_bad(cause, "no unit"));
 	points = json_object_get(reply, "points");
 	if (!json_is_array(points))
-		return (render_timeline_bad(cause, "no points"));
+		return (render_bad(cause, "no points"));
 	n = json_array_size(points);
 	if (n == 0) {
 		fprintf(f, "no samples\n");
@@ -107,17 +96,17 @@ render_timeline_json(FILE *f, json_t *reply, char **cause)
 		if (!json_is_number(v) || json_string_value(json_object_get(p,
 		    "time")) == NULL) {
 			free(vals);
-			return (render_timeline_bad(cause, "bad point"));
+			return (render_bad(cause, "bad point"));
 		}
 		vals[i] = json_number_value(v);
 	}
-	cols = xcalloc(RENDER_SPARK_COLUMNS, sizeof *cols);
-	ncols = render_spark_bin(vals, n, cols, RENDER_SPARK_COLUMNS);
+	cols = xcalloc(RENDER_TIMELINE_COLUMNS, sizeof *cols);
+	ncols = render_timeline_bin(vals, n, cols, RENDER_TIMELINE_COLUMNS);
 	for (i = 0; i < ncols; i++) {
 		if (i == 0 || cols[i] > max)
 			max = cols[i];
 	}
-	render_sparkline(f, cols, ncols);
+	render_timeline_sparkline(f, cols, ncols);
 
 	first = json_string_value(json_object_get(json_array_get(points, 0),
 	    "time"));

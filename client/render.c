@@ -128,7 +128,8 @@ render_top(FILE *f, const struct render_top *t)
 	}
 }
 
-static int
+/* "unexpected reply from profd: what" into *cause (if not NULL); -1. */
+int
 render_bad(char **cause, const char *what)
 {
 	if (cause != NULL)
@@ -152,6 +153,51 @@ static const char *
 render_str(json_t *obj, const char *key)
 {
 	return (json_string_value(json_object_get(obj, key)));
+}
+
+/* A JSON integer member, 0 when it is missing or not an integer. */
+int64_t
+render_get_int(json_t *obj, const char *key)
+{
+	json_t	*j = json_object_get(obj, key);
+
+	return (json_is_integer(j) ? (int64_t)json_integer_value(j) : 0);
+}
+
+/* |v|, INT64_MIN included. */
+int64_t
+render_abs(int64_t v)
+{
+	return (v < 0 ? (int64_t)(0 - (uint64_t)v) : v);
+}
+
+/* The unit a reply's values are in: its own "unit", else its metric's. */
+const char *
+render_unit(json_t *reply)
+{
+	const char	*unit;
+
+	if ((unit = render_str(reply, "unit")) == NULL)
+		unit = render_str(json_object_get(reply, "metric"), "unit");
+	return (unit);
+}
+
+/* The unit of a report whose smallest non-zero value is min and whose
+ * total is total: pprof's selectOutputUnit, as render_output_unit. */
+const char *
+render_output_unit_for(const char *unit, int64_t min, int64_t total)
+{
+	struct render_top_row	 row;
+	struct render_top	 t;
+
+	memset(&row, 0, sizeof row);
+	memset(&t, 0, sizeof t);
+	row.flat = min;
+	t.unit = unit;
+	t.total = total;
+	t.rows = &row;
+	t.nrows = 1;
+	return (render_output_unit(&t));
 }
 
 /* A row's "inline": "inline" and "partial-inline" are printed after the
@@ -179,8 +225,7 @@ render_top_json(FILE *f, json_t *reply, char **cause)
 
 	memset(&t, 0, sizeof t);
 	metric = json_object_get(reply, "metric");
-	if ((t.unit = render_str(reply, "unit")) == NULL &&
-	    (t.unit = render_str(metric, "unit")) == NULL)
+	if ((t.unit = render_unit(reply)) == NULL)
 		return (render_bad(cause, "no unit"));
 	if (render_int(reply, "total", &t.total) != 0)
 		return (render_bad(cause, "no total"));

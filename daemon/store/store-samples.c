@@ -318,12 +318,7 @@ compact(struct store_samples *w)
 					    t->bucket[i], t->v + i * nc);
 					continue;
 				}
-				t->ls[keep] = t->ls[i];
-				t->cs[keep] = t->cs[i];
-				t->bucket[keep] = t->bucket[i];
-				memmove(t->v + keep * nc, t->v + i * nc,
-				    nc * sizeof *t->v);
-				keep++;
+				srows_move_row(t, keep++, i);
 			}
 			t->n = keep;
 			emit_block(w, &out, 0);

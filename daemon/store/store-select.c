@@ -54,13 +54,25 @@ clamp_bucket(int64_t b)
 	    BUCKET_LIMIT : b;
 }
 
+/* The ids a bound statement returns, into a set. */
+static int
+sel_ids(struct store *s, sqlite3_stmt *st, struct imap *set,
+    struct error *err)
+{
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		imap_put(set, (uint64_t)sqlite3_column_int64(st, 0), 1);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE ? 0 : store_fail(s, err, "reading labels");
+}
+
 static int
 sel_label_sets(struct sel *q, struct error *err)
 {
 	sqlite3_stmt *st;
 	size_t i;
-	int64_t id;
-	int rc;
 
 	q->lsmatch = xcalloc(q->f->nlabels, sizeof *q->lsmatch);
 	q->pmatch = xcalloc(q->f->nlabels, sizeof *q->pmatch);
@@ -74,25 +86,13 @@ sel_label_sets(struct sel *q, struct error *err)
 		sqlite3_bind_blob(st, 1, key, (int)strlen(key), SQLITE_STATIC);
 		sqlite3_bind_blob(st, 2, v, (int)strlen(v), SQLITE_STATIC);
 		sqlite3_bind_text(st, 3, v, -1, SQLITE_STATIC);
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			id = sqlite3_column_int64(st, 0);
-			imap_put(&q->lsmatch[i], (uint64_t)id, 1);
-		}
-		sqlite3_reset(st);
-		sqlite3_clear_bindings(st);
-		if (rc != SQLITE_DONE)
-			return store_fail(q->s, err, "reading labels");
+		if (sel_ids(q->s, st, &q->lsmatch[i], err) == -1)
+			return -1;
 		st = q->s->sb[SB_PUSH_LABEL_MATCH];
 		sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, v, -1, SQLITE_STATIC);
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			id = sqlite3_column_int64(st, 0);
-			imap_put(&q->pmatch[i], (uint64_t)id, 1);
-		}
-		sqlite3_reset(st);
-		sqlite3_clear_bindings(st);
-		if (rc != SQLITE_DONE)
-			return store_fail(q->s, err, "reading labels");
+		if (sel_ids(q->s, st, &q->pmatch[i], err) == -1)
+			return -1;
 	}
 	return 0;
 }
@@ -482,6 +482,18 @@ sel_run(struct sel *q)
 	return rc;
 }
 
+/* A read planned and run; on failure nothing is left to clear. */
+static int
+sel_collect(struct sel *q, struct store *s, const struct store_filter *f,
+    enum sel_mode mode, struct error *err)
+{
+	if (sel_init(q, s, f, mode, err) == -1 || sel_run(q) == -1) {
+		sel_clear(q);
+		return -1;
+	}
+	return 0;
+}
+
 int
 store_select_values(struct store *s, const struct store_filter *f,
     struct store_cs_value **out, size_t *n, int64_t *nprofiles,
@@ -494,10 +506,8 @@ store_select_values(struct store *s, const struct store_filter *f,
 	*out = NULL;
 	*n = 0;
 	*nprofiles = 0;
-	if (sel_init(&q, s, f, SEL_VALUES, err) == -1 || sel_run(&q) == -1) {
-		sel_clear(&q);
+	if (sel_collect(&q, s, f, SEL_VALUES, err) == -1)
 		return -1;
-	}
 	q.nkv = kv_sort_merge(q.kv, q.nkv);
 	v = xcalloc(q.nkv ? q.nkv : 1, sizeof *v);
 	for (i = 0; i < q.nkv; i++) {
@@ -521,10 +531,8 @@ store_select_buckets(struct store *s, const struct store_filter *f,
 
 	*out = NULL;
 	*n = 0;
-	if (sel_init(&q, s, f, SEL_BUCKETS, err) == -1 || sel_run(&q) == -1) {
-		sel_clear(&q);
+	if (sel_collect(&q, s, f, SEL_BUCKETS, err) == -1)
 		return -1;
-	}
 	srows_sort_merge(&q.acc);
 	v = xcalloc(q.acc.n ? q.acc.n : 1, sizeof *v);
 	for (i = 0; i < q.acc.n; i++) {
@@ -569,10 +577,8 @@ store_select_all(struct store *s, const struct store_filter *f,
 	*n = 0;
 	*profiles = NULL;
 	*nprofiles = 0;
-	if (sel_init(&q, s, f, SEL_ALL, err) == -1 || sel_run(&q) == -1) {
-		sel_clear(&q);
+	if (sel_collect(&q, s, f, SEL_ALL, err) == -1)
 		return -1;
-	}
 	/* The profiles, oldest first. */
 	pt = xcalloc(q.profiles.n ? q.profiles.n : 1, sizeof *pt);
 	for (i = 0; i < q.profiles.cap; i++) {

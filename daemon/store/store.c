@@ -249,38 +249,102 @@ store_rollback(struct store *s)
 	store_fk_on(s);
 }
 
+/* One kind of interned row: get finds it by the parameters bind() gives,
+ * add inserts it with the same. */
+struct intern {
+	enum stmt get, add;
+	const char *lookup, *insert;
+	void (*bind)(sqlite3_stmt *, const void *key);
+};
+
+struct intern_texts {
+	const char *p[2];
+	size_t n[2];
+};
+
+struct intern_ints {
+	int64_t v[6];
+	int n;
+};
+
+static void
+bind_blob(sqlite3_stmt *st, const void *key)
+{
+	const struct store_str *k = key;
+
+	sqlite3_bind_blob64(st, 1, k->n ? k->p : "", k->n, SQLITE_STATIC);
+}
+
+static void
+bind_texts(sqlite3_stmt *st, const void *key)
+{
+	const struct intern_texts *k = key;
+
+	sqlite3_bind_text64(st, 1, k->p[0], k->n[0], SQLITE_STATIC,
+	    SQLITE_UTF8);
+	sqlite3_bind_text64(st, 2, k->p[1], k->n[1], SQLITE_STATIC,
+	    SQLITE_UTF8);
+}
+
+static void
+bind_ints(sqlite3_stmt *st, const void *key)
+{
+	const struct intern_ints *k = key;
+	int i;
+
+	for (i = 0; i < k->n; i++)
+		sqlite3_bind_int64(st, i + 1, k->v[i]);
+}
+
+static const struct intern intern_string = { S_STRING_GET, S_STRING_ADD,
+	"string lookup", "string insert", bind_blob };
+static const struct intern intern_metric = { S_METRIC_GET, S_METRIC_ADD,
+	"metric lookup", "metric insert", bind_texts };
+static const struct intern intern_mapping = { S_MAPPING_GET, S_MAPPING_ADD,
+	"mapping lookup", "mapping insert", bind_ints };
+static const struct intern intern_function = { S_FUNCTION_GET,
+	S_FUNCTION_ADD, "function lookup", "function insert", bind_ints };
+static const struct intern intern_frame = { S_FRAME_GET, S_FRAME_ADD,
+	"frame lookup", "frame insert", bind_ints };
+static const struct intern intern_labelset = { S_LABELSET_GET,
+	S_LABELSET_ADD, "labelset lookup", "labelset insert", bind_blob };
+
+/* The id of the row of that key, inserted if there is none (*created,
+ * when not NULL, says whether it was). */
+static int64_t
+store_intern(struct store *s, const struct intern *in, const void *key,
+    int *created, struct error *err)
+{
+	sqlite3_stmt *st = s->st[in->get];
+	int64_t id;
+
+	if (created != NULL)
+		*created = 0;
+	in->bind(st, key);
+	if ((id = store_step_id(s, st, err, in->lookup)) != 0)
+		return id;
+	st = s->st[in->add];
+	in->bind(st, key);
+	if (created != NULL)
+		*created = 1;
+	return store_step_insert(s, st, err, in->insert);
+}
+
 int64_t
 store_string(struct store *s, const void *p, size_t n, struct error *err)
 {
-	sqlite3_stmt *st = s->st[S_STRING_GET];
-	int64_t id;
+	struct store_str k = { p, n };
 
-	sqlite3_bind_blob64(st, 1, n ? p : "", n, SQLITE_STATIC);
-	if ((id = store_step_id(s, st, err, "string lookup")) != 0)
-		return id;
-	st = s->st[S_STRING_ADD];
-	sqlite3_bind_blob64(st, 1, n ? p : "", n, SQLITE_STATIC);
-	return store_step_insert(s, st, err, "string insert");
+	return store_intern(s, &intern_string, &k, NULL, err);
 }
 
 int64_t
 store_metric(struct store *s, const char *type, size_t typelen,
     const char *unit, size_t unitlen, struct error *err)
 {
-	int i;
-	int64_t id = 0;
+	struct intern_texts k = { { type, unit }, { typelen, unitlen } };
 
-	for (i = 0; i < 2 && id == 0; i++) {
-		sqlite3_stmt *st = s->st[i == 0 ? S_METRIC_GET : S_METRIC_ADD];
-
-		sqlite3_bind_text64(st, 1, type, typelen, SQLITE_STATIC,
-		    SQLITE_UTF8);
-		sqlite3_bind_text64(st, 2, unit, unitlen, SQLITE_STATIC,
-		    SQLITE_UTF8);
-		id = i == 0 ? store_step_id(s, st, err, "metric lookup") :
-		    store_step_insert(s, st, err, "metric insert");
-	}
-	return id;
+	return store_intern(s, &intern_metric, &k, NULL, err);
 }
 
 int64_t
@@ -288,43 +352,20 @@ store_mapping(struct store *s, uint64_t start, uint64_t limit,
     uint64_t offset, int64_t file_id, int64_t build_id_id, unsigned flags,
     struct error *err)
 {
-	int i;
-	int64_t id = 0;
+	struct intern_ints k = { { (int64_t)start, (int64_t)limit,
+	    (int64_t)offset, file_id, build_id_id, flags }, 6 };
 
-	for (i = 0; i < 2 && id == 0; i++) {
-		sqlite3_stmt *st = s->st[i == 0 ? S_MAPPING_GET : S_MAPPING_ADD];
-
-		sqlite3_bind_int64(st, 1, (int64_t)start);
-		sqlite3_bind_int64(st, 2, (int64_t)limit);
-		sqlite3_bind_int64(st, 3, (int64_t)offset);
-		sqlite3_bind_int64(st, 4, file_id);
-		sqlite3_bind_int64(st, 5, build_id_id);
-		sqlite3_bind_int64(st, 6, flags);
-		id = i == 0 ? store_step_id(s, st, err, "mapping lookup") :
-		    store_step_insert(s, st, err, "mapping insert");
-	}
-	return id;
+	return store_intern(s, &intern_mapping, &k, NULL, err);
 }
 
 int64_t
 store_function(struct store *s, int64_t name_id, int64_t sysname_id,
     int64_t file_id, int64_t start_line, struct error *err)
 {
-	int i;
-	int64_t id = 0;
+	struct intern_ints k = { { name_id, sysname_id, file_id, start_line },
+	    4 };
 
-	for (i = 0; i < 2 && id == 0; i++) {
-		sqlite3_stmt *st = s->st[i == 0 ? S_FUNCTION_GET :
-		    S_FUNCTION_ADD];
-
-		sqlite3_bind_int64(st, 1, name_id);
-		sqlite3_bind_int64(st, 2, sysname_id);
-		sqlite3_bind_int64(st, 3, file_id);
-		sqlite3_bind_int64(st, 4, start_line);
-		id = i == 0 ? store_step_id(s, st, err, "function lookup") :
-		    store_step_insert(s, st, err, "function insert");
-	}
-	return id;
+	return store_intern(s, &intern_function, &k, NULL, err);
 }
 
 int64_t
@@ -332,22 +373,10 @@ store_frame(struct store *s, int64_t function_id, int64_t mapping_id,
     uint64_t address, int64_t line, int64_t column, unsigned flags,
     struct error *err)
 {
-	int i;
-	int64_t id = 0;
+	struct intern_ints k = { { function_id, mapping_id, (int64_t)address,
+	    line, column, flags }, 6 };
 
-	for (i = 0; i < 2 && id == 0; i++) {
-		sqlite3_stmt *st = s->st[i == 0 ? S_FRAME_GET : S_FRAME_ADD];
-
-		sqlite3_bind_int64(st, 1, function_id);
-		sqlite3_bind_int64(st, 2, mapping_id);
-		sqlite3_bind_int64(st, 3, (int64_t)address);
-		sqlite3_bind_int64(st, 4, line);
-		sqlite3_bind_int64(st, 5, column);
-		sqlite3_bind_int64(st, 6, flags);
-		id = i == 0 ? store_step_id(s, st, err, "frame lookup") :
-		    store_step_insert(s, st, err, "frame insert");
-	}
-	return id;
+	return store_intern(s, &intern_frame, &k, NULL, err);
 }
 
 int64_t
@@ -386,17 +415,9 @@ int64_t
 store_labelset(struct store *s, const void *canon, size_t len, int *created,
     struct error *err)
 {
-	sqlite3_stmt *st = s->st[S_LABELSET_GET];
-	int64_t id;
+	struct store_str k = { canon, len };
 
-	*created = 0;
-	sqlite3_bind_blob64(st, 1, canon, len, SQLITE_STATIC);
-	if ((id = store_step_id(s, st, err, "labelset lookup")) != 0)
-		return id;
-	st = s->st[S_LABELSET_ADD];
-	sqlite3_bind_blob64(st, 1, canon, len, SQLITE_STATIC);
-	*created = 1;
-	return store_step_insert(s, st, err, "labelset insert");
+	return store_intern(s, &intern_labelset, &k, created, err);
 }
 
 int

@@ -38,6 +38,20 @@ store_exec(struct store *s, const char *sql, struct error *err)
 }
 
 int64_t
+store_get_int(struct store *s, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t v = -1;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+int64_t
 store_step_id(struct store *s, sqlite3_stmt *st, struct error *err,
     const char *what)
 {

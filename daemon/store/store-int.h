@@ -1,6 +1,18 @@
 /* store-int.h: what the files of the store module share; nothing
- * outside the store includes it.  Calls between the store's files go one
- * way (docs/ARCHITECTURE.md): store-db.c is below all the others. */
+ * outside the store includes it.
+ *
+ * Calls between the store's files go one way, each file calling only
+ * those below it:
+ *	store-read.c, store-gc.c, csindex.c	(csindex reads store-read's)
+ *	store.c			open/close, interning, profile rows
+ *	store-migrate.c		schema steps, the version 2 conversion
+ *	store-samples.c		the sample writer, the sample statements
+ *	store-select.c		sample reads
+ *	store-rollup.c		rollups, a profile's delete, what is referenced
+ *	store-counts.c store-ckpt.c store-vacuum.c store-file.c store-vtab.c
+ *	store-db.c		errors, exec, stepping, statement tables
+ *	store-space.c sblock.c
+ * (store-sql.c, the read-only SQL endpoint, uses only store-vtab.c.) */
 #ifndef PROFD_STORE_INT_H
 #define PROFD_STORE_INT_H
 
@@ -68,6 +80,9 @@ struct store {
  * disk, ERR_BUSY when locked, else ERR_INTERNAL.  Returns -1. */
 int store_fail(struct store *, struct error *, const char *what);
 int store_exec(struct store *, const char *sql, struct error *);
+/* The first column of the first row of a statement run once (a PRAGMA),
+ * or -1. */
+int64_t store_get_int(struct store *, const char *sql);
 /* Step a statement that returns no row or one row whose first column is
  * an id; resets it on every path.  Returns the id (0 for no row), -1. */
 int64_t store_step_id(struct store *, sqlite3_stmt *, struct error *,

@@ -14,16 +14,7 @@
 int
 store_version(struct store *s)
 {
-	sqlite3_stmt *st;
-	int v = -1;
-
-	if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st,
-	    NULL) != SQLITE_OK)
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	return v;
+	return (int)store_get_int(s, "PRAGMA user_version");
 }
 
 /* Schema 3: the rows of the old sample table (renamed sample_v2) into
@@ -101,7 +92,8 @@ out:
 int
 store_migrate(struct store *s, struct error *err)
 {
-	int v = store_version(s), i, last = schema_steps[schema_nsteps - 1].version;
+	int v = store_version(s), i;
+	int last = schema_steps[schema_nsteps - 1].version;
 	char pragma[64];
 
 	if (v < 0)

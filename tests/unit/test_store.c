@@ -353,10 +353,7 @@ check_values(struct store *s, int64_t scope, int64_t metric,
 	size_t n, i;
 	int c;
 
-	memset(&f, 0, sizeof f);
-	f.scopes = &scope;
-	f.nscopes = 1;
-	f.metric_id = metric;
+	ts_filter(&f, &scope, metric);
 	f.since_s = lo;
 	f.until_s = hi;
 	f.labels = lf;
@@ -393,12 +390,7 @@ check_buckets(struct store *s, int64_t scope, int64_t metric,
 	int64_t b;
 	int c;
 
-	memset(&f, 0, sizeof f);
-	f.scopes = &scope;
-	f.nscopes = 1;
-	f.metric_id = metric;
-	f.since_s = INT64_MIN;
-	f.until_s = INT64_MAX;
+	ts_filter(&f, &scope, metric);
 	ts_ok(store_select_buckets(s, &f, &v, &n, &err), "buckets", &err);
 	for (i = 0; i < n; i++) {
 		for (c = 0; c < NCS && cs[c] != v[i].callsite; c++)
@@ -602,12 +594,7 @@ test_migrate_v2(void)
 			    want[i].scope && want[j].metric == want[i].metric;
 			    j++)
 				;
-			memset(&f, 0, sizeof f);
-			f.scopes = &want[i].scope;
-			f.nscopes = 1;
-			f.metric_id = want[i].metric;
-			f.since_s = INT64_MIN;
-			f.until_s = INT64_MAX;
+			ts_filter(&f, &want[i].scope, want[i].metric);
 			ts_ok(store_select_values(s, &f, &v, &n, &np, &err),
 			    "select", &err);
 			CHECK(n == j - i && np > 0);

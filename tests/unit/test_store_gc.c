@@ -144,12 +144,7 @@ check_values(struct store *s, int64_t scope, const struct prof *p)
 	size_t n, i;
 	int64_t np, total = 0;
 
-	memset(&f, 0, sizeof f);
-	f.scopes = &scope;
-	f.nscopes = 1;
-	f.metric_id = metric;
-	f.since_s = 0;
-	f.until_s = INT64_MAX;
+	ts_filter(&f, &scope, metric);
 	f.profiles = &p->id;
 	f.nprofiles = 1;
 	ts_ok(store_select_values(s, &f, &v, &n, &np, &err), "select", &err);

@@ -101,6 +101,18 @@ ts_stack(struct store *s, const char *prefix, int64_t *cs, int n)
 	}
 }
 
+/* A filter of one scope and metric over all time. */
+static inline void
+ts_filter(struct store_filter *f, const int64_t *scope, int64_t metric)
+{
+	memset(f, 0, sizeof *f);
+	f->scopes = scope;
+	f->nscopes = 1;
+	f->metric_id = metric;
+	f->since_s = INT64_MIN;
+	f->until_s = INT64_MAX;
+}
+
 /* A profile row of a scope, with a hash made from seed. */
 static inline int64_t
 ts_profile(struct store *s, int64_t scope, unsigned seed, int64_t time_ns)

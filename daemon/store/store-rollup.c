@@ -15,6 +15,7 @@
  * from such a rollup, and neither grows to the size of the blocks. */
 #define ROLLUP_MAX_ENTRIES	(200u * 1000)
 
+/* An hour and a day: each a multiple of the one before. */
 const int64_t store_spans[STORE_NSPANS] = { 3600, 86400 };
 
 size_t
@@ -41,9 +42,7 @@ racc_win(struct racc *a, int64_t span, int64_t start)
 void
 store_rollup_clear(struct racc *a)
 {
-	size_t i;
-
-	size_t max = a->max;
+	size_t i, max = a->max;
 
 	for (i = 0; i < a->n; i++)
 		srows_free(&a->w[i].rows);

@@ -78,6 +78,7 @@ add_profile(struct store *s, int64_t scope, const char *name,
 		ts_ok(store_samples_add(w, p->cs[i], p->ls, 1700000000 + i, &v,
 		    1, &err), "add", &err);
 	ts_ok(store_samples_finish(w, 1700000000, &err), "finish", &err);
+	store_samples_free(w);
 	ts_ok(store_commit(s, &err), "commit", &err);
 	ts_ok(store_callsite_frames(s, p->cs, (size_t)p->ncs, p->fr, &err),
 	    "frames", &err);

@@ -183,17 +183,26 @@ bits_of(uint64_t v)
 }
 
 static int
+key_cmp2(const struct srows *a, size_t i, const struct srows *b, size_t j)
+{
+	if (a->ls[i] != b->ls[j])
+		return a->ls[i] < b->ls[j] ? -1 : 1;
+	if (a->cs[i] != b->cs[j])
+		return a->cs[i] < b->cs[j] ? -1 : 1;
+	if (a->bucket[i] != b->bucket[j])
+		return a->bucket[i] < b->bucket[j] ? -1 : 1;
+	return 0;
+}
+
+static int
 row_cmp(const void *a, const void *b, void *arg)
 {
 	const struct srows *r = arg;
 	size_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int c = key_cmp2(r, x, r, y);
 
-	if (r->ls[x] != r->ls[y])
-		return r->ls[x] < r->ls[y] ? -1 : 1;
-	if (r->cs[x] != r->cs[y])
-		return r->cs[x] < r->cs[y] ? -1 : 1;
-	if (r->bucket[x] != r->bucket[y])
-		return r->bucket[x] < r->bucket[y] ? -1 : 1;
+	if (c != 0)
+		return c;
 	return x < y ? -1 : x > y;
 }
 
@@ -273,6 +282,17 @@ srows_sort_merge(struct srows *r)
 }
 
 void
+srows_move_row(struct srows *r, size_t to, size_t from)
+{
+	size_t nc = r->ncols;
+
+	r->ls[to] = r->ls[from];
+	r->cs[to] = r->cs[from];
+	r->bucket[to] = r->bucket[from];
+	memmove(r->v + to * nc, r->v + from * nc, nc * sizeof *r->v);
+}
+
+void
 srows_filter(struct srows *r, int (*keep)(void *, const int64_t *, size_t),
     void *arg)
 {
@@ -281,28 +301,11 @@ srows_filter(struct srows *r, int (*keep)(void *, const int64_t *, size_t),
 	for (i = 0; i < r->n; i++) {
 		if (!keep(arg, r->v + i * nc, nc))
 			continue;
-		if (out != i) {
-			r->ls[out] = r->ls[i];
-			r->cs[out] = r->cs[i];
-			r->bucket[out] = r->bucket[i];
-			memmove(r->v + out * nc, r->v + i * nc,
-			    nc * sizeof *r->v);
-		}
+		if (out != i)
+			srows_move_row(r, out, i);
 		out++;
 	}
 	r->n = out;
-}
-
-static int
-key_cmp2(const struct srows *a, size_t i, const struct srows *b, size_t j)
-{
-	if (a->ls[i] != b->ls[j])
-		return a->ls[i] < b->ls[j] ? -1 : 1;
-	if (a->cs[i] != b->cs[j])
-		return a->cs[i] < b->cs[j] ? -1 : 1;
-	if (a->bucket[i] != b->bucket[j])
-		return a->bucket[i] < b->bucket[j] ? -1 : 1;
-	return 0;
 }
 
 void

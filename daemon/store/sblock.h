@@ -32,6 +32,8 @@ void srows_push(struct srows *, int64_t ls, int64_t cs, int64_t bucket,
     const int64_t *vals);
 /* Sort by (ls, cs, bucket) and sum the rows of equal keys. */
 void srows_sort_merge(struct srows *);
+/* Row "from" copied over row "to", as a compaction in place does. */
+void srows_move_row(struct srows *, size_t to, size_t from);
 /* Keep the rows for which keep(arg, values) says 1. */
 void srows_filter(struct srows *, int (*keep)(void *, const int64_t *,
     size_t ncols), void *);

@@ -29,12 +29,7 @@ sc_stmt(struct store *s, enum sc_stmt which, struct error *err)
 void
 store_counts_finalize(struct store *s)
 {
-	int i;
-
-	for (i = 0; i < SC_COUNT; i++) {
-		sqlite3_finalize(s->sc[i]);
-		s->sc[i] = NULL;
-	}
+	store_finalize_table(s->sc, SC_COUNT);
 }
 
 int
@@ -48,8 +43,7 @@ store_profile_count_add(struct store *s, int64_t profile_id,
 	sqlite3_bind_int64(st, 1, profile_id);
 	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 3, n);
-	return store_step_id(s, st, err, "profile count insert") == -1 ?
-	    -1 : 0;
+	return store_step_done(s, st, err, "profile count insert");
 }
 
 int

@@ -1,7 +1,18 @@
-/* store-int.h: what the files of the store module share (store.c,
- * store-samples.c, store-vtab.c, store-sql.c, store-ckpt.c, store-file.c,
- * store-space.c, store-vacuum.c, ...); nothing outside the store includes
- * it. */
+/* store-int.h: what the files of the store module share; nothing
+ * outside the store includes it.
+ *
+ * Calls between the store's files go one way, each file calling only
+ * those below it:
+ *	store-read.c, store-gc.c, csindex.c	(csindex reads store-read's)
+ *	store.c			open/close, interning, profile rows
+ *	store-migrate.c		schema steps, the version 2 conversion
+ *	store-samples.c		the sample writer, the sample statements
+ *	store-select.c		sample reads
+ *	store-rollup.c		rollups, a profile's delete, what is referenced
+ *	store-counts.c store-ckpt.c store-vacuum.c store-file.c store-vtab.c
+ *	store-db.c		errors, exec, stepping, statement tables
+ *	store-space.c sblock.c
+ * (store-sql.c, the read-only SQL endpoint, uses only store-vtab.c.) */
 #ifndef PROFD_STORE_INT_H
 #define PROFD_STORE_INT_H
 
@@ -10,7 +21,29 @@
 #include "error.h"
 #include "store.h"
 
-/* Statements of store-samples.c, prepared with the others. */
+/* Statements of store.c (interning, profile rows) and store-read.c, by
+ * the table in store.c. */
+enum stmt {
+	S_BEGIN, S_COMMIT, S_ROLLBACK,
+	S_STRING_GET, S_STRING_ADD,
+	S_METRIC_GET, S_METRIC_ADD,
+	S_MAPPING_GET, S_MAPPING_ADD,
+	S_FUNCTION_GET, S_FUNCTION_ADD,
+	S_FRAME_GET, S_FRAME_ADD,
+	S_CALLSITE_GET, S_CALLSITE_ADD, S_CALLSITE_TRY, S_CALLSITE_MAX,
+	S_LABELSET_GET, S_LABELSET_ADD, S_LABEL_ADD,
+	S_SCOPE_GET, S_SCOPE_ADD,
+	S_PROFILE_FIND, S_PROFILE_ADD, S_PROFILE_FINISH, S_PROFILE_HASH,
+	S_PROFILE_METRIC_ADD, S_PROFILE_LABEL_ADD, S_PROFILE_COMMENT_ADD,
+	S_SCOPES, S_SCOPE_METRICS,
+	S_PROFILES, S_PROFILE_ONE, S_PROFILE_METRICS, S_PROFILE_LABELS,
+	S_PROFILE_COMMENTS, S_METRIC_ONE,
+	S_SCOPE_DEFAULT_METRIC, S_SCOPE_METRIC_FIND, S_CALLSITES, S_FRAMES,
+	S_COUNT
+};
+
+/* Statements of the sample files (store-samples.c, store-rollup.c,
+ * store-select.c), by the table in store-samples.c. */
 enum sb_stmt {
 	SB_BLOCK_ADD, SB_BLOCK_FIX, SB_BLOCK_DATA, SB_BLOCKS_SCOPE,
 	SB_BLOCKS_PROFILE, SB_ROLLUP_GET, SB_ROLLUP_PUT, SB_ROLLUP_DEL,
@@ -42,18 +75,41 @@ struct store {
 	sqlite3_stmt *sc[SC_COUNT];
 };
 
+/* store-db.c */
+/* The connection's last error as a struct error: ERR_NO_SPACE on a full
+ * disk, ERR_BUSY when locked, else ERR_INTERNAL.  Returns -1. */
 int store_fail(struct store *, struct error *, const char *what);
+int store_exec(struct store *, const char *sql, struct error *);
+/* The first column of the first row of a statement run once (a PRAGMA),
+ * or -1. */
+int64_t store_get_int(struct store *, const char *sql);
 /* Step a statement that returns no row or one row whose first column is
  * an id; resets it on every path.  Returns the id (0 for no row), -1. */
 int64_t store_step_id(struct store *, sqlite3_stmt *, struct error *,
     const char *what);
+/* An INSERT stepped: the new row's id, or -1. */
+int64_t store_step_insert(struct store *, sqlite3_stmt *, struct error *,
+    const char *what);
+/* A statement run for what it does, not for a row: 0 or -1. */
+int store_step_done(struct store *, sqlite3_stmt *, struct error *,
+    const char *what);
+/* A table of statements, each prepared once into st[] (its index); a
+ * read-only connection skips the writer's. */
+struct store_sql {
+	int writer;		/* prepared on the writer connection only */
+	const char *sql;
+};
+int store_prepare_table(struct store *, const struct store_sql *, int n,
+    sqlite3_stmt **st, const char *what, struct error *);
+void store_finalize_table(sqlite3_stmt **st, int n);
+
+/* store-migrate.c: the schema steps past the store's version, in one
+ * transaction (the writer, on open). */
+int store_migrate(struct store *, struct error *);
 
 /* store-samples.c */
 int store_samples_prepare(struct store *, struct error *);
 void store_samples_finalize(struct store *);
-/* Schema 3: the rows of the old sample table (renamed sample_v2) into
- * blocks and rollups, then the table dropped. */
-int store_samples_migrate_v3(struct store *, struct error *);
 
 /* store-counts.c */
 void store_counts_finalize(struct store *);

@@ -9,24 +9,10 @@
 
 #include "store-int.h"
 
-static int64_t
-store_vacuum_pragma(struct store *s, const char *sql)
-{
-	sqlite3_stmt *st;
-	int64_t v = -1;
-
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
 int
 store_vacuum_setup(struct store *s, struct error *err)
 {
-	int64_t mode = store_vacuum_pragma(s, "PRAGMA auto_vacuum");
+	int64_t mode = store_get_int(s, "PRAGMA auto_vacuum");
 	char *msg = NULL;
 
 	if (mode == 2)
@@ -37,7 +23,7 @@ store_vacuum_setup(struct store *s, struct error *err)
 	/* A new store (no page yet) takes the setting with its first
 	 * table; an older one is rebuilt, and the WAL that holds the copy
 	 * goes into the file before anything else is written. */
-	if (store_vacuum_pragma(s, "PRAGMA page_count") == 0)
+	if (store_get_int(s, "PRAGMA page_count") == 0)
 		return 0;
 	if (sqlite3_exec(s->db, "VACUUM", NULL, NULL, &msg) != SQLITE_OK) {
 		sqlite3_free(msg);
@@ -67,7 +53,7 @@ store_vacuum_step(struct store *s, int64_t pages, int64_t *left,
 		sqlite3_free(msg);
 		return store_fail(s, err, "giving free pages back");
 	}
-	if ((*left = store_vacuum_pragma(s, "PRAGMA freelist_count")) < 0)
+	if ((*left = store_get_int(s, "PRAGMA freelist_count")) < 0)
 		return store_fail(s, err, "reading the free page count");
 	return 0;
 }

@@ -1,0 +1,114 @@
+/* store-db.c: the lowest part of the store, which every other file of it
+ * uses and which uses none of them but store-space.c: an SQLite error made
+ * a struct error, running SQL, stepping a statement (reset on every path)
+ * and preparing or finalizing a table of statements. */
+#include <sqlite3.h>
+
+#include "store-int.h"
+
+int
+store_fail(struct store *s, struct error *err, const char *what)
+{
+	int rc = sqlite3_errcode(s->db);
+
+	if (store_space_full(s))
+		return store_space_fail(s, err, what);
+	if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
+		return error_set(err, ERR_BUSY, "store: %s: %s", what,
+		    sqlite3_errmsg(s->db));
+	return error_set(err, ERR_INTERNAL, "store: %s: %s", what,
+	    sqlite3_errmsg(s->db));
+}
+
+int
+store_exec(struct store *s, const char *sql, struct error *err)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		if (store_space_full(s))
+			store_space_fail(s, err, msg ? msg : "exec");
+		else
+			error_set(err, ERR_INTERNAL, "store: %s",
+			    msg ? msg : "exec");
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+int64_t
+store_get_int(struct store *s, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t v = -1;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+int64_t
+store_step_id(struct store *s, sqlite3_stmt *st, struct error *err,
+    const char *what)
+{
+	int64_t id = 0;
+	int rc = sqlite3_step(st);
+
+	if (rc == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	else if (rc != SQLITE_DONE) {
+		store_fail(s, err, what);
+		id = -1;
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return id;
+}
+
+int64_t
+store_step_insert(struct store *s, sqlite3_stmt *st, struct error *err,
+    const char *what)
+{
+	if (store_step_id(s, st, err, what) == -1)
+		return -1;
+	return sqlite3_last_insert_rowid(s->db);
+}
+
+int
+store_step_done(struct store *s, sqlite3_stmt *st, struct error *err,
+    const char *what)
+{
+	return store_step_id(s, st, err, what) == -1 ? -1 : 0;
+}
+
+int
+store_prepare_table(struct store *s, const struct store_sql *sql, int n,
+    sqlite3_stmt **st, const char *what, struct error *err)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (s->readonly && sql[i].writer)
+			continue;
+		if (sqlite3_prepare_v3(s->db, sql[i].sql, -1,
+		    SQLITE_PREPARE_PERSISTENT, &st[i], NULL) != SQLITE_OK)
+			return error_set(err, ERR_INTERNAL, "store: preparing "
+			    "%s %d: %s", what, i, sqlite3_errmsg(s->db));
+	}
+	return 0;
+}
+
+void
+store_finalize_table(sqlite3_stmt **st, int n)
+{
+	int i;
+
+	for (i = 0; st != NULL && i < n; i++) {
+		sqlite3_finalize(st[i]);
+		st[i] = NULL;
+	}
+}

@@ -1,0 +1,126 @@
+/* store-migrate.c: the schema brought to this profd's version: the SQL
+ * steps of schema/NNN.sql in one transaction, and the steps SQL alone cannot
+ * do (schema 3: the rows of the version 2 sample table rewritten as
+ * blocks and rollups through the sample writer). */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "schema.h"
+#include "store-int.h"
+#include "util.h"
+
+int
+store_version(struct store *s)
+{
+	return (int)store_get_int(s, "PRAGMA user_version");
+}
+
+/* Schema 3: the rows of the old sample table (renamed sample_v2) into
+ * blocks and rollups, then the table dropped. */
+static int
+store_migrate_v3(struct store *s, struct error *err)
+{
+	sqlite3_stmt *st = NULL;
+	struct store_samples *w = NULL;
+	int64_t profile = 0, p, metric, *mids = NULL, *row = NULL;
+	size_t nm = 0, i;
+	int rc, ret = -1;
+
+	if (store_samples_prepare(s, err) == -1)
+		goto out;
+	if (sqlite3_prepare_v2(s->db, "SELECT v.profile_id, p.scope_id, "
+	    "v.metric_id, v.callsite_id, v.labelset_id, v.bucket, v.value "
+	    "FROM sample_v2 v JOIN profile p ON p.id = v.profile_id "
+	    "ORDER BY v.profile_id", -1, &st, NULL) != SQLITE_OK) {
+		store_fail(s, err, "converting sample rows");
+		goto out;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		p = sqlite3_column_int64(st, 0);
+		if (p != profile) {
+			if (w != NULL && store_samples_finish(w, 0, err) == -1)
+				goto out;
+			store_samples_free(w);
+			w = store_samples_begin(s, p, sqlite3_column_int64(st,
+			    1));
+			profile = p;
+			nm = 0;
+		}
+		/* Each row has one value: of the profile's metric i. */
+		metric = sqlite3_column_int64(st, 2);
+		for (i = 0; i < nm && mids[i] != metric; i++)
+			;
+		if (i == nm) {
+			mids = xreallocarray(mids, nm + 1, sizeof *mids);
+			row = xreallocarray(row, nm + 1, sizeof *row);
+			mids[nm++] = metric;
+			store_samples_metric(w, i, metric);
+		}
+		memset(row, 0, nm * sizeof *row);
+		row[i] = sqlite3_column_int64(st, 6);
+		if (store_samples_add(w, sqlite3_column_int64(st, 3),
+		    sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5),
+		    row, nm, err) == -1)
+			goto out;
+	}
+	if (rc != SQLITE_DONE) {
+		store_fail(s, err, "converting sample rows");
+		goto out;
+	}
+	if (w != NULL && store_samples_finish(w, 0, err) == -1)
+		goto out;
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_exec(s->db, "DROP TABLE sample_v2", NULL, NULL, NULL) !=
+	    SQLITE_OK) {
+		store_fail(s, err, "dropping the old sample table");
+		goto out;
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(st);
+	store_samples_free(w);
+	free(mids);
+	free(row);
+	store_samples_finalize(s);
+	return ret;
+}
+
+/* Runs the schema steps past the current version in one transaction. */
+int
+store_migrate(struct store *s, struct error *err)
+{
+	int v = store_version(s), i;
+	int last = schema_steps[schema_nsteps - 1].version;
+	char pragma[64];
+
+	if (v < 0)
+		return store_fail(s, err, "reading user_version");
+	if (v > last)
+		return error_set(err, ERR_INTERNAL, "store: database schema "
+		    "version %d is newer than this profd knows (%d)", v, last);
+	if (v == last)
+		return 0;
+	if (store_exec(s, "BEGIN IMMEDIATE", err) == -1)
+		return -1;
+	for (i = 0; i < schema_nsteps; i++) {
+		if (schema_steps[i].version <= v)
+			continue;
+		if (store_exec(s, schema_steps[i].sql, err) == -1)
+			goto fail;
+		/* Steps that SQL alone cannot do. */
+		if (schema_steps[i].version == 3 &&
+		    store_migrate_v3(s, err) == -1)
+			goto fail;
+	}
+	snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", last);
+	if (store_exec(s, pragma, err) == -1 ||
+	    store_exec(s, "COMMIT", err) == -1)
+		goto fail;
+	return 0;
+fail:
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}

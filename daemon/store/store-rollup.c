@@ -1,0 +1,413 @@
+/* store-rollup.c: the rollups of the sample blocks (DESIGN-STORAGE.md):
+ * per window of an hour and of a day, the sum per (label set, callsite)
+ * and metric and the number of rows summed; their windows added up in
+ * memory and merged into the stored ones, and what retention needs of
+ * them (a profile taken out, the keys still referenced). */
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store-rollup.h"
+#include "util.h"
+
+/* A window with more (label set, callsite) keys than this gets no rollup
+ * (a marker row instead): its rows are read from the blocks, as fast as
+ * from such a rollup, and neither grows to the size of the blocks. */
+#define ROLLUP_MAX_ENTRIES	(200u * 1000)
+
+/* An hour and a day: each a multiple of the one before. */
+const int64_t store_spans[STORE_NSPANS] = { 3600, 86400 };
+
+size_t
+store_rollup_max(const struct store *s)
+{
+	return s->rollup_max ? s->rollup_max : ROLLUP_MAX_ENTRIES;
+}
+
+static struct rwin *
+racc_win(struct racc *a, int64_t span, int64_t start)
+{
+	int64_t key[2] = { span, start }, i;
+
+	if ((i = hmap_get(&a->at, key, sizeof key)) != 0)
+		return &a->w[i - 1];
+	a->w = xreallocarray(a->w, a->n + 1, sizeof *a->w);
+	memset(&a->w[a->n], 0, sizeof *a->w);
+	a->w[a->n].span = span;
+	a->w[a->n].start = start;
+	hmap_put(&a->at, key, sizeof key, (int64_t)++a->n);
+	return &a->w[a->n - 1];
+}
+
+void
+store_rollup_clear(struct racc *a)
+{
+	size_t i, max = a->max;
+
+	for (i = 0; i < a->n; i++)
+		srows_free(&a->w[i].rows);
+	free(a->w);
+	hmap_clear(&a->at);
+	memset(a, 0, sizeof *a);
+	a->max = max;
+}
+
+/* Add sorted rows (columns cols[] of r, whose tags are metric ids) to the
+ * windows they fall in. */
+void
+store_rollup_add(struct racc *a, const struct srows *r, const size_t *cols,
+    size_t ncols)
+{
+	struct srows *d, merged;
+	struct imap at;
+	struct {
+		int64_t start;
+		struct srows d;
+	} *dl = NULL;
+	int64_t start, last = 0, *row, *zero;
+	size_t si, i, k, nd = 0, cur = 0, nc = r->ncols;
+	int have_last;
+
+	zero = xcalloc(2 * ncols + 1, sizeof *zero);
+	for (si = 0; si < STORE_NSPANS; si++) {
+		memset(&at, 0, sizeof at);
+		nd = 0;
+		have_last = 0;
+		for (i = 0; i < r->n; i++) {
+			start = store_window_of(r->bucket[i], store_spans[si]);
+			if (!have_last || start != last) {
+				int64_t j = imap_get(&at, (uint64_t)start);
+
+				if (j == 0) {
+					dl = xreallocarray(dl, nd + 1,
+					    sizeof *dl);
+					memset(&dl[nd], 0, sizeof *dl);
+					dl[nd].start = start;
+					for (k = 0; k < ncols; k++) {
+						srows_col(&dl[nd].d, store_count_tag(
+						    r->tags[cols[k]]));
+						srows_col(&dl[nd].d, store_value_tag(
+						    r->tags[cols[k]]));
+					}
+					j = (int64_t)++nd;
+					imap_put(&at, (uint64_t)start, j);
+				}
+				cur = (size_t)j - 1;
+				last = start;
+				have_last = 1;
+			}
+			d = &dl[cur].d;
+			if (d->n == 0 || d->ls[d->n - 1] != r->ls[i] ||
+			    d->cs[d->n - 1] != r->cs[i])
+				srows_push(d, r->ls[i], r->cs[i], start, zero);
+			row = d->v + (d->n - 1) * d->ncols;
+			for (k = 0; k < ncols; k++) {
+				int64_t v = r->v[i * nc + cols[k]];
+
+				if (v == 0)
+					continue;
+				row[2 * k]++;
+				row[2 * k + 1] = (int64_t)((uint64_t)
+				    row[2 * k + 1] + (uint64_t)v);
+			}
+		}
+		for (i = 0; i < nd; i++) {
+			struct rwin *w = racc_win(a, store_spans[si], dl[i].start);
+
+			if (!w->overflow) {
+				a->rows -= w->rows.n;
+				memset(&merged, 0, sizeof merged);
+				srows_merge(&merged, &w->rows, &dl[i].d, 1);
+				srows_free(&w->rows);
+				w->rows = merged;
+				if (w->rows.n > a->max) {
+					w->overflow = 1;
+					srows_free(&w->rows);
+				}
+				a->rows += w->rows.n;
+			}
+			srows_free(&dl[i].d);
+		}
+		imap_clear(&at);
+	}
+	free(dl);
+	free(zero);
+}
+
+static int
+rollup_keep(void *arg, const int64_t *v, size_t nc)
+{
+	const struct srows *r = arg;
+	size_t c;
+
+	for (c = 0; c < nc; c++)
+		if ((r->tags[c] & 1) == 0 && v[c] != 0)
+			return 1;
+	return 0;
+}
+
+/* A rollup row that says "no rollup here, read the blocks". */
+static int
+rollup_mark(struct store *s, int64_t scope, int64_t span, int64_t start,
+    struct error *err)
+{
+	sqlite3_stmt *st = s->sb[SB_ROLLUP_PUT];
+
+	sqlite3_bind_int64(st, 1, scope);
+	sqlite3_bind_int64(st, 2, span);
+	sqlite3_bind_int64(st, 3, start);
+	sqlite3_bind_int64(st, 4, -1);
+	sqlite3_bind_zeroblob(st, 5, 0);
+	return store_step_done(s, st, err, "writing a rollup");
+}
+
+/* Add delta (sign 1) or take it away (-1) from the stored window; a
+ * window past ROLLUP_MAX_ENTRIES (or whose delta overflowed) becomes a
+ * marker, and stays one. */
+static int
+rollup_write(struct store *s, int64_t scope, int64_t span, int64_t start,
+    const struct srows *delta, int overflow, int sign, struct error *err)
+{
+	sqlite3_stmt *st = s->sb[SB_ROLLUP_GET];
+	struct srows cur = { 0 }, out = { 0 };
+	struct buf blob = { 0 };
+	size_t *cols = NULL, ncols = 0, i, c;
+	int rc, ret = -1, marker = 0;
+
+	sqlite3_bind_int64(st, 1, scope);
+	sqlite3_bind_int64(st, 2, span);
+	sqlite3_bind_int64(st, 3, start);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_int64(st, 2) < 0)
+		marker = 1;
+	else if (rc == SQLITE_ROW && !overflow && sblock_decode(
+	    sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1),
+	    start, "rollup", sqlite3_column_int64(st, 0), &cur, err) == -1) {
+		sqlite3_reset(st);
+		goto out;
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		store_fail(s, err, "reading a rollup");
+		goto out;
+	}
+	if (marker) {
+		ret = 0;
+		goto out;
+	}
+	if (overflow) {
+		ret = rollup_mark(s, scope, span, start, err);
+		goto out;
+	}
+	srows_merge(&out, &cur, delta, sign);
+	for (i = 0; i < out.n; i++)
+		for (c = 0; c < out.ncols; c++)
+			if ((out.tags[c] & 1) == 0 &&
+			    out.v[i * out.ncols + c] < 0) {
+				error_set(err, ERR_INTERNAL, "store: the rollup "
+				    "of scope %lld at %lld (%lld s) would count "
+				    "fewer than no rows: it disagrees with the "
+				    "sample blocks", (long long)scope,
+				    (long long)start, (long long)span);
+				goto out;
+			}
+	srows_filter(&out, rollup_keep, &out);
+	if (out.n > store_rollup_max(s)) {
+		ret = rollup_mark(s, scope, span, start, err);
+		goto out;
+	}
+	/* Metrics no row has any more are left out. */
+	cols = xcalloc(out.ncols ? out.ncols : 1, sizeof *cols);
+	for (c = 0; c < out.ncols; c++) {
+		if (out.tags[c] & 1)
+			continue;
+		for (i = 0; i < out.n && out.v[i * out.ncols + c] == 0; i++)
+			;
+		if (i == out.n)
+			continue;
+		for (i = 0; i < out.ncols; i++)
+			if (out.tags[i] == out.tags[c] + 1)
+				break;
+		cols[ncols++] = c;
+		if (i < out.ncols)
+			cols[ncols++] = i;
+	}
+	if (out.n == 0) {
+		st = s->sb[SB_ROLLUP_DEL];
+		sqlite3_bind_int64(st, 1, scope);
+		sqlite3_bind_int64(st, 2, span);
+		sqlite3_bind_int64(st, 3, start);
+		ret = store_step_done(s, st, err, "deleting a rollup");
+		goto out;
+	}
+	sblock_encode_cols(&out, cols, ncols, start, &blob);
+	st = s->sb[SB_ROLLUP_PUT];
+	sqlite3_bind_int64(st, 1, scope);
+	sqlite3_bind_int64(st, 2, span);
+	sqlite3_bind_int64(st, 3, start);
+	sqlite3_bind_int64(st, 4, (int64_t)out.n);
+	sqlite3_bind_blob64(st, 5, blob.p, blob.n, SQLITE_STATIC);
+	ret = store_step_done(s, st, err, "writing a rollup");
+out:
+	free(cols);
+	buf_free(&blob);
+	srows_free(&cur);
+	srows_free(&out);
+	return ret;
+}
+
+int
+store_rollup_flush(struct store *s, int64_t scope, struct racc *a, int sign,
+    struct error *err)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < a->n && rc == 0; i++)
+		rc = rollup_write(s, scope, a->w[i].span, a->w[i].start,
+		    &a->w[i].rows, a->w[i].overflow, sign, err);
+	store_rollup_clear(a);
+	return rc;
+}
+
+/* A stored block, every column of it, into the rollup windows of a;
+ * flushed (sign 1 adds, -1 takes away) when they hold too many rows. */
+int
+store_rollup_add_block(struct store *s, struct racc *a, int64_t scope,
+    const void *blob, size_t len, int64_t base, int64_t id, int sign,
+    struct srows *r, struct error *err)
+{
+	size_t c, *cols;
+
+	if (sblock_decode(blob, len, base, "sample block", id, r, err) == -1)
+		return -1;
+	cols = xreallocarray(NULL, r->ncols ? r->ncols : 1, sizeof *cols);
+	for (c = 0; c < r->ncols; c++)
+		cols[c] = c;
+	store_rollup_add(a, r, cols, r->ncols);
+	free(cols);
+	if (a->rows > ROLLUP_MEM_ROWS)
+		return store_rollup_flush(s, scope, a, sign, err);
+	return 0;
+}
+
+/* ---- retention ---- */
+
+/* Add (sign 1) or take away (-1) every block of a profile to or from its
+ * scope's rollups. */
+static int
+profile_roll(struct store *s, int64_t profile, int sign, struct error *err)
+{
+	sqlite3_stmt *st = s->sb[SB_BLOCKS_PROFILE];
+	struct racc a = { 0 };
+	struct srows r = { 0 };
+	int64_t scope = 0;
+	int rc;
+
+	a.max = store_rollup_max(s);
+	sqlite3_bind_int64(st, 1, profile);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		scope = sqlite3_column_int64(st, 6);
+		if (store_rollup_add_block(s, &a, scope, sqlite3_column_blob(st, 5),
+		    (size_t)sqlite3_column_bytes(st, 5),
+		    sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 0),
+		    sign, &r, err) == -1)
+			goto fail;
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	srows_free(&r);
+	if (rc != SQLITE_DONE) {
+		store_rollup_clear(&a);
+		return store_fail(s, err, "reading sample values");
+	}
+	return store_rollup_flush(s, scope, &a, sign, err);
+fail:
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	srows_free(&r);
+	store_rollup_clear(&a);
+	return -1;
+}
+
+int
+store_profile_delete(struct store *s, int64_t profile_id, struct error *err)
+{
+	sqlite3_stmt *st = s->sb[SB_PROFILE_DELETE];
+
+	if (profile_roll(s, profile_id, -1, err) == -1)
+		return -1;
+	sqlite3_bind_int64(st, 1, profile_id);
+	return store_step_done(s, st, err, "deleting a profile");
+}
+
+/* The keys of the rows of a scope's blocks in [lo, hi]. */
+static int
+referenced_blocks(struct store *s, int64_t scope, int64_t lo, int64_t hi,
+    void (*cb)(void *, int64_t, int64_t), void *arg, struct error *err)
+{
+	sqlite3_stmt *st = s->sb[SB_BLOCKS_SCOPE];
+	struct sblock_dec d;
+	int rc, r = 0;
+
+	memset(&d, 0, sizeof d);
+	sqlite3_bind_int64(st, 1, scope);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
+	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if ((r = sblock_dec_open(&d, sqlite3_column_blob(st, 5),
+		    (size_t)sqlite3_column_bytes(st, 5),
+		    sqlite3_column_int64(st, 2), "sample block",
+		    sqlite3_column_int64(st, 0), err)) == -1)
+			break;
+		while ((r = sblock_dec_next(&d, err)) == 1)
+			if (d.bucket >= lo && d.bucket <= hi)
+				cb(arg, d.cs, d.ls);
+	}
+	sblock_dec_free(&d);
+	if (r == 0 && rc != SQLITE_DONE && rc != SQLITE_ROW)
+		r = store_fail(s, err, "reading sample values");
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return r == -1 ? -1 : 0;
+}
+
+int
+store_referenced(struct store *s,
+    void (*cb)(void *, int64_t callsite_id, int64_t labelset_id), void *arg,
+    struct error *err)
+{
+	sqlite3_stmt *st = s->sb[SB_ROLLUPS_SPAN];
+	struct sblock_dec d;
+	int64_t day = store_spans[STORE_NSPANS - 1], start;
+	int rc, r = 0;
+
+	memset(&d, 0, sizeof d);
+	/* Every row is in exactly one window of the largest span; windows
+	 * without a rollup are read from the blocks. */
+	sqlite3_bind_int64(st, 1, day);
+	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		start = sqlite3_column_int64(st, 1);
+		if (sqlite3_column_int64(st, 3) < 0) {
+			r = referenced_blocks(s, sqlite3_column_int64(st, 4),
+			    start, start + day - 1, cb, arg, err);
+			continue;
+		}
+		if (sblock_dec_open(&d, sqlite3_column_blob(st, 2),
+		    (size_t)sqlite3_column_bytes(st, 2), start, "rollup",
+		    sqlite3_column_int64(st, 0), err) == -1) {
+			r = -1;
+			break;
+		}
+		while ((r = sblock_dec_next(&d, err)) == 1)
+			cb(arg, d.cs, d.ls);
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	sblock_dec_free(&d);
+	if (r == -1)
+		return -1;
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 :
+	    store_fail(s, err, "reading rollups");
+}

@@ -1,0 +1,622 @@
+/* store-select.c: the reads of sample values behind top, tree, timeline
+ * and export.  A read uses the rollups (store-rollup.c) of the windows
+ * wholly inside its time range, unless it selects profiles or labels, and
+ * the blocks for the rest; the blocks the rollups cover are only counted
+ * (for "how many profiles"), never decoded. */
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store-rollup.h"
+#include "util.h"
+
+/* Values collected by a read before they are merged. */
+#define READ_MERGE_ROWS		(1024u * 1024)
+/* Buckets are seconds: no row is ever this far from 1970. */
+#define BUCKET_LIMIT		((int64_t)1 << 40)
+
+enum sel_mode { SEL_VALUES, SEL_BUCKETS, SEL_ALL };
+
+/* One read: its plan (rollups for [hlo, hhi], days for [dlo, dhi] of it,
+ * blocks for the rest of [lo, hi]) and what it collects. */
+struct sel {
+	struct store *s;
+	const struct store_filter *f;
+	enum sel_mode mode;
+	int64_t metric;			/* 0: every metric */
+	int64_t lo, hi;
+	int rollups;
+	int64_t hlo, hhi, dlo, dhi;
+	int64_t *scopes;
+	size_t nscopes;
+	struct imap scopeset;
+	struct imap *lsmatch, *pmatch;	/* per label filter */
+	uint8_t *pbits;			/* per filter: the profile matches */
+	int64_t last_ls;
+	int last_ok;
+	struct imap profiles;		/* with a selected row */
+	struct hole {
+		int64_t scope, lo, hi;
+	} *holes;			/* windows without a rollup, in H */
+	size_t nholes;
+	struct sblock_dec dec;
+	struct kv *kv;			/* SEL_VALUES: (callsite, value) */
+	size_t nkv, capkv;
+	struct srows acc;		/* SEL_BUCKETS, SEL_ALL */
+	size_t limit;
+	struct error *err;
+};
+
+static int64_t
+clamp_bucket(int64_t b)
+{
+	return b < -BUCKET_LIMIT ? -BUCKET_LIMIT : b > BUCKET_LIMIT ?
+	    BUCKET_LIMIT : b;
+}
+
+/* The ids a bound statement returns, into a set. */
+static int
+sel_ids(struct store *s, sqlite3_stmt *st, struct imap *set,
+    struct error *err)
+{
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		imap_put(set, (uint64_t)sqlite3_column_int64(st, 0), 1);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE ? 0 : store_fail(s, err, "reading labels");
+}
+
+static int
+sel_label_sets(struct sel *q, struct error *err)
+{
+	sqlite3_stmt *st;
+	size_t i;
+
+	q->lsmatch = xcalloc(q->f->nlabels, sizeof *q->lsmatch);
+	q->pmatch = xcalloc(q->f->nlabels, sizeof *q->pmatch);
+	q->pbits = xcalloc(q->f->nlabels, 1);
+	for (i = 0; i < q->f->nlabels; i++) {
+		const char *key = q->f->labels[i].key;
+		const char *v = q->f->labels[i].value;
+
+		/* Interned strings are blobs, push labels text. */
+		st = q->s->sb[SB_LABEL_MATCH];
+		sqlite3_bind_blob(st, 1, key, (int)strlen(key), SQLITE_STATIC);
+		sqlite3_bind_blob(st, 2, v, (int)strlen(v), SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, v, -1, SQLITE_STATIC);
+		if (sel_ids(q->s, st, &q->lsmatch[i], err) == -1)
+			return -1;
+		st = q->s->sb[SB_PUSH_LABEL_MATCH];
+		sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, v, -1, SQLITE_STATIC);
+		if (sel_ids(q->s, st, &q->pmatch[i], err) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+sel_init(struct sel *q, struct store *s, const struct store_filter *f,
+    enum sel_mode mode, struct error *err)
+{
+	size_t i;
+
+	memset(q, 0, sizeof *q);
+	q->s = s;
+	q->f = f;
+	q->mode = mode;
+	q->err = err;
+	q->metric = mode == SEL_ALL ? 0 : f->metric_id;
+	q->lo = clamp_bucket(f->since_s);
+	q->hi = clamp_bucket(f->until_s);
+	q->limit = READ_MERGE_ROWS;
+	q->scopes = xcalloc(f->nscopes ? f->nscopes : 1, sizeof *q->scopes);
+	for (i = 0; i < f->nscopes; i++) {
+		if (imap_get(&q->scopeset, (uint64_t)f->scopes[i]))
+			continue;
+		imap_put(&q->scopeset, (uint64_t)f->scopes[i], 1);
+		q->scopes[q->nscopes++] = f->scopes[i];
+	}
+	if (mode != SEL_VALUES)
+		srows_col(&q->acc, 0);
+	/* Timelines need buckets, which the rollups do not keep. */
+	q->rollups = !s->raw_only && mode != SEL_BUCKETS &&
+	    f->nprofiles == 0 && f->nlabels == 0;
+	if (q->rollups) {
+		q->hlo = store_ceil_to(q->lo, store_spans[0]);
+		q->hhi = store_floor_div(q->hi + 1, store_spans[0]) * store_spans[0] - 1;
+		q->dlo = store_ceil_to(q->hlo, store_spans[STORE_NSPANS - 1]);
+		q->dhi = store_floor_div(q->hhi + 1, store_spans[STORE_NSPANS - 1]) *
+		    store_spans[STORE_NSPANS - 1] - 1;
+		if (q->hlo > q->hhi)
+			q->rollups = 0;
+	}
+	q->last_ls = -1;
+	if (f->nlabels > 0 && sel_label_sets(q, err) == -1)
+		return -1;
+	return 0;
+}
+
+static void
+sel_clear(struct sel *q)
+{
+	size_t i;
+
+	for (i = 0; q->lsmatch != NULL && i < q->f->nlabels; i++) {
+		imap_clear(&q->lsmatch[i]);
+		imap_clear(&q->pmatch[i]);
+	}
+	free(q->lsmatch);
+	free(q->pmatch);
+	free(q->pbits);
+	free(q->scopes);
+	free(q->holes);
+	imap_clear(&q->scopeset);
+	imap_clear(&q->profiles);
+	sblock_dec_free(&q->dec);
+	free(q->kv);
+	srows_free(&q->acc);
+}
+
+static void
+sel_value(struct sel *q, int64_t metric, int64_t ls, int64_t cs,
+    int64_t bucket, int64_t v)
+{
+	int64_t k[1];
+
+	switch (q->mode) {
+	case SEL_VALUES:
+		if (q->nkv == q->capkv) {
+			if (q->nkv >= q->limit) {
+				q->nkv = kv_sort_merge(q->kv, q->nkv);
+				if (q->nkv > q->limit / 2)
+					q->limit *= 2;
+			}
+			if (q->nkv == q->capkv) {
+				q->capkv = q->capkv ? q->capkv * 2 : 1024;
+				q->kv = xreallocarray(q->kv, q->capkv,
+				    sizeof *q->kv);
+			}
+		}
+		q->kv[q->nkv].k = (uint64_t)cs;
+		q->kv[q->nkv++].v = v;
+		return;
+	case SEL_BUCKETS:
+		/* Sorted by (bucket, callsite). */
+		k[0] = v;
+		srows_push(&q->acc, bucket, cs, 0, k);
+		break;
+	case SEL_ALL:
+		/* Sorted by (callsite, label set, metric). */
+		k[0] = v;
+		srows_push(&q->acc, cs, ls, metric, k);
+		break;
+	}
+	if (q->acc.n >= q->limit) {
+		srows_sort_merge(&q->acc);
+		if (q->acc.n > q->limit / 2)
+			q->limit *= 2;
+	}
+}
+
+static void
+sel_profile(struct sel *q, int64_t profile)
+{
+	imap_put(&q->profiles, (uint64_t)profile, 1);
+}
+
+static int
+sel_label_ok(struct sel *q, int64_t ls)
+{
+	size_t i;
+	int m;
+
+	if (ls == q->last_ls)
+		return q->last_ok;
+	q->last_ls = ls;
+	q->last_ok = 1;
+	for (i = 0; i < q->f->nlabels; i++) {
+		m = q->pbits[i] ||
+		    (ls != 0 && imap_get(&q->lsmatch[i], (uint64_t)ls) != 0);
+		if (m == q->f->labels[i].negate) {
+			q->last_ok = 0;
+			break;
+		}
+	}
+	return q->last_ok;
+}
+
+/* Whether the rollups answer bucket b, or all of [lo, hi], of a scope. */
+static int
+sel_rolled(const struct sel *q, int64_t scope, int64_t lo, int64_t hi)
+{
+	size_t i;
+
+	if (!q->rollups || lo < q->hlo || hi > q->hhi)
+		return 0;
+	for (i = 0; i < q->nholes; i++)
+		if (q->holes[i].scope == scope && lo <= q->holes[i].hi &&
+		    hi >= q->holes[i].lo)
+			return 0;
+	return 1;
+}
+
+/* The current row of a block statement: (id, profile, bucket_min,
+ * bucket_max, metrics, data), of a scope (0: rollups are not used). */
+static int
+sel_block(struct sel *q, sqlite3_stmt *st, int64_t scope)
+{
+	struct sblock_dec *d = &q->dec;
+	int64_t id = sqlite3_column_int64(st, 0);
+	int64_t profile = sqlite3_column_int64(st, 1);
+	int64_t bmin = sqlite3_column_int64(st, 2);
+	int64_t bmax = sqlite3_column_int64(st, 3);
+	int64_t b, v;
+	size_t i, c;
+	int col = -1, rc, marked;
+
+	if (bmax < q->lo || bmin > q->hi)
+		return 0;
+	if (q->metric != 0 && !sblock_varints_have(sqlite3_column_blob(st, 4),
+	    (size_t)sqlite3_column_bytes(st, 4), q->metric))
+		return 0;
+	/* Rows the rollups answer: the profile counts, nothing to read. */
+	if (sel_rolled(q, scope, bmin, bmax)) {
+		sel_profile(q, profile);
+		return 0;
+	}
+	if (sblock_dec_open(d, sqlite3_column_blob(st, 5),
+	    (size_t)sqlite3_column_bytes(st, 5), bmin, "sample block", id,
+	    q->err) == -1)
+		return -1;
+	if (q->metric != 0) {
+		if ((col = sblock_dec_col(d, (uint64_t)q->metric)) < 0)
+			return 0;
+		sblock_dec_want(d, col);
+	} else
+		sblock_dec_want_all(d);
+	for (i = 0; i < q->f->nlabels; i++)
+		q->pbits[i] = imap_get(&q->pmatch[i], (uint64_t)profile) != 0;
+	q->last_ls = -1;
+	marked = imap_get(&q->profiles, (uint64_t)profile) != 0;
+	while ((rc = sblock_dec_next(d, q->err)) == 1) {
+		b = d->bucket;
+		if (b < q->lo || b > q->hi)
+			continue;
+		if (col >= 0 && d->v[col] == 0)
+			continue;
+		if (q->f->nlabels > 0 && !sel_label_ok(q, d->ls))
+			continue;
+		if (!marked) {
+			sel_profile(q, profile);
+			marked = 1;
+		}
+		if (sel_rolled(q, scope, b, b))
+			continue;
+		if (col >= 0) {
+			sel_value(q, q->metric, d->ls, d->cs, b, d->v[col]);
+			continue;
+		}
+		for (c = 0; c < d->ncols; c++)
+			if ((v = d->v[c]) != 0)
+				sel_value(q, (int64_t)d->cols[c].tag, d->ls,
+				    d->cs, b, v);
+	}
+	return rc;
+}
+
+static int
+sel_blocks(struct sel *q)
+{
+	struct imap seen = { 0 };
+	sqlite3_stmt *st;
+	size_t i;
+	int rc = SQLITE_DONE, r = 0;
+
+	if (q->f->nprofiles > 0) {
+		st = q->s->sb[SB_BLOCKS_PROFILE];
+		for (i = 0; i < q->f->nprofiles && r == 0; i++) {
+			int64_t p = q->f->profiles[i];
+
+			if (imap_get(&seen, (uint64_t)p))
+				continue;
+			imap_put(&seen, (uint64_t)p, 1);
+			sqlite3_bind_int64(st, 1, p);
+			while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+				int64_t scope = sqlite3_column_int64(st, 6);
+
+				if (imap_get(&q->scopeset, (uint64_t)scope))
+					r = sel_block(q, st, 0);
+			}
+			sqlite3_reset(st);
+			if (r == 0 && rc != SQLITE_DONE)
+				break;
+		}
+		imap_clear(&seen);
+	} else {
+		st = q->s->sb[SB_BLOCKS_SCOPE];
+		for (i = 0; i < q->nscopes && r == 0; i++) {
+			sqlite3_bind_int64(st, 1, q->scopes[i]);
+			sqlite3_bind_int64(st, 2, q->lo);
+			sqlite3_bind_int64(st, 3, q->hi);
+			while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW)
+				r = sel_block(q, st, q->scopes[i]);
+			sqlite3_reset(st);
+			if (r == 0 && rc != SQLITE_DONE)
+				break;
+		}
+	}
+	if (r == -1)
+		return -1;
+	return rc == SQLITE_DONE ? 0 : store_fail(q->s, q->err,
+	    "reading sample values");
+}
+
+/* The rollup windows of a span with start in [from, to]; the starts of
+ * those without a rollup are added to marked. */
+static int
+sel_windows(struct sel *q, int64_t scope, int64_t span, int64_t from,
+    int64_t to, int64_t **marked, size_t *nmarked)
+{
+	sqlite3_stmt *st = q->s->sb[SB_ROLLUPS];
+	struct sblock_dec *d = &q->dec;
+	size_t c, np, *cc = NULL, *vc = NULL;
+	int64_t start, *metric = NULL;
+	int rc, r = 0, k;
+
+	if (from > to)
+		return 0;
+	sqlite3_bind_int64(st, 1, scope);
+	sqlite3_bind_int64(st, 2, span);
+	sqlite3_bind_int64(st, 3, from);
+	sqlite3_bind_int64(st, 4, to);
+	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		start = sqlite3_column_int64(st, 1);
+		if (sqlite3_column_int64(st, 3) < 0) {
+			*marked = xreallocarray(*marked, *nmarked + 1,
+			    sizeof **marked);
+			(*marked)[(*nmarked)++] = start;
+			continue;
+		}
+		if ((r = sblock_dec_open(d, sqlite3_column_blob(st, 2),
+		    (size_t)sqlite3_column_bytes(st, 2), start, "rollup",
+		    sqlite3_column_int64(st, 0), q->err)) == -1)
+			break;
+		/* The (count, value) column pairs wanted. */
+		cc = xreallocarray(cc, d->ncols ? d->ncols : 1, sizeof *cc);
+		vc = xreallocarray(vc, d->ncols ? d->ncols : 1, sizeof *vc);
+		metric = xreallocarray(metric, d->ncols ? d->ncols : 1,
+		    sizeof *metric);
+		np = 0;
+		for (c = 0; c < d->ncols; c++) {
+			uint64_t tag = d->cols[c].tag;
+
+			if ((tag & 1) != 0 || (q->metric != 0 &&
+			    tag != store_count_tag((uint64_t)q->metric)))
+				continue;
+			if ((k = sblock_dec_col(d, tag + 1)) < 0)
+				continue;
+			cc[np] = c;
+			vc[np] = (size_t)k;
+			metric[np++] = (int64_t)(tag / 2);
+			sblock_dec_want(d, (int)c);
+			sblock_dec_want(d, k);
+		}
+		if (np == 0)
+			continue;
+		q->s->rollups_read++;
+		while ((r = sblock_dec_next(d, q->err)) == 1)
+			for (c = 0; c < np; c++)
+				if (d->v[cc[c]] != 0)
+					sel_value(q, metric[c], d->ls, d->cs,
+					    start, d->v[vc[c]]);
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	free(cc);
+	free(vc);
+	free(metric);
+	if (r == -1)
+		return -1;
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 :
+	    store_fail(q->s, q->err, "reading rollups");
+}
+
+static int
+sel_rollups(struct sel *q)
+{
+	int64_t hour = store_spans[0], day = store_spans[STORE_NSPANS - 1];
+	int64_t *days = NULL, *hours = NULL, sc;
+	size_t i, k, nd, nh;
+	int rc = 0;
+
+	if (!q->rollups)
+		return 0;
+	for (i = 0; i < q->nscopes && rc == 0; i++) {
+		sc = q->scopes[i];
+		nd = nh = 0;
+		if (q->dlo > q->dhi)
+			rc = sel_windows(q, sc, hour, q->hlo, q->hhi - hour + 1,
+			    &hours, &nh);
+		else if ((rc = sel_windows(q, sc, day, q->dlo,
+		    q->dhi - day + 1, &days, &nd)) == 0 &&
+		    (rc = sel_windows(q, sc, hour, q->hlo, q->dlo - hour,
+		    &hours, &nh)) == 0)
+			rc = sel_windows(q, sc, hour, q->dhi + 1,
+			    q->hhi - hour + 1, &hours, &nh);
+		/* Days without a rollup: their hours. */
+		for (k = 0; k < nd && rc == 0; k++)
+			rc = sel_windows(q, sc, hour, days[k],
+			    days[k] + day - hour, &hours, &nh);
+		/* Hours without one: the blocks. */
+		for (k = 0; k < nh; k++) {
+			q->holes = xreallocarray(q->holes, q->nholes + 1,
+			    sizeof *q->holes);
+			q->holes[q->nholes].scope = sc;
+			q->holes[q->nholes].lo = hours[k];
+			q->holes[q->nholes++].hi = hours[k] + hour - 1;
+		}
+	}
+	free(days);
+	free(hours);
+	return rc;
+}
+
+/* Rollups and blocks are read in one read transaction, so that they
+ * come from the same commit of the store. */
+static int
+sel_run(struct sel *q)
+{
+	int own, rc;
+
+	if (q->lo > q->hi)
+		return 0;
+	if ((own = sqlite3_get_autocommit(q->s->db)) &&
+	    store_step_done(q->s, q->s->sb[SB_READ_BEGIN], q->err, "begin") == -1)
+		return -1;
+	rc = sel_rollups(q) == -1 || sel_blocks(q) == -1 ? -1 : 0;
+	if (own && store_step_done(q->s, q->s->sb[SB_READ_END], q->err, "end") == -1)
+		rc = -1;
+	return rc;
+}
+
+/* A read planned and run; on failure nothing is left to clear. */
+static int
+sel_collect(struct sel *q, struct store *s, const struct store_filter *f,
+    enum sel_mode mode, struct error *err)
+{
+	if (sel_init(q, s, f, mode, err) == -1 || sel_run(q) == -1) {
+		sel_clear(q);
+		return -1;
+	}
+	return 0;
+}
+
+int
+store_select_values(struct store *s, const struct store_filter *f,
+    struct store_cs_value **out, size_t *n, int64_t *nprofiles,
+    struct error *err)
+{
+	struct sel q;
+	struct store_cs_value *v;
+	size_t i;
+
+	*out = NULL;
+	*n = 0;
+	*nprofiles = 0;
+	if (sel_collect(&q, s, f, SEL_VALUES, err) == -1)
+		return -1;
+	q.nkv = kv_sort_merge(q.kv, q.nkv);
+	v = xcalloc(q.nkv ? q.nkv : 1, sizeof *v);
+	for (i = 0; i < q.nkv; i++) {
+		v[i].callsite = (int64_t)q.kv[i].k;
+		v[i].value = q.kv[i].v;
+	}
+	*out = v;
+	*n = q.nkv;
+	*nprofiles = (int64_t)q.profiles.n;
+	sel_clear(&q);
+	return 0;
+}
+
+int
+store_select_buckets(struct store *s, const struct store_filter *f,
+    struct store_bucket_value **out, size_t *n, struct error *err)
+{
+	struct sel q;
+	struct store_bucket_value *v;
+	size_t i;
+
+	*out = NULL;
+	*n = 0;
+	if (sel_collect(&q, s, f, SEL_BUCKETS, err) == -1)
+		return -1;
+	srows_sort_merge(&q.acc);
+	v = xcalloc(q.acc.n ? q.acc.n : 1, sizeof *v);
+	for (i = 0; i < q.acc.n; i++) {
+		v[i].bucket = q.acc.ls[i];
+		v[i].callsite = q.acc.cs[i];
+		v[i].value = q.acc.v[i];
+	}
+	*out = v;
+	*n = q.acc.n;
+	sel_clear(&q);
+	return 0;
+}
+
+struct ptime {
+	int64_t time, id;
+};
+
+static int
+ptime_cmp(const void *a, const void *b)
+{
+	const struct ptime *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int
+store_select_all(struct store *s, const struct store_filter *f,
+    struct store_export_value **out, size_t *n, int64_t **profiles,
+    size_t *nprofiles, struct error *err)
+{
+	sqlite3_stmt *st = s->sb[SB_PROFILE_TIME];
+	struct sel q;
+	struct store_export_value *v;
+	struct ptime *pt = NULL;
+	int64_t *ids;
+	size_t i, np = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	*profiles = NULL;
+	*nprofiles = 0;
+	if (sel_collect(&q, s, f, SEL_ALL, err) == -1)
+		return -1;
+	/* The profiles, oldest first. */
+	pt = xcalloc(q.profiles.n ? q.profiles.n : 1, sizeof *pt);
+	for (i = 0; i < q.profiles.cap; i++) {
+		const struct imap_slot *sl = &q.profiles.slots[i];
+
+		if (sl->value == 0)
+			continue;
+		pt[np].id = (int64_t)sl->key;
+		sqlite3_bind_int64(st, 1, pt[np].id);
+		rc = sqlite3_step(st);
+		pt[np].time = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) :
+		    0;
+		sqlite3_reset(st);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+			free(pt);
+			sel_clear(&q);
+			return store_fail(s, err, "reading profiles");
+		}
+		np++;
+	}
+	if (np > 0)
+		qsort(pt, np, sizeof *pt, ptime_cmp);
+	ids = xcalloc(np ? np : 1, sizeof *ids);
+	for (i = 0; i < np; i++)
+		ids[i] = pt[i].id;
+	free(pt);
+	srows_sort_merge(&q.acc);
+	v = xcalloc(q.acc.n ? q.acc.n : 1, sizeof *v);
+	for (i = 0; i < q.acc.n; i++) {
+		v[i].callsite = q.acc.ls[i];
+		v[i].labelset = q.acc.cs[i];
+		v[i].metric = q.acc.bucket[i];
+		v[i].value = q.acc.v[i];
+	}
+	*out = v;
+	*n = q.acc.n;
+	*profiles = ids;
+	*nprofiles = np;
+	sel_clear(&q);
+	return 0;
+}

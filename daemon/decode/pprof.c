@@ -29,6 +29,7 @@
 #include "pb.h"
 #include "pprof.h"
 #include "rx.h"
+#include "stream.h"
 #include "util.h"
 
 /* Field numbers of Profile. */
@@ -1572,6 +1573,23 @@ pprof_decode(const uint8_t *data, size_t len, const struct limits *lim,
 		r = 0;
 	pprof_free(&p);
 	return r;
+}
+
+/* pprof is one message whose string table comes last: read it whole,
+ * bounded by the inflated-size limit. */
+int
+pprof_decode_stream(struct stream *in, const struct decode_opts *opts,
+    const struct limits *limits, const struct sink *sink, struct error *err)
+{
+	uint8_t *data;
+	size_t len;
+	int rc;
+
+	if (stream_slurp(in, limits->max_inflated, &data, &len, err) == -1)
+		return -1;
+	rc = pprof_decode(data, len, limits, sink, err);
+	free(data);
+	return rc;
 }
 
 /* Is the first tag a Profile field with its wire type? */

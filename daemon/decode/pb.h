@@ -49,4 +49,51 @@ int pb_repeated_varint(const struct pb *, const struct pb_field *,
     int (*fn)(void *, uint64_t), void *arg, const char *what,
     struct error *);
 
+/* ---- a decoder's field loops ----
+ *
+ * What pprof and Perfetto share on top of the cursor.  Errors read
+ * "NAME: WHAT at byte N: why", NAME the decoder's and N counted from the
+ * start of its input: base is where the buffer the cursors walk begins
+ * in it (Perfetto's packet; 0 for pprof's one message).  bad is set when
+ * the error is the input's fault (not a limit's or the sink's). */
+struct pb_dec {
+	const char	*name;		/* "pprof", "perfetto" */
+	uint64_t	 base;
+	struct error	*err;
+	int		 bad;
+};
+
+/* The values of a repeated varint field. */
+struct pb_u64s {
+	uint64_t	*v;
+	size_t		 n, cap;
+};
+
+int pb_u64s_add(void *a, uint64_t v);
+
+/* Always -1: err "NAME: WHAT at byte base+off: why" (bad set). */
+int pb_dec_fail(struct pb_dec *, enum error_kind, const char *what,
+    uint64_t off, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* A wire error of pb's (its offsets from the buffer's start) as this
+ * decoder's: "NAME: WHAT: why" ("NAME: why" if what is NULL), offsets
+ * made absolute. */
+int pb_dec_wire(struct pb_dec *, const struct error *pe, const char *what);
+/* pb_next with the decoder's errors. */
+int pb_dec_next(struct pb_dec *, struct pb *, struct pb_field *,
+    const char *what);
+/* 0 if f has wire type wt, else -1 naming the field and both types. */
+int pb_dec_want(struct pb_dec *, const struct pb_field *, enum pb_wire wt,
+    const char *what);
+/* A varint field's value, or -1 if f is not a varint. */
+int pb_dec_u64(struct pb_dec *, const struct pb_field *, const char *what,
+    uint64_t *v);
+int pb_dec_i64(struct pb_dec *, const struct pb_field *, const char *what,
+    int64_t *v);
+/* Append the values of a repeated varint field (packed or not) to a. */
+int pb_dec_repeated(struct pb_dec *, const struct pb *,
+    const struct pb_field *, struct pb_u64s *a, const char *what);
+/* "a varint", "length-delimited", ... for messages. */
+const char *pb_wire_name(enum pb_wire);
+
 #endif

@@ -191,11 +191,6 @@ struct pft_ent {
 	} u;
 };
 
-struct pft_u64s {
-	uint64_t	*v;
-	size_t		 n, cap;
-};
-
 enum pft_state {
 	PS_NONE,		/* no clear seen yet */
 	PS_VALID,		/* cleared, nothing lost since */
@@ -214,7 +209,7 @@ struct pft_seq {
 	struct pft_ent	*ents;
 	size_t		 nents, entcap;
 	struct buf	 bytes;
-	struct pft_u64s	 ids;
+	struct pb_u64s	 ids;
 	size_t		 mem;		/* bytes accounted to the state */
 
 	/* The sequence's thread (a TrackDescriptor or ThreadDescriptor). */
@@ -265,10 +260,8 @@ struct pft {
 	const struct sink	*sink;
 	const struct limits	*limits;
 	struct error		*err;
-	struct error		 pe;	/* pb errors, rebased into err */
-	uint64_t		 pkt_off;	/* stream offset of packet */
+	struct pb_dec		 pd;	/* base: stream offset of packet */
 	uint64_t		 flags;		/* of the current packet */
-	int			 bad;		/* err is the input's fault */
 	int64_t			 pkt_ts;
 	int			 has_ts;
 
@@ -302,7 +295,7 @@ struct pft {
 	int64_t			*stackbuf;
 	size_t			 stackcap;
 	/* Scratch repeated fields: u1, u2 of samples, u3 of callstacks. */
-	struct pft_u64s		 u1, u2, u3;
+	struct pb_u64s		 u1, u2, u3;
 	struct pb_field		*fields;	/* scratch: followers */
 	size_t			 nfields, fieldcap;
 
@@ -319,114 +312,6 @@ struct pft {
 	uint64_t		 counts[PC_N];
 	enum pft_kind		 unknown;	/* of the last failed lookup */
 };
-
-/* ---- errors ---- */
-
-static int
-pft_bad(struct pft *d, uint64_t off, const char *what, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-/* ERR_INPUT "perfetto: <what> at byte <off>: <why>", off within the
- * current packet. */
-static int
-pft_bad(struct pft *d, uint64_t off, const char *what, const char *fmt, ...)
-{
-	char why[384];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof why, fmt, ap);
-	va_end(ap);
-	d->bad = 1;
-	return error_set(d->err, ERR_INPUT, "perfetto: %s at byte %llu: %s",
-	    what, (unsigned long long)(d->pkt_off + off), why);
-}
-
-/* pb names bytes from the start of the packet it was given; the stream
- * offset of the packet makes them absolute, so they are rewritten. */
-static int
-pft_pberr(struct pft *d, const char *what)
-{
-	char out[sizeof d->err->msg];
-	const char *p = d->pe.msg;
-	size_t n = 0;
-	unsigned long long v;
-	char *end;
-
-	while (*p != '\0' && n + 24 < sizeof out) {
-		if (strncmp(p, "byte ", 5) == 0 && p[5] >= '0' && p[5] <= '9') {
-			v = strtoull(p + 5, &end, 10);
-			n += (size_t)snprintf(out + n, sizeof out - n,
-			    "byte %llu", v + (unsigned long long)d->pkt_off);
-			p = end;
-			continue;
-		}
-		out[n++] = *p++;
-	}
-	out[n] = '\0';
-	d->bad = 1;
-	return error_set(d->err, d->pe.kind != ERR_NONE ? d->pe.kind :
-	    ERR_INPUT, "perfetto: %s: %s", what, out);
-}
-
-static const char *
-pft_wire_name(enum pb_wire wt)
-{
-	switch (wt) {
-	case PB_VARINT:
-		return "a varint";
-	case PB_FIXED64:
-		return "fixed64";
-	case PB_LEN:
-		return "length-delimited";
-	case PB_FIXED32:
-		return "fixed32";
-	}
-	return "?";
-}
-
-static int
-pft_want(struct pft *d, const struct pb_field *f, enum pb_wire wt,
-    const char *what)
-{
-	if (f->wt == wt)
-		return 0;
-	return pft_bad(d, f->off, what, "field %u has wire type %u, expected "
-	    "%s", f->num, (unsigned)f->wt, pft_wire_name(wt));
-}
-
-/* pb_next, with its errors made absolute. */
-static int
-pft_next(struct pft *d, struct pb *c, struct pb_field *f, const char *what)
-{
-	int r = pb_next(c, f, &d->pe);
-
-	if (r == -1)
-		return pft_pberr(d, what);
-	return r;
-}
-
-static int
-pft_u64s_add(void *arg, uint64_t v)
-{
-	struct pft_u64s *a = arg;
-
-	if (a->n == a->cap) {
-		a->cap = a->cap ? a->cap * 2 : 64;
-		a->v = xreallocarray(a->v, a->cap, sizeof *a->v);
-	}
-	a->v[a->n++] = v;
-	return 0;
-}
-
-static int
-pft_repeated(struct pft *d, const struct pb *c, const struct pb_field *f,
-    struct pft_u64s *a, const char *what)
-{
-	if (pb_repeated_varint(c, f, pft_u64s_add, a, what, &d->pe) == -1)
-		return pft_pberr(d, what);
-	return 0;
-}
 
 /* ---- metrics ---- */
 
@@ -446,7 +331,7 @@ pft_metric(struct pft *d, struct mstr type, struct mstr unit, int *idx)
 	if (d->nmetrics == PFT_MAX_METRICS)
 		return error_set(d->err, ERR_TOO_LARGE, "perfetto: more than "
 		    "%d distinct counters (limit) at byte %llu",
-		    PFT_MAX_METRICS, (unsigned long long)d->pkt_off);
+		    PFT_MAX_METRICS, (unsigned long long)d->pd.base);
 	if (d->sink->metric(d->sink->ctx, type, unit, d->err) == -1)
 		return -1;
 	hmap_put(&d->metrics, d->key.p, d->key.n, (int64_t)d->nmetrics + 1);
@@ -508,8 +393,9 @@ pft_add_weight(struct pft *d, int idx, uint64_t weight, uint64_t mult,
 
 	if (__builtin_mul_overflow(weight, mult, &w) || w > INT64_MAX ||
 	    __builtin_add_overflow(d->values[idx], (int64_t)w, &sum))
-		return pft_bad(d, off, what, "weight %llu x %llu overflows",
-		    (unsigned long long)weight, (unsigned long long)mult);
+		return pb_dec_fail(&d->pd, ERR_INPUT, what, off,
+		    "weight %llu x %llu overflows", (unsigned long long)weight,
+		    (unsigned long long)mult);
 	d->values[idx] = sum;
 	return 0;
 }
@@ -567,7 +453,7 @@ pft_seq_get(struct pft *d, uint32_t id, struct pft_seq **out)
 	if (d->nseqs == PFT_MAX_SEQUENCES)
 		return error_set(d->err, ERR_TOO_LARGE, "perfetto: more than "
 		    "%d packet sequences (limit) at byte %llu",
-		    PFT_MAX_SEQUENCES, (unsigned long long)d->pkt_off);
+		    PFT_MAX_SEQUENCES, (unsigned long long)d->pd.base);
 	s = xcalloc(1, sizeof *s);
 	s->id = id;
 	d->seqs = xreallocarray(d->seqs, d->nseqs + 1, sizeof *d->seqs);
@@ -585,7 +471,7 @@ pft_account(struct pft *d, struct pft_seq *s, size_t bytes, uint64_t off)
 	if (d->statemem > PFT_MAX_STATE)
 		return error_set(d->err, ERR_TOO_LARGE, "perfetto: interned "
 		    "state passes %u bytes (limit) at byte %llu", PFT_MAX_STATE,
-		    (unsigned long long)(d->pkt_off + off));
+		    (unsigned long long)(d->pd.base + off));
 	return 0;
 }
 
@@ -652,7 +538,7 @@ pft_put(struct pft *d, struct pft_seq *s, enum pft_kind k, uint64_t iid,
 		return error_set(d->err, ERR_TOO_LARGE, "perfetto: sequence %u "
 		    "interns more than %u entries (limit) at byte %llu", s->id,
 		    d->limits->max_strings,
-		    (unsigned long long)(d->pkt_off + off));
+		    (unsigned long long)(d->pd.base + off));
 	if (s->nents == s->entcap) {
 		s->entcap = s->entcap ? s->entcap * 2 : 64;
 		s->ents = xreallocarray(s->ents, s->entcap, sizeof *s->ents);
@@ -693,13 +579,15 @@ pft_intern_string(struct pft *d, struct pft_seq *s, enum pft_kind k,
 
 	memset(&e, 0, sizeof e);
 	pb_sub(c, f, &sub);
-	while ((r = pft_next(d, &sub, &g, "InternedString")) == 1) {
+	while ((r = pb_dec_next(&d->pd, &sub, &g, "InternedString")) == 1) {
 		if (g.num == 1) {
-			if (pft_want(d, &g, PB_VARINT, "InternedString") == -1)
+			if (pb_dec_want(&d->pd, &g, PB_VARINT,
+			    "InternedString") == -1)
 				return -1;
 			iid = g.v;
 		} else if (g.num == 2) {
-			if (pft_want(d, &g, PB_LEN, "InternedString") == -1)
+			if (pb_dec_want(&d->pd, &g, PB_LEN,
+			    "InternedString") == -1)
 				return -1;
 			str = (struct mstr){ (const char *)g.data, g.len };
 		}
@@ -709,7 +597,7 @@ pft_intern_string(struct pft *d, struct pft_seq *s, enum pft_kind k,
 	if (str.n > d->limits->max_string_len)
 		return error_set(d->err, ERR_TOO_LARGE, "perfetto: interned "
 		    "string at byte %llu has %zu bytes (limit %u)",
-		    (unsigned long long)(d->pkt_off + f->off), str.n,
+		    (unsigned long long)(d->pd.base + f->off), str.n,
 		    d->limits->max_string_len);
 	if (iid == 0)
 		return 0;
@@ -730,10 +618,10 @@ pft_varints(struct pft *d, const struct pb *c, const struct pb_field *f,
 	int r;
 
 	pb_sub(c, f, &sub);
-	while ((r = pft_next(d, &sub, &g, what)) == 1) {
+	while ((r = pb_dec_next(&d->pd, &sub, &g, what)) == 1) {
 		if (g.num > max)
 			continue;
-		if (pft_want(d, &g, PB_VARINT, what) == -1)
+		if (pb_dec_want(&d->pd, &g, PB_VARINT, what) == -1)
 			return -1;
 		v[g.num] = g.v;
 		*has |= 1u << g.num;
@@ -815,15 +703,16 @@ pft_intern_ids(struct pft *d, struct pft_seq *s, enum pft_kind k,
 
 	memset(&e, 0, sizeof e);
 	pb_sub(c, f, &sub);
-	while ((r = pft_next(d, &sub, &g, what)) == 1) {
+	while ((r = pb_dec_next(&d->pd, &sub, &g, what)) == 1) {
 		if (g.num == idsnum) {
-			if (pft_repeated(d, &sub, &g, &s->ids, what) == -1)
+			if (pb_dec_repeated(&d->pd, &sub, &g, &s->ids,
+			    what) == -1)
 				return -1;
 			continue;
 		}
 		if (g.num >= NITEMS(v))
 			continue;
-		if (pft_want(d, &g, PB_VARINT, what) == -1)
+		if (pb_dec_want(&d->pd, &g, PB_VARINT, what) == -1)
 			return -1;
 		v[g.num] = g.v;
 	}
@@ -862,12 +751,13 @@ pft_counter_parse(struct pft *d, const struct pb *c, const struct pb_field *f,
 	out->mult = 1;
 	*iid = 0;
 	pb_sub(c, f, &sub);
-	while ((r = pft_next(d, &sub, &g, "CounterDescriptor")) == 1) {
+	while ((r = pb_dec_next(&d->pd, &sub, &g, "CounterDescriptor")) == 1) {
 		switch (g.num) {
 		case 1:
 		case 3:
 		case 5:
-			if (pft_want(d, &g, PB_VARINT, "CounterDescriptor") ==
+			if (pb_dec_want(&d->pd, &g, PB_VARINT,
+			    "CounterDescriptor") ==
 			    -1)
 				return -1;
 			if (g.num == 1)
@@ -880,7 +770,8 @@ pft_counter_parse(struct pft *d, const struct pb *c, const struct pb_field *f,
 			break;
 		case 2:
 		case 4:
-			if (pft_want(d, &g, PB_LEN, "CounterDescriptor") == -1)
+			if (pb_dec_want(&d->pd, &g, PB_LEN,
+			    "CounterDescriptor") == -1)
 				return -1;
 			if (g.num == 2)
 				out->name = (struct mstr){
@@ -932,7 +823,7 @@ pft_interned(struct pft *d, struct pft_seq *s, const struct pb *c,
 	int r, rc;
 
 	pb_sub(c, f, &sub);
-	while ((r = pft_next(d, &sub, &g, "InternedData")) == 1) {
+	while ((r = pb_dec_next(&d->pd, &sub, &g, "InternedData")) == 1) {
 		switch (g.num) {
 		case 5:
 		case 6:
@@ -954,7 +845,7 @@ pft_interned(struct pft *d, struct pft_seq *s, const struct pb *c,
 		default:
 			continue;
 		}
-		if (pft_want(d, &g, PB_LEN, "InternedData") == -1)
+		if (pb_dec_want(&d->pd, &g, PB_LEN, "InternedData") == -1)
 			return -1;
 		switch (g.num >= 2000 ? g.num - 2000 + 48 : g.num) {
 		case 5:
@@ -1042,7 +933,7 @@ pft_tracepoint(struct pft *d, const struct pb *c, const struct pb_field *f,
 	int r;
 
 	pb_sub(c, f, &sub);
-	while ((r = pft_next(d, &sub, &g, "Tracepoint")) == 1)
+	while ((r = pb_dec_next(&d->pd, &sub, &g, "Tracepoint")) == 1)
 		if (g.num == 1 && g.wt == PB_LEN)
 			*name = (struct mstr){ (const char *)g.data, g.len };
 	return r;
@@ -1061,19 +952,22 @@ pft_defaults(struct pft *d, struct pft_seq *s, const struct pb *c,
 	int r;
 
 	pb_sub(c, f, &sub);
-	while ((r = pft_next(d, &sub, &g, "TracePacketDefaults")) == 1) {
+	while ((r = pb_dec_next(&d->pd, &sub, &g,
+	    "TracePacketDefaults")) == 1) {
 		if (g.num != 12)
 			continue;
-		if (pft_want(d, &g, PB_LEN, "PerfSampleDefaults") == -1)
+		if (pb_dec_want(&d->pd, &g, PB_LEN, "PerfSampleDefaults") == -1)
 			return -1;
 		pb_sub(&sub, &g, &psd);
-		while ((r = pft_next(d, &psd, &h, "PerfSampleDefaults")) == 1) {
+		while ((r = pb_dec_next(&d->pd, &psd, &h,
+		    "PerfSampleDefaults")) == 1) {
 			if (h.num != 1)
 				continue;
-			if (pft_want(d, &h, PB_LEN, "Timebase") == -1)
+			if (pb_dec_want(&d->pd, &h, PB_LEN, "Timebase") == -1)
 				return -1;
 			pb_sub(&psd, &h, &tb);
-			while ((r = pft_next(d, &tb, &t, "Timebase")) == 1) {
+			while ((r = pb_dec_next(&d->pd, &tb, &t,
+			    "Timebase")) == 1) {
 				if (t.num == 10 && t.wt == PB_LEN)
 					name = (struct mstr){
 					    (const char *)t.data, t.len };
@@ -1158,7 +1052,7 @@ pft_process(struct pft *d, const struct pb *c, const struct pb_field *f,
 	int r, has_pid = 0, ncmd = 0;
 
 	pb_sub(c, f, &sub);
-	while ((r = pft_next(d, &sub, &g, what)) == 1) {
+	while ((r = pb_dec_next(&d->pd, &sub, &g, what)) == 1) {
 		if (g.num == 1 && g.wt == PB_VARINT) {
 			pid = g.v;
 			has_pid = 1;
@@ -1188,7 +1082,7 @@ pft_thread(struct pft *d, struct pft_seq *s, const struct pb *c,
 	int r, has_tid = 0, has_pid = tgid_dflt != 0;
 
 	pb_sub(c, f, &sub);
-	while ((r = pft_next(d, &sub, &g, "Thread")) == 1) {
+	while ((r = pb_dec_next(&d->pd, &sub, &g, "Thread")) == 1) {
 		if (g.wt == PB_VARINT && g.num == (descriptor ? 2u : 1u)) {
 			tid = (uint64_t)(int32_t)g.v;
 			has_tid = 1;
@@ -1220,7 +1114,7 @@ pft_process_tree(struct pft *d, const struct pb *c, const struct pb_field *f)
 	int r;
 
 	pb_sub(c, f, &sub);
-	while ((r = pft_next(d, &sub, &g, "ProcessTree")) == 1) {
+	while ((r = pb_dec_next(&d->pd, &sub, &g, "ProcessTree")) == 1) {
 		if (g.num == 1 && g.wt == PB_LEN) {
 			uint64_t pid = 0;
 
@@ -1229,11 +1123,13 @@ pft_process_tree(struct pft *d, const struct pb *c, const struct pb_field *f)
 				return -1;
 			/* threads_deprecated (4) belong to this process. */
 			pb_sub(&sub, &g, &ps);
-			while ((r = pft_next(d, &ps, &h, "Process")) == 1)
+			while ((r = pb_dec_next(&d->pd, &ps, &h,
+			    "Process")) == 1)
 				if (h.num == 1 && h.wt == PB_VARINT)
 					pid = (uint64_t)(int32_t)h.v;
 			pb_sub(&sub, &g, &ps);
-			while ((r = pft_next(d, &ps, &h, "Process")) == 1)
+			while ((r = pb_dec_next(&d->pd, &ps, &h,
+			    "Process")) == 1)
 				if (h.num == 4 && h.wt == PB_LEN &&
 				    pft_thread(d, NULL, &ps, &h, 0, pid) == -1)
 					return -1;
@@ -1256,7 +1152,7 @@ pft_track_descriptor(struct pft *d, struct pft_seq *s, const struct pb *c,
 	int r;
 
 	pb_sub(c, f, &sub);
-	while ((r = pft_next(d, &sub, &g, "TrackDescriptor")) == 1) {
+	while ((r = pb_dec_next(&d->pd, &sub, &g, "TrackDescriptor")) == 1) {
 		if (g.num == 3 && g.wt == PB_LEN) {
 			if (pft_process(d, &sub, &g, 2, "ProcessDescriptor") ==
 			    -1)
@@ -1449,7 +1345,7 @@ pft_stack_push(struct pft *d, size_t n, int64_t id, uint64_t off)
 	if (n >= d->limits->max_stack_depth)
 		return error_set(d->err, ERR_TOO_LARGE, "perfetto: callstack "
 		    "at byte %llu has more than %u frames (limit)",
-		    (unsigned long long)(d->pkt_off + off),
+		    (unsigned long long)(d->pd.base + off),
 		    d->limits->max_stack_depth);
 	if (n == d->stackcap) {
 		d->stackcap = d->stackcap ? d->stackcap * 2 : 64;
@@ -1532,9 +1428,11 @@ pft_inline_frame(struct pft *d, const struct pb *c, const struct pb_field *f,
 	int r;
 
 	pb_sub(c, f, &sub);
-	while ((r = pft_next(d, &sub, &g, "InlineCallstack.Frame")) == 1) {
+	while ((r = pb_dec_next(&d->pd, &sub, &g,
+	    "InlineCallstack.Frame")) == 1) {
 		if (g.num == 1 || g.num == 2) {
-			if (pft_want(d, &g, PB_LEN, "InlineCallstack.Frame") ==
+			if (pb_dec_want(&d->pd, &g, PB_LEN,
+			    "InlineCallstack.Frame") ==
 			    -1)
 				return -1;
 			if (g.num == 1)
@@ -1544,7 +1442,7 @@ pft_inline_frame(struct pft *d, const struct pb *c, const struct pb_field *f,
 				file = (struct mstr){ (const char *)g.data,
 				    g.len };
 		} else if (g.num == 3) {
-			if (pft_want(d, &g, PB_VARINT,
+			if (pb_dec_want(&d->pd, &g, PB_VARINT,
 			    "InlineCallstack.Frame") == -1)
 				return -1;
 			line = (int64_t)(uint32_t)g.v;
@@ -1571,14 +1469,15 @@ pft_inline_callstack(struct pft *d, struct pft_seq *s, const struct pb *c,
 	int r, rc;
 
 	pb_sub(c, f, &sub);
-	while ((r = pft_next(d, &sub, &g, "StackSample.callstack")) == 1) {
+	while ((r = pb_dec_next(&d->pd, &sub, &g,
+	    "StackSample.callstack")) == 1) {
 		if (g.num == 1 && g.wt == PB_LEN) {
 			if (pft_inline_frame(d, &sub, &g, &id) == -1 ||
 			    pft_stack_push(d, n++, id, g.off) == -1)
 				return -1;
 		} else if (g.num == 2) {
 			d->u3.n = 0;
-			if (pft_repeated(d, &sub, &g, &d->u3,
+			if (pb_dec_repeated(&d->pd, &sub, &g, &d->u3,
 			    "Callstack.frame_ids") == -1)
 				return -1;
 			for (i = 0; i < d->u3.n; i++) {
@@ -1589,7 +1488,8 @@ pft_inline_callstack(struct pft *d, struct pft_seq *s, const struct pb *c,
 					return -1;
 			}
 		} else if (g.num == 1 && g.wt != PB_VARINT)
-			return pft_want(d, &g, PB_LEN, "StackSample.callstack");
+			return pb_dec_want(&d->pd, &g, PB_LEN,
+			    "StackSample.callstack");
 	}
 	if (r == -1)
 		return -1;
@@ -1848,7 +1748,7 @@ pft_stack_sample(struct pft *d, struct pft_seq *s, const struct pb *c,
 	d->nfields = 0;
 	d->u1.n = d->u2.n = 0;
 	pb_sub(c, f, &sub);
-	while ((r = pft_next(d, &sub, &g, what)) == 1) {
+	while ((r = pb_dec_next(&d->pd, &sub, &g, what)) == 1) {
 		switch (g.num) {
 		case 1:
 		case 3:
@@ -1856,7 +1756,7 @@ pft_stack_sample(struct pft *d, struct pft_seq *s, const struct pb *c,
 		case 7:
 		case 9:
 		case 12:
-			if (pft_want(d, &g, PB_LEN, what) == -1)
+			if (pb_dec_want(&d->pd, &g, PB_LEN, what) == -1)
 				return -1;
 			break;
 		case 2:
@@ -1865,7 +1765,7 @@ pft_stack_sample(struct pft *d, struct pft_seq *s, const struct pb *c,
 		case 8:
 		case 10:
 		case 11:
-			if (pft_want(d, &g, PB_VARINT, what) == -1)
+			if (pb_dec_want(&d->pd, &g, PB_VARINT, what) == -1)
 				return -1;
 			break;
 		default:
@@ -1923,12 +1823,12 @@ pft_stack_sample(struct pft *d, struct pft_seq *s, const struct pb *c,
 			d->fields[d->nfields++] = g;
 			break;
 		case 13:
-			if (pft_repeated(d, &sub, &g, &d->u1,
+			if (pb_dec_repeated(&d->pd, &sub, &g, &d->u1,
 			    "StackSample.follower_descriptor_iids") == -1)
 				return -1;
 			break;
 		case 14:
-			if (pft_repeated(d, &sub, &g, &d->u2,
+			if (pb_dec_repeated(&d->pd, &sub, &g, &d->u2,
 			    "StackSample.follower_weights") == -1)
 				return -1;
 			break;
@@ -1994,8 +1894,9 @@ pft_stack_sample(struct pft *d, struct pft_seq *s, const struct pb *c,
 	 * that an unresolved sample leaves d->values clean. */
 	nfollow = d->nfields + d->u1.n;
 	if (d->u2.n != nfollow)
-		return pft_bad(d, f->off, what, "%zu follower_weights for %zu "
-		    "follower descriptors", d->u2.n, nfollow);
+		return pb_dec_fail(&d->pd, ERR_INPUT, what, f->off,
+		    "%zu follower_weights for %zu follower descriptors",
+		    d->u2.n, nfollow);
 	if (has_prim == 2 && prim_iid != 0) {
 		if ((r = pft_lookup(d, s, PK_COUNTER, prim_iid, &e)) != 0)
 			goto unresolved;
@@ -2076,16 +1977,16 @@ pft_perf_sample(struct pft *d, struct pft_seq *s, const struct pb *c,
 
 	d->u1.n = 0;
 	pb_sub(c, f, &sub);
-	while ((r = pft_next(d, &sub, &g, what)) == 1) {
+	while ((r = pb_dec_next(&d->pd, &sub, &g, what)) == 1) {
 		if (g.num == 7) {
-			if (pft_repeated(d, &sub, &g, &d->u1,
+			if (pb_dec_repeated(&d->pd, &sub, &g, &d->u1,
 			    "PerfSample.follower_counts") == -1)
 				return -1;
 			continue;
 		}
 		if (g.num >= NITEMS(v) || (g.num > 7 && g.num < 16))
 			continue;
-		if (pft_want(d, &g, PB_VARINT, what) == -1)
+		if (pb_dec_want(&d->pd, &g, PB_VARINT, what) == -1)
 			return -1;
 		v[g.num] = g.v;
 		has |= 1ul << g.num;
@@ -2186,11 +2087,11 @@ pft_streaming(struct pft *d, struct pft_seq *s, const struct pb *c,
 
 	d->u1.n = d->u2.n = 0;
 	pb_sub(c, f, &sub);
-	while ((r = pft_next(d, &sub, &g, what)) == 1) {
-		if (g.num == 1 && pft_repeated(d, &sub, &g, &d->u1,
+	while ((r = pb_dec_next(&d->pd, &sub, &g, what)) == 1) {
+		if (g.num == 1 && pb_dec_repeated(&d->pd, &sub, &g, &d->u1,
 		    "StreamingProfilePacket.callstack_iid") == -1)
 			return -1;
-		if (g.num == 2 && pft_repeated(d, &sub, &g, &d->u2,
+		if (g.num == 2 && pb_dec_repeated(&d->pd, &sub, &g, &d->u2,
 		    "StreamingProfilePacket.timestamp_delta_us") == -1)
 			return -1;
 	}
@@ -2198,8 +2099,9 @@ pft_streaming(struct pft *d, struct pft_seq *s, const struct pb *c,
 		return -1;
 	if (d->u2.n != 0 && d->u2.n != d->u1.n) {
 		d->samples += d->u1.n;
-		return pft_bad(d, f->off, what, "%zu timestamp_delta_us for "
-		    "%zu callstack_iid", d->u2.n, d->u1.n);
+		return pb_dec_fail(&d->pd, ERR_INPUT, what, f->off,
+		    "%zu timestamp_delta_us for %zu callstack_iid", d->u2.n,
+		    d->u1.n);
 	}
 
 	t = d->has_ts ? d->pkt_ts : 0;
@@ -2209,8 +2111,8 @@ pft_streaming(struct pft *d, struct pft_seq *s, const struct pb *c,
 			dt = (int64_t)d->u2.v[i];
 			if (__builtin_mul_overflow(dt, 1000, &dt) ||
 			    __builtin_add_overflow(t, dt, &t))
-				return pft_bad(d, f->off, what, "timestamp "
-				    "delta %lld us overflows",
+				return pb_dec_fail(&d->pd, ERR_INPUT, what,
+				    f->off, "timestamp delta %lld us overflows",
 				    (long long)(int64_t)d->u2.v[i]);
 		}
 		pft_smp_init(d, s, &sm, f->off);
@@ -2280,10 +2182,10 @@ pft_malformed(struct pft *d, struct pft_seq *s, int in_state,
 	uint64_t lost;
 
 	/* Not an ERR_INPUT of the sink's. */
-	if (d->err->kind != ERR_INPUT || !d->bad)
+	if (d->err->kind != ERR_INPUT || !d->pd.bad)
 		return -1;
 	error_clear(d->err);
-	d->bad = 0;
+	d->pd.bad = 0;
 	memset(d->values, 0, d->nmetrics * sizeof *d->values);
 	d->counts[PC_MALFORMED_PACKETS]++;
 	if (in_state) {
@@ -2313,14 +2215,15 @@ pft_packet(struct pft *d, const uint8_t *data, size_t len)
 	d->pkt_ts = 0;
 	memset(&payload, 0, sizeof payload);
 	pb_init(&c, data, len);
-	while ((r = pft_next(d, &c, &f, "TracePacket")) == 1) {
+	while ((r = pb_dec_next(&d->pd, &c, &f, "TracePacket")) == 1) {
 		switch (f.num) {
 		case TP_TIMESTAMP:
 		case TP_SEQUENCE_ID:
 		case TP_SEQUENCE_FLAGS:
 		case TP_STATE_CLEARED:
 		case TP_PACKET_DROPPED:
-			if (pft_want(d, &f, PB_VARINT, "TracePacket") == -1)
+			if (pb_dec_want(&d->pd, &f, PB_VARINT,
+			    "TracePacket") == -1)
 				return -1;
 			break;
 		case TP_PROCESS_TREE:
@@ -2332,7 +2235,8 @@ pft_packet(struct pft *d, const uint8_t *data, size_t len)
 		case TP_TRACK_DESCRIPTOR:
 		case TP_PERF_SAMPLE:
 		case TP_STACK_SAMPLE:
-			if (pft_want(d, &f, PB_LEN, "TracePacket") == -1)
+			if (pb_dec_want(&d->pd, &f, PB_LEN,
+			    "TracePacket") == -1)
 				return -1;
 			break;
 		default:
@@ -2341,7 +2245,8 @@ pft_packet(struct pft *d, const uint8_t *data, size_t len)
 		switch (f.num) {
 		case TP_TIMESTAMP:
 			if (f.v > INT64_MAX)
-				return pft_bad(d, f.off, "TracePacket",
+				return pb_dec_fail(&d->pd, ERR_INPUT,
+				    "TracePacket", f.off,
 				    "timestamp %llu is out of range",
 				    (unsigned long long)f.v);
 			d->pkt_ts = (int64_t)f.v;
@@ -2411,7 +2316,7 @@ pft_packet(struct pft *d, const uint8_t *data, size_t len)
 	 * inside it costs the packet, not the trace. */
 	if (has_state && s->state != PS_LOST) {
 		pb_init(&c2, data, len);
-		while ((r = pft_next(d, &c2, &f, "TracePacket")) == 1) {
+		while ((r = pb_dec_next(&d->pd, &c2, &f, "TracePacket")) == 1) {
 			if (f.num == TP_INTERNED_DATA &&
 			    pft_interned(d, s, &c2, &f) == -1)
 				return pft_malformed(d, s, 1, &mark);
@@ -2546,6 +2451,8 @@ perfetto_decode(struct stream *in, const struct decode_opts *opts,
 	d->sink = sink;
 	d->limits = limits;
 	d->err = err;
+	d->pd.name = "perfetto";
+	d->pd.err = err;
 	if (pft_metric(d, MSTR_LIT("samples"), MSTR_LIT("count"), &idx) == -1)
 		goto out;
 	for (;;) {
@@ -2589,7 +2496,7 @@ perfetto_decode(struct stream *in, const struct decode_opts *opts,
 			    PERFETTO_MAX_PACKET);
 			goto out;
 		}
-		d->pkt_off = stream_offset(in);
+		d->pd.base = stream_offset(in);
 		if (stream_take(in, (size_t)len, &p, "perfetto: TracePacket",
 		    err) == -1)
 			goto out;

@@ -111,11 +111,6 @@ struct pprof_label {
 	size_t			 off;
 };
 
-struct pprof_u64s {
-	uint64_t		*v;
-	size_t			 n, cap;
-};
-
 /* id -> index + 1: a plain array when ids are dense (Go numbers them
  * 1..N), else an open-addressing hash. */
 struct pprof_idmap {
@@ -131,6 +126,7 @@ struct pprof {
 	struct limits		 lim;
 	const struct sink	*sink;
 	struct error		*err;
+	struct pb_dec		 pd;
 
 	struct mstr		*strs;
 	size_t			 nstrs, capstrs;
@@ -145,7 +141,7 @@ struct pprof {
 	size_t			 nlines, caplines;
 	struct pprof_function	*funcs;
 	size_t			 nfuncs, capfuncs;
-	struct pprof_u64s	 comments;
+	struct pb_u64s	 comments;
 	size_t			 nsamples;
 
 	/* Scalars: the last occurrence wins, as in protobuf. */
@@ -164,7 +160,7 @@ struct pprof {
 	int64_t			*frame_ids;	/* see pprof_hot */
 
 	/* The sample being read. */
-	struct pprof_u64s	 sloc, sval;
+	struct pb_u64s	 sloc, sval;
 	struct pprof_label	*slab;
 	size_t			 nslab, capslab;
 	size_t			 scut;		/* first kept */
@@ -175,9 +171,6 @@ struct pprof {
 	size_t			 capmlabels;
 };
 
-static int	pprof_fail(struct pprof *, enum error_kind, const char *,
-		    size_t, const char *, ...)
-		    __attribute__((format(printf, 5, 6)));
 static int	pprof_sample_emit(struct pprof *);
 
 /* Grow an array so that element n exists. */
@@ -190,30 +183,6 @@ pprof_grow(void *v, size_t *cap, size_t n, size_t size)
 	if (*cap <= n)
 		*cap = n + 1;
 	return xreallocarray(v, *cap, size);
-}
-
-static int
-pprof_u64s_add(void *arg, uint64_t v)
-{
-	struct pprof_u64s *a = arg;
-
-	a->v = pprof_grow(a->v, &a->cap, a->n, sizeof *a->v);
-	a->v[a->n++] = v;
-	return 0;
-}
-
-static int
-pprof_fail(struct pprof *p, enum error_kind kind, const char *field,
-    size_t off, const char *fmt, ...)
-{
-	char buf[400];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	return error_set(p->err, kind, "pprof: %s at byte %zu: %s", field, off,
-	    buf);
 }
 
 /* Input text shown in an error: quoted, printable, short; with no_quote
@@ -241,98 +210,6 @@ pprof_quote(const struct pprof *p, struct mstr s, char *buf, size_t size)
 	buf[n++] = '"';
 	buf[n] = '\0';
 	return buf;
-}
-
-/* pb_next with the message's name in front of a wire error. */
-static int
-pprof_next(struct pprof *p, struct pb *c, struct pb_field *f,
-    const char *msg)
-{
-	struct error e;
-	int r;
-
-	error_clear(&e);
-	if ((r = pb_next(c, f, &e)) == -1)
-		error_set(p->err, e.kind, "pprof: %s: %s", msg, e.msg);
-	return r;
-}
-
-static int
-pprof_want(struct pprof *p, const struct pb_field *f, enum pb_wire wt,
-    const char *field)
-{
-	if (f->wt == wt)
-		return 0;
-	return pprof_fail(p, ERR_INPUT, field, f->off,
-	    "wire type %u, expected %s", (unsigned)f->wt,
-	    wt == PB_LEN ? "length-delimited" : "varint");
-}
-
-static int
-pprof_varint(struct pprof *p, const struct pb_field *f, const char *field,
-    uint64_t *v)
-{
-	if (pprof_want(p, f, PB_VARINT, field) == -1)
-		return -1;
-	*v = f->v;
-	return 0;
-}
-
-static int
-pprof_int(struct pprof *p, const struct pb_field *f, const char *field,
-    int64_t *v)
-{
-	if (pprof_want(p, f, PB_VARINT, field) == -1)
-		return -1;
-	*v = (int64_t)f->v;
-	return 0;
-}
-
-/* Append the values of a repeated varint field to a.  Packed runs, the
- * bulk of a profile, are decoded here without a call per value; on any
- * trouble pb_repeated_varint reads the field again to say what is wrong. */
-static int
-pprof_repeated(struct pprof *p, const struct pb *c, const struct pb_field *f,
-    struct pprof_u64s *a, const char *field)
-{
-	const uint8_t *q, *end;
-	uint64_t *v, x;
-	unsigned shift;
-	struct error e;
-
-	if (f->wt == PB_LEN && f->len == 0)
-		return 0;
-	if (f->wt == PB_LEN) {
-		/* At most one value per byte. */
-		if (a->cap - a->n < f->len) {
-			a->cap = a->cap * 2 > a->n + f->len ? a->cap * 2 :
-			    a->n + f->len;
-			a->v = xreallocarray(a->v, a->cap, sizeof *a->v);
-		}
-		v = a->v + a->n;
-		q = f->data;
-		end = f->data + f->len;
-		while (q < end) {
-			x = 0;
-			shift = 0;
-			do {
-				if (q == end || shift > 63)
-					goto slow;
-				x |= (uint64_t)(*q & 0x7f) << shift;
-				shift += 7;
-			} while (*q++ & 0x80);
-			*v++ = x;
-		}
-		a->n = (size_t)(v - a->v);
-		return 0;
-	}
-	if (f->wt == PB_VARINT)
-		return pprof_u64s_add(a, f->v);
-slow:
-	error_clear(&e);
-	if (pb_repeated_varint(c, f, pprof_u64s_add, a, field, &e) == -1)
-		return error_set(p->err, e.kind, "pprof: %s", e.msg);
-	return 0;
 }
 
 /* Offset of the nth value (counting packed elements one by one) or the
@@ -401,7 +278,7 @@ pprof_check_str(struct pprof *p, int64_t idx, const char *field,
 		return 0;
 	if (num != 0)
 		off = pprof_locate(p, msgoff, num, PPROF_LAST);
-	return pprof_fail(p, ERR_INPUT, field, off,
+	return pb_dec_fail(&p->pd, ERR_INPUT, field, off,
 	    "string index %lld out of range (string_table has %zu entries)",
 	    (long long)idx, p->nstrs);
 }
@@ -512,18 +389,18 @@ pprof_parse_vt(struct pprof *p, const struct pb *c, const struct pb_field *f,
 	struct pb_field g;
 	int r;
 
-	if (pprof_want(p, f, PB_LEN, field) == -1)
+	if (pb_dec_want(&p->pd, f, PB_LEN, field) == -1)
 		return -1;
 	memset(vt, 0, sizeof *vt);
 	vt->off = f->off;
 	pb_sub(c, f, &s);
-	while ((r = pprof_next(p, &s, &g, "ValueType")) == 1) {
+	while ((r = pb_dec_next(&p->pd, &s, &g, "ValueType")) == 1) {
 		switch (g.num) {
 		case 1:
-			r = pprof_int(p, &g, "ValueType.type", &vt->type);
+			r = pb_dec_i64(&p->pd, &g, "ValueType.type", &vt->type);
 			break;
 		case 2:
-			r = pprof_int(p, &g, "ValueType.unit", &vt->unit);
+			r = pb_dec_i64(&p->pd, &g, "ValueType.unit", &vt->unit);
 			break;
 		}
 		if (r == -1)
@@ -548,41 +425,43 @@ pprof_parse_mapping(struct pprof *p, const struct pb *c,
 	uint64_t v;
 	int r;
 
-	if (pprof_want(p, f, PB_LEN, "Profile.mapping") == -1)
+	if (pb_dec_want(&p->pd, f, PB_LEN, "Profile.mapping") == -1)
 		return -1;
 	p->maps = pprof_grow(p->maps, &p->capmaps, p->nmaps, sizeof *p->maps);
 	m = &p->maps[p->nmaps++];
 	memset(m, 0, sizeof *m);
 	m->off = f->off;
 	pb_sub(c, f, &s);
-	while ((r = pprof_next(p, &s, &g, "Mapping")) == 1) {
+	while ((r = pb_dec_next(&p->pd, &s, &g, "Mapping")) == 1) {
 		switch (g.num) {
 		case 1:
-			r = pprof_varint(p, &g, "Mapping.id", &m->id);
+			r = pb_dec_u64(&p->pd, &g, "Mapping.id", &m->id);
 			break;
 		case 2:
-			r = pprof_varint(p, &g, "Mapping.memory_start",
+			r = pb_dec_u64(&p->pd, &g, "Mapping.memory_start",
 			    &m->start);
 			break;
 		case 3:
-			r = pprof_varint(p, &g, "Mapping.memory_limit",
+			r = pb_dec_u64(&p->pd, &g, "Mapping.memory_limit",
 			    &m->limit);
 			break;
 		case 4:
-			r = pprof_varint(p, &g, "Mapping.file_offset",
+			r = pb_dec_u64(&p->pd, &g, "Mapping.file_offset",
 			    &m->offset);
 			break;
 		case 5:
-			r = pprof_int(p, &g, "Mapping.filename", &m->file);
+			r = pb_dec_i64(&p->pd, &g, "Mapping.filename",
+			    &m->file);
 			break;
 		case 6:
-			r = pprof_int(p, &g, "Mapping.build_id", &m->build_id);
+			r = pb_dec_i64(&p->pd, &g, "Mapping.build_id",
+			    &m->build_id);
 			break;
 		case 7:
 		case 8:
 		case 9:
 		case 10:
-			if ((r = pprof_varint(p, &g, names[g.num - 7],
+			if ((r = pb_dec_u64(&p->pd, &g, names[g.num - 7],
 			    &v)) == -1)
 				break;
 			if (v != 0)
@@ -605,7 +484,7 @@ pprof_parse_line(struct pprof *p, const struct pb *c, const struct pb_field *f)
 	struct pb_field g;
 	int r;
 
-	if (pprof_want(p, f, PB_LEN, "Location.line") == -1)
+	if (pb_dec_want(&p->pd, f, PB_LEN, "Location.line") == -1)
 		return -1;
 	p->lines = pprof_grow(p->lines, &p->caplines, p->nlines,
 	    sizeof *p->lines);
@@ -613,17 +492,17 @@ pprof_parse_line(struct pprof *p, const struct pb *c, const struct pb_field *f)
 	memset(l, 0, sizeof *l);
 	l->off = f->off;
 	pb_sub(c, f, &s);
-	while ((r = pprof_next(p, &s, &g, "Line")) == 1) {
+	while ((r = pb_dec_next(&p->pd, &s, &g, "Line")) == 1) {
 		switch (g.num) {
 		case 1:
-			r = pprof_varint(p, &g, "Line.function_id",
+			r = pb_dec_u64(&p->pd, &g, "Line.function_id",
 			    &l->function);
 			break;
 		case 2:
-			r = pprof_int(p, &g, "Line.line", &l->line);
+			r = pb_dec_i64(&p->pd, &g, "Line.line", &l->line);
 			break;
 		case 3:
-			r = pprof_int(p, &g, "Line.column", &l->column);
+			r = pb_dec_i64(&p->pd, &g, "Line.column", &l->column);
 			break;
 		}
 		if (r == -1)
@@ -643,7 +522,7 @@ pprof_parse_location(struct pprof *p, const struct pb *c,
 	size_t li;
 	int r;
 
-	if (pprof_want(p, f, PB_LEN, "Profile.location") == -1)
+	if (pb_dec_want(&p->pd, f, PB_LEN, "Profile.location") == -1)
 		return -1;
 	p->locs = pprof_grow(p->locs, &p->caplocs, p->nlocs, sizeof *p->locs);
 	li = p->nlocs++;
@@ -654,25 +533,25 @@ pprof_parse_location(struct pprof *p, const struct pb *c,
 	pb_sub(c, f, &s);
 	/* Lines are added to lines[] as they come: a location's lines are
 	 * contiguous because locations do not nest. */
-	while ((r = pprof_next(p, &s, &g, "Location")) == 1) {
+	while ((r = pb_dec_next(&p->pd, &s, &g, "Location")) == 1) {
 		l = &p->locs[li];
 		switch (g.num) {
 		case 1:
-			r = pprof_varint(p, &g, "Location.id", &l->id);
+			r = pb_dec_u64(&p->pd, &g, "Location.id", &l->id);
 			break;
 		case 2:
-			r = pprof_varint(p, &g, "Location.mapping_id",
+			r = pb_dec_u64(&p->pd, &g, "Location.mapping_id",
 			    &l->mapping);
 			break;
 		case 3:
-			r = pprof_varint(p, &g, "Location.address",
+			r = pb_dec_u64(&p->pd, &g, "Location.address",
 			    &l->address);
 			break;
 		case 4:
 			r = pprof_parse_line(p, &s, &g);
 			break;
 		case 5:
-			if ((r = pprof_varint(p, &g, "Location.is_folded",
+			if ((r = pb_dec_u64(&p->pd, &g, "Location.is_folded",
 			    &v)) == 0)
 				l->folded = v != 0;
 			break;
@@ -693,7 +572,7 @@ pprof_parse_function(struct pprof *p, const struct pb *c,
 	struct pb_field g;
 	int r;
 
-	if (pprof_want(p, f, PB_LEN, "Profile.function") == -1)
+	if (pb_dec_want(&p->pd, f, PB_LEN, "Profile.function") == -1)
 		return -1;
 	p->funcs = pprof_grow(p->funcs, &p->capfuncs, p->nfuncs,
 	    sizeof *p->funcs);
@@ -701,23 +580,24 @@ pprof_parse_function(struct pprof *p, const struct pb *c,
 	memset(fn, 0, sizeof *fn);
 	fn->off = f->off;
 	pb_sub(c, f, &s);
-	while ((r = pprof_next(p, &s, &g, "Function")) == 1) {
+	while ((r = pb_dec_next(&p->pd, &s, &g, "Function")) == 1) {
 		switch (g.num) {
 		case 1:
-			r = pprof_varint(p, &g, "Function.id", &fn->id);
+			r = pb_dec_u64(&p->pd, &g, "Function.id", &fn->id);
 			break;
 		case 2:
-			r = pprof_int(p, &g, "Function.name", &fn->name);
+			r = pb_dec_i64(&p->pd, &g, "Function.name", &fn->name);
 			break;
 		case 3:
-			r = pprof_int(p, &g, "Function.system_name",
+			r = pb_dec_i64(&p->pd, &g, "Function.system_name",
 			    &fn->system_name);
 			break;
 		case 4:
-			r = pprof_int(p, &g, "Function.filename", &fn->file);
+			r = pb_dec_i64(&p->pd, &g, "Function.filename",
+			    &fn->file);
 			break;
 		case 5:
-			r = pprof_int(p, &g, "Function.start_line",
+			r = pb_dec_i64(&p->pd, &g, "Function.start_line",
 			    &fn->start_line);
 			break;
 		}
@@ -732,17 +612,17 @@ pprof_parse_string(struct pprof *p, const struct pb_field *f)
 {
 	const char *field = "Profile.string_table";
 
-	if (pprof_want(p, f, PB_LEN, field) == -1)
+	if (pb_dec_want(&p->pd, f, PB_LEN, field) == -1)
 		return -1;
 	if (p->lim.max_strings != 0 && p->nstrs >= p->lim.max_strings)
-		return pprof_fail(p, ERR_TOO_LARGE, field, f->off,
+		return pb_dec_fail(&p->pd, ERR_TOO_LARGE, field, f->off,
 		    "more than %u strings (max_strings)", p->lim.max_strings);
 	if (p->lim.max_string_len != 0 && f->len > p->lim.max_string_len)
-		return pprof_fail(p, ERR_TOO_LARGE, field, f->off,
+		return pb_dec_fail(&p->pd, ERR_TOO_LARGE, field, f->off,
 		    "string of %zu bytes exceeds max_string_len %u", f->len,
 		    p->lim.max_string_len);
 	if (p->nstrs == 0 && f->len != 0)
-		return pprof_fail(p, ERR_INPUT, field, f->off,
+		return pb_dec_fail(&p->pd, ERR_INPUT, field, f->off,
 		    "string_table[0] must be \"\", not %zu bytes", f->len);
 	p->strs = pprof_grow(p->strs, &p->capstrs, p->nstrs, sizeof *p->strs);
 	p->strs[p->nstrs].p = (const char *)f->data;
@@ -760,7 +640,7 @@ pprof_parse(struct pprof *p)
 	int r;
 
 	pb_init(&c, p->data, p->len);
-	while ((r = pprof_next(p, &c, &f, "Profile")) == 1) {
+	while ((r = pb_dec_next(&p->pd, &c, &f, "Profile")) == 1) {
 		switch (f.num) {
 		case PROFILE_SAMPLE_TYPE:
 			p->types = pprof_grow(p->types, &p->captypes,
@@ -771,7 +651,7 @@ pprof_parse(struct pprof *p)
 			break;
 		case PROFILE_SAMPLE:
 			/* Read later, one at a time. */
-			r = pprof_want(p, &f, PB_LEN, "Profile.sample");
+			r = pb_dec_want(&p->pd, &f, PB_LEN, "Profile.sample");
 			p->nsamples++;
 			break;
 		case PROFILE_MAPPING:
@@ -787,24 +667,27 @@ pprof_parse(struct pprof *p)
 			r = pprof_parse_string(p, &f);
 			break;
 		case PROFILE_DROP_FRAMES:
-			r = pprof_int(p, &f, "Profile.drop_frames", &p->drop);
+			r = pb_dec_i64(&p->pd, &f, "Profile.drop_frames",
+			    &p->drop);
 			p->drop_off = f.off;
 			break;
 		case PROFILE_KEEP_FRAMES:
-			r = pprof_int(p, &f, "Profile.keep_frames", &p->keep);
+			r = pb_dec_i64(&p->pd, &f, "Profile.keep_frames",
+			    &p->keep);
 			p->keep_off = f.off;
 			break;
 		case PROFILE_TIME_NANOS:
 			/* As Go: a second time means two profiles were
 			 * concatenated, which would mix their tables. */
 			if (p->time != 0)
-				return pprof_fail(p, ERR_INPUT,
+				return pb_dec_fail(&p->pd, ERR_INPUT,
 				    "Profile.time_nanos", f.off, "second "
 				    "time_nanos (concatenated profiles?)");
-			r = pprof_int(p, &f, "Profile.time_nanos", &p->time);
+			r = pb_dec_i64(&p->pd, &f, "Profile.time_nanos",
+			    &p->time);
 			break;
 		case PROFILE_DURATION_NANOS:
-			r = pprof_int(p, &f, "Profile.duration_nanos",
+			r = pb_dec_i64(&p->pd, &f, "Profile.duration_nanos",
 			    &p->duration);
 			break;
 		case PROFILE_PERIOD_TYPE:
@@ -813,19 +696,22 @@ pprof_parse(struct pprof *p)
 			p->has_period_type = 1;
 			break;
 		case PROFILE_PERIOD:
-			r = pprof_int(p, &f, "Profile.period", &p->period);
+			r = pb_dec_i64(&p->pd, &f, "Profile.period",
+			    &p->period);
 			break;
 		case PROFILE_COMMENT:
-			r = pprof_repeated(p, &c, &f, &p->comments,
+			r = pb_dec_repeated(&p->pd, &c, &f, &p->comments,
 			    "Profile.comment");
 			break;
 		case PROFILE_DEFAULT_SAMPLE_TYPE:
-			r = pprof_int(p, &f, "Profile.default_sample_type",
+			r = pb_dec_i64(&p->pd, &f,
+			    "Profile.default_sample_type",
 			    &p->default_type);
 			p->default_type_off = f.off;
 			break;
 		case PROFILE_DOC_URL:
-			r = pprof_int(p, &f, "Profile.doc_url", &p->doc_url);
+			r = pb_dec_i64(&p->pd, &f, "Profile.doc_url",
+			    &p->doc_url);
 			p->doc_url_off = f.off;
 			break;
 		default:
@@ -865,7 +751,7 @@ pprof_resolve_types(struct pprof *p)
 	/* pprof's rule: default_sample_type names the default, else the
 	 * last sample type is. */
 	if (p->ntypes > INT32_MAX)
-		return pprof_fail(p, ERR_TOO_LARGE, "Profile.sample_type",
+		return pb_dec_fail(&p->pd, ERR_TOO_LARGE, "Profile.sample_type",
 		    p->types[0].off, "%zu sample types", p->ntypes);
 	p->default_metric = (int)p->ntypes - 1;
 	if (pprof_check_str(p, p->default_type,
@@ -880,7 +766,7 @@ pprof_resolve_types(struct pprof *p)
 			return 0;
 		}
 	}
-	return pprof_fail(p, ERR_INPUT, "Profile.default_sample_type",
+	return pb_dec_fail(&p->pd, ERR_INPUT, "Profile.default_sample_type",
 	    p->default_type_off, "%s is not a sample type",
 	    pprof_quote(p, name, q, sizeof q));
 }
@@ -900,11 +786,11 @@ pprof_resolve_mappings(struct pprof *p)
 	for (i = 0; i < p->nmaps; i++) {
 		m = &p->maps[i];
 		if (m->id == 0)
-			return pprof_fail(p, ERR_INPUT, "Mapping.id",
+			return pb_dec_fail(&p->pd, ERR_INPUT, "Mapping.id",
 			    pprof_locate(p, m->off, 1, PPROF_LAST),
 			    "mapping id missing or 0");
 		if ((dup = pprof_idmap_put(&p->map_ids, m->id, i)) != 0)
-			return pprof_fail(p, ERR_INPUT, "Mapping.id",
+			return pb_dec_fail(&p->pd, ERR_INPUT, "Mapping.id",
 			    pprof_locate(p, m->off, 1, PPROF_LAST),
 			    "duplicate mapping id %llu (first at byte %zu)",
 			    (unsigned long long)m->id, p->maps[dup - 1].off);
@@ -933,11 +819,11 @@ pprof_resolve_functions(struct pprof *p)
 	for (i = 0; i < p->nfuncs; i++) {
 		fn = &p->funcs[i];
 		if (fn->id == 0)
-			return pprof_fail(p, ERR_INPUT, "Function.id",
+			return pb_dec_fail(&p->pd, ERR_INPUT, "Function.id",
 			    pprof_locate(p, fn->off, 1, PPROF_LAST),
 			    "function id missing or 0");
 		if ((dup = pprof_idmap_put(&p->func_ids, fn->id, i)) != 0)
-			return pprof_fail(p, ERR_INPUT, "Function.id",
+			return pb_dec_fail(&p->pd, ERR_INPUT, "Function.id",
 			    pprof_locate(p, fn->off, 1, PPROF_LAST),
 			    "duplicate function id %llu (first at byte %zu)",
 			    (unsigned long long)fn->id,
@@ -970,18 +856,18 @@ pprof_resolve_locations(struct pprof *p)
 	for (i = 0; i < p->nlocs; i++) {
 		l = &p->locs[i];
 		if (l->id == 0)
-			return pprof_fail(p, ERR_INPUT, "Location.id",
+			return pb_dec_fail(&p->pd, ERR_INPUT, "Location.id",
 			    pprof_locate(p, l->off, 1, PPROF_LAST),
 			    "location id missing or 0");
 		if ((dup = pprof_idmap_put(&p->loc_ids, l->id, i)) != 0)
-			return pprof_fail(p, ERR_INPUT, "Location.id",
+			return pb_dec_fail(&p->pd, ERR_INPUT, "Location.id",
 			    pprof_locate(p, l->off, 1, PPROF_LAST),
 			    "duplicate location id %llu (first at byte %zu)",
 			    (unsigned long long)l->id, p->locs[dup - 1].off);
 		if (l->mapping != 0) {
 			idx = pprof_idmap_get(&p->map_ids, l->mapping);
 			if (idx == 0)
-				return pprof_fail(p, ERR_INPUT,
+				return pb_dec_fail(&p->pd, ERR_INPUT,
 				    "Location.mapping_id",
 				    pprof_locate(p, l->off, 2, PPROF_LAST),
 				    "mapping id %llu is not defined",
@@ -992,13 +878,13 @@ pprof_resolve_locations(struct pprof *p)
 			ln = &p->lines[l->line + j];
 			/* Go's CheckValid refuses a line without one. */
 			if (ln->function == 0)
-				return pprof_fail(p, ERR_INPUT,
+				return pb_dec_fail(&p->pd, ERR_INPUT,
 				    "Line.function_id",
 				    pprof_locate(p, ln->off, 1, PPROF_LAST),
 				    "function id missing or 0");
 			idx = pprof_idmap_get(&p->func_ids, ln->function);
 			if (idx == 0)
-				return pprof_fail(p, ERR_INPUT,
+				return pb_dec_fail(&p->pd, ERR_INPUT,
 				    "Line.function_id",
 				    pprof_locate(p, ln->off, 1, PPROF_LAST),
 				    "function id %llu is not defined",
@@ -1028,7 +914,7 @@ pprof_resolve_misc(struct pprof *p)
 		    p->comments.v[i] < p->nstrs)
 			continue;
 		pb_init(&c, p->data, p->len);
-		return pprof_fail(p, ERR_INPUT, "Profile.comment",
+		return pb_dec_fail(&p->pd, ERR_INPUT, "Profile.comment",
 		    pprof_locate_in(p, &c, PROFILE_COMMENT, i, 0),
 		    "string index %lld out of range (string_table has %zu "
 		    "entries)", (long long)p->comments.v[i], p->nstrs);
@@ -1102,11 +988,11 @@ pprof_rx_new(struct pprof *p, struct rx **rx, struct mstr re,
 	char q[80], why[160];
 
 	if (re.n > PPROF_MAX_REGEX)
-		return pprof_fail(p, ERR_INPUT, field, off,
+		return pb_dec_fail(&p->pd, ERR_INPUT, field, off,
 		    "regular expression of %zu bytes, more than %d", re.n,
 		    PPROF_MAX_REGEX);
 	if ((*rx = rx_new(re.p, re.n, 1, why, sizeof why)) == NULL)
-		return pprof_fail(p, ERR_INPUT, field, off,
+		return pb_dec_fail(&p->pd, ERR_INPUT, field, off,
 		    "bad regular expression %s: %s",
 		    pprof_quote(p, re, q, sizeof q), why);
 	return 0;
@@ -1165,26 +1051,26 @@ pprof_parse_label(struct pprof *p, const struct pb *c, const struct pb_field *f)
 	struct pb_field g;
 	int r;
 
-	if (pprof_want(p, f, PB_LEN, "Sample.label") == -1)
+	if (pb_dec_want(&p->pd, f, PB_LEN, "Sample.label") == -1)
 		return -1;
 	p->slab = pprof_grow(p->slab, &p->capslab, p->nslab, sizeof *p->slab);
 	lb = &p->slab[p->nslab++];
 	memset(lb, 0, sizeof *lb);
 	lb->off = f->off;
 	pb_sub(c, f, &s);
-	while ((r = pprof_next(p, &s, &g, "Label")) == 1) {
+	while ((r = pb_dec_next(&p->pd, &s, &g, "Label")) == 1) {
 		switch (g.num) {
 		case 1:
-			r = pprof_int(p, &g, "Label.key", &lb->key);
+			r = pb_dec_i64(&p->pd, &g, "Label.key", &lb->key);
 			break;
 		case 2:
-			r = pprof_int(p, &g, "Label.str", &lb->str);
+			r = pb_dec_i64(&p->pd, &g, "Label.str", &lb->str);
 			break;
 		case 3:
-			r = pprof_int(p, &g, "Label.num", &lb->num);
+			r = pb_dec_i64(&p->pd, &g, "Label.num", &lb->num);
 			break;
 		case 4:
-			r = pprof_int(p, &g, "Label.num_unit", &lb->unit);
+			r = pb_dec_i64(&p->pd, &g, "Label.num_unit", &lb->unit);
 			break;
 		}
 		if (r == -1)
@@ -1208,14 +1094,14 @@ pprof_sample_load(struct pprof *p, const struct pb *c, const struct pb_field *f)
 
 	p->sloc.n = p->sval.n = p->nslab = 0;
 	pb_sub(c, f, &s);
-	while ((r = pprof_next(p, &s, &g, "Sample")) == 1) {
+	while ((r = pb_dec_next(&p->pd, &s, &g, "Sample")) == 1) {
 		switch (g.num) {
 		case 1:
-			r = pprof_repeated(p, &s, &g, &p->sloc,
+			r = pb_dec_repeated(&p->pd, &s, &g, &p->sloc,
 			    "Sample.location_id");
 			break;
 		case 2:
-			r = pprof_repeated(p, &s, &g, &p->sval,
+			r = pb_dec_repeated(&p->pd, &s, &g, &p->sval,
 			    "Sample.value");
 			break;
 		case 3:
@@ -1229,15 +1115,16 @@ pprof_sample_load(struct pprof *p, const struct pb *c, const struct pb_field *f)
 		return -1;
 
 	if (p->ntypes == 0)
-		return pprof_fail(p, ERR_INPUT, "Profile.sample", f->off,
+		return pb_dec_fail(&p->pd, ERR_INPUT, "Profile.sample", f->off,
 		    "a sample but no sample_type");
 	if (p->sval.n != p->ntypes)
-		return pprof_fail(p, ERR_INPUT, "Sample.value", f->off,
+		return pb_dec_fail(&p->pd, ERR_INPUT, "Sample.value", f->off,
 		    "%zu values for %zu sample types", p->sval.n, p->ntypes);
 	p->sdepth = 0;
 	for (i = 0; i < p->sloc.n; i++) {
 		if ((idx = pprof_idmap_get(&p->loc_ids, p->sloc.v[i])) == 0)
-			return pprof_fail(p, ERR_INPUT, "Sample.location_id",
+			return pb_dec_fail(&p->pd, ERR_INPUT,
+			    "Sample.location_id",
 			    pprof_locate(p, f->off, 1, i),
 			    "location id %llu is not defined",
 			    (unsigned long long)p->sloc.v[i]);
@@ -1275,7 +1162,7 @@ pprof_sample_load(struct pprof *p, const struct pb *c, const struct pb_field *f)
 
 	if (p->lim.max_stack_depth != 0 &&
 	    p->sdepth > p->lim.max_stack_depth)
-		return pprof_fail(p, ERR_TOO_LARGE, "Sample.location_id",
+		return pb_dec_fail(&p->pd, ERR_TOO_LARGE, "Sample.location_id",
 		    f->off, "stack of %zu frames exceeds max_stack_depth %u",
 		    p->sdepth, p->lim.max_stack_depth);
 	return 0;
@@ -1290,7 +1177,7 @@ pprof_samples(struct pprof *p, int emit)
 	int r;
 
 	pb_init(&c, p->data, p->len);
-	while ((r = pprof_next(p, &c, &f, "Profile")) == 1) {
+	while ((r = pb_dec_next(&p->pd, &c, &f, "Profile")) == 1) {
 		if (f.num != PROFILE_SAMPLE)
 			continue;
 		if (pprof_sample_load(p, &c, &f) == -1)
@@ -1307,7 +1194,7 @@ pprof_resolve(struct pprof *p)
 	size_t i, n;
 
 	if (p->nstrs == 0)
-		return pprof_fail(p, ERR_INPUT, "Profile.string_table",
+		return pb_dec_fail(&p->pd, ERR_INPUT, "Profile.string_table",
 		    p->len, "missing (string_table[0] must be \"\")");
 	p->hot = xcalloc(p->nlocs, sizeof *p->hot);
 	if (pprof_resolve_types(p) == -1 ||
@@ -1321,11 +1208,13 @@ pprof_resolve(struct pprof *p)
 	/* Room for the frame ids of every location, filled as emitted. */
 	for (i = n = 0; i < p->nlocs; i++) {
 		if (p->locs[i].nline > PPROF_MAX_LINES)
-			return pprof_fail(p, ERR_TOO_LARGE, "Location.line",
+			return pb_dec_fail(&p->pd, ERR_TOO_LARGE,
+			    "Location.line",
 			    p->locs[i].off, "%zu lines in one location",
 			    p->locs[i].nline);
 		if (n + pprof_loc_nframes(&p->locs[i]) > PPROF_MAX_FRAMES)
-			return pprof_fail(p, ERR_TOO_LARGE, "Profile.location",
+			return pb_dec_fail(&p->pd, ERR_TOO_LARGE,
+			    "Profile.location",
 			    p->locs[i].off, "more than %lu frames in all",
 			    (unsigned long)PPROF_MAX_FRAMES);
 		p->hot[i].frame = (uint32_t)n;
@@ -1561,6 +1450,8 @@ pprof_decode(const uint8_t *data, size_t len, const struct limits *lim,
 	p.len = len;
 	p.sink = sink;
 	p.err = err;
+	p.pd.name = "pprof";
+	p.pd.err = err;
 	if (lim != NULL)
 		p.lim = *lim;
 	else

@@ -292,20 +292,6 @@ pb_dec_wire(struct pb_dec *d, const struct error *pe, const char *what)
 	    what != NULL ? what : "", out);
 }
 
-int
-pb_dec_next(struct pb_dec *d, struct pb *c, struct pb_field *f,
-    const char *what)
-{
-	struct error pe;
-	int r;
-
-	pe.kind = ERR_NONE;
-	pe.msg[0] = '\0';
-	if ((r = pb_next(c, f, &pe)) == -1)
-		return pb_dec_wire(d, &pe, what);
-	return r;
-}
-
 const char *
 pb_wire_name(enum pb_wire wt)
 {
@@ -323,82 +309,27 @@ pb_wire_name(enum pb_wire wt)
 }
 
 int
-pb_dec_want(struct pb_dec *d, const struct pb_field *f, enum pb_wire wt,
+pb_dec_wrong(struct pb_dec *d, const struct pb_field *f, enum pb_wire wt,
     const char *what)
 {
-	if (f->wt == wt)
-		return 0;
 	return pb_dec_fail(d, ERR_INPUT, what, f->off, "field %u has wire "
 	    "type %u, expected %s", f->num, (unsigned)f->wt,
 	    pb_wire_name(wt));
 }
 
+/* Packed runs that pb_dec_repeated could not take in one go: either they
+ * are bad, and pb_repeated_varint reads the field again to say what is
+ * wrong, or the values are not packed. */
 int
-pb_dec_u64(struct pb_dec *d, const struct pb_field *f, const char *what,
-    uint64_t *v)
+pb_dec_repeated_slow(struct pb_dec *d, const struct pb *c,
+    const struct pb_field *f, struct pb_u64s *a, const char *what)
 {
-	if (pb_dec_want(d, f, PB_VARINT, what) == -1)
-		return -1;
-	*v = f->v;
-	return 0;
-}
-
-int
-pb_dec_i64(struct pb_dec *d, const struct pb_field *f, const char *what,
-    int64_t *v)
-{
-	if (pb_dec_want(d, f, PB_VARINT, what) == -1)
-		return -1;
-	*v = (int64_t)f->v;
-	return 0;
-}
-
-/* Packed runs, the bulk of a profile, are decoded here without a call per
- * value; on any trouble pb_repeated_varint reads the field again to say
- * what is wrong. */
-int
-pb_dec_repeated(struct pb_dec *d, const struct pb *c, const struct pb_field *f,
-    struct pb_u64s *a, const char *what)
-{
-	const uint8_t *q, *end;
-	uint64_t *v, x;
-	unsigned shift;
 	struct error pe;
 
-	if (f->wt == PB_LEN && f->len == 0)
-		return 0;
-	if (f->wt == PB_LEN) {
-		/* At most one value per byte. */
-		if (a->cap - a->n < f->len) {
-			a->cap = a->cap * 2 > a->n + f->len ? a->cap * 2 :
-			    a->n + f->len;
-			a->v = xreallocarray(a->v, a->cap, sizeof *a->v);
-		}
-		v = a->v + a->n;
-		q = f->data;
-		end = f->data + f->len;
-		while (q < end) {
-			x = 0;
-			shift = 0;
-			do {
-				if (q == end || shift > 63)
-					goto slow;
-				x |= (uint64_t)(*q & 0x7f) << shift;
-				shift += 7;
-			} while (*q++ & 0x80);
-			*v++ = x;
-		}
-		a->n = (size_t)(v - a->v);
-		return 0;
-	}
-	if (f->wt == PB_VARINT)
-		return pb_u64s_add(a, f->v);
-slow:
 	pe.kind = ERR_NONE;
 	pe.msg[0] = '\0';
-	if (pb_repeated_varint(c, f, pb_u64s_add, a, what, &pe) == -1) {
+	if (pb_repeated_varint(c, f, pb_u64s_add, a, what, &pe) == -1)
 		/* pb's message names the field and the byte already. */
 		return pb_dec_wire(d, &pe, NULL);
-	}
 	return 0;
 }

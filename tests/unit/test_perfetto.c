@@ -1488,6 +1488,26 @@ test_malformed(void)
 	decode_bad(&e, ERR_INPUT, "byte 6", "past the end");
 	buf_free(&e);
 
+	/* The same after a packet skipped for a wire error inside it: the
+	 * error is the second packet's, not the first one's again. */
+	p = pftenc_packet(&e);
+	m = pbw_begin(&e, PFT_STACK_SAMPLE);
+	buf_add(&e, "\x30\x80", 2);		/* callstack_iid, cut short */
+	pbw_end(&e, m);
+	pbw_end(&e, p);
+	at = e.n;
+	p = pftenc_packet(&e);
+	pbw_uint(&e, 8, 1);
+	pbw_uint(&e, 10, 7);
+	pbw_key(&e, PFT_STACK_SAMPLE, PB_LEN);
+	pbw_varint(&e, 50);
+	pbw_uint(&e, 6, 1);
+	pbw_end(&e, p);
+	/* Its length at packet byte 6, after a 2-byte packet header. */
+	snprintf(want, sizeof want, "byte %zu:", at + 8);
+	decode_bad(&e, ERR_INPUT, want, "past the end");
+	buf_free(&e);
+
 	/* Trace.packet that is not length-delimited. */
 	pbw_uint(&e, 1, 5);
 	decode_bad(&e, ERR_INPUT, "Trace.packet", "wire type 0");

@@ -2,9 +2,6 @@
  * entries interned by iid (strings, frames, mappings, callstacks, task and
  * execution contexts, counter descriptors) and the PerfSample defaults,
  * valid from a clear until the next clear or loss. */
-#include <inttypes.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +10,6 @@
 #include "perfetto-int.h"
 #include "perfetto.h"
 #include "util.h"
-
 
 /* ---- sequences and interned state ---- */
 

@@ -1,18 +1,11 @@
 /* perfetto-names.c: process and thread names and the sequence's thread,
  * from ProcessTree and Track/Process/ThreadDescriptors, global across
  * sequences, as labels of the samples read after them. */
-#include <inttypes.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "hmap.h"
 #include "pb.h"
 #include "perfetto-int.h"
 #include "perfetto.h"
 #include "util.h"
-
 
 /* ---- names of processes and threads ---- */
 

@@ -1,10 +1,7 @@
 /* perfetto-sample.c: the three packets that carry stack samples
  * (StackSample, PerfSample, StreamingProfilePacket), their labels and
  * weights, emitted on the sink. */
-#include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "hmap.h"
@@ -12,7 +9,6 @@
 #include "perfetto-int.h"
 #include "perfetto.h"
 #include "util.h"
-
 
 /* ---- samples ---- */
 

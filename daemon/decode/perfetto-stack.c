@@ -1,10 +1,6 @@
 /* perfetto-stack.c: interned functions, mappings, frames and callstacks
  * (Callstack and InlineCallstack) turned into the sink's ids, cached by
  * content since sink ids outlive a sequence's resets. */
-#include <inttypes.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "hmap.h"
@@ -12,7 +8,6 @@
 #include "perfetto-int.h"
 #include "perfetto.h"
 #include "util.h"
-
 
 /* ---- frames, mappings, stacks ---- */
 

@@ -1,8 +1,6 @@
 /* pprof-emit.c: step 3 of the pprof decoder: a profile that passed step 2
  * onto the sink (metrics, then mappings, functions, frames and stacks as
  * samples first use them, label sets, samples, meta). */
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,7 +12,6 @@
 #include "pprof.h"
 #include "rx.h"
 #include "util.h"
-
 
 static int
 pprof_sink_failed(struct pprof *p, const char *what)

@@ -1,9 +1,6 @@
 /* pprof-parse.c: step 1 of the pprof decoder: one pass over the Profile
  * message into arrays (sample types, mappings, locations and their lines,
  * functions, strings); samples are only counted, scalars the last wins. */
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "bounds.h"
@@ -14,7 +11,6 @@
 #include "pprof.h"
 #include "rx.h"
 #include "util.h"
-
 
 static int
 pprof_parse_vt(struct pprof *p, const struct pb *c, const struct pb_field *f,

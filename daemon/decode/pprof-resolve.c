@@ -2,8 +2,6 @@
  * and reference checked and ids made array indices, drop_frames and
  * keep_frames applied to the locations, and each sample read and checked
  * one at a time (and again by step 3, which emits them). */
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +13,6 @@
 #include "pprof.h"
 #include "rx.h"
 #include "util.h"
-
 
 static void
 pprof_idmap_init(struct pprof_idmap *m, size_t n, uint64_t maxid)

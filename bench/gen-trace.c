@@ -16,61 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct buf {
-	uint8_t *p;
-	size_t n, cap;
-};
-
-static void
-put(struct buf *b, const void *p, size_t n)
-{
-	if (b->n + n > b->cap) {
-		b->cap = (b->n + n) * 2;
-		if ((b->p = realloc(b->p, b->cap)) == NULL)
-			abort();
-	}
-	memcpy(b->p + b->n, p, n);
-	b->n += n;
-}
-
-static void
-varint(struct buf *b, uint64_t v)
-{
-	uint8_t t[10];
-	size_t n = 0;
-
-	do {
-		t[n] = (uint8_t)(v & 0x7f);
-		v >>= 7;
-		if (v)
-			t[n] |= 0x80;
-		n++;
-	} while (v);
-	put(b, t, n);
-}
-
-static void
-fv(struct buf *b, unsigned num, uint64_t v)
-{
-	varint(b, (uint64_t)num << 3);
-	varint(b, v);
-}
-
-static void
-fb(struct buf *b, unsigned num, const struct buf *sub)
-{
-	varint(b, (uint64_t)num << 3 | 2);
-	varint(b, sub->n);
-	put(b, sub->p, sub->n);
-}
-
-static void
-fs(struct buf *b, unsigned num, const char *s)
-{
-	struct buf t = { (uint8_t *)(uintptr_t)s, strlen(s), 0 };
-
-	fb(b, num, &t);
-}
+#include "pbw.h"
+#include "util.h"
 
 static uint64_t rng = 88172645463325252ull;
 
@@ -93,36 +40,36 @@ interned(struct buf *out, unsigned seq, unsigned nfunc, unsigned nstack)
 
 	for (i = 1; i <= nfunc; i++) {
 		e.n = 0;
-		fv(&e, 1, i);
+		pbw_uint(&e, 1, i);
 		snprintf(name, sizeof name, "pkg%u.func%u", i % 97, i);
-		fs(&e, 2, name);
-		fb(&id, 5, &e);
+		pbw_str(&e, 2, name);
+		pbw_msg(&id, 5, &e);
 		e.n = 0;
-		fv(&e, 1, i);
-		fv(&e, 2, i);
-		fv(&e, 4, 0x1000 + i * 16);
-		fb(&id, 6, &e);
+		pbw_uint(&e, 1, i);
+		pbw_uint(&e, 2, i);
+		pbw_uint(&e, 4, 0x1000 + i * 16);
+		pbw_msg(&id, 6, &e);
 	}
 	rng = 88172645463325252ull + seq;
 	for (i = 1; i <= nstack; i++) {
 		e.n = 0;
 		fr.n = 0;
-		fv(&e, 1, i);
+		pbw_uint(&e, 1, i);
 		depth = 4 + (unsigned)(rnd() % 21);
-		varint(&fr, 1);
+		pbw_varint(&fr, 1);
 		for (d = 1; d < depth; d++)
-			varint(&fr, 1 + rnd() % nfunc);
-		fb(&e, 2, &fr);
-		fb(&id, 7, &e);
+			pbw_varint(&fr, 1 + rnd() % nfunc);
+		pbw_msg(&e, 2, &fr);
+		pbw_msg(&id, 7, &e);
 	}
-	fv(&pkt, 10, seq);
-	fv(&pkt, 13, 1);		/* SEQ_INCREMENTAL_STATE_CLEARED */
-	fb(&pkt, 12, &id);
-	fb(out, 1, &pkt);
-	free(pkt.p);
-	free(id.p);
-	free(e.p);
-	free(fr.p);
+	pbw_uint(&pkt, 10, seq);
+	pbw_uint(&pkt, 13, 1);		/* SEQ_INCREMENTAL_STATE_CLEARED */
+	pbw_msg(&pkt, 12, &id);
+	pbw_msg(out, 1, &pkt);
+	buf_free(&pkt);
+	buf_free(&id);
+	buf_free(&e);
+	buf_free(&fr);
 }
 
 int
@@ -153,21 +100,21 @@ main(int argc, char **argv)
 			interned(&out, seq, nfunc, nstack);
 		ss.n = 0;
 		sub.n = 0;
-		fv(&sub, 2, 1000 + seq);	/* TaskContext pid */
-		fv(&sub, 3, 2000 + samples % 8);	/* tid */
-		fb(&ss, 1, &sub);
-		fv(&ss, 6, 1 + samples * 2654435761u % nstack);
+		pbw_uint(&sub, 2, 1000 + seq);	/* TaskContext pid */
+		pbw_uint(&sub, 3, 2000 + samples % 8);	/* tid */
+		pbw_msg(&ss, 1, &sub);
+		pbw_uint(&ss, 6, 1 + samples * 2654435761u % nstack);
 		sub.n = 0;
-		fs(&sub, 2, "wall_time");
-		fv(&sub, 3, 1);		/* nanoseconds */
-		fb(&ss, 9, &sub);
-		fv(&ss, 11, 1000000);
+		pbw_str(&sub, 2, "wall_time");
+		pbw_uint(&sub, 3, 1);		/* nanoseconds */
+		pbw_msg(&ss, 9, &sub);
+		pbw_uint(&ss, 11, 1000000);
 		pkt.n = 0;
-		fv(&pkt, 8, ts + samples * 1000000);
-		fv(&pkt, 10, seq);
-		fv(&pkt, 13, 2);	/* SEQ_NEEDS_INCREMENTAL_STATE */
-		fb(&pkt, 135, &ss);
-		fb(&out, 1, &pkt);
+		pbw_uint(&pkt, 8, ts + samples * 1000000);
+		pbw_uint(&pkt, 10, seq);
+		pbw_uint(&pkt, 13, 2);	/* SEQ_NEEDS_INCREMENTAL_STATE */
+		pbw_msg(&pkt, 135, &ss);
+		pbw_msg(&out, 1, &pkt);
 		samples++;
 		if (out.n > (1u << 20)) {
 			fwrite(out.p, 1, out.n, f);
@@ -183,9 +130,9 @@ main(int argc, char **argv)
 	}
 	fprintf(stderr, "gen-trace: %llu bytes, %llu samples\n",
 	    (unsigned long long)written, (unsigned long long)samples);
-	free(out.p);
-	free(pkt.p);
-	free(ss.p);
-	free(sub.p);
+	buf_free(&out);
+	buf_free(&pkt);
+	buf_free(&ss);
+	buf_free(&sub);
 	return 0;
 }

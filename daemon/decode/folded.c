@@ -36,7 +36,6 @@
 #include "bounds.h"
 #include "error.h"
 #include "folded.h"
-#include "format.h"
 #include "hmap.h"
 #include "model.h"
 #include "stream.h"

@@ -8,7 +8,6 @@
 
 #include "bounds.h"
 #include "error.h"
-#include "format.h"
 #include "model.h"
 #include "stream.h"
 

@@ -1,6 +1,5 @@
 /* format.c: the table of input formats and auto-detection. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "folded.h"
@@ -8,23 +7,6 @@
 #include "inflate.h"
 #include "perfetto.h"
 #include "pprof.h"
-
-/* pprof is one message whose string table comes last: read it whole,
- * bounded by the inflated-size limit. */
-static int
-pprof_decode_stream(struct stream *in, const struct decode_opts *opts,
-    const struct limits *limits, const struct sink *sink, struct error *err)
-{
-	uint8_t *data;
-	size_t len;
-	int rc;
-
-	if (stream_slurp(in, limits->max_inflated, &data, &len, err) == -1)
-		return -1;
-	rc = pprof_decode(data, len, limits, sink, err);
-	free(data);
-	return rc;
-}
 
 /* Detection tries these in order on the first (inflated) bytes: the binary
  * formats by the shape of their first protobuf fields, then folded text,

@@ -11,13 +11,6 @@
 #include "model.h"
 #include "stream.h"
 
-/* What a push may say about how to read its blob. */
-struct decode_opts {
-	struct mstr metric_type;	/* folded: the metric of the counts */
-	struct mstr metric_unit;
-	int64_t bucket_ns;		/* time bucket of timed samples */
-};
-
 struct format {
 	const char *name;
 	/* 1 if the first (inflated) bytes look like this format. */
@@ -25,9 +18,6 @@ struct format {
 	int (*decode)(struct stream *, const struct decode_opts *,
 	    const struct limits *, const struct sink *, struct error *);
 };
-
-/* Bytes a sniffer is shown (fewer at the end of a short input). */
-#define FORMAT_SNIFF_BYTES	4096
 
 /* NULL if the name is not a known format ("auto" is not a format). */
 const struct format *format_find(const char *name);

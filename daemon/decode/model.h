@@ -91,6 +91,17 @@ struct model_meta {
 	size_t ncounts;
 };
 
+/* What a push may say about how to read its blob. */
+struct decode_opts {
+	struct mstr metric_type;	/* folded: the metric of the counts */
+	struct mstr metric_unit;
+	int64_t bucket_ns;		/* time bucket of timed samples */
+};
+
+/* Bytes a format's sniffer is shown (fewer at the end of a short input):
+ * the decoders' sniffers are written against it, the table applies it. */
+#define FORMAT_SNIFF_BYTES	4096
+
 struct sink {
 	void *ctx;
 	int (*metric)(void *ctx, struct mstr type, struct mstr unit,

@@ -4,11 +4,16 @@
  * Input is hostile, so every read is bounded by the cursor's end and every
  * error says what was being read and at which byte (from base).  Error
  * texts carry no prefix: a decoder adds its own ("pprof: Sample: ..."). */
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "error.h"
 #include "pb.h"
+#include "util.h"
 
 /* The largest field number protobuf allows (2^29 - 1). */
 #define PB_MAX_FIELD	0x1fffffffu
@@ -228,4 +233,103 @@ pb_repeated_varint(const struct pb *c, const struct pb_field *f,
 	return error_set(err, ERR_INPUT, "%s at byte %zu: wire type %u, "
 	    "expected a varint or packed varints", what, f->off,
 	    (unsigned)f->wt);
+}
+
+/* ---- a decoder's field loops ---- */
+
+int
+pb_u64s_add(void *arg, uint64_t v)
+{
+	struct pb_u64s *a = arg;
+
+	if (a->n == a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 64;
+		a->v = xreallocarray(a->v, a->cap, sizeof *a->v);
+	}
+	a->v[a->n++] = v;
+	return 0;
+}
+
+int
+pb_dec_fail(struct pb_dec *d, enum error_kind kind, const char *what,
+    uint64_t off, const char *fmt, ...)
+{
+	char why[384];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	d->bad = 1;
+	return error_set(d->err, kind, "%s: %s at byte %llu: %s", d->name,
+	    what, (unsigned long long)(d->base + off), why);
+}
+
+int
+pb_dec_wire(struct pb_dec *d, const struct error *pe, const char *what)
+{
+	char out[sizeof pe->msg];
+	const char *p = pe->msg;
+	size_t n = 0;
+	unsigned long long v;
+	char *end;
+
+	/* pb counts bytes from the start of the buffer it was given. */
+	while (*p != '\0' && n + 24 < sizeof out) {
+		if (strncmp(p, "byte ", 5) == 0 && p[5] >= '0' && p[5] <= '9') {
+			v = strtoull(p + 5, &end, 10);
+			n += (size_t)snprintf(out + n, sizeof out - n,
+			    "byte %llu", v + (unsigned long long)d->base);
+			p = end;
+			continue;
+		}
+		out[n++] = *p++;
+	}
+	out[n] = '\0';
+	d->bad = 1;
+	return error_set(d->err, pe->kind != ERR_NONE ? pe->kind : ERR_INPUT,
+	    "%s%s%s: %s", d->name, what != NULL ? ": " : "",
+	    what != NULL ? what : "", out);
+}
+
+const char *
+pb_wire_name(enum pb_wire wt)
+{
+	switch (wt) {
+	case PB_VARINT:
+		return "varint";
+	case PB_FIXED64:
+		return "fixed64";
+	case PB_LEN:
+		return "length-delimited";
+	case PB_FIXED32:
+		return "fixed32";
+	}
+	return "?";
+}
+
+int
+pb_dec_wrong(struct pb_dec *d, const struct pb_field *f, enum pb_wire wt,
+    const char *what)
+{
+	return pb_dec_fail(d, ERR_INPUT, what, f->off, "field %u has wire "
+	    "type %u, expected %s", f->num, (unsigned)f->wt,
+	    pb_wire_name(wt));
+}
+
+/* Packed runs that pb_dec_repeated could not take in one go: either they
+ * are bad, and pb_repeated_varint reads the field again to say what is
+ * wrong, or the values are not packed. */
+int
+pb_dec_repeated_slow(struct pb_dec *d, const struct pb *c,
+    const struct pb_field *f, struct pb_u64s *a, const char *what)
+{
+	struct error pe;
+
+	pe.kind = ERR_NONE;
+	pe.msg[0] = '\0';
+	if (pb_repeated_varint(c, f, pb_u64s_add, a, what, &pe) == -1)
+		/* pb's message names the field and the byte already. */
+		return pb_dec_wire(d, &pe, NULL);
+	return 0;
 }

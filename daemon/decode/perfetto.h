@@ -8,7 +8,6 @@
 #include <stdint.h>
 
 #include "error.h"
-#include "format.h"
 #include "bounds.h"
 #include "model.h"
 #include "stream.h"

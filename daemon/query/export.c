@@ -1,8 +1,8 @@
 /* export.c: a selection as a pprof Profile.  The stacks are walked with
  * the selection's frame filters as /v1/top walks them (focus and ignore
  * drop samples, hide and show remove frames), so go tool pprof -top of the
- * export gives /v1/top's rows.  The protobuf is written here: pprof's
- * messages are few and flat enough for a handful of field writers. */
+ * export gives /v1/top's rows.  The protobuf is written with pbw.h: pprof's
+ * messages are few and flat, each built in a buf of its own. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +11,7 @@
 #include "hmap.h"
 #include "model.h"
 #include "pb.h"
+#include "pbw.h"
 #include "query.h"
 #include "selection.h"
 #include "stackwalk.h"
@@ -24,61 +25,6 @@ enum {
 	PROFILE_TIME_NANOS = 9, PROFILE_DURATION_NANOS, PROFILE_PERIOD_TYPE,
 	PROFILE_PERIOD, PROFILE_COMMENT, PROFILE_DEFAULT_SAMPLE_TYPE,
 };
-
-/* ---- a protobuf writer ---- */
-
-static void
-pbw_varint(struct buf *b, uint64_t v)
-{
-	uint8_t t[10];
-	size_t n = 0;
-
-	do {
-		t[n] = (uint8_t)(v & 0x7f);
-		v >>= 7;
-		if (v != 0)
-			t[n] |= 0x80;
-		n++;
-	} while (v != 0);
-	buf_add(b, t, n);
-}
-
-static void
-pbw_key(struct buf *b, uint32_t num, enum pb_wire wt)
-{
-	pbw_varint(b, (uint64_t)num << 3 | (uint64_t)wt);
-}
-
-/* A varint field; zero, the default, is left out. */
-static void
-pbw_uint(struct buf *b, uint32_t num, uint64_t v)
-{
-	if (v == 0)
-		return;
-	pbw_key(b, num, PB_VARINT);
-	pbw_varint(b, v);
-}
-
-static void
-pbw_int(struct buf *b, uint32_t num, int64_t v)
-{
-	pbw_uint(b, num, (uint64_t)v);
-}
-
-static void
-pbw_bytes(struct buf *b, uint32_t num, const void *p, size_t n)
-{
-	pbw_key(b, num, PB_LEN);
-	pbw_varint(b, n);
-	buf_add(b, p, n);
-}
-
-/* A message field whose body is in msg. */
-static void
-pbw_msg(struct buf *b, uint32_t num, const struct buf *msg)
-{
-	pbw_bytes(b, num, msg->p, msg->n);
-}
 
 /* ---- the export ---- */
 
@@ -315,11 +261,11 @@ ex_function_cb(void *arg, const struct store_function_row *f)
 	struct buf *m = &x->msg;
 
 	m->n = 0;
-	pbw_int(m, 1, hmap_get(&x->fn_ids, &f->id, sizeof f->id));
-	pbw_int(m, 2, ex_sstr(x, f->name));
-	pbw_int(m, 3, ex_sstr(x, f->system_name));
-	pbw_int(m, 4, ex_sstr(x, f->file));
-	pbw_int(m, 5, f->start_line);
+	pbw_opt_int(m, 1, hmap_get(&x->fn_ids, &f->id, sizeof f->id));
+	pbw_opt_int(m, 2, ex_sstr(x, f->name));
+	pbw_opt_int(m, 3, ex_sstr(x, f->system_name));
+	pbw_opt_int(m, 4, ex_sstr(x, f->file));
+	pbw_opt_int(m, 5, f->start_line);
 	pbw_msg(&x->out_fns, PROFILE_FUNCTION, m);
 }
 
@@ -330,16 +276,16 @@ ex_mapping_cb(void *arg, const struct store_mapping_row *r)
 	struct buf *m = &x->msg;
 
 	m->n = 0;
-	pbw_int(m, 1, hmap_get(&x->map_ids, &r->id, sizeof r->id));
-	pbw_uint(m, 2, r->start);
-	pbw_uint(m, 3, r->limit);
-	pbw_uint(m, 4, r->offset);
-	pbw_int(m, 5, ex_sstr(x, r->file));
-	pbw_int(m, 6, ex_sstr(x, r->build_id));
-	pbw_uint(m, 7, (r->flags & MAPPING_HAS_FUNCTIONS) != 0);
-	pbw_uint(m, 8, (r->flags & MAPPING_HAS_FILENAMES) != 0);
-	pbw_uint(m, 9, (r->flags & MAPPING_HAS_LINE_NUMBERS) != 0);
-	pbw_uint(m, 10, (r->flags & MAPPING_HAS_INLINE_FRAMES) != 0);
+	pbw_opt_int(m, 1, hmap_get(&x->map_ids, &r->id, sizeof r->id));
+	pbw_opt_uint(m, 2, r->start);
+	pbw_opt_uint(m, 3, r->limit);
+	pbw_opt_uint(m, 4, r->offset);
+	pbw_opt_int(m, 5, ex_sstr(x, r->file));
+	pbw_opt_int(m, 6, ex_sstr(x, r->build_id));
+	pbw_opt_uint(m, 7, (r->flags & MAPPING_HAS_FUNCTIONS) != 0);
+	pbw_opt_uint(m, 8, (r->flags & MAPPING_HAS_FILENAMES) != 0);
+	pbw_opt_uint(m, 9, (r->flags & MAPPING_HAS_LINE_NUMBERS) != 0);
+	pbw_opt_uint(m, 10, (r->flags & MAPPING_HAS_INLINE_FRAMES) != 0);
 	pbw_msg(&x->out_maps, PROFILE_MAPPING, m);
 }
 
@@ -351,12 +297,12 @@ ex_label_cb(void *arg, const struct store_label_row *l)
 	int64_t at = hmap_get(&x->set_at, &l->labelset, sizeof l->labelset);
 
 	m->n = 0;
-	pbw_int(m, 1, ex_sstr(x, l->key));
+	pbw_opt_int(m, 1, ex_sstr(x, l->key));
 	if (l->is_num) {
-		pbw_int(m, 3, l->num);
-		pbw_int(m, 4, ex_sstr(x, l->num_unit));
+		pbw_opt_int(m, 3, l->num);
+		pbw_opt_int(m, 4, ex_sstr(x, l->num_unit));
 	} else
-		pbw_int(m, 2, ex_sstr(x, l->str));
+		pbw_opt_int(m, 2, ex_sstr(x, l->str));
 	pbw_msg(&x->labels[at - 1], 3, m);
 	x->lkey.n = 0;
 	buf_add(&x->lkey, &l->labelset, sizeof l->labelset);
@@ -383,8 +329,8 @@ ex_push_labels(struct ex *x, const struct smp *sp, struct buf *sample)
 		    hmap_get(&x->set_keys, x->lkey.p, x->lkey.n) != 0)
 			continue;
 		x->msg.n = 0;
-		pbw_int(&x->msg, 1, ex_strz(x, g->keys[k]));
-		pbw_int(&x->msg, 2, ex_strz(x, g->values[k]));
+		pbw_opt_int(&x->msg, 1, ex_strz(x, g->keys[k]));
+		pbw_opt_int(&x->msg, 2, ex_strz(x, g->values[k]));
 		pbw_msg(sample, 3, &x->msg);
 	}
 }
@@ -407,23 +353,23 @@ ex_location(struct ex *x, const struct store_frame_row *const *fr,
 	id = ++x->nlocs;
 	hmap_put(&x->loc_ids, x->key.p, x->key.n, id);
 	x->msg.n = 0;
-	pbw_int(&x->msg, 1, id);
+	pbw_opt_int(&x->msg, 1, id);
 	if (fr[b]->mapping != 0)
-		pbw_int(&x->msg, 2, ex_id(&x->map_ids, &x->maps, &x->nmaps,
+		pbw_opt_int(&x->msg, 2, ex_id(&x->map_ids, &x->maps, &x->nmaps,
 		    fr[b]->mapping));
-	pbw_uint(&x->msg, 3, fr[b]->address);
+	pbw_opt_uint(&x->msg, 3, fr[b]->address);
 	for (i = a; i <= b; i++) {
 		folded |= (fr[i]->flags & FRAME_FOLDED) != 0;
 		if (fr[i]->function == 0)
 			continue;
 		x->line.n = 0;
-		pbw_int(&x->line, 1, ex_id(&x->fn_ids, &x->fns, &x->nfns,
+		pbw_opt_int(&x->line, 1, ex_id(&x->fn_ids, &x->fns, &x->nfns,
 		    fr[i]->function));
-		pbw_int(&x->line, 2, fr[i]->line);
-		pbw_int(&x->line, 3, fr[i]->column);
+		pbw_opt_int(&x->line, 2, fr[i]->line);
+		pbw_opt_int(&x->line, 3, fr[i]->column);
 		pbw_msg(&x->msg, 4, &x->line);
 	}
-	pbw_uint(&x->msg, 5, (uint64_t)folded);
+	pbw_opt_uint(&x->msg, 5, (uint64_t)folded);
 	pbw_msg(&x->out_locs, PROFILE_LOCATION, &x->msg);
 	return id;
 }
@@ -510,11 +456,11 @@ ex_types(struct ex *x, int64_t metric, struct buf *types,
 		if (store_metric_get(x->s, x->metrics[i], &m, x->err) == -1)
 			return -1;
 		x->msg.n = 0;
-		pbw_int(&x->msg, 1, ex_strz(x, m.type));
-		pbw_int(&x->msg, 2, ex_strz(x, m.unit));
+		pbw_opt_int(&x->msg, 1, ex_strz(x, m.type));
+		pbw_opt_int(&x->msg, 2, ex_strz(x, m.unit));
 		pbw_msg(types, PROFILE_SAMPLE_TYPE, &x->msg);
 		if (x->metrics[i] == metric)
-			pbw_int(scalars, PROFILE_DEFAULT_SAMPLE_TYPE,
+			pbw_opt_int(scalars, PROFILE_DEFAULT_SAMPLE_TYPE,
 			    ex_strz(x, m.type));
 		store_metric_clear(&m);
 	}
@@ -611,19 +557,19 @@ ex_profiles(struct ex *x, const int64_t *ids, size_t n,
 		ex_comments(x, &p, scalars);
 		store_profile_info_clear(&p);
 	}
-	pbw_int(scalars, PROFILE_TIME_NANOS, first);
-	pbw_int(scalars, PROFILE_DURATION_NANOS, end - first);
+	pbw_opt_int(scalars, PROFILE_TIME_NANOS, first);
+	pbw_opt_int(scalars, PROFILE_DURATION_NANOS, end - first);
 	if (agree && n > 0 && ptype != 0) {
 		if (store_metric_get(x->s, ptype, &m, x->err) == -1)
 			return -1;
 		x->msg.n = 0;
-		pbw_int(&x->msg, 1, ex_strz(x, m.type));
-		pbw_int(&x->msg, 2, ex_strz(x, m.unit));
+		pbw_opt_int(&x->msg, 1, ex_strz(x, m.type));
+		pbw_opt_int(&x->msg, 2, ex_strz(x, m.unit));
 		pbw_msg(scalars, PROFILE_PERIOD_TYPE, &x->msg);
 		store_metric_clear(&m);
 	}
 	if (agree && n > 0)
-		pbw_int(scalars, PROFILE_PERIOD, period);
+		pbw_opt_int(scalars, PROFILE_PERIOD, period);
 	return 0;
 }
 

@@ -6,7 +6,7 @@
 
 #include "error.h"
 #include "pb.h"
-#include "pbenc.h"
+#include "pbw.h"
 #include "testlib.h"
 
 /* The error is set and its message holds every given piece. */
@@ -39,7 +39,7 @@ read_one(const uint8_t *p, size_t n, struct pb_field *f, struct error *e)
 static void
 test_varint_lengths(void)
 {
-	struct pbenc e = { NULL, 0, 0 };
+	struct buf e = { NULL, 0, 0 };
 	const uint8_t *p;
 	uint64_t v, want;
 	unsigned k;
@@ -48,7 +48,7 @@ test_varint_lengths(void)
 		/* The largest value that fits k bytes; 10 bytes: all 64. */
 		want = k < 10 ? ((uint64_t)1 << (7 * k)) - 1 : UINT64_MAX;
 		e.n = 0;
-		pbenc_varint(&e, want);
+		pbw_varint(&e, want);
 		CHECK(e.n == k);
 		p = e.p;
 		CHECK(pb_varint(&p, e.p + e.n, &v) == 0);
@@ -58,12 +58,12 @@ test_varint_lengths(void)
 		/* The smallest value that needs k bytes. */
 		want = k > 1 ? (uint64_t)1 << (7 * (k - 1)) : 0;
 		e.n = 0;
-		pbenc_varint(&e, want);
+		pbw_varint(&e, want);
 		CHECK(e.n == k);
 		p = e.p;
 		CHECK(pb_varint(&p, e.p + e.n, &v) == 0 && v == want);
 	}
-	pbenc_free(&e);
+	buf_free(&e);
 }
 
 static void
@@ -112,17 +112,17 @@ test_varint_errors(void)
 static void
 test_wire_types(void)
 {
-	struct pbenc e = { NULL, 0, 0 };
+	struct buf e = { NULL, 0, 0 };
 	struct pb c;
 	struct pb_field f;
 	struct error err;
 
-	pbenc_uint(&e, 1, 300);
-	pbenc_fixed64(&e, 2, 0x0102030405060708ull);
-	pbenc_fixed32(&e, 3, 0xdeadbeef);
-	pbenc_str(&e, 4, "hello");
-	pbenc_int(&e, 5, -2);
-	pbenc_bytes(&e, 536870911, "", 0);	/* the largest field number */
+	pbw_uint(&e, 1, 300);
+	pbw_fixed64(&e, 2, 0x0102030405060708ull);
+	pbw_fixed32(&e, 3, 0xdeadbeef);
+	pbw_str(&e, 4, "hello");
+	pbw_int(&e, 5, -2);
+	pbw_bytes(&e, 536870911, "", 0);	/* the largest field number */
 
 	error_clear(&err);
 	pb_init(&c, e.p, e.n);
@@ -146,7 +146,7 @@ test_wire_types(void)
 	CHECK(pb_next(&c, &f, &err) == 0);
 	CHECK(err.kind == ERR_NONE);
 	CHECK(pb_offset(&c) == e.n);
-	pbenc_free(&e);
+	buf_free(&e);
 }
 
 static void
@@ -198,7 +198,7 @@ test_truncation(void)
 static void
 test_bad_tags(void)
 {
-	struct pbenc e = { NULL, 0, 0 };
+	struct buf e = { NULL, 0, 0 };
 	struct pb c;
 	struct pb_field f;
 	struct error err;
@@ -206,9 +206,9 @@ test_bad_tags(void)
 
 	for (wt = 3; wt <= 4; wt++) {
 		e.n = 0;
-		pbenc_uint(&e, 1, 1);
-		pbenc_tag(&e, 7, wt);
-		pbenc_byte(&e, 0);
+		pbw_uint(&e, 1, 1);
+		pbw_key(&e, 7, wt);
+		pbw_byte(&e, 0);
 		error_clear(&err);
 		pb_init(&c, e.p, e.n);
 		CHECK(pb_next(&c, &f, &err) == 1);
@@ -219,7 +219,7 @@ test_bad_tags(void)
 	}
 	for (wt = 6; wt <= 7; wt++) {
 		e.n = 0;
-		pbenc_tag(&e, 9, wt);
+		pbw_key(&e, 9, wt);
 		CHECK(read_one(e.p, e.n, &f, &err) == -1);
 		CHECK(err_has(&err, "field 9 at byte 0", "unknown wire type"));
 	}
@@ -232,15 +232,15 @@ test_bad_tags(void)
 
 	/* A field number past 2^29 - 1. */
 	e.n = 0;
-	pbenc_uint(&e, 1, 5);
-	pbenc_varint(&e, (uint64_t)1 << 32);
-	pbenc_byte(&e, 0);
+	pbw_uint(&e, 1, 5);
+	pbw_varint(&e, (uint64_t)1 << 32);
+	pbw_byte(&e, 0);
 	error_clear(&err);
 	pb_init(&c, e.p, e.n);
 	CHECK(pb_next(&c, &f, &err) == 1);
 	CHECK(pb_next(&c, &f, &err) == -1);
 	CHECK(err_has(&err, "tag at byte 2", "out of range"));
-	pbenc_free(&e);
+	buf_free(&e);
 }
 
 static void
@@ -262,7 +262,7 @@ test_first_error_wins(void)
 static void
 test_skip_unknown(void)
 {
-	struct pbenc e = { NULL, 0, 0 };
+	struct buf e = { NULL, 0, 0 };
 	struct pb c;
 	struct pb_field f;
 	struct error err;
@@ -270,14 +270,14 @@ test_skip_unknown(void)
 	int seen = 0;
 	uint64_t v = 0;
 
-	pbenc_fixed64(&e, 100, 1);
-	pbenc_fixed32(&e, 101, 2);
-	pbenc_str(&e, 102, "skip me");
-	m = pbenc_begin(&e, 103);
-	pbenc_uint(&e, 2, 99);		/* field 2 of a sub-message */
-	pbenc_end(&e, m);
-	pbenc_uint(&e, 104, 3);
-	pbenc_uint(&e, 2, 42);
+	pbw_fixed64(&e, 100, 1);
+	pbw_fixed32(&e, 101, 2);
+	pbw_str(&e, 102, "skip me");
+	m = pbw_begin(&e, 103);
+	pbw_uint(&e, 2, 99);		/* field 2 of a sub-message */
+	pbw_end(&e, m);
+	pbw_uint(&e, 104, 3);
+	pbw_uint(&e, 2, 42);
 
 	error_clear(&err);
 	pb_init(&c, e.p, e.n);
@@ -289,29 +289,29 @@ test_skip_unknown(void)
 	}
 	CHECK(err.kind == ERR_NONE);
 	CHECK(seen == 1 && v == 42);
-	pbenc_free(&e);
+	buf_free(&e);
 }
 
 /* Offsets stay relative to the outermost buffer inside sub-cursors. */
 static void
 test_sub_offsets(void)
 {
-	struct pbenc e = { NULL, 0, 0 };
+	struct buf e = { NULL, 0, 0 };
 	struct pb c, s, s2;
 	struct pb_field f, g, h;
 	struct error err;
 	size_t m1, m2, inner_at;
 	char want[64];
 
-	pbenc_str(&e, 15, "abc");		/* 5 bytes */
-	m1 = pbenc_begin(&e, 1);		/* tag at 5 */
-	pbenc_uint(&e, 1, 7);
-	m2 = pbenc_begin(&e, 2);
-	pbenc_uint(&e, 3, 1);
+	pbw_str(&e, 15, "abc");		/* 5 bytes */
+	m1 = pbw_begin(&e, 1);		/* tag at 5 */
+	pbw_uint(&e, 1, 7);
+	m2 = pbw_begin(&e, 2);
+	pbw_uint(&e, 3, 1);
 	inner_at = e.n;
-	pbenc_byte(&e, 0x0b);			/* a group tag */
-	pbenc_end(&e, m2);
-	pbenc_end(&e, m1);
+	pbw_byte(&e, 0x0b);			/* a group tag */
+	pbw_end(&e, m2);
+	pbw_end(&e, m1);
 	/* Both length varints are one byte: shift the inner offset. */
 	inner_at += 2;
 
@@ -333,7 +333,7 @@ test_sub_offsets(void)
 	/* The parent goes on past the sub-message. */
 	CHECK(pb_next(&s, &g, &err) == 0);
 	CHECK(pb_next(&c, &f, &err) == 0);
-	pbenc_free(&e);
+	buf_free(&e);
 }
 
 struct collect {
@@ -357,7 +357,7 @@ static void
 test_repeated(void)
 {
 	static const uint64_t vals[] = { 1, 300, 0, UINT64_MAX, 127, 128 };
-	struct pbenc e = { NULL, 0, 0 };
+	struct buf e = { NULL, 0, 0 };
 	struct collect col;
 	struct pb c;
 	struct pb_field f;
@@ -365,11 +365,11 @@ test_repeated(void)
 	size_t i;
 
 	/* Packed, then unpacked, then packed again: all add up in order. */
-	pbenc_packed(&e, 1, vals, 3);
-	pbenc_unpacked(&e, 1, vals + 3, 2);
-	pbenc_str(&e, 2, "other");
-	pbenc_packed(&e, 1, vals + 5, 1);
-	pbenc_packed(&e, 1, NULL, 0);		/* empty packed */
+	pbw_packed(&e, 1, vals, 3);
+	pbw_unpacked(&e, 1, vals + 3, 2);
+	pbw_str(&e, 2, "other");
+	pbw_packed(&e, 1, vals + 5, 1);
+	pbw_packed(&e, 1, NULL, 0);		/* empty packed */
 
 	memset(&col, 0, sizeof col);
 	col.reject = 999;
@@ -387,12 +387,12 @@ test_repeated(void)
 
 	/* A bad varint inside the packed run: offset of that varint. */
 	e.n = 0;
-	pbenc_str(&e, 9, "x");			/* 3 bytes */
-	pbenc_tag(&e, 1, PBENC_LEN);
-	pbenc_varint(&e, 3);
-	pbenc_byte(&e, 5);
-	pbenc_byte(&e, 0x80);
-	pbenc_byte(&e, 0x80);			/* truncated at byte 6 */
+	pbw_str(&e, 9, "x");			/* 3 bytes */
+	pbw_key(&e, 1, PB_LEN);
+	pbw_varint(&e, 3);
+	pbw_byte(&e, 5);
+	pbw_byte(&e, 0x80);
+	pbw_byte(&e, 0x80);			/* truncated at byte 6 */
 	memset(&col, 0, sizeof col);
 	col.reject = 999;
 	error_clear(&err);
@@ -406,7 +406,7 @@ test_repeated(void)
 
 	/* A wrong wire type. */
 	e.n = 0;
-	pbenc_fixed32(&e, 1, 5);
+	pbw_fixed32(&e, 1, 5);
 	error_clear(&err);
 	pb_init(&c, e.p, e.n);
 	CHECK(pb_next(&c, &f, &err) == 1);
@@ -416,8 +416,8 @@ test_repeated(void)
 
 	/* fn refusing a value: packed and unpacked. */
 	e.n = 0;
-	pbenc_uint(&e, 1, 4);
-	pbenc_packed(&e, 1, vals, 3);
+	pbw_uint(&e, 1, 4);
+	pbw_packed(&e, 1, vals, 3);
 	memset(&col, 0, sizeof col);
 	col.reject = 300;
 	error_clear(&err);
@@ -436,23 +436,23 @@ test_repeated(void)
 	CHECK(pb_repeated_varint(&c, &f, collect_fn, &col, "T.ids",
 	    &err) == -1);
 	CHECK(err_has(&err, "T.ids at byte 0", "4 rejected"));
-	pbenc_free(&e);
+	buf_free(&e);
 }
 
 static void
 test_encoder_nesting(void)
 {
-	struct pbenc e = { NULL, 0, 0 };
+	struct buf e = { NULL, 0, 0 };
 	struct pb c, s;
 	struct pb_field f;
 	struct error err;
 	size_t m, i;
 
 	/* A sub-message over 127 bytes needs a two-byte length. */
-	m = pbenc_begin(&e, 3);
+	m = pbw_begin(&e, 3);
 	for (i = 0; i < 100; i++)
-		pbenc_uint(&e, 1, i);
-	pbenc_end(&e, m);
+		pbw_uint(&e, 1, i);
+	pbw_end(&e, m);
 	CHECK(e.n == 1 + 2 + 100 * 2);
 	error_clear(&err);
 	pb_init(&c, e.p, e.n);
@@ -461,7 +461,7 @@ test_encoder_nesting(void)
 	for (i = 0; i < 100; i++)
 		CHECK(pb_next(&s, &f, &err) == 1 && f.v == i);
 	CHECK(pb_next(&s, &f, &err) == 0);
-	pbenc_free(&e);
+	buf_free(&e);
 }
 
 int

@@ -164,7 +164,7 @@ count(const struct rec *r, const char *name)
 }
 
 static int
-decode(const struct pbenc *e, struct rec *r, struct error *err)
+decode(const struct buf *e, struct rec *r, struct error *err)
 {
 	struct decode_opts opts;
 	struct limits lim;
@@ -189,7 +189,7 @@ decode(const struct pbenc *e, struct rec *r, struct error *err)
 }
 
 static void
-decode_ok(const struct pbenc *e, struct rec *r)
+decode_ok(const struct buf *e, struct rec *r)
 {
 	struct error err;
 
@@ -201,7 +201,7 @@ decode_ok(const struct pbenc *e, struct rec *r)
 
 /* Decode must fail with kind, and the message must hold each word. */
 static void
-decode_bad(const struct pbenc *e, enum error_kind kind, const char *w1,
+decode_bad(const struct buf *e, enum error_kind kind, const char *w1,
     const char *w2)
 {
 	struct error err;
@@ -221,7 +221,7 @@ decode_bad(const struct pbenc *e, enum error_kind kind, const char *w1,
 /* The decode succeeds, skipping npkt packets whose contents do not parse
  * and dropping nsmp of their samples as malformed, and stores nstored. */
 static void
-decode_malformed(const struct pbenc *e, uint64_t npkt, uint64_t nsmp,
+decode_malformed(const struct buf *e, uint64_t npkt, uint64_t nsmp,
     size_t nstored)
 {
 	struct rec r;
@@ -244,7 +244,7 @@ decode_malformed(const struct pbenc *e, uint64_t npkt, uint64_t nsmp,
  * names, frames and source-less frames with iids base.., and callstack
  * cs = those frames. */
 static void
-put_stack(struct pbenc *e, uint64_t seq, uint64_t flags, uint64_t cs,
+put_stack(struct buf *e, uint64_t seq, uint64_t flags, uint64_t cs,
     uint64_t base, const char *const *names, size_t n)
 {
 	uint64_t ids[16];
@@ -253,7 +253,7 @@ put_stack(struct pbenc *e, uint64_t seq, uint64_t flags, uint64_t cs,
 	CHECK(n <= NITEMS(ids));
 	p = pftenc_packet(e);
 	pftenc_header(e, PFTENC_NONE, seq, flags);
-	m = pbenc_begin(e, PFT_INTERNED_DATA);
+	m = pbw_begin(e, PFT_INTERNED_DATA);
 	for (i = 0; i < n; i++) {
 		pftenc_istring(e, PFT_I_FUNCTION_NAMES, base + i, names[i]);
 		pftenc_frame(e, base + i, base + i, PFTENC_NONE, PFTENC_NONE,
@@ -261,23 +261,23 @@ put_stack(struct pbenc *e, uint64_t seq, uint64_t flags, uint64_t cs,
 		ids[i] = base + i;
 	}
 	pftenc_callstack(e, cs, ids, n, 1);
-	pbenc_end(e, m);
-	pbenc_end(e, p);
+	pbw_end(e, m);
+	pbw_end(e, p);
 }
 
 /* An empty packet that only clears (or marks dropped) a sequence. */
 static void
-put_flags(struct pbenc *e, uint64_t seq, uint64_t flags, int cleared_bool,
+put_flags(struct buf *e, uint64_t seq, uint64_t flags, int cleared_bool,
     int dropped)
 {
 	size_t p = pftenc_packet(e);
 
 	pftenc_header(e, PFTENC_NONE, seq, flags);
 	if (cleared_bool)
-		pbenc_uint(e, PFT_STATE_CLEARED, 1);
+		pbw_uint(e, PFT_STATE_CLEARED, 1);
 	if (dropped)
-		pbenc_uint(e, PFT_PACKET_DROPPED, 1);
-	pbenc_end(e, p);
+		pbw_uint(e, PFT_PACKET_DROPPED, 1);
+	pbw_end(e, p);
 }
 
 /* ---- the tests ---- */
@@ -287,7 +287,7 @@ test_stack_sample_interned(void)
 {
 	static const uint8_t bid[] = { 0xde, 0xad, 0xbe, 0xef };
 	uint64_t paths[] = { 1, 2, 3 }, frames[] = { 1, 2, 3 };
-	struct pbenc e = { 0 };
+	struct buf e = { 0 };
 	struct rec r;
 	size_t p, m, i;
 	int wall;
@@ -295,38 +295,38 @@ test_stack_sample_interned(void)
 	/* Names of the process and thread first. */
 	p = pftenc_packet(&e);
 	pftenc_header(&e, 50, 7, PFTENC_NONE);
-	m = pbenc_begin(&e, PFT_PROCESS_TREE);
+	m = pbw_begin(&e, PFT_PROCESS_TREE);
 	{
-		size_t pr = pbenc_begin(&e, 1), th;
+		size_t pr = pbw_begin(&e, 1), th;
 
-		pbenc_uint(&e, 1, 10);
-		pbenc_str(&e, 3, "/usr/bin/server");
-		pbenc_str(&e, 3, "--flag");
-		pbenc_end(&e, pr);
-		th = pbenc_begin(&e, 2);
-		pbenc_uint(&e, 1, 11);
-		pbenc_str(&e, 2, "worker");
-		pbenc_uint(&e, 3, 10);
-		pbenc_end(&e, th);
+		pbw_uint(&e, 1, 10);
+		pbw_str(&e, 3, "/usr/bin/server");
+		pbw_str(&e, 3, "--flag");
+		pbw_end(&e, pr);
+		th = pbw_begin(&e, 2);
+		pbw_uint(&e, 1, 11);
+		pbw_str(&e, 2, "worker");
+		pbw_uint(&e, 3, 10);
+		pbw_end(&e, th);
 	}
-	pbenc_end(&e, m);
-	pbenc_end(&e, p);
+	pbw_end(&e, m);
+	pbw_end(&e, p);
 
 	/* The sampler's sequence: clear and intern everything. */
 	p = pftenc_packet(&e);
 	pftenc_header(&e, 100, 1, PFT_SEQ_CLEARED | PFT_SEQ_NEEDS);
-	pbenc_uint(&e, PFT_PACKET_DROPPED, 1);	/* first packet: set too */
-	m = pbenc_begin(&e, PFT_INTERNED_DATA);
+	pbw_uint(&e, PFT_PACKET_DROPPED, 1);	/* first packet: set too */
+	m = pbw_begin(&e, PFT_INTERNED_DATA);
 	pftenc_istring(&e, PFT_I_FUNCTION_NAMES, 1, "main");
 	pftenc_istring(&e, PFT_I_FUNCTION_NAMES, 2, "serve");
 	pftenc_istring(&e, PFT_I_FUNCTION_NAMES, 3, "parse");
 	pftenc_istring(&e, PFT_I_SOURCE_PATHS, 1, "src/server.c");
 	{
-		size_t b = pbenc_begin(&e, PFT_I_BUILD_IDS);
+		size_t b = pbw_begin(&e, PFT_I_BUILD_IDS);
 
-		pbenc_uint(&e, 1, 1);
-		pbenc_bytes(&e, 2, bid, sizeof bid);
-		pbenc_end(&e, b);
+		pbw_uint(&e, 1, 1);
+		pbw_bytes(&e, 2, bid, sizeof bid);
+		pbw_end(&e, b);
 	}
 	pftenc_istring(&e, PFT_I_MAPPING_PATHS, 1, "usr");
 	pftenc_istring(&e, PFT_I_MAPPING_PATHS, 2, "lib");
@@ -341,8 +341,8 @@ test_stack_sample_interned(void)
 	pftenc_exec(&e, PFT_I_EXECS, 1, 2, 2);
 	pftenc_counter(&e, PFT_I_COUNTERS, 1, "wall-time", 1, NULL,
 	    PFTENC_NONE);
-	pbenc_end(&e, m);
-	pbenc_end(&e, p);
+	pbw_end(&e, m);
+	pbw_end(&e, p);
 
 	pftenc_stack_sample_iids(&e, 1000, 1, PFT_SEQ_NEEDS, 1, 1, 1, 1, 500);
 	pftenc_stack_sample_iids(&e, 3000, 1, PFT_SEQ_NEEDS, 2, 1, 1, 1, 700);
@@ -388,14 +388,14 @@ test_stack_sample_interned(void)
 	CHECK(r.frames[r.stacks[0].ids[1] - 1].line == 15);
 	CHECK(r.frames[r.stacks[0].ids[0] - 1].mapping == 1);
 	rec_free(&r);
-	pbenc_free(&e);
+	buf_free(&e);
 	tests++;
 }
 
 static void
 test_stack_sample_inline(void)
 {
-	struct pbenc e = { 0 };
+	struct buf e = { 0 };
 	struct rec r;
 	size_t p, m, cs;
 	int ticks;
@@ -403,19 +403,19 @@ test_stack_sample_inline(void)
 	/* No sequence state needed: everything inline, no flags. */
 	p = pftenc_packet(&e);
 	pftenc_header(&e, 42, 3, PFTENC_NONE);
-	m = pbenc_begin(&e, PFT_STACK_SAMPLE);
+	m = pbw_begin(&e, PFT_STACK_SAMPLE);
 	pftenc_task(&e, 1, PFTENC_NONE, 20, 21, 99);
 	pftenc_exec(&e, 3, PFTENC_NONE, 1, 1);
-	cs = pbenc_begin(&e, 5);
+	cs = pbw_begin(&e, 5);
 	pftenc_inline_frame(&e, "main", "main.py", 3);
 	pftenc_inline_frame(&e, "run", "main.py", 10);
 	pftenc_inline_frame(&e, "step", NULL, PFTENC_NONE);
-	pbenc_end(&e, cs);
-	pbenc_str(&e, 7, "partial stack");
+	pbw_end(&e, cs);
+	pbw_str(&e, 7, "partial stack");
 	pftenc_counter(&e, 9, PFTENC_NONE, "ticks", 4, "ticks", 10);
-	pbenc_uint(&e, 11, 7);
-	pbenc_end(&e, m);
-	pbenc_end(&e, p);
+	pbw_uint(&e, 11, 7);
+	pbw_end(&e, m);
+	pbw_end(&e, p);
 
 	decode_ok(&e, &r);
 	CHECK(r.nsamples == 1);
@@ -434,7 +434,7 @@ test_stack_sample_inline(void)
 	CHECK(r.meta.dropped_samples == 0);
 	CHECK(r.samples[0].time_ns == 42);
 	rec_free(&r);
-	pbenc_free(&e);
+	buf_free(&e);
 	tests++;
 }
 
@@ -467,21 +467,21 @@ test_units(void)
 	size_t i;
 
 	for (i = 0; i < NITEMS(cases); i++) {
-		struct pbenc e = { 0 };
+		struct buf e = { 0 };
 		struct rec r;
 		size_t p, m, cs;
 		int idx;
 
 		p = pftenc_packet(&e);
-		m = pbenc_begin(&e, PFT_STACK_SAMPLE);
-		cs = pbenc_begin(&e, 5);
+		m = pbw_begin(&e, PFT_STACK_SAMPLE);
+		cs = pbw_begin(&e, 5);
 		pftenc_inline_frame(&e, "f", NULL, PFTENC_NONE);
-		pbenc_end(&e, cs);
+		pbw_end(&e, cs);
 		pftenc_counter(&e, 9, PFTENC_NONE, cases[i].name,
 		    cases[i].unit, cases[i].unit_str, cases[i].mult);
-		pbenc_uint(&e, 11, (uint64_t)cases[i].weight);
-		pbenc_end(&e, m);
-		pbenc_end(&e, p);
+		pbw_uint(&e, 11, (uint64_t)cases[i].weight);
+		pbw_end(&e, m);
+		pbw_end(&e, p);
 		decode_ok(&e, &r);
 		idx = metric(&r, cases[i].type, cases[i].want_unit);
 		if (idx < 0)
@@ -492,7 +492,7 @@ test_units(void)
 		CHECK(r.samples[0].time_ns == 0);
 		CHECK(r.meta.time_ns == 0 && r.meta.duration_ns == 0);
 		rec_free(&r);
-		pbenc_free(&e);
+		buf_free(&e);
 	}
 	tests++;
 }
@@ -501,46 +501,46 @@ static void
 test_followers(void)
 {
 	uint64_t fiids[] = { 2, 3 }, fw[] = { 40, 50, 60 };
-	struct pbenc e = { 0 };
+	struct buf e = { 0 };
 	struct rec r;
 	size_t p, m, cs, i;
 	int cyc, ins, miss, refs;
 
 	p = pftenc_packet(&e);
 	pftenc_header(&e, 10, 1, PFT_SEQ_CLEARED);
-	m = pbenc_begin(&e, PFT_INTERNED_DATA);
+	m = pbw_begin(&e, PFT_INTERNED_DATA);
 	pftenc_counter(&e, PFT_I_COUNTERS, 1, "cycles", 2, NULL, PFTENC_NONE);
 	pftenc_counter(&e, PFT_I_COUNTERS, 2, "instructions", 3, NULL,
 	    PFTENC_NONE);
 	/* Upstream's extension number for the same table. */
 	pftenc_counter(&e, 2002, 3, "cache-misses", 6, NULL, 2);
-	pbenc_end(&e, m);
-	pbenc_end(&e, p);
+	pbw_end(&e, m);
+	pbw_end(&e, p);
 
 	for (i = 0; i < 2; i++) {
 		p = pftenc_packet(&e);
 		pftenc_header(&e, 20 + i, 1, PFT_SEQ_NEEDS);
-		m = pbenc_begin(&e, PFT_STACK_SAMPLE);
-		cs = pbenc_begin(&e, 5);
+		m = pbw_begin(&e, PFT_STACK_SAMPLE);
+		cs = pbw_begin(&e, 5);
 		pftenc_inline_frame(&e, "main", NULL, PFTENC_NONE);
 		pftenc_inline_frame(&e, i ? "b" : "a", NULL, PFTENC_NONE);
-		pbenc_end(&e, cs);
-		pbenc_uint(&e, 10, 1);
-		pbenc_uint(&e, 11, 1000 + i);
+		pbw_end(&e, cs);
+		pbw_uint(&e, 10, 1);
+		pbw_uint(&e, 11, 1000 + i);
 		if (i == 0) {
 			/* Interned followers, packed. */
-			pbenc_packed(&e, 13, fiids, 2);
-			pbenc_packed(&e, 14, fw, 2);
+			pbw_packed(&e, 13, fiids, 2);
+			pbw_packed(&e, 14, fw, 2);
 		} else {
 			/* Inline followers, one new; weights unpacked. */
 			pftenc_counter(&e, 12, PFTENC_NONE, "cache-misses", 6,
 			    NULL, PFTENC_NONE);
 			pftenc_counter(&e, 12, PFTENC_NONE, "cache-refs", 7,
 			    NULL, PFTENC_NONE);
-			pbenc_unpacked(&e, 14, fw + 1, 2);
+			pbw_unpacked(&e, 14, fw + 1, 2);
 		}
-		pbenc_end(&e, m);
-		pbenc_end(&e, p);
+		pbw_end(&e, m);
+		pbw_end(&e, p);
 	}
 	decode_ok(&e, &r);
 	CHECK(r.nsamples == 2);
@@ -560,21 +560,21 @@ test_followers(void)
 	CHECK(STREQ(sample_stack(&r, 0), "a;main"));
 	CHECK(STREQ(sample_stack(&r, 1), "b;main"));
 	rec_free(&r);
-	pbenc_free(&e);
+	buf_free(&e);
 
 	/* Weights that do not match the descriptors: the packet is
 	 * skipped, its sample dropped as malformed. */
 	p = pftenc_packet(&e);
-	m = pbenc_begin(&e, PFT_STACK_SAMPLE);
-	cs = pbenc_begin(&e, 5);
+	m = pbw_begin(&e, PFT_STACK_SAMPLE);
+	cs = pbw_begin(&e, 5);
 	pftenc_inline_frame(&e, "main", NULL, PFTENC_NONE);
-	pbenc_end(&e, cs);
+	pbw_end(&e, cs);
 	pftenc_counter(&e, 12, PFTENC_NONE, "x", 9, NULL, PFTENC_NONE);
-	pbenc_packed(&e, 14, fw, 2);
-	pbenc_end(&e, m);
-	pbenc_end(&e, p);
+	pbw_packed(&e, 14, fw, 2);
+	pbw_end(&e, m);
+	pbw_end(&e, p);
 	decode_malformed(&e, 1, 1, 0);
-	pbenc_free(&e);
+	buf_free(&e);
 	tests++;
 }
 
@@ -583,7 +583,7 @@ test_perf_sample(void)
 {
 	static const char *const names[] = { "start", "work", "spin" };
 	uint64_t follow[] = { 7, 8 };
-	struct pbenc e = { 0 };
+	struct buf e = { 0 };
 	struct rec r;
 	size_t p, m, d, ps, tb;
 	int clk, f0, f1;
@@ -591,15 +591,15 @@ test_perf_sample(void)
 	/* Defaults name the timebase: cpu-clock counts nanoseconds. */
 	p = pftenc_packet(&e);
 	pftenc_header(&e, PFTENC_NONE, 4, PFT_SEQ_CLEARED);
-	d = pbenc_begin(&e, PFT_DEFAULTS);
-	ps = pbenc_begin(&e, 12);
-	tb = pbenc_begin(&e, 1);
-	pbenc_uint(&e, 2, 100);		/* frequency */
-	pbenc_uint(&e, 4, 1);		/* SW_CPU_CLOCK */
-	pbenc_end(&e, tb);
-	pbenc_end(&e, ps);
-	pbenc_end(&e, d);
-	pbenc_end(&e, p);
+	d = pbw_begin(&e, PFT_DEFAULTS);
+	ps = pbw_begin(&e, 12);
+	tb = pbw_begin(&e, 1);
+	pbw_uint(&e, 2, 100);		/* frequency */
+	pbw_uint(&e, 4, 1);		/* SW_CPU_CLOCK */
+	pbw_end(&e, tb);
+	pbw_end(&e, ps);
+	pbw_end(&e, d);
+	pbw_end(&e, p);
 	put_stack(&e, 4, PFT_SEQ_NEEDS, 1, 1, names, 3);
 
 	pftenc_perf_sample(&e, 5000, 4, PFT_SEQ_NEEDS, 3, 30, 31, 1, 2,
@@ -607,41 +607,41 @@ test_perf_sample(void)
 	/* With followers and an unwind error; kernel mode. */
 	p = pftenc_packet(&e);
 	pftenc_header(&e, 6000, 4, PFT_SEQ_NEEDS);
-	m = pbenc_begin(&e, PFT_PERF_SAMPLE);
-	pbenc_uint(&e, 1, 0);
-	pbenc_uint(&e, 2, 30);
-	pbenc_uint(&e, 3, 32);
-	pbenc_uint(&e, 4, 1);
-	pbenc_uint(&e, 5, 1);
-	pbenc_uint(&e, 6, 20000);
-	pbenc_packed(&e, 7, follow, 2);
-	pbenc_uint(&e, 16, 2);		/* UNWIND_ERROR_MEMORY_INVALID */
-	pbenc_end(&e, m);
-	pbenc_end(&e, p);
+	m = pbw_begin(&e, PFT_PERF_SAMPLE);
+	pbw_uint(&e, 1, 0);
+	pbw_uint(&e, 2, 30);
+	pbw_uint(&e, 3, 32);
+	pbw_uint(&e, 4, 1);
+	pbw_uint(&e, 5, 1);
+	pbw_uint(&e, 6, 20000);
+	pbw_packed(&e, 7, follow, 2);
+	pbw_uint(&e, 16, 2);		/* UNWIND_ERROR_MEMORY_INVALID */
+	pbw_end(&e, m);
+	pbw_end(&e, p);
 	/* UNWIND_ERROR_NONE is no error. */
 	p = pftenc_packet(&e);
 	pftenc_header(&e, 6500, 4, PFT_SEQ_NEEDS);
-	m = pbenc_begin(&e, PFT_PERF_SAMPLE);
-	pbenc_uint(&e, 4, 1);
-	pbenc_uint(&e, 16, 1);
-	pbenc_end(&e, m);
-	pbenc_end(&e, p);
+	m = pbw_begin(&e, PFT_PERF_SAMPLE);
+	pbw_uint(&e, 4, 1);
+	pbw_uint(&e, 16, 1);
+	pbw_end(&e, m);
+	pbw_end(&e, p);
 	/* Lost kernel records: not a sample. */
 	p = pftenc_packet(&e);
 	pftenc_header(&e, 7000, 4, PFT_SEQ_NEEDS);
-	m = pbenc_begin(&e, PFT_PERF_SAMPLE);
-	pbenc_uint(&e, 1, 1);
-	pbenc_uint(&e, 17, 12);
-	pbenc_end(&e, m);
-	pbenc_end(&e, p);
+	m = pbw_begin(&e, PFT_PERF_SAMPLE);
+	pbw_uint(&e, 1, 1);
+	pbw_uint(&e, 17, 12);
+	pbw_end(&e, m);
+	pbw_end(&e, p);
 	/* A skipped sample. */
 	p = pftenc_packet(&e);
 	pftenc_header(&e, 7100, 4, PFT_SEQ_NEEDS);
-	m = pbenc_begin(&e, PFT_PERF_SAMPLE);
-	pbenc_uint(&e, 2, 30);
-	pbenc_uint(&e, 18, 2);
-	pbenc_end(&e, m);
-	pbenc_end(&e, p);
+	m = pbw_begin(&e, PFT_PERF_SAMPLE);
+	pbw_uint(&e, 2, 30);
+	pbw_uint(&e, 18, 2);
+	pbw_end(&e, m);
+	pbw_end(&e, p);
 	/* No callstack. */
 	pftenc_perf_sample(&e, 7200, 4, PFT_SEQ_NEEDS, 1, 30, 31, PFTENC_NONE,
 	    2, 10000);
@@ -669,22 +669,22 @@ test_perf_sample(void)
 	CHECK(count(&r, "unwind_error") == 1);
 	CHECK(r.meta.time_ns == 5000 && r.meta.duration_ns == 1500);
 	rec_free(&r);
-	pbenc_free(&e);
+	buf_free(&e);
 
 	/* Without defaults: timebase/count; a named timebase. */
 	put_stack(&e, 1, PFT_SEQ_CLEARED, 1, 1, names, 1);
 	pftenc_perf_sample(&e, 1, 1, PFT_SEQ_NEEDS, 0, 1, 1, 1, 2, 3);
 	p = pftenc_packet(&e);
 	pftenc_header(&e, PFTENC_NONE, 2, PFT_SEQ_CLEARED);
-	d = pbenc_begin(&e, PFT_DEFAULTS);
-	ps = pbenc_begin(&e, 12);
-	tb = pbenc_begin(&e, 1);
-	pbenc_uint(&e, 4, 10);		/* HW_CPU_CYCLES, but named: */
-	pbenc_str(&e, 10, "my-cycles");
-	pbenc_end(&e, tb);
-	pbenc_end(&e, ps);
-	pbenc_end(&e, d);
-	pbenc_end(&e, p);
+	d = pbw_begin(&e, PFT_DEFAULTS);
+	ps = pbw_begin(&e, 12);
+	tb = pbw_begin(&e, 1);
+	pbw_uint(&e, 4, 10);		/* HW_CPU_CYCLES, but named: */
+	pbw_str(&e, 10, "my-cycles");
+	pbw_end(&e, tb);
+	pbw_end(&e, ps);
+	pbw_end(&e, d);
+	pbw_end(&e, p);
 	put_stack(&e, 2, 0, 1, 1, names, 2);
 	pftenc_perf_sample(&e, 2, 2, PFT_SEQ_NEEDS, 0, 1, 1, 1, 2, 5);
 	decode_ok(&e, &r);
@@ -696,7 +696,7 @@ test_perf_sample(void)
 	CHECK(STREQ(sample_stack(&r, 0), "start"));
 	CHECK(STREQ(sample_stack(&r, 1), "work;start"));
 	rec_free(&r);
-	pbenc_free(&e);
+	buf_free(&e);
 	tests++;
 }
 
@@ -706,7 +706,7 @@ test_streaming(void)
 	static const char *const a[] = { "RunLoop", "Task" };
 	static const char *const b[] = { "RunLoop", "Idle" };
 	uint64_t cs[] = { 1, 2, 1 }, dt[] = { 0, 5, (uint64_t)-2 };
-	struct pbenc e = { 0 };
+	struct buf e = { 0 };
 	struct rec r;
 	size_t p, m, td, x;
 	size_t i;
@@ -714,30 +714,30 @@ test_streaming(void)
 	/* The sequence's thread comes from a TrackDescriptor. */
 	p = pftenc_packet(&e);
 	pftenc_header(&e, 10, 9, PFT_SEQ_CLEARED);
-	td = pbenc_begin(&e, PFT_TRACK_DESCRIPTOR);
-	pbenc_uint(&e, 1, 1234);
-	x = pbenc_begin(&e, 3);
-	pbenc_uint(&e, 1, 5);
-	pbenc_str(&e, 2, "/opt/chrome/chrome");
-	pbenc_str(&e, 6, "Browser");
-	pbenc_end(&e, x);
-	x = pbenc_begin(&e, 4);
-	pbenc_uint(&e, 1, 5);
-	pbenc_uint(&e, 2, 6);
-	pbenc_str(&e, 5, "CrBrowserMain");
-	pbenc_end(&e, x);
-	pbenc_end(&e, td);
-	pbenc_end(&e, p);
+	td = pbw_begin(&e, PFT_TRACK_DESCRIPTOR);
+	pbw_uint(&e, 1, 1234);
+	x = pbw_begin(&e, 3);
+	pbw_uint(&e, 1, 5);
+	pbw_str(&e, 2, "/opt/chrome/chrome");
+	pbw_str(&e, 6, "Browser");
+	pbw_end(&e, x);
+	x = pbw_begin(&e, 4);
+	pbw_uint(&e, 1, 5);
+	pbw_uint(&e, 2, 6);
+	pbw_str(&e, 5, "CrBrowserMain");
+	pbw_end(&e, x);
+	pbw_end(&e, td);
+	pbw_end(&e, p);
 	put_stack(&e, 9, PFT_SEQ_NEEDS, 1, 1, a, 2);
 	put_stack(&e, 9, PFT_SEQ_NEEDS, 2, 3, b, 2);
 
 	p = pftenc_packet(&e);
 	pftenc_header(&e, 1000000, 9, PFT_SEQ_NEEDS);
-	m = pbenc_begin(&e, PFT_STREAMING_PROFILE);
-	pbenc_packed(&e, 1, cs, 3);
-	pbenc_packed(&e, 2, dt, 3);
-	pbenc_end(&e, m);
-	pbenc_end(&e, p);
+	m = pbw_begin(&e, PFT_STREAMING_PROFILE);
+	pbw_packed(&e, 1, cs, 3);
+	pbw_packed(&e, 2, dt, 3);
+	pbw_end(&e, m);
+	pbw_end(&e, p);
 
 	decode_ok(&e, &r);
 	CHECK(r.nmetrics == 1);
@@ -760,19 +760,19 @@ test_streaming(void)
 	/* Two distinct RunLoop frames? No: one function, one frame. */
 	CHECK(r.nfuncs == 3 && r.nframes == 3);
 	rec_free(&r);
-	pbenc_free(&e);
+	buf_free(&e);
 
 	/* Deltas that do not match the callstacks: skipped likewise. */
 	put_stack(&e, 9, PFT_SEQ_CLEARED, 1, 1, a, 2);
 	p = pftenc_packet(&e);
 	pftenc_header(&e, 1000, 9, PFT_SEQ_NEEDS);
-	m = pbenc_begin(&e, PFT_STREAMING_PROFILE);
-	pbenc_packed(&e, 1, cs, 1);
-	pbenc_packed(&e, 2, dt, 2);
-	pbenc_end(&e, m);
-	pbenc_end(&e, p);
+	m = pbw_begin(&e, PFT_STREAMING_PROFILE);
+	pbw_packed(&e, 1, cs, 1);
+	pbw_packed(&e, 2, dt, 2);
+	pbw_end(&e, m);
+	pbw_end(&e, p);
 	decode_malformed(&e, 1, 1, 0);
-	pbenc_free(&e);
+	buf_free(&e);
 	tests++;
 }
 
@@ -782,7 +782,7 @@ test_two_sequences(void)
 {
 	static const char *const a[] = { "alpha_main", "alpha_leaf" };
 	static const char *const b[] = { "beta_main", "beta_mid", "beta_leaf" };
-	struct pbenc e = { 0 };
+	struct buf e = { 0 };
 	struct rec r;
 
 	put_stack(&e, 1, PFT_SEQ_CLEARED, 1, 1, a, 2);
@@ -800,7 +800,7 @@ test_two_sequences(void)
 	CHECK(STREQ(sample_stack(&r, 2), "alpha_leaf;alpha_main"));
 	CHECK(r.samples[0].labelset == 0);
 	rec_free(&r);
-	pbenc_free(&e);
+	buf_free(&e);
 	tests++;
 }
 
@@ -812,7 +812,7 @@ test_sparse_iids(void)
 	static const char *const a[] = { "main", "old" };
 	static const char *const b[] = { "main", "new" };
 	uint64_t big = (uint64_t)1 << 40;
-	struct pbenc e = { 0 };
+	struct buf e = { 0 };
 	struct rec r;
 
 	put_stack(&e, 1, PFT_SEQ_CLEARED, big, 1000000, a, 2);
@@ -826,10 +826,10 @@ test_sparse_iids(void)
 		size_t p = pftenc_packet(&e), m;
 
 		pftenc_header(&e, PFTENC_NONE, 1, 0);
-		m = pbenc_begin(&e, PFT_INTERNED_DATA);
+		m = pbw_begin(&e, PFT_INTERNED_DATA);
 		pftenc_istring(&e, PFT_I_FUNCTION_NAMES, 1000001, "newer");
-		pbenc_end(&e, m);
-		pbenc_end(&e, p);
+		pbw_end(&e, m);
+		pbw_end(&e, p);
 	}
 	pftenc_stack_sample_iids(&e, 3, 1, PFT_SEQ_NEEDS, big, PFTENC_NONE,
 	    PFTENC_NONE, PFTENC_NONE, PFTENC_NONE);
@@ -843,7 +843,7 @@ test_sparse_iids(void)
 	CHECK(STREQ(sample_stack(&r, 3), "new;main"));
 	CHECK(r.samples[1].stack == r.samples[3].stack);
 	rec_free(&r);
-	pbenc_free(&e);
+	buf_free(&e);
 	tests++;
 }
 
@@ -853,7 +853,7 @@ test_state_reset(void)
 {
 	static const char *const a[] = { "old_main", "old_leaf" };
 	static const char *const b[] = { "new_main", "new_leaf" };
-	struct pbenc e = { 0 };
+	struct buf e = { 0 };
 	struct rec r;
 	int how;
 
@@ -870,8 +870,8 @@ test_state_reset(void)
 			uint64_t ids[] = { 5, 6 };
 
 			pftenc_header(&e, PFTENC_NONE, 1, PFTENC_NONE);
-			pbenc_uint(&e, PFT_STATE_CLEARED, 1);
-			m = pbenc_begin(&e, PFT_INTERNED_DATA);
+			pbw_uint(&e, PFT_STATE_CLEARED, 1);
+			m = pbw_begin(&e, PFT_INTERNED_DATA);
 			pftenc_istring(&e, PFT_I_FUNCTION_NAMES, 1, "new_main");
 			pftenc_istring(&e, PFT_I_FUNCTION_NAMES, 2, "new_leaf");
 			pftenc_frame(&e, 5, 1, PFTENC_NONE, PFTENC_NONE,
@@ -879,8 +879,8 @@ test_state_reset(void)
 			pftenc_frame(&e, 6, 2, PFTENC_NONE, PFTENC_NONE,
 			    PFTENC_NONE, PFTENC_NONE);
 			pftenc_callstack(&e, 1, ids, 2, 0);
-			pbenc_end(&e, m);
-			pbenc_end(&e, p);
+			pbw_end(&e, m);
+			pbw_end(&e, p);
 		}
 		pftenc_stack_sample_iids(&e, 2, 1, PFT_SEQ_NEEDS, 1,
 		    PFTENC_NONE, PFTENC_NONE, PFTENC_NONE, PFTENC_NONE);
@@ -889,7 +889,7 @@ test_state_reset(void)
 		CHECK(STREQ(sample_stack(&r, 0), "old_leaf;old_main"));
 		CHECK(STREQ(sample_stack(&r, 1), "new_leaf;new_main"));
 		rec_free(&r);
-		pbenc_free(&e);
+		buf_free(&e);
 
 		/* After the clear, the old frames are gone: iid 2 was only
 		 * defined before it. */
@@ -907,10 +907,10 @@ test_state_reset(void)
 			uint64_t ids[] = { 1, 2 };
 
 			pftenc_header(&e, PFTENC_NONE, 1, PFT_SEQ_NEEDS);
-			n = pbenc_begin(&e, PFT_INTERNED_DATA);
+			n = pbw_begin(&e, PFT_INTERNED_DATA);
 			pftenc_callstack(&e, 3, ids, 2, 1);
-			pbenc_end(&e, n);
-			pbenc_end(&e, q);
+			pbw_end(&e, n);
+			pbw_end(&e, q);
 		}
 		pftenc_stack_sample_iids(&e, 3, 1, PFT_SEQ_NEEDS, 3,
 		    PFTENC_NONE, PFTENC_NONE, PFTENC_NONE, PFTENC_NONE);
@@ -927,7 +927,7 @@ test_state_reset(void)
 		CHECK(count(&r, "packets_skipped_no_state") == 0);
 		CHECK(r.meta.ncounts == 2);
 		rec_free(&r);
-		pbenc_free(&e);
+		buf_free(&e);
 	}
 	tests++;
 }
@@ -937,7 +937,7 @@ static void
 test_packet_dropped(void)
 {
 	static const char *const a[] = { "main", "f" };
-	struct pbenc e = { 0 };
+	struct buf e = { 0 };
 	struct rec r;
 
 	put_stack(&e, 1, PFT_SEQ_CLEARED, 1, 1, a, 2);
@@ -978,7 +978,7 @@ test_packet_dropped(void)
 	CHECK(r.meta.ncounts == 3);
 	CHECK(r.meta.time_ns == 1 && r.meta.duration_ns == 6);
 	rec_free(&r);
-	pbenc_free(&e);
+	buf_free(&e);
 	tests++;
 }
 
@@ -987,7 +987,7 @@ static void
 test_needs_before_clear(void)
 {
 	static const char *const a[] = { "main" };
-	struct pbenc e = { 0 };
+	struct buf e = { 0 };
 	struct rec r;
 	size_t p, m, cs;
 
@@ -999,12 +999,12 @@ test_needs_before_clear(void)
 	/* Even an inline sample, when it says it needs state. */
 	p = pftenc_packet(&e);
 	pftenc_header(&e, 3, 3, PFT_SEQ_NEEDS);
-	m = pbenc_begin(&e, PFT_STACK_SAMPLE);
-	cs = pbenc_begin(&e, 5);
+	m = pbw_begin(&e, PFT_STACK_SAMPLE);
+	cs = pbw_begin(&e, 5);
 	pftenc_inline_frame(&e, "x", NULL, PFTENC_NONE);
-	pbenc_end(&e, cs);
-	pbenc_end(&e, m);
-	pbenc_end(&e, p);
+	pbw_end(&e, cs);
+	pbw_end(&e, m);
+	pbw_end(&e, p);
 	/* Without the flag, known iids on a never-cleared sequence resolve
 	 * (old producers); unknown ones are counted, not errors. */
 	pftenc_stack_sample_iids(&e, 4, 3, PFTENC_NONE, 1, PFTENC_NONE,
@@ -1019,14 +1019,14 @@ test_needs_before_clear(void)
 	/* A StreamingProfilePacket's samples are each counted. */
 	p = pftenc_packet(&e);
 	pftenc_header(&e, 7, 3, PFT_SEQ_NEEDS);
-	m = pbenc_begin(&e, PFT_STREAMING_PROFILE);
+	m = pbw_begin(&e, PFT_STREAMING_PROFILE);
 	{
 		uint64_t iids[] = { 1, 1, 1 };
 
-		pbenc_packed(&e, 1, iids, 3);
+		pbw_packed(&e, 1, iids, 3);
 	}
-	pbenc_end(&e, m);
-	pbenc_end(&e, p);
+	pbw_end(&e, m);
+	pbw_end(&e, p);
 	decode_ok(&e, &r);
 	CHECK(r.meta.samples == 9);
 	CHECK(r.nsamples == 1);
@@ -1037,7 +1037,7 @@ test_needs_before_clear(void)
 	CHECK(count(&r, "packets_skipped_no_state") == 5);
 	CHECK(r.meta.dropped_samples == 8);
 	rec_free(&r);
-	pbenc_free(&e);
+	buf_free(&e);
 	tests++;
 }
 
@@ -1047,7 +1047,7 @@ test_needs_before_clear(void)
 static void
 test_unknown_iids(void)
 {
-	struct pbenc e = { 0 };
+	struct buf e = { 0 };
 	struct rec r;
 	uint64_t ids[2] = { 1, 0 }, path[] = { 1 }, badpath[] = { 7 };
 	size_t p, m, i;
@@ -1055,7 +1055,7 @@ test_unknown_iids(void)
 
 	p = pftenc_packet(&e);
 	pftenc_header(&e, PFTENC_NONE, 1, PFT_SEQ_CLEARED);
-	m = pbenc_begin(&e, PFT_INTERNED_DATA);
+	m = pbw_begin(&e, PFT_INTERNED_DATA);
 	pftenc_istring(&e, PFT_I_FUNCTION_NAMES, 1, "main");
 	pftenc_istring(&e, PFT_I_FUNCTION_NAMES, 2, "leaf");
 	pftenc_istring(&e, PFT_I_MAPPING_PATHS, 1, "lib.so");
@@ -1087,8 +1087,8 @@ test_unknown_iids(void)
 	pftenc_task(&e, PFT_I_TASKS, 1, 10, 11, PFTENC_NONE);
 	pftenc_exec(&e, PFT_I_EXECS, 1, 2, 1);
 	pftenc_counter(&e, PFT_I_COUNTERS, 1, "wall", 1, NULL, PFTENC_NONE);
-	pbenc_end(&e, m);
-	pbenc_end(&e, p);
+	pbw_end(&e, m);
+	pbw_end(&e, p);
 
 	/* ts, callstack, task, exec, counter, weight. */
 	pftenc_stack_sample_iids(&e, 1, 1, PFT_SEQ_NEEDS, 1, 1, 1, 1, 100);
@@ -1112,15 +1112,15 @@ test_unknown_iids(void)
 	/* Streaming: callstacks 1, 77, 5 at 14 us, +1 us, +1 us. */
 	p = pftenc_packet(&e);
 	pftenc_header(&e, 14000, 1, PFT_SEQ_NEEDS);
-	m = pbenc_begin(&e, PFT_STREAMING_PROFILE);
+	m = pbw_begin(&e, PFT_STREAMING_PROFILE);
 	{
 		uint64_t iids[] = { 1, 77, 5 }, dt[] = { 0, 1, 1 };
 
-		pbenc_packed(&e, 1, iids, 3);
-		pbenc_packed(&e, 2, dt, 3);
+		pbw_packed(&e, 1, iids, 3);
+		pbw_packed(&e, 2, dt, 3);
 	}
-	pbenc_end(&e, m);
-	pbenc_end(&e, p);
+	pbw_end(&e, m);
+	pbw_end(&e, p);
 
 	decode_ok(&e, &r);
 	CHECK(r.meta.samples == 16);
@@ -1170,7 +1170,7 @@ test_unknown_iids(void)
 		CHECK(value(&r, i, 0) == 1);
 	CHECK(r.meta.time_ns == 1 && r.meta.duration_ns == 15999);
 	rec_free(&r);
-	pbenc_free(&e);
+	buf_free(&e);
 	tests++;
 }
 
@@ -1181,7 +1181,7 @@ static void
 test_malformed_contents(void)
 {
 	static const char *const a[] = { "main" };
-	struct pbenc e = { 0 };
+	struct buf e = { 0 };
 	struct rec r;
 	size_t p, m, x;
 
@@ -1192,22 +1192,22 @@ test_malformed_contents(void)
 	/* callstack_iid (6) length-delimited. */
 	p = pftenc_packet(&e);
 	pftenc_header(&e, 2, 1, PFT_SEQ_NEEDS);
-	m = pbenc_begin(&e, PFT_STACK_SAMPLE);
-	pbenc_str(&e, 6, "x");
-	pbenc_end(&e, m);
-	pbenc_end(&e, p);
+	m = pbw_begin(&e, PFT_STACK_SAMPLE);
+	pbw_str(&e, 6, "x");
+	pbw_end(&e, m);
+	pbw_end(&e, p);
 	pftenc_stack_sample_iids(&e, 3, 1, PFT_SEQ_NEEDS, 1, PFTENC_NONE,
 	    PFTENC_NONE, PFTENC_NONE, PFTENC_NONE);
 	/* Interning with a Frame whose function_name_id (2) is a string. */
 	p = pftenc_packet(&e);
 	pftenc_header(&e, PFTENC_NONE, 1, PFT_SEQ_NEEDS);
-	m = pbenc_begin(&e, PFT_INTERNED_DATA);
-	x = pbenc_begin(&e, PFT_I_FRAMES);
-	pbenc_uint(&e, 1, 7);
-	pbenc_str(&e, 2, "x");
-	pbenc_end(&e, x);
-	pbenc_end(&e, m);
-	pbenc_end(&e, p);
+	m = pbw_begin(&e, PFT_INTERNED_DATA);
+	x = pbw_begin(&e, PFT_I_FRAMES);
+	pbw_uint(&e, 1, 7);
+	pbw_str(&e, 2, "x");
+	pbw_end(&e, x);
+	pbw_end(&e, m);
+	pbw_end(&e, p);
 	pftenc_stack_sample_iids(&e, 4, 1, PFT_SEQ_NEEDS, 1, PFTENC_NONE,
 	    PFTENC_NONE, PFTENC_NONE, PFTENC_NONE);
 	pftenc_stack_sample_iids(&e, 5, 2, PFT_SEQ_NEEDS, 1, PFTENC_NONE,
@@ -1218,10 +1218,10 @@ test_malformed_contents(void)
 	/* A PerfSample's pid (2) as a string: not known to be a sample. */
 	p = pftenc_packet(&e);
 	pftenc_header(&e, 7, 1, PFT_SEQ_NEEDS);
-	m = pbenc_begin(&e, PFT_PERF_SAMPLE);
-	pbenc_str(&e, 2, "x");
-	pbenc_end(&e, m);
-	pbenc_end(&e, p);
+	m = pbw_begin(&e, PFT_PERF_SAMPLE);
+	pbw_str(&e, 2, "x");
+	pbw_end(&e, m);
+	pbw_end(&e, p);
 	decode_ok(&e, &r);
 	CHECK(r.nsamples == 4);
 	CHECK(r.samples[0].time_ns == 1 && r.samples[1].time_ns == 3 &&
@@ -1234,7 +1234,7 @@ test_malformed_contents(void)
 	CHECK(count(&r, "packets_skipped_no_state") == 1);
 	CHECK(r.meta.ncounts == 4);
 	rec_free(&r);
-	pbenc_free(&e);
+	buf_free(&e);
 	tests++;
 }
 
@@ -1243,7 +1243,7 @@ test_malformed_contents(void)
 static void
 test_inline_ids_followers(void)
 {
-	struct pbenc e = { 0 };
+	struct buf e = { 0 };
 	struct rec r;
 	uint64_t frames[] = { 5, 6 }, iids[] = { 2 }, w[] = { 7 };
 	size_t p, m, cs;
@@ -1251,7 +1251,7 @@ test_inline_ids_followers(void)
 
 	p = pftenc_packet(&e);
 	pftenc_header(&e, PFTENC_NONE, 1, PFT_SEQ_CLEARED);
-	m = pbenc_begin(&e, PFT_INTERNED_DATA);
+	m = pbw_begin(&e, PFT_INTERNED_DATA);
 	pftenc_istring(&e, PFT_I_FUNCTION_NAMES, 1, "main");
 	pftenc_istring(&e, PFT_I_FUNCTION_NAMES, 2, "leaf");
 	pftenc_frame(&e, 5, 1, PFTENC_NONE, PFTENC_NONE, PFTENC_NONE,
@@ -1259,25 +1259,25 @@ test_inline_ids_followers(void)
 	pftenc_frame(&e, 6, 2, PFTENC_NONE, PFTENC_NONE, PFTENC_NONE,
 	    PFTENC_NONE);
 	pftenc_counter(&e, PFT_I_COUNTERS, 2, "cyc", 2, NULL, PFTENC_NONE);
-	pbenc_end(&e, m);
-	pbenc_end(&e, p);
+	pbw_end(&e, m);
+	pbw_end(&e, p);
 	p = pftenc_packet(&e);
 	pftenc_header(&e, 1, 1, PFT_SEQ_NEEDS);
-	m = pbenc_begin(&e, PFT_STACK_SAMPLE);
-	pbenc_packed(&e, 13, iids, 1);
-	pbenc_packed(&e, 14, w, 1);
-	cs = pbenc_begin(&e, 5);
-	pbenc_packed(&e, 2, frames, 2);
-	pbenc_end(&e, cs);
-	pbenc_end(&e, m);
-	pbenc_end(&e, p);
+	m = pbw_begin(&e, PFT_STACK_SAMPLE);
+	pbw_packed(&e, 13, iids, 1);
+	pbw_packed(&e, 14, w, 1);
+	cs = pbw_begin(&e, 5);
+	pbw_packed(&e, 2, frames, 2);
+	pbw_end(&e, cs);
+	pbw_end(&e, m);
+	pbw_end(&e, p);
 	decode_ok(&e, &r);
 	CHECK(r.nsamples == 1 && r.meta.dropped_samples == 0);
 	CHECK(STREQ(sample_stack(&r, 0), "leaf;main"));
 	cyc = metric(&r, "cyc", "cycles");
 	CHECK(cyc > 0 && value(&r, 0, cyc) == 7);
 	rec_free(&r);
-	pbenc_free(&e);
+	buf_free(&e);
 	tests++;
 }
 
@@ -1286,28 +1286,28 @@ static void
 test_names_late(void)
 {
 	static const char *const a[] = { "main" };
-	struct pbenc e = { 0 };
+	struct buf e = { 0 };
 	struct rec r;
 	size_t p, m, x;
 
 	put_stack(&e, 1, PFT_SEQ_CLEARED, 1, 1, a, 1);
 	pftenc_perf_sample(&e, 1, 1, PFT_SEQ_NEEDS, 0, 40, 41, 1, 2, 1);
 	p = pftenc_packet(&e);
-	m = pbenc_begin(&e, PFT_PROCESS_TREE);
-	x = pbenc_begin(&e, 1);
-	pbenc_uint(&e, 1, 40);
-	pbenc_str(&e, 3, "late");
+	m = pbw_begin(&e, PFT_PROCESS_TREE);
+	x = pbw_begin(&e, 1);
+	pbw_uint(&e, 1, 40);
+	pbw_str(&e, 3, "late");
 	/* A deprecated thread inside the process. */
 	{
-		size_t t = pbenc_begin(&e, 4);
+		size_t t = pbw_begin(&e, 4);
 
-		pbenc_uint(&e, 1, 41);
-		pbenc_str(&e, 2, "t41");
-		pbenc_end(&e, t);
+		pbw_uint(&e, 1, 41);
+		pbw_str(&e, 2, "t41");
+		pbw_end(&e, t);
 	}
-	pbenc_end(&e, x);
-	pbenc_end(&e, m);
-	pbenc_end(&e, p);
+	pbw_end(&e, x);
+	pbw_end(&e, m);
+	pbw_end(&e, p);
 	pftenc_perf_sample(&e, 2, 1, PFT_SEQ_NEEDS, 0, 40, 41, 1, 2, 1);
 	pftenc_perf_sample(&e, 3, 1, PFT_SEQ_NEEDS, 0, PFTENC_NONE, 41, 1, 2,
 	    1);
@@ -1319,7 +1319,7 @@ test_names_late(void)
 	CHECK(r.samples[1].labelset == r.samples[2].labelset);
 	CHECK(r.samples[0].labelset != r.samples[1].labelset);
 	rec_free(&r);
-	pbenc_free(&e);
+	buf_free(&e);
 	tests++;
 }
 
@@ -1336,7 +1336,7 @@ test_flat_cum(void)
 	};
 	int64_t wflat[5] = { 0 }, wcum[5] = { 0 };
 	int64_t gflat[5] = { 0 }, gcum[5] = { 0 };
-	struct pbenc e = { 0 };
+	struct buf e = { 0 };
 	struct rec r;
 	uint32_t rng = 12345;
 	size_t p, m, i, j, k;
@@ -1344,7 +1344,7 @@ test_flat_cum(void)
 
 	p = pftenc_packet(&e);
 	pftenc_header(&e, PFTENC_NONE, 1, PFT_SEQ_CLEARED);
-	m = pbenc_begin(&e, PFT_INTERNED_DATA);
+	m = pbw_begin(&e, PFT_INTERNED_DATA);
 	for (i = 0; i < NITEMS(fn); i++) {
 		pftenc_istring(&e, PFT_I_FUNCTION_NAMES, i + 1, fn[i]);
 		pftenc_frame(&e, i + 1, i + 1, PFTENC_NONE, PFTENC_NONE,
@@ -1358,8 +1358,8 @@ test_flat_cum(void)
 		pftenc_callstack(&e, i + 1, ids, j, 1);
 	}
 	pftenc_counter(&e, PFT_I_COUNTERS, 1, "wall", 1, NULL, PFTENC_NONE);
-	pbenc_end(&e, m);
-	pbenc_end(&e, p);
+	pbw_end(&e, m);
+	pbw_end(&e, p);
 	for (k = 0; k < 500; k++) {
 		size_t s;
 		int64_t w;
@@ -1407,7 +1407,7 @@ test_flat_cum(void)
 	}
 	CHECK(r.meta.time_ns == 1000 && r.meta.duration_ns == 499);
 	rec_free(&r);
-	pbenc_free(&e);
+	buf_free(&e);
 	tests++;
 }
 
@@ -1416,33 +1416,33 @@ static void
 test_unknown_fields(void)
 {
 	static const char *const a[] = { "main" };
-	struct pbenc e = { 0 };
+	struct buf e = { 0 };
 	struct rec r;
 	size_t p, m;
 
-	pbenc_uint(&e, 5, 1);			/* Trace: unknown varint */
-	pbenc_str(&e, 6, "skip me");		/* unknown bytes */
-	pbenc_fixed64(&e, 7, 1);
-	pbenc_fixed32(&e, 8, 1);
+	pbw_uint(&e, 5, 1);			/* Trace: unknown varint */
+	pbw_str(&e, 6, "skip me");		/* unknown bytes */
+	pbw_fixed64(&e, 7, 1);
+	pbw_fixed32(&e, 8, 1);
 	put_stack(&e, 1, PFT_SEQ_CLEARED, 1, 1, a, 1);
 	p = pftenc_packet(&e);
 	pftenc_header(&e, 9, 1, PFT_SEQ_NEEDS);
-	pbenc_str(&e, 900, "for_testing");
-	pbenc_fixed64(&e, 3000, 1);
-	m = pbenc_begin(&e, PFT_STACK_SAMPLE);
-	pbenc_uint(&e, 6, 1);
-	pbenc_str(&e, 99, "future");
-	pbenc_end(&e, m);
-	pbenc_end(&e, p);
+	pbw_str(&e, 900, "for_testing");
+	pbw_fixed64(&e, 3000, 1);
+	m = pbw_begin(&e, PFT_STACK_SAMPLE);
+	pbw_uint(&e, 6, 1);
+	pbw_str(&e, 99, "future");
+	pbw_end(&e, m);
+	pbw_end(&e, p);
 	/* Other packets: a track event, a clock snapshot. */
 	p = pftenc_packet(&e);
-	pbenc_str(&e, 11, "\x08\x01");
-	pbenc_end(&e, p);
+	pbw_str(&e, 11, "\x08\x01");
+	pbw_end(&e, p);
 	decode_ok(&e, &r);
 	CHECK(r.nsamples == 1);
 	CHECK(STREQ(sample_stack(&r, 0), "main"));
 	rec_free(&r);
-	pbenc_free(&e);
+	buf_free(&e);
 
 	/* An empty trace is a valid one, with no samples. */
 	decode_ok(&e, &r);
@@ -1456,7 +1456,7 @@ static void
 test_malformed(void)
 {
 	static const char *const a[] = { "main" };
-	struct pbenc e = { 0 };
+	struct buf e = { 0 };
 	struct error err;
 	struct rec r;
 	size_t p, m, at;
@@ -1466,57 +1466,77 @@ test_malformed(void)
 	put_stack(&e, 1, PFT_SEQ_CLEARED, 1, 1, a, 1);
 	e.n -= 3;
 	decode_bad(&e, ERR_INPUT, "TracePacket", NULL);
-	pbenc_free(&e);
+	buf_free(&e);
 
 	/* A packet length past the end of the input. */
-	pbenc_tag(&e, 1, PBENC_LEN);
-	pbenc_varint(&e, 100);
-	pbenc_uint(&e, 8, 1);
+	pbw_key(&e, 1, PB_LEN);
+	pbw_varint(&e, 100);
+	pbw_uint(&e, 8, 1);
 	decode_bad(&e, ERR_INPUT, "TracePacket", "byte 2");
-	pbenc_free(&e);
+	buf_free(&e);
 
 	/* A length past the end of its packet, inside it. */
 	p = pftenc_packet(&e);
-	pbenc_uint(&e, 8, 1);
-	pbenc_tag(&e, PFT_STACK_SAMPLE, PBENC_LEN);
-	pbenc_varint(&e, 50);
-	pbenc_uint(&e, 6, 1);
-	pbenc_end(&e, p);
+	pbw_uint(&e, 8, 1);
+	pbw_key(&e, PFT_STACK_SAMPLE, PB_LEN);
+	pbw_varint(&e, 50);
+	pbw_uint(&e, 6, 1);
+	pbw_end(&e, p);
 	/* The packet starts at byte 2; its timestamp takes 2 bytes; the
 	 * stack_sample's tag (2 bytes) is at packet byte 2: its length at
 	 * packet byte 4, stream byte 6. */
 	decode_bad(&e, ERR_INPUT, "byte 6", "past the end");
-	pbenc_free(&e);
+	buf_free(&e);
+
+	/* The same after a packet skipped for a wire error inside it: the
+	 * error is the second packet's, not the first one's again. */
+	p = pftenc_packet(&e);
+	m = pbw_begin(&e, PFT_STACK_SAMPLE);
+	buf_add(&e, "\x30\x80", 2);		/* callstack_iid, cut short */
+	pbw_end(&e, m);
+	pbw_end(&e, p);
+	at = e.n;
+	p = pftenc_packet(&e);
+	pbw_uint(&e, 8, 1);
+	pbw_uint(&e, 10, 7);
+	pbw_key(&e, PFT_STACK_SAMPLE, PB_LEN);
+	pbw_varint(&e, 50);
+	pbw_uint(&e, 6, 1);
+	pbw_end(&e, p);
+	/* Its length at packet byte 6, after a 2-byte packet header. */
+	snprintf(want, sizeof want, "byte %zu:", at + 8);
+	decode_bad(&e, ERR_INPUT, want, "past the end");
+	buf_free(&e);
 
 	/* Trace.packet that is not length-delimited. */
-	pbenc_uint(&e, 1, 5);
+	pbw_uint(&e, 1, 5);
 	decode_bad(&e, ERR_INPUT, "Trace.packet", "wire type 0");
-	pbenc_free(&e);
+	buf_free(&e);
 
 	/* A known field with the wrong wire type: of the TracePacket, an
 	 * error; inside a message of the packet, the packet is skipped. */
 	p = pftenc_packet(&e);
-	pbenc_str(&e, PFT_TIMESTAMP, "x");
-	pbenc_end(&e, p);
+	pbw_str(&e, PFT_TIMESTAMP, "x");
+	pbw_end(&e, p);
 	decode_bad(&e, ERR_INPUT, "TracePacket", "wire type 2");
-	pbenc_free(&e);
+	buf_free(&e);
 	p = pftenc_packet(&e);
-	m = pbenc_begin(&e, PFT_STACK_SAMPLE);
-	pbenc_str(&e, 6, "x");
-	pbenc_end(&e, m);
-	pbenc_end(&e, p);
+	m = pbw_begin(&e, PFT_STACK_SAMPLE);
+	pbw_str(&e, 6, "x");
+	pbw_end(&e, m);
+	pbw_end(&e, p);
 	decode_malformed(&e, 1, 1, 0);
-	pbenc_free(&e);
+	buf_free(&e);
 	p = pftenc_packet(&e);
-	pbenc_uint(&e, PFT_STACK_SAMPLE, 1);
-	pbenc_end(&e, p);
+	pbw_uint(&e, PFT_STACK_SAMPLE, 1);
+	pbw_end(&e, p);
 	decode_bad(&e, ERR_INPUT, "expected length-delimited", NULL);
-	pbenc_free(&e);
+	buf_free(&e);
 
 	/* Groups are not protobuf we take. */
-	pbenc_tag(&e, 4, 3);
+	pbw_key(&e, 4, 3);
 	decode_bad(&e, ERR_INPUT, "wire type 3", NULL);
-	pbenc_free(&e);
+	buf_free(&e);
 
 	/* A partial trace (its interning lost) still fails when its framing
 	 * is broken: the last packet's length runs past the end. */
@@ -1530,25 +1550,25 @@ test_malformed(void)
 	 * error names where its body starts. */
 	snprintf(want, sizeof want, "byte %zu", at + 2);
 	decode_bad(&e, ERR_INPUT, "TracePacket", want);
-	pbenc_free(&e);
+	buf_free(&e);
 
 	/* A packet over the size limit. */
-	pbenc_tag(&e, 1, PBENC_LEN);
-	pbenc_varint(&e, (uint64_t)PERFETTO_MAX_PACKET + 1);
+	pbw_key(&e, 1, PB_LEN);
+	pbw_varint(&e, (uint64_t)PERFETTO_MAX_PACKET + 1);
 	decode_bad(&e, ERR_TOO_LARGE, "TracePacket", NULL);
-	pbenc_free(&e);
+	buf_free(&e);
 
 	/* A timestamp delta that overflows: skipped. */
 	put_stack(&e, 1, PFT_SEQ_CLEARED, 1, 1, a, 1);
 	p = pftenc_packet(&e);
 	pftenc_header(&e, 1, 1, PFT_SEQ_NEEDS);
-	m = pbenc_begin(&e, PFT_STREAMING_PROFILE);
-	pbenc_uint(&e, 1, 1);
-	pbenc_uint(&e, 2, (uint64_t)INT64_MAX);
-	pbenc_end(&e, m);
-	pbenc_end(&e, p);
+	m = pbw_begin(&e, PFT_STREAMING_PROFILE);
+	pbw_uint(&e, 1, 1);
+	pbw_uint(&e, 2, (uint64_t)INT64_MAX);
+	pbw_end(&e, m);
+	pbw_end(&e, p);
 	decode_malformed(&e, 1, 1, 0);
-	pbenc_free(&e);
+	buf_free(&e);
 
 	/* A sink error stops the decode with its message. */
 	put_stack(&e, 1, PFT_SEQ_CLEARED, 1, 1, a, 1);
@@ -1575,7 +1595,7 @@ test_malformed(void)
 			rec_free(&r);
 		}
 	}
-	pbenc_free(&e);
+	buf_free(&e);
 	tests++;
 }
 
@@ -1609,7 +1629,7 @@ test_sniff(void)
 	static const uint8_t pprof_head[] = { 0x0a, 0x04, 0x08, 0x01, 0x10,
 	    0x02, 0x0a, 0x04, 0x08, 0x03, 0x10, 0x04, 0x12, 0x02 };
 	static const uint8_t text[] = "main;foo;bar 12\nmain;foo 3\n";
-	struct pbenc e = { 0 };
+	struct buf e = { 0 };
 	char path[1024];
 	uint8_t *data;
 	size_t i, n, len, found = 0;
@@ -1621,39 +1641,39 @@ test_sniff(void)
 	CHECK(perfetto_sniff(e.p, e.n) == 1);
 	for (n = 3; n < e.n; n++)
 		CHECK(perfetto_sniff(e.p, n) == 1);
-	pbenc_free(&e);
+	buf_free(&e);
 	pftenc_perf_sample(&e, 1, 1, 0, 0, 1, 1, 1, 1, 1);
 	CHECK(perfetto_sniff(e.p, e.n) == 1);
-	pbenc_free(&e);
+	buf_free(&e);
 	/* A packet of a field we do not list, then a known one. */
 	{
 		size_t p = pftenc_packet(&e);
 
-		pbenc_str(&e, 900, "x");
-		pbenc_uint(&e, PFT_SEQUENCE_ID, 3);
-		pbenc_end(&e, p);
+		pbw_str(&e, 900, "x");
+		pbw_uint(&e, PFT_SEQUENCE_ID, 3);
+		pbw_end(&e, p);
 		CHECK(perfetto_sniff(e.p, e.n) == 1);
-		pbenc_free(&e);
+		buf_free(&e);
 	}
 	/* Only unknown fields, or a known field with a wrong wire type. */
 	{
 		size_t p = pftenc_packet(&e);
 
-		pbenc_str(&e, 900, "x");
-		pbenc_end(&e, p);
+		pbw_str(&e, 900, "x");
+		pbw_end(&e, p);
 		CHECK(perfetto_sniff(e.p, e.n) == 0);
-		pbenc_free(&e);
+		buf_free(&e);
 		p = pftenc_packet(&e);
-		pbenc_str(&e, PFT_TIMESTAMP, "x");
-		pbenc_end(&e, p);
+		pbw_str(&e, PFT_TIMESTAMP, "x");
+		pbw_end(&e, p);
 		CHECK(perfetto_sniff(e.p, e.n) == 0);
-		pbenc_free(&e);
+		buf_free(&e);
 	}
 	/* A packet followed by something that is not a packet. */
 	pftenc_perf_sample(&e, 1, 1, 0, 0, 1, 1, 1, 1, 1);
-	pbenc_uint(&e, 2, 1);
+	pbw_uint(&e, 2, 1);
 	CHECK(perfetto_sniff(e.p, e.n) == 0);
-	pbenc_free(&e);
+	buf_free(&e);
 
 	CHECK(perfetto_sniff(pprof_head, sizeof pprof_head) == 0);
 	for (n = 1; n <= sizeof pprof_head; n++)

@@ -14,7 +14,7 @@
 #include "bounds.h"
 #include "model.h"
 #include "pprof.h"
-#include "pbenc.h"
+#include "pbw.h"
 #include "testrec.h"
 #include "util.h"
 
@@ -81,7 +81,7 @@ labels_str(const struct rec *r, size_t sample, char *buf, size_t size)
 /* ---- a profile builder ---- */
 
 struct prof {
-	struct pbenc	 body;
+	struct buf	 body;
 	const char	*strs[256];
 	size_t		 nstrs;
 };
@@ -111,11 +111,11 @@ prof_init(struct prof *b)
 static void
 prof_vt(struct prof *b, uint32_t num, const char *type, const char *unit)
 {
-	size_t m = pbenc_begin(&b->body, num);
+	size_t m = pbw_begin(&b->body, num);
 
-	pbenc_int(&b->body, 1, S(b, type));
-	pbenc_int(&b->body, 2, S(b, unit));
-	pbenc_end(&b->body, m);
+	pbw_int(&b->body, 1, S(b, type));
+	pbw_int(&b->body, 2, S(b, unit));
+	pbw_end(&b->body, m);
 }
 
 struct lab {
@@ -138,26 +138,26 @@ prof_sample(struct prof *b, const uint64_t *locs, size_t nloc,
 	CHECK(nval <= NITEMS(uv));
 	for (i = 0; i < nval; i++)
 		uv[i] = (uint64_t)vals[i];
-	m = pbenc_begin(&b->body, 2);
+	m = pbw_begin(&b->body, 2);
 	if (packed) {
-		pbenc_packed(&b->body, 1, locs, nloc);
-		pbenc_packed(&b->body, 2, uv, nval);
+		pbw_packed(&b->body, 1, locs, nloc);
+		pbw_packed(&b->body, 2, uv, nval);
 	} else {
-		pbenc_unpacked(&b->body, 1, locs, nloc);
-		pbenc_unpacked(&b->body, 2, uv, nval);
+		pbw_unpacked(&b->body, 1, locs, nloc);
+		pbw_unpacked(&b->body, 2, uv, nval);
 	}
 	for (i = 0; i < nlab; i++) {
-		lm = pbenc_begin(&b->body, 3);
-		pbenc_int(&b->body, 1, S(b, labs[i].key));
+		lm = pbw_begin(&b->body, 3);
+		pbw_int(&b->body, 1, S(b, labs[i].key));
 		if (labs[i].str != NULL)
-			pbenc_int(&b->body, 2, S(b, labs[i].str));
+			pbw_int(&b->body, 2, S(b, labs[i].str));
 		if (labs[i].num != 0)
-			pbenc_int(&b->body, 3, labs[i].num);
+			pbw_int(&b->body, 3, labs[i].num);
 		if (labs[i].unit != NULL)
-			pbenc_int(&b->body, 4, S(b, labs[i].unit));
-		pbenc_end(&b->body, lm);
+			pbw_int(&b->body, 4, S(b, labs[i].unit));
+		pbw_end(&b->body, lm);
 	}
-	pbenc_end(&b->body, m);
+	pbw_end(&b->body, m);
 }
 
 #define MF_ALL	0xf
@@ -166,20 +166,20 @@ static void
 prof_mapping(struct prof *b, uint64_t id, uint64_t start, uint64_t limit,
     uint64_t offset, const char *file, const char *build, unsigned flags)
 {
-	size_t m = pbenc_begin(&b->body, 3);
+	size_t m = pbw_begin(&b->body, 3);
 	unsigned i;
 
-	pbenc_uint(&b->body, 1, id);
-	pbenc_uint(&b->body, 2, start);
-	pbenc_uint(&b->body, 3, limit);
-	pbenc_uint(&b->body, 4, offset);
-	pbenc_int(&b->body, 5, S(b, file));
-	pbenc_int(&b->body, 6, S(b, build));
+	pbw_uint(&b->body, 1, id);
+	pbw_uint(&b->body, 2, start);
+	pbw_uint(&b->body, 3, limit);
+	pbw_uint(&b->body, 4, offset);
+	pbw_int(&b->body, 5, S(b, file));
+	pbw_int(&b->body, 6, S(b, build));
 	for (i = 0; i < 4; i++) {
 		if (flags & (1u << i))
-			pbenc_uint(&b->body, 7 + i, 1);
+			pbw_uint(&b->body, 7 + i, 1);
 	}
-	pbenc_end(&b->body, m);
+	pbw_end(&b->body, m);
 }
 
 struct ln {
@@ -191,37 +191,37 @@ static void
 prof_location(struct prof *b, uint64_t id, uint64_t mapping, uint64_t addr,
     const struct ln *lines, size_t nlines, int folded)
 {
-	size_t m = pbenc_begin(&b->body, 4), lm, i;
+	size_t m = pbw_begin(&b->body, 4), lm, i;
 
-	pbenc_uint(&b->body, 1, id);
+	pbw_uint(&b->body, 1, id);
 	if (mapping != 0)
-		pbenc_uint(&b->body, 2, mapping);
-	pbenc_uint(&b->body, 3, addr);
+		pbw_uint(&b->body, 2, mapping);
+	pbw_uint(&b->body, 3, addr);
 	for (i = 0; i < nlines; i++) {
-		lm = pbenc_begin(&b->body, 4);
-		pbenc_uint(&b->body, 1, lines[i].fn);
-		pbenc_int(&b->body, 2, lines[i].line);
+		lm = pbw_begin(&b->body, 4);
+		pbw_uint(&b->body, 1, lines[i].fn);
+		pbw_int(&b->body, 2, lines[i].line);
 		if (lines[i].column != 0)
-			pbenc_int(&b->body, 3, lines[i].column);
-		pbenc_end(&b->body, lm);
+			pbw_int(&b->body, 3, lines[i].column);
+		pbw_end(&b->body, lm);
 	}
 	if (folded)
-		pbenc_uint(&b->body, 5, 1);
-	pbenc_end(&b->body, m);
+		pbw_uint(&b->body, 5, 1);
+	pbw_end(&b->body, m);
 }
 
 static void
 prof_function(struct prof *b, uint64_t id, const char *name,
     const char *system_name, const char *file, int64_t start_line)
 {
-	size_t m = pbenc_begin(&b->body, 5);
+	size_t m = pbw_begin(&b->body, 5);
 
-	pbenc_uint(&b->body, 1, id);
-	pbenc_int(&b->body, 2, S(b, name));
-	pbenc_int(&b->body, 3, S(b, system_name));
-	pbenc_int(&b->body, 4, S(b, file));
-	pbenc_int(&b->body, 5, start_line);
-	pbenc_end(&b->body, m);
+	pbw_uint(&b->body, 1, id);
+	pbw_int(&b->body, 2, S(b, name));
+	pbw_int(&b->body, 3, S(b, system_name));
+	pbw_int(&b->body, 4, S(b, file));
+	pbw_int(&b->body, 5, start_line);
+	pbw_end(&b->body, m);
 }
 
 /* A function whose name and file are both name (a common test need). */
@@ -244,30 +244,30 @@ prof_loc(struct prof *b, uint64_t id, uint64_t fn)
 #define STRINGS_FIRST	1
 
 static void
-prof_strings(struct prof *b, struct pbenc *out)
+prof_strings(struct prof *b, struct buf *out)
 {
 	size_t i;
 
 	for (i = 0; i < b->nstrs; i++)
-		pbenc_str(out, 6, b->strs[i]);
+		pbw_str(out, 6, b->strs[i]);
 }
 
 /* The finished blob in out (which the caller frees). */
 static void
-prof_finish(struct prof *b, struct pbenc *out, int where)
+prof_finish(struct prof *b, struct buf *out, int where)
 {
 	memset(out, 0, sizeof *out);
 	if (where == STRINGS_FIRST)
 		prof_strings(b, out);
-	pbenc_raw(out, b->body.p, b->body.n);
+	buf_add(out, b->body.p, b->body.n);
 	if (where == STRINGS_LAST)
 		prof_strings(b, out);
-	pbenc_free(&b->body);
+	buf_free(&b->body);
 }
 
 /* Decode blob into r; returns pprof_decode's result. */
 static int
-decode(const struct pbenc *blob, const struct limits *lim, struct rec *r,
+decode(const struct buf *blob, const struct limits *lim, struct rec *r,
     struct error *err)
 {
 	struct sink s = rec_sink(r);
@@ -282,7 +282,7 @@ static void
 expect_error(struct prof *b, const struct limits *lim, enum error_kind kind,
     const char *a, const char *bb, int line)
 {
-	struct pbenc blob;
+	struct buf blob;
 	struct rec r;
 	struct error err;
 	int rc;
@@ -301,7 +301,7 @@ expect_error(struct prof *b, const struct limits *lim, enum error_kind kind,
 	}
 	checks++;
 	rec_free(&r);
-	pbenc_free(&blob);
+	buf_free(&blob);
 }
 
 #define EXPECT_ERROR(b, lim, kind, a, bb) \
@@ -310,7 +310,7 @@ expect_error(struct prof *b, const struct limits *lim, enum error_kind kind,
 static void
 decode_ok(struct prof *b, int where, struct rec *r)
 {
-	struct pbenc blob;
+	struct buf blob;
 	struct error err;
 
 	prof_finish(b, &blob, where);
@@ -320,7 +320,7 @@ decode_ok(struct prof *b, int where, struct rec *r)
 	}
 	CHECK(err.kind == ERR_NONE);
 	CHECK(r->has_meta && !r->bad_order);
-	pbenc_free(&blob);
+	buf_free(&blob);
 }
 
 /* ---- tests ---- */
@@ -361,16 +361,16 @@ build_full(struct prof *b)
 	    NULL, 0, UNPACKED);
 	prof_sample(b, NULL, 0, (int64_t[]){ -1, INT64_MIN }, 2, NULL, 0,
 	    PACKED);
-	pbenc_int(&b->body, 7, S(b, ""));		/* drop_frames: none */
-	pbenc_int(&b->body, 9, 1700000000123456789);
-	pbenc_int(&b->body, 10, 10000000000);
+	pbw_int(&b->body, 7, S(b, ""));		/* drop_frames: none */
+	pbw_int(&b->body, 9, 1700000000123456789);
+	pbw_int(&b->body, 10, 10000000000);
 	prof_vt(b, 11, "cpu", "nanoseconds");
-	pbenc_int(&b->body, 12, 10000000);
-	pbenc_packed(&b->body, 13, (uint64_t[]){ (uint64_t)S(b, "first"),
+	pbw_int(&b->body, 12, 10000000);
+	pbw_packed(&b->body, 13, (uint64_t[]){ (uint64_t)S(b, "first"),
 	    (uint64_t)S(b, "second") }, 2);
-	pbenc_uint(&b->body, 13, (uint64_t)S(b, "third"));
-	pbenc_int(&b->body, 14, S(b, "samples"));
-	pbenc_int(&b->body, 15, S(b, "https://example.com/doc"));
+	pbw_uint(&b->body, 13, (uint64_t)S(b, "third"));
+	pbw_int(&b->body, 14, S(b, "samples"));
+	pbw_int(&b->body, 15, S(b, "https://example.com/doc"));
 }
 
 static void
@@ -481,7 +481,7 @@ static void
 test_order_and_unknown(void)
 {
 	struct prof b;
-	struct pbenc blob, tail;
+	struct buf blob, tail;
 	struct rec r;
 	struct error err;
 	char buf[128];
@@ -489,60 +489,60 @@ test_order_and_unknown(void)
 
 	prof_init(&b);
 	/* Samples before anything they refer to. */
-	m = pbenc_begin(&b.body, 2);
-	pbenc_fixed64(&b.body, 9, 1);			/* unknown */
-	pbenc_uint(&b.body, 2, 5);
-	pbenc_uint(&b.body, 1, 2);
-	lm = pbenc_begin(&b.body, 3);
-	pbenc_str(&b.body, 9, "unknown in label");
-	pbenc_uint(&b.body, 2, 5);			/* "v" below */
-	pbenc_uint(&b.body, 1, 6);			/* "k" below */
-	pbenc_end(&b.body, lm);
-	pbenc_packed(&b.body, 1, (uint64_t[]){ 1 }, 1);
-	pbenc_end(&b.body, m);
-	pbenc_fixed32(&b.body, 100, 7);			/* unknown */
-	pbenc_str(&b.body, 6, "");	/* string table split in two parts */
-	pbenc_str(&b.body, 6, "a");
-	pbenc_str(&b.body, 6, "b");
-	m = pbenc_begin(&b.body, 4);
-	pbenc_uint(&b.body, 99, 1);
-	lm = pbenc_begin(&b.body, 4);
-	pbenc_uint(&b.body, 9, 1);
-	pbenc_uint(&b.body, 1, 20);
-	pbenc_end(&b.body, lm);
-	pbenc_uint(&b.body, 1, 1);
-	pbenc_end(&b.body, m);
-	m = pbenc_begin(&b.body, 4);
-	pbenc_uint(&b.body, 1, 2);
-	lm = pbenc_begin(&b.body, 4);
-	pbenc_uint(&b.body, 1, 10);
-	pbenc_end(&b.body, lm);
-	pbenc_end(&b.body, m);
-	m = pbenc_begin(&b.body, 5);
-	pbenc_str(&b.body, 8, "unknown");
-	pbenc_uint(&b.body, 2, 2);			/* "b" */
-	pbenc_uint(&b.body, 1, 20);
-	pbenc_end(&b.body, m);
-	m = pbenc_begin(&b.body, 5);
-	pbenc_uint(&b.body, 1, 10);
-	pbenc_uint(&b.body, 2, 1);			/* "a" */
-	pbenc_end(&b.body, m);
-	m = pbenc_begin(&b.body, 1);
-	pbenc_uint(&b.body, 3, 3);
-	pbenc_uint(&b.body, 2, 4);			/* "t" below */
-	pbenc_uint(&b.body, 1, 3);			/* "s" below */
-	pbenc_end(&b.body, m);
-	pbenc_str(&b.body, 200, "trailing unknown");
+	m = pbw_begin(&b.body, 2);
+	pbw_fixed64(&b.body, 9, 1);			/* unknown */
+	pbw_uint(&b.body, 2, 5);
+	pbw_uint(&b.body, 1, 2);
+	lm = pbw_begin(&b.body, 3);
+	pbw_str(&b.body, 9, "unknown in label");
+	pbw_uint(&b.body, 2, 5);			/* "v" below */
+	pbw_uint(&b.body, 1, 6);			/* "k" below */
+	pbw_end(&b.body, lm);
+	pbw_packed(&b.body, 1, (uint64_t[]){ 1 }, 1);
+	pbw_end(&b.body, m);
+	pbw_fixed32(&b.body, 100, 7);			/* unknown */
+	pbw_str(&b.body, 6, "");	/* string table split in two parts */
+	pbw_str(&b.body, 6, "a");
+	pbw_str(&b.body, 6, "b");
+	m = pbw_begin(&b.body, 4);
+	pbw_uint(&b.body, 99, 1);
+	lm = pbw_begin(&b.body, 4);
+	pbw_uint(&b.body, 9, 1);
+	pbw_uint(&b.body, 1, 20);
+	pbw_end(&b.body, lm);
+	pbw_uint(&b.body, 1, 1);
+	pbw_end(&b.body, m);
+	m = pbw_begin(&b.body, 4);
+	pbw_uint(&b.body, 1, 2);
+	lm = pbw_begin(&b.body, 4);
+	pbw_uint(&b.body, 1, 10);
+	pbw_end(&b.body, lm);
+	pbw_end(&b.body, m);
+	m = pbw_begin(&b.body, 5);
+	pbw_str(&b.body, 8, "unknown");
+	pbw_uint(&b.body, 2, 2);			/* "b" */
+	pbw_uint(&b.body, 1, 20);
+	pbw_end(&b.body, m);
+	m = pbw_begin(&b.body, 5);
+	pbw_uint(&b.body, 1, 10);
+	pbw_uint(&b.body, 2, 1);			/* "a" */
+	pbw_end(&b.body, m);
+	m = pbw_begin(&b.body, 1);
+	pbw_uint(&b.body, 3, 3);
+	pbw_uint(&b.body, 2, 4);			/* "t" below */
+	pbw_uint(&b.body, 1, 3);			/* "s" below */
+	pbw_end(&b.body, m);
+	pbw_str(&b.body, 200, "trailing unknown");
 
 	/* The rest of the string table last, by hand. */
 	memset(&tail, 0, sizeof tail);
-	pbenc_str(&tail, 6, "s");
-	pbenc_str(&tail, 6, "t");
-	pbenc_str(&tail, 6, "v");
-	pbenc_str(&tail, 6, "k");
+	pbw_str(&tail, 6, "s");
+	pbw_str(&tail, 6, "t");
+	pbw_str(&tail, 6, "v");
+	pbw_str(&tail, 6, "k");
 	memset(&blob, 0, sizeof blob);
-	pbenc_raw(&blob, b.body.p, b.body.n);
-	pbenc_raw(&blob, tail.p, tail.n);
+	buf_add(&blob, b.body.p, b.body.n);
+	buf_add(&blob, tail.p, tail.n);
 	CHECK(decode(&blob, NULL, &r, &err) == 0);
 	CHECK(r.nmetrics == 1 && STREQ(r.mtype[0], "s") &&
 	    STREQ(r.munit[0], "t"));
@@ -552,9 +552,9 @@ test_order_and_unknown(void)
 	CHECK(STREQ(labels_str(&r, 0, buf, sizeof buf), "k=v"));
 	CHECK(r.meta.default_metric == 0);
 	rec_free(&r);
-	pbenc_free(&blob);
-	pbenc_free(&tail);
-	pbenc_free(&b.body);
+	buf_free(&blob);
+	buf_free(&tail);
+	buf_free(&b.body);
 }
 
 /* Packed, unpacked and split repeated fields give the same sample. */
@@ -577,40 +577,40 @@ test_packed_unpacked(void)
 			prof_fn(&b, i, fns[i]);
 			prof_loc(&b, i, i);
 		}
-		m = pbenc_begin(&b.body, 2);
+		m = pbw_begin(&b.body, 2);
 		switch (variant) {
 		case 0:
-			pbenc_packed(&b.body, 1,
+			pbw_packed(&b.body, 1,
 			    (uint64_t[]){ 1, 2, 3, 4 }, 4);
-			pbenc_packed(&b.body, 2, (uint64_t[]){ 7, 8,
+			pbw_packed(&b.body, 2, (uint64_t[]){ 7, 8,
 			    (uint64_t)-9 }, 3);
 			break;
 		case 1:
-			pbenc_unpacked(&b.body, 1,
+			pbw_unpacked(&b.body, 1,
 			    (uint64_t[]){ 1, 2, 3, 4 }, 4);
-			pbenc_unpacked(&b.body, 2, (uint64_t[]){ 7, 8,
+			pbw_unpacked(&b.body, 2, (uint64_t[]){ 7, 8,
 			    (uint64_t)-9 }, 3);
 			break;
 		case 2:
 			/* Mixed and interleaved. */
-			pbenc_uint(&b.body, 1, 1);
-			pbenc_uint(&b.body, 2, 7);
-			pbenc_packed(&b.body, 1, (uint64_t[]){ 2, 3 }, 2);
-			pbenc_packed(&b.body, 2, (uint64_t[]){ 8 }, 1);
-			pbenc_uint(&b.body, 1, 4);
-			pbenc_uint(&b.body, 2, (uint64_t)-9);
+			pbw_uint(&b.body, 1, 1);
+			pbw_uint(&b.body, 2, 7);
+			pbw_packed(&b.body, 1, (uint64_t[]){ 2, 3 }, 2);
+			pbw_packed(&b.body, 2, (uint64_t[]){ 8 }, 1);
+			pbw_uint(&b.body, 1, 4);
+			pbw_uint(&b.body, 2, (uint64_t)-9);
 			break;
 		case 3:
 			/* Empty packed runs count for nothing. */
-			pbenc_packed(&b.body, 1, NULL, 0);
-			pbenc_packed(&b.body, 1,
+			pbw_packed(&b.body, 1, NULL, 0);
+			pbw_packed(&b.body, 1,
 			    (uint64_t[]){ 1, 2, 3, 4 }, 4);
-			pbenc_packed(&b.body, 2, NULL, 0);
-			pbenc_packed(&b.body, 2, (uint64_t[]){ 7, 8,
+			pbw_packed(&b.body, 2, NULL, 0);
+			pbw_packed(&b.body, 2, (uint64_t[]){ 7, 8,
 			    (uint64_t)-9 }, 3);
 			break;
 		}
-		pbenc_end(&b.body, m);
+		pbw_end(&b.body, m);
 		decode_ok(&b, STRINGS_LAST, &r);
 		CHECK(r.nsamples == 1);
 		CHECK(STREQ(stack_str(&r, 0, buf, sizeof buf),
@@ -742,14 +742,14 @@ test_default_metric(void)
 	prof_vt(&b, 1, "alloc_objects", "count");
 	prof_vt(&b, 1, "alloc_space", "bytes");
 	prof_vt(&b, 1, "inuse_space", "bytes");
-	pbenc_int(&b.body, 14, S(&b, "alloc_space"));
+	pbw_int(&b.body, 14, S(&b, "alloc_space"));
 	decode_ok(&b, STRINGS_LAST, &r);
 	CHECK(r.meta.default_metric == 1 && r.meta.samples == 0);
 	rec_free(&r);
 
 	/* No sample types at all. */
 	prof_init(&b);
-	pbenc_int(&b.body, 9, 5);
+	pbw_int(&b.body, 9, 5);
 	decode_ok(&b, STRINGS_FIRST, &r);
 	CHECK(r.meta.default_metric == -1 && r.nmetrics == 0);
 	CHECK(r.meta.time_ns == 5 && STREQ(r.period_type, ""));
@@ -759,14 +759,14 @@ test_default_metric(void)
 	/* Not a sample type. */
 	prof_init(&b);
 	prof_vt(&b, 1, "cpu", "nanoseconds");
-	pbenc_int(&b.body, 14, S(&b, "nanoseconds"));
+	pbw_int(&b.body, 14, S(&b, "nanoseconds"));
 	EXPECT_ERROR(&b, NULL, ERR_INPUT, "Profile.default_sample_type at "
 	    "byte 6", "\"nanoseconds\" is not a sample type");
 	/* no_quote (spool files): the offset and the length, not the
 	 * bytes. */
 	{
 		struct limits nq;
-		struct pbenc blob;
+		struct buf blob;
 		struct rec nr;
 		struct error err;
 
@@ -774,7 +774,7 @@ test_default_metric(void)
 		nq.no_quote = 1;
 		prof_init(&b);
 		prof_vt(&b, 1, "cpu", "nanoseconds");
-		pbenc_int(&b.body, 14, S(&b, "root:secret"));
+		pbw_int(&b.body, 14, S(&b, "root:secret"));
 		prof_finish(&b, &blob, STRINGS_LAST);
 		CHECK(decode(&blob, &nq, &nr, &err) == -1);
 		CHECK(err.kind == ERR_INPUT && strstr(err.msg,
@@ -782,7 +782,7 @@ test_default_metric(void)
 		    "bytes is not a sample type") != NULL);
 		CHECK(strstr(err.msg, "root") == NULL);
 		rec_free(&nr);
-		pbenc_free(&blob);
+		buf_free(&blob);
 	}
 }
 
@@ -825,9 +825,9 @@ run_prune(const struct prune_case *pc)
 	for (i = 7; i <= 11; i++)
 		prof_loc(&b, i, i);
 	if (pc->drop != NULL)
-		pbenc_int(&b.body, 7, S(&b, pc->drop));
+		pbw_int(&b.body, 7, S(&b, pc->drop));
 	if (pc->keep != NULL)
-		pbenc_int(&b.body, 8, S(&b, pc->keep));
+		pbw_int(&b.body, 8, S(&b, pc->keep));
 	/* 0: malloc under user: the classic. */
 	prof_sample(&b, (uint64_t[]){ 4, 3, 2, 1 }, 4, (int64_t[]){ 1 }, 1,
 	    NULL, 0, PACKED);
@@ -989,8 +989,8 @@ test_drop_realistic(void)
 		prof_fn(&b, i, names[i]);
 		prof_loc(&b, i, i);
 	}
-	pbenc_int(&b.body, 7, S(&b, drop));
-	pbenc_int(&b.body, 8, S(&b, keep));
+	pbw_int(&b.body, 7, S(&b, drop));
+	pbw_int(&b.body, 8, S(&b, keep));
 	prof_sample(&b, (uint64_t[]){ 4, 5, 3, 2, 1 }, 5, (int64_t[]){ 1 }, 1,
 	    NULL, 0, PACKED);
 	prof_sample(&b, (uint64_t[]){ 6, 9, 7, 1 }, 4, (int64_t[]){ 2 }, 1,
@@ -1023,14 +1023,14 @@ test_bad_regex(void)
 
 	prof_init(&b);
 	prof_vt(&b, 1, "samples", "count");
-	pbenc_int(&b.body, 7, S(&b, "a(b"));
+	pbw_int(&b.body, 7, S(&b, "a(b"));
 	EXPECT_ERROR(&b, NULL, ERR_INPUT, "Profile.drop_frames at byte 6",
 	    "bad regular expression \"a(b\"");
 
 	prof_init(&b);
 	prof_vt(&b, 1, "samples", "count");
-	pbenc_int(&b.body, 7, S(&b, "a"));
-	pbenc_int(&b.body, 8, S(&b, "x[y"));
+	pbw_int(&b.body, 7, S(&b, "a"));
+	pbw_int(&b.body, 8, S(&b, "x[y"));
 	EXPECT_ERROR(&b, NULL, ERR_INPUT, "Profile.keep_frames at byte 8",
 	    "bad regular expression \"x[y\"");
 
@@ -1038,7 +1038,7 @@ test_bad_regex(void)
 	 * program larger than the memory budget. */
 	for (i = 0; i < NITEMS(slow); i++) {
 		prof_init(&b);
-		pbenc_int(&b.body, 7, S(&b, slow[i].re));
+		pbw_int(&b.body, 7, S(&b, slow[i].re));
 		EXPECT_ERROR(&b, NULL, ERR_INPUT,
 		    "Profile.drop_frames at byte 0", slow[i].why);
 	}
@@ -1047,7 +1047,7 @@ test_bad_regex(void)
 
 		memset(big, 'a', sizeof big - 1);
 		prof_init(&b);
-		pbenc_int(&b.body, 7, S(&b, big));
+		pbw_int(&b.body, 7, S(&b, big));
 		EXPECT_ERROR(&b, NULL, ERR_INPUT,
 		    "Profile.drop_frames at byte 0",
 		    "regular expression of 4999 bytes, more than 4096");
@@ -1055,7 +1055,7 @@ test_bad_regex(void)
 	/* Brackets, classes and escapes that only look risky are fine. */
 	prof_init(&b);
 	prof_vt(&b, 1, "samples", "count");
-	pbenc_int(&b.body, 7, S(&b, "[\\\\1{]x{2}[[:alpha:]{]{3}|a{100}|"
+	pbw_int(&b.body, 7, S(&b, "[\\\\1{]x{2}[[:alpha:]{]{3}|a{100}|"
 	    "\\{5000\\}|\\pL+"));
 	{
 		struct rec r;
@@ -1067,7 +1067,7 @@ test_bad_regex(void)
 	/* keep_frames is not even compiled without drop_frames. */
 	prof_init(&b);
 	prof_vt(&b, 1, "samples", "count");
-	pbenc_int(&b.body, 8, S(&b, "x[y"));
+	pbw_int(&b.body, 8, S(&b, "x[y"));
 	{
 		struct rec r;
 
@@ -1094,11 +1094,11 @@ base(struct prof *b)
 static void
 raw_msg(struct prof *b, uint32_t num, const uint64_t *kv, size_t n)
 {
-	size_t m = pbenc_begin(&b->body, num), i;
+	size_t m = pbw_begin(&b->body, num), i;
 
 	for (i = 0; i < n; i += 2)
-		pbenc_uint(&b->body, (uint32_t)kv[i], kv[i + 1]);
-	pbenc_end(&b->body, m);
+		pbw_uint(&b->body, (uint32_t)kv[i], kv[i + 1]);
+	pbw_end(&b->body, m);
 }
 
 #define RAW(b, num, ...) raw_msg((b), (num), (uint64_t[]){ __VA_ARGS__ }, \
@@ -1140,31 +1140,31 @@ test_string_errors(void)
 	RAW(&b, 5, 1, 2, 4, 50);
 	EXPECT_ERROR(&b, NULL, ERR_INPUT, "Function.filename at byte", "50");
 	base(&b);
-	pbenc_int(&b.body, 7, 50);
+	pbw_int(&b.body, 7, 50);
 	EXPECT_ERROR(&b, NULL, ERR_INPUT, "Profile.drop_frames at byte",
 	    "50");
 	base(&b);
-	pbenc_int(&b.body, 8, 50);
+	pbw_int(&b.body, 8, 50);
 	EXPECT_ERROR(&b, NULL, ERR_INPUT, "Profile.keep_frames at byte",
 	    "50");
 	base(&b);
-	pbenc_int(&b.body, 14, 50);
+	pbw_int(&b.body, 14, 50);
 	EXPECT_ERROR(&b, NULL, ERR_INPUT,
 	    "Profile.default_sample_type at byte", "50");
 	base(&b);
-	pbenc_int(&b.body, 15, 50);
+	pbw_int(&b.body, 15, 50);
 	EXPECT_ERROR(&b, NULL, ERR_INPUT, "Profile.doc_url at byte", "50");
 
 	/* A comment, packed: the offset of the bad element itself. */
 	base(&b);
 	at = b.body.n;
-	pbenc_packed(&b.body, 13, (uint64_t[]){ 0, 1, 50 }, 3);
+	pbw_packed(&b.body, 13, (uint64_t[]){ 0, 1, 50 }, 3);
 	snprintf(want, sizeof want, "Profile.comment at byte %zu", at + 4);
 	EXPECT_ERROR(&b, NULL, ERR_INPUT, want, "string index 50");
 	base(&b);
-	pbenc_uint(&b.body, 13, 1);
+	pbw_uint(&b.body, 13, 1);
 	at = b.body.n;
-	pbenc_uint(&b.body, 13, 51);
+	pbw_uint(&b.body, 13, 51);
 	snprintf(want, sizeof want, "Profile.comment at byte %zu", at);
 	EXPECT_ERROR(&b, NULL, ERR_INPUT, want, "string index 51");
 
@@ -1173,14 +1173,14 @@ test_string_errors(void)
 	base(&b);
 	at = b.body.n;
 	{
-		size_t m = pbenc_begin(&b.body, 2), lm;
+		size_t m = pbw_begin(&b.body, 2), lm;
 
-		pbenc_uint(&b.body, 2, 1);
-		lm = pbenc_begin(&b.body, 3);
-		pbenc_uint(&b.body, 1, 1);
-		pbenc_uint(&b.body, 2, 77);
-		pbenc_end(&b.body, lm);
-		pbenc_end(&b.body, m);
+		pbw_uint(&b.body, 2, 1);
+		lm = pbw_begin(&b.body, 3);
+		pbw_uint(&b.body, 1, 1);
+		pbw_uint(&b.body, 2, 77);
+		pbw_end(&b.body, lm);
+		pbw_end(&b.body, m);
 	}
 	snprintf(want, sizeof want, "Label.str at byte %zu", at + 2 + 2 + 2 +
 	    2);
@@ -1189,27 +1189,27 @@ test_string_errors(void)
 	prof_sample(&b, NULL, 0, (int64_t[]){ 1 }, 1,
 	    (struct lab[]){ { "k", NULL, 1, NULL } }, 1, PACKED);
 	{
-		size_t m = pbenc_begin(&b.body, 2), lm;
+		size_t m = pbw_begin(&b.body, 2), lm;
 
-		pbenc_uint(&b.body, 2, 1);
-		lm = pbenc_begin(&b.body, 3);
-		pbenc_uint(&b.body, 1, 60);
-		pbenc_end(&b.body, lm);
-		pbenc_end(&b.body, m);
+		pbw_uint(&b.body, 2, 1);
+		lm = pbw_begin(&b.body, 3);
+		pbw_uint(&b.body, 1, 60);
+		pbw_end(&b.body, lm);
+		pbw_end(&b.body, m);
 	}
 	EXPECT_ERROR(&b, NULL, ERR_INPUT, "Label.key at byte",
 	    "string index 60");
 	base(&b);
 	{
-		size_t m = pbenc_begin(&b.body, 2), lm;
+		size_t m = pbw_begin(&b.body, 2), lm;
 
-		pbenc_uint(&b.body, 2, 1);
-		lm = pbenc_begin(&b.body, 3);
-		pbenc_uint(&b.body, 1, 1);
-		pbenc_uint(&b.body, 3, 5);
-		pbenc_uint(&b.body, 4, 61);
-		pbenc_end(&b.body, lm);
-		pbenc_end(&b.body, m);
+		pbw_uint(&b.body, 2, 1);
+		lm = pbw_begin(&b.body, 3);
+		pbw_uint(&b.body, 1, 1);
+		pbw_uint(&b.body, 3, 5);
+		pbw_uint(&b.body, 4, 61);
+		pbw_end(&b.body, lm);
+		pbw_end(&b.body, m);
 	}
 	EXPECT_ERROR(&b, NULL, ERR_INPUT, "Label.num_unit at byte",
 	    "string index 61");
@@ -1219,7 +1219,7 @@ test_string_errors(void)
 	b.strs[0] = "notempty";
 	prof_vt(&b, 1, "samples", "count");
 	{
-		struct pbenc blob;
+		struct buf blob;
 		struct rec r;
 		struct error err;
 
@@ -1229,21 +1229,21 @@ test_string_errors(void)
 		CHECK(strstr(err.msg, "pprof: Profile.string_table at byte 0: "
 		    "string_table[0] must be \"\"") != NULL);
 		CHECK(r.calls == 0);
-		pbenc_free(&blob);
+		buf_free(&blob);
 	}
 
 	/* No string table at all. */
 	{
-		struct pbenc blob;
+		struct buf blob;
 		struct rec r;
 		struct error err;
 
 		memset(&blob, 0, sizeof blob);
-		pbenc_int(&blob, 9, 1);
+		pbw_int(&blob, 9, 1);
 		CHECK(decode(&blob, NULL, &r, &err) == -1);
 		CHECK(strstr(err.msg, "Profile.string_table at byte") != NULL);
 		CHECK(strstr(err.msg, "missing") != NULL);
-		pbenc_free(&blob);
+		buf_free(&blob);
 
 		/* And an empty blob. */
 		CHECK(decode(&blob, NULL, &r, &err) == -1);
@@ -1352,29 +1352,29 @@ test_wire_errors(void)
 
 	/* A known field with the wrong wire type. */
 	base(&b);
-	pbenc_uint(&b.body, 2, 1);
+	pbw_uint(&b.body, 2, 1);
 	EXPECT_ERROR(&b, NULL, ERR_INPUT, "Profile.sample at byte",
 	    "wire type 0, expected length-delimited");
 	base(&b);
-	pbenc_str(&b.body, 9, "x");
+	pbw_str(&b.body, 9, "x");
 	EXPECT_ERROR(&b, NULL, ERR_INPUT, "Profile.time_nanos at byte",
 	    "expected varint");
 	base(&b);
 	{
-		size_t m = pbenc_begin(&b.body, 4);
+		size_t m = pbw_begin(&b.body, 4);
 
-		pbenc_uint(&b.body, 1, 5);
-		pbenc_uint(&b.body, 4, 5);	/* a Line as a varint */
-		pbenc_end(&b.body, m);
+		pbw_uint(&b.body, 1, 5);
+		pbw_uint(&b.body, 4, 5);	/* a Line as a varint */
+		pbw_end(&b.body, m);
 	}
 	EXPECT_ERROR(&b, NULL, ERR_INPUT, "Location.line at byte",
 	    "expected length-delimited");
 	base(&b);
 	{
-		size_t m = pbenc_begin(&b.body, 2);
+		size_t m = pbw_begin(&b.body, 2);
 
-		pbenc_fixed64(&b.body, 1, 1);	/* location_id fixed64 */
-		pbenc_end(&b.body, m);
+		pbw_fixed64(&b.body, 1, 1);	/* location_id fixed64 */
+		pbw_end(&b.body, m);
 	}
 	EXPECT_ERROR(&b, NULL, ERR_INPUT, "Sample.location_id at byte",
 	    "wire type 1");
@@ -1382,33 +1382,33 @@ test_wire_errors(void)
 	/* Broken wire inside nested messages: named and placed. */
 	base(&b);
 	{
-		size_t m = pbenc_begin(&b.body, 5);
+		size_t m = pbw_begin(&b.body, 5);
 		char want[64];
 
-		pbenc_uint(&b.body, 1, 3);
+		pbw_uint(&b.body, 1, 3);
 		snprintf(want, sizeof want, "pprof: Function: field 1 at byte "
 		    "%zu:", b.body.n + 1);	/* + the length byte */
-		pbenc_byte(&b.body, 0x0b);		/* a group */
-		pbenc_end(&b.body, m);
+		pbw_byte(&b.body, 0x0b);		/* a group */
+		pbw_end(&b.body, m);
 		EXPECT_ERROR(&b, NULL, ERR_INPUT, want, "group wire type");
 	}
 	base(&b);
 	{
-		size_t m = pbenc_begin(&b.body, 2);
+		size_t m = pbw_begin(&b.body, 2);
 
-		pbenc_tag(&b.body, 1, PBENC_LEN);
-		pbenc_byte(&b.body, 2);
-		pbenc_byte(&b.body, 0x80);
-		pbenc_byte(&b.body, 0x80);
-		pbenc_end(&b.body, m);
+		pbw_key(&b.body, 1, PB_LEN);
+		pbw_byte(&b.body, 2);
+		pbw_byte(&b.body, 0x80);
+		pbw_byte(&b.body, 0x80);
+		pbw_end(&b.body, m);
 	}
 	EXPECT_ERROR(&b, NULL, ERR_INPUT, "Sample.location_id at byte",
 	    "truncated varint in packed field");
 	base(&b);
-	pbenc_tag(&b.body, 3, PBENC_LEN);
-	pbenc_byte(&b.body, 100);		/* past the end */
+	pbw_key(&b.body, 3, PB_LEN);
+	pbw_byte(&b.body, 100);		/* past the end */
 	{
-		struct pbenc blob;
+		struct buf blob;
 		struct rec r;
 		struct error err;
 
@@ -1418,13 +1418,13 @@ test_wire_errors(void)
 		    != NULL);
 		CHECK(strstr(err.msg, "past the end") != NULL);
 		CHECK(r.calls == 0);
-		pbenc_free(&blob);
+		buf_free(&blob);
 	}
 
 	/* Two time_nanos: concatenated profiles, refused as Go does. */
 	base(&b);
-	pbenc_int(&b.body, 9, 1);
-	pbenc_int(&b.body, 9, 2);
+	pbw_int(&b.body, 9, 1);
+	pbw_int(&b.body, 9, 2);
 	EXPECT_ERROR(&b, NULL, ERR_INPUT, "Profile.time_nanos at byte",
 	    "concatenated");
 }
@@ -1443,13 +1443,13 @@ test_limits(void)
 	prof_vt(&b, 1, "samples", "count");
 	S(&b, "x");
 	{
-		struct pbenc blob;
+		struct buf blob;
 		struct error err;
 
 		prof_finish(&b, &blob, STRINGS_LAST);
 		CHECK(decode(&blob, &lim, &r, &err) == 0);
 		rec_free(&r);
-		pbenc_free(&blob);
+		buf_free(&blob);
 	}
 	prof_init(&b);
 	prof_vt(&b, 1, "samples", "count");
@@ -1479,7 +1479,7 @@ test_limits(void)
 	prof_sample(&b, (uint64_t[]){ 2, 1 }, 2, (int64_t[]){ 1 }, 1, NULL, 0,
 	    PACKED);
 	{
-		struct pbenc blob;
+		struct buf blob;
 		struct error err;
 
 		prof_finish(&b, &blob, STRINGS_LAST);
@@ -1494,7 +1494,7 @@ test_limits(void)
 		CHECK(strstr(err.msg, "stack of 4 frames exceeds "
 		    "max_stack_depth 3") != NULL);
 		CHECK(r.calls == 0);
-		pbenc_free(&blob);
+		buf_free(&blob);
 	}
 }
 
@@ -1543,7 +1543,7 @@ static void
 test_sink_failure(void)
 {
 	struct prof b;
-	struct pbenc blob;
+	struct buf blob;
 	struct rec r;
 	struct sink s;
 	struct error err;
@@ -1561,7 +1561,7 @@ test_sink_failure(void)
 		CHECK(strstr(err.msg, "test sink") != NULL);
 		rec_free(&r);
 	}
-	pbenc_free(&blob);
+	buf_free(&blob);
 }
 
 static void
@@ -1570,7 +1570,7 @@ test_sniff(void)
 	static const uint8_t perfetto[] = { 0x0a, 0x06, 0x40, 0x01, 0x50, 0x02,
 	    0x08, 0x01 };
 	struct prof b;
-	struct pbenc blob;
+	struct buf blob;
 	size_t i;
 
 	build_full(&b);
@@ -1579,7 +1579,7 @@ test_sniff(void)
 	/* A prefix still looks like one. */
 	for (i = 2; i < 40; i++)
 		CHECK(pprof_sniff(blob.p, i) == 1);
-	pbenc_free(&blob);
+	buf_free(&blob);
 
 	CHECK(pprof_sniff(NULL, 0) == 0);
 	CHECK(pprof_sniff((const uint8_t *)"", 0) == 0);
@@ -1599,10 +1599,10 @@ test_sniff(void)
 
 /* Read and gunzip a fixture into raw; 0 if it is not there. */
 static int
-read_fixture(const char *name, struct pbenc *raw)
+read_fixture(const char *name, struct buf *raw)
 {
 	char path[4096];
-	struct pbenc gz = { NULL, 0, 0 };
+	struct buf gz = { NULL, 0, 0 };
 	z_stream zs;
 	FILE *fp;
 	char buf[65536];
@@ -1615,7 +1615,7 @@ read_fixture(const char *name, struct pbenc *raw)
 		return 0;
 	}
 	while ((n = fread(buf, 1, sizeof buf, fp)) > 0)
-		pbenc_raw(&gz, buf, n);
+		buf_add(&gz, buf, n);
 	fclose(fp);
 
 	memset(raw, 0, sizeof *raw);
@@ -1628,10 +1628,10 @@ read_fixture(const char *name, struct pbenc *raw)
 		zs.avail_out = sizeof buf;
 		zr = inflate(&zs, Z_NO_FLUSH);
 		CHECK(zr == Z_OK || zr == Z_STREAM_END);
-		pbenc_raw(raw, buf, sizeof buf - zs.avail_out);
+		buf_add(raw, buf, sizeof buf - zs.avail_out);
 	} while (zr != Z_STREAM_END);
 	inflateEnd(&zs);
-	pbenc_free(&gz);
+	buf_free(&gz);
 	return 1;
 }
 
@@ -1653,7 +1653,7 @@ test_fixtures(void)
 {
 	static const char *names[] = { "cpu.pprof", "heap.pprof",
 	    "mutex.pprof", "block.pprof" };
-	struct pbenc raw;
+	struct buf raw;
 	struct rec r;
 	struct sink s;
 	struct error err;
@@ -1704,7 +1704,7 @@ test_fixtures(void)
 		    "%zu functions\n", names[i], r.nsamples, r.nframes, inlined,
 		    r.nfuncs);
 		rec_free(&r);
-		pbenc_free(&raw);
+		buf_free(&raw);
 	}
 }
 

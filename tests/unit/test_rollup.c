@@ -117,7 +117,7 @@ push_fixture(const char *scope, const char *name, const char *label)
  * 1..7 over them, and n samples at random times in [t0, t0 + span) with
  * pid 100, tid 200..202, cpu 0..2, user or kernel mode, and a count. */
 static void
-trace(struct pbenc *e, size_t n, int64_t t0, int64_t span, uint64_t seed)
+trace(struct buf *e, size_t n, int64_t t0, int64_t span, uint64_t seed)
 {
 	char name[32];
 	uint64_t ids[8];
@@ -126,18 +126,18 @@ trace(struct pbenc *e, size_t n, int64_t t0, int64_t span, uint64_t seed)
 	rng = seed;
 	p = pftenc_packet(e);
 	pftenc_header(e, PFTENC_NONE, 1, PFT_SEQ_CLEARED);
-	d = pbenc_begin(e, PFT_DEFAULTS);
-	ps = pbenc_begin(e, 12);
-	tb = pbenc_begin(e, 1);
-	pbenc_uint(e, 2, 100);
-	pbenc_uint(e, 4, 1);			/* SW_CPU_CLOCK */
-	pbenc_end(e, tb);
-	pbenc_end(e, ps);
-	pbenc_end(e, d);
-	pbenc_end(e, p);
+	d = pbw_begin(e, PFT_DEFAULTS);
+	ps = pbw_begin(e, 12);
+	tb = pbw_begin(e, 1);
+	pbw_uint(e, 2, 100);
+	pbw_uint(e, 4, 1);			/* SW_CPU_CLOCK */
+	pbw_end(e, tb);
+	pbw_end(e, ps);
+	pbw_end(e, d);
+	pbw_end(e, p);
 	p = pftenc_packet(e);
 	pftenc_header(e, PFTENC_NONE, 1, PFT_SEQ_NEEDS);
-	m = pbenc_begin(e, PFT_INTERNED_DATA);
+	m = pbw_begin(e, PFT_INTERNED_DATA);
 	for (i = 1; i <= 14; i++) {
 		snprintf(name, sizeof name, "fn%zu", i);
 		pftenc_istring(e, PFT_I_FUNCTION_NAMES, i, name);
@@ -151,8 +151,8 @@ trace(struct pbenc *e, size_t n, int64_t t0, int64_t span, uint64_t seed)
 			ids[k] = 1 + rnd() % 14;
 		pftenc_callstack(e, i, ids, depth, 1);
 	}
-	pbenc_end(e, m);
-	pbenc_end(e, p);
+	pbw_end(e, m);
+	pbw_end(e, p);
 	for (i = 0; i < n; i++)
 		pftenc_perf_sample(e, (uint64_t)(t0 * 1000000000 +
 		    (int64_t)(rnd() % (uint64_t)span) * 1000000000 +
@@ -165,12 +165,12 @@ static int64_t
 push_trace(const char *scope, size_t n, int64_t t0, int64_t span,
     uint64_t seed, const char *label, int64_t bucket_ns)
 {
-	struct pbenc e = { 0 };
+	struct buf e = { 0 };
 	int64_t id;
 
 	trace(&e, n, t0, span, seed);
 	id = push(scope, e.p, e.n, label, bucket_ns);
-	pbenc_free(&e);
+	buf_free(&e);
 	return id;
 }
 

@@ -1,0 +1,197 @@
+/* pprof-int.h: what the three steps of the pprof decoder share (see
+ * pprof.c): the decoder's state, the parsed arrays, and the functions one
+ * step calls in another.
+ *
+ *   pprof.c           entry points, errors' offsets and quoting, detection
+ *   pprof-parse.c     step 1: the one pass over the message
+ *   pprof-resolve.c   step 2: ids, strings, drop/keep_frames, samples
+ *   pprof-emit.c      step 3: the checked profile onto the sink */
+#ifndef PROFD_PPROF_INT_H
+#define PROFD_PPROF_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bounds.h"
+#include "error.h"
+#include "model.h"
+#include "pb.h"
+#include "rx.h"
+
+/* Field numbers of Profile. */
+enum {
+	PROFILE_SAMPLE_TYPE = 1,
+	PROFILE_SAMPLE = 2,
+	PROFILE_MAPPING = 3,
+	PROFILE_LOCATION = 4,
+	PROFILE_FUNCTION = 5,
+	PROFILE_STRING_TABLE = 6,
+	PROFILE_DROP_FRAMES = 7,
+	PROFILE_KEEP_FRAMES = 8,
+	PROFILE_TIME_NANOS = 9,
+	PROFILE_DURATION_NANOS = 10,
+	PROFILE_PERIOD_TYPE = 11,
+	PROFILE_PERIOD = 12,
+	PROFILE_COMMENT = 13,
+	PROFILE_DEFAULT_SAMPLE_TYPE = 14,
+	PROFILE_DOC_URL = 15,
+};
+
+/* pprof_locate: find the last occurrence of a field rather than the nth. */
+#define PPROF_LAST	((size_t)-1)
+
+struct pprof_vt {
+	int64_t			 type, unit;
+	size_t			 off;
+};
+
+struct pprof_mapping {
+	uint64_t		 id, start, limit, offset;
+	int64_t			 file, build_id;
+	unsigned		 flags;		/* MAPPING_* */
+	size_t			 off;
+	int64_t			 sink_id;	/* 0 until emitted */
+};
+
+struct pprof_function {
+	uint64_t		 id;
+	int64_t			 name, system_name, file, start_line;
+	size_t			 off;
+	int64_t			 sink_id;	/* 0 until emitted */
+	int			 pruned;	/* 0 unknown, 1 no, 2 yes */
+};
+
+struct pprof_line {
+	uint64_t		 function;	/* id, then index */
+	int64_t			 line, column;
+	size_t			 off;
+};
+
+struct pprof_location {
+	uint64_t		 id, address;
+	uint64_t		 mapping;	/* id, then index + 1 */
+	size_t			 line, nline;	/* in lines[] */
+	size_t			 first;		/* first kept */
+	size_t			 off;
+	int			 folded;
+};
+
+/* What samples need of a location, apart and small: samples hit
+ * locations at random, and this keeps those hits in cache. */
+struct pprof_hot {
+	uint32_t		 frame;		/* in frame_ids[] */
+	unsigned		 nframes : 29;	/* after drop_frames */
+	unsigned		 prune : 1;	/* pprof's prune[id] */
+	unsigned		 beneath : 1;	/* pruneBeneath[id] */
+	unsigned		 emitted : 1;
+};
+
+/* Bounds that keep pprof_hot small; real profiles are far below. */
+#define PPROF_MAX_LINES		((1u << 29) - 1)
+#define PPROF_MAX_FRAMES	UINT32_MAX
+/* drop_frames/keep_frames: real ones are a few hundred bytes. */
+#define PPROF_MAX_REGEX		RX_MAX_PATTERN
+
+struct pprof_label {
+	int64_t			 key, str, num, unit;
+	size_t			 off;
+};
+
+/* id -> index + 1: a plain array when ids are dense (Go numbers them
+ * 1..N), else an open-addressing hash. */
+struct pprof_idmap {
+	size_t			*slot;
+	uint64_t		*key;		/* NULL: plain array */
+	uint64_t		 mask;		/* max id, or cap - 1 */
+	int			 identity;	/* id i at index i - 1 */
+};
+
+struct pprof {
+	const uint8_t		*data;
+	size_t			 len;
+	struct limits		 lim;
+	const struct sink	*sink;
+	struct error		*err;
+	struct pb_dec		 pd;
+
+	struct mstr		*strs;
+	size_t			 nstrs, capstrs;
+	struct pprof_vt		*types;
+	size_t			 ntypes, captypes;
+	struct pprof_mapping	*maps;
+	size_t			 nmaps, capmaps;
+	struct pprof_location	*locs;
+	size_t			 nlocs, caplocs;
+	struct pprof_hot	*hot;		/* per location */
+	struct pprof_line	*lines;
+	size_t			 nlines, caplines;
+	struct pprof_function	*funcs;
+	size_t			 nfuncs, capfuncs;
+	struct pb_u64s	 comments;
+	size_t			 nsamples;
+
+	/* Scalars: the last occurrence wins, as in protobuf. */
+	int64_t			 drop, keep, time, duration, period;
+	int64_t			 default_type, doc_url;
+	size_t			 drop_off, keep_off, default_type_off;
+	size_t			 doc_url_off;
+	struct pprof_vt		 period_type;
+	int			 has_period_type;
+	int			 default_metric;
+
+	struct pprof_idmap	 map_ids, loc_ids, func_ids;
+	struct rx		*drop_rx, *keep_rx;
+	char			*name;		/* simplified name */
+	size_t			 namecap;
+	int64_t			*frame_ids;	/* see pprof_hot */
+
+	/* The sample being read. */
+	struct pb_u64s	 sloc, sval;
+	struct pprof_label	*slab;
+	size_t			 nslab, capslab;
+	size_t			 scut;		/* first kept */
+	size_t			 sdepth;	/* frames it makes */
+	int64_t			*frames;
+	size_t			 capframes;
+	struct model_label	*mlabels;
+	size_t			 capmlabels;
+};
+
+/* ---- used on every sample, inline ---- */
+
+static inline struct mstr
+pprof_str(const struct pprof *p, int64_t idx)
+{
+	return p->strs[idx];
+}
+
+static inline size_t
+pprof_loc_nframes(const struct pprof_location *l)
+{
+	return l->nline != 0 ? l->nline - l->first : 1;
+}
+
+/* pprof.c */
+void *pprof_grow(void *v, size_t *cap, size_t n, size_t size);
+const char *pprof_quote(const struct pprof *p, struct mstr s, char *buf,
+    size_t size);
+size_t pprof_locate_in(const struct pprof *p, struct pb *c, uint32_t num,
+    size_t nth, size_t dflt);
+size_t pprof_locate(const struct pprof *p, size_t off, uint32_t num,
+    size_t nth);
+int pprof_check_str(struct pprof *p, int64_t idx, const char *field,
+    size_t msgoff, uint32_t num);
+
+/* pprof-parse.c */
+int pprof_parse(struct pprof *p);
+
+/* pprof-resolve.c */
+void pprof_idmap_free(struct pprof_idmap *m);
+int pprof_samples(struct pprof *p, int emit);
+int pprof_resolve(struct pprof *p);
+
+/* pprof-emit.c */
+int pprof_sample_emit(struct pprof *p);
+int pprof_emit(struct pprof *p);
+
+#endif

@@ -242,7 +242,7 @@ static void
 rjob_free(struct rjob *j)
 {
 	j->rt->running = 0;
-	retention_clear(&j->pol);
+	config_retention_clear(&j->pol);
 	free(j);
 }
 
@@ -297,7 +297,7 @@ retainer_start(struct retainer *rt, struct jobq *q,
 	j->job.done = rjob_done;
 	j->rt = rt;
 	j->q = q;
-	retention_copy(&j->pol, pol);
+	config_retention_copy(&j->pol, pol);
 	j->phase = R_DROP;
 	j->free_pages = -1;
 	rt->running = 1;

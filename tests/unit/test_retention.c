@@ -22,6 +22,7 @@
 #include "selection.h"
 #include "store.h"
 #include "testlib.h"
+#include "top.h"
 
 static struct store *wr, *rd;
 static struct importer *im;
@@ -106,7 +107,7 @@ top_with(struct csindex *x, const char *scope)
 	memset(&sel, 0, sizeof sel);
 	CHECK(selection_param(&sel, "scope", scope, 0, &err) == 1);
 	CHECK(selection_check(&sel, &err) == 0);
-	if (query_top(rd, x, &tp, &r, &err) == -1) {
+	if (top_query(rd, x, &tp, &r, &err) == -1) {
 		fprintf(stderr, "top %s: %s\n", scope, err.msg);
 		exit(1);
 	}
@@ -161,7 +162,7 @@ main(void)
 
 	CHECK(mkdtemp(dir) != NULL);
 	snprintf(path, sizeof path, "%s/profd.db", dir);
-	limits_default(&lim);
+	bounds_default(&lim);
 	CHECK((wr = store_open(path, 0, &err)) != NULL);
 	CHECK((rd = store_open(path, 1, &err)) != NULL);
 	im = importer_new(wr, &lim);

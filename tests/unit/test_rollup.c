@@ -25,11 +25,12 @@
 #include "import.h"
 #include "inflate.h"
 #include "pftenc.h"
-#include "query.h"
 #include "selection.h"
 #include "store-sql.h"
 #include "store.h"
 #include "testlib.h"
+#include "timeline.h"
+#include "top.h"
 #include "tree.h"
 
 #define DAY	86400
@@ -229,20 +230,20 @@ answer(const struct selection *sel, struct answers *a)
 	struct error err = { 0 };
 
 	memset(a, 0, sizeof *a);
-	a->rc_top = query_top(rd, idx, &tp, &a->top, &err);
+	a->rc_top = top_query(rd, idx, &tp, &a->top, &err);
 	tp.sort_cum = 1;
 	tp.granularity = GRAN_LINE;
 	error_clear(&err);
 	if (a->rc_top == 0)
-		CHECK(query_top(rd, idx, &tp, &a->topcum, &err) == 0);
+		CHECK(top_query(rd, idx, &tp, &a->topcum, &err) == 0);
 	error_clear(&err);
-	a->rc_tree = query_tree(rd, idx, &rp, &a->tree, &err);
+	a->rc_tree = tree_query(rd, idx, &rp, &a->tree, &err);
 	error_clear(&err);
-	a->rc_tl = query_timeline(rd, idx, &lp, &a->tl, &err);
+	a->rc_tl = timeline_query(rd, idx, &lp, &a->tl, &err);
 	lp.step_s = HOUR;
 	error_clear(&err);
 	if (a->rc_tl == 0)
-		CHECK(query_timeline(rd, idx, &lp, &a->tlh, &err) == 0);
+		CHECK(timeline_query(rd, idx, &lp, &a->tlh, &err) == 0);
 	error_clear(&err);
 	a->rc_ex = export_pprof(rd, idx, sel, &a->ex, &a->nex, &err);
 }
@@ -547,7 +548,7 @@ scenario(size_t rollup_max)
 	snprintf(dir, sizeof dir, "/tmp/test_rollup.XXXXXX");
 	CHECK(mkdtemp(dir) != NULL);
 	snprintf(dbpath, sizeof dbpath, "%s/profd.db", dir);
-	limits_default(&lim);
+	bounds_default(&lim);
 	CHECK((wr = store_open(dbpath, 0, &err)) != NULL);
 	CHECK((rd = store_open(dbpath, 1, &err)) != NULL);
 	/* Many blocks per profile, untimed blocks before their bucket. */

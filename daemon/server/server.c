@@ -35,7 +35,7 @@
 #include "spool-file.h"
 #include "spool.h"
 #include "store.h"
-#include "upload.h"
+#include "uploads.h"
 #include "util.h"
 
 struct server {

@@ -1,0 +1,212 @@
+/* teststore.h: a store in a temporary directory with the real fixture
+ * profiles imported through the importer, as the query tests read it: a
+ * write connection for the importer, a read-only one and a callsite index
+ * for the queries (as the query threads have them), selections made from
+ * "key", "value" pairs, and the expected reports of go tool pprof -top
+ * (tests/fixtures/expected/<profile>.<metric>.tsv).
+ *
+ * Header-only, as testlib.h; for tests that link the intake and query
+ * layers. */
+#ifndef PROFD_TESTSTORE_H
+#define PROFD_TESTSTORE_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bounds.h"
+#include "csindex.h"
+#include "import.h"
+#include "selection.h"
+#include "store.h"
+#include "testlib.h"
+
+struct teststore {
+	char dir[64];
+	struct store *wr, *rd;
+	struct importer *im;
+	struct csindex *idx;
+	struct limits lim;
+};
+
+static inline void
+teststore_open(struct teststore *t)
+{
+	struct error err = { 0 };
+	char path[128];
+
+	memset(t, 0, sizeof *t);
+	snprintf(t->dir, sizeof t->dir, "/tmp/profd-test.XXXXXX");
+	CHECK(mkdtemp(t->dir) != NULL);
+	snprintf(path, sizeof path, "%s/profd.db", t->dir);
+	bounds_default(&t->lim);
+	CHECK((t->wr = store_open(path, 0, &err)) != NULL);
+	CHECK((t->rd = store_open(path, 1, &err)) != NULL);
+	t->im = importer_new(t->wr, &t->lim);
+	t->idx = csindex_new();
+}
+
+static inline void
+teststore_close(struct teststore *t)
+{
+	char cmd[128];
+
+	importer_free(t->im);
+	csindex_free(t->idx);
+	store_close(t->rd);
+	store_close(t->wr);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", t->dir);
+	CHECK(system(cmd) == 0);
+}
+
+/* A file of tests/fixtures, whole. */
+static inline uint8_t *
+teststore_fixture(const char *name, size_t *len)
+{
+	char path[512];
+	FILE *f;
+	uint8_t *buf;
+	long n;
+
+	snprintf(path, sizeof path, "%s/%s", FIXTURES_DIR, name);
+	if ((f = fopen(path, "rb")) == NULL) {
+		fprintf(stderr, "%s: cannot open\n", path);
+		exit(1);
+	}
+	CHECK(fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0);
+	CHECK(fseek(f, 0, SEEK_SET) == 0);
+	buf = xmalloc((size_t)n + 1);
+	CHECK(fread(buf, 1, (size_t)n, f) == (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+/* Imports data as a push would: the profile id. */
+static inline int64_t
+teststore_push_data(struct teststore *t, const char *scope,
+    const char *format, const void *data, size_t len,
+    const struct decode_opts *opts)
+{
+	struct import_request req;
+	struct import_result res;
+	struct error err = { 0 };
+	int64_t id;
+
+	memset(&req, 0, sizeof req);
+	req.scope = scope;
+	req.format = format;
+	req.name = "";
+	req.data = data;
+	req.len = len;
+	req.fd = -1;
+	if (opts != NULL)
+		req.opts = *opts;
+	if (importer_run(t->im, &req, &res, &err) == -1) {
+		fprintf(stderr, "push to %s: %s\n", scope, err.msg);
+		exit(1);
+	}
+	CHECK(!res.duplicate);
+	id = res.profile_id;
+	import_result_clear(&res);
+	return id;
+}
+
+/* Imports tests/fixtures/<name> into scope. */
+static inline int64_t
+teststore_push(struct teststore *t, const char *scope, const char *name)
+{
+	uint8_t *buf;
+	size_t len;
+	int64_t id;
+
+	buf = teststore_fixture(name, &len);
+	id = teststore_push_data(t, scope, "auto", buf, len, NULL);
+	free(buf);
+	return id;
+}
+
+/* A checked and compiled selection of NULL-ended "key", "value" pairs. */
+static inline void
+teststore_sel(struct selection *sel, const char *const *kv)
+{
+	struct error err = { 0 };
+
+	memset(sel, 0, sizeof *sel);
+	for (; kv[0] != NULL; kv += 2)
+		if (selection_param(sel, kv[0], kv[1], 0, &err) != 1) {
+			fprintf(stderr, "%s=%s: %s\n", kv[0], kv[1], err.msg);
+			exit(1);
+		}
+	CHECK(selection_check(sel, &err) == 0);
+	CHECK(selection_compile(sel, &err) == 0);
+}
+
+/* go tool pprof -top's report of a profile and sample type. */
+struct expected_row {
+	char *function;
+	int64_t flat, cum;
+};
+
+struct expected {
+	int64_t total;
+	struct expected_row *rows;
+	size_t nrows;
+};
+
+static inline void
+teststore_expected(const char *profile, const char *metric,
+    struct expected *e)
+{
+	char name[256], *text, *line, *next, *tab;
+	size_t len;
+
+	memset(e, 0, sizeof *e);
+	snprintf(name, sizeof name, "expected/%s.%s.tsv", profile, metric);
+	text = (char *)teststore_fixture(name, &len);
+	for (line = text; *line != '\0'; line = next) {
+		next = line + strcspn(line, "\n");
+		if (*next == '\n')
+			*next++ = '\0';
+		if (strncmp(line, "#total\t", 7) == 0) {
+			e->total = strtoll(line + 7, NULL, 10);
+			continue;
+		}
+		e->rows = xreallocarray(e->rows, e->nrows + 1,
+		    sizeof *e->rows);
+		/* function<TAB>flat<TAB>cum: the name may hold no tab. */
+		CHECK((tab = strchr(line, '\t')) != NULL);
+		*tab = '\0';
+		e->rows[e->nrows].function = xstrdup(line);
+		e->rows[e->nrows].flat = strtoll(tab + 1, &tab, 10);
+		e->rows[e->nrows].cum = strtoll(tab + 1, NULL, 10);
+		e->nrows++;
+	}
+	CHECK(e->total > 0 && e->nrows > 0);
+	free(text);
+}
+
+static inline const struct expected_row *
+teststore_expected_row(const struct expected *e, const char *function)
+{
+	size_t i;
+
+	for (i = 0; i < e->nrows; i++)
+		if (strcmp(e->rows[i].function, function) == 0)
+			return &e->rows[i];
+	return NULL;
+}
+
+static inline void
+teststore_expected_clear(struct expected *e)
+{
+	size_t i;
+
+	for (i = 0; i < e->nrows; i++)
+		free(e->rows[i].function);
+	free(e->rows);
+	memset(e, 0, sizeof *e);
+}
+
+#endif

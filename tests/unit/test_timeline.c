@@ -130,7 +130,7 @@ test_long_range(int64_t cpu_id)
 	opts.metric_type = MSTR_LIT("samples");
 	opts.metric_unit = MSTR_LIT("count");
 	fs = profile_s(teststore_push_data(&ts, "far", "folded", folded,
-	    sizeof folded - 1, &opts));
+	    sizeof folded - 1, &opts, NULL));
 	first = cs < fs ? cs : fs;
 	last = cs < fs ? fs : cs;
 	step = last - first + 1 > TIMELINE_MAX_POINTS ?

@@ -83,18 +83,26 @@ teststore_fixture(const char *name, size_t *len)
 	return buf;
 }
 
-/* Imports data as a push would: the profile id. */
+/* Imports data as a push would, with the push labels of a NULL-ended
+ * list of "key", "value" pairs: the profile id. */
 static inline int64_t
 teststore_push_data(struct teststore *t, const char *scope,
     const char *format, const void *data, size_t len,
-    const struct decode_opts *opts)
+    const struct decode_opts *opts, const char *const *labels)
 {
 	struct import_request req;
 	struct import_result res;
+	struct import_label lab[8];
 	struct error err = { 0 };
 	int64_t id;
 
 	memset(&req, 0, sizeof req);
+	for (; labels != NULL && labels[0] != NULL; labels += 2) {
+		CHECK(req.nlabels < 8);
+		lab[req.nlabels].key = xstrdup(labels[0]);
+		lab[req.nlabels++].value = xstrdup(labels[1]);
+	}
+	req.labels = lab;
 	req.scope = scope;
 	req.format = format;
 	req.name = "";
@@ -106,6 +114,10 @@ teststore_push_data(struct teststore *t, const char *scope,
 	if (importer_run(t->im, &req, &res, &err) == -1) {
 		fprintf(stderr, "push to %s: %s\n", scope, err.msg);
 		exit(1);
+	}
+	while (req.nlabels-- > 0) {
+		free(lab[req.nlabels].key);
+		free(lab[req.nlabels].value);
 	}
 	CHECK(!res.duplicate);
 	id = res.profile_id;
@@ -122,7 +134,7 @@ teststore_push(struct teststore *t, const char *scope, const char *name)
 	int64_t id;
 
 	buf = teststore_fixture(name, &len);
-	id = teststore_push_data(t, scope, "auto", buf, len, NULL);
+	id = teststore_push_data(t, scope, "auto", buf, len, NULL, NULL);
 	free(buf);
 	return id;
 }

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "diff.h"
-#include "teststore.h"
+#include "testquery.h"
 #include "top.h"
 #include "tree.h"
 
@@ -30,8 +30,8 @@ diff(const char *const *base, const char *const *cur, int normalize,
 	struct diff_params p = { &bs, &cs, normalize };
 	int rc;
 
-	teststore_sel(&bs, base);
-	teststore_sel(&cs, cur);
+	testquery_sel(&bs, base);
+	testquery_sel(&cs, cur);
 	rc = diff_query(ts.rd, ts.idx, &p, r, err);
 	selection_clear(&bs);
 	selection_clear(&cs);
@@ -45,7 +45,7 @@ top(const char *const *kv, struct top_result *r)
 	struct top_params p = { &sel, 0, GRAN_FUNCTION };
 	struct error err = { 0 };
 
-	teststore_sel(&sel, kv);
+	testquery_sel(&sel, kv);
 	CHECK(top_query(ts.rd, ts.idx, &p, r, &err) == 0);
 	selection_clear(&sel);
 }
@@ -59,7 +59,7 @@ tree_root(const char *const *kv)
 	struct error err = { 0 };
 	int64_t total;
 
-	teststore_sel(&sel, kv);
+	testquery_sel(&sel, kv);
 	CHECK(tree_query(ts.rd, ts.idx, &p, &r, &err) == 0);
 	total = r.nodes[0].total;
 	tree_result_clear(&r);

@@ -10,7 +10,7 @@
 
 #include "query.h"
 #include "stackwalk.h"
-#include "teststore.h"
+#include "testquery.h"
 
 static struct teststore ts;
 static int64_t cpu_id, cpu2_id;
@@ -26,7 +26,7 @@ select_sum(const char *const *kv, struct store_metric *m, size_t *nvals,
 	int64_t sum = 0;
 	size_t i;
 
-	teststore_sel(&sel, kv);
+	testquery_sel(&sel, kv);
 	if (query_select(ts.rd, &sel, m, &v, nvals, nprofiles, err) == -1) {
 		selection_clear(&sel);
 		return -1;
@@ -175,7 +175,7 @@ test_walk(void)
 
 	teststore_expected("cpu", "samples", &e);
 	CHECK((fib = teststore_expected_row(&e, "main.fib")) != NULL);
-	teststore_sel(&sel, kv);
+	testquery_sel(&sel, kv);
 	CHECK(query_walk_open(ts.rd, ts.idx, &sel, GRAN_FUNCTION, &m, &np,
 	    &q, &w, &err) == 0);
 	CHECK(q.locked && np == 1);

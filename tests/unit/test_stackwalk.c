@@ -11,7 +11,7 @@
 
 #include "query.h"
 #include "stackwalk.h"
-#include "teststore.h"
+#include "testquery.h"
 
 static struct teststore ts;
 static struct store_cs_value *vals;
@@ -48,7 +48,7 @@ walk_all(const char *const *kv, int gran,
 	size_t i;
 	int rc;
 
-	teststore_sel(&sel, kv);
+	testquery_sel(&sel, kv);
 	stackwalk_init(&w, ts.idx, &sel, gran);
 	for (i = 0; i < nvals; i++) {
 		CHECK((rc = stackwalk_run(&w, vals[i].callsite, &err)) >= 0);
@@ -90,7 +90,7 @@ test_flat_cum(void)
 	CHECK(walk_all(kv, GRAN_FUNCTION, each_path, NULL) == exp_cpu.total);
 	flat = xcalloc(exp_cpu.nrows, sizeof *flat);
 	cum = xcalloc(exp_cpu.nrows, sizeof *cum);
-	teststore_sel(&sel, kv);
+	testquery_sel(&sel, kv);
 	stackwalk_init(&w, ts.idx, &sel, GRAN_FUNCTION);
 	for (i = 0; i < nvals; i++) {
 		CHECK(stackwalk_run(&w, vals[i].callsite, &err) == 1);
@@ -212,7 +212,7 @@ main(void)
 	teststore_open(&ts);
 	teststore_push(&ts, "cpu", "cpu.pprof");
 	teststore_expected("cpu", "samples", &exp_cpu);
-	teststore_sel(&sel, kv);
+	testquery_sel(&sel, kv);
 	CHECK(query_select(ts.rd, &sel, &m, &vals, &nvals, &nprofiles,
 	    &err) == 0);
 	CHECK(nvals > 0 && nprofiles == 1);

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "teststore.h"
+#include "testquery.h"
 #include "timeline.h"
 
 static struct teststore ts;
@@ -19,7 +19,7 @@ timeline(const char *const *kv, int64_t step_s, struct timeline_result *r)
 	struct timeline_params p = { &sel, step_s };
 	struct error err = { 0 };
 
-	teststore_sel(&sel, kv);
+	testquery_sel(&sel, kv);
 	if (timeline_query(ts.rd, ts.idx, &p, r, &err) == -1) {
 		fprintf(stderr, "timeline: %s\n", err.msg);
 		exit(1);
@@ -156,7 +156,7 @@ test_errors(void)
 	struct timeline_result r;
 	struct error err = { 0 };
 
-	teststore_sel(&sel, kv);
+	testquery_sel(&sel, kv);
 	CHECK(timeline_query(ts.rd, ts.idx, &p, &r, &err) == -1);
 	CHECK(err.kind == ERR_NOT_FOUND && HAS(err.msg, "nosuch"));
 	CHECK(r.values == NULL && r.npoints == 0);

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "csindex.h"
-#include "teststore.h"
+#include "testquery.h"
 #include "top.h"
 
 static struct teststore ts;
@@ -22,7 +22,7 @@ top(const char *const *kv, int sort_cum, int gran, struct top_result *r,
 	struct top_params p = { &sel, sort_cum, gran };
 	int rc;
 
-	teststore_sel(&sel, kv);
+	testquery_sel(&sel, kv);
 	rc = top_query(ts.rd, ts.idx, &p, r, err);
 	selection_clear(&sel);
 	return rc;

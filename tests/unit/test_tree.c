@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "teststore.h"
+#include "testquery.h"
 #include "tree.h"
 
 static struct teststore ts;
@@ -21,7 +21,7 @@ tree(const char *const *kv, double min_fraction, struct tree_result *r)
 	struct tree_params p = { &sel, min_fraction };
 	struct error err = { 0 };
 
-	teststore_sel(&sel, kv);
+	testquery_sel(&sel, kv);
 	if (tree_query(ts.rd, ts.idx, &p, r, &err) == -1) {
 		fprintf(stderr, "tree: %s\n", err.msg);
 		exit(1);

@@ -1,12 +1,11 @@
 /* teststore.h: a store in a temporary directory with the real fixture
  * profiles imported through the importer, as the query tests read it: a
  * write connection for the importer, a read-only one and a callsite index
- * for the queries (as the query threads have them), selections made from
- * "key", "value" pairs, and the expected reports of go tool pprof -top
- * (tests/fixtures/expected/<profile>.<metric>.tsv).
+ * for the queries (as the query threads have them), and the expected
+ * reports of go tool pprof -top (fixtures/expected/PROFILE.METRIC.tsv).
  *
- * Header-only, as testlib.h; for tests that link the intake and query
- * layers. */
+ * Header-only, as testlib.h; for tests that link the intake layer
+ * (testquery.h adds selections for the query tests). */
 #ifndef PROFD_TESTSTORE_H
 #define PROFD_TESTSTORE_H
 
@@ -17,7 +16,6 @@
 #include "bounds.h"
 #include "csindex.h"
 #include "import.h"
-#include "selection.h"
 #include "store.h"
 #include "testlib.h"
 
@@ -137,22 +135,6 @@ teststore_push(struct teststore *t, const char *scope, const char *name)
 	id = teststore_push_data(t, scope, "auto", buf, len, NULL, NULL);
 	free(buf);
 	return id;
-}
-
-/* A checked and compiled selection of NULL-ended "key", "value" pairs. */
-static inline void
-teststore_sel(struct selection *sel, const char *const *kv)
-{
-	struct error err = { 0 };
-
-	memset(sel, 0, sizeof *sel);
-	for (; kv[0] != NULL; kv += 2)
-		if (selection_param(sel, kv[0], kv[1], 0, &err) != 1) {
-			fprintf(stderr, "%s=%s: %s\n", kv[0], kv[1], err.msg);
-			exit(1);
-		}
-	CHECK(selection_check(sel, &err) == 0);
-	CHECK(selection_compile(sel, &err) == 0);
 }
 
 /* go tool pprof -top's report of a profile and sample type. */

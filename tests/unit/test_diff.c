@@ -14,7 +14,7 @@
 #include "top.h"
 #include "tree.h"
 
-static struct teststore ts;
+static struct testimport ts;
 
 /* The base takes the current's metric when it names none. */
 static const char *const w0[] = { "scope", "cpu", "label", "worker=0",
@@ -187,13 +187,13 @@ test_same_and_errors(void)
 int
 main(void)
 {
-	teststore_open(&ts);
-	teststore_push(&ts, "cpu", "cpu.pprof");
-	teststore_push(&ts, "heap", "heap.pprof");
+	testimport_open(&ts);
+	testimport_push(&ts, "cpu", "cpu.pprof");
+	testimport_push(&ts, "heap", "heap.pprof");
 	test_workers(0);
 	test_workers(1);
 	test_same_and_errors();
-	teststore_close(&ts);
+	testimport_close(&ts);
 	printf("test_diff: %u checks passed\n", checks);
 	return 0;
 }

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "teststore.h"
+#include "testimport.h"
 
-static struct teststore ts;
+static struct testimport ts;
 static uint8_t *cpu;
 static size_t cpu_len;
 
@@ -208,13 +208,13 @@ test_failures(void)
 int
 main(void)
 {
-	teststore_open(&ts);
-	cpu = teststore_fixture("cpu.pprof", &cpu_len);
+	testimport_open(&ts);
+	cpu = testimport_fixture("cpu.pprof", &cpu_len);
 	test_memory();
 	test_file();
 	test_failures();
 	free(cpu);
-	teststore_close(&ts);
+	testimport_close(&ts);
 	printf("test_import: %u checks passed\n", checks);
 	return 0;
 }

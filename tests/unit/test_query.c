@@ -12,7 +12,7 @@
 #include "stackwalk.h"
 #include "testquery.h"
 
-static struct teststore ts;
+static struct testimport ts;
 static int64_t cpu_id, cpu2_id;
 
 /* Selects kv: the sum of the values (0 with *nvals 0 when none), or -1
@@ -75,8 +75,8 @@ test_select(void)
 	size_t n, n2;
 	int64_t np;
 
-	teststore_expected("cpu", "samples", &s);
-	teststore_expected("cpu", "cpu", &c);
+	testimport_expected("cpu", "samples", &s);
+	testimport_expected("cpu", "cpu", &c);
 	CHECK(select_sum(samples, &m, &n, &np, &err) == s.total);
 	CHECK(np == 1 && n > 0);
 	CHECK(strcmp(m.type, "samples") == 0 && strcmp(m.unit, "count") == 0);
@@ -91,8 +91,8 @@ test_select(void)
 	CHECK(np == 2 && n2 == n);
 	snprintf(id, sizeof id, "%lld", (long long)cpu2_id);
 	CHECK(sum_of(one, &n2, &np) == s.total && np == 1);
-	teststore_expected_clear(&s);
-	teststore_expected_clear(&c);
+	testimport_expected_clear(&s);
+	testimport_expected_clear(&c);
 	printf("ok: metric named or default, %zu callsites summing to "
 	    "pprof's total, scopes summed, a profile id\n", n);
 }
@@ -173,8 +173,8 @@ test_walk(void)
 	size_t i = 0, n = 0;
 	int rc;
 
-	teststore_expected("cpu", "samples", &e);
-	CHECK((fib = teststore_expected_row(&e, "main.fib")) != NULL);
+	testimport_expected("cpu", "samples", &e);
+	CHECK((fib = testimport_expected_row(&e, "main.fib")) != NULL);
 	testquery_sel(&sel, kv);
 	CHECK(query_walk_open(ts.rd, ts.idx, &sel, GRAN_FUNCTION, &m, &np,
 	    &q, &w, &err) == 0);
@@ -190,7 +190,7 @@ test_walk(void)
 	query_walk_close(ts.idx, &q, &w);
 	store_metric_clear(&m);
 	selection_clear(&sel);
-	teststore_expected_clear(&e);
+	testimport_expected_clear(&e);
 	printf("ok: the walk keeps %zu stacks through main.fib\n", n);
 }
 
@@ -203,22 +203,22 @@ main(void)
 	uint8_t *buf;
 	size_t len;
 
-	teststore_open(&ts);
-	cpu_id = teststore_push(&ts, "cpu", "cpu.pprof");
-	buf = teststore_fixture("cpu.pprof", &len);
-	cpu2_id = teststore_push_data(&ts, "cpu2", "auto", buf, len, NULL,
+	testimport_open(&ts);
+	cpu_id = testimport_push(&ts, "cpu", "cpu.pprof");
+	buf = testimport_fixture("cpu.pprof", &len);
+	cpu2_id = testimport_push_data(&ts, "cpu2", "auto", buf, len, NULL,
 	    prod);
 	free(buf);
 	memset(&opts, 0, sizeof opts);
 	opts.metric_type = MSTR_LIT("samples");
 	opts.metric_unit = MSTR_LIT("bytes");
-	teststore_push_data(&ts, "odd", "folded", folded, sizeof folded - 1,
+	testimport_push_data(&ts, "odd", "folded", folded, sizeof folded - 1,
 	    &opts, NULL);
 	test_select();
 	test_windows_labels();
 	test_errors();
 	test_walk();
-	teststore_close(&ts);
+	testimport_close(&ts);
 	printf("test_query: %u checks passed\n", checks);
 	return 0;
 }

@@ -13,7 +13,7 @@
 #include "stackwalk.h"
 #include "testquery.h"
 
-static struct teststore ts;
+static struct testimport ts;
 static struct store_cs_value *vals;
 static size_t nvals;
 static struct expected exp_cpu;
@@ -187,7 +187,7 @@ test_filters(void)
 	const struct expected_row *fib;
 	size_t walked = 0;
 
-	CHECK((fib = teststore_expected_row(&exp_cpu, "main.fib")) != NULL);
+	CHECK((fib = testimport_expected_row(&exp_cpu, "main.fib")) != NULL);
 	CHECK(walk_all(focus, GRAN_FUNCTION, each_fib, NULL) == fib->cum);
 	CHECK(walk_all(ignore, GRAN_FUNCTION, NULL, NULL) ==
 	    exp_cpu.total - fib->cum);
@@ -209,9 +209,9 @@ main(void)
 	struct error err = { 0 };
 	int64_t nprofiles;
 
-	teststore_open(&ts);
-	teststore_push(&ts, "cpu", "cpu.pprof");
-	teststore_expected("cpu", "samples", &exp_cpu);
+	testimport_open(&ts);
+	testimport_push(&ts, "cpu", "cpu.pprof");
+	testimport_expected("cpu", "samples", &exp_cpu);
 	testquery_sel(&sel, kv);
 	CHECK(query_select(ts.rd, &sel, &m, &vals, &nvals, &nprofiles,
 	    &err) == 0);
@@ -223,8 +223,8 @@ main(void)
 	test_filters();
 	csindex_release(ts.idx);
 	free(vals);
-	teststore_expected_clear(&exp_cpu);
-	teststore_close(&ts);
+	testimport_expected_clear(&exp_cpu);
+	testimport_close(&ts);
 	printf("test_stackwalk: %u checks passed\n", checks);
 	return 0;
 }

@@ -10,7 +10,7 @@
 #include "testquery.h"
 #include "timeline.h"
 
-static struct teststore ts;
+static struct testimport ts;
 
 static void
 timeline(const char *const *kv, int64_t step_s, struct timeline_result *r)
@@ -47,9 +47,9 @@ expected_total(const char *profile, const char *metric)
 	struct expected e;
 	int64_t total;
 
-	teststore_expected(profile, metric, &e);
+	testimport_expected(profile, metric, &e);
 	total = e.total;
-	teststore_expected_clear(&e);
+	testimport_expected_clear(&e);
 	return total;
 }
 
@@ -125,11 +125,11 @@ test_long_range(int64_t cpu_id)
 	int64_t cs = profile_s(cpu_id), fs, first, last, step;
 	int64_t total = expected_total("cpu", "samples");
 
-	teststore_push(&ts, "far", "cpu.pprof");
+	testimport_push(&ts, "far", "cpu.pprof");
 	memset(&opts, 0, sizeof opts);
 	opts.metric_type = MSTR_LIT("samples");
 	opts.metric_unit = MSTR_LIT("count");
-	fs = profile_s(teststore_push_data(&ts, "far", "folded", folded,
+	fs = profile_s(testimport_push_data(&ts, "far", "folded", folded,
 	    sizeof folded - 1, &opts, NULL));
 	first = cs < fs ? cs : fs;
 	last = cs < fs ? fs : cs;
@@ -168,15 +168,15 @@ main(void)
 {
 	int64_t cpu, mutex, block;
 
-	teststore_open(&ts);
-	cpu = teststore_push(&ts, "cpu", "cpu.pprof");
-	mutex = teststore_push(&ts, "lock", "mutex.pprof");
-	block = teststore_push(&ts, "lock", "block.pprof");
+	testimport_open(&ts);
+	cpu = testimport_push(&ts, "cpu", "cpu.pprof");
+	mutex = testimport_push(&ts, "lock", "mutex.pprof");
+	block = testimport_push(&ts, "lock", "block.pprof");
 	test_points(mutex, block);
 	test_labels(cpu);
 	test_long_range(cpu);
 	test_errors();
-	teststore_close(&ts);
+	testimport_close(&ts);
 	printf("test_timeline: %u checks passed\n", checks);
 	return 0;
 }

@@ -12,7 +12,7 @@
 #include "testquery.h"
 #include "top.h"
 
-static struct teststore ts;
+static struct testimport ts;
 
 static int
 top(const char *const *kv, int sort_cum, int gran, struct top_result *r,
@@ -67,7 +67,7 @@ table(const char *file, char ***names, char ***labels)
 	size_t len, n = 0;
 	int in_table = 0, field;
 
-	text = (char *)teststore_fixture(file, &len);
+	text = (char *)testimport_fixture(file, &len);
 	*names = *labels = NULL;
 	for (line = text; *line != '\0'; line = next) {
 		next = line + strcspn(line, "\n");
@@ -128,7 +128,7 @@ test_fixture(const char *profile, const char *metric)
 	char file[128], **names, **labels;
 	size_t i, n;
 
-	teststore_expected(profile, metric, &e);
+	testimport_expected(profile, metric, &e);
 	CHECK(top(kv, 0, GRAN_FUNCTION, &r, &err) == 0);
 	CHECK(r.total == e.total);
 	CHECK(r.nprofiles == 1);
@@ -171,7 +171,7 @@ test_fixture(const char *profile, const char *metric)
 	CHECK(top(kv, 0, GRAN_FILE, &r, &err) == 0);
 	CHECK(r.total == e.total && r.nrows < e.nrows);
 	top_result_clear(&r);
-	teststore_expected_clear(&e);
+	testimport_expected_clear(&e);
 	printf("ok: top of %s %s is pprof's (%zu rows)\n", profile, metric, n);
 }
 
@@ -198,7 +198,7 @@ test_selections(void)
 	int64_t t0, t1, tn;
 	size_t n;
 
-	teststore_expected("cpu", "samples", &e);
+	testimport_expected("cpu", "samples", &e);
 	CHECK(top_total(all) == e.total);
 	/* A label and its negation split the samples between them. */
 	t0 = top_total(w0);
@@ -210,11 +210,11 @@ test_selections(void)
 	    (long long)tn, (long long)e.total);
 	/* Focus on a function keeps the stacks through it: their values are
 	 * its cum; the total stays the selection's, as pprof's. */
-	CHECK((row = teststore_expected_row(&e, "main.fib")) != NULL);
+	CHECK((row = testimport_expected_row(&e, "main.fib")) != NULL);
 	CHECK(top_kept(fib, &n) == row->cum && n > 1);
 	CHECK(top_total(fib) == e.total);
 	CHECK(top_kept(none, &n) == 0 && n == 0);
-	teststore_expected_clear(&e);
+	testimport_expected_clear(&e);
 
 	CHECK(top(scope, 0, GRAN_FUNCTION, &r, &err) == -1);
 	CHECK(err.kind == ERR_NOT_FOUND && HAS(err.msg, "nosuch"));
@@ -227,9 +227,9 @@ test_selections(void)
 int
 main(void)
 {
-	teststore_open(&ts);
-	teststore_push(&ts, "cpu", "cpu.pprof");
-	teststore_push(&ts, "heap", "heap.pprof");
+	testimport_open(&ts);
+	testimport_push(&ts, "cpu", "cpu.pprof");
+	testimport_push(&ts, "heap", "heap.pprof");
 	test_fixture("cpu", "samples");
 	test_fixture("cpu", "cpu");
 	test_fixture("heap", "alloc_objects");
@@ -237,7 +237,7 @@ main(void)
 	test_fixture("heap", "inuse_objects");
 	test_fixture("heap", "inuse_space");
 	test_selections();
-	teststore_close(&ts);
+	testimport_close(&ts);
 	printf("test_top: %u checks passed\n", checks);
 	return 0;
 }

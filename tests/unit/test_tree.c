@@ -12,7 +12,7 @@
 #include "testquery.h"
 #include "tree.h"
 
-static struct teststore ts;
+static struct testimport ts;
 
 static void
 tree(const char *const *kv, double min_fraction, struct tree_result *r)
@@ -94,7 +94,7 @@ test_fixture(const char *profile, const char *metric)
 	int64_t flat, cum;
 	size_t i, nnodes;
 
-	teststore_expected(profile, metric, &e);
+	testimport_expected(profile, metric, &e);
 	tree(kv, 0, &r);
 	CHECK(r.total == e.total && r.nodes[0].total == e.total);
 	CHECK(r.nprofiles == 1 && strcmp(r.metric.type, metric) == 0);
@@ -124,7 +124,7 @@ test_fixture(const char *profile, const char *metric)
 	printf("ok: tree of %s %s: %zu nodes, pprof's flat and cum for %zu "
 	    "functions; pruned at 5%%, exact totals\n", profile, metric,
 	    nnodes, e.nrows);
-	teststore_expected_clear(&e);
+	testimport_expected_clear(&e);
 }
 
 static void
@@ -140,7 +140,7 @@ test_filters(void)
 	int64_t flat, cum;
 	size_t i;
 
-	teststore_expected("cpu", "samples", &e);
+	testimport_expected("cpu", "samples", &e);
 	/* hide: no runtime frame is left; the stacks of runtime frames only
 	 * are left out of the tree (the total is still the selection's). */
 	tree(hide, 0, &r);
@@ -151,29 +151,29 @@ test_filters(void)
 	CHECK(check_node(&r, 0, 0) == 0);
 	tree_result_clear(&r);
 	/* focus: the stacks through main.fib, its cum. */
-	CHECK((fib = teststore_expected_row(&e, "main.fib")) != NULL);
+	CHECK((fib = testimport_expected_row(&e, "main.fib")) != NULL);
 	tree(focus, 0, &r);
 	CHECK(r.nodes[0].total == fib->cum);
 	flat = cum = 0;
 	sum_function(&r, 0, "main.fib", 0, &flat, &cum);
 	CHECK(flat == fib->flat && cum == fib->cum);
 	tree_result_clear(&r);
-	teststore_expected_clear(&e);
+	testimport_expected_clear(&e);
 	printf("ok: hide and focus reach the tree\n");
 }
 
 int
 main(void)
 {
-	teststore_open(&ts);
-	teststore_push(&ts, "cpu", "cpu.pprof");
-	teststore_push(&ts, "heap", "heap.pprof");
+	testimport_open(&ts);
+	testimport_push(&ts, "cpu", "cpu.pprof");
+	testimport_push(&ts, "heap", "heap.pprof");
 	test_fixture("cpu", "samples");
 	test_fixture("cpu", "cpu");
 	test_fixture("heap", "alloc_space");
 	test_fixture("heap", "inuse_space");
 	test_filters();
-	teststore_close(&ts);
+	testimport_close(&ts);
 	printf("test_tree: %u checks passed\n", checks);
 	return 0;
 }

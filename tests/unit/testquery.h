@@ -1,11 +1,11 @@
-/* testquery.h: what the query tests add to teststore.h: selections made
+/* testquery.h: what the query tests add to testimport.h: selections made
  * from NULL-ended lists of "key", "value" pairs.  For tests that link the
  * intake and query layers. */
 #ifndef PROFD_TESTQUERY_H
 #define PROFD_TESTQUERY_H
 
 #include "selection.h"
-#include "teststore.h"
+#include "testimport.h"
 
 /* A checked and compiled selection of NULL-ended "key", "value" pairs. */
 static inline void

@@ -1,4 +1,4 @@
-/* teststore.h: a store in a temporary directory with the real fixture
+/* testimport.h: a store in a temporary directory with the real fixture
  * profiles imported through the importer, as the query tests read it: a
  * write connection for the importer, a read-only one and a callsite index
  * for the queries (as the query threads have them), and the expected
@@ -6,8 +6,8 @@
  *
  * Header-only, as testlib.h; for tests that link the intake layer
  * (testquery.h adds selections for the query tests). */
-#ifndef PROFD_TESTSTORE_H
-#define PROFD_TESTSTORE_H
+#ifndef PROFD_TESTIMPORT_H
+#define PROFD_TESTIMPORT_H
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +19,7 @@
 #include "store.h"
 #include "testlib.h"
 
-struct teststore {
+struct testimport {
 	char dir[64];
 	struct store *wr, *rd;
 	struct importer *im;
@@ -28,7 +28,7 @@ struct teststore {
 };
 
 static inline void
-teststore_open(struct teststore *t)
+testimport_open(struct testimport *t)
 {
 	struct error err = { 0 };
 	char path[128];
@@ -45,7 +45,7 @@ teststore_open(struct teststore *t)
 }
 
 static inline void
-teststore_close(struct teststore *t)
+testimport_close(struct testimport *t)
 {
 	char cmd[128];
 
@@ -59,7 +59,7 @@ teststore_close(struct teststore *t)
 
 /* A file of tests/fixtures, whole. */
 static inline uint8_t *
-teststore_fixture(const char *name, size_t *len)
+testimport_fixture(const char *name, size_t *len)
 {
 	char path[512];
 	FILE *f;
@@ -84,7 +84,7 @@ teststore_fixture(const char *name, size_t *len)
 /* Imports data as a push would, with the push labels of a NULL-ended
  * list of "key", "value" pairs: the profile id. */
 static inline int64_t
-teststore_push_data(struct teststore *t, const char *scope,
+testimport_push_data(struct testimport *t, const char *scope,
     const char *format, const void *data, size_t len,
     const struct decode_opts *opts, const char *const *labels)
 {
@@ -125,14 +125,14 @@ teststore_push_data(struct teststore *t, const char *scope,
 
 /* Imports tests/fixtures/<name> into scope. */
 static inline int64_t
-teststore_push(struct teststore *t, const char *scope, const char *name)
+testimport_push(struct testimport *t, const char *scope, const char *name)
 {
 	uint8_t *buf;
 	size_t len;
 	int64_t id;
 
-	buf = teststore_fixture(name, &len);
-	id = teststore_push_data(t, scope, "auto", buf, len, NULL, NULL);
+	buf = testimport_fixture(name, &len);
+	id = testimport_push_data(t, scope, "auto", buf, len, NULL, NULL);
 	free(buf);
 	return id;
 }
@@ -150,7 +150,7 @@ struct expected {
 };
 
 static inline void
-teststore_expected(const char *profile, const char *metric,
+testimport_expected(const char *profile, const char *metric,
     struct expected *e)
 {
 	char name[256], *text, *line, *next, *tab;
@@ -158,7 +158,7 @@ teststore_expected(const char *profile, const char *metric,
 
 	memset(e, 0, sizeof *e);
 	snprintf(name, sizeof name, "expected/%s.%s.tsv", profile, metric);
-	text = (char *)teststore_fixture(name, &len);
+	text = (char *)testimport_fixture(name, &len);
 	for (line = text; *line != '\0'; line = next) {
 		next = line + strcspn(line, "\n");
 		if (*next == '\n')
@@ -182,7 +182,7 @@ teststore_expected(const char *profile, const char *metric,
 }
 
 static inline const struct expected_row *
-teststore_expected_row(const struct expected *e, const char *function)
+testimport_expected_row(const struct expected *e, const char *function)
 {
 	size_t i;
 
@@ -193,7 +193,7 @@ teststore_expected_row(const struct expected *e, const char *function)
 }
 
 static inline void
-teststore_expected_clear(struct expected *e)
+testimport_expected_clear(struct expected *e)
 {
 	size_t i;
 

@@ -1,4 +1,6 @@
-/* test_rollup.c: the rollups never disagree with the sample blocks.
+/* test_store_rollup.c: the store's rollups (hour and day sums beside the
+ * sample blocks, store-rollup.c once the store is split) never disagree
+ * with the sample blocks; checked through the queries that read them.
  *
  * A store gets the pprof fixtures and generated Perfetto traces whose
  * samples are spread, out of time order, over three days (hour and day
@@ -545,7 +547,7 @@ scenario(size_t rollup_max)
 	char cmd[600];
 	int64_t cpu;
 
-	snprintf(dir, sizeof dir, "/tmp/test_rollup.XXXXXX");
+	snprintf(dir, sizeof dir, "/tmp/test_store_rollup.XXXXXX");
 	CHECK(mkdtemp(dir) != NULL);
 	snprintf(dbpath, sizeof dbpath, "%s/profd.db", dir);
 	bounds_default(&lim);
@@ -626,6 +628,6 @@ main(void)
 {
 	scenario(0);
 	scenario(40);
-	printf("test_rollup: %u checks\n", checks);
+	printf("test_store_rollup: %u checks\n", checks);
 	return 0;
 }

@@ -76,9 +76,12 @@ tjob_done(struct job *j)
 	ndone++;
 }
 
-static void
-tjob_init(struct tjob *t, size_t n)
+/* A queue of nworkers (state &w0, &w1) and n fresh jobs, the gate shut. */
+static struct jobq *
+start(struct event_base *base, int nworkers, size_t max_depth,
+    struct tjob *t, size_t n)
 {
+	static void *workers[] = { &w0, &w1 };
 	size_t i;
 
 	memset(t, 0, n * sizeof *t);
@@ -86,6 +89,9 @@ tjob_init(struct tjob *t, size_t n)
 		t[i].j.run = tjob_run;
 		t[i].j.done = tjob_done;
 	}
+	started = ndone = 0;
+	gate(0);
+	return jobq_new(base, "test", workers, nworkers, max_depth);
 }
 
 /* The loop until n done callbacks have run. */
@@ -117,14 +123,10 @@ check_dropped(const struct tjob *t)
 static void
 test_depth(struct event_base *base)
 {
-	void *workers[] = { &w0, &w1 };
-	struct jobq *q = jobq_new(base, "test", workers, 2, 2);
 	struct tjob t[5];
+	struct jobq *q = start(base, 2, 2, t, 5);
 	size_t i;
 
-	tjob_init(t, 5);
-	started = ndone = 0;
-	gate(0);
 	CHECK(jobq_idle(q));
 	CHECK(jobq_push(q, &t[0].j) == 0 && jobq_push(q, &t[1].j) == 0);
 	wait_started(2);
@@ -150,14 +152,10 @@ test_depth(struct event_base *base)
 static void
 test_drain(struct event_base *base)
 {
-	void *workers[] = { &w0, &w1 };
-	struct jobq *q = jobq_new(base, "test", workers, 2, 8);
 	struct tjob t[5];
+	struct jobq *q = start(base, 2, 8, t, 5);
 	size_t i;
 
-	tjob_init(t, 5);
-	started = ndone = 0;
-	gate(0);
 	for (i = 0; i < 4; i++)
 		CHECK(jobq_push(q, &t[i].j) == 0);
 	wait_started(2);
@@ -193,14 +191,10 @@ opener(void *arg)
 static void
 test_free(struct event_base *base)
 {
-	void *workers[] = { &w0 };
-	struct jobq *q = jobq_new(base, "test", workers, 1, 8);
 	struct tjob t[3];
+	struct jobq *q = start(base, 1, 8, t, 3);
 	pthread_t th;
 
-	tjob_init(t, 3);
-	started = ndone = 0;
-	gate(0);
 	CHECK(jobq_push(q, &t[0].j) == 0);
 	wait_started(1);
 	CHECK(jobq_push(q, &t[1].j) == 0 && jobq_push(q, &t[2].j) == 0);

@@ -27,7 +27,7 @@
 #include "jobs.h"
 #include "log.h"
 #include "query.h"
-#include "retention.h"
+#include "retainer.h"
 #include "routes.h"
 #include "sd.h"
 #include "server-http.h"

@@ -25,6 +25,7 @@ importer_new(struct store *store, const struct limits *limits)
 	im->limits = limits;
 	return im;
 }
+
 static void
 importer_reset(struct importer *im)
 {

@@ -9,9 +9,8 @@
 #include "query.h"
 #include "selection.h"
 #include "stackwalk.h"
-#include "util.h"
-
 #include "timeline.h"
+#include "util.h"
 
 int
 timeline_query(struct store *s, struct csindex *idx,

@@ -16,9 +16,8 @@
 #include "query.h"
 #include "selection.h"
 #include "stackwalk.h"
-#include "util.h"
-
 #include "top.h"
+#include "util.h"
 
 static int64_t
 abs64(int64_t v)

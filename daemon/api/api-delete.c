@@ -6,6 +6,7 @@
 
 #include "api.h"
 #include "import.h"
+#include "retainer.h"
 #include "retention.h"
 #include "selection.h"
 #include "util.h"

@@ -55,7 +55,7 @@ diff_work(struct api_call *call, void *worker)
 	p.base = &d->base;
 	p.cur = &d->cur;
 	p.normalize = d->normalize;
-	if (query_diff(w->store, w->index, &p, &r, &call->err) == -1)
+	if (diff_query(w->store, w->index, &p, &r, &call->err) == -1)
 		return;
 	rows = json_array();
 	n = d->limit >= 0 && (size_t)d->limit < r.nrows ? (size_t)d->limit :

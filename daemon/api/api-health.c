@@ -1,7 +1,7 @@
 /* api-health.c: GET /v1/health, answered on the loop from counters only:
  * it never waits for the store, an import or a query. */
 #include "api.h"
-#include "retention.h"
+#include "retainer.h"
 #include "store.h"
 #include "util.h"
 

@@ -11,10 +11,10 @@
 
 #include "activity.h"
 #include "api.h"
-#include "query.h"
 #include "import.h"
+#include "query.h"
 #include "store.h"
-#include "upload.h"
+#include "uploads.h"
 #include "util.h"
 
 struct push {

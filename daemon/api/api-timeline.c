@@ -6,6 +6,7 @@
 #include "api.h"
 #include "query.h"
 #include "selection.h"
+#include "timeline.h"
 #include "util.h"
 
 struct timeline_req {
@@ -36,7 +37,7 @@ timeline_work(struct api_call *call, void *worker)
 	memset(&p, 0, sizeof p);
 	p.sel = &t->sel;
 	p.step_s = t->step_s;
-	if (query_timeline(w->store, w->index, &p, &r, &call->err) == -1)
+	if (timeline_query(w->store, w->index, &p, &r, &call->err) == -1)
 		return;
 	points = json_array();
 	for (i = 0; i < r.npoints; i++) {

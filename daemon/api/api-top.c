@@ -8,6 +8,7 @@
 #include "jsonw.h"
 #include "query.h"
 #include "selection.h"
+#include "top.h"
 #include "util.h"
 
 struct top_req {
@@ -46,7 +47,7 @@ top_work(struct api_call *call, void *worker)
 	p.sel = &t->sel;
 	p.sort_cum = t->sort_cum;
 	p.granularity = t->granularity;
-	if (query_top(w->store, w->index, &p, &r, &call->err) == -1)
+	if (top_query(w->store, w->index, &p, &r, &call->err) == -1)
 		return;
 	n = r.nrows;
 	if (t->limit >= 0 && (size_t)t->limit < n)

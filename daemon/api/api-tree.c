@@ -123,7 +123,7 @@ tree_work(struct api_call *call, void *worker)
 	memset(&p, 0, sizeof p);
 	p.sel = &t->sel;
 	p.min_fraction = t->min_fraction;
-	if (query_tree(w->store, w->index, &p, &r, &call->err) == -1)
+	if (tree_query(w->store, w->index, &p, &r, &call->err) == -1)
 		return;
 	if (t->folded) {
 		node_folded(&r, 0, &path, &out);

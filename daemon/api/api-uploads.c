@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "api.h"
-#include "upload.h"
+#include "uploads.h"
 #include "util.h"
 
 struct chunk {

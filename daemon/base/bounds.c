@@ -2,7 +2,7 @@
 #include "bounds.h"
 
 void
-limits_default(struct limits *l)
+bounds_default(struct limits *l)
 {
 	l->max_body = 256u << 20;		/* 256 MiB on the wire */
 	l->max_inflated = 1024u << 20;		/* 1 GiB inflated */

@@ -19,6 +19,6 @@ struct limits {
 	int no_quote;
 };
 
-void limits_default(struct limits *);
+void bounds_default(struct limits *);
 
 #endif

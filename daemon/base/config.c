@@ -43,7 +43,7 @@ config_defaults(struct config *c)
 	c->query_queue = 256;
 	c->spool_rescan = 300;
 	c->retention.interval = 300;
-	limits_default(&c->limits);
+	bounds_default(&c->limits);
 	c->max_connections = 1024;
 	c->max_header_size = 64 << 10;
 	c->max_inflight_body = 2 * (uint64_t)c->limits.max_body;
@@ -95,7 +95,7 @@ config_defaults(struct config *c)
 }
 
 void
-retention_clear(struct retention *r)
+config_retention_clear(struct retention *r)
 {
 	size_t i;
 
@@ -107,7 +107,7 @@ retention_clear(struct retention *r)
 }
 
 void
-retention_copy(struct retention *dst, const struct retention *src)
+config_retention_copy(struct retention *dst, const struct retention *src)
 {
 	size_t i;
 
@@ -127,7 +127,7 @@ config_clear(struct config *c)
 	free(c->db_path);
 	free(c->uploads_dir);
 	free(c->spool_dir);
-	retention_clear(&c->retention);
+	config_retention_clear(&c->retention);
 	memset(c, 0, sizeof *c);
 }
 

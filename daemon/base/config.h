@@ -76,8 +76,8 @@ char *config_default_path(void);
 void config_scope_policy(const struct retention *, const char *scope,
     int64_t *max_age, uint64_t *max_size);
 /* Copy a retention policy (for a job that outlives a reload). */
-void retention_copy(struct retention *dst, const struct retention *src);
-void retention_clear(struct retention *);
+void config_retention_copy(struct retention *dst, const struct retention *src);
+void config_retention_clear(struct retention *);
 void config_usage(FILE *);
 /* The effective settings as a config file. */
 void config_print(FILE *, const struct config *);

@@ -186,7 +186,7 @@ pprof_decode(const uint8_t *data, size_t len, const struct limits *lim,
 	if (lim != NULL)
 		p.lim = *lim;
 	else
-		limits_default(&p.lim);
+		bounds_default(&p.lim);
 
 	if (len == 0)
 		error_set(err, ERR_INPUT, "pprof: empty profile");

@@ -1,40 +1,25 @@
-/* retention.h: dropping what the retention settings no longer keep, and
- * the deletes profctl asks for.  A pass runs on the import thread as a
- * chain of short jobs (one transaction each), so pushes queued meanwhile
- * run between them. */
+/* retention.h: deleting profiles and collecting the rows they leave
+ * unused, on the import thread: the steps of a retention pass (retainer.h)
+ * and the deletes profctl asks for. */
 #ifndef PROFD_RETENTION_H
 #define PROFD_RETENTION_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-#include "config.h"
 #include "error.h"
 
 struct csindex;
-struct jobq;
-struct retainer;
 struct store;
-struct importer;
 
-struct retainer *retainer_new(void);
-void retainer_free(struct retainer *);
-/* On the loop: start a pass over the import queue unless one is running
- * (policy is copied). */
-void retainer_start(struct retainer *, struct jobq *,
-    const struct retention *);
-/* Rows deleted some other way (DELETE /v1/profiles): the next pass
- * collects what they leave unused, even if it drops nothing.  Any
- * thread. */
-void retainer_want_gc(struct retainer *);
-/* Counters for /v1/health (on the loop). */
-struct retainer_stats {
-	int running;
-	uint64_t passes, dropped, collected;
-	int64_t last_pass_ns;		/* 0: none yet */
-	int64_t last_dropped, last_collected;
-	char last_error[512];		/* "": none */
-};
-void retainer_stats(const struct retainer *, struct retainer_stats *);
+/* Profiles a drop step of a retention pass deletes at most. */
+#define RETENTION_DROP_BATCH	64
+
+/* Delete v[0..n) in one transaction, adding their samples to *samples
+ * (unless NULL).  On the import thread. */
+struct store_old_profile;
+int retention_drop(struct store *, const struct store_old_profile *,
+    size_t n, int64_t *samples, struct error *);
 
 /* Profiles of one scope: all of them and the scope itself (no before, no
  * ids), those older than before_ns, or the given ids.  On the import

@@ -6,8 +6,8 @@
 
 #include "diff.h"
 #include "hmap.h"
-#include "query.h"
 #include "selection.h"
+#include "top.h"
 #include "tree.h"
 #include "util.h"
 
@@ -116,7 +116,7 @@ rows_merge(struct diff_result *r, const struct top_result *bt,
 }
 
 int
-query_diff(struct store *s, struct csindex *idx, const struct diff_params *p,
+diff_query(struct store *s, struct csindex *idx, const struct diff_params *p,
     struct diff_result *r, struct error *err)
 {
 	struct tree_result bt, ct;
@@ -134,16 +134,16 @@ query_diff(struct store *s, struct csindex *idx, const struct diff_params *p,
 	memset(&tp, 0, sizeof tp);
 	memset(&op, 0, sizeof op);
 	tp.sel = op.sel = p->cur;
-	if (query_tree(s, idx, &tp, &ct, err) == -1 ||
-	    query_top(s, idx, &op, &ctop, err) == -1)
+	if (tree_query(s, idx, &tp, &ct, err) == -1 ||
+	    top_query(s, idx, &op, &ctop, err) == -1)
 		goto out;
 	/* The base is of the current's metric unless it names its own. */
 	if (p->base->metric == NULL)
 		xasprintf(&p->base->metric, "%s/%s", ct.metric.type,
 		    ct.metric.unit);
 	tp.sel = op.sel = p->base;
-	if (query_tree(s, idx, &tp, &bt, err) == -1 ||
-	    query_top(s, idx, &op, &btop, err) == -1)
+	if (tree_query(s, idx, &tp, &bt, err) == -1 ||
+	    top_query(s, idx, &op, &btop, err) == -1)
 		goto out;
 	if (bt.metric.id != ct.metric.id) {
 		error_set(err, ERR_INPUT, "base.metric: %s/%s cannot be "

@@ -41,7 +41,7 @@ struct diff_result {
 	size_t nrows;
 };
 
-int query_diff(struct store *, struct csindex *, const struct diff_params *,
+int diff_query(struct store *, struct csindex *, const struct diff_params *,
     struct diff_result *, struct error *);
 void diff_result_clear(struct diff_result *);
 

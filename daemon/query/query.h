@@ -12,33 +12,6 @@
 
 struct selection;
 
-struct top_params {
-	const struct selection *sel;
-	int sort_cum;
-	int granularity;		/* enum granularity: function, line, file */
-};
-
-/* How a function was reached from its callers, as pprof labels it. */
-enum top_inline {
-	TOP_NOT_INLINED,		/* no label */
-	TOP_INLINED,			/* "(inline)": always inlined */
-	TOP_PARTIAL_INLINE,		/* "(partial-inline)" */
-};
-
-struct top_row {
-	char *function;
-	int64_t flat, cum;
-	enum top_inline inl;
-};
-
-struct top_result {
-	struct store_metric metric;
-	int64_t total;			/* sum of |value|, pprof's total */
-	int64_t nprofiles;
-	struct top_row *rows;
-	size_t nrows;
-};
-
 struct csindex;
 struct stackwalk;
 
@@ -66,31 +39,6 @@ struct query_worker {
 	struct store *store;
 	struct csindex *index;
 };
-
-int query_top(struct store *, struct csindex *, const struct top_params *,
-    struct top_result *, struct error *);
-void top_result_clear(struct top_result *);
-
-/* Totals per time step, so a user can see when a service got hot. */
-#define TIMELINE_MAX_POINTS	10000
-
-struct timeline_params {
-	const struct selection *sel;
-	int64_t step_s;			/* 0 = the bucket size, 1 s */
-};
-
-struct timeline_result {
-	struct store_metric metric;
-	int64_t start_s, step_s;	/* point i is at start + i * step */
-	int64_t *values;
-	size_t npoints;
-	int64_t total;
-};
-
-int query_timeline(struct store *, struct csindex *,
-    const struct timeline_params *, struct timeline_result *,
-    struct error *);
-void timeline_result_clear(struct timeline_result *);
 
 /* The (callsite, value) pairs of a selection, merged over its profiles by
  * summing, and the metric they are of: the one named (ERR_INPUT when no

@@ -192,7 +192,7 @@ out:
 }
 
 int
-query_tree(struct store *s, struct csindex *idx, const struct tree_params *p,
+tree_query(struct store *s, struct csindex *idx, const struct tree_params *p,
     struct tree_result *r, struct error *err)
 {
 	struct query_walk q;

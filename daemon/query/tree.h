@@ -39,7 +39,7 @@ struct tree_result {
 	size_t nnodes;
 };
 
-int query_tree(struct store *, struct csindex *, const struct tree_params *,
+int tree_query(struct store *, struct csindex *, const struct tree_params *,
     struct tree_result *, struct error *);
 void tree_result_clear(struct tree_result *);
 

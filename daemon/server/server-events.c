@@ -8,11 +8,11 @@
 
 #include "import.h"
 #include "log.h"
-#include "retention.h"
+#include "retainer.h"
 #include "sd.h"
 #include "server-http.h"
 #include "server-int.h"
-#include "upload.h"
+#include "uploads.h"
 #include "util.h"
 
 /* After SIGTERM: once no job is waiting, running or unanswered, give the

@@ -27,7 +27,7 @@
 #include "jobs.h"
 #include "log.h"
 #include "query.h"
-#include "retention.h"
+#include "retainer.h"
 #include "routes.h"
 #include "sd.h"
 #include "server-http.h"
@@ -36,7 +36,7 @@
 #include "spool-file.h"
 #include "spool.h"
 #include "store.h"
-#include "upload.h"
+#include "uploads.h"
 #include "util.h"
 
 /* The query and upload threads' nice value above the loop's: the loop,

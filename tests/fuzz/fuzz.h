@@ -230,7 +230,7 @@ fz_sink_init(struct fz_sink *s, const struct limits *lim)
 static inline void
 fz_limits(struct limits *lim)
 {
-	limits_default(lim);
+	bounds_default(lim);
 	lim->max_body = 16u << 20;
 	lim->max_inflated = 64u << 20;
 	lim->max_stack_depth = 512;

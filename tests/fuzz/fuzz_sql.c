@@ -70,7 +70,7 @@ setup(void)
 	snprintf(dbpath, sizeof dbpath, "%s/profd.db", dir);
 	store = store_open(dbpath, 0, &err);
 	FZ_CHECK(store != NULL);
-	limits_default(&lim);
+	bounds_default(&lim);
 	im = importer_new(store, &lim);
 	memset(&req, 0, sizeof req);
 	req.scope = "svc";

@@ -114,7 +114,7 @@ decode_full(const void *text, size_t n, const struct limits *lim,
 	int rc;
 
 	if (lim == NULL) {
-		limits_default(&deflim);
+		bounds_default(&deflim);
 		lim = &deflim;
 	}
 	if (opts == NULL) {
@@ -465,7 +465,7 @@ test_limits(void)
 	char name[64];
 	size_t i;
 
-	limits_default(&lim);
+	bounds_default(&lim);
 	lim.max_string_len = 64;		/* lines up to 256 bytes */
 	lim.max_stack_depth = 3;
 

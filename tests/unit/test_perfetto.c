@@ -173,7 +173,7 @@ decode(const struct buf *e, struct rec *r, struct error *err)
 	int rc;
 
 	memset(&opts, 0, sizeof opts);
-	limits_default(&lim);
+	bounds_default(&lim);
 	error_clear(err);
 	/* (stream_mem copies from its pointer even when empty.) */
 	in = stream_mem(e->p != NULL ? e->p : (const uint8_t *)"", e->n);
@@ -1584,7 +1584,7 @@ test_malformed(void)
 			struct sink s = pft_sink(&r);
 
 			memset(&opts, 0, sizeof opts);
-			limits_default(&lim);
+			bounds_default(&lim);
 			r.fail_on = *kinds;
 			error_clear(&err);
 			in = stream_mem(e.p, e.n);

@@ -770,7 +770,7 @@ test_default_metric(void)
 		struct rec nr;
 		struct error err;
 
-		limits_default(&nq);
+		bounds_default(&nq);
 		nq.no_quote = 1;
 		prof_init(&b);
 		prof_vt(&b, 1, "cpu", "nanoseconds");
@@ -1437,7 +1437,7 @@ test_limits(void)
 	struct rec r;
 	struct ln inl[] = { { 1, 1, 0 }, { 1, 2, 0 }, { 1, 3, 0 } };
 
-	limits_default(&lim);
+	bounds_default(&lim);
 	lim.max_strings = 4;
 	prof_init(&b);			/* "", samples, count, x */
 	prof_vt(&b, 1, "samples", "count");
@@ -1458,7 +1458,7 @@ test_limits(void)
 	EXPECT_ERROR(&b, &lim, ERR_TOO_LARGE, "Profile.string_table at byte",
 	    "more than 4 strings");
 
-	limits_default(&lim);
+	bounds_default(&lim);
 	lim.max_string_len = 7;			/* "samples" fits */
 	prof_init(&b);
 	prof_vt(&b, 1, "samples", "count");
@@ -1469,7 +1469,7 @@ test_limits(void)
 
 	/* Depth counts frames after inline expansion: 2 locations, 4
 	 * frames. */
-	limits_default(&lim);
+	bounds_default(&lim);
 	lim.max_stack_depth = 4;
 	prof_init(&b);
 	prof_vt(&b, 1, "samples", "count");

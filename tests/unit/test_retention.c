@@ -14,64 +14,19 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bounds.h"
 #include "csindex.h"
 #include "import.h"
 #include "query.h"
 #include "retention.h"
 #include "selection.h"
 #include "store.h"
-#include "testlib.h"
+#include "testimport.h"
+#include "top.h"
 
+static struct testimport ti;
 static struct store *wr, *rd;
 static struct importer *im;
 static struct csindex *idx;
-
-static int64_t
-push(const char *scope, const void *data, size_t len)
-{
-	struct import_request req;
-	struct import_result res;
-	struct error err = { 0 };
-	int64_t id;
-
-	memset(&req, 0, sizeof req);
-	req.scope = scope;
-	req.format = "auto";
-	req.name = "";
-	req.data = data;
-	req.len = len;
-	req.fd = -1;
-	if (importer_run(im, &req, &res, &err) == -1) {
-		fprintf(stderr, "push to %s: %s\n", scope, err.msg);
-		exit(1);
-	}
-	id = res.profile_id;
-	import_result_clear(&res);
-	return id;
-}
-
-static int64_t
-push_fixture(const char *scope, const char *name)
-{
-	char path[512];
-	FILE *f;
-	uint8_t *buf;
-	long n;
-	int64_t id;
-
-	snprintf(path, sizeof path, "%s/%s", FIXTURES_DIR, name);
-	CHECK((f = fopen(path, "rb")) != NULL);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = xmalloc((size_t)n);
-	CHECK(fread(buf, 1, (size_t)n, f) == (size_t)n);
-	fclose(f);
-	id = push(scope, buf, (size_t)n);
-	free(buf);
-	return id;
-}
 
 static void
 count_cs(void *arg, int64_t id, int64_t parent, int64_t frame)
@@ -106,7 +61,7 @@ top_with(struct csindex *x, const char *scope)
 	memset(&sel, 0, sizeof sel);
 	CHECK(selection_param(&sel, "scope", scope, 0, &err) == 1);
 	CHECK(selection_check(&sel, &err) == 0);
-	if (query_top(rd, x, &tp, &r, &err) == -1) {
+	if (top_query(rd, x, &tp, &r, &err) == -1) {
 		fprintf(stderr, "top %s: %s\n", scope, err.msg);
 		exit(1);
 	}
@@ -153,27 +108,24 @@ main(void)
 	struct csindex *other;
 	struct store_cs_value *vals;
 	struct error err = { 0 };
-	char dir[] = "/tmp/test_retention.XXXXXX", path[256], *before, *after;
+	char *before, *after;
 	int64_t scope, nprof, profiles, samples, removed, cs0, cs1, cs;
-	struct limits lim;
 	size_t nvals, i;
 	int gone;
 
-	CHECK(mkdtemp(dir) != NULL);
-	snprintf(path, sizeof path, "%s/profd.db", dir);
-	limits_default(&lim);
-	CHECK((wr = store_open(path, 0, &err)) != NULL);
-	CHECK((rd = store_open(path, 1, &err)) != NULL);
-	im = importer_new(wr, &lim);
-	idx = csindex_new();
+	testimport_open(&ti);
+	wr = ti.wr;
+	rd = ti.rd;
+	im = ti.im;
+	idx = ti.idx;
 
 	/* The index catches up on a first query; then a profile with stacks
 	 * of its own comes, and one after it that stays (its callsites are
 	 * the newest: the collection keeps the largest id). */
-	push_fixture("keep", "cpu.pprof");
+	testimport_push(&ti, "keep", "cpu.pprof");
 	free(top("keep"));
-	push_fixture("gone", "heap.pprof");
-	push_fixture("keep", "mutex.pprof");
+	testimport_push(&ti, "gone", "heap.pprof");
+	testimport_push(&ti, "keep", "mutex.pprof");
 	/* (Read through an index of its own: this one has not seen them.) */
 	other = csindex_new();
 	before = top_with(other, "gone");
@@ -224,7 +176,7 @@ main(void)
 
 	/* The same profile again: new callsites for the same stacks, read
 	 * the same through the same index. */
-	push_fixture("gone", "heap.pprof");
+	testimport_push(&ti, "gone", "heap.pprof");
 	after = top("gone");
 	CHECK(strcmp(before, after) == 0);
 	free(before);
@@ -238,12 +190,7 @@ main(void)
 	free(before);
 	free(after);
 
-	importer_free(im);
-	csindex_free(idx);
-	store_close(rd);
-	store_close(wr);
-	snprintf(path, sizeof path, "rm -rf %s", dir);
-	CHECK(system(path) == 0);
+	testimport_close(&ti);
 	printf("%u checks\n", checks);
 	return 0;
 }

@@ -1,6 +1,9 @@
 /* test_selection.c: parsing the selection parameters: times at and past
- * the ends of int64 nanoseconds, scope names, and the frame filters
- * (kept as text on parse, compiled by selection_compile). */
+ * the ends of int64 nanoseconds, relative times and windows, scope names,
+ * profile ids, label filters (KEY=VALUE, KEY!=VALUE), parameters that
+ * are not the selection's, the checks after parsing, and the frame
+ * filters (kept as text on parse, compiled by selection_compile, their
+ * compile errors naming the parameter). */
 #include <stdint.h>
 
 #include "rx.h"
@@ -70,6 +73,90 @@ test_scopes(void)
 }
 
 static void
+test_window(void)
+{
+	const int64_t now = INT64_C(1795273445000000000);
+	struct selection sel;
+	struct error err = { 0 };
+
+	memset(&sel, 0, sizeof sel);
+	CHECK(selection_param(&sel, "since", "-1h", now, &err) == 1);
+	CHECK(sel.since_ns == now - INT64_C(3600000000000));
+	CHECK(selection_param(&sel, "until", "-30m", now, &err) == 1);
+	CHECK(sel.until_ns == now - INT64_C(1800000000000));
+	CHECK(selection_param(&sel, "since", "-2d", now, &err) == 1);
+	CHECK(sel.since_ns == now - INT64_C(172800000000000));
+	CHECK(selection_param(&sel, "until", "-10s", now, &err) == 1);
+	CHECK(sel.until_ns == now - INT64_C(10000000000));
+	CHECK(selection_param(&sel, "since", "yesterday", now, &err) == -1);
+	CHECK(err.kind == ERR_INPUT && HAS(err.msg, "since: \"yesterday\" "
+	    "is neither an RFC 3339 time"));
+	error_clear(&err);
+	/* No scope; then since not before until. */
+	CHECK(selection_check(&sel, &err) == -1);
+	CHECK(err.kind == ERR_INPUT && HAS(err.msg, "scope: missing"));
+	error_clear(&err);
+	CHECK(selection_param(&sel, "scope", "a", now, &err) == 1);
+	CHECK(selection_check(&sel, &err) == 0);
+	CHECK(selection_param(&sel, "since", "-10s", now, &err) == 1);
+	CHECK(selection_check(&sel, &err) == -1);
+	CHECK(err.kind == ERR_INPUT && HAS(err.msg, "since: not before "
+	    "until"));
+	error_clear(&err);
+	/* Not a selection parameter: left to the caller. */
+	CHECK(selection_param(&sel, "granularity", "lines", now, &err) == 0);
+	CHECK(err.kind == ERR_NONE);
+	selection_clear(&sel);
+}
+
+static void
+test_profiles_labels(void)
+{
+	static const char *const bad_ids[] = { "", "0", "-1", "12x", "1.5",
+	    "99999999999999999999" };
+	static const char *const bad_labels[] = { "env", "=prod", "!=prod",
+	    "" };
+	struct selection sel;
+	struct error err = { 0 };
+	size_t i;
+
+	memset(&sel, 0, sizeof sel);
+	CHECK(selection_param(&sel, "profile", "42", 0, &err) == 1);
+	CHECK(selection_param(&sel, "profile", "7", 0, &err) == 1);
+	CHECK(sel.nprofiles == 2 && sel.profiles[0] == 42 &&
+	    sel.profiles[1] == 7);
+	for (i = 0; i < NITEMS(bad_ids); i++) {
+		CHECK(selection_param(&sel, "profile", bad_ids[i], 0,
+		    &err) == -1);
+		CHECK(err.kind == ERR_INPUT && HAS(err.msg, "is not a "
+		    "profile id"));
+		error_clear(&err);
+	}
+	CHECK(sel.nprofiles == 2);
+
+	CHECK(selection_param(&sel, "label", "env=prod", 0, &err) == 1);
+	CHECK(selection_param(&sel, "label", "zone!=eu=1", 0, &err) == 1);
+	CHECK(selection_param(&sel, "label", "x=", 0, &err) == 1);
+	CHECK(sel.nlabels == 3);
+	CHECK(STREQ(sel.labels[0].key, "env") &&
+	    STREQ(sel.labels[0].value, "prod") && !sel.labels[0].negate);
+	CHECK(STREQ(sel.labels[1].key, "zone") &&
+	    STREQ(sel.labels[1].value, "eu=1") && sel.labels[1].negate);
+	CHECK(STREQ(sel.labels[2].key, "x") &&
+	    STREQ(sel.labels[2].value, "") && !sel.labels[2].negate);
+	for (i = 0; i < NITEMS(bad_labels); i++) {
+		CHECK(selection_param(&sel, "label", bad_labels[i], 0,
+		    &err) == -1);
+		CHECK(err.kind == ERR_INPUT && HAS(err.msg, "is neither "
+		    "KEY=VALUE nor KEY!=VALUE"));
+		error_clear(&err);
+	}
+	CHECK(sel.nlabels == 3);
+	selection_clear(&sel);
+	CHECK(sel.nlabels == 0 && sel.labels == NULL && sel.profiles == NULL);
+}
+
+static void
 test_filters(void)
 {
 	static char big[RX_MAX_PATTERN + 2];
@@ -129,7 +216,9 @@ int
 main(void)
 {
 	test_times();
+	test_window();
 	test_scopes();
+	test_profiles_labels();
 	test_filters();
 	printf("test_selection: %u checks passed\n", checks);
 	return 0;

@@ -271,7 +271,7 @@ test_import(void)
 	size_t cpulen;
 
 	memset(&e, 0, sizeof e);
-	limits_default(&e.limits);
+	bounds_default(&e.limits);
 	CHECK((e.store = store_open(P("store.db"), 0, &err)) != NULL);
 	e.im = importer_new(e.store, &e.limits);
 	e.act = activity_new();
@@ -381,7 +381,7 @@ test_import(void)
 	run(&e, "web/big.pprof", 0, &t);
 	CHECK(t.outcome == SPOOL_REFUSED && t.err.kind == ERR_TOO_LARGE);
 	spool_task_clear(&t);
-	limits_default(&e.limits);
+	bounds_default(&e.limits);
 
 	run(&e, "web/nothing", 0, &t);
 	CHECK(t.outcome == SPOOL_GONE);

@@ -1,4 +1,6 @@
-/* test_rollup.c: the rollups never disagree with the sample blocks.
+/* test_store_rollup.c: the store's rollups (hour and day sums beside the
+ * sample blocks, store-rollup.c once the store is split) never disagree
+ * with the sample blocks; checked through the queries that read them.
  *
  * A store gets the pprof fixtures and generated Perfetto traces whose
  * samples are spread, out of time order, over three days (hour and day
@@ -25,11 +27,12 @@
 #include "import.h"
 #include "inflate.h"
 #include "pftenc.h"
-#include "query.h"
 #include "selection.h"
 #include "store-sql.h"
 #include "store.h"
-#include "testlib.h"
+#include "testimport.h"
+#include "timeline.h"
+#include "top.h"
 #include "tree.h"
 
 #define DAY	86400
@@ -37,11 +40,9 @@
 /* 2023-11-14 00:00:00 UTC, a day boundary. */
 #define T0	((int64_t)1699920000)
 
-static char dir[64];
+static struct testimport ti;
 static char dbpath[256];
 static struct store *wr, *rd;
-static struct importer *im;
-static struct limits lim;
 static struct csindex *idx;
 static int64_t trace_ids[8];
 static size_t ntraces;
@@ -54,61 +55,38 @@ rnd(void)
 	return xorshift64(&rng);
 }
 
+/* A push with one push label "key=value" (or none). */
 static int64_t
 push(const char *scope, const void *data, size_t len, const char *label,
     int64_t bucket_ns)
 {
-	struct import_request req;
-	struct import_result res;
-	struct import_label l = { NULL, NULL };
-	struct error err = { 0 };
-	char *eq;
+	struct decode_opts opts;
+	const char *kv[3] = { NULL, NULL, NULL };
+	char *key = NULL;
 	int64_t id;
 
-	memset(&req, 0, sizeof req);
-	req.scope = scope;
-	req.format = "auto";
-	req.name = "";
-	req.data = data;
-	req.len = len;
-	req.fd = -1;
-	req.opts.bucket_ns = bucket_ns;
+	memset(&opts, 0, sizeof opts);
+	opts.bucket_ns = bucket_ns;
 	if (label != NULL) {
-		l.key = xstrdup(label);
-		eq = strchr(l.key, '=');
-		*eq = '\0';
-		l.value = eq + 1;
-		req.labels = &l;
-		req.nlabels = 1;
+		key = xstrdup(label);
+		kv[0] = key;
+		kv[1] = strchr(key, '=') + 1;
+		key[kv[1] - key - 1] = '\0';
 	}
-	if (importer_run(im, &req, &res, &err) == -1) {
-		fprintf(stderr, "push to %s: %s\n", scope, err.msg);
-		exit(1);
-	}
-	id = res.profile_id;
-	import_result_clear(&res);
-	free(l.key);
+	id = testimport_push_data(&ti, scope, "auto", data, len, &opts, kv);
+	free(key);
 	return id;
 }
 
 static int64_t
 push_fixture(const char *scope, const char *name, const char *label)
 {
-	char path[512];
-	FILE *f;
 	uint8_t *buf;
-	long n;
+	size_t n;
 	int64_t id;
 
-	snprintf(path, sizeof path, "%s/%s", FIXTURES_DIR, name);
-	CHECK((f = fopen(path, "rb")) != NULL);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = xmalloc((size_t)n);
-	CHECK(fread(buf, 1, (size_t)n, f) == (size_t)n);
-	fclose(f);
-	id = push(scope, buf, (size_t)n, label, 0);
+	buf = testimport_fixture(name, &n);
+	id = push(scope, buf, n, label, 0);
 	free(buf);
 	return id;
 }
@@ -229,20 +207,20 @@ answer(const struct selection *sel, struct answers *a)
 	struct error err = { 0 };
 
 	memset(a, 0, sizeof *a);
-	a->rc_top = query_top(rd, idx, &tp, &a->top, &err);
+	a->rc_top = top_query(rd, idx, &tp, &a->top, &err);
 	tp.sort_cum = 1;
 	tp.granularity = GRAN_LINE;
 	error_clear(&err);
 	if (a->rc_top == 0)
-		CHECK(query_top(rd, idx, &tp, &a->topcum, &err) == 0);
+		CHECK(top_query(rd, idx, &tp, &a->topcum, &err) == 0);
 	error_clear(&err);
-	a->rc_tree = query_tree(rd, idx, &rp, &a->tree, &err);
+	a->rc_tree = tree_query(rd, idx, &rp, &a->tree, &err);
 	error_clear(&err);
-	a->rc_tl = query_timeline(rd, idx, &lp, &a->tl, &err);
+	a->rc_tl = timeline_query(rd, idx, &lp, &a->tl, &err);
 	lp.step_s = HOUR;
 	error_clear(&err);
 	if (a->rc_tl == 0)
-		CHECK(query_timeline(rd, idx, &lp, &a->tlh, &err) == 0);
+		CHECK(timeline_query(rd, idx, &lp, &a->tlh, &err) == 0);
 	error_clear(&err);
 	a->rc_ex = export_pprof(rd, idx, sel, &a->ex, &a->nex, &err);
 }
@@ -540,21 +518,16 @@ delete_profile(int64_t id)
 static void
 scenario(size_t rollup_max)
 {
-	struct error err = { 0 };
-	char cmd[600];
 	int64_t cpu;
 
-	snprintf(dir, sizeof dir, "/tmp/test_rollup.XXXXXX");
-	CHECK(mkdtemp(dir) != NULL);
-	snprintf(dbpath, sizeof dbpath, "%s/profd.db", dir);
-	limits_default(&lim);
-	CHECK((wr = store_open(dbpath, 0, &err)) != NULL);
-	CHECK((rd = store_open(dbpath, 1, &err)) != NULL);
+	testimport_open(&ti);
+	snprintf(dbpath, sizeof dbpath, "%s/profd.db", ti.dir);
+	wr = ti.wr;
+	rd = ti.rd;
+	idx = ti.idx;
 	/* Many blocks per profile, untimed blocks before their bucket. */
 	store_set_sample_buffer(wr, 128);
 	store_set_rollup_max(wr, rollup_max);
-	im = importer_new(wr, &lim);
-	idx = csindex_new();
 	ntraces = 0;
 	rollup_queries = nonempty = 0;
 
@@ -612,12 +585,7 @@ scenario(size_t rollup_max)
 		CHECK(r.v[0] == 0);
 	}
 
-	csindex_free(idx);
-	importer_free(im);
-	store_close(rd);
-	store_close(wr);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	CHECK(system(cmd) == 0);
+	testimport_close(&ti);
 }
 
 int
@@ -625,6 +593,6 @@ main(void)
 {
 	scenario(0);
 	scenario(40);
-	printf("test_rollup: %u checks\n", checks);
+	printf("test_store_rollup: %u checks\n", checks);
 	return 0;
 }

@@ -1,8 +1,8 @@
-/* upload.h: blobs too large for one request body arrive in chunks into a
+/* uploads.h: blobs too large for one request body arrive in chunks into a
  * file under the state directory and are imported from it, streaming, so
  * a large trace never sits whole in memory.  No HTTP here. */
-#ifndef PROFD_UPLOAD_H
-#define PROFD_UPLOAD_H
+#ifndef PROFD_UPLOADS_H
+#define PROFD_UPLOADS_H
 
 #include <stddef.h>
 #include <stdint.h>

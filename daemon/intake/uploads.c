@@ -1,4 +1,4 @@
-/* upload.c: one file per upload, named by a random id. */
+/* uploads.c: one file per upload, named by a random id. */
 #include <dirent.h>
 #include <stdatomic.h>
 #include <errno.h>
@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "upload.h"
+#include "uploads.h"
 #include "util.h"
 
 struct uploads {

@@ -1,0 +1,88 @@
+/* timeline.c: the totals of a selection per time step, the stacks the
+ * frame filters drop left out. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csindex.h"
+#include "hmap.h"
+#include "query.h"
+#include "selection.h"
+#include "stackwalk.h"
+#include "timeline.h"
+#include "util.h"
+
+int
+timeline_query(struct store *s, struct csindex *idx,
+    const struct timeline_params *p, struct timeline_result *r,
+    struct error *err)
+{
+	struct store_filter f;
+	struct store_bucket_value *v = NULL;
+	struct stackwalk w;
+	struct imap kept = { 0 };	/* callsite -> 1 kept, 2 dropped */
+	int64_t *ids = NULL, first, last, step, k;
+	size_t n = 0, i, at;
+	int rc = -1, locked = 0, walked;
+
+	memset(r, 0, sizeof *r);
+	memset(&w, 0, sizeof w);
+	if (query_resolve(s, p->sel, &r->metric, &f, &ids, err) == -1 ||
+	    store_select_buckets(s, &f, &v, &n, err) == -1)
+		goto out;
+	if (csindex_acquire(idx, s, err) == -1)
+		goto out;
+	locked = 1;
+	stackwalk_init(&w, idx, p->sel, GRAN_FUNCTION);
+	if (n == 0) {
+		r->step_s = p->step_s > 0 ? p->step_s : 1;
+		rc = 0;
+		goto out;
+	}
+	first = v[0].bucket;
+	last = v[n - 1].bucket;
+	/* At most TIMELINE_MAX_POINTS points: a coarser step if need be. */
+	step = p->step_s > 0 ? p->step_s : 1;
+	if ((last - first) / step + 1 > TIMELINE_MAX_POINTS)
+		step = (last - first) / TIMELINE_MAX_POINTS + 1;
+	first = first / step * step;
+	r->step_s = step;
+	r->npoints = (size_t)((last - first) / step + 1);
+	r->start_s = first;
+	r->values = xcalloc(r->npoints, sizeof *r->values);
+	for (i = 0; i < n; i++) {
+		if (v[i].callsite == 0 || v[i].value == 0)
+			continue;
+		if ((k = imap_get(&kept, (uint64_t)v[i].callsite)) == 0) {
+			if ((walked = stackwalk_run(&w, v[i].callsite,
+			    err)) == -1)
+				goto out;
+			k = walked ? 1 : 2;
+			imap_put(&kept, (uint64_t)v[i].callsite, k);
+		}
+		if (k != 1)
+			continue;
+		at = (size_t)((v[i].bucket - first) / step);
+		r->values[at] += v[i].value;
+		r->total += v[i].value;
+	}
+	rc = 0;
+out:
+	if (locked)
+		csindex_release(idx);
+	if (rc == -1)
+		timeline_result_clear(r);
+	stackwalk_clear(&w);
+	imap_clear(&kept);
+	free(v);
+	free(ids);
+	return rc;
+}
+
+void
+timeline_result_clear(struct timeline_result *r)
+{
+	store_metric_clear(&r->metric);
+	free(r->values);
+	memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,220 @@
+/* test_import.c: the importer's run over a store in a temporary directory
+ * with the Go CPU fixture: a profile stored from memory and from a file
+ * descriptor (hashed as it is decoded); the same bytes again a duplicate
+ * either way, answered with the first push's result and nothing new
+ * stored; a bad input, a stack past the depth limit and an import stopped
+ * midway rolled back whole (the interning caches dropped, since they may
+ * name rows the rollback removed; kept when a duplicate is known before
+ * decoding); a blob past max_body refused before anything. */
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testimport.h"
+
+static struct testimport ts;
+static uint8_t *cpu;
+static size_t cpu_len;
+
+/* An import of data, from memory or (fd) through a file. */
+static int
+run(const char *scope, const uint8_t *data, size_t len, int from_file,
+    struct import_result *res, struct error *err)
+{
+	struct import_request req;
+	char path[128];
+	int fd = -1, rc;
+
+	memset(&req, 0, sizeof req);
+	req.scope = scope;
+	req.format = "auto";
+	req.name = "";
+	req.fd = -1;
+	if (from_file) {
+		snprintf(path, sizeof path, "%s/blob", ts.dir);
+		CHECK((fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600)) >= 0);
+		CHECK(write(fd, data, len) == (ssize_t)len);
+		CHECK(lseek(fd, 0, SEEK_SET) == 0);
+		CHECK(unlink(path) == 0);
+		req.fd = fd;
+	} else {
+		req.data = data;
+		req.len = len;
+	}
+	rc = importer_run(ts.im, &req, res, err);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/* Profiles stored in a scope; -1 if the scope does not exist. */
+static ssize_t
+profiles(const char *scope)
+{
+	struct store_profile_info *p;
+	struct error err = { 0 };
+	size_t n;
+
+	if (store_profiles(ts.rd, scope, &p, &n, &err) == -1) {
+		CHECK(err.kind == ERR_NOT_FOUND);
+		return -1;
+	}
+	store_profile_info_free(p, n);
+	return (ssize_t)n;
+}
+
+static void
+same_result(const struct import_result *a, const struct import_result *b)
+{
+	size_t i;
+
+	CHECK(a->profile_id == b->profile_id);
+	CHECK(strcmp(a->format, b->format) == 0);
+	CHECK(a->samples == b->samples);
+	CHECK(a->dropped_samples == b->dropped_samples);
+	CHECK(a->nmetrics == b->nmetrics && a->ncounts == b->ncounts);
+	for (i = 0; i < a->nmetrics; i++)
+		CHECK(a->metrics[i].id == b->metrics[i].id &&
+		    strcmp(a->metrics[i].type, b->metrics[i].type) == 0);
+}
+
+static void
+test_memory(void)
+{
+	struct import_result first, again;
+	struct store_profile_info info;
+	struct error err = { 0 };
+	size_t cached;
+
+	CHECK(run("mem", cpu, cpu_len, 0, &first, &err) == 0);
+	CHECK(first.profile_id > 0 && !first.duplicate);
+	CHECK(strcmp(first.format, "pprof") == 0);
+	CHECK(first.nmetrics == 2);
+	CHECK(strcmp(first.metrics[0].type, "samples") == 0);
+	CHECK(strcmp(first.metrics[1].type, "cpu") == 0);
+	CHECK(store_profile_get(ts.rd, first.profile_id, &info, &err) == 0);
+	CHECK(info.samples == first.samples && info.samples > 0);
+	CHECK(info.bytes == (int64_t)cpu_len);
+	CHECK(strcmp(info.format, "pprof") == 0);
+	store_profile_info_clear(&info);
+	CHECK(profiles("mem") == 1);
+	cached = importer_cache_bytes(ts.im);
+	CHECK(cached > 0);
+
+	/* Again: a duplicate found by its hash before decoding, the caches
+	 * kept. */
+	CHECK(run("mem", cpu, cpu_len, 0, &again, &err) == 0);
+	CHECK(again.duplicate);
+	same_result(&first, &again);
+	CHECK(profiles("mem") == 1);
+	CHECK(importer_cache_bytes(ts.im) == cached);
+	import_result_clear(&again);
+
+	/* From a file: known a duplicate only after the decode, whose rows
+	 * are rolled back and caches dropped. */
+	CHECK(run("mem", cpu, cpu_len, 1, &again, &err) == 0);
+	CHECK(again.duplicate);
+	same_result(&first, &again);
+	CHECK(profiles("mem") == 1);
+	CHECK(importer_cache_bytes(ts.im) == 0);
+	import_result_clear(&again);
+	import_result_clear(&first);
+	printf("ok: from memory; the same again from memory and from a file "
+	    "is a duplicate\n");
+}
+
+static void
+test_file(void)
+{
+	struct import_result first, again;
+	struct store_profile_info info;
+	struct error err = { 0 };
+
+	CHECK(run("file", cpu, cpu_len, 1, &first, &err) == 0);
+	CHECK(!first.duplicate && first.profile_id > 0);
+	CHECK(store_profile_get(ts.rd, first.profile_id, &info, &err) == 0);
+	CHECK(info.bytes == (int64_t)cpu_len);
+	store_profile_info_clear(&info);
+	/* Its hash was stored: the same bytes from memory are known. */
+	CHECK(run("file", cpu, cpu_len, 0, &again, &err) == 0);
+	CHECK(again.duplicate);
+	same_result(&first, &again);
+	CHECK(profiles("file") == 1);
+	import_result_clear(&again);
+	import_result_clear(&first);
+	printf("ok: from a file, hashed as it is read\n");
+}
+
+static void
+test_failures(void)
+{
+	struct import_result res;
+	struct error err = { 0 };
+	struct limits lim = ts.lim;
+	atomic_int stop = 0;
+	uint8_t junk[64];
+
+	/* Cut short: a decode error, rolled back whole (the scope too). */
+	CHECK(run("bad", cpu, cpu_len / 2, 0, &res, &err) == -1);
+	CHECK(err.kind == ERR_INPUT);
+	CHECK(profiles("bad") == -1);
+	CHECK(importer_cache_bytes(ts.im) == 0);
+	error_clear(&err);
+	memset(junk, 0x5a, sizeof junk);
+	CHECK(run("bad", junk, sizeof junk, 1, &res, &err) == -1);
+	CHECK(err.kind == ERR_INPUT);
+	CHECK(profiles("bad") == -1);
+	error_clear(&err);
+
+	/* Past the stack depth limit. */
+	lim.max_stack_depth = 3;
+	importer_set_limits(ts.im, &lim);
+	CHECK(run("deep", cpu, cpu_len, 0, &res, &err) == -1);
+	CHECK(err.kind == ERR_TOO_LARGE && HAS(err.msg, "max_stack_depth 3"));
+	CHECK(profiles("deep") == -1);
+	error_clear(&err);
+	/* Past max_body: refused before anything. */
+	lim = ts.lim;
+	lim.max_body = cpu_len - 1;
+	CHECK(run("big", cpu, cpu_len, 0, &res, &err) == -1);
+	CHECK(err.kind == ERR_TOO_LARGE && HAS(err.msg, "bytes (limit"));
+	CHECK(profiles("big") == -1);
+	error_clear(&err);
+	importer_set_limits(ts.im, &ts.lim);
+
+	/* Stopping: an import from a file gives up, one from memory ends. */
+	atomic_store(&stop, 1);
+	importer_set_stop(ts.im, &stop);
+	CHECK(run("stop", cpu, cpu_len, 1, &res, &err) == -1);
+	CHECK(err.kind == ERR_BUSY && HAS(err.msg, "profd is stopping"));
+	CHECK(profiles("stop") == -1);
+	error_clear(&err);
+	CHECK(run("stop", cpu, cpu_len, 0, &res, &err) == 0);
+	CHECK(!res.duplicate && profiles("stop") == 1);
+	import_result_clear(&res);
+	importer_set_stop(ts.im, NULL);
+
+	/* And the importer goes on as before. */
+	CHECK(run("after", cpu, cpu_len, 1, &res, &err) == 0);
+	CHECK(!res.duplicate && profiles("after") == 1);
+	import_result_clear(&res);
+	printf("ok: bad input, too deep, too large, stopping: nothing "
+	    "stored\n");
+}
+
+int
+main(void)
+{
+	testimport_open(&ts);
+	cpu = testimport_fixture("cpu.pprof", &cpu_len);
+	test_memory();
+	test_file();
+	test_failures();
+	free(cpu);
+	testimport_close(&ts);
+	printf("test_import: %u checks passed\n", checks);
+	return 0;
+}

@@ -1,6 +1,7 @@
-/* config-int.h: the settings table shared by config.c (defaults, files,
- * the command line) and config-options.c (the table, parsing and printing
- * of one value). */
+/* config-int.h: the settings table shared by config-options.c (the table,
+ * parsing and formatting one value), config.c (defaults, files, the
+ * command line) and config-print.c (--help, --print-config).  Calls go
+ * config-print -> config -> config-options. */
 #ifndef PROFD_CONFIG_INT_H
 #define PROFD_CONFIG_INT_H
 
@@ -39,6 +40,11 @@ int config_opt_set(struct config *, const struct opt *o, const char *value,
     struct error *);
 int config_parse_bytes(const char *, uint64_t *);
 int config_parse_duration(const char *, uint64_t *);
+/* One setting's value as text, as the config file takes it. */
+void config_opt_format(const struct config *, const struct opt *o,
+    char *out, size_t n);
+void config_format_duration(uint64_t seconds, char *out, size_t n);
+void config_format_bytes(uint64_t bytes, char *out, size_t n);
 /* Is this a system instance (root or run by systemd)? */
 int config_system_instance(void);
 

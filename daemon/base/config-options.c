@@ -1,6 +1,6 @@
 /* config-options.c: the settings table and what is done with one setting:
- * parse and range-check a value, format it, list it in --help and
- * --print-config, compare it across a reload. */
+ * parse and range-check a value, format it.  Lists of them (--help,
+ * --print-config, what a reload cannot change) are config-print.c's. */
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -255,8 +255,8 @@ level_name(int level)
 }
 
 /* Durations and sizes in the largest unit that divides them. */
-static void
-format_duration(uint64_t v, char *out, size_t n)
+void
+config_format_duration(uint64_t v, char *out, size_t n)
 {
 	static const char units[] = "wdhm";
 	static const uint64_t mults[] = { 7 * 86400, 86400, 3600, 60 };
@@ -271,8 +271,8 @@ format_duration(uint64_t v, char *out, size_t n)
 	snprintf(out, n, "%" PRIu64 "%s", v, v != 0 ? "s" : "");
 }
 
-static void
-format_bytes(uint64_t v, char *out, size_t n)
+void
+config_format_bytes(uint64_t v, char *out, size_t n)
 {
 	static const char units[] = "kMGT";
 	int i;
@@ -286,8 +286,9 @@ format_bytes(uint64_t v, char *out, size_t n)
 	snprintf(out, n, "%" PRIu64, v);
 }
 
-static void
-opt_format(const struct config *c, const struct opt *o, char *out, size_t n)
+void
+config_opt_format(const struct config *c, const struct opt *o, char *out,
+    size_t n)
 {
 	const void *field = (const char *)c + o->off;
 
@@ -313,122 +314,13 @@ opt_format(const struct config *c, const struct opt *o, char *out, size_t n)
 		snprintf(out, n, "%zu", *(const size_t *)field);
 		break;
 	case T_SIZE:
-		format_bytes(*(const size_t *)field, out, n);
+		config_format_bytes(*(const size_t *)field, out, n);
 		break;
 	case T_U64:
-		format_bytes(*(const uint64_t *)field, out, n);
+		config_format_bytes(*(const uint64_t *)field, out, n);
 		break;
 	case T_DURATION:
-		format_duration((uint64_t)*(const int64_t *)field, out, n);
+		config_format_duration((uint64_t)*(const int64_t *)field, out, n);
 		break;
 	}
-}
-
-void
-config_usage(FILE *f)
-{
-	struct config d;
-	char def[256], left[64];
-	size_t i;
-
-	config_defaults(&d);
-	fprintf(f,
-"usage: profd [options]\n"
-"\n"
-"The profile ingestion daemon: takes profiles over HTTP on a Unix socket\n"
-"and from a spool directory, keeps them in one SQLite file and answers\n"
-"queries about them.\n"
-"\n");
-	for (i = 0; i < config_nopts; i++) {
-		const struct opt *o = &config_opts[i];
-
-		opt_format(&d, o, def, sizeof def);
-		snprintf(left, sizeof left, "--%s %s", o->name,
-		    o->type == T_BOOL ? "[yes|no]" :
-		    o->type == T_PATH || o->type == T_OPTPATH ? "PATH" :
-		    o->type == T_DURATION ? "TIME" :
-		    o->type == T_LEVEL ? "LEVEL" :
-		    o->type == T_SIZE || o->type == T_U64 ? "BYTES" : "N");
-		fprintf(f, "  %s%s\n        %s (default %s)\n", left,
-		    strcmp(o->name, "foreground") == 0 ? ", -f" : "",
-		    o->help, def);
-	}
-	free(d.config_path);
-	d.config_path = config_default_path();
-	fprintf(f,
-"  --config PATH\n        the config file (default %s)\n"
-"  --no-config\n        read no config file (but the one --config names)\n"
-"  --print-config\n        print the settings as a config file and exit\n"
-"  --help, -h\n        this text\n"
-"  --version, -V\n        print the version\n"
-"\n"
-"Every option can be set in the config file as \"name = value\"; options\n"
-"given here win.  SIGHUP reads the file again.  See profd(8).\n",
-	    d.config_path);
-	config_clear(&d);
-}
-
-/* A value the loader would read back otherwise (spaces at its ends,
- * which it trims, or quotes at both ends, which it takes off) is printed
- * in quotes: the loader takes off exactly one pair. */
-static const char *
-config_quoted(const char *v, char *out, size_t size)
-{
-	size_t n = strlen(v);
-
-	if (n == 0 || (!isspace((unsigned char)v[0]) &&
-	    !isspace((unsigned char)v[n - 1]) &&
-	    !(n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0])))
-		return v;
-	snprintf(out, size, "\"%s\"", v);
-	return out;
-}
-
-void
-config_print(FILE *f, const struct config *c)
-{
-	char v[PATH_MAX + 8], q[PATH_MAX + 16];
-	size_t i;
-
-	fprintf(f, "# profd %s; from %s\n[profd]\n", PROFD_VERSION,
-	    c->config_path != NULL ? c->config_path : "the defaults");
-	for (i = 0; i < config_nopts; i++) {
-		opt_format(c, &config_opts[i], v, sizeof v);
-		fprintf(f, "%s = %s\n", config_opts[i].name,
-		    config_quoted(v, q, sizeof q));
-	}
-	for (i = 0; i < c->retention.nscopes; i++) {
-		const struct scope_policy *sp = &c->retention.scopes[i];
-
-		fprintf(f, "\n[scope %s]\n", sp->scope);
-		if (sp->max_age != 0) {
-			format_duration((uint64_t)sp->max_age, v, sizeof v);
-			fprintf(f, "max-age = %s\n", v);
-		}
-		if (sp->max_size != 0) {
-			format_bytes(sp->max_size, v, sizeof v);
-			fprintf(f, "max-size = %s\n", v);
-		}
-	}
-}
-
-char *
-config_restart_needed(const struct config *a, const struct config *b)
-{
-	char va[256], vb[256], *s = NULL, *t;
-	size_t i;
-
-	for (i = 0; i < config_nopts; i++) {
-		if (!config_opts[i].restart)
-			continue;
-		opt_format(a, &config_opts[i], va, sizeof va);
-		opt_format(b, &config_opts[i], vb, sizeof vb);
-		if (strcmp(va, vb) == 0)
-			continue;
-		xasprintf(&t, "%s%s%s", s != NULL ? s : "", s != NULL ? ", " :
-		    "", config_opts[i].name);
-		free(s);
-		s = t;
-	}
-	return s;
 }

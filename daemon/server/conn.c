@@ -441,6 +441,20 @@ conn_output_added(struct evbuffer *buf, const struct evbuffer_cb_info *info,
 		event_active(c->kick, EV_TIMEOUT, 1);
 }
 
+/* A connection was accepted: an episode of failed accepts (counted by
+ * server-http.c's accept error callback) is over. */
+static void
+conn_accepted(struct server_http *sh)
+{
+	if (sh->episode_errors == 0)
+		return;
+	if (sh->warned_ns == sh->episode_ns)
+		log_info("accept: working again after %llu failed accepts in "
+		    "%.1f s", (unsigned long long)sh->episode_errors,
+		    (double)(mono_ns() - sh->episode_ns) / 1e9);
+	sh->episode_errors = 0;
+}
+
 /* evhttp_set_bevcb: a new connection. */
 struct bufferevent *
 conn_new(struct event_base *base, void *arg)
@@ -472,7 +486,7 @@ conn_new(struct event_base *base, void *arg)
 	c->out_cb = evbuffer_add_cb(bufferevent_get_output(c->bev),
 	    conn_output_added, c);
 	sh->nconns++;
-	server_http_accepted(sh);
+	conn_accepted(sh);
 	c->state = C_HEAD;
 	if (sh->nconns > sh->cfg->max_connections) {
 		c->over = 1;

@@ -75,7 +75,4 @@ struct conn *conn_of(struct server_http *, struct evhttp_request *);
 /* evhttp_request_set_on_complete_cb: the reply is written (arg: conn). */
 void conn_reply_done(struct evhttp_request *, void *arg);
 
-/* server-http.c: a connection closed; accepting may resume. */
-void server_http_accepted(struct server_http *);
-
 #endif

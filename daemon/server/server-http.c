@@ -191,19 +191,6 @@ server_http_accept_error(struct evconnlistener *lis, void *arg)
 	    "(LimitNOFILE=) or lower max-connections" : "");
 }
 
-/* A connection was accepted: an episode of failed accepts is over. */
-void
-server_http_accepted(struct server_http *sh)
-{
-	if (sh->episode_errors == 0)
-		return;
-	if (sh->warned_ns == sh->episode_ns)
-		log_info("accept: working again after %llu failed accepts in "
-		    "%.1f s", (unsigned long long)sh->episode_errors,
-		    (double)(mono_ns() - sh->episode_ns) / 1e9);
-	sh->episode_errors = 0;
-}
-
 int
 server_http_listen(struct server_http *sh, int fd)
 {

@@ -43,6 +43,9 @@ struct spool_look;
 
 struct spool {
 	struct api_host *host;
+	/* After a look found files: feed the import queue (spool.c's pump,
+	 * which starts looks itself: so spool-look.c does not call back). */
+	void (*looked)(struct spool *);
 	char *dir;
 	int ifd;
 	struct event *iev, *rescan, *settle, *retry, *backoff;
@@ -84,20 +87,25 @@ struct spool_look {
 	struct error err;
 };
 
-struct spool_entry *spool_find(struct spool *, const char *rel);
+/* spool-entry.c: the index of known files and their states. */
+struct spool_entry *spool_entry_find(struct spool *, const char *rel);
 /* A new entry in state, or NULL past SPOOL_MAX_FILES (truncated set). */
 struct spool_entry *spool_entry_new(struct spool *, const char *rel,
     enum entry_state);
 /* Forget an entry (out of every list). */
 void spool_entry_drop(struct spool *, struct spool_entry *);
 /* Into the backlog. */
-void spool_wait(struct spool *, struct spool_entry *, uint64_t size);
+void spool_entry_wait(struct spool *, struct spool_entry *, uint64_t size);
+/* For tdestroy. */
+void spool_entry_free(void *);
 /* Arm a timer unless it is armed or the spool stops. */
-void spool_later(struct spool *, struct event *, int seconds);
-/* Watch a directory: 1 new, 0 known or gone, -1 (errno). */
+void spool_look_later(struct spool *, struct event *, int seconds);
+/* spool-watch.c.  Watch a directory: 1 new, 0 known or gone, -1
+ * (errno). */
 int spool_watch(struct spool *, const char *rel);
-/* Feed the import queue from the backlog. */
-void spool_pump(struct spool *);
+struct spool_watch *spool_watch_by_wd(struct spool *, int wd);
+/* Its directory is gone. */
+void spool_watch_remove(struct spool *, struct spool_watch *);
 /* Start a look (listing, lstats) if one is wanted and none runs. */
 void spool_look_kick(struct spool *);
 

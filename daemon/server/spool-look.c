@@ -3,6 +3,7 @@
  * of the names inotify gave.  What they find goes into the backlog. */
 #include <sys/stat.h>
 
+#include <event2/event.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,16 @@
 #include "spool-file.h"
 #include "spool-int.h"
 #include "util.h"
+
+/* Arm a timer of the spool unless it is pending or the spool stops. */
+void
+spool_look_later(struct spool *sp, struct event *ev, int seconds)
+{
+	struct timeval tv = { seconds, 0 };
+
+	if (!sp->stopping && !evtimer_pending(ev, NULL))
+		evtimer_add(ev, &tv);
+}
 
 static void
 spool_look_run(struct job *j, void *worker)
@@ -52,7 +63,7 @@ static void
 spool_look_cand(struct spool *sp, const char *rel, int err,
     const struct spool_found *st)
 {
-	struct spool_entry *e = spool_find(sp, rel);
+	struct spool_entry *e = spool_entry_find(sp, rel);
 
 	if (e == NULL || e->state != E_LOOKING)
 		return;
@@ -62,7 +73,7 @@ spool_look_cand(struct spool *sp, const char *rel, int err,
 		return;
 	}
 	TAILQ_REMOVE(&sp->cands, e, link);
-	spool_wait(sp, e, st->size);
+	spool_entry_wait(sp, e, st->size);
 }
 
 static void
@@ -98,23 +109,23 @@ spool_look_done(struct job *j)
 
 		if (f->is_dir)
 			spool_watch(sp, f->rel);
-		else if ((e = spool_find(sp, f->rel)) != NULL) {
+		else if ((e = spool_entry_find(sp, f->rel)) != NULL) {
 			/* Settled, says the listing: not being written. */
 			if (e->state == E_LOOKING)
 				e->created_only = 0;
 		} else if ((e = spool_entry_new(sp, f->rel,
 		    E_WAITING)) != NULL)
-			spool_wait(sp, e, f->size);
+			spool_entry_wait(sp, e, f->size);
 	}
 	for (i = 0; i < lk->ncands; i++)
 		spool_look_cand(sp, lk->cands[i], lk->cerrno[i],
 		    &lk->cstat[i]);
 	if (lk->found.young)
-		spool_later(sp, sp->settle, SPOOL_SETTLE_S + 1);
+		spool_look_later(sp, sp->settle, SPOOL_SETTLE_S + 1);
 	if (lk->found.truncated)
 		sp->truncated = 1;
 	spool_look_free(lk);
-	spool_pump(sp);
+	sp->looked(sp);
 	spool_look_kick(sp);
 }
 
@@ -154,7 +165,7 @@ spool_look_kick(struct spool *sp)
 			lk->ndirs = 0;
 		}
 		spool_look_free(lk);
-		spool_later(sp, sp->retry, SPOOL_RETRY_S);
+		spool_look_later(sp, sp->retry, SPOOL_RETRY_S);
 		return;
 	}
 	/* Taken: what it covers is no longer wanted. */

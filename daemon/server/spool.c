@@ -34,9 +34,8 @@
 #include "spool.h"
 #include "util.h"
 
-#define SPOOL_WATCH_MASK	(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | \
-				    IN_ONLYDIR | IN_DONT_FOLLOW | \
-				    IN_EXCL_UNLINK)
+static void spool_pump(struct spool *);
+
 
 /* One file's import, on the import thread. */
 struct spool_import {
@@ -46,188 +45,13 @@ struct spool_import {
 	struct spool_task task;
 };
 
-static int
-spool_entry_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct spool_entry *)a)->rel,
-	    ((const struct spool_entry *)b)->rel);
-}
-
-struct spool_entry *
-spool_find(struct spool *sp, const char *rel)
-{
-	struct spool_entry key, **found;
-
-	key.rel = (char *)(uintptr_t)rel;
-	found = tfind(&key, &sp->index, spool_entry_cmp);
-	return found ? *found : NULL;
-}
-
-struct spool_entry *
-spool_entry_new(struct spool *sp, const char *rel, enum entry_state state)
-{
-	struct spool_entry *e;
-
-	if (sp->nindex >= SPOOL_MAX_FILES) {
-		/* Found again by the listing once the backlog drains. */
-		sp->truncated = 1;
-		return NULL;
-	}
-	e = xcalloc(1, sizeof *e);
-	e->rel = xstrdup(rel);
-	e->state = state;
-	if (tsearch(e, &sp->index, spool_entry_cmp) == NULL)
-		abort();
-	sp->nindex++;
-	return e;
-}
-
-static void
-spool_entry_free(void *p)
-{
-	struct spool_entry *e = p;
-
-	free(e->rel);
-	free(e);
-}
-
-/* Forget e (out of every list). */
-void
-spool_entry_drop(struct spool *sp, struct spool_entry *e)
-{
-	switch (e->state) {
-	case E_CAND:
-	case E_LOOKING:
-		TAILQ_REMOVE(&sp->cands, e, link);
-		break;
-	case E_WAITING:
-		TAILQ_REMOVE(&sp->backlog, e, link);
-		sp->nwaiting--;
-		sp->waiting_bytes -= e->size;
-		break;
-	case E_RUNNING:
-		break;
-	}
-	tdelete(e, &sp->index, spool_entry_cmp);
-	sp->nindex--;
-	spool_entry_free(e);
-}
-
-void
-spool_wait(struct spool *sp, struct spool_entry *e, uint64_t size)
-{
-	e->state = E_WAITING;
-	e->size = size;
-	TAILQ_INSERT_TAIL(&sp->backlog, e, link);
-	sp->nwaiting++;
-	sp->waiting_bytes += size;
-}
-
-void
-spool_later(struct spool *sp, struct event *ev, int seconds)
-{
-	struct timeval tv = { seconds, 0 };
-
-	if (!sp->stopping && !evtimer_pending(ev, NULL))
-		evtimer_add(ev, &tv);
-}
-
-static void
-spool_want_dir(struct spool *sp, const char *rel)
-{
-	size_t i;
-
-	if (rel[0] == '\0') {
-		sp->want_all = 1;
-		return;
-	}
-	for (i = 0; i < sp->nwant_dirs; i++)
-		if (strcmp(sp->want_dirs[i], rel) == 0)
-			return;
-	sp->want_dirs = xreallocarray(sp->want_dirs, sp->nwant_dirs + 1,
-	    sizeof *sp->want_dirs);
-	sp->want_dirs[sp->nwant_dirs++] = xstrdup(rel);
-}
-
-static struct spool_watch *
-spool_watch_by_wd(struct spool *sp, int wd)
-{
-	size_t i;
-
-	for (i = 0; i < sp->nwatches; i++)
-		if (sp->watches[i].wd == wd)
-			return &sp->watches[i];
-	return NULL;
-}
-
-/* Watch the directory rel; a new watch asks for a listing of it, for the
- * files dropped before the watch was there.  1 new, 0 known or gone, -1
- * (errno) if inotify refuses. */
-int
-spool_watch(struct spool *sp, const char *rel)
-{
-	struct spool_watch *w;
-	char *path;
-	size_t i;
-	int wd;
-
-	for (i = 0; i < sp->nwatches; i++)
-		if (strcmp(sp->watches[i].rel, rel) == 0)
-			return 0;
-	if (rel[0] == '\0')
-		path = xstrdup(sp->dir);
-	else
-		xasprintf(&path, "%s/%s", sp->dir, rel);
-	wd = inotify_add_watch(sp->ifd, path, SPOOL_WATCH_MASK);
-	free(path);
-	if (wd == -1) {
-		if (errno == ENOENT || errno == ENOTDIR)
-			return 0;
-		if ((errno == ENOSPC || errno == ENOMEM) &&
-		    !sp->warned_watches) {
-			sp->warned_watches = 1;
-			log_warn("spool: no more inotify watches (sysctl "
-			    "fs.inotify.max_user_watches): %s/%s and other new "
-			    "directories are only seen by the rescans",
-			    sp->dir, rel);
-		}
-		return -1;
-	}
-	if ((w = spool_watch_by_wd(sp, wd)) != NULL) {
-		/* The same directory under a new name (renamed). */
-		free(w->rel);
-		w->rel = xstrdup(rel);
-	} else {
-		sp->watches = xreallocarray(sp->watches, sp->nwatches + 1,
-		    sizeof *sp->watches);
-		w = &sp->watches[sp->nwatches++];
-		w->wd = wd;
-		w->rel = xstrdup(rel);
-	}
-	spool_want_dir(sp, rel);
-	return 1;
-}
-
-static void
-spool_unwatch(struct spool *sp, struct spool_watch *w)
-{
-	size_t i = (size_t)(w - sp->watches);
-
-	if (w->rel[0] == '\0') {
-		log_warn("spool: %s was removed; it is made again", sp->dir);
-		sp->want_all = 1;
-	}
-	free(w->rel);
-	sp->watches[i] = sp->watches[--sp->nwatches];
-}
-
 /* A name an event gave: into the index as a candidate for an lstat. */
 static void
 spool_candidate(struct spool *sp, const char *rel, int created_only)
 {
 	struct spool_entry *e;
 
-	if ((e = spool_find(sp, rel)) != NULL) {
+	if ((e = spool_entry_find(sp, rel)) != NULL) {
 		if (e->state == E_RUNNING)
 			e->again = 1;
 		else if (!created_only)
@@ -256,7 +80,7 @@ spool_event(struct spool *sp, const struct inotify_event *ev)
 	if ((w = spool_watch_by_wd(sp, ev->wd)) == NULL)
 		return;
 	if (ev->mask & IN_IGNORED) {
-		spool_unwatch(sp, w);
+		spool_watch_remove(sp, w);
 		return;
 	}
 	if (ev->len == 0 || ev->name[0] == '\0' ||
@@ -450,7 +274,7 @@ spool_import_done(struct job *j)
 		    ij->rel);
 		sp->backoff_s = 0;
 	}
-	if ((e = spool_find(sp, ij->rel)) != NULL) {
+	if ((e = spool_entry_find(sp, ij->rel)) != NULL) {
 		if (j->run != NULL && !sp->stopping && spool_held(&ij->task)) {
 			e->again = 0;
 			spool_hold(sp, e, &ij->task.err);
@@ -477,7 +301,7 @@ spool_import_done(struct job *j)
 }
 
 /* Feed the import queue from the backlog, SPOOL_MAX_INFLIGHT at most. */
-void
+static void
 spool_pump(struct spool *sp)
 {
 	const struct config *cfg;
@@ -506,7 +330,7 @@ spool_pump(struct spool *sp)
 			    "waits", sp->dir, ij->rel);
 			free(ij->rel);
 			free(ij);
-			spool_later(sp, sp->retry, SPOOL_RETRY_S);
+			spool_look_later(sp, sp->retry, SPOOL_RETRY_S);
 			return;
 		}
 		TAILQ_REMOVE(&sp->backlog, e, link);
@@ -563,6 +387,7 @@ spool_new(struct api_host *host, struct event_base *base, const char *dir,
 	struct spool *sp = xcalloc(1, sizeof *sp);
 
 	sp->host = host;
+	sp->looked = spool_pump;
 	sp->dir = xstrdup(dir);
 	TAILQ_INIT(&sp->cands);
 	TAILQ_INIT(&sp->backlog);

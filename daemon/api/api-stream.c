@@ -30,7 +30,7 @@
 #include <event2/keyvalq_struct.h>
 
 #include "api.h"
-#include "jobs.h"
+#include "jobq.h"
 #include "util.h"
 
 #define STREAM_HIGH_WATER	(1024 * 1024)
@@ -263,7 +263,7 @@ api_stream_write(struct api_call *call, const void *p, size_t n,
 	if (rc == 0)
 		s->started = 1;
 	pthread_mutex_unlock(&s->mu);
-	/* Not event_active(): see jobs.c. */
+	/* Not event_active(): see jobq.c. */
 	if (rc == 0)
 		jobq_activate(s->wrote);
 	return rc;

@@ -14,7 +14,7 @@
 
 #include "config.h"
 #include "error.h"
-#include "jobs.h"
+#include "jobq.h"
 
 struct route;
 struct api_stream;

@@ -11,7 +11,7 @@
 
 #include "csindex.h"
 #include "import.h"
-#include "jobs.h"
+#include "jobq.h"
 #include "log.h"
 #include "retainer.h"
 #include "retention.h"

@@ -57,7 +57,7 @@ server_signal_cb(evutil_socket_t sig, short what, void *arg)
 
 /* The import thread takes the new limits between two imports.  A full
  * queue is tried again from a timer: the loop never waits for it. */
-struct limits_job {
+struct server_limits {
 	struct job job;
 	struct server *srv;
 	struct event *retry;
@@ -65,31 +65,31 @@ struct limits_job {
 };
 
 static void
-limits_job_run(struct job *j, void *worker)
+server_limits_run(struct job *j, void *worker)
 {
-	struct limits_job *lj = (struct limits_job *)j;
+	struct server_limits *lj = (struct server_limits *)j;
 
 	importer_set_limits(lj->srv->iw.importer, lj->limits);
 }
 
 static void
-limits_job_done(struct job *j)
+server_limits_done(struct job *j)
 {
-	struct limits_job *lj = (struct limits_job *)j;
+	struct server_limits *lj = (struct server_limits *)j;
 
 	event_free(lj->retry);
 	free(lj);
 }
 
 static void
-limits_job_push(evutil_socket_t fd, short what, void *arg)
+server_limits_push(evutil_socket_t fd, short what, void *arg)
 {
-	struct limits_job *lj = arg;
+	struct server_limits *lj = arg;
 
 	if (jobq_push(lj->srv->host.queues[API_IMPORT], &lj->job) == 0)
 		return;
 	if (atomic_load(&lj->srv->stopping)) {
-		limits_job_done(&lj->job);
+		server_limits_done(&lj->job);
 		return;
 	}
 	event_add(lj->retry, &(struct timeval){ 0, 10000 });
@@ -103,7 +103,7 @@ server_reload_cb(evutil_socket_t sig, short what, void *arg)
 {
 	struct server *srv = arg;
 	struct config *nc = xcalloc(1, sizeof *nc);
-	struct limits_job *lj;
+	struct server_limits *lj;
 	struct error err = { 0 };
 	char *restart;
 
@@ -144,12 +144,12 @@ server_reload_cb(evutil_socket_t sig, short what, void *arg)
 	uploads_set_max_open(srv->host.uploads, nc->max_uploads);
 	server_http_set_config(srv->guard, nc);
 	lj = xcalloc(1, sizeof *lj);
-	lj->job.run = limits_job_run;
-	lj->job.done = limits_job_done;
+	lj->job.run = server_limits_run;
+	lj->job.done = server_limits_done;
 	lj->srv = srv;
 	lj->limits = &nc->limits;
-	lj->retry = evtimer_new(srv->base, limits_job_push, lj);
-	limits_job_push(-1, 0, lj);
+	lj->retry = evtimer_new(srv->base, server_limits_push, lj);
+	server_limits_push(-1, 0, lj);
 	log_info("SIGHUP: settings read again from %s",
 	    nc->config_path != NULL ? nc->config_path : "the command line");
 }

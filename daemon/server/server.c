@@ -24,7 +24,7 @@
 #include "api.h"
 #include "csindex.h"
 #include "import.h"
-#include "jobs.h"
+#include "jobq.h"
 #include "log.h"
 #include "query.h"
 #include "retainer.h"

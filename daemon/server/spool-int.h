@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "error.h"
-#include "jobs.h"
+#include "jobq.h"
 #include "spool-file.h"
 
 struct api_host;

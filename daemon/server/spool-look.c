@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "api.h"
-#include "jobs.h"
+#include "jobq.h"
 #include "log.h"
 #include "spool-file.h"
 #include "spool-int.h"

@@ -27,7 +27,7 @@
 #include "activity.h"
 #include "api.h"
 #include "import.h"
-#include "jobs.h"
+#include "jobq.h"
 #include "log.h"
 #include "spool-file.h"
 #include "spool-int.h"

@@ -1,4 +1,4 @@
-/* jobs.c: worker threads fed by a mutex/condvar queue; finished jobs go to
+/* jobq.c: worker threads fed by a mutex/condvar queue; finished jobs go to
  * a done list and the queue's eventfd wakes the loop.
  *
  * A worker never calls into libevent to wake the loop: event_active()
@@ -20,7 +20,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "jobs.h"
+#include "jobq.h"
 #include "util.h"
 
 struct worker {

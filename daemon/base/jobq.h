@@ -1,8 +1,8 @@
-/* jobs.h: a bounded queue of jobs served by worker threads.  A job runs on
+/* jobq.h: a bounded queue of jobs served by worker threads.  A job runs on
  * a worker; its done callback runs on the event-loop thread, woken through
  * libevent's thread support.  Pushing never blocks: a full queue says so. */
-#ifndef PROFD_JOBS_H
-#define PROFD_JOBS_H
+#ifndef PROFD_JOBQ_H
+#define PROFD_JOBQ_H
 
 #include <stddef.h>
 

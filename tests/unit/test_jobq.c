@@ -1,4 +1,4 @@
-/* test_jobs.c: the job queue: jobs run on the workers and end on the loop
+/* test_jobq.c: the job queue: jobs run on the workers and end on the loop
  * in order; the workers run at the nice value asked; and a worker never
  * takes a libevent lock (the loop would wait for a preempted worker that
  * holds one), neither to hand a finished job back nor for jobq_activate,
@@ -23,7 +23,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "jobs.h"
+#include "jobq.h"
 #include "testlib.h"
 
 /* ---- libevent's locks, counted per kind of thread ---- */
@@ -440,6 +440,6 @@ main(void)
 
 	event_free(ev);
 	event_base_free(base);
-	printf("test_jobs: %u checks passed\n", checks);
+	printf("test_jobq: %u checks passed\n", checks);
 	return 0;
 }

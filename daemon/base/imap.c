@@ -1,0 +1,55 @@
+/* imap.c: the integer-keyed map of hmap.h (ids, or two 32-bit ids in
+ * one key): open addressing, the lookups inline in the header. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hmap.h"
+#include "util.h"
+
+/* Move the entries into cap slots. */
+static void
+imap_rehash(struct imap *m, size_t cap)
+{
+	struct imap_slot *old = m->slots;
+	size_t i, oldcap = m->cap;
+
+	m->cap = cap;
+	m->slots = xcalloc(cap, sizeof *m->slots);
+	for (i = 0; i < oldcap; i++)
+		if (old[i].value != 0)
+			*imap_find(m, old[i].key) = old[i];
+	free(old);
+}
+
+void
+imap_put(struct imap *m, uint64_t key, int64_t value)
+{
+	struct imap_slot *s;
+
+	if ((m->n + 1) * 4 > m->cap * 3)
+		imap_rehash(m, m->cap ? m->cap * 2 : 64);
+	s = imap_find(m, key);
+	if (s->value == 0) {
+		s->key = key;
+		m->n++;
+	}
+	s->value = value;
+}
+
+void
+imap_reserve(struct imap *m, size_t n)
+{
+	size_t cap = m->cap ? m->cap : 64;
+
+	while (n * 4 > cap * 3)
+		cap *= 2;
+	if (cap > m->cap)
+		imap_rehash(m, cap);
+}
+
+void
+imap_clear(struct imap *m)
+{
+	free(m->slots);
+	memset(m, 0, sizeof *m);
+}

@@ -328,14 +328,7 @@ api_stream_end(struct api_call *call)
 	call->stream = NULL;
 	call->req = NULL;
 	s->call = NULL;
-	pthread_mutex_lock(&s->mu);
-	evbuffer_add_buffer(s->chunk, s->pending);
-	pthread_mutex_unlock(&s->mu);
-	stream_check(s);
-	if (!s->replying)
-		stream_begin(s);
-	evhttp_send_reply_chunk(s->req, s->chunk);
-	evbuffer_drain(s->chunk, evbuffer_get_length(s->chunk));
+	stream_send(s);
 	s->ending = 1;
 	stream_finish_later(s);
 }

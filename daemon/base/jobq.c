@@ -252,8 +252,10 @@ jobq_drop(struct job *waiting)
 	}
 }
 
-void
-jobq_drain(struct jobq *q)
+/* Stop taking jobs and wake the workers to end; the waiting jobs are
+ * returned, for jobq_drop. */
+static struct job *
+jobq_stop(struct jobq *q)
 {
 	struct job *waiting;
 
@@ -264,7 +266,13 @@ jobq_drain(struct jobq *q)
 	q->depth = 0;
 	pthread_cond_broadcast(&q->cv);
 	pthread_mutex_unlock(&q->mu);
-	jobq_drop(waiting);
+	return waiting;
+}
+
+void
+jobq_drain(struct jobq *q)
+{
+	jobq_drop(jobq_stop(q));
 }
 
 int
@@ -286,13 +294,7 @@ jobq_free(struct jobq *q)
 
 	if (q == NULL)
 		return;
-	pthread_mutex_lock(&q->mu);
-	q->stopping = 1;
-	waiting = q->head;
-	q->head = q->tail = NULL;
-	q->depth = 0;
-	pthread_cond_broadcast(&q->cv);
-	pthread_mutex_unlock(&q->mu);
+	waiting = jobq_stop(q);
 	for (i = 0; i < q->nworkers; i++)
 		pthread_join(q->workers[i].thread, NULL);
 	/* Finished jobs not yet handed over, then the ones never run. */

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "fuzz.h"
 #include "http-error.h"
 #include "log.h"
 #include "routes.h"
@@ -42,13 +43,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
-#define FZ_CHECK(c) do {						\
-	if (!(c)) {							\
-		fprintf(stderr, "%s:%d: fuzz check failed: %s\n",	\
-		    __FILE__, __LINE__, #c);				\
-		abort();						\
-	}								\
-} while (0)
 
 static struct event_base *base;
 static struct server_http *sh;

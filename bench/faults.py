@@ -33,16 +33,32 @@ import sys
 import threading
 import time
 
-from measure import http_call
-
 # Scopes of the load and what is pushed to them: the pprof fixtures, and
 # folded stacks generated here (make_folded).  One format per scope, so a
 # scope's default metric is the same whichever profile is newest.
 FIXTURES = ("cpu", "heap", "mutex", "block")
 
 
-# One request on a new connection, as the other cases make them.
-call = http_call
+class UnixHTTPConnection(http.client.HTTPConnection):
+    def __init__(self, path, timeout):
+        super().__init__("localhost", timeout=timeout)
+        self.unix_path = path
+
+    def connect(self):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(self.timeout)
+        s.connect(self.unix_path)
+        self.sock = s
+
+
+def call(sock, method, path, body=None, timeout=30):
+    c = UnixHTTPConnection(sock, timeout)
+    try:
+        c.request(method, path, body=body)
+        r = c.getresponse()
+        return r.status, r.read()
+    finally:
+        c.close()
 
 
 # Errors that mean "no profd there" or "profd went away mid-request": in

@@ -13,7 +13,6 @@ Standard library only.
 import argparse
 import datetime
 import gzip
-import http.client
 import json
 import math
 import os
@@ -57,28 +56,10 @@ def log(msg):
 # ---------------------------------------------------------------------------
 # HTTP over profd's Unix socket
 
-class UnixHTTPConnection(http.client.HTTPConnection):
-    def __init__(self, path, timeout):
-        super().__init__("localhost", timeout=timeout)
-        self.unix_path = path
-
-    def connect(self):
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        s.settimeout(self.timeout)
-        s.connect(self.unix_path)
-        self.sock = s
-
-
+# One request on a new connection (as curl and profctl make them); returns
+# (status, body).  faults.py's, which runs on its own too.
 def http_call(sock, method, path, body=None, timeout=30):
-    """One request on a new connection (as curl and profctl make them);
-    returns (status, body)."""
-    c = UnixHTTPConnection(sock, timeout)
-    try:
-        c.request(method, path, body=body)
-        r = c.getresponse()
-        return r.status, r.read()
-    finally:
-        c.close()
+    return faults.call(sock, method, path, body, timeout)
 
 
 # ---------------------------------------------------------------------------

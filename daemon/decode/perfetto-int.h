@@ -3,12 +3,15 @@
  * piece calls in another.  The rules (what is kept, dropped and counted,
  * and why) are in perfetto.c's opening comment.
  *
- *   perfetto.c          the Trace and TracePacket framing, metrics, meta,
- *                       detection
- *   perfetto-intern.c   sequences and their interned state, defaults
- *   perfetto-names.c    process and thread names
+ * Calls go one way, down this list (a file calls only files below it, and
+ * pb.c; none calls back up):
+ *
+ *   perfetto.c          the Trace and TracePacket framing, meta, detection
+ *   perfetto-sample.c   StackSample, PerfSample, StreamingProfilePacket
  *   perfetto-stack.c    functions, mappings, frames and callstacks
- *   perfetto-sample.c   StackSample, PerfSample, StreamingProfilePacket */
+ *   perfetto-names.c    process and thread names
+ *   perfetto-intern.c   sequences and their interned state, defaults
+ *   perfetto-metric.c   the trace's metrics and the sample's values */
 #ifndef PROFD_PERFETTO_INT_H
 #define PROFD_PERFETTO_INT_H
 
@@ -286,12 +289,13 @@ pft_needs_state(const struct pft *d, const struct pft_seq *s)
 	    s->state != PS_VALID;
 }
 
-/* perfetto.c */
-int pft_metric(struct pft *d, struct mstr type, struct mstr unit, int *idx);
+/* perfetto-metric.c */
+int pft_metric_get(struct pft *d, struct mstr type, struct mstr unit,
+    int *idx);
 struct mstr pft_metric_name(char *out, size_t size, struct mstr in,
     const char *dflt);
-int pft_counter_metric(struct pft *d, const struct pft_ctr *c, int *idx);
-int pft_add_weight(struct pft *d, int idx, uint64_t weight, uint64_t mult,
+int pft_metric_counter(struct pft *d, const struct pft_ctr *c, int *idx);
+int pft_metric_add(struct pft *d, int idx, uint64_t weight, uint64_t mult,
     uint64_t off, const char *what);
 
 /* perfetto-intern.c */

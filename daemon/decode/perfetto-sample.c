@@ -224,7 +224,7 @@ pft_counter_use(struct pft *d, struct pft_seq *s, struct pft_ent *e,
 	c.unit_str = pft_seq_str(s, e->u.ctr.unit, e->u.ctr.unitlen);
 	c.has_unit_str = e->u.ctr.has_unit_str;
 	c.unit_enum = e->u.ctr.unit_enum;
-	if (pft_counter_metric(d, &c, idx) == -1)
+	if (pft_metric_counter(d, &c, idx) == -1)
 		return -1;
 	e->sink = *idx + 1;
 	e->epoch = s->epoch;
@@ -404,7 +404,7 @@ pft_ss_primary(struct pft *d, struct pft_seq *s, const struct pb *sub,
 		*mult = d->lastprim_mult;
 	} else if (ss->has_prim == 1) {
 		if (pft_counter_parse(d, sub, prim, &iid, &ctr) == -1 ||
-		    pft_counter_metric(d, &ctr, idx) == -1)
+		    pft_metric_counter(d, &ctr, idx) == -1)
 			return -1;
 		*mult = ctr.mult;
 		d->lastprim.n = 0;
@@ -415,7 +415,7 @@ pft_ss_primary(struct pft *d, struct pft_seq *s, const struct pb *sub,
 		(void)pft_lookup(d, s, PK_COUNTER, ss->prim_iid, &e);
 		if (pft_counter_use(d, s, e, idx, mult) == -1)
 			return -1;
-	} else if (ss->has_weight && pft_metric(d, MSTR_LIT("weight"),
+	} else if (ss->has_weight && pft_metric_get(d, MSTR_LIT("weight"),
 	    MSTR_LIT("count"), idx) == -1)
 		return -1;
 	return 0;
@@ -452,21 +452,21 @@ pft_ss_weights(struct pft *d, struct pft_seq *s, const struct pb *sub,
 	if (idx >= 0) {
 		if (d->def_stack == 0)
 			d->def_stack = idx + 1;
-		if (pft_add_weight(d, idx, ss->weight, mult, off,
+		if (pft_metric_add(d, idx, ss->weight, mult, off,
 		    "StackSample.primary_weight") == -1)
 			goto fail;
 	}
 	for (i = 0; i < d->nfields; i++) {
 		if (pft_counter_parse(d, sub, &d->fields[i], &iid, &ctr) ==
-		    -1 || pft_counter_metric(d, &ctr, &idx) == -1 ||
-		    pft_add_weight(d, idx, d->u2.v[i], ctr.mult, off,
+		    -1 || pft_metric_counter(d, &ctr, &idx) == -1 ||
+		    pft_metric_add(d, idx, d->u2.v[i], ctr.mult, off,
 		    "StackSample.follower_weights") == -1)
 			goto fail;
 	}
 	for (i = 0; i < d->u1.n; i++) {
 		(void)pft_lookup(d, s, PK_COUNTER, d->u1.v[i], &e);
 		if (pft_counter_use(d, s, e, &idx, &mult) == -1 ||
-		    pft_add_weight(d, idx, d->u2.v[d->nfields + i], mult,
+		    pft_metric_add(d, idx, d->u2.v[d->nfields + i], mult,
 		    off, "StackSample.follower_weights") == -1)
 			goto fail;
 	}
@@ -604,10 +604,10 @@ pft_perf_sample(struct pft *d, struct pft_seq *s, const struct pb *c,
 	if (has & (1ul << 6)) {
 		if (s->tb_metric == 0) {
 			if (s->tb_unit != NULL)
-				r = pft_metric(d, mstr_from(s->tb_name),
+				r = pft_metric_get(d, mstr_from(s->tb_name),
 				    mstr_from(s->tb_unit), &idx);
 			else
-				r = pft_metric(d, MSTR_LIT("timebase"),
+				r = pft_metric_get(d, MSTR_LIT("timebase"),
 				    MSTR_LIT("count"), &idx);
 			if (r == -1)
 				return -1;
@@ -616,7 +616,7 @@ pft_perf_sample(struct pft *d, struct pft_seq *s, const struct pb *c,
 		idx = s->tb_metric - 1;
 		if (d->def_perf == 0)
 			d->def_perf = idx + 1;
-		if (pft_add_weight(d, idx, v[6], 1, f->off,
+		if (pft_metric_add(d, idx, v[6], 1, f->off,
 		    "PerfSample.timebase_count") == -1)
 			goto fail;
 	}
@@ -624,8 +624,8 @@ pft_perf_sample(struct pft *d, struct pft_seq *s, const struct pb *c,
 		char name[32];
 
 		snprintf(name, sizeof name, "follower_%zu", i);
-		if (pft_metric(d, mstr_from(name), MSTR_LIT("count"), &idx) ==
-		    -1 || pft_add_weight(d, idx, d->u1.v[i], 1, f->off,
+		if (pft_metric_get(d, mstr_from(name), MSTR_LIT("count"),
+		    &idx) == -1 || pft_metric_add(d, idx, d->u1.v[i], 1, f->off,
 		    "PerfSample.follower_counts") == -1)
 			goto fail;
 	}

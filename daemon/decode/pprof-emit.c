@@ -103,7 +103,8 @@ pprof_location_emit(struct pprof *p, size_t li)
 	return 0;
 }
 
-int
+/* The sample resolve's walk has just loaded and checked. */
+static int
 pprof_sample_emit(struct pprof *p)
 {
 	struct model_sample ms;
@@ -175,7 +176,7 @@ pprof_emit(struct pprof *p)
 		    pprof_str(p, p->types[i].unit), p->err) == -1)
 			return pprof_sink_failed(p, "metric");
 	}
-	if (pprof_samples(p, 1) == -1)
+	if (pprof_samples(p, pprof_sample_emit) == -1)
 		return -1;
 
 	memset(&mm, 0, sizeof mm);

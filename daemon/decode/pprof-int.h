@@ -2,10 +2,15 @@
  * pprof.c): the decoder's state, the parsed arrays, and the functions one
  * step calls in another.
  *
- *   pprof.c           entry points, errors' offsets and quoting, detection
- *   pprof-parse.c     step 1: the one pass over the message
+ * Calls go one way, down this list (a file calls only files below it, and
+ * pb.c; none calls back up).  Emit drives resolve's walk over the samples,
+ * handing it the function that sends each one:
+ *
+ *   pprof.c           entry points, detection
+ *   pprof-emit.c      step 3: the checked profile onto the sink
  *   pprof-resolve.c   step 2: ids, strings, drop/keep_frames, samples
- *   pprof-emit.c      step 3: the checked profile onto the sink */
+ *   pprof-parse.c     step 1: the one pass over the message
+ *   pprof-check.c     string indices checked; errors' offsets and quoting */
 #ifndef PROFD_PPROF_INT_H
 #define PROFD_PPROF_INT_H
 
@@ -17,6 +22,7 @@
 #include "model.h"
 #include "pb.h"
 #include "rx.h"
+#include "util.h"
 
 /* Field numbers of Profile. */
 enum {
@@ -37,7 +43,7 @@ enum {
 	PROFILE_DOC_URL = 15,
 };
 
-/* pprof_locate: find the last occurrence of a field rather than the nth. */
+/* pprof_check_at: find the last occurrence of a field rather than the nth. */
 #define PPROF_LAST	((size_t)-1)
 
 struct pprof_vt {
@@ -171,27 +177,37 @@ pprof_loc_nframes(const struct pprof_location *l)
 	return l->nline != 0 ? l->nline - l->first : 1;
 }
 
-/* pprof.c */
-void *pprof_grow(void *v, size_t *cap, size_t n, size_t size);
-const char *pprof_quote(const struct pprof *p, struct mstr s, char *buf,
-    size_t size);
-size_t pprof_locate_in(const struct pprof *p, struct pb *c, uint32_t num,
-    size_t nth, size_t dflt);
-size_t pprof_locate(const struct pprof *p, size_t off, uint32_t num,
-    size_t nth);
+/* Grow an array so that element n exists. */
+static inline void *
+pprof_grow(void *v, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return v;
+	*cap = *cap != 0 ? *cap * 2 : 16;
+	if (*cap <= n)
+		*cap = n + 1;
+	return xreallocarray(v, *cap, size);
+}
+
+/* pprof-check.c */
 int pprof_check_str(struct pprof *p, int64_t idx, const char *field,
     size_t msgoff, uint32_t num);
+size_t pprof_check_at(const struct pprof *p, size_t off, uint32_t num,
+    size_t nth);
+size_t pprof_check_at_in(const struct pprof *p, struct pb *c, uint32_t num,
+    size_t nth, size_t dflt);
+const char *pprof_check_quote(const struct pprof *p, struct mstr s,
+    char *buf, size_t size);
 
 /* pprof-parse.c */
 int pprof_parse(struct pprof *p);
 
 /* pprof-resolve.c */
 void pprof_idmap_free(struct pprof_idmap *m);
-int pprof_samples(struct pprof *p, int emit);
+int pprof_samples(struct pprof *p, int (*each)(struct pprof *));
 int pprof_resolve(struct pprof *p);
 
 /* pprof-emit.c */
-int pprof_sample_emit(struct pprof *p);
 int pprof_emit(struct pprof *p);
 
 #endif

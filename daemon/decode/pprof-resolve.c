@@ -151,7 +151,7 @@ pprof_resolve_types(struct pprof *p)
 	}
 	return pb_dec_fail(&p->pd, ERR_INPUT, "Profile.default_sample_type",
 	    p->default_type_off, "%s is not a sample type",
-	    pprof_quote(p, name, q, sizeof q));
+	    pprof_check_quote(p, name, q, sizeof q));
 }
 
 static int
@@ -170,11 +170,11 @@ pprof_resolve_mappings(struct pprof *p)
 		m = &p->maps[i];
 		if (m->id == 0)
 			return pb_dec_fail(&p->pd, ERR_INPUT, "Mapping.id",
-			    pprof_locate(p, m->off, 1, PPROF_LAST),
+			    pprof_check_at(p, m->off, 1, PPROF_LAST),
 			    "mapping id missing or 0");
 		if ((dup = pprof_idmap_put(&p->map_ids, m->id, i)) != 0)
 			return pb_dec_fail(&p->pd, ERR_INPUT, "Mapping.id",
-			    pprof_locate(p, m->off, 1, PPROF_LAST),
+			    pprof_check_at(p, m->off, 1, PPROF_LAST),
 			    "duplicate mapping id %llu (first at byte %zu)",
 			    (unsigned long long)m->id, p->maps[dup - 1].off);
 		if (pprof_check_str(p, m->file, "Mapping.filename", m->off,
@@ -203,11 +203,11 @@ pprof_resolve_functions(struct pprof *p)
 		fn = &p->funcs[i];
 		if (fn->id == 0)
 			return pb_dec_fail(&p->pd, ERR_INPUT, "Function.id",
-			    pprof_locate(p, fn->off, 1, PPROF_LAST),
+			    pprof_check_at(p, fn->off, 1, PPROF_LAST),
 			    "function id missing or 0");
 		if ((dup = pprof_idmap_put(&p->func_ids, fn->id, i)) != 0)
 			return pb_dec_fail(&p->pd, ERR_INPUT, "Function.id",
-			    pprof_locate(p, fn->off, 1, PPROF_LAST),
+			    pprof_check_at(p, fn->off, 1, PPROF_LAST),
 			    "duplicate function id %llu (first at byte %zu)",
 			    (unsigned long long)fn->id,
 			    p->funcs[dup - 1].off);
@@ -240,11 +240,11 @@ pprof_resolve_locations(struct pprof *p)
 		l = &p->locs[i];
 		if (l->id == 0)
 			return pb_dec_fail(&p->pd, ERR_INPUT, "Location.id",
-			    pprof_locate(p, l->off, 1, PPROF_LAST),
+			    pprof_check_at(p, l->off, 1, PPROF_LAST),
 			    "location id missing or 0");
 		if ((dup = pprof_idmap_put(&p->loc_ids, l->id, i)) != 0)
 			return pb_dec_fail(&p->pd, ERR_INPUT, "Location.id",
-			    pprof_locate(p, l->off, 1, PPROF_LAST),
+			    pprof_check_at(p, l->off, 1, PPROF_LAST),
 			    "duplicate location id %llu (first at byte %zu)",
 			    (unsigned long long)l->id, p->locs[dup - 1].off);
 		if (l->mapping != 0) {
@@ -252,7 +252,7 @@ pprof_resolve_locations(struct pprof *p)
 			if (idx == 0)
 				return pb_dec_fail(&p->pd, ERR_INPUT,
 				    "Location.mapping_id",
-				    pprof_locate(p, l->off, 2, PPROF_LAST),
+				    pprof_check_at(p, l->off, 2, PPROF_LAST),
 				    "mapping id %llu is not defined",
 				    (unsigned long long)l->mapping);
 			l->mapping = idx;
@@ -263,13 +263,13 @@ pprof_resolve_locations(struct pprof *p)
 			if (ln->function == 0)
 				return pb_dec_fail(&p->pd, ERR_INPUT,
 				    "Line.function_id",
-				    pprof_locate(p, ln->off, 1, PPROF_LAST),
+				    pprof_check_at(p, ln->off, 1, PPROF_LAST),
 				    "function id missing or 0");
 			idx = pprof_idmap_get(&p->func_ids, ln->function);
 			if (idx == 0)
 				return pb_dec_fail(&p->pd, ERR_INPUT,
 				    "Line.function_id",
-				    pprof_locate(p, ln->off, 1, PPROF_LAST),
+				    pprof_check_at(p, ln->off, 1, PPROF_LAST),
 				    "function id %llu is not defined",
 				    (unsigned long long)ln->function);
 			ln->function = idx - 1;
@@ -298,7 +298,7 @@ pprof_resolve_misc(struct pprof *p)
 			continue;
 		pb_init(&c, p->data, p->len);
 		return pb_dec_fail(&p->pd, ERR_INPUT, "Profile.comment",
-		    pprof_locate_in(p, &c, PROFILE_COMMENT, i, 0),
+		    pprof_check_at_in(p, &c, PROFILE_COMMENT, i, 0),
 		    "string index %lld out of range (string_table has %zu "
 		    "entries)", (long long)p->comments.v[i], p->nstrs);
 	}
@@ -377,7 +377,7 @@ pprof_rx_new(struct pprof *p, struct rx **rx, struct mstr re,
 	if ((*rx = rx_new(re.p, re.n, 1, why, sizeof why)) == NULL)
 		return pb_dec_fail(&p->pd, ERR_INPUT, field, off,
 		    "bad regular expression %s: %s",
-		    pprof_quote(p, re, q, sizeof q), why);
+		    pprof_check_quote(p, re, q, sizeof q), why);
 	return 0;
 }
 
@@ -502,7 +502,7 @@ pprof_sample_load(struct pprof *p, const struct pb *c, const struct pb_field *f)
 		if ((idx = pprof_idmap_get(&p->loc_ids, p->sloc.v[i])) == 0)
 			return pb_dec_fail(&p->pd, ERR_INPUT,
 			    "Sample.location_id",
-			    pprof_locate(p, f->off, 1, i),
+			    pprof_check_at(p, f->off, 1, i),
 			    "location id %llu is not defined",
 			    (unsigned long long)p->sloc.v[i]);
 		p->sloc.v[i] = idx - 1;
@@ -545,9 +545,10 @@ pprof_sample_load(struct pprof *p, const struct pb *c, const struct pb_field *f)
 	return 0;
 }
 
-/* Walk every sample, checking it and, with emit, sending it. */
+/* Walk every sample, checking it and, unless each is NULL, handing it
+ * to each. */
 int
-pprof_samples(struct pprof *p, int emit)
+pprof_samples(struct pprof *p, int (*each)(struct pprof *))
 {
 	struct pb c;
 	struct pb_field f;
@@ -559,7 +560,7 @@ pprof_samples(struct pprof *p, int emit)
 			continue;
 		if (pprof_sample_load(p, &c, &f) == -1)
 			return -1;
-		if (emit && pprof_sample_emit(p) == -1)
+		if (each != NULL && each(p) == -1)
 			return -1;
 	}
 	return r;
@@ -600,5 +601,5 @@ pprof_resolve(struct pprof *p)
 	}
 	p->frame_ids = xcalloc(n, sizeof *p->frame_ids);
 
-	return pprof_samples(p, 0);
+	return pprof_samples(p, NULL);
 }

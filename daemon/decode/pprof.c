@@ -18,8 +18,6 @@
  * field.  Offsets of nested fields are not kept: on an error the enclosing
  * message is read again to find the field (errors are rare, offsets would
  * cost memory on every location and line). */
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,116 +31,6 @@
 #include "rx.h"
 #include "util.h"
 
-
-/* Grow an array so that element n exists. */
-void *
-pprof_grow(void *v, size_t *cap, size_t n, size_t size)
-{
-	if (n < *cap)
-		return v;
-	*cap = *cap != 0 ? *cap * 2 : 16;
-	if (*cap <= n)
-		*cap = n + 1;
-	return xreallocarray(v, *cap, size);
-}
-
-/* Input text shown in an error: quoted, printable, short; with no_quote
- * only its length. */
-const char *
-pprof_quote(const struct pprof *p, struct mstr s, char *buf, size_t size)
-{
-	size_t i, n = 0;
-
-	if (p->lim.no_quote) {
-		snprintf(buf, size, "a string of %zu bytes", s.n);
-		return buf;
-	}
-	buf[n++] = '"';
-	for (i = 0; i < s.n && n + 5 < size; i++) {
-		if (s.p[i] >= 0x20 && s.p[i] < 0x7f)
-			buf[n++] = s.p[i];
-		else
-			buf[n++] = '?';
-	}
-	if (i < s.n) {
-		memcpy(buf + n, "...", 3);
-		n += 3;
-	}
-	buf[n++] = '"';
-	buf[n] = '\0';
-	return buf;
-}
-
-/* Offset of the nth value (counting packed elements one by one) or the
- * last occurrence of field num in the message c walks; dflt if absent. */
-size_t
-pprof_locate_in(const struct pprof *p, struct pb *c, uint32_t num,
-    size_t nth, size_t dflt)
-{
-	struct pb_field f;
-	struct error e;
-	const uint8_t *q, *end;
-	uint64_t v;
-	size_t k = 0, found = dflt;
-
-	error_clear(&e);
-	while (pb_next(c, &f, &e) == 1) {
-		if (f.num != num)
-			continue;
-		if (nth == PPROF_LAST) {
-			found = f.off;
-			continue;
-		}
-		if (f.wt != PB_LEN) {
-			if (k++ == nth)
-				return f.off;
-			continue;
-		}
-		q = f.data;
-		end = f.data + f.len;
-		while (q < end) {
-			if (k++ == nth)
-				return (size_t)(q - p->data);
-			if (pb_varint(&q, end, &v) == -1)
-				break;
-		}
-	}
-	return found;
-}
-
-/* The same inside the sub-message whose tag is at off. */
-size_t
-pprof_locate(const struct pprof *p, size_t off, uint32_t num, size_t nth)
-{
-	struct pb c, sub;
-	struct pb_field f;
-	struct error e;
-
-	error_clear(&e);
-	pb_init(&c, p->data, p->len);
-	c.p = p->data + off;
-	if (pb_next(&c, &f, &e) != 1 || f.wt != PB_LEN)
-		return off;
-	pb_sub(&c, &f, &sub);
-	return pprof_locate_in(p, &sub, num, nth, off);
-}
-
-/* Check a string index: field num of the message at msgoff or, with num
- * 0, a field whose offset is msgoff itself. */
-int
-pprof_check_str(struct pprof *p, int64_t idx, const char *field,
-    size_t msgoff, uint32_t num)
-{
-	size_t off = msgoff;
-
-	if (idx >= 0 && (uint64_t)idx < p->nstrs)
-		return 0;
-	if (num != 0)
-		off = pprof_locate(p, msgoff, num, PPROF_LAST);
-	return pb_dec_fail(&p->pd, ERR_INPUT, field, off,
-	    "string index %lld out of range (string_table has %zu entries)",
-	    (long long)idx, p->nstrs);
-}
 
 static void
 pprof_free(struct pprof *p)

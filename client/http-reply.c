@@ -191,7 +191,8 @@ http_reply_field(struct http_head *head, char *line, char **cause)
 	return (0);
 }
 
-/* "HTTP/1.x NNN[ reason]". */
+/* "HTTP/1.x NNN[ reason]", NNN a status of the five classes (100-599):
+ * anything else is not a reply profd sent. */
 static int
 http_reply_status(struct http_head *head, const char *line, char **cause)
 {
@@ -199,7 +200,7 @@ http_reply_status(struct http_head *head, const char *line, char **cause)
 	char		*q;
 
 	if (strncmp(p, "HTTP/1.", 7) != 0 || p[7] < '0' || p[7] > '9' ||
-	    p[8] != ' ' || p[9] < '1' || p[9] > '9' || p[10] < '0' ||
+	    p[8] != ' ' || p[9] < '1' || p[9] > '5' || p[10] < '0' ||
 	    p[10] > '9' || p[11] < '0' || p[11] > '9' ||
 	    (p[12] != ' ' && p[12] != '\0')) {
 		q = http_reply_quote(line);

@@ -207,6 +207,9 @@ test_malformed(void)
 	    "a malformed status line in the reply: \"HTTP/2.0 200 OK\"");
 	expect_error("status 099", "HTTP/1.1 099 Low\r\n\r\n", 0,
 	    "a malformed status line in the reply: \"HTTP/1.1 099 Low\"");
+	/* Found by fuzz_client_reply: a status past 599 was taken. */
+	expect_error("status 900", "HTTP/1.1 900 Continue\r\n\r\n", 0,
+	    "a malformed status line in the reply: \"HTTP/1.1 900 Continue\"");
 	expect_error("status glued", "HTTP/1.1 2000\r\n\r\n", 0,
 	    "a malformed status line in the reply: \"HTTP/1.1 2000\"");
 	expect_error("NUL in headers", nul, sizeof nul - 1,

@@ -21,10 +21,11 @@ static void
 server_drain_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct server *srv = arg;
-	struct jobq **q = srv->host.queues;
+	int i, idle = 1;
 
-	if ((jobq_idle(q[API_IMPORT]) && jobq_idle(q[API_QUERY]) &&
-	    jobq_idle(q[API_IO])) || mono_ns() > srv->stop_deadline_ns) {
+	for (i = 0; i < API_NQUEUES; i++)
+		idle = idle && jobq_idle(srv->host.queues[i]);
+	if (idle || mono_ns() > srv->stop_deadline_ns) {
 		event_del(srv->drain);
 		event_base_loopexit(srv->base, &(struct timeval){ 0, 100000 });
 	}
@@ -37,6 +38,7 @@ static void
 server_signal_cb(evutil_socket_t sig, short what, void *arg)
 {
 	struct server *srv = arg;
+	int i;
 
 	if (atomic_load(&srv->stopping)) {
 		log_info("signal %d again: stopping now", (int)sig);
@@ -47,9 +49,8 @@ server_signal_cb(evutil_socket_t sig, short what, void *arg)
 	atomic_store(&srv->stopping, 1);
 	sd_stopping();
 	server_http_unlisten(srv->guard);
-	jobq_drain(srv->host.queues[API_IMPORT]);
-	jobq_drain(srv->host.queues[API_QUERY]);
-	jobq_drain(srv->host.queues[API_IO]);
+	for (i = 0; i < API_NQUEUES; i++)
+		jobq_drain(srv->host.queues[i]);
 	srv->stop_deadline_ns = mono_ns() + 60 * 1000000000LL;
 	srv->drain = event_new(srv->base, -1, EV_PERSIST, server_drain_cb, srv);
 	event_add(srv->drain, &(struct timeval){ 0, 20000 });

@@ -2,6 +2,7 @@
  * a time with a final avalanche so sequential integer keys spread well. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "hmap.h"
 #include "util.h"
@@ -122,4 +123,29 @@ size_t
 hmap_bytes(const struct hmap *m)
 {
 	return m->cap * sizeof *m->slots + m->keybytes + m->n * 16;
+}
+
+/* A table of 2 MiB and more is aligned to 2 MiB and asks for huge pages:
+ * lookups land at random in it, and with 4 kB pages nearly each one also
+ * misses the TLB (a 32 MiB table is 8192 pages, 16 huge ones). */
+#define HMAP_HUGE	(2u << 20)
+
+void *
+hmap_table(size_t n, size_t size)
+{
+	size_t bytes;
+	void *p;
+
+	if (n != 0 && size > SIZE_MAX / n)
+		return xcalloc(n, size);	/* dies as it says */
+	bytes = n * size;
+	if (bytes < HMAP_HUGE)
+		return xcalloc(n, size);
+	if (posix_memalign(&p, HMAP_HUGE, bytes) != 0)
+		return xcalloc(n, size);
+#ifdef MADV_HUGEPAGE
+	(void)madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+	memset(p, 0, bytes);
+	return p;
 }

@@ -14,7 +14,7 @@ imap_rehash(struct imap *m, size_t cap)
 	size_t i, oldcap = m->cap;
 
 	m->cap = cap;
-	m->slots = xcalloc(cap, sizeof *m->slots);
+	m->slots = hmap_table(cap, sizeof *m->slots);
 	for (i = 0; i < oldcap; i++)
 		if (old[i].value != 0)
 			*imap_find(m, old[i].key) = old[i];
@@ -52,4 +52,35 @@ imap_clear(struct imap *m)
 {
 	free(m->slots);
 	memset(m, 0, sizeof *m);
+}
+
+struct imap_slot *
+imap_slot(struct imap *m, uint64_t key, int grow)
+{
+	if ((m->n + 1) * 4 > m->cap * 3) {
+		struct imap_slot *s;
+
+		if (!grow) {
+			if (m->cap == 0)
+				return NULL;
+			s = imap_find(m, key);
+			return s->value != 0 ? s : NULL;
+		}
+		imap_rehash(m, m->cap ? m->cap * 2 : 64);
+	}
+	return imap_find(m, key);
+}
+
+size_t
+imap_bytes(const struct imap *m)
+{
+	return m->cap * sizeof *m->slots;
+}
+
+void
+imap_reset(struct imap *m)
+{
+	if (m->n > 0)
+		memset(m->slots, 0, m->cap * sizeof *m->slots);
+	m->n = 0;
 }

@@ -8,22 +8,33 @@
 #include "import.h"
 #include "model.h"
 
-/* Past this much cache memory the caches are dropped and refilled, after
- * an import and during one (a profile of millions of distinct stacks
- * would otherwise cache them all): a cache only saves lookups. */
+/* The caches stop growing at this much memory (a profile of millions of
+ * distinct stacks would otherwise cache them all): what is in them stays
+ * for the rest of the import, what is not is looked up in the store.  An
+ * import that filled them leaves them emptied for the next (see
+ * import-sink.c).  Whole stacks may take half. */
 #define IMPORT_CACHE_MAX	(48u << 20)
 
+/* Byte-keyed caches (bmap); callsites have an integer map of their own. */
 enum cache {
-	C_STRING, C_METRIC, C_MAPPING, C_FUNCTION, C_FRAME, C_CALLSITE,
-	C_STACK, C_LABELSET, C_COUNT
+	C_STRING, C_METRIC, C_MAPPING, C_FUNCTION, C_FRAME, C_STACK,
+	C_LABELSET, C_COUNT
 };
 
 struct importer {
 	struct store *store;
 	const struct limits *limits;
 	const atomic_int *stop;		/* set: give up imports from files */
-	struct hmap cache[C_COUNT];
-	unsigned puts;			/* since the last size check */
+	struct bmap cache[C_COUNT];
+	struct imap callsites;		/* parent << 32 | frame -> id */
+	unsigned stuck;			/* 1 << cache: refused room */
+	size_t hits, refused;		/* this import's, once full */
+	uint8_t *stack_key;		/* scratch: a stack's key */
+	size_t stack_keycap;
+	/* The last stack walked, root first: its frames and callsites.  The
+	 * next one starts below the part they share. */
+	int64_t *path_frame, *path_id;
+	size_t npath, path_cap;
 	int niced;
 
 	/* Per import. */
@@ -51,5 +62,7 @@ struct importer {
 /* The sink's callbacks; ctx is the importer. */
 extern const struct sink import_sink;
 void importer_caches_clear(struct importer *);
+/* After an import: caches that filled up are emptied. */
+void importer_caches_end(struct importer *);
 
 #endif

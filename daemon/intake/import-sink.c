@@ -12,16 +12,27 @@
 #include "import-int.h"
 #include "util.h"
 
-/* Cache insertions between two checks of IMPORT_CACHE_MAX. */
-#define IMPORT_CACHE_CHECK	4096
-
 void
 importer_caches_clear(struct importer *im)
 {
 	int i;
 
 	for (i = 0; i < C_COUNT; i++)
-		hmap_clear(&im->cache[i]);
+		bmap_clear(&im->cache[i]);
+	imap_clear(&im->callsites);
+	im->stuck = 0;
+	im->npath = 0;
+}
+
+/* Full caches are kept while they serve (the same stacks pushed again,
+ * a series): emptied when the import found less in them than it could
+ * not put there (stacks drifting away from what they hold). */
+void
+importer_caches_end(struct importer *im)
+{
+	if (im->stuck != 0 && im->refused > im->hits)
+		importer_caches_clear(im);
+	im->hits = im->refused = 0;
 }
 
 void
@@ -33,50 +44,131 @@ importer_forget(struct importer *im)
 size_t
 importer_cache_bytes(const struct importer *im)
 {
-	size_t n = 0;
+	size_t n = imap_bytes(&im->callsites);
 	int i;
 
 	for (i = 0; i < C_COUNT; i++)
-		n += hmap_bytes(&im->cache[i]);
+		n += bmap_bytes(&im->cache[i]);
 	return n;
 }
 
-/* A cache hit is the store id; 0 is a miss. */
-static int64_t
-cache_get(struct importer *im, enum cache c, const void *key, size_t len)
+/* May cache c (C_COUNT: the callsites) take more bytes?  Asked only when
+ * a map is about to double or its arena to grow, and no more once it
+ * said no, so the sum is rarely computed. */
+static int
+cache_room(struct importer *im, enum cache c, size_t more)
 {
-	return hmap_get(&im->cache[c], key, len);
+	size_t max = c == C_STACK ? IMPORT_CACHE_MAX / 2 : IMPORT_CACHE_MAX;
+
+	if (!(im->stuck & 1u << c) && importer_cache_bytes(im) + more <= max)
+		return 1;
+	im->stuck |= 1u << c;
+	return 0;
+}
+
+/* The one probe of a lookup that inserts on a miss: pos.value is the id
+ * found, else bmap_fill(pos) stores the new one. */
+static struct bmap_pos
+cache_find(struct importer *im, enum cache c, const void *key, size_t len)
+{
+	struct bmap *m = &im->cache[c];
+	struct bmap_pos pos;
+	int grow = (m->n + 1) * 4 <= m->cap * 3 ||
+	    cache_room(im, c, (m->cap ? m->cap : 64) * sizeof *m->slots);
+
+	pos = bmap_find(m, key, len, grow);
+	if (pos.value != 0)
+		im->hits++;
+	else if (pos.slot == NULL) {
+		/* Full at its bound: emptied where it is (no memory given
+		 * back and faulted in again), and refilled from here. */
+		im->refused++;
+		bmap_reset(m);
+		pos = bmap_find(m, key, len, 0);
+	}
+	return pos;
 }
 
 static int64_t
-cache_put(struct importer *im, enum cache c, const void *key, size_t len,
-    int64_t id)
+cache_fill(struct importer *im, enum cache c, struct bmap_pos pos,
+    const void *key, size_t len, int64_t id)
 {
-	const struct hmap *m = &im->cache[c];
+	struct bmap *m = &im->cache[c];
 
 	if (id <= 0)
 		return id;
-	/* A map about to double counts twice its size (old and new). */
-	if (++im->puts >= IMPORT_CACHE_CHECK ||
-	    (m->cap > 4096 && (m->n + 1) * 4 > m->cap * 3)) {
-		im->puts = 0;
-		if (importer_cache_bytes(im) + 2 * m->cap *
-		    sizeof *m->slots > IMPORT_CACHE_MAX)
-			importer_caches_clear(im);
+	if (pos.slot != NULL && m->used + len + 16 > m->arenacap &&
+	    !cache_room(im, c, m->arenacap ? m->arenacap : 4096)) {
+		im->refused++;
+		bmap_reset(m);
+		pos = bmap_find(m, key, len, 0);
 	}
-	hmap_put(&im->cache[c], key, len, id);
+	bmap_fill(m, pos, key, len, id);
 	return id;
+}
+
+/* Keys are packed as varints: ids are small, and a smaller arena is
+ * fewer misses. */
+static size_t
+key_put(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+static size_t
+key_puts(uint8_t *p, int64_t v)
+{
+	return key_put(p, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
 }
 
 static int64_t
 intern_string(struct importer *im, struct mstr s, struct error *err)
 {
-	int64_t id;
+	struct bmap_pos pos = cache_find(im, C_STRING, s.p, s.n);
 
-	if ((id = hmap_get(&im->cache[C_STRING], s.p, s.n)) != 0)
-		return id;
-	return cache_put(im, C_STRING, s.p, s.n, store_string(im->store,
+	if (pos.value != 0)
+		return pos.value;
+	return cache_fill(im, C_STRING, pos, s.p, s.n, store_string(im->store,
 	    s.p, s.n, err));
+}
+
+/* The callsite of frame under parent.  Its own map, so that when the
+ * store interns callsites in memory this becomes the store call alone
+ * (and the map goes). */
+static int64_t
+intern_callsite(struct importer *im, int64_t parent, int64_t frame,
+    size_t depth, struct error *err)
+{
+	struct imap *m = &im->callsites;
+	struct imap_slot *s = NULL;
+	uint64_t key = (uint64_t)parent << 32 | (uint64_t)frame;
+	int64_t id;
+	int grow;
+
+	/* Ids past 32 bits do not pack: asked of the store every time. */
+	if ((uint64_t)parent <= UINT32_MAX && (uint64_t)frame <= UINT32_MAX) {
+		grow = (m->n + 1) * 4 <= m->cap * 3 || cache_room(im, C_COUNT,
+		    (m->cap ? m->cap : 64) * sizeof *m->slots);
+		if ((s = imap_slot(m, key, grow)) == NULL) {
+			im->refused++;
+			imap_reset(m);
+			s = imap_slot(m, key, 0);
+		} else if (s->value != 0) {
+			im->hits++;
+			return s->value;
+		}
+	}
+	id = store_callsite(im->store, parent, frame, (int64_t)depth, err);
+	if (id > 0 && s != NULL)
+		imap_fill(m, s, key, id);
+	return id;
 }
 
 static int
@@ -84,6 +176,7 @@ sink_metric(void *ctx, struct mstr type, struct mstr unit, struct error *err)
 {
 	struct importer *im = ctx;
 	struct buf key = { 0 };
+	struct bmap_pos pos;
 	int64_t id;
 
 	if (type.n == 0)
@@ -91,8 +184,9 @@ sink_metric(void *ctx, struct mstr type, struct mstr unit, struct error *err)
 	buf_add(&key, type.p, type.n);
 	buf_add(&key, "", 1);
 	buf_add(&key, unit.p, unit.n);
-	if ((id = cache_get(im, C_METRIC, key.p, key.n)) == 0)
-		id = cache_put(im, C_METRIC, key.p, key.n, store_metric(
+	pos = cache_find(im, C_METRIC, key.p, key.n);
+	if ((id = pos.value) == 0)
+		id = cache_fill(im, C_METRIC, pos, key.p, key.n, store_metric(
 		    im->store, type.p, type.n, unit.p, unit.n, err));
 	buf_free(&key);
 	if (id < 0)
@@ -115,19 +209,24 @@ static int64_t
 sink_mapping(void *ctx, const struct model_mapping *m, struct error *err)
 {
 	struct importer *im = ctx;
-	int64_t key[6], id;
+	struct bmap_pos pos;
+	uint8_t key[60];
+	int64_t file, build_id;
+	size_t n = 0;
 
-	if ((key[3] = intern_string(im, m->file, err)) < 0 ||
-	    (key[4] = intern_string(im, m->build_id, err)) < 0)
+	if ((file = intern_string(im, m->file, err)) < 0 ||
+	    (build_id = intern_string(im, m->build_id, err)) < 0)
 		return -1;
-	key[0] = (int64_t)m->start;
-	key[1] = (int64_t)m->limit;
-	key[2] = (int64_t)m->offset;
-	key[5] = m->flags;
-	if ((id = cache_get(im, C_MAPPING, key, sizeof key)) != 0)
-		return id;
-	return cache_put(im, C_MAPPING, key, sizeof key, store_mapping(
-	    im->store, m->start, m->limit, m->offset, key[3], key[4],
+	n += key_put(key + n, m->start);
+	n += key_put(key + n, m->limit);
+	n += key_put(key + n, m->offset);
+	n += key_puts(key + n, file);
+	n += key_puts(key + n, build_id);
+	n += key_put(key + n, m->flags);
+	if ((pos = cache_find(im, C_MAPPING, key, n)).value != 0)
+		return pos.value;
+	return cache_fill(im, C_MAPPING, pos, key, n, store_mapping(
+	    im->store, m->start, m->limit, m->offset, file, build_id,
 	    m->flags, err));
 }
 
@@ -135,34 +234,42 @@ static int64_t
 sink_function(void *ctx, const struct model_function *f, struct error *err)
 {
 	struct importer *im = ctx;
-	int64_t key[4], id;
+	struct bmap_pos pos;
+	uint8_t key[40];
+	int64_t name, sys, file;
+	size_t n = 0;
 
-	if ((key[0] = intern_string(im, f->name, err)) < 0 ||
-	    (key[1] = intern_string(im, f->system_name, err)) < 0 ||
-	    (key[2] = intern_string(im, f->file, err)) < 0)
+	if ((name = intern_string(im, f->name, err)) < 0 ||
+	    (sys = intern_string(im, f->system_name, err)) < 0 ||
+	    (file = intern_string(im, f->file, err)) < 0)
 		return -1;
-	key[3] = f->start_line;
-	if ((id = cache_get(im, C_FUNCTION, key, sizeof key)) != 0)
-		return id;
-	return cache_put(im, C_FUNCTION, key, sizeof key, store_function(
-	    im->store, key[0], key[1], key[2], key[3], err));
+	n += key_puts(key + n, name);
+	n += key_puts(key + n, sys);
+	n += key_puts(key + n, file);
+	n += key_puts(key + n, f->start_line);
+	if ((pos = cache_find(im, C_FUNCTION, key, n)).value != 0)
+		return pos.value;
+	return cache_fill(im, C_FUNCTION, pos, key, n, store_function(
+	    im->store, name, sys, file, f->start_line, err));
 }
 
 static int64_t
 sink_frame(void *ctx, const struct model_frame *fr, struct error *err)
 {
 	struct importer *im = ctx;
-	int64_t key[6], id;
+	struct bmap_pos pos;
+	uint8_t key[60];
+	size_t n = 0;
 
-	key[0] = fr->function;
-	key[1] = fr->mapping;
-	key[2] = (int64_t)fr->address;
-	key[3] = fr->line;
-	key[4] = fr->column;
-	key[5] = fr->flags;
-	if ((id = cache_get(im, C_FRAME, key, sizeof key)) != 0)
-		return id;
-	return cache_put(im, C_FRAME, key, sizeof key, store_frame(im->store,
+	n += key_puts(key + n, fr->function);
+	n += key_puts(key + n, fr->mapping);
+	n += key_put(key + n, fr->address);
+	n += key_puts(key + n, fr->line);
+	n += key_puts(key + n, fr->column);
+	n += key_put(key + n, fr->flags);
+	if ((pos = cache_find(im, C_FRAME, key, n)).value != 0)
+		return pos.value;
+	return cache_fill(im, C_FRAME, pos, key, n, store_frame(im->store,
 	    fr->function, fr->mapping, fr->address, fr->line, fr->column,
 	    fr->flags, err));
 }
@@ -171,30 +278,50 @@ static int64_t
 sink_stack(void *ctx, const int64_t *frames, size_t n, struct error *err)
 {
 	struct importer *im = ctx;
-	int64_t parent = 0, key[2], id;
-	size_t i, depth = 0;
+	struct bmap_pos pos = { NULL, 0, 0 };
+	int64_t parent = 0;
+	size_t i, k = 0, depth = 0;
 
 	if (n > im->limits->max_stack_depth)
 		return error_set(err, ERR_TOO_LARGE, "a stack has %zu frames "
 		    "(limit %u)", n, im->limits->max_stack_depth);
 	/* A whole stack seen before costs one lookup, not one per frame. */
-	if (n > 1 && (id = cache_get(im, C_STACK, frames,
-	    n * sizeof *frames)) != 0)
-		return id;
-	/* frames are leaf first; the prefix tree grows from the root. */
-	for (i = n; i-- > 0; depth++) {
-		key[0] = parent;
-		key[1] = frames[i];
-		if ((id = cache_get(im, C_CALLSITE, key, sizeof key)) == 0)
-			id = cache_put(im, C_CALLSITE, key, sizeof key,
-			    store_callsite(im->store, parent, frames[i],
-			    (int64_t)depth, err));
-		if (id < 0)
+	if (n > 1) {
+		if (n * 10 > im->stack_keycap) {
+			im->stack_keycap = n * 10;
+			im->stack_key = xrealloc(im->stack_key,
+			    im->stack_keycap);
+		}
+		for (i = 0; i < n; i++)
+			k += key_puts(im->stack_key + k, frames[i]);
+		if ((pos = cache_find(im, C_STACK, im->stack_key,
+		    k)).value != 0)
+			return pos.value;
+	}
+	/* frames are leaf first; the prefix tree grows from the root.  The
+	 * part shared with the last stack is known (samples in a row mostly
+	 * share their outer frames). */
+	if (n > im->path_cap) {
+		im->path_cap = n;
+		im->path_frame = xreallocarray(im->path_frame, n,
+		    sizeof *im->path_frame);
+		im->path_id = xreallocarray(im->path_id, n,
+		    sizeof *im->path_id);
+	}
+	for (; depth < n && depth < im->npath &&
+	    im->path_frame[depth] == frames[n - 1 - depth]; depth++)
+		parent = im->path_id[depth];
+	im->npath = depth;
+	for (i = n - depth; i-- > 0; depth++) {
+		if ((parent = intern_callsite(im, parent, frames[i], depth,
+		    err)) < 0)
 			return -1;
-		parent = id;
+		im->path_frame[depth] = frames[i];
+		im->path_id[depth] = parent;
+		im->npath = depth + 1;
 	}
 	if (n > 1)
-		cache_put(im, C_STACK, frames, n * sizeof *frames, parent);
+		cache_fill(im, C_STACK, pos, im->stack_key, k, parent);
 	return parent;
 }
 
@@ -256,6 +383,7 @@ sink_labelset(void *ctx, const struct model_label *labels, size_t n,
 {
 	struct importer *im = ctx;
 	struct model_label *sorted;
+	struct bmap_pos pos;
 	struct buf canon = { 0 };
 	int64_t id = 0, key_id, str_id, unit_id;
 	size_t i;
@@ -278,7 +406,8 @@ sink_labelset(void *ctx, const struct model_label *labels, size_t n,
 		} else
 			canon_add(&canon, sorted[i].str);
 	}
-	if ((id = cache_get(im, C_LABELSET, canon.p, canon.n)) != 0)
+	if ((id = (pos = cache_find(im, C_LABELSET, canon.p,
+	    canon.n)).value) != 0)
 		goto out;
 	if ((id = store_labelset(im->store, canon.p, canon.n, &created,
 	    err)) < 0)
@@ -296,7 +425,7 @@ sink_labelset(void *ctx, const struct model_label *labels, size_t n,
 			goto out;
 		}
 	}
-	cache_put(im, C_LABELSET, canon.p, canon.n, id);
+	cache_fill(im, C_LABELSET, pos, canon.p, canon.n, id);
 out:
 	if (id > 0) {
 		if (n > im->last_labels_cap) {

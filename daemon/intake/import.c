@@ -80,6 +80,9 @@ importer_free(struct importer *im)
 		return;
 	importer_reset(im);
 	importer_caches_clear(im);
+	free(im->stack_key);
+	free(im->path_frame);
+	free(im->path_id);
 	free(im->last_labels);
 	free(im);
 }
@@ -340,8 +343,7 @@ out:
 			importer_caches_clear(im);
 	}
 	importer_reset(im);
-	if (rc == 0 && importer_cache_bytes(im) > IMPORT_CACHE_MAX)
-		importer_caches_clear(im);
+	importer_caches_end(im);
 	stream_free(in);
 	stream_free(raw);
 	free(hs);

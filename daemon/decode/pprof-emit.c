@@ -1,6 +1,7 @@
 /* pprof-emit.c: step 3 of the pprof decoder: a profile that passed step 2
  * onto the sink (metrics, then mappings, functions, frames and stacks as
- * samples first use them, label sets, samples, meta). */
+ * samples first use them, label sets, samples, meta), each sample checked
+ * as it is read (see pprof.c: a bad one stops the walk before meta). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,7 +104,7 @@ pprof_location_emit(struct pprof *p, size_t li)
 	return 0;
 }
 
-/* The sample resolve's walk has just loaded and checked. */
+/* The sample the walk has just loaded and checked. */
 static int
 pprof_sample_emit(struct pprof *p)
 {

@@ -3,8 +3,8 @@
  * step calls in another.
  *
  * Calls go one way, down this list (a file calls only files below it, and
- * pb.c; none calls back up).  Emit drives resolve's walk over the samples,
- * handing it the function that sends each one:
+ * pb.c; none calls back up).  Emit drives resolve's walk over the samples
+ * (the one read of each), handing it the function that sends each one:
  *
  *   pprof.c           entry points, detection
  *   pprof-emit.c      step 3: the checked profile onto the sink

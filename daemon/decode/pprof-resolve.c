@@ -1,7 +1,8 @@
 /* pprof-resolve.c: step 2 of the pprof decoder: every string index, id
  * and reference checked and ids made array indices, drop_frames and
- * keep_frames applied to the locations, and each sample read and checked
- * one at a time (and again by step 3, which emits them). */
+ * keep_frames applied to the locations; the samples are read and checked
+ * one at a time by the walk step 3 drives (pprof_samples), as it emits
+ * them. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -457,8 +458,9 @@ pprof_parse_label(struct pprof *p, const struct pb *c, const struct pb_field *f)
 }
 
 /* Read and check the sample at f: its locations become indices, scut and
- * sdepth say what drop_frames keeps.  Called twice per sample (check,
- * then emit) so that samples need no memory of their own. */
+ * sdepth say what drop_frames keeps.  Samples are read once, one at a
+ * time, each checked just before step 3 emits it: they need no memory of
+ * their own. */
 static int
 pprof_sample_load(struct pprof *p, const struct pb *c, const struct pb_field *f)
 {
@@ -545,8 +547,7 @@ pprof_sample_load(struct pprof *p, const struct pb *c, const struct pb_field *f)
 	return 0;
 }
 
-/* Walk every sample, checking it and, unless each is NULL, handing it
- * to each. */
+/* Walk every sample, checking it and handing it to each. */
 int
 pprof_samples(struct pprof *p, int (*each)(struct pprof *))
 {
@@ -560,7 +561,7 @@ pprof_samples(struct pprof *p, int (*each)(struct pprof *))
 			continue;
 		if (pprof_sample_load(p, &c, &f) == -1)
 			return -1;
-		if (each != NULL && each(p) == -1)
+		if (each(p) == -1)
 			return -1;
 	}
 	return r;
@@ -600,6 +601,5 @@ pprof_resolve(struct pprof *p)
 		n += pprof_loc_nframes(&p->locs[i]);
 	}
 	p->frame_ids = xcalloc(n, sizeof *p->frame_ids);
-
-	return pprof_samples(p, NULL);
+	return 0;
 }

@@ -8,11 +8,16 @@
  *     arrays; samples are only counted.
  *  2. resolve: every string index, id and reference is checked, ids are
  *     turned into array indices, drop_frames/keep_frames are applied to
- *     the locations, and every sample is read once from the input and
- *     checked.  Samples are never held in memory all at once: one is read
- *     at a time, here and again in step 3.
- *  3. emit: only a profile that passed step 2 reaches the sink, so a bad
- *     blob never leaves half an import behind.
+ *     the locations.
+ *  3. emit: metrics, then one walk over the samples, each read from the
+ *     input, checked and handed to the sink (with the mappings,
+ *     functions and frames it is the first to use).  Samples are never
+ *     held in memory all at once, and read once: an error in a sample
+ *     comes after the sink was given the ones before it, and the sink
+ *     never sees meta, which ends a profile.  The importer rolls its
+ *     transaction back, so nothing of a bad blob is stored.  (Until issue
+ *     13 step 2 read every sample once more first, to check them before
+ *     anything reached the sink: a tenth of the decoder's time.)
  *
  * Errors name the message and field and the byte offset of the offending
  * field.  Offsets of nested fields are not kept: on an error the enclosing

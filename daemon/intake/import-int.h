@@ -13,7 +13,7 @@
  * for the rest of the import, what is not is looked up in the store.  An
  * import that filled them leaves them emptied for the next (see
  * import-sink.c).  Whole stacks may take half. */
-#define IMPORT_CACHE_MAX	(48u << 20)
+#define IMPORT_CACHE_MAX	(32u << 20)
 
 /* Byte-keyed caches (bmap); callsites have an integer map of their own. */
 enum cache {

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "inflate.h"
 #include "testimport.h"
 
 static struct testimport ts;
@@ -205,6 +206,42 @@ test_failures(void)
 	    "stored\n");
 }
 
+/* A bad sample after good ones: samples are read once, so those before
+ * it went into the import's rows; rolled back with everything else. */
+static void
+test_late_error(void)
+{
+	/* Sample { location_id: 2147483647, value: [1, 1] } */
+	static const uint8_t bad[] = { 0x12, 0x0b, 0x0a, 0x05, 0xff, 0xff,
+	    0xff, 0xff, 0x07, 0x12, 0x02, 0x01, 0x01 };
+	struct import_result res;
+	struct error err = { 0 };
+	struct stream *in;
+	uint8_t *raw, *gz;
+	size_t len, gzlen;
+
+	in = inflate_stream(stream_mem(cpu, cpu_len), &ts.lim);
+	CHECK(stream_slurp(in, 1u << 20, &raw, &len, &err) == 0);
+	stream_free(in);
+	raw = xrealloc(raw, len + sizeof bad);
+	memcpy(raw + len, bad, sizeof bad);
+	CHECK(inflate_gzip(raw, len + sizeof bad, &gz, &gzlen, &err) == 0);
+	CHECK(run("late", gz, gzlen, 0, &res, &err) == -1);
+	CHECK(err.kind == ERR_INPUT);
+	CHECK(HAS(err.msg, "Sample.location_id at byte"));
+	CHECK(HAS(err.msg, "location id 2147483647 is not defined"));
+	CHECK(profiles("late") == -1);
+	CHECK(importer_cache_bytes(ts.im) == 0);
+	error_clear(&err);
+	/* Without it: stored, every sample. */
+	CHECK(run("late", raw, len, 1, &res, &err) == 0);
+	CHECK(!res.duplicate && profiles("late") == 1 && res.samples > 0);
+	import_result_clear(&res);
+	free(raw);
+	free(gz);
+	printf("ok: a bad last sample rolls back the samples before it\n");
+}
+
 int
 main(void)
 {
@@ -213,6 +250,7 @@ main(void)
 	test_memory();
 	test_file();
 	test_failures();
+	test_late_error();
 	free(cpu);
 	testimport_close(&ts);
 	printf("test_import: %u checks passed\n", checks);

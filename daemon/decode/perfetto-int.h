@@ -136,6 +136,12 @@ struct pft_seq {
 	struct hmap	 idx[PK_N];
 	struct pft_ent	*ents;
 	size_t		 nents, entcap;
+	/* Sink stack id + 1 by callstack iid (the dense ones), valid for
+	 * cs_epoch: a sample's one lookup in a small array, where the entry
+	 * (72 bytes, among all of the sequence's) mostly missed the cache. */
+	int64_t		*cs_sink;
+	size_t		 ncs_sink;
+	uint64_t	 cs_epoch;
 	struct buf	 bytes;
 	struct pb_u64s	 ids;
 	size_t		 mem;		/* bytes accounted to the state */
@@ -281,6 +287,17 @@ pft_lookup(struct pft *d, struct pft_seq *s, enum pft_kind k, uint64_t iid,
 	return 1;
 }
 
+/* The sink stack of callstack iid if known: 0 and *out set, else 1. */
+static inline int
+pft_cs_cached(const struct pft_seq *s, uint64_t iid, int64_t *out)
+{
+	if (iid >= s->ncs_sink || s->cs_epoch != s->epoch ||
+	    s->state == PS_LOST || s->cs_sink[iid] == 0)
+		return 1;
+	*out = s->cs_sink[iid] - 1;
+	return 0;
+}
+
 /* A sample flagged as needing state on a sequence that has none. */
 static inline int
 pft_needs_state(const struct pft *d, const struct pft_seq *s)
@@ -302,6 +319,8 @@ int pft_metric_add(struct pft *d, int idx, uint64_t weight, uint64_t mult,
 void pft_seq_reset(struct pft *d, struct pft_seq *s);
 void pft_seq_free(struct pft *d, struct pft_seq *s);
 int pft_seq_get(struct pft *d, uint32_t id, struct pft_seq **out);
+int pft_cs_cache(struct pft *d, struct pft_seq *s, uint64_t iid, int64_t id,
+    uint64_t off);
 int pft_varints(struct pft *d, const struct pb *c, const struct pb_field *f,
     uint64_t *v, unsigned *has, unsigned max, const char *what);
 int pft_counter_parse(struct pft *d, const struct pb *c,

@@ -27,6 +27,9 @@ pft_seq_reset(struct pft *d, struct pft_seq *s)
 	free(s->ents);
 	s->ents = NULL;
 	s->nents = s->entcap = 0;
+	free(s->cs_sink);
+	s->cs_sink = NULL;
+	s->ncs_sink = 0;
 	buf_free(&s->bytes);
 	free(s->ids.v);
 	memset(&s->ids, 0, sizeof s->ids);
@@ -116,6 +119,34 @@ pft_slot(struct pft *d, struct pft_seq *s, enum pft_kind k, uint64_t iid,
 	}
 	hmap_put(&s->idx[k], &iid, sizeof iid, v);
 	return pft_account(d, s, 2 * sizeof(struct hmap_slot), off);
+}
+
+/* Remember the sink stack of a callstack in the dense range (see
+ * pft_cs_cached); the array follows the dense one's size. */
+int
+pft_cs_cache(struct pft *d, struct pft_seq *s, uint64_t iid, int64_t id,
+    uint64_t off)
+{
+	size_t n = s->ndense[PK_CALLSTACK];
+
+	if (iid >= n)
+		return 0;
+	if (s->cs_epoch != s->epoch) {
+		if (s->ncs_sink > 0)
+			memset(s->cs_sink, 0, s->ncs_sink * sizeof *s->cs_sink);
+		s->cs_epoch = s->epoch;
+	}
+	if (n > s->ncs_sink) {
+		s->cs_sink = xreallocarray(s->cs_sink, n, sizeof *s->cs_sink);
+		memset(s->cs_sink + s->ncs_sink, 0,
+		    (n - s->ncs_sink) * sizeof *s->cs_sink);
+		if (pft_account(d, s, (n - s->ncs_sink) * sizeof *s->cs_sink,
+		    off) == -1)
+			return -1;
+		s->ncs_sink = n;
+	}
+	s->cs_sink[iid] = id + 1;
+	return 0;
 }
 
 /* Store an entry under (kind, iid); iid 0 means "not set" and names

@@ -237,6 +237,8 @@ pft_callstack(struct pft *d, struct pft_seq *s, uint64_t iid, uint64_t off,
 	int64_t id;
 	int r;
 
+	if (pft_cs_cached(s, iid, out) == 0)
+		return 0;
 	if ((r = pft_lookup(d, s, PK_CALLSTACK, iid, &cs)) != 0)
 		return r;
 	if (cs->sink != 0 && cs->epoch == s->epoch) {
@@ -257,7 +259,7 @@ pft_callstack(struct pft *d, struct pft_seq *s, uint64_t iid, uint64_t off,
 	cs->sink = id + 1;
 	cs->epoch = s->epoch;
 	*out = id;
-	return 0;
+	return pft_cs_cache(d, s, iid, id, off);
 }
 
 /* InlineCallstack.Frame: function_name = 1, source_file = 2, line = 3. */

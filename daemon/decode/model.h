@@ -102,6 +102,12 @@ struct decode_opts {
  * the decoders' sniffers are written against it, the table applies it. */
 #define FORMAT_SNIFF_BYTES	4096
 
+/* What a decoder knows of a profile's size before its samples, for a
+ * sink to make room at once (counts, 0 = unknown). */
+struct model_sizes {
+	size_t strings, mappings, functions, frames, samples;
+};
+
 struct sink {
 	void *ctx;
 	int (*metric)(void *ctx, struct mstr type, struct mstr unit,
@@ -120,6 +126,8 @@ struct sink {
 	int (*sample)(void *ctx, const struct model_sample *,
 	    struct error *);
 	int (*meta)(void *ctx, const struct model_meta *, struct error *);
+	/* Optional (NULL: not called), before anything else. */
+	void (*sizes)(void *ctx, const struct model_sizes *);
 };
 
 #endif

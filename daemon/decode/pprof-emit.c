@@ -167,10 +167,19 @@ int
 pprof_emit(struct pprof *p)
 {
 	struct model_meta mm;
+	struct model_sizes sz;
 	struct mstr *comments;
 	size_t i;
 	int r;
 
+	if (p->sink->sizes != NULL) {
+		sz.strings = p->nstrs;
+		sz.mappings = p->nmaps;
+		sz.functions = p->nfuncs;
+		sz.frames = p->nlines + p->nlocs;
+		sz.samples = p->nsamples;
+		p->sink->sizes(p->sink->ctx, &sz);
+	}
 	for (i = 0; i < p->ntypes; i++) {
 		if (p->sink->metric(p->sink->ctx,
 		    pprof_str(p, p->types[i].type),

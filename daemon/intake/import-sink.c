@@ -506,7 +506,49 @@ sink_meta(void *ctx, const struct model_meta *m, struct error *err)
 	return 0;
 }
 
+/* Room made at once for what the profile will intern, within the
+ * bound, the most useful first: no doubling (each a rehash and twice
+ * the memory touched) while the import runs. */
+static void
+sink_sizes(void *ctx, const struct model_sizes *sz)
+{
+	struct importer *im = ctx;
+	struct {
+		enum cache c;
+		size_t n, keybytes;
+	} want[] = {
+		{ C_FUNCTION, sz->functions, 8 },
+		{ C_FRAME, sz->frames, 12 },
+		{ C_STRING, sz->strings, 24 },
+		{ C_MAPPING, sz->mappings, 24 },
+		{ C_COUNT, sz->frames, 0 },	/* callsites */
+		{ C_STACK, sz->samples, 40 },
+	};
+	size_t i, n, cap, more;
+
+	for (i = 0; i < NITEMS(want); i++) {
+		if ((n = want[i].n) == 0)
+			continue;
+		for (cap = 64; n * 4 > cap * 3; cap *= 2)
+			;
+		if (want[i].c == C_COUNT) {
+			if (cap > im->callsites.cap && cache_room(im, C_COUNT,
+			    cap * sizeof(struct imap_slot)))
+				imap_reserve(&im->callsites, n);
+			continue;
+		}
+		more = cap > im->cache[want[i].c].cap ?
+		    cap * sizeof(struct bmap_slot) : 0;
+		more += n * (want[i].keybytes + 12);
+		if (cache_room(im, want[i].c, more))
+			bmap_reserve(&im->cache[want[i].c], n,
+			    n * (want[i].keybytes + 12));
+	}
+	/* Only asked: a no here stops nothing. */
+	im->stuck = 0;
+}
+
 const struct sink import_sink = {
 	NULL, sink_metric, sink_mapping, sink_function, sink_frame,
-	sink_stack, sink_labelset, sink_sample, sink_meta,
+	sink_stack, sink_labelset, sink_sample, sink_meta, sink_sizes,
 };

@@ -1497,6 +1497,7 @@ test_limits(void)
 		/* Found as the sample is read: after the metrics, before
 		 * anything of the sample. */
 		CHECK(!r.seen_meta && r.nsamples == 0 && r.nstacks == 0);
+		rec_free(&r);
 		buf_free(&blob);
 	}
 }

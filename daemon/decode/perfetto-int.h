@@ -119,6 +119,8 @@ struct pft_ent {
 	} u;
 };
 
+#define PFT_NO_PID	INT64_MIN
+
 enum pft_state {
 	PS_NONE,		/* no clear seen yet */
 	PS_VALID,		/* cleared, nothing lost since */
@@ -238,7 +240,9 @@ struct pft {
 	struct buf		 namebytes;
 	struct pft_name		*namev;
 	size_t			 nnames, namecap;
-	struct hmap		 procname, thrname, thrpid;
+	/* pid, tid -> name + 1; tid -> pid + 1 (PFT_NO_PID: none, when
+	 * pid + 1 wraps to 0): looked up per sample. */
+	struct imap		 procname, thrname, thrpid;
 
 	int64_t			 tmin, tmax;
 	int			 have_time;

@@ -30,11 +30,11 @@ pft_name_intern(struct pft *d, struct mstr name)
 }
 
 static void
-pft_name_set(struct pft *d, struct hmap *m, uint64_t id, struct mstr name)
+pft_name_set(struct pft *d, struct imap *m, uint64_t id, struct mstr name)
 {
 	if (name.n == 0 || name.n > d->limits->max_string_len)
 		return;
-	hmap_put(m, &id, sizeof id, pft_name_intern(d, name));
+	imap_put(m, id, pft_name_intern(d, name));
 }
 
 struct mstr
@@ -103,7 +103,8 @@ pft_thread(struct pft *d, struct pft_seq *s, const struct pb *c,
 		return r;
 	pft_name_set(d, &d->thrname, tid, name);
 	if (has_pid)
-		hmap_put(&d->thrpid, &tid, sizeof tid, (int64_t)pid + 1);
+		imap_put(&d->thrpid, tid, pid + 1 != 0 ? (int64_t)pid + 1 :
+		    PFT_NO_PID);
 	if (descriptor && s != NULL) {
 		s->tid = tid;
 		s->pid = pid;

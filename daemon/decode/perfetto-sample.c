@@ -61,7 +61,7 @@ pft_labelset(struct pft *d, struct pft_smp *sm)
 
 	memset(&k, 0, sizeof k);
 	if (!(sm->has & L_PID) && (sm->has & L_TID) && d->thrpid.n != 0 &&
-	    (v = hmap_get(&d->thrpid, &sm->tid, sizeof sm->tid)) != 0) {
+	    (v = imap_get(&d->thrpid, sm->tid)) != 0 && v != PFT_NO_PID) {
 		sm->pid = (uint64_t)(v - 1);
 		sm->has |= L_PID;
 	}
@@ -72,10 +72,9 @@ pft_labelset(struct pft *d, struct pft_smp *sm)
 	k.async = sm->has & L_ASYNC ? sm->async : 0;
 	k.mode = (uint64_t)(uintptr_t)(sm->has & L_MODE ? sm->mode : NULL);
 	if ((sm->has & L_PID) && d->procname.n != 0)
-		k.proc = (uint32_t)hmap_get(&d->procname, &k.pid, sizeof k.pid);
+		k.proc = (uint32_t)imap_get(&d->procname, k.pid);
 	if ((sm->has & L_TID) && d->thrname.n != 0)
-		k.thread = (uint32_t)hmap_get(&d->thrname, &k.tid,
-		    sizeof k.tid);
+		k.thread = (uint32_t)imap_get(&d->thrname, k.tid);
 	if (k.has == 0)
 		return 0;
 	if (d->lcache == NULL)
@@ -493,6 +492,11 @@ pft_stack_sample(struct pft *d, struct pft_seq *s, const struct pb *c,
 	pb_sub(c, f, &sub);
 	if (pft_ss_read(d, &sub, &ss) == -1)
 		return -1;
+	/* The callstack's sink id mostly misses the cache (iids at random
+	 * among thousands, the input streaming through): fetched while the
+	 * context is resolved. */
+	if (ss.has_cs != 1 && ss.cs_iid < s->ncs_sink)
+		__builtin_prefetch(&s->cs_sink[ss.cs_iid]);
 
 	pft_smp_init(d, s, &sm, f->off);
 	if (pft_needs_state(d, s)) {

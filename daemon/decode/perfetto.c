@@ -380,9 +380,9 @@ pft_free(struct pft *d)
 	hmap_clear(&d->stacks);
 	hmap_clear(&d->labelsets);
 	hmap_clear(&d->names);
-	hmap_clear(&d->procname);
-	hmap_clear(&d->thrname);
-	hmap_clear(&d->thrpid);
+	imap_clear(&d->procname);
+	imap_clear(&d->thrname);
+	imap_clear(&d->thrpid);
 	buf_free(&d->key);
 	buf_free(&d->tmp);
 	buf_free(&d->hex);

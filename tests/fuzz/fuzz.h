@@ -216,7 +216,7 @@ fz_sink_init(struct fz_sink *s, const struct limits *lim)
 {
 	struct sink k = {
 		s, fz_metric, fz_mapping, fz_function, fz_frame, fz_stack,
-		fz_labelset, fz_sample, fz_meta,
+		fz_labelset, fz_sample, fz_meta, NULL,
 	};
 
 	memset(s, 0, sizeof *s);

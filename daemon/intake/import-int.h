@@ -9,10 +9,10 @@
 #include "model.h"
 
 /* The caches stop growing at this much memory (a profile of millions of
- * distinct stacks would otherwise cache them all): what is in them stays
- * for the rest of the import, what is not is looked up in the store.  An
- * import that filled them leaves them emptied for the next (see
- * import-sink.c).  Whole stacks may take half. */
+ * distinct stacks would otherwise cache them all): a map full at the
+ * bound is emptied where it is, its memory kept, and refills.  Whole
+ * stacks may take half.  See importer_caches_end() for between imports,
+ * docs/DESIGN-STORAGE.md "The importer". */
 #define IMPORT_CACHE_MAX	(32u << 20)
 
 /* Byte-keyed caches (bmap); callsites have an integer map of their own. */

@@ -1,11 +1,13 @@
 /* import-sink.c: the decoders' sink on top of the store.
  *
  * Strings, metrics, mappings, functions, frames, callsites and label sets
- * are interned through caches (key bytes -> store id) that live as long as
- * the importer, so the thousandth profile of a service only looks up what
- * it shares with the others.  Sample values go to the store's batched
- * writer (store_samples_*), which merges them by (stack, label set, time
- * bucket) in memory. */
+ * are interned through caches (key bytes -> store id; callsites by
+ * parent and frame) that live as long as the importer, so the thousandth
+ * profile of a service only looks up what it shares with the others.
+ * Each lookup is one probe that leaves the place to insert on a miss
+ * (bmap, imap: docs/DESIGN-STORAGE.md "The importer").  Sample values go
+ * to the store's batched writer (store_samples_*), which merges them by
+ * (stack, label set, time bucket) in memory. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -10,8 +10,8 @@
 
 /* The caches stop growing at this much memory (a profile of millions of
  * distinct stacks would otherwise cache them all): a map full at the
- * bound is emptied where it is, its memory kept, and refills.  Whole
- * stacks may take half.  See importer_caches_end() for between imports,
+ * bound is emptied where it is, its memory kept, and refills; whole
+ * stacks (at most half) keep what they hold and take no more.  See importer_caches_end() for between imports,
  * docs/DESIGN-STORAGE.md "The importer". */
 #define IMPORT_CACHE_MAX	(32u << 20)
 

@@ -83,8 +83,12 @@ cache_find(struct importer *im, enum cache c, const void *key, size_t len)
 		im->hits++;
 	else if (pos.slot == NULL) {
 		/* Full at its bound: emptied where it is (no memory given
-		 * back and faulted in again), and refilled from here. */
+		 * back and faulted in again), and refilled from here.  Not
+		 * whole stacks: they recur across imports, not within one,
+		 * so those it holds are kept for the next. */
 		im->refused++;
+		if (c == C_STACK)
+			return pos;
 		bmap_reset(m);
 		pos = bmap_find(m, key, len, 0);
 	}
@@ -102,6 +106,8 @@ cache_fill(struct importer *im, enum cache c, struct bmap_pos pos,
 	if (pos.slot != NULL && m->used + len + 16 > m->arenacap &&
 	    !cache_room(im, c, m->arenacap ? m->arenacap : 4096)) {
 		im->refused++;
+		if (c == C_STACK)
+			return id;
 		bmap_reset(m);
 		pos = bmap_find(m, key, len, 0);
 	}

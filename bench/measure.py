@@ -989,8 +989,6 @@ class Harness:
                              note="the whole profctl process: %s; --since "
                              "%s (a minute before the first profile)" % (
                                  wall, res["since"])))
-            if name == "week":
-                self.meta["week.stacks"] = d.stacks("week")
         finally:
             d.remove()
 
@@ -1520,7 +1518,12 @@ class Harness:
             gz = [os.path.getsize(f) for f in self.minutes[:200]]
             t0 = profile_time(self.minutes[0]) // 10 ** 9
             t1 = profile_time(self.minutes[-1]) // 10 ** 9
-            stacks = self.meta.get("week.stacks")
+            try:
+                with open(os.path.join(self.a.inputs, "minutes",
+                                       "STACKS")) as f:
+                    stacks = f.read().strip()
+            except OSError:
+                stacks = None
             lines.append(
                 "1-minute profiles (bench-gen -mode minutes): %d, a minute "
                 "apart, %s to %s UTC (the week: the last %d), each a CPU "
@@ -1528,7 +1531,7 @@ class Harness:
                 "%s, of the first 200), ~900 distinct stacks each%s" % (
                     len(self.minutes), utc(t0), utc(t1), self.a.week,
                     mb(min(gz)), mb(max(gz)), mb(statistics.mean(gz)),
-                    ", %d distinct stacks in the week" % stacks
+                    " (the generator's count: %s)" % stacks
                     if stacks else ""))
         if self.repeat:
             lines.append(

@@ -74,6 +74,16 @@ var frameNames = []string{"serveHTTP", "consumeQueue", "runJob", "tick",
 var leafNames = []string{"leafHash", "leafSort", "leafFormat", "leafMap",
 	"leafJSON", "leafMatrix"}
 
+var mainFrameNames, mainLeafNames = prefixed(frameNames), prefixed(leafNames)
+
+func prefixed(names []string) []string {
+	p := make([]string, len(names))
+	for i, n := range names {
+		p[i] = "main." + n
+	}
+	return p
+}
+
 // Under the root frame, outermost first.
 var rootFuncs = []string{"runtime.goexit", "main.(*workload).run",
 	"runtime/pprof.Do", "main.(*workload).run.func1", "main.serve"}
@@ -118,15 +128,26 @@ func minutesMode(out string, n int, seed uint64) {
 	}
 	end := timedEndNanos()
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	all, week := map[stackKey]bool{}, map[stackKey]bool{}
 	next := make(chan int, 64)
 	for w := 0; w < runtime.NumCPU(); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var z gzipper
 			for i := range next {
 				start := end - int64(n-i)*int64(*timedStep)
-				writeFile(timedName(out, i),
-					gzipBytes(minuteProfile(g, seed, i, start)))
+				p, keys := minuteProfile(g, seed, i, start)
+				writeFile(timedName(out, i), z.gzip(p))
+				mu.Lock()
+				for _, k := range keys {
+					all[k] = true
+					if i >= n-weekMinutes {
+						week[k] = true
+					}
+				}
+				mu.Unlock()
 			}
 		}()
 	}
@@ -135,6 +156,19 @@ func minutesMode(out string, n int, seed uint64) {
 	}
 	close(next)
 	wg.Wait()
+	// For the report: how many distinct stacks the profiles have.
+	writeFile(filepath.Join(out, "STACKS"), []byte(fmt.Sprintf(
+		"%d distinct stacks in all %d, %d in the last %d\n", len(all), n,
+		len(week), min(n, weekMinutes))))
+}
+
+const weekMinutes = 7 * 24 * 60
+
+func min(a, b int) int {
+	if a < b {
+		return a
+	}
+	return b
 }
 
 // A stack: a path, how deep in it the sample is (len(frames) is the leaf)
@@ -143,7 +177,7 @@ type stackKey struct {
 	path, depth, tail int
 }
 
-func minuteProfile(g *workload, seed uint64, i int, start int64) []byte {
+func minuteProfile(g *workload, seed uint64, i int, start int64) ([]byte, []stackKey) {
 	r := prng((seed*0x9e3779b97f4a7c15 ^ uint64(i+1)*0xbf58476d1ce4e5b9) | 1)
 	counts := map[stackKey]int64{}
 	var order []stackKey
@@ -171,7 +205,7 @@ func minuteProfile(g *workload, seed uint64, i int, start int64) []byte {
 	for _, k := range order {
 		w.sample(w.stack(g, k), counts[k])
 	}
-	return w.finish(start, int64(time.Minute))
+	return w.finish(start, int64(time.Minute)), order
 }
 
 // profileWriter builds one CPU profile: its own string, function and
@@ -285,10 +319,10 @@ func (w *profileWriter) stack(g *workload, k stackKey) []uint64 {
 				off = 7 // calling the leaf
 			}
 		}
-		outer = append(outer, w.location("main."+frameNames[p.frames[d]], off))
+		outer = append(outer, w.location(mainFrameNames[p.frames[d]], off))
 	}
 	if k.depth == len(p.frames) {
-		leaf := "main." + leafNames[p.leaf]
+		leaf := mainLeafNames[p.leaf]
 		if k.tail == 0 {
 			outer = append(outer, w.location(leaf, 3))
 		} else {
@@ -377,9 +411,10 @@ func retimeMode(out string, n int, _ uint64) {
 		fatalf("%v", err)
 	}
 	end := timedEndNanos()
+	var z gzipper
 	for i := 0; i < n; i++ {
 		t := end - int64(n-1-i)*int64(*timedStep)
-		writeFile(timedName(out, i), gzipBytes(withTime(raw, t)))
+		writeFile(timedName(out, i), z.gzip(withTime(raw, t)))
 	}
 }
 
@@ -444,18 +479,28 @@ func putBytesField(b *bytes.Buffer, field int, v []byte) {
 	b.Write(v)
 }
 
-// gzipBytes compresses as runtime/pprof does (gzip.BestSpeed).
-func gzipBytes(p []byte) []byte {
-	var b bytes.Buffer
-	z, err := gzip.NewWriterLevel(&b, gzip.BestSpeed)
-	if err != nil {
+// gzipper compresses as runtime/pprof does (gzip.BestSpeed), one writer
+// reused (a new one costs more than the compression of a small profile).
+type gzipper struct {
+	z *gzip.Writer
+	b bytes.Buffer
+}
+
+func (g *gzipper) gzip(p []byte) []byte {
+	g.b.Reset()
+	if g.z == nil {
+		var err error
+		if g.z, err = gzip.NewWriterLevel(&g.b, gzip.BestSpeed); err != nil {
+			fatalf("%v", err)
+		}
+	} else {
+		g.z.Reset(&g.b)
+	}
+	if _, err := g.z.Write(p); err != nil {
 		fatalf("%v", err)
 	}
-	if _, err := z.Write(p); err != nil {
+	if err := g.z.Close(); err != nil {
 		fatalf("%v", err)
 	}
-	if err := z.Close(); err != nil {
-		fatalf("%v", err)
-	}
-	return b.Bytes()
+	return g.b.Bytes()
 }

@@ -913,6 +913,14 @@ class Harness:
                             (len(self.minutes), n))
         k = min(100, n // 4)
         d = Daemon(self, name).start()
+        try:
+            return self.long_pushes(d, files, name, k)
+        except BaseException:
+            d.remove()
+            raise
+
+    def long_pushes(self, d, files, name, k):
+        n = len(files)
         st = {"d": d, "n": n, "k": k, "pushed": 0}
         t0 = time.perf_counter()
         st["first"] = self.timed_push(d, files[:k], name)

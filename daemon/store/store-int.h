@@ -46,8 +46,10 @@ enum stmt {
  * store-select.c), by the table in store-samples.c. */
 enum sb_stmt {
 	SB_BLOCK_ADD, SB_BLOCK_FIX, SB_BLOCK_DATA, SB_BLOCKS_SCOPE,
-	SB_BLOCKS_PROFILE, SB_ROLLUP_GET, SB_ROLLUP_PUT, SB_ROLLUP_DEL,
-	SB_ROLLUPS, SB_ROLLUPS_SPAN, SB_PROFILE_TIME, SB_PROFILE_DELETE,
+	SB_BLOCKS_PROFILE, SB_ROLLUP_RUNS, SB_ROLLUP_GET, SB_ROLLUP_PUT,
+	SB_ROLLUP_DEL, SB_ROLLUPS, SB_ROLLUPS_SPAN, SB_BLOCKS_TIME,
+	SB_BLOCK_ROW, SB_TOTAL_ADD, SB_TOTAL_DEL, SB_TOTALS,
+	SB_PROFILE_TIME, SB_PROFILE_DELETE,
 	SB_LABEL_MATCH, SB_PUSH_LABEL_MATCH, SB_READ_BEGIN, SB_READ_END,
 	SB_COUNT
 };
@@ -110,6 +112,9 @@ int store_migrate(struct store *, struct error *);
 /* store-samples.c */
 int store_samples_prepare(struct store *, struct error *);
 void store_samples_finalize(struct store *);
+
+/* store-select.c: the reader connections' cache and mmap. */
+void store_select_tune(struct store *);
 
 /* store-counts.c */
 void store_counts_finalize(struct store *);

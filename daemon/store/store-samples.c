@@ -36,17 +36,33 @@ static const struct store_sql sb_sql[SB_COUNT] = {
 	[SB_BLOCKS_PROFILE] = { 0, "SELECT id, profile_id, bucket_min, "
 	    "bucket_max, metrics, data, scope_id FROM sample_block "
 	    "WHERE profile_id = ?1 ORDER BY id" },
-	[SB_ROLLUP_GET] = { 0, "SELECT id, data, entries FROM rollup WHERE "
-	    "scope_id = ?1 AND span = ?2 AND start = ?3" },
-	[SB_ROLLUP_PUT] = { 1, "INSERT OR REPLACE INTO rollup (scope_id, "
-	    "span, start, entries, data) VALUES (?1, ?2, ?3, ?4, ?5)" },
-	[SB_ROLLUP_DEL] = { 1, "DELETE FROM rollup WHERE scope_id = ?1 AND "
-	    "span = ?2 AND start = ?3" },
-	[SB_ROLLUPS] = { 0, "SELECT id, start, data, entries FROM rollup "
-	    "WHERE scope_id = ?1 AND span = ?2 AND start >= ?3 AND "
+	[SB_ROLLUP_RUNS] = { 1, "SELECT id, level, entries FROM rollup "
+	    "WHERE scope_id = ?1 AND span = ?2 AND start = ?3" },
+	[SB_ROLLUP_GET] = { 1, "SELECT id, level, entries, profiles, data "
+	    "FROM rollup WHERE scope_id = ?1 AND span = ?2 AND start = ?3 "
+	    "AND entries >= 0 ORDER BY id" },
+	[SB_ROLLUP_PUT] = { 1, "INSERT INTO rollup (scope_id, span, start, "
+	    "level, entries, profiles, data) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+	    "?7)" },
+	[SB_ROLLUP_DEL] = { 1, "DELETE FROM rollup WHERE id = ?1" },
+	[SB_ROLLUPS] = { 0, "SELECT id, start, data, entries, profiles FROM "
+	    "rollup WHERE scope_id = ?1 AND span = ?2 AND start >= ?3 AND "
 	    "start <= ?4" },
 	[SB_ROLLUPS_SPAN] = { 0, "SELECT id, start, data, entries, scope_id "
 	    "FROM rollup WHERE span = ?1" },
+	[SB_BLOCKS_TIME] = { 0, "SELECT id, bucket_min, bucket_max FROM "
+	    "sample_block WHERE scope_id = ?1 AND bucket_max >= ?2 AND "
+	    "bucket_min <= ?3" },
+	[SB_BLOCK_ROW] = { 0, "SELECT id, profile_id, bucket_min, "
+	    "bucket_max, metrics, data FROM sample_block WHERE id = ?1" },
+	[SB_TOTAL_ADD] = { 1, "INSERT INTO sample_total (scope_id, "
+	    "metric_id, bucket, profile_id, value) VALUES (?1, ?2, ?3, ?4, "
+	    "?5)" },
+	[SB_TOTAL_DEL] = { 1, "DELETE FROM sample_total WHERE profile_id = "
+	    "?1" },
+	[SB_TOTALS] = { 0, "SELECT bucket, value FROM sample_total WHERE "
+	    "scope_id = ?1 AND metric_id = ?2 AND bucket >= ?3 AND "
+	    "bucket <= ?4" },
 	[SB_PROFILE_TIME] = { 0, "SELECT time_ns FROM profile WHERE id = ?1" },
 	[SB_PROFILE_DELETE] = { 1, "DELETE FROM profile WHERE id = ?1" },
 	[SB_LABEL_MATCH] = { 0, "SELECT DISTINCT l.labelset_id FROM label l "
@@ -130,6 +146,8 @@ struct store_samples {
 	struct srows in_timed, in_untimed;	/* the buffer handed over */
 	struct srows kept_timed, kept_untimed;	/* sorted, not written yet */
 	struct racc racc;
+	struct kv *tot;			/* (metric, bucket) -> total */
+	size_t ntot, captot;
 	struct wblock *out;
 	size_t nout, capout;
 	/* The helper. */
@@ -149,6 +167,7 @@ store_samples_begin(struct store *s, int64_t profile_id, int64_t scope_id)
 	w->scope = scope_id;
 	w->limit = s->sample_rows ? s->sample_rows : SAMPLES_BUF_ROWS;
 	w->racc.max = store_rollup_max(s);
+	w->racc.profile = profile_id;
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
 	return w;
@@ -193,6 +212,7 @@ store_samples_free(struct store_samples *w)
 	free(w->colof);
 	free(w->row);
 	free(w->deferred);
+	free(w->tot);
 	store_rollup_clear(&w->racc);
 	free(w);
 }
@@ -223,6 +243,110 @@ row_nonzero(void *arg, const int64_t *v, size_t nc)
 		if (v[c] != 0)
 			return 1;
 	return 0;
+}
+
+/* ---- per-bucket totals (the sample_total table) ---- */
+
+/* Buckets are seconds of int64 nanoseconds: well inside 2^35. */
+static uint64_t
+tot_key(uint64_t metric, int64_t bucket)
+{
+	return metric << 36 | ((uint64_t)bucket + ((uint64_t)1 << 35));
+}
+
+/* The rows of columns cols[] of r into the totals: every (metric,
+ * bucket) with a row gets a total, of the rows with a callsite. */
+static void
+tot_add(struct kv **tot, size_t *n, size_t *cap, const struct srows *r,
+    const size_t *cols, size_t ncols)
+{
+	size_t i, k, nc = r->ncols;
+	int64_t v;
+
+	for (i = 0; i < r->n; i++)
+		for (k = 0; k < ncols; k++) {
+			if ((v = r->v[i * nc + cols[k]]) == 0)
+				continue;
+			if (*n == *cap) {
+				if (*n >= (1u << 20))
+					*n = kv_sort_merge(*tot, *n);
+				if (*cap == 0 || *n > *cap / 2) {
+					*cap = *cap ? *cap * 2 : 256;
+					*tot = xreallocarray(*tot, *cap,
+					    sizeof **tot);
+				}
+			}
+			(*tot)[*n].k = tot_key(r->tags[cols[k]], r->bucket[i]);
+			(*tot)[(*n)++].v = r->cs[i] != 0 ? v : 0;
+		}
+}
+
+static void
+tot_add_all(struct kv **tot, size_t *n, size_t *cap, const struct srows *r)
+{
+	size_t c, *cols = xcalloc(r->ncols ? r->ncols : 1, sizeof *cols);
+
+	for (c = 0; c < r->ncols; c++)
+		cols[c] = c;
+	tot_add(tot, n, cap, r, cols, r->ncols);
+	free(cols);
+}
+
+static int
+tot_write(struct store *s, int64_t scope, int64_t profile, struct kv *tot,
+    size_t n, struct error *err)
+{
+	sqlite3_stmt *st = s->sb[SB_TOTAL_ADD];
+	size_t i;
+
+	n = kv_sort_merge(tot, n);
+	for (i = 0; i < n; i++) {
+		sqlite3_bind_int64(st, 1, scope);
+		sqlite3_bind_int64(st, 2, (int64_t)(tot[i].k >> 36));
+		sqlite3_bind_int64(st, 3, (int64_t)((tot[i].k &
+		    (((uint64_t)1 << 36) - 1)) - ((uint64_t)1 << 35)));
+		sqlite3_bind_int64(st, 4, profile);
+		sqlite3_bind_int64(st, 5, tot[i].v);
+		if (store_step_done(s, st, err, "writing sample totals") == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* A stored profile's totals made from its blocks (the upgrade to
+ * schema 6). */
+int
+store_samples_totals(struct store *s, int64_t profile, struct error *err)
+{
+	sqlite3_stmt *st = s->sb[SB_BLOCKS_PROFILE];
+	struct srows r = { 0 };
+	struct kv *tot = NULL;
+	size_t n = 0, cap = 0;
+	int64_t scope = 0;
+	int rc, ret = -1;
+
+	sqlite3_bind_int64(st, 1, profile);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		scope = sqlite3_column_int64(st, 6);
+		if (sblock_decode(sqlite3_column_blob(st, 5),
+		    (size_t)sqlite3_column_bytes(st, 5),
+		    sqlite3_column_int64(st, 2), "sample block",
+		    sqlite3_column_int64(st, 0), &r, err) == -1)
+			goto out;
+		tot_add_all(&tot, &n, &cap, &r);
+	}
+	if (rc != SQLITE_DONE) {
+		store_fail(s, err, "reading sample values");
+		goto out;
+	}
+	sqlite3_reset(st);
+	ret = tot_write(s, scope, profile, tot, n, err);
+out:
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	srows_free(&r);
+	free(tot);
+	return ret;
 }
 
 /* Encode sorted, merged rows as a block to insert; a timed block goes to
@@ -261,8 +385,10 @@ emit_block(struct store_samples *w, struct srows *r, int deferred)
 			b->bmax = r->bucket[i];
 	}
 	sblock_encode_cols(r, cols, ncols, b->bmin, &b->blob);
-	if (!deferred)
+	if (!deferred) {
 		store_rollup_add(&w->racc, r, cols, ncols);
+		tot_add(&w->tot, &w->ntot, &w->captot, r, cols, ncols);
+	}
 	free(cols);
 }
 
@@ -493,6 +619,8 @@ fix_deferred(struct store_samples *w, int64_t bucket, struct error *err)
 		    sqlite3_column_blob(st, 0),
 		    (size_t)sqlite3_column_bytes(st, 0), bucket,
 		    w->deferred[i], 1, &r, err);
+		if (rc == 0)
+			tot_add_all(&w->tot, &w->ntot, &w->captot, &r);
 		sqlite3_reset(st);
 		sqlite3_clear_bindings(st);
 	}
@@ -521,7 +649,8 @@ store_samples_finish(struct store_samples *w, int64_t profile_bucket,
 	emit_block(w, &all, 0);
 	srows_free(&all);
 	if (write_out(w, err) == -1 ||
-	    fix_deferred(w, profile_bucket, err) == -1)
+	    fix_deferred(w, profile_bucket, err) == -1 ||
+	    tot_write(w->s, w->scope, w->profile, w->tot, w->ntot, err) == -1)
 		return -1;
 	return store_rollup_flush(w->s, w->scope, &w->racc, 1, err);
 }

@@ -264,6 +264,13 @@ struct store_bucket_value {
 };
 int store_select_buckets(struct store *, const struct store_filter *,
     struct store_bucket_value **, size_t *, struct error *);
+/* The same summed over callsites (callsite -1), from the per-bucket
+ * totals, for a selection without profile ids or label filters: 0, or 1
+ * when the selection needs store_select_buckets; -1 on error.  A bucket
+ * is listed when a row of it is selected, its value is the sum of the
+ * rows with a callsite. */
+int store_select_totals(struct store *, const struct store_filter *,
+    struct store_bucket_value **, size_t *, struct error *);
 
 /* Callsites and frames with ids above after, in id order (both tables
  * only grow), for the query threads' in-memory index.  A frame comes with

@@ -8,6 +8,8 @@
 //	bench-gen -mode cpu    -o FILE -cpu-seconds S [-max-seconds W]
 //	bench-gen -mode series -o DIR  -n N [-slice D]
 //	bench-gen -mode heap   -o FILE -mb M
+//	bench-gen -mode minutes -o DIR -n N [-step D] [-end UNIX] [-samples S]
+//	bench-gen -mode retime -o DIR -n N -in FILE [-step D] [-end UNIX]
 //
 // cpu writes one CPU profile that lasts until the process used S seconds
 // of CPU (at most W seconds of wall time): its sample count then depends
@@ -16,6 +18,10 @@
 // continuing program, as a continuous profiler pushes them.  Every batch of
 // requests runs under pprof labels (worker, endpoint), so sample records
 // are per batch, as in a service that labels its requests.
+//
+// minutes and retime (minutes.go) write profiles whose times are given
+// rather than taken: a long series of 1-minute CPU profiles, and copies of
+// one profile at successive times.
 //
 // heap writes a heap profile of about M MB (10^6 bytes) once inflated,
 // with MemProfileRate = 1: every allocation is recorded, and the profile
@@ -57,7 +63,7 @@ import (
 )
 
 func main() {
-	mode := flag.String("mode", "cpu", "cpu, series or heap")
+	mode := flag.String("mode", "cpu", "cpu, series, heap, minutes or retime")
 	out := flag.String("o", "", "output file (cpu, heap) or directory (series)")
 	cpuSeconds := flag.Float64("cpu-seconds", 20, "cpu: CPU time to profile")
 	maxSeconds := flag.Float64("max-seconds", 300, "cpu: wall time to profile at most")
@@ -73,6 +79,10 @@ func main() {
 	if *out == "" || flag.NArg() != 0 {
 		flag.Usage()
 		os.Exit(2)
+	}
+	if run, ok := timedModes[*mode]; ok {
+		run(*out, *n, *seed)
+		return
 	}
 	if *mode == "heap" {
 		// Before anything allocates.

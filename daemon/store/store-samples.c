@@ -102,6 +102,12 @@ store_rollups_read(const struct store *s)
 	return s->rollups_read;
 }
 
+int64_t
+store_blocks_read(const struct store *s)
+{
+	return s->blocks_read;
+}
+
 void
 store_set_sample_buffer(struct store *s, size_t rows)
 {

@@ -313,6 +313,7 @@ sel_block_id(struct sel *q, int64_t id, int64_t scope)
 	int rc, r;
 
 	sqlite3_bind_int64(st, 1, id);
+	q->s->blocks_read++;
 	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		r = sel_block(q, st, scope);
 	else

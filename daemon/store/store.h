@@ -171,6 +171,8 @@ int store_vacuum_step(struct store *, int64_t pages, int64_t *left,
 void store_use_rollups(struct store *, int);
 /* Rollup windows read since the store was opened. */
 int64_t store_rollups_read(const struct store *);
+/* Sample blocks read by the reads that may use rollups, for tests. */
+int64_t store_blocks_read(const struct store *);
 /* Rows a sample writer buffers (0: the default); tests make it small to
  * get many blocks per profile. */
 void store_set_sample_buffer(struct store *, size_t rows);

@@ -26,15 +26,16 @@ CREATE INDEX rollup_window ON rollup (scope_id, span, start, level);
 
 -- Per profile, metric and bucket with a row of the metric: the sum of its
 -- values (of the rows with a callsite), for timelines without filters.
+-- One B-tree, no index by profile: a profile's rows are deleted by its
+-- scope, metrics and buckets (store_profile_delete), a scope's by scope.
 CREATE TABLE sample_total (
 	scope_id	INTEGER NOT NULL,
 	metric_id	INTEGER NOT NULL,
 	bucket		INTEGER NOT NULL,
-	profile_id	INTEGER NOT NULL REFERENCES profile (id) ON DELETE CASCADE,
+	profile_id	INTEGER NOT NULL,
 	value		INTEGER NOT NULL,
 	PRIMARY KEY (scope_id, metric_id, bucket, profile_id)
 ) WITHOUT ROWID;
-CREATE INDEX sample_total_profile ON sample_total (profile_id);
 
 -- Blocks by time, answered from the index alone.
 DROP INDEX sample_block_scope;

@@ -217,14 +217,11 @@ fail:
 int
 store_profile_delete(struct store *s, int64_t profile_id, struct error *err)
 {
-	sqlite3_stmt *st = s->sb[SB_TOTAL_DEL];
+	sqlite3_stmt *st = s->sb[SB_PROFILE_DELETE];
 
-	if (profile_roll(s, profile_id, -1, err) == -1)
+	if (profile_roll(s, profile_id, -1, err) == -1 ||
+	    store_samples_totals_delete(s, profile_id, err) == -1)
 		return -1;
-	sqlite3_bind_int64(st, 1, profile_id);
-	if (store_step_done(s, st, err, "deleting sample totals") == -1)
-		return -1;
-	st = s->sb[SB_PROFILE_DELETE];
 	sqlite3_bind_int64(st, 1, profile_id);
 	return store_step_done(s, st, err, "deleting a profile");
 }

@@ -111,5 +111,7 @@ void store_rollup_clear(struct racc *);
 int store_rollup_rebuild(struct store *, struct error *);
 /* store-samples.c: a stored profile's sample_total rows. */
 int store_samples_totals(struct store *, int64_t profile, struct error *);
+int store_samples_totals_delete(struct store *, int64_t profile,
+    struct error *);
 
 #endif

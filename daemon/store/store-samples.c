@@ -58,8 +58,9 @@ static const struct store_sql sb_sql[SB_COUNT] = {
 	[SB_TOTAL_ADD] = { 1, "INSERT INTO sample_total (scope_id, "
 	    "metric_id, bucket, profile_id, value) VALUES (?1, ?2, ?3, ?4, "
 	    "?5)" },
-	[SB_TOTAL_DEL] = { 1, "DELETE FROM sample_total WHERE profile_id = "
-	    "?1" },
+	[SB_TOTAL_DEL] = { 1, "DELETE FROM sample_total WHERE scope_id = ?1 "
+	    "AND metric_id = ?2 AND bucket >= ?3 AND bucket <= ?4 AND "
+	    "profile_id = ?5" },
 	[SB_TOTALS] = { 0, "SELECT bucket, value FROM sample_total WHERE "
 	    "scope_id = ?1 AND metric_id = ?2 AND bucket >= ?3 AND "
 	    "bucket <= ?4" },
@@ -317,6 +318,52 @@ tot_write(struct store *s, int64_t scope, int64_t profile, struct kv *tot,
 			return -1;
 	}
 	return 0;
+}
+
+/* A profile's totals deleted: per metric of its blocks, over their
+ * buckets (the table's key). */
+int
+store_samples_totals_delete(struct store *s, int64_t profile,
+    struct error *err)
+{
+	sqlite3_stmt *st = s->sb[SB_BLOCKS_PROFILE];
+	const uint8_t *p, *end;
+	struct imap metrics = { 0 };
+	int64_t scope = 0, lo = INT64_MAX, hi = INT64_MIN;
+	uint64_t m;
+	size_t i;
+	int rc, ret = 0;
+
+	sqlite3_bind_int64(st, 1, profile);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		scope = sqlite3_column_int64(st, 6);
+		if (sqlite3_column_int64(st, 2) < lo)
+			lo = sqlite3_column_int64(st, 2);
+		if (sqlite3_column_int64(st, 3) > hi)
+			hi = sqlite3_column_int64(st, 3);
+		p = sqlite3_column_blob(st, 4);
+		end = p + sqlite3_column_bytes(st, 4);
+		while (p != NULL && p < end &&
+		    sblock_get_varint(&p, end, &m) == 0)
+			imap_put(&metrics, m, 1);
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_DONE)
+		ret = store_fail(s, err, "reading sample values");
+	st = s->sb[SB_TOTAL_DEL];
+	for (i = 0; ret == 0 && i < metrics.cap; i++) {
+		if (metrics.slots[i].value == 0)
+			continue;
+		sqlite3_bind_int64(st, 1, scope);
+		sqlite3_bind_int64(st, 2, (int64_t)metrics.slots[i].key);
+		sqlite3_bind_int64(st, 3, lo);
+		sqlite3_bind_int64(st, 4, hi);
+		sqlite3_bind_int64(st, 5, profile);
+		ret = store_step_done(s, st, err, "deleting sample totals");
+	}
+	imap_clear(&metrics);
+	return ret;
 }
 
 /* A stored profile's totals made from its blocks (the upgrade to

@@ -69,6 +69,7 @@ struct store {
 	int raw_only;			/* reads ignore the rollups */
 	int64_t rollups_read;		/* windows, for tests */
 	int64_t blocks_read;		/* blocks past the rollups, for tests */
+	int64_t runs_written;		/* bytes of rollup runs, for bench */
 	size_t sample_rows;		/* writer's buffer, 0: default */
 	size_t rollup_max;		/* keys of a window, 0: default */
 	int64_t cs_fresh;		/* callsites above: this transaction's */

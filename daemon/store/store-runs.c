@@ -133,6 +133,7 @@ run_insert(struct store *s, int64_t scope, int64_t span, int64_t start,
 {
 	sqlite3_stmt *st = s->sb[SB_ROLLUP_PUT];
 
+	s->runs_written += (int64_t)((pl ? pl->n : 0) + (data ? data->n : 0));
 	sqlite3_bind_int64(st, 1, scope);
 	sqlite3_bind_int64(st, 2, span);
 	sqlite3_bind_int64(st, 3, start);

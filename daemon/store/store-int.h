@@ -9,6 +9,7 @@
  *	store-samples.c		the sample writer, the sample statements
  *	store-select.c		sample reads
  *	store-rollup.c		rollups, a profile's delete, what is referenced
+ *	store-runs.c store-totals.c	a window's runs; per-bucket totals
  *	store-counts.c store-ckpt.c store-vacuum.c store-file.c store-vtab.c
  *	store-db.c		errors, exec, stepping, statement tables
  *	store-space.c sblock.c

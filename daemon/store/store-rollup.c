@@ -10,19 +10,8 @@
 #include "store-rollup.h"
 #include "util.h"
 
-/* A window with more (label set, callsite) keys than this gets no rollup
- * (a marker row instead): its rows are read from the blocks, as fast as
- * from such a rollup, and neither grows to the size of the blocks. */
-#define ROLLUP_MAX_ENTRIES	(200u * 1000)
-
 /* An hour and a day: each a multiple of the one before. */
 const int64_t store_spans[STORE_NSPANS] = { 3600, 86400 };
-
-size_t
-store_rollup_max(const struct store *s)
-{
-	return s->rollup_max ? s->rollup_max : ROLLUP_MAX_ENTRIES;
-}
 
 static struct rwin *
 racc_win(struct racc *a, int64_t span, int64_t start)
@@ -220,7 +209,7 @@ store_profile_delete(struct store *s, int64_t profile_id, struct error *err)
 	sqlite3_stmt *st = s->sb[SB_PROFILE_DELETE];
 
 	if (profile_roll(s, profile_id, -1, err) == -1 ||
-	    store_samples_totals_delete(s, profile_id, err) == -1)
+	    store_totals_delete(s, profile_id, err) == -1)
 		return -1;
 	sqlite3_bind_int64(st, 1, profile_id);
 	return store_step_done(s, st, err, "deleting a profile");
@@ -251,7 +240,7 @@ store_rollup_rebuild(struct store *s, struct error *err)
 	}
 	for (i = 0; i < n; i++)
 		if (profile_roll(s, ids[i], 1, err) == -1 ||
-		    store_samples_totals(s, ids[i], err) == -1)
+		    store_totals_profile(s, ids[i], err) == -1)
 			goto out;
 	ret = 0;
 out:

@@ -91,7 +91,8 @@ int store_runs_remove(struct store *, int64_t scope, int64_t span,
     int64_t start, const struct srows *delta, int overflow, int64_t profile,
     struct error *);
 
-/* Keys of a window past which it gets a marker row, not a rollup. */
+/* Keys of a window past which it gets a marker row, not a rollup
+ * (store-runs.c). */
 size_t store_rollup_max(const struct store *);
 /* Add sorted rows (columns cols[] of r, whose tags are metric ids) to the
  * windows they fall in. */
@@ -109,9 +110,21 @@ int store_rollup_flush(struct store *, int64_t scope, struct racc *,
 void store_rollup_clear(struct racc *);
 /* Schema 6: every profile's rollups and totals made from its blocks. */
 int store_rollup_rebuild(struct store *, struct error *);
-/* store-samples.c: a stored profile's sample_total rows. */
-int store_samples_totals(struct store *, int64_t profile, struct error *);
-int store_samples_totals_delete(struct store *, int64_t profile,
-    struct error *);
+
+/* store-totals.c: (metric, bucket) -> total of one profile, in memory. */
+struct totals {
+	struct kv *kv;
+	size_t n, cap;
+};
+/* Rows (columns cols[] of r, whose tags are metric ids) added. */
+void store_totals_add(struct totals *, const struct srows *,
+    const size_t *cols, size_t ncols);
+void store_totals_add_all(struct totals *, const struct srows *);
+/* A profile's totals inserted (sorted and merged first). */
+int store_totals_write(struct store *, int64_t scope, int64_t profile,
+    struct totals *, struct error *);
+/* A stored profile's totals made from its blocks; deleted. */
+int store_totals_profile(struct store *, int64_t profile, struct error *);
+int store_totals_delete(struct store *, int64_t profile, struct error *);
 
 #endif

@@ -18,6 +18,17 @@
 /* The level of a window merged whole. */
 #define RUN_LEVEL_ALL	30
 
+/* A window with more (label set, callsite) keys than this gets no rollup
+ * (a marker row instead): its rows are read from the blocks, as fast as
+ * from such a rollup, and neither grows to the size of the blocks. */
+#define ROLLUP_MAX_ENTRIES	(200u * 1000)
+
+size_t
+store_rollup_max(const struct store *s)
+{
+	return s->rollup_max ? s->rollup_max : ROLLUP_MAX_ENTRIES;
+}
+
 /* ---- profile lists ---- */
 
 static int

@@ -153,8 +153,7 @@ struct store_samples {
 	struct srows in_timed, in_untimed;	/* the buffer handed over */
 	struct srows kept_timed, kept_untimed;	/* sorted, not written yet */
 	struct racc racc;
-	struct kv *tot;			/* (metric, bucket) -> total */
-	size_t ntot, captot;
+	struct totals tot;		/* (metric, bucket) -> total */
 	struct wblock *out;
 	size_t nout, capout;
 	/* The helper. */
@@ -219,7 +218,7 @@ store_samples_free(struct store_samples *w)
 	free(w->colof);
 	free(w->row);
 	free(w->deferred);
-	free(w->tot);
+	free(w->tot.kv);
 	store_rollup_clear(&w->racc);
 	free(w);
 }
@@ -250,156 +249,6 @@ row_nonzero(void *arg, const int64_t *v, size_t nc)
 		if (v[c] != 0)
 			return 1;
 	return 0;
-}
-
-/* ---- per-bucket totals (the sample_total table) ---- */
-
-/* Buckets are seconds of int64 nanoseconds: well inside 2^35. */
-static uint64_t
-tot_key(uint64_t metric, int64_t bucket)
-{
-	return metric << 36 | ((uint64_t)bucket + ((uint64_t)1 << 35));
-}
-
-/* The rows of columns cols[] of r into the totals: every (metric,
- * bucket) with a row gets a total, of the rows with a callsite. */
-static void
-tot_add(struct kv **tot, size_t *n, size_t *cap, const struct srows *r,
-    const size_t *cols, size_t ncols)
-{
-	size_t i, k, nc = r->ncols;
-	int64_t v;
-
-	for (i = 0; i < r->n; i++)
-		for (k = 0; k < ncols; k++) {
-			if ((v = r->v[i * nc + cols[k]]) == 0)
-				continue;
-			if (*n == *cap) {
-				if (*n >= (1u << 20))
-					*n = kv_sort_merge(*tot, *n);
-				if (*cap == 0 || *n > *cap / 2) {
-					*cap = *cap ? *cap * 2 : 256;
-					*tot = xreallocarray(*tot, *cap,
-					    sizeof **tot);
-				}
-			}
-			(*tot)[*n].k = tot_key(r->tags[cols[k]], r->bucket[i]);
-			(*tot)[(*n)++].v = r->cs[i] != 0 ? v : 0;
-		}
-}
-
-static void
-tot_add_all(struct kv **tot, size_t *n, size_t *cap, const struct srows *r)
-{
-	size_t c, *cols = xcalloc(r->ncols ? r->ncols : 1, sizeof *cols);
-
-	for (c = 0; c < r->ncols; c++)
-		cols[c] = c;
-	tot_add(tot, n, cap, r, cols, r->ncols);
-	free(cols);
-}
-
-static int
-tot_write(struct store *s, int64_t scope, int64_t profile, struct kv *tot,
-    size_t n, struct error *err)
-{
-	sqlite3_stmt *st = s->sb[SB_TOTAL_ADD];
-	size_t i;
-
-	n = kv_sort_merge(tot, n);
-	for (i = 0; i < n; i++) {
-		sqlite3_bind_int64(st, 1, scope);
-		sqlite3_bind_int64(st, 2, (int64_t)(tot[i].k >> 36));
-		sqlite3_bind_int64(st, 3, (int64_t)((tot[i].k &
-		    (((uint64_t)1 << 36) - 1)) - ((uint64_t)1 << 35)));
-		sqlite3_bind_int64(st, 4, profile);
-		sqlite3_bind_int64(st, 5, tot[i].v);
-		if (store_step_done(s, st, err, "writing sample totals") == -1)
-			return -1;
-	}
-	return 0;
-}
-
-/* A profile's totals deleted: per metric of its blocks, over their
- * buckets (the table's key). */
-int
-store_samples_totals_delete(struct store *s, int64_t profile,
-    struct error *err)
-{
-	sqlite3_stmt *st = s->sb[SB_BLOCKS_PROFILE];
-	const uint8_t *p, *end;
-	struct imap metrics = { 0 };
-	int64_t scope = 0, lo = INT64_MAX, hi = INT64_MIN;
-	uint64_t m;
-	size_t i;
-	int rc, ret = 0;
-
-	sqlite3_bind_int64(st, 1, profile);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		scope = sqlite3_column_int64(st, 6);
-		if (sqlite3_column_int64(st, 2) < lo)
-			lo = sqlite3_column_int64(st, 2);
-		if (sqlite3_column_int64(st, 3) > hi)
-			hi = sqlite3_column_int64(st, 3);
-		p = sqlite3_column_blob(st, 4);
-		end = p + sqlite3_column_bytes(st, 4);
-		while (p != NULL && p < end &&
-		    sblock_get_varint(&p, end, &m) == 0)
-			imap_put(&metrics, m, 1);
-	}
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	if (rc != SQLITE_DONE)
-		ret = store_fail(s, err, "reading sample values");
-	st = s->sb[SB_TOTAL_DEL];
-	for (i = 0; ret == 0 && i < metrics.cap; i++) {
-		if (metrics.slots[i].value == 0)
-			continue;
-		sqlite3_bind_int64(st, 1, scope);
-		sqlite3_bind_int64(st, 2, (int64_t)metrics.slots[i].key);
-		sqlite3_bind_int64(st, 3, lo);
-		sqlite3_bind_int64(st, 4, hi);
-		sqlite3_bind_int64(st, 5, profile);
-		ret = store_step_done(s, st, err, "deleting sample totals");
-	}
-	imap_clear(&metrics);
-	return ret;
-}
-
-/* A stored profile's totals made from its blocks (the upgrade to
- * schema 6). */
-int
-store_samples_totals(struct store *s, int64_t profile, struct error *err)
-{
-	sqlite3_stmt *st = s->sb[SB_BLOCKS_PROFILE];
-	struct srows r = { 0 };
-	struct kv *tot = NULL;
-	size_t n = 0, cap = 0;
-	int64_t scope = 0;
-	int rc, ret = -1;
-
-	sqlite3_bind_int64(st, 1, profile);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		scope = sqlite3_column_int64(st, 6);
-		if (sblock_decode(sqlite3_column_blob(st, 5),
-		    (size_t)sqlite3_column_bytes(st, 5),
-		    sqlite3_column_int64(st, 2), "sample block",
-		    sqlite3_column_int64(st, 0), &r, err) == -1)
-			goto out;
-		tot_add_all(&tot, &n, &cap, &r);
-	}
-	if (rc != SQLITE_DONE) {
-		store_fail(s, err, "reading sample values");
-		goto out;
-	}
-	sqlite3_reset(st);
-	ret = tot_write(s, scope, profile, tot, n, err);
-out:
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	srows_free(&r);
-	free(tot);
-	return ret;
 }
 
 /* Encode sorted, merged rows as a block to insert; a timed block goes to
@@ -440,7 +289,7 @@ emit_block(struct store_samples *w, struct srows *r, int deferred)
 	sblock_encode_cols(r, cols, ncols, b->bmin, &b->blob);
 	if (!deferred) {
 		store_rollup_add(&w->racc, r, cols, ncols);
-		tot_add(&w->tot, &w->ntot, &w->captot, r, cols, ncols);
+		store_totals_add(&w->tot, r, cols, ncols);
 	}
 	free(cols);
 }
@@ -673,7 +522,7 @@ fix_deferred(struct store_samples *w, int64_t bucket, struct error *err)
 		    (size_t)sqlite3_column_bytes(st, 0), bucket,
 		    w->deferred[i], 1, &r, err);
 		if (rc == 0)
-			tot_add_all(&w->tot, &w->ntot, &w->captot, &r);
+			store_totals_add_all(&w->tot, &r);
 		sqlite3_reset(st);
 		sqlite3_clear_bindings(st);
 	}
@@ -703,7 +552,7 @@ store_samples_finish(struct store_samples *w, int64_t profile_bucket,
 	srows_free(&all);
 	if (write_out(w, err) == -1 ||
 	    fix_deferred(w, profile_bucket, err) == -1 ||
-	    tot_write(w->s, w->scope, w->profile, w->tot, w->ntot, err) == -1)
+	    store_totals_write(w->s, w->scope, w->profile, &w->tot, err) == -1)
 		return -1;
 	return store_rollup_flush(w->s, w->scope, &w->racc, 1, err);
 }

@@ -23,17 +23,25 @@ timeline_query(struct store *s, struct csindex *idx,
 	struct imap kept = { 0 };	/* callsite -> 1 kept, 2 dropped */
 	int64_t *ids = NULL, first, last, step, k;
 	size_t n = 0, i, at;
-	int rc = -1, locked = 0, walked;
+	int rc = -1, locked = 0, walked, totals = 0;
 
 	memset(r, 0, sizeof *r);
 	memset(&w, 0, sizeof w);
-	if (query_resolve(s, p->sel, &r->metric, &f, &ids, err) == -1 ||
-	    store_select_buckets(s, &f, &v, &n, err) == -1)
+	if (query_resolve(s, p->sel, &r->metric, &f, &ids, err) == -1)
 		goto out;
-	if (csindex_acquire(idx, s, err) == -1)
+	/* Without frame filters every stack counts: the per-bucket totals
+	 * answer, if the store has them for the selection. */
+	if (!selection_frame_filters(p->sel) &&
+	    (totals = store_select_totals(s, &f, &v, &n, err)) == -1)
 		goto out;
-	locked = 1;
-	stackwalk_init(&w, idx, p->sel, GRAN_FUNCTION);
+	totals = !selection_frame_filters(p->sel) && totals == 0;
+	if (!totals) {
+		if (store_select_buckets(s, &f, &v, &n, err) == -1 ||
+		    csindex_acquire(idx, s, err) == -1)
+			goto out;
+		locked = 1;
+		stackwalk_init(&w, idx, p->sel, GRAN_FUNCTION);
+	}
 	if (n == 0) {
 		r->step_s = p->step_s > 0 ? p->step_s : 1;
 		rc = 0;
@@ -53,7 +61,9 @@ timeline_query(struct store *s, struct csindex *idx,
 	for (i = 0; i < n; i++) {
 		if (v[i].callsite == 0 || v[i].value == 0)
 			continue;
-		if ((k = imap_get(&kept, (uint64_t)v[i].callsite)) == 0) {
+		if (totals)
+			k = 1;
+		else if ((k = imap_get(&kept, (uint64_t)v[i].callsite)) == 0) {
 			if ((walked = stackwalk_run(&w, v[i].callsite,
 			    err)) == -1)
 				goto out;

@@ -183,6 +183,8 @@ store_scope_delete(struct store *s, int64_t scope_id, int64_t *profiles,
 	 * profile's values out of them first. */
 	if (exec_id(s, "DELETE FROM rollup WHERE scope_id = ?", scope_id, err,
 	    "deleting a scope's rollups") == -1 ||
+	    exec_id(s, "DELETE FROM sample_total WHERE scope_id = ?", scope_id,
+	    err, "deleting a scope's totals") == -1 ||
 	    exec_id(s, "DELETE FROM profile WHERE scope_id = ?", scope_id, err,
 	    "deleting a scope's profiles") == -1 ||
 	    exec_id(s, "DELETE FROM scope WHERE id = ?", scope_id, err,

@@ -9,6 +9,7 @@
  *	store-samples.c		the sample writer, the sample statements
  *	store-select.c		sample reads
  *	store-rollup.c		rollups, a profile's delete, what is referenced
+ *	store-runs.c store-totals.c	a window's runs; per-bucket totals
  *	store-counts.c store-ckpt.c store-vacuum.c store-file.c store-vtab.c
  *	store-db.c		errors, exec, stepping, statement tables
  *	store-space.c sblock.c
@@ -46,8 +47,10 @@ enum stmt {
  * store-select.c), by the table in store-samples.c. */
 enum sb_stmt {
 	SB_BLOCK_ADD, SB_BLOCK_FIX, SB_BLOCK_DATA, SB_BLOCKS_SCOPE,
-	SB_BLOCKS_PROFILE, SB_ROLLUP_GET, SB_ROLLUP_PUT, SB_ROLLUP_DEL,
-	SB_ROLLUPS, SB_ROLLUPS_SPAN, SB_PROFILE_TIME, SB_PROFILE_DELETE,
+	SB_BLOCKS_PROFILE, SB_ROLLUP_RUNS, SB_ROLLUP_GET, SB_ROLLUP_PUT,
+	SB_ROLLUP_DEL, SB_ROLLUPS, SB_ROLLUPS_SPAN, SB_BLOCKS_TIME,
+	SB_BLOCK_ROW, SB_TOTAL_ADD, SB_TOTAL_DEL, SB_TOTALS,
+	SB_PROFILE_TIME, SB_PROFILE_DELETE,
 	SB_LABEL_MATCH, SB_PUSH_LABEL_MATCH, SB_READ_BEGIN, SB_READ_END,
 	SB_COUNT
 };
@@ -66,6 +69,8 @@ struct store {
 	int readonly;
 	int raw_only;			/* reads ignore the rollups */
 	int64_t rollups_read;		/* windows, for tests */
+	int64_t blocks_read;		/* blocks past the rollups, for tests */
+	int64_t runs_written;		/* bytes of rollup runs, for bench */
 	size_t sample_rows;		/* writer's buffer, 0: default */
 	size_t rollup_max;		/* keys of a window, 0: default */
 	int64_t cs_fresh;		/* callsites above: this transaction's */
@@ -110,6 +115,9 @@ int store_migrate(struct store *, struct error *);
 /* store-samples.c */
 int store_samples_prepare(struct store *, struct error *);
 void store_samples_finalize(struct store *);
+
+/* store-select.c: the reader connections' cache and mmap. */
+void store_select_tune(struct store *);
 
 /* store-counts.c */
 void store_counts_finalize(struct store *);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "schema.h"
-#include "store-int.h"
+#include "store-rollup.h"
 #include "util.h"
 
 int
@@ -110,11 +110,19 @@ store_migrate(struct store *s, struct error *err)
 			continue;
 		if (store_exec(s, schema_steps[i].sql, err) == -1)
 			goto fail;
-		/* Steps that SQL alone cannot do. */
-		if (schema_steps[i].version == 3 &&
-		    store_migrate_v3(s, err) == -1)
-			goto fail;
 	}
+	/* Steps that SQL alone cannot do, on the last schema: the rows of
+	 * version 2 through the sample writer (blocks, rollups, totals);
+	 * else the rollups and totals of schema 6 made from the blocks. */
+	if (v < 3 && store_migrate_v3(s, err) == -1)
+		goto fail;
+	if (v >= 3 && v < 6 && last >= 6 && (store_samples_prepare(s,
+	    err) == -1 || store_rollup_rebuild(s, err) == -1)) {
+		store_samples_finalize(s);
+		goto fail;
+	}
+	if (v >= 3 && v < 6)
+		store_samples_finalize(s);
 	snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", last);
 	if (store_exec(s, pragma, err) == -1 ||
 	    store_exec(s, "COMMIT", err) == -1)

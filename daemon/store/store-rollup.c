@@ -10,19 +10,8 @@
 #include "store-rollup.h"
 #include "util.h"
 
-/* A window with more (label set, callsite) keys than this gets no rollup
- * (a marker row instead): its rows are read from the blocks, as fast as
- * from such a rollup, and neither grows to the size of the blocks. */
-#define ROLLUP_MAX_ENTRIES	(200u * 1000)
-
 /* An hour and a day: each a multiple of the one before. */
 const int64_t store_spans[STORE_NSPANS] = { 3600, 86400 };
-
-size_t
-store_rollup_max(const struct store *s)
-{
-	return s->rollup_max ? s->rollup_max : ROLLUP_MAX_ENTRIES;
-}
 
 static struct rwin *
 racc_win(struct racc *a, int64_t span, int64_t start)
@@ -43,6 +32,7 @@ void
 store_rollup_clear(struct racc *a)
 {
 	size_t i, max = a->max;
+	int64_t profile = a->profile;
 
 	for (i = 0; i < a->n; i++)
 		srows_free(&a->w[i].rows);
@@ -50,6 +40,7 @@ store_rollup_clear(struct racc *a)
 	hmap_clear(&a->at);
 	memset(a, 0, sizeof *a);
 	a->max = max;
+	a->profile = profile;
 }
 
 /* Add sorted rows (columns cols[] of r, whose tags are metric ids) to the
@@ -134,129 +125,6 @@ store_rollup_add(struct racc *a, const struct srows *r, const size_t *cols,
 	free(zero);
 }
 
-static int
-rollup_keep(void *arg, const int64_t *v, size_t nc)
-{
-	const struct srows *r = arg;
-	size_t c;
-
-	for (c = 0; c < nc; c++)
-		if ((r->tags[c] & 1) == 0 && v[c] != 0)
-			return 1;
-	return 0;
-}
-
-/* A rollup row that says "no rollup here, read the blocks". */
-static int
-rollup_mark(struct store *s, int64_t scope, int64_t span, int64_t start,
-    struct error *err)
-{
-	sqlite3_stmt *st = s->sb[SB_ROLLUP_PUT];
-
-	sqlite3_bind_int64(st, 1, scope);
-	sqlite3_bind_int64(st, 2, span);
-	sqlite3_bind_int64(st, 3, start);
-	sqlite3_bind_int64(st, 4, -1);
-	sqlite3_bind_zeroblob(st, 5, 0);
-	return store_step_done(s, st, err, "writing a rollup");
-}
-
-/* Add delta (sign 1) or take it away (-1) from the stored window; a
- * window past ROLLUP_MAX_ENTRIES (or whose delta overflowed) becomes a
- * marker, and stays one. */
-static int
-rollup_write(struct store *s, int64_t scope, int64_t span, int64_t start,
-    const struct srows *delta, int overflow, int sign, struct error *err)
-{
-	sqlite3_stmt *st = s->sb[SB_ROLLUP_GET];
-	struct srows cur = { 0 }, out = { 0 };
-	struct buf blob = { 0 };
-	size_t *cols = NULL, ncols = 0, i, c;
-	int rc, ret = -1, marker = 0;
-
-	sqlite3_bind_int64(st, 1, scope);
-	sqlite3_bind_int64(st, 2, span);
-	sqlite3_bind_int64(st, 3, start);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && sqlite3_column_int64(st, 2) < 0)
-		marker = 1;
-	else if (rc == SQLITE_ROW && !overflow && sblock_decode(
-	    sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1),
-	    start, "rollup", sqlite3_column_int64(st, 0), &cur, err) == -1) {
-		sqlite3_reset(st);
-		goto out;
-	}
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		store_fail(s, err, "reading a rollup");
-		goto out;
-	}
-	if (marker) {
-		ret = 0;
-		goto out;
-	}
-	if (overflow) {
-		ret = rollup_mark(s, scope, span, start, err);
-		goto out;
-	}
-	srows_merge(&out, &cur, delta, sign);
-	for (i = 0; i < out.n; i++)
-		for (c = 0; c < out.ncols; c++)
-			if ((out.tags[c] & 1) == 0 &&
-			    out.v[i * out.ncols + c] < 0) {
-				error_set(err, ERR_INTERNAL, "store: the rollup "
-				    "of scope %lld at %lld (%lld s) would count "
-				    "fewer than no rows: it disagrees with the "
-				    "sample blocks", (long long)scope,
-				    (long long)start, (long long)span);
-				goto out;
-			}
-	srows_filter(&out, rollup_keep, &out);
-	if (out.n > store_rollup_max(s)) {
-		ret = rollup_mark(s, scope, span, start, err);
-		goto out;
-	}
-	/* Metrics no row has any more are left out. */
-	cols = xcalloc(out.ncols ? out.ncols : 1, sizeof *cols);
-	for (c = 0; c < out.ncols; c++) {
-		if (out.tags[c] & 1)
-			continue;
-		for (i = 0; i < out.n && out.v[i * out.ncols + c] == 0; i++)
-			;
-		if (i == out.n)
-			continue;
-		for (i = 0; i < out.ncols; i++)
-			if (out.tags[i] == out.tags[c] + 1)
-				break;
-		cols[ncols++] = c;
-		if (i < out.ncols)
-			cols[ncols++] = i;
-	}
-	if (out.n == 0) {
-		st = s->sb[SB_ROLLUP_DEL];
-		sqlite3_bind_int64(st, 1, scope);
-		sqlite3_bind_int64(st, 2, span);
-		sqlite3_bind_int64(st, 3, start);
-		ret = store_step_done(s, st, err, "deleting a rollup");
-		goto out;
-	}
-	sblock_encode_cols(&out, cols, ncols, start, &blob);
-	st = s->sb[SB_ROLLUP_PUT];
-	sqlite3_bind_int64(st, 1, scope);
-	sqlite3_bind_int64(st, 2, span);
-	sqlite3_bind_int64(st, 3, start);
-	sqlite3_bind_int64(st, 4, (int64_t)out.n);
-	sqlite3_bind_blob64(st, 5, blob.p, blob.n, SQLITE_STATIC);
-	ret = store_step_done(s, st, err, "writing a rollup");
-out:
-	free(cols);
-	buf_free(&blob);
-	srows_free(&cur);
-	srows_free(&out);
-	return ret;
-}
-
 int
 store_rollup_flush(struct store *s, int64_t scope, struct racc *a, int sign,
     struct error *err)
@@ -265,8 +133,11 @@ store_rollup_flush(struct store *s, int64_t scope, struct racc *a, int sign,
 	int rc = 0;
 
 	for (i = 0; i < a->n && rc == 0; i++)
-		rc = rollup_write(s, scope, a->w[i].span, a->w[i].start,
-		    &a->w[i].rows, a->w[i].overflow, sign, err);
+		rc = sign > 0 ? store_runs_add(s, scope, a->w[i].span,
+		    a->w[i].start, &a->w[i].rows, a->w[i].overflow, a->profile,
+		    err) : store_runs_remove(s, scope, a->w[i].span,
+		    a->w[i].start, &a->w[i].rows, a->w[i].overflow, a->profile,
+		    err);
 	store_rollup_clear(a);
 	return rc;
 }
@@ -306,6 +177,7 @@ profile_roll(struct store *s, int64_t profile, int sign, struct error *err)
 	int rc;
 
 	a.max = store_rollup_max(s);
+	a.profile = profile;
 	sqlite3_bind_int64(st, 1, profile);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		scope = sqlite3_column_int64(st, 6);
@@ -336,10 +208,45 @@ store_profile_delete(struct store *s, int64_t profile_id, struct error *err)
 {
 	sqlite3_stmt *st = s->sb[SB_PROFILE_DELETE];
 
-	if (profile_roll(s, profile_id, -1, err) == -1)
+	if (profile_roll(s, profile_id, -1, err) == -1 ||
+	    store_totals_delete(s, profile_id, err) == -1)
 		return -1;
 	sqlite3_bind_int64(st, 1, profile_id);
 	return store_step_done(s, st, err, "deleting a profile");
+}
+
+/* Schema 6: the rollups and totals of every stored profile made again
+ * from its blocks, oldest first (as they were imported). */
+int
+store_rollup_rebuild(struct store *s, struct error *err)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t *ids = NULL;
+	size_t n = 0, i;
+	int rc, ret = -1;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT id FROM profile ORDER BY "
+	    "time_ns, id", -1, &st, NULL) != SQLITE_OK) {
+		store_fail(s, err, "listing profiles");
+		goto out;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ids = xreallocarray(ids, n + 1, sizeof *ids);
+		ids[n++] = sqlite3_column_int64(st, 0);
+	}
+	if (rc != SQLITE_DONE) {
+		store_fail(s, err, "listing profiles");
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		if (profile_roll(s, ids[i], 1, err) == -1 ||
+		    store_totals_profile(s, ids[i], err) == -1)
+			goto out;
+	ret = 0;
+out:
+	sqlite3_finalize(st);
+	free(ids);
+	return ret;
 }
 
 /* The keys of the rows of a scope's blocks in [lo, hi]. */

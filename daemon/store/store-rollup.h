@@ -66,9 +66,33 @@ struct racc {
 	struct hmap at;			/* (span, start) -> 1 + index */
 	size_t rows;
 	size_t max;			/* keys of a window: ROLLUP_MAX_ENTRIES */
+	int64_t profile;		/* whose rows (one profile's) */
 };
 
-/* Keys of a window past which it gets a marker row, not a rollup. */
+/* (metric, profile id) pairs: the profiles a run counts. */
+struct plist {
+	struct kv *p;
+	size_t n, cap;
+};
+void plist_add(struct plist *, int64_t metric, int64_t profile);
+void plist_norm(struct plist *);
+void plist_free(struct plist *);
+/* A run's profile list, of one metric (0: every metric), appended to l
+ * and/or put into set (either may be NULL). */
+int plist_decode(const void *, size_t, int64_t metric, struct plist *l,
+    struct imap *set, int64_t id, struct error *);
+
+/* store-runs.c: a window's rows of one profile added as a run (merged
+ * with others as they pile up), or taken out of the window. */
+int store_runs_add(struct store *, int64_t scope, int64_t span,
+    int64_t start, struct srows *delta, int overflow, int64_t profile,
+    struct error *);
+int store_runs_remove(struct store *, int64_t scope, int64_t span,
+    int64_t start, const struct srows *delta, int overflow, int64_t profile,
+    struct error *);
+
+/* Keys of a window past which it gets a marker row, not a rollup
+ * (store-runs.c). */
 size_t store_rollup_max(const struct store *);
 /* Add sorted rows (columns cols[] of r, whose tags are metric ids) to the
  * windows they fall in. */
@@ -79,10 +103,28 @@ void store_rollup_add(struct racc *, const struct srows *, const size_t *cols,
 int store_rollup_add_block(struct store *, struct racc *, int64_t scope,
     const void *blob, size_t len, int64_t base, int64_t id, int sign,
     struct srows *scratch, struct error *);
-/* The windows added into the stored rollups (sign 1) or taken out of
- * them (-1), and emptied. */
+/* The windows added into the stored rollups as runs of a->profile (sign
+ * 1) or taken out of them (-1), and emptied. */
 int store_rollup_flush(struct store *, int64_t scope, struct racc *,
     int sign, struct error *);
 void store_rollup_clear(struct racc *);
+/* Schema 6: every profile's rollups and totals made from its blocks. */
+int store_rollup_rebuild(struct store *, struct error *);
+
+/* store-totals.c: (metric, bucket) -> total of one profile, in memory. */
+struct totals {
+	struct kv *kv;
+	size_t n, cap;
+};
+/* Rows (columns cols[] of r, whose tags are metric ids) added. */
+void store_totals_add(struct totals *, const struct srows *,
+    const size_t *cols, size_t ncols);
+void store_totals_add_all(struct totals *, const struct srows *);
+/* A profile's totals inserted (sorted and merged first). */
+int store_totals_write(struct store *, int64_t scope, int64_t profile,
+    struct totals *, struct error *);
+/* A stored profile's totals made from its blocks; deleted. */
+int store_totals_profile(struct store *, int64_t profile, struct error *);
+int store_totals_delete(struct store *, int64_t profile, struct error *);
 
 #endif

@@ -36,17 +36,34 @@ static const struct store_sql sb_sql[SB_COUNT] = {
 	[SB_BLOCKS_PROFILE] = { 0, "SELECT id, profile_id, bucket_min, "
 	    "bucket_max, metrics, data, scope_id FROM sample_block "
 	    "WHERE profile_id = ?1 ORDER BY id" },
-	[SB_ROLLUP_GET] = { 0, "SELECT id, data, entries FROM rollup WHERE "
-	    "scope_id = ?1 AND span = ?2 AND start = ?3" },
-	[SB_ROLLUP_PUT] = { 1, "INSERT OR REPLACE INTO rollup (scope_id, "
-	    "span, start, entries, data) VALUES (?1, ?2, ?3, ?4, ?5)" },
-	[SB_ROLLUP_DEL] = { 1, "DELETE FROM rollup WHERE scope_id = ?1 AND "
-	    "span = ?2 AND start = ?3" },
-	[SB_ROLLUPS] = { 0, "SELECT id, start, data, entries FROM rollup "
-	    "WHERE scope_id = ?1 AND span = ?2 AND start >= ?3 AND "
+	[SB_ROLLUP_RUNS] = { 1, "SELECT id, level, entries FROM rollup "
+	    "WHERE scope_id = ?1 AND span = ?2 AND start = ?3" },
+	[SB_ROLLUP_GET] = { 1, "SELECT id, level, entries, profiles, data "
+	    "FROM rollup WHERE scope_id = ?1 AND span = ?2 AND start = ?3 "
+	    "AND entries >= 0 ORDER BY id" },
+	[SB_ROLLUP_PUT] = { 1, "INSERT INTO rollup (scope_id, span, start, "
+	    "level, entries, profiles, data) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+	    "?7)" },
+	[SB_ROLLUP_DEL] = { 1, "DELETE FROM rollup WHERE id = ?1" },
+	[SB_ROLLUPS] = { 0, "SELECT id, start, data, entries, profiles FROM "
+	    "rollup WHERE scope_id = ?1 AND span = ?2 AND start >= ?3 AND "
 	    "start <= ?4" },
 	[SB_ROLLUPS_SPAN] = { 0, "SELECT id, start, data, entries, scope_id "
 	    "FROM rollup WHERE span = ?1" },
+	[SB_BLOCKS_TIME] = { 0, "SELECT id, bucket_min, bucket_max FROM "
+	    "sample_block WHERE scope_id = ?1 AND bucket_max >= ?2 AND "
+	    "bucket_min <= ?3" },
+	[SB_BLOCK_ROW] = { 0, "SELECT id, profile_id, bucket_min, "
+	    "bucket_max, metrics, data FROM sample_block WHERE id = ?1" },
+	[SB_TOTAL_ADD] = { 1, "INSERT INTO sample_total (scope_id, "
+	    "metric_id, bucket, profile_id, value) VALUES (?1, ?2, ?3, ?4, "
+	    "?5)" },
+	[SB_TOTAL_DEL] = { 1, "DELETE FROM sample_total WHERE scope_id = ?1 "
+	    "AND metric_id = ?2 AND bucket >= ?3 AND bucket <= ?4 AND "
+	    "profile_id = ?5" },
+	[SB_TOTALS] = { 0, "SELECT bucket, value FROM sample_total WHERE "
+	    "scope_id = ?1 AND metric_id = ?2 AND bucket >= ?3 AND "
+	    "bucket <= ?4" },
 	[SB_PROFILE_TIME] = { 0, "SELECT time_ns FROM profile WHERE id = ?1" },
 	[SB_PROFILE_DELETE] = { 1, "DELETE FROM profile WHERE id = ?1" },
 	[SB_LABEL_MATCH] = { 0, "SELECT DISTINCT l.labelset_id FROM label l "
@@ -84,6 +101,12 @@ int64_t
 store_rollups_read(const struct store *s)
 {
 	return s->rollups_read;
+}
+
+int64_t
+store_blocks_read(const struct store *s)
+{
+	return s->blocks_read;
 }
 
 void
@@ -130,6 +153,7 @@ struct store_samples {
 	struct srows in_timed, in_untimed;	/* the buffer handed over */
 	struct srows kept_timed, kept_untimed;	/* sorted, not written yet */
 	struct racc racc;
+	struct totals tot;		/* (metric, bucket) -> total */
 	struct wblock *out;
 	size_t nout, capout;
 	/* The helper. */
@@ -149,6 +173,7 @@ store_samples_begin(struct store *s, int64_t profile_id, int64_t scope_id)
 	w->scope = scope_id;
 	w->limit = s->sample_rows ? s->sample_rows : SAMPLES_BUF_ROWS;
 	w->racc.max = store_rollup_max(s);
+	w->racc.profile = profile_id;
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
 	return w;
@@ -193,6 +218,7 @@ store_samples_free(struct store_samples *w)
 	free(w->colof);
 	free(w->row);
 	free(w->deferred);
+	free(w->tot.kv);
 	store_rollup_clear(&w->racc);
 	free(w);
 }
@@ -261,8 +287,10 @@ emit_block(struct store_samples *w, struct srows *r, int deferred)
 			b->bmax = r->bucket[i];
 	}
 	sblock_encode_cols(r, cols, ncols, b->bmin, &b->blob);
-	if (!deferred)
+	if (!deferred) {
 		store_rollup_add(&w->racc, r, cols, ncols);
+		store_totals_add(&w->tot, r, cols, ncols);
+	}
 	free(cols);
 }
 
@@ -493,6 +521,8 @@ fix_deferred(struct store_samples *w, int64_t bucket, struct error *err)
 		    sqlite3_column_blob(st, 0),
 		    (size_t)sqlite3_column_bytes(st, 0), bucket,
 		    w->deferred[i], 1, &r, err);
+		if (rc == 0)
+			store_totals_add_all(&w->tot, &r);
 		sqlite3_reset(st);
 		sqlite3_clear_bindings(st);
 	}
@@ -521,7 +551,8 @@ store_samples_finish(struct store_samples *w, int64_t profile_bucket,
 	emit_block(w, &all, 0);
 	srows_free(&all);
 	if (write_out(w, err) == -1 ||
-	    fix_deferred(w, profile_bucket, err) == -1)
+	    fix_deferred(w, profile_bucket, err) == -1 ||
+	    store_totals_write(w->s, w->scope, w->profile, &w->tot, err) == -1)
 		return -1;
 	return store_rollup_flush(w->s, w->scope, &w->racc, 1, err);
 }

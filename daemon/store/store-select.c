@@ -262,11 +262,9 @@ sel_block(struct sel *q, sqlite3_stmt *st, int64_t scope)
 	if (q->metric != 0 && !sblock_varints_have(sqlite3_column_blob(st, 4),
 	    (size_t)sqlite3_column_bytes(st, 4), q->metric))
 		return 0;
-	/* Rows the rollups answer: the profile counts, nothing to read. */
-	if (sel_rolled(q, scope, bmin, bmax)) {
-		sel_profile(q, profile);
+	/* Rows the rollups answer, and count the profiles of. */
+	if (sel_rolled(q, scope, bmin, bmax))
 		return 0;
-	}
 	if (sblock_dec_open(d, sqlite3_column_blob(st, 5),
 	    (size_t)sqlite3_column_bytes(st, 5), bmin, "sample block", id,
 	    q->err) == -1)
@@ -307,6 +305,24 @@ sel_block(struct sel *q, sqlite3_stmt *st, int64_t scope)
 	return rc;
 }
 
+/* A block by id, read as sel_block. */
+static int
+sel_block_id(struct sel *q, int64_t id, int64_t scope)
+{
+	sqlite3_stmt *st = q->s->sb[SB_BLOCK_ROW];
+	int rc, r;
+
+	sqlite3_bind_int64(st, 1, id);
+	q->s->blocks_read++;
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		r = sel_block(q, st, scope);
+	else
+		r = rc == SQLITE_DONE ? 0 : store_fail(q->s, q->err,
+		    "reading sample values");
+	sqlite3_reset(st);
+	return r;
+}
+
 static int
 sel_blocks(struct sel *q)
 {
@@ -336,13 +352,21 @@ sel_blocks(struct sel *q)
 		}
 		imap_clear(&seen);
 	} else {
-		st = q->s->sb[SB_BLOCKS_SCOPE];
+		/* From the time index alone; only the blocks that reach past
+		 * the rollups are read. */
+		st = q->s->sb[SB_BLOCKS_TIME];
 		for (i = 0; i < q->nscopes && r == 0; i++) {
 			sqlite3_bind_int64(st, 1, q->scopes[i]);
 			sqlite3_bind_int64(st, 2, q->lo);
 			sqlite3_bind_int64(st, 3, q->hi);
-			while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW)
-				r = sel_block(q, st, q->scopes[i]);
+			while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+				if (sel_rolled(q, q->scopes[i],
+				    sqlite3_column_int64(st, 1),
+				    sqlite3_column_int64(st, 2)))
+					continue;
+				r = sel_block_id(q, sqlite3_column_int64(st, 0),
+				    q->scopes[i]);
+			}
 			sqlite3_reset(st);
 			if (r == 0 && rc != SQLITE_DONE)
 				break;
@@ -380,6 +404,11 @@ sel_windows(struct sel *q, int64_t scope, int64_t span, int64_t from,
 			(*marked)[(*nmarked)++] = start;
 			continue;
 		}
+		/* The profiles it counts. */
+		if ((r = plist_decode(sqlite3_column_blob(st, 4),
+		    (size_t)sqlite3_column_bytes(st, 4), q->metric, NULL,
+		    &q->profiles, sqlite3_column_int64(st, 0), q->err)) == -1)
+			break;
 		if ((r = sblock_dec_open(d, sqlite3_column_blob(st, 2),
 		    (size_t)sqlite3_column_bytes(st, 2), start, "rollup",
 		    sqlite3_column_int64(st, 0), q->err)) == -1)
@@ -619,4 +648,78 @@ store_select_all(struct store *s, const struct store_filter *f,
 	*nprofiles = np;
 	sel_clear(&q);
 	return 0;
+}
+
+/* Timelines without filters: the per-bucket totals of each scope, from
+ * the table's primary key alone. */
+int
+store_select_totals(struct store *s, const struct store_filter *f,
+    struct store_bucket_value **out, size_t *n, struct error *err)
+{
+	sqlite3_stmt *st = s->sb[SB_TOTALS];
+	struct imap seen = { 0 };
+	struct kv *kv = NULL;
+	size_t nkv = 0, cap = 0, i;
+	int64_t lo = clamp_bucket(f->since_s), hi = clamp_bucket(f->until_s);
+	int own, rc = SQLITE_DONE, ret = -1;
+
+	*out = NULL;
+	*n = 0;
+	if (s->raw_only || f->nprofiles > 0 || f->nlabels > 0)
+		return 1;
+	if ((own = sqlite3_get_autocommit(s->db)) &&
+	    store_step_done(s, s->sb[SB_READ_BEGIN], err, "begin") == -1)
+		return -1;
+	for (i = 0; i < f->nscopes && lo <= hi; i++) {
+		if (imap_get(&seen, (uint64_t)f->scopes[i]))
+			continue;
+		imap_put(&seen, (uint64_t)f->scopes[i], 1);
+		sqlite3_bind_int64(st, 1, f->scopes[i]);
+		sqlite3_bind_int64(st, 2, f->metric_id);
+		sqlite3_bind_int64(st, 3, lo);
+		sqlite3_bind_int64(st, 4, hi);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			if (nkv == cap) {
+				cap = cap ? cap * 2 : 1024;
+				kv = xreallocarray(kv, cap, sizeof *kv);
+			}
+			/* Order-preserving as unsigned. */
+			kv[nkv].k = (uint64_t)sqlite3_column_int64(st, 0) ^
+			    ((uint64_t)1 << 63);
+			kv[nkv++].v = sqlite3_column_int64(st, 1);
+		}
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+		if (rc != SQLITE_DONE)
+			break;
+	}
+	if (rc != SQLITE_DONE)
+		store_fail(s, err, "reading sample totals");
+	else
+		ret = 0;
+	if (own && store_step_done(s, s->sb[SB_READ_END], err, "end") == -1)
+		ret = -1;
+	if (ret == 0) {
+		nkv = kv_sort_merge(kv, nkv);
+		*out = xcalloc(nkv ? nkv : 1, sizeof **out);
+		for (i = 0; i < nkv; i++) {
+			(*out)[i].bucket = (int64_t)(kv[i].k ^ ((uint64_t)1 << 63));
+			(*out)[i].callsite = -1;
+			(*out)[i].value = kv[i].v;
+		}
+		*n = nkv;
+	}
+	free(kv);
+	imap_clear(&seen);
+	return ret;
+}
+
+/* The query threads' connections: a page cache that holds a week's
+ * rollups and time index, and the file mapped rather than copied. */
+void
+store_select_tune(struct store *s)
+{
+	sqlite3_exec(s->db, "PRAGMA cache_size = -32768", NULL, NULL, NULL);
+	sqlite3_exec(s->db, "PRAGMA mmap_size = 1073741824", NULL, NULL,
+	    NULL);
 }

@@ -158,6 +158,8 @@ store_open(const char *path, int readonly, struct error *err)
 		    store_exec(s, "PRAGMA cache_size = -16384", err) == -1)
 			goto fail;
 	}
+	if (readonly)
+		store_select_tune(s);
 	if (store_exec(s, "PRAGMA foreign_keys = ON", err) == -1)
 		goto fail;
 	if (!readonly && store_migrate(s, err) == -1)

@@ -171,6 +171,8 @@ int store_vacuum_step(struct store *, int64_t pages, int64_t *left,
 void store_use_rollups(struct store *, int);
 /* Rollup windows read since the store was opened. */
 int64_t store_rollups_read(const struct store *);
+/* Sample blocks read by the reads that may use rollups, for tests. */
+int64_t store_blocks_read(const struct store *);
 /* Rows a sample writer buffers (0: the default); tests make it small to
  * get many blocks per profile. */
 void store_set_sample_buffer(struct store *, size_t rows);
@@ -263,6 +265,13 @@ struct store_bucket_value {
 	int64_t bucket, callsite, value;
 };
 int store_select_buckets(struct store *, const struct store_filter *,
+    struct store_bucket_value **, size_t *, struct error *);
+/* The same summed over callsites (callsite -1), from the per-bucket
+ * totals, for a selection without profile ids or label filters: 0, or 1
+ * when the selection needs store_select_buckets; -1 on error.  A bucket
+ * is listed when a row of it is selected, its value is the sum of the
+ * rows with a callsite. */
+int store_select_totals(struct store *, const struct store_filter *,
     struct store_bucket_value **, size_t *, struct error *);
 
 /* Callsites and frames with ids above after, in id order (both tables

@@ -19,7 +19,8 @@ sqlite3 -separator ' ' "$DB" "SELECT profile_id, metric_id, callsite_id,
 [ "$(wc -l <"$T/before.txt")" -gt 1000 ] || fail "the dump has few rows"
 
 start_profd
-[ "$(sqlite3 "$DB" "PRAGMA user_version")" = 4 ] ||
+last=$(ls "$TESTS_DIR/../schema" | sed -n 's/^0*\([0-9][0-9]*\)-.*\.sql$/\1/p' | sort -n | tail -1)
+[ "$(sqlite3 "$DB" "PRAGMA user_version")" = "$last" ] ||
     fail "user_version after the upgrade: $(sqlite3 "$DB" "PRAGMA user_version")"
 r=$(api POST '/v1/query?max_rows=1000000' --data-binary "SELECT profile_id,
     metric_id, callsite_id, labelset_id, bucket, value FROM sample

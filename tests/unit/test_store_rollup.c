@@ -46,6 +46,10 @@ static struct store *wr, *rd;
 static struct csindex *idx;
 static int64_t trace_ids[8];
 static size_t ntraces;
+/* Scope e: many small pushes into the same windows, so that runs of
+ * several levels, windows merged whole and level-0 runs mix. */
+#define NE	48
+static int64_t e_ids[NE];
 
 static uint64_t rng = 0x2545f4914f6cdd1dULL;
 
@@ -382,6 +386,8 @@ selections(void)
 			lo = lo / HOUR * HOUR;
 		if (i % 5 == 0)
 			hi = hi / HOUR * HOUR;
+		if (hi <= lo)
+			hi = lo + 1;
 		Q("scope=a", "scope=c", "metric=cpu_clock", at("since", lo), at("until", hi));
 	}
 	/* What the rollups cannot answer. */
@@ -398,6 +404,22 @@ selections(void)
 	Q("scope=a", prof);
 	Q("scope=a", "metric=cpu_clock", prof, prof2, prof,
 	    at("since", T0 - DAY + 99));
+	/* Scope e's runs: whole, whole days and hours, edges. */
+	Q("scope=e");
+	Q("scope=e", at("since", T0 - DAY), at("until", T0 - 1));
+	Q("scope=e", at("since", T0 - DAY + 2 * HOUR), at("until", T0 - 10 * HOUR - 1));
+	Q("scope=e", at("since", T0 - DAY + 1234), at("until", T0 - 9 * HOUR + 77));
+	for (i = 0; i < 12; i++) {
+		lo = T0 - DAY + (int64_t)(rnd() % (16 * HOUR));
+		hi = lo + 1 + (int64_t)(rnd() % (10 * HOUR));
+		if (i % 2 == 0)
+			lo = lo / HOUR * HOUR;
+		if (i % 3 == 0)
+			hi = hi / HOUR * HOUR - 1;
+		if (hi <= lo)
+			hi = lo + 1;
+		Q("scope=e", "scope=a", "metric=cpu_clock", at("since", lo), at("until", hi));
+	}
 	/* Frame filters apply after either way. */
 	Q("scope=a", "focus=fn3");
 	Q("scope=a", "metric=cpu_clock", "ignore=fn5", "hide=fn2",
@@ -476,8 +498,10 @@ table_checks(void)
 	memset(&r, 0, sizeof r);
 	sql("SELECT count(*), (SELECT count(*) FROM (SELECT DISTINCT "
 	    "profile_id, metric_id, callsite_id, labelset_id, bucket FROM "
-	    "sample)), (SELECT count(*) FROM sample_block), (SELECT "
-	    "count(DISTINCT profile_id) FROM sample_block) FROM sample", &r);
+	    "sample)), (SELECT count(*) FROM sample_block WHERE scope_id != "
+	    "(SELECT id FROM scope WHERE name = 'e')), (SELECT count(DISTINCT "
+	    "profile_id) FROM sample_block WHERE scope_id != (SELECT id FROM "
+	    "scope WHERE name = 'e')) FROM sample", &r);
 	CHECK(r.v[0] > 1000 && r.v[0] == r.v[1]);
 	CHECK(r.v[2] > 4 * r.v[3]);
 	/* The samples view sums to top's totals. */
@@ -503,6 +527,53 @@ table_checks(void)
 	hmap_clear(&r.keys);
 }
 
+/* Scope e's windows hold runs of level 0, of merged levels and merged
+ * whole; a selection of whole windows reads no block, and counts its
+ * profiles from the runs' lists. */
+static void
+runs_checks(int mixed)
+{
+	struct selection sel;
+	struct top_params tp = { &sel, 0, GRAN_FUNCTION };
+	struct top_result r;
+	struct error err = { 0 };
+	struct sqlres q;
+	int64_t before;
+	const char *kv[] = { "scope=e", NULL, NULL, NULL };
+	char since[64], until[64];
+
+	memset(&q, 0, sizeof q);
+	sql("SELECT sum(r.level = 0), sum(r.level > 0 AND r.level < 30), "
+	    "sum(r.level = 30), max(n) FROM rollup r JOIN scope s ON s.id = "
+	    "r.scope_id JOIN (SELECT scope_id, span, start, count(*) AS n "
+	    "FROM rollup GROUP BY 1, 2, 3) w ON w.scope_id = r.scope_id AND "
+	    "w.span = r.span AND w.start = r.start WHERE s.name = 'e' AND "
+	    "r.entries >= 0", &q);
+	CHECK(!mixed || (q.v[0] > 0 && q.v[1] > 0 && q.v[2] > 0 &&
+	    q.v[3] > 1));
+	/* A delete leaves its windows merged whole. */
+	CHECK(mixed || (q.v[2] > 0 && q.v[3] == 1));
+	snprintf(since, sizeof since, "since@%lld", (long long)(T0 - DAY));
+	snprintf(until, sizeof until, "until@%lld", (long long)(T0 - 1));
+	kv[1] = since;
+	kv[2] = until;
+	make_sel(&sel, kv);
+	before = store_blocks_read(rd);
+	CHECK(top_query(rd, idx, &tp, &r, &err) == 0);
+	CHECK(store_blocks_read(rd) == before);
+	CHECK(r.nprofiles > 10 && r.total > 0);
+	top_result_clear(&r);
+	/* A partial hour reads blocks. */
+	selection_clear(&sel);
+	snprintf(since, sizeof since, "since@%lld", (long long)(T0 - DAY + 600));
+	make_sel(&sel, kv);
+	CHECK(top_query(rd, idx, &tp, &r, &err) == 0);
+	CHECK(store_blocks_read(rd) > before);
+	top_result_clear(&r);
+	selection_clear(&sel);
+	compare(kv);
+}
+
 static void
 delete_profile(int64_t id)
 {
@@ -519,6 +590,7 @@ static void
 scenario(size_t rollup_max)
 {
 	int64_t cpu;
+	int i;
 
 	testimport_open(&ti);
 	snprintf(dbpath, sizeof dbpath, "%s/profd.db", ti.dir);
@@ -546,6 +618,9 @@ scenario(size_t rollup_max)
 	    7200 * 1000000000LL);
 	trace_ids[ntraces++] = push_trace("c", 800, T0 - 2 * DAY, 3 * DAY, 5,
 	    NULL, 0);
+	for (i = 0; i < NE; i++)
+		e_ids[i] = push_trace("e", 30, T0 - DAY + (int64_t)i * 20 * 60,
+		    600, 100 + (uint64_t)i, i % 5 == 0 ? "env=prod" : NULL, 0);
 	if (rollup_max != 0) {
 		struct sqlres r;
 
@@ -559,6 +634,8 @@ scenario(size_t rollup_max)
 
 	selections();
 	table_checks();
+	if (rollup_max == 0)
+		runs_checks(1);
 	/* Not vacuous: most selections had data, many used rollups. */
 	CHECK(rollup_queries >= 40 && nonempty >= 50);
 
@@ -566,6 +643,19 @@ scenario(size_t rollup_max)
 	delete_profile(trace_ids[1]);
 	delete_profile(trace_ids[3]);
 	delete_profile(cpu);
+	/* Scope e: the newest (a run of level 0), the oldest (its hour
+	 * merged whole), one in a merged level. */
+	delete_profile(e_ids[NE - 1]);
+	delete_profile(e_ids[0]);
+	delete_profile(e_ids[21]);
+	selections();
+	table_checks();
+	if (rollup_max == 0)
+		runs_checks(0);
+	/* New runs after the deletes, merged with what they left. */
+	for (i = 0; i < 6; i++)
+		push_trace("e", 30, T0 - DAY + 5 * HOUR + (int64_t)i * 600, 900,
+		    300 + (uint64_t)i, NULL, 0);
 	selections();
 	table_checks();
 	/* Everything of scope c gone: its rollups are gone too (or, where

@@ -1,0 +1,162 @@
+/* store-totals.c: the per-bucket totals of the sample values
+ * (sample_total, DESIGN-STORAGE.md "Per-bucket totals"): per profile,
+ * metric and bucket with a row of the metric, the sum of its rows with a
+ * callsite, added up while the writer makes blocks and written at the end
+ * of an import; made from the blocks on the upgrade to schema 6; deleted
+ * with a profile.  store_select_totals (store-select.c) reads them. */
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store-rollup.h"
+#include "util.h"
+
+/* Buckets are seconds of int64 nanoseconds: well inside 2^35. */
+static uint64_t
+tot_key(uint64_t metric, int64_t bucket)
+{
+	return metric << 36 | ((uint64_t)bucket + ((uint64_t)1 << 35));
+}
+
+/* The rows of columns cols[] of r into the totals: every (metric,
+ * bucket) with a row gets a total, of the rows with a callsite. */
+void
+store_totals_add(struct totals *t, const struct srows *r, const size_t *cols,
+    size_t ncols)
+{
+	struct kv **tot = &t->kv;
+	size_t *n = &t->n, *cap = &t->cap;
+	size_t i, k, nc = r->ncols;
+	int64_t v;
+
+	for (i = 0; i < r->n; i++)
+		for (k = 0; k < ncols; k++) {
+			if ((v = r->v[i * nc + cols[k]]) == 0)
+				continue;
+			if (*n == *cap) {
+				if (*n >= (1u << 20))
+					*n = kv_sort_merge(*tot, *n);
+				if (*cap == 0 || *n > *cap / 2) {
+					*cap = *cap ? *cap * 2 : 256;
+					*tot = xreallocarray(*tot, *cap,
+					    sizeof **tot);
+				}
+			}
+			(*tot)[*n].k = tot_key(r->tags[cols[k]], r->bucket[i]);
+			(*tot)[(*n)++].v = r->cs[i] != 0 ? v : 0;
+		}
+}
+
+void
+store_totals_add_all(struct totals *t, const struct srows *r)
+{
+	size_t c, *cols = xcalloc(r->ncols ? r->ncols : 1, sizeof *cols);
+
+	for (c = 0; c < r->ncols; c++)
+		cols[c] = c;
+	store_totals_add(t, r, cols, r->ncols);
+	free(cols);
+}
+
+int
+store_totals_write(struct store *s, int64_t scope, int64_t profile,
+    struct totals *t, struct error *err)
+{
+	sqlite3_stmt *st = s->sb[SB_TOTAL_ADD];
+	struct kv *tot = t->kv;
+	size_t i, n;
+
+	n = t->n = kv_sort_merge(t->kv, t->n);
+	for (i = 0; i < n; i++) {
+		sqlite3_bind_int64(st, 1, scope);
+		sqlite3_bind_int64(st, 2, (int64_t)(tot[i].k >> 36));
+		sqlite3_bind_int64(st, 3, (int64_t)((tot[i].k &
+		    (((uint64_t)1 << 36) - 1)) - ((uint64_t)1 << 35)));
+		sqlite3_bind_int64(st, 4, profile);
+		sqlite3_bind_int64(st, 5, tot[i].v);
+		if (store_step_done(s, st, err, "writing sample totals") == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* A profile's totals deleted: per metric of its blocks, over their
+ * buckets (the table's key). */
+int
+store_totals_delete(struct store *s, int64_t profile, struct error *err)
+{
+	sqlite3_stmt *st = s->sb[SB_BLOCKS_PROFILE];
+	const uint8_t *p, *end;
+	struct imap metrics = { 0 };
+	int64_t scope = 0, lo = INT64_MAX, hi = INT64_MIN;
+	uint64_t m;
+	size_t i;
+	int rc, ret = 0;
+
+	sqlite3_bind_int64(st, 1, profile);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		scope = sqlite3_column_int64(st, 6);
+		if (sqlite3_column_int64(st, 2) < lo)
+			lo = sqlite3_column_int64(st, 2);
+		if (sqlite3_column_int64(st, 3) > hi)
+			hi = sqlite3_column_int64(st, 3);
+		p = sqlite3_column_blob(st, 4);
+		end = p + sqlite3_column_bytes(st, 4);
+		while (p != NULL && p < end &&
+		    sblock_get_varint(&p, end, &m) == 0)
+			imap_put(&metrics, m, 1);
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_DONE)
+		ret = store_fail(s, err, "reading sample values");
+	st = s->sb[SB_TOTAL_DEL];
+	for (i = 0; ret == 0 && i < metrics.cap; i++) {
+		if (metrics.slots[i].value == 0)
+			continue;
+		sqlite3_bind_int64(st, 1, scope);
+		sqlite3_bind_int64(st, 2, (int64_t)metrics.slots[i].key);
+		sqlite3_bind_int64(st, 3, lo);
+		sqlite3_bind_int64(st, 4, hi);
+		sqlite3_bind_int64(st, 5, profile);
+		ret = store_step_done(s, st, err, "deleting sample totals");
+	}
+	imap_clear(&metrics);
+	return ret;
+}
+
+/* A stored profile's totals made from its blocks (the upgrade to
+ * schema 6). */
+int
+store_totals_profile(struct store *s, int64_t profile, struct error *err)
+{
+	sqlite3_stmt *st = s->sb[SB_BLOCKS_PROFILE];
+	struct srows r = { 0 };
+	struct totals t = { 0 };
+	int64_t scope = 0;
+	int rc, ret = -1;
+
+	sqlite3_bind_int64(st, 1, profile);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		scope = sqlite3_column_int64(st, 6);
+		if (sblock_decode(sqlite3_column_blob(st, 5),
+		    (size_t)sqlite3_column_bytes(st, 5),
+		    sqlite3_column_int64(st, 2), "sample block",
+		    sqlite3_column_int64(st, 0), &r, err) == -1)
+			goto out;
+		store_totals_add_all(&t, &r);
+	}
+	if (rc != SQLITE_DONE) {
+		store_fail(s, err, "reading sample values");
+		goto out;
+	}
+	sqlite3_reset(st);
+	ret = store_totals_write(s, scope, profile, &t, err);
+out:
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	srows_free(&r);
+	free(t.kv);
+	return ret;
+}
+

@@ -102,6 +102,9 @@ imap_fill(struct imap *m, struct imap_slot *s, uint64_t key, int64_t value)
 }
 /* Room for n entries without growing. */
 void imap_reserve(struct imap *, size_t n);
+/* key removed (nothing if absent); the entries after it move up so that
+ * every probe still finds its key. */
+void imap_del(struct imap *, uint64_t key);
 void imap_clear(struct imap *);
 /* Empty, the memory kept. */
 void imap_reset(struct imap *);

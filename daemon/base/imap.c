@@ -84,3 +84,26 @@ imap_reset(struct imap *m)
 		memset(m->slots, 0, m->cap * sizeof *m->slots);
 	m->n = 0;
 }
+
+void
+imap_del(struct imap *m, uint64_t key)
+{
+	size_t i, j, home, mask = m->cap - 1;
+	struct imap_slot *s;
+
+	if (m->cap == 0 || (s = imap_find(m, key))->value == 0)
+		return;
+	i = (size_t)(s - m->slots);
+	/* Backward shift: an entry past the hole moves into it unless its
+	 * home lies cyclically in (hole, entry]. */
+	for (j = (i + 1) & mask; m->slots[j].value != 0; j = (j + 1) & mask) {
+		home = (size_t)hmap_mix64(m->slots[j].key) & mask;
+		if (i <= j ? (home > i && home <= j) : (home > i || home <= j))
+			continue;
+		m->slots[i] = m->slots[j];
+		i = j;
+	}
+	m->slots[i].key = 0;
+	m->slots[i].value = 0;
+	m->n--;
+}

@@ -15,7 +15,8 @@
  * docs/DESIGN-STORAGE.md "The importer". */
 #define IMPORT_CACHE_MAX	(32u << 20)
 
-/* Byte-keyed caches (bmap); callsites have an integer map of their own. */
+/* Byte-keyed caches (bmap); callsites are interned by the store in
+ * memory (its map is not counted against this bound: store-cs.c). */
 enum cache {
 	C_STRING, C_METRIC, C_MAPPING, C_FUNCTION, C_FRAME, C_STACK,
 	C_LABELSET, C_COUNT
@@ -26,7 +27,6 @@ struct importer {
 	const struct limits *limits;
 	const atomic_int *stop;		/* set: give up imports from files */
 	struct bmap cache[C_COUNT];
-	struct imap callsites;		/* parent << 32 | frame -> id */
 	unsigned stuck;			/* 1 << cache: refused room */
 	size_t hits, refused;		/* this import's, once full */
 	uint8_t *stack_key;		/* scratch: a stack's key */

@@ -1,9 +1,10 @@
 /* import-sink.c: the decoders' sink on top of the store.
  *
  * Strings, metrics, mappings, functions, frames, callsites and label sets
- * are interned through caches (key bytes -> store id; callsites by
- * parent and frame) that live as long as the importer, so the thousandth
- * profile of a service only looks up what it shares with the others.
+ * are interned through caches (key bytes -> store id) that live as long
+ * as the importer, so the thousandth profile of a service only looks up
+ * what it shares with the others; callsites by the store itself, in
+ * memory (store-cs.c).
  * Each lookup is one probe that leaves the place to insert on a miss
  * (bmap, imap: docs/DESIGN-STORAGE.md "The importer").  Sample values go
  * to the store's batched writer (store_samples_*), which merges them by
@@ -21,7 +22,6 @@ importer_caches_clear(struct importer *im)
 
 	for (i = 0; i < C_COUNT; i++)
 		bmap_clear(&im->cache[i]);
-	imap_clear(&im->callsites);
 	im->stuck = 0;
 	im->npath = 0;
 }
@@ -46,7 +46,7 @@ importer_forget(struct importer *im)
 size_t
 importer_cache_bytes(const struct importer *im)
 {
-	size_t n = imap_bytes(&im->callsites);
+	size_t n = 0;
 	int i;
 
 	for (i = 0; i < C_COUNT; i++)
@@ -54,7 +54,7 @@ importer_cache_bytes(const struct importer *im)
 	return n;
 }
 
-/* May cache c (C_COUNT: the callsites) take more bytes?  Asked only when
+/* May cache c take more bytes?  Asked only when
  * a map is about to double or its arena to grow, and no more once it
  * said no, so the sum is rarely computed. */
 static int
@@ -147,36 +147,13 @@ intern_string(struct importer *im, struct mstr s, struct error *err)
 	    s.p, s.n, err));
 }
 
-/* The callsite of frame under parent.  Its own map, so that when the
- * store interns callsites in memory this becomes the store call alone
- * (and the map goes). */
+/* The callsite of frame under parent: the store interns callsites in
+ * memory (store-cs.c), so no cache here. */
 static int64_t
 intern_callsite(struct importer *im, int64_t parent, int64_t frame,
     size_t depth, struct error *err)
 {
-	struct imap *m = &im->callsites;
-	struct imap_slot *s = NULL;
-	uint64_t key = (uint64_t)parent << 32 | (uint64_t)frame;
-	int64_t id;
-	int grow;
-
-	/* Ids past 32 bits do not pack: asked of the store every time. */
-	if ((uint64_t)parent <= UINT32_MAX && (uint64_t)frame <= UINT32_MAX) {
-		grow = (m->n + 1) * 4 <= m->cap * 3 || cache_room(im, C_COUNT,
-		    (m->cap ? m->cap : 64) * sizeof *m->slots);
-		if ((s = imap_slot(m, key, grow)) == NULL) {
-			im->refused++;
-			imap_reset(m);
-			s = imap_slot(m, key, 0);
-		} else if (s->value != 0) {
-			im->hits++;
-			return s->value;
-		}
-	}
-	id = store_callsite(im->store, parent, frame, (int64_t)depth, err);
-	if (id > 0 && s != NULL)
-		imap_fill(m, s, key, id);
-	return id;
+	return store_callsite(im->store, parent, frame, (int64_t)depth, err);
 }
 
 static int
@@ -529,7 +506,6 @@ sink_sizes(void *ctx, const struct model_sizes *sz)
 		{ C_FRAME, sz->frames, 12 },
 		{ C_STRING, sz->strings, 24 },
 		{ C_MAPPING, sz->mappings, 24 },
-		{ C_COUNT, sz->frames, 0 },	/* callsites */
 		{ C_STACK, sz->samples, 40 },
 	};
 	size_t i, n, cap, more;
@@ -539,12 +515,6 @@ sink_sizes(void *ctx, const struct model_sizes *sz)
 			continue;
 		for (cap = 64; n * 4 > cap * 3; cap *= 2)
 			;
-		if (want[i].c == C_COUNT) {
-			if (cap > im->callsites.cap && cache_room(im, C_COUNT,
-			    cap * sizeof(struct imap_slot)))
-				imap_reserve(&im->callsites, n);
-			continue;
-		}
 		more = cap > im->cache[want[i].c].cap ?
 		    cap * sizeof(struct bmap_slot) : 0;
 		more += n * (want[i].keybytes + 12);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cschunk.h"
 #include "store-int.h"
 #include "util.h"
 
@@ -281,31 +282,66 @@ mark_referenced(void *arg, int64_t cs, int64_t ls)
 	bits_set(&r->ls, ls);
 }
 
+static int
+mark_up_chunk(void *arg, const struct cschunk *ch)
+{
+	struct bits *m = arg;
+	size_t i;
+
+	for (i = ch->n; i-- > 0;)
+		if (bits_has(m, ch->id[i]))
+			bits_set(m, ch->parent[i]);
+	return 0;
+}
+
 /* Callsites no sample names, nor any descendant of one: a child has a
  * larger id than its parent, so one pass from the largest id carries the
  * marks up to the roots. */
 static int
 mark_callsites(struct store *s, struct refs *r, struct error *err)
 {
-	sqlite3_stmt *st;
-	int rc;
-
 	if (store_referenced(s, mark_referenced, r, err) == -1)
 		return -1;
-	if (prepare(s, "SELECT id, parent_id FROM callsite ORDER BY id DESC",
-	    &st, err) == -1)
+	return store_cs_each(s, 0, 1, mark_up_chunk, &r->cs, err);
+}
+
+static int
+mark_frames_chunk(void *arg, const struct cschunk *ch)
+{
+	struct bits *m = arg;
+	size_t i;
+
+	for (i = 0; i < ch->n; i++)
+		bits_set(m, ch->frame[i]);
+	return 0;
+}
+
+static int
+keep_callsite(void *arg, int64_t id)
+{
+	return bits_has(arg, id);
+}
+
+/* Callsites are rewritten a chunk at a time, in their own transaction. */
+static int
+store_gc_callsites(struct store *s, struct bits *keep, size_t batch,
+    int64_t *removed, struct error *err)
+{
+	if (store_begin(s, err) == -1)
 		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		if (bits_has(&r->cs, sqlite3_column_int64(st, 0)))
-			bits_set(&r->cs, sqlite3_column_int64(st, 1));
-	return finish(s, st, rc, err, "reading callsites");
+	if (store_cs_collect(s, keep_callsite, keep, batch, removed, err) ==
+	    -1) {
+		store_rollback(s);
+		return -1;
+	}
+	return store_commit(s, err);
 }
 
 static const struct gc_table {
 	const char *table;
 	const char *del[2];		/* statements run per id, in order */
 } gc_tables[] = {
-	{ "callsite", { "DELETE FROM callsite WHERE id = ?", NULL } },
+	{ "callsite", { NULL, NULL } },		/* store_cs_collect */
 	{ "labelset", { "DELETE FROM label WHERE labelset_id = ?",
 	    "DELETE FROM labelset WHERE id = ?" } },
 	{ "frame", { "DELETE FROM frame WHERE id = ?", NULL } },
@@ -318,7 +354,7 @@ static const struct gc_table {
  * sets (the samples, through mark_callsites). */
 static const char *const gc_refs[] = {
 	NULL, NULL,
-	"SELECT frame_id FROM callsite",
+	NULL,					/* the callsite chunks */
 	"SELECT function_id FROM frame",
 	"SELECT mapping_id FROM frame",
 	"SELECT name_id, system_name_id, filename_id FROM function "
@@ -346,10 +382,11 @@ store_gc_step(struct store *s, int *phase, size_t batch, int64_t *removed,
 	}
 	t = &gc_tables[*phase];
 	memset(&r, 0, sizeof r);
-	if (max_id(s, t->table, &max, err) == -1)
+	if (*phase == 0 ? (max = store_cs_max(s, err)) == -1 :
+	    max_id(s, t->table, &max, err) == -1)
 		return -1;
 	if (*phase <= 1) {
-		if (max_id(s, "callsite", &r.cs.max, err) == -1 ||
+		if ((r.cs.max = store_cs_max(s, err)) == -1 ||
 		    max_id(s, "labelset", &r.ls.max, err) == -1)
 			return -1;
 		r.cs.b = xcalloc((size_t)(r.cs.max >> 3) + 1, 1);
@@ -364,12 +401,20 @@ store_gc_step(struct store *s, int *phase, size_t batch, int64_t *removed,
 	} else {
 		r.cs.max = max;
 		r.cs.b = xcalloc((size_t)(max >> 3) + 1, 1);
-		if (mark_from(s, gc_refs[*phase], &r.cs, err) == -1)
+		if ((gc_refs[*phase] != NULL ? mark_from(s, gc_refs[*phase],
+		    &r.cs, err) : store_cs_each(s, 0, 0, mark_frames_chunk,
+		    &r.cs, err)) == -1)
 			goto out_err;
 		keep = &r.cs;
 	}
 	/* The largest id stays (see the top of the file). */
 	bits_set(keep, max);
+	if (*phase == 0) {
+		rc = store_gc_callsites(s, keep, batch, removed, err);
+		if (rc == 0 && *removed < (int64_t)batch)
+			(*phase)++;
+		goto out;
+	}
 
 	xasprintf(&sql, "SELECT id FROM %s ORDER BY id DESC", t->table);
 	rc = prepare(s, sql, &ids, err);

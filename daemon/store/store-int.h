@@ -10,7 +10,9 @@
  *	store-select.c		sample reads
  *	store-rollup.c		rollups, a profile's delete, what is referenced
  *	store-runs.c store-totals.c	a window's runs; per-bucket totals
+ *	store-cs.c		callsites: the writer's map, chunks
  *	store-counts.c store-ckpt.c store-vacuum.c store-file.c store-vtab.c
+ *	store-csvt.c cschunk.c
  *	store-db.c		errors, exec, stepping, statement tables
  *	store-space.c sblock.c
  * (store-sql.c, the read-only SQL endpoint, uses only store-vtab.c.) */
@@ -31,7 +33,6 @@ enum stmt {
 	S_MAPPING_GET, S_MAPPING_ADD,
 	S_FUNCTION_GET, S_FUNCTION_ADD,
 	S_FRAME_GET, S_FRAME_ADD,
-	S_CALLSITE_GET, S_CALLSITE_ADD, S_CALLSITE_TRY, S_CALLSITE_MAX,
 	S_LABELSET_GET, S_LABELSET_ADD, S_LABEL_ADD,
 	S_SCOPE_GET, S_SCOPE_ADD,
 	S_PROFILE_FIND, S_PROFILE_ADD, S_PROFILE_FINISH, S_PROFILE_HASH,
@@ -39,7 +40,7 @@ enum stmt {
 	S_SCOPES, S_SCOPE_METRICS,
 	S_PROFILES, S_PROFILE_ONE, S_PROFILE_METRICS, S_PROFILE_LABELS,
 	S_PROFILE_COMMENTS, S_METRIC_ONE,
-	S_SCOPE_DEFAULT_METRIC, S_SCOPE_METRIC_FIND, S_CALLSITES, S_FRAMES,
+	S_SCOPE_DEFAULT_METRIC, S_SCOPE_METRIC_FIND, S_FRAMES,
 	S_COUNT
 };
 
@@ -62,6 +63,11 @@ enum sc_stmt {
 };
 
 struct store_ckpt;
+struct store_cs;
+struct cschunk;
+
+/* Callsites per chunk at most (store-cs.c): a lookup by id decodes one. */
+#define CS_CHUNK_MAX	65536
 
 struct store {
 	sqlite3 *db;
@@ -73,7 +79,7 @@ struct store {
 	int64_t runs_written;		/* bytes of rollup runs, for bench */
 	size_t sample_rows;		/* writer's buffer, 0: default */
 	size_t rollup_max;		/* keys of a window, 0: default */
-	int64_t cs_fresh;		/* callsites above: this transaction's */
+	struct store_cs *cs;		/* store-cs.c's */
 	int fk_off;			/* store_begin_import turned them off */
 	sqlite3_stmt **st;		/* store.c's, by its enum stmt */
 	sqlite3_stmt *sb[SB_COUNT];
@@ -140,7 +146,39 @@ int store_ckpt_start(struct store *, const char *path, struct error *);
 /* Stops the thread and truncates the WAL. */
 void store_ckpt_stop(struct store *);
 
-/* store-vtab.c: the sample virtual table, on every connection. */
+/* store-vtab.c: the sample and callsite virtual tables, on every
+ * connection. */
 int store_vtab_register(sqlite3 *);
+/* store-csvt.c: the callsite virtual table. */
+int store_csvt_register(sqlite3 *);
+
+/* store-cs.c: callsites as chunks, the writer's map of them. */
+/* At store_begin: ids go on from the last chunk's. */
+int store_cs_begin(struct store *, struct error *);
+/* At store_commit: the transaction's new callsites written as a chunk. */
+int store_cs_commit(struct store *, struct error *);
+/* After the COMMIT: they are stored. */
+void store_cs_committed(struct store *);
+/* At a rollback: the transaction's new callsites forgotten. */
+void store_cs_forget(struct store *);
+void store_cs_free(struct store *);
+/* The largest callsite id, 0 if none, -1 on error. */
+int64_t store_cs_max(struct store *, struct error *);
+/* Each chunk with a callsite above after, decoded, in id order (desc:
+ * every chunk, largest ids first); cb returns 0 or -1 (stops). */
+int store_cs_each(struct store *, int64_t after, int desc,
+    int (*cb)(void *, const struct cschunk *), void *, struct error *);
+/* Callsites in chunks of CS_CHUNK_MAX (a conversion's). */
+int store_cs_put_chunks(struct store *, const struct cschunk *,
+    struct error *);
+/* Collection: the callsites keep() says no to removed, largest ids first,
+ * at most batch of them (the chunks that held them rewritten); ids stay. */
+int store_cs_collect(struct store *, int (*keep)(void *, int64_t id),
+    void *, size_t batch, int64_t *removed, struct error *);
+/* Schema 7: the rows of the old table (callsite_v6) as chunks, the
+ * table dropped. */
+int store_cs_convert(struct store *, struct error *);
+/* Memory of the writer's map. */
+size_t store_cs_bytes(const struct store *);
 
 #endif

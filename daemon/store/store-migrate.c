@@ -1,7 +1,8 @@
 /* store-migrate.c: the schema brought to this profd's version: the SQL
  * steps of schema/NNN.sql in one transaction, and the steps SQL alone cannot
  * do (schema 3: the rows of the version 2 sample table rewritten as
- * blocks and rollups through the sample writer). */
+ * blocks and rollups through the sample writer; schema 6: rollups and
+ * totals rebuilt; schema 7: callsite rows as chunks, store-cs.c). */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +124,8 @@ store_migrate(struct store *s, struct error *err)
 	}
 	if (v >= 3 && v < 6)
 		store_samples_finalize(s);
+	if (v < 7 && last >= 7 && store_cs_convert(s, err) == -1)
+		goto fail;
 	snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", last);
 	if (store_exec(s, pragma, err) == -1 ||
 	    store_exec(s, "COMMIT", err) == -1)

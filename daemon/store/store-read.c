@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cschunk.h"
 #include "store-int.h"
 #include "util.h"
 
@@ -317,20 +318,32 @@ store_scope_metric(struct store *s, int64_t scope_id, const char *type,
 	return id;
 }
 
+struct cs_after {
+	int64_t after;
+	void (*cb)(void *, int64_t id, int64_t parent, int64_t frame);
+	void *arg;
+};
+
+static int
+cs_after_chunk(void *arg, const struct cschunk *ch)
+{
+	struct cs_after *a = arg;
+	size_t i;
+
+	for (i = 0; i < ch->n; i++)
+		if (ch->id[i] > a->after)
+			a->cb(a->arg, ch->id[i], ch->parent[i], ch->frame[i]);
+	return 0;
+}
+
 int
 store_callsites_after(struct store *s, int64_t after,
     void (*cb)(void *, int64_t id, int64_t parent, int64_t frame), void *arg,
     struct error *err)
 {
-	sqlite3_stmt *st = s->st[S_CALLSITES];
-	int rc;
+	struct cs_after a = { after, cb, arg };
 
-	sqlite3_bind_int64(st, 1, after);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		cb(arg, sqlite3_column_int64(st, 0),
-		    sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2));
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : store_fail(s, err, "reading callsites");
+	return store_cs_each(s, after, 0, cs_after_chunk, &a, err);
 }
 
 int

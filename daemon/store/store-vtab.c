@@ -535,6 +535,8 @@ static const sqlite3_module svt_module = {
 int
 store_vtab_register(sqlite3 *db)
 {
-	return sqlite3_create_module_v2(db, "profd_sample", &svt_module, NULL,
-	    NULL);
+	int rc = sqlite3_create_module_v2(db, "profd_sample", &svt_module,
+	    NULL, NULL);
+
+	return rc == SQLITE_OK ? store_csvt_register(db) : rc;
 }

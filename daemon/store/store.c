@@ -37,13 +37,6 @@ static const struct store_sql stmt_sql[S_COUNT] = {
 	[S_FRAME_ADD] = { 1, "INSERT INTO frame (function_id, mapping_id, "
 	    "address, line, col, flags) VALUES (nullif(?1, 0), nullif(?2, 0), "
 	    "?3, ?4, ?5, ?6)" },
-	[S_CALLSITE_GET] = { 1, "SELECT id FROM callsite WHERE "
-	    "ifnull(parent_id, 0) = ?1 AND frame_id = ?2" },
-	[S_CALLSITE_ADD] = { 1, "INSERT INTO callsite (parent_id, frame_id, "
-	    "depth) VALUES (nullif(?1, 0), ?2, ?3)" },
-	[S_CALLSITE_TRY] = { 1, "INSERT INTO callsite (parent_id, frame_id, "
-	    "depth) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING" },
-	[S_CALLSITE_MAX] = { 1, "SELECT ifnull(max(id), 0) FROM callsite" },
 	[S_LABELSET_GET] = { 1, "SELECT id FROM labelset WHERE canon = ?1" },
 	[S_LABELSET_ADD] = { 1, "INSERT INTO labelset (canon) VALUES (?1)" },
 	[S_LABEL_ADD] = { 1, "INSERT INTO label (labelset_id, key_id, str_id, "
@@ -99,8 +92,6 @@ static const struct store_sql stmt_sql[S_COUNT] = {
 	    "JOIN profile p ON p.id = pm.profile_id "
 	    "WHERE p.scope_id = ?1 AND m.type = ?2 AND (?3 IS NULL OR "
 	    "m.unit = ?3) LIMIT 2" },
-	[S_CALLSITES] = { 0, "SELECT id, ifnull(parent_id, 0), frame_id "
-	    "FROM callsite WHERE id > ?1 ORDER BY id" },
 	[S_FRAMES] = { 0, "SELECT f.id, ifnull(s.s, ''), ifnull(ms.s, ''), "
 	    "f.flags, ifnull(fs.s, ''), ifnull(fn.start_line, 0), f.line "
 	    "FROM frame f "
@@ -188,6 +179,7 @@ store_close(struct store *s)
 	if (s == NULL)
 		return;
 	store_ckpt_stop(s);
+	store_cs_free(s);
 	store_samples_finalize(s);
 	store_counts_finalize(s);
 	store_finalize_table(s->st, S_COUNT);
@@ -201,9 +193,7 @@ store_begin(struct store *s, struct error *err)
 {
 	if (store_step_id(s, s->st[S_BEGIN], err, "begin") == -1)
 		return -1;
-	/* Callsites above this one are new: see store_callsite. */
-	if ((s->cs_fresh = store_step_id(s, s->st[S_CALLSITE_MAX], err,
-	    "callsite count")) == -1) {
+	if (store_cs_begin(s, err) == -1) {
 		store_rollback(s);
 		return -1;
 	}
@@ -237,8 +227,15 @@ store_begin_import(struct store *s, struct error *err)
 int
 store_commit(struct store *s, struct error *err)
 {
-	int rc = store_step_done(s, s->st[S_COMMIT], err, "commit");
+	int rc = store_cs_commit(s, err);
 
+	if (rc == 0)
+		rc = store_step_done(s, s->st[S_COMMIT], err, "commit");
+	/* Not committed: the transaction's callsites are not stored. */
+	if (rc == -1)
+		store_cs_forget(s);
+	else
+		store_cs_committed(s);
 	store_fk_on(s);
 	return rc;
 }
@@ -248,6 +245,7 @@ store_rollback(struct store *s)
 {
 	if (!sqlite3_get_autocommit(s->db))
 		store_step_id(s, s->st[S_ROLLBACK], NULL, "rollback");
+	store_cs_forget(s);
 	store_fk_on(s);
 }
 
@@ -379,38 +377,6 @@ store_frame(struct store *s, int64_t function_id, int64_t mapping_id,
 	    line, column, flags }, 6 };
 
 	return store_intern(s, &intern_frame, &k, NULL, err);
-}
-
-int64_t
-store_callsite(struct store *s, int64_t parent_id, int64_t frame_id,
-    int64_t depth, struct error *err)
-{
-	sqlite3_stmt *st;
-	int64_t id;
-
-	/* Under a callsite made in this transaction, most callsites asked
-	 * for are new (a large profile adds whole subtrees): insert first,
-	 * look up only if it was there. */
-	if (parent_id > s->cs_fresh) {
-		st = s->st[S_CALLSITE_TRY];
-		sqlite3_bind_int64(st, 1, parent_id);
-		sqlite3_bind_int64(st, 2, frame_id);
-		sqlite3_bind_int64(st, 3, depth);
-		if (store_step_id(s, st, err, "callsite insert") == -1)
-			return -1;
-		if (sqlite3_changes(s->db) > 0)
-			return sqlite3_last_insert_rowid(s->db);
-	}
-	st = s->st[S_CALLSITE_GET];
-	sqlite3_bind_int64(st, 1, parent_id);
-	sqlite3_bind_int64(st, 2, frame_id);
-	if ((id = store_step_id(s, st, err, "callsite lookup")) != 0)
-		return id;
-	st = s->st[S_CALLSITE_ADD];
-	sqlite3_bind_int64(st, 1, parent_id);
-	sqlite3_bind_int64(st, 2, frame_id);
-	sqlite3_bind_int64(st, 3, depth);
-	return store_step_insert(s, st, err, "callsite insert");
 }
 
 int64_t

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store-int.h"
 #include "teststore.h"
 
 #define DEPTH	4
@@ -56,10 +57,11 @@ add_profile(struct store *s, int64_t scope, const char *name,
 		fr = ts_ok_id(store_frame(s, fn, p->map, 0x1000 + (uint64_t)i,
 		    i, 0, 0, &err), "frame", &err);
 		parent = p->cs[i] = ts_ok_id(store_callsite(s, parent, fr,
-		    i + 1, &err), "callsite", &err);
+		    i, &err), "callsite", &err);
+		/* (extra_parent is A's second: depth 1.) */
 		if (i == 0 && extra_parent != 0)
 			p->cs[DEPTH] = ts_ok_id(store_callsite(s, extra_parent,
-			    fr, 3, &err), "callsite", &err);
+			    fr, 2, &err), "callsite", &err);
 	}
 	p->ncs = DEPTH + (extra_parent != 0);
 	snprintf(buf, sizeof buf, "%s0", name);
@@ -198,7 +200,8 @@ main(void)
 
 	/* Nothing unused yet: nothing goes. */
 	CHECK(collect(s, 2, &steps) == 0);
-	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+	CHECK(sqlite3_open(path, &db) == SQLITE_OK &&
+	    store_vtab_register(db) == SQLITE_OK);
 	check_rows(db, &a, 1);
 	check_rows(db, &b, 1);
 	check_rows(db, &c, 1);
@@ -241,7 +244,8 @@ main(void)
 	ts_ok(store_profile_delete(s, c.id, &err), "delete", &err);
 	ts_ok(store_commit(s, &err), "commit", &err);
 	CHECK(collect(s, 2, &steps) == 0);
-	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+	CHECK(sqlite3_open(path, &db) == SQLITE_OK &&
+	    store_vtab_register(db) == SQLITE_OK);
 	check_rows(db, &c, 1);
 	sqlite3_close(db);
 	check_values(s, scope, &a);

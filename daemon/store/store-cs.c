@@ -221,6 +221,25 @@ store_cs_begin(struct store *s, struct error *err)
 	return 0;
 }
 
+/* A new callsite's depth: its parent's + 1 when the parent is new too
+ * (most often the last one made: a stack walked down), so that a chunk's
+ * depths always follow from its parents; the caller's where the parent
+ * is older (stored in the chunk as given). */
+static int64_t
+cs_depth(const struct store_cs *c, int64_t parent, int64_t given)
+{
+	const struct cschunk *p = &c->pend;
+	ptrdiff_t k;
+
+	if (parent == 0)
+		return 0;
+	if (p->n == 0 || parent < p->id[0])
+		return given;
+	k = p->id[p->n - 1] == parent ? (ptrdiff_t)p->n - 1 :
+	    cschunk_find(p, parent);
+	return k < 0 ? given : p->depth[k] + 1;
+}
+
 int64_t
 store_callsite(struct store *s, int64_t parent_id, int64_t frame_id,
     int64_t depth, struct error *err)
@@ -249,7 +268,8 @@ store_callsite(struct store *s, int64_t parent_id, int64_t frame_id,
 		    "32 bits");
 	id = c->next++;
 	imap_fill(&c->map, slot, key, id);
-	cschunk_push(&c->pend, id, parent_id, frame_id, depth);
+	cschunk_push(&c->pend, id, parent_id, frame_id, cs_depth(c, parent_id,
+	    depth));
 	return id;
 }
 

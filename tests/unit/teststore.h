@@ -80,7 +80,7 @@ ts_str(struct store *s, const char *p)
 }
 
 /* A chain of n frames (function "<prefix>N" each), as callsites from the
- * root: cs[i] is the callsite of depth i + 1.  In the caller's
+ * root: cs[i] is the callsite of depth i (the root's is 0).  In the caller's
  * transaction. */
 static inline void
 ts_stack(struct store *s, const char *prefix, int64_t *cs, int n)
@@ -96,8 +96,8 @@ ts_stack(struct store *s, const char *prefix, int64_t *cs, int n)
 		    file, i, &err), "function", &err);
 		fr = ts_ok_id(store_frame(s, fn, 0, 0x1000 + (uint64_t)i, i, 0,
 		    0, &err), "frame", &err);
-		parent = cs[i] = ts_ok_id(store_callsite(s, parent, fr, i + 1,
-		    &err), "callsite", &err);
+		parent = cs[i] = ts_ok_id(store_callsite(s, parent, fr, i, &err),
+		    "callsite", &err);
 	}
 }
 

@@ -17,11 +17,13 @@ sqlite3 -separator ' ' "$DB" "SELECT profile_id, metric_id, callsite_id,
     labelset_id, bucket, value FROM sample WHERE value != 0
     ORDER BY 1, 2, 3, 4, 5" >"$T/before.txt"
 [ "$(wc -l <"$T/before.txt")" -gt 1000 ] || fail "the dump has few rows"
+cs_before
 
 start_profd
 last=$(ls "$TESTS_DIR/../schema" | sed -n 's/^0*\([0-9][0-9]*\)-.*\.sql$/\1/p' | sort -n | tail -1)
 [ "$(sqlite3 "$DB" "PRAGMA user_version")" = "$last" ] ||
     fail "user_version after the upgrade: $(sqlite3 "$DB" "PRAGMA user_version")"
+cs_after
 r=$(api POST '/v1/query?max_rows=1000000' --data-binary "SELECT profile_id,
     metric_id, callsite_id, labelset_id, bucket, value FROM sample
     ORDER BY 1, 2, 3, 4, 5")
@@ -76,6 +78,13 @@ out=$("$PROFCTL" push "$FIXTURES/heap.pprof" --scope svc-a) ||
     "$(sed -n 's/^#total\t//p' "$FIXTURES/expected/heap.alloc_space.tsv")" ] ||
     fail "heap pushed after the upgrade: wrong total"
 ok "pushes go on after the upgrade"
+
+# The cpu fixture again, in a scope of its own: no new callsite.
+n=$(cs_count)
+out=$("$PROFCTL" push "$FIXTURES/cpu.pprof" --scope again) ||
+    fail "push of the cpu fixture again: $out"
+[ "$(cs_count)" = "$n" ] || fail "the same profile made $(($(cs_count) - n)) new callsites"
+ok "the cpu fixture pushed again makes no new callsite ($n)"
 
 stop_profd
 ok "stopped cleanly"

@@ -5,7 +5,9 @@
 # lists, and its per-bucket totals from the blocks.  Every answer of
 # store-v4-windows.answers (top, tree, timeline, export; rollups, blocks
 # and totals) is byte for byte what profd answered before the upgrade
-# (its SHA-256 and length), and pushes go on from there.
+# (its SHA-256 and length), and pushes go on from there.  Its callsite
+# rows become chunks (schema 7): the same count and sums, the same
+# callsites view, and a profile pushed again makes none.
 . "$(dirname "$0")/lib.sh"
 
 command -v sqlite3 >/dev/null 2>&1 || { echo "skip: no sqlite3 shell"; exit 77; }
@@ -14,6 +16,7 @@ command -v sha256sum >/dev/null 2>&1 || { echo "skip: no sha256sum"; exit 77; }
 gzip -dc "$FIXTURES/store-v4-windows.sql.gz" | sqlite3 "$DB" ||
     fail "loading the version 4 dump"
 sqlite3 "$DB" "PRAGMA user_version = 4"
+cs_before
 
 start_profd
 [ "$(sqlite3 "$DB" "SELECT count(*) FROM pragma_table_info('rollup')
@@ -21,6 +24,7 @@ start_profd
 [ "$(sqlite3 "$DB" "SELECT count(DISTINCT profile_id) FROM sample_total")" = 123 ] ||
     fail "totals: $(sqlite3 "$DB" "SELECT count(DISTINCT profile_id) FROM sample_total") profiles"
 ok "upgraded to $(sqlite3 "$DB" "PRAGMA user_version")"
+cs_after
 
 n=0
 while read -r sum len q; do
@@ -49,6 +53,14 @@ r=$(api GET "/v1/top?scope=svc-b&metric=delay")
 [ "$(status_of "$r")" = 200 ] && [ "$(body_of "$r" | json 'j["profiles"]')" = 2 ] ||
     fail "top after the push: $r"
 ok "pushes go on after the upgrade"
+
+# The cpu fixture again, in a scope of its own: every callsite it needs
+# is there already.
+n=$(cs_count)
+out=$("$PROFCTL" push "$FIXTURES/cpu.pprof" --scope again) ||
+    fail "push of the cpu fixture again: $out"
+[ "$(cs_count)" = "$n" ] || fail "the same profile made $(($(cs_count) - n)) new callsites"
+ok "the cpu fixture pushed again makes no new callsite ($n)"
 
 stop_profd
 ok "stopped cleanly"

@@ -46,22 +46,44 @@ unzz(uint64_t u)
 }
 
 void
+cschunk_enc_start(struct cschunk_enc *e, int64_t first)
+{
+	e->b.n = 0;
+	e->first = first;
+	e->last = first - 1;
+	e->frame = 0;
+	e->n = 0;
+}
+
+void
+cschunk_enc_add(struct cschunk_enc *e, int64_t id, int64_t parent,
+    int64_t frame, int64_t depth)
+{
+	sblock_put_varint(&e->b, (uint64_t)(id - e->last));
+	sblock_put_varint(&e->b, parent ? (uint64_t)(id - parent) : 0);
+	if (parent != 0 && parent < e->first)
+		sblock_put_varint(&e->b, (uint64_t)depth);
+	sblock_put_varint(&e->b, zz((int64_t)((uint64_t)frame -
+	    (uint64_t)e->frame)));
+	e->last = id;
+	e->frame = frame;
+	e->n++;
+}
+
+void
 cschunk_encode(const struct cschunk *c, size_t from, size_t n, struct buf *b)
 {
-	int64_t first = c->id[from], prev = first - 1, frame = 0;
+	struct cschunk_enc e;
 	size_t i;
 
-	for (i = from; i < from + n; i++) {
-		sblock_put_varint(b, (uint64_t)(c->id[i] - prev));
-		sblock_put_varint(b, c->parent[i] ? (uint64_t)(c->id[i] -
-		    c->parent[i]) : 0);
-		if (c->parent[i] != 0 && c->parent[i] < first)
-			sblock_put_varint(b, (uint64_t)c->depth[i]);
-		sblock_put_varint(b, zz((int64_t)((uint64_t)c->frame[i] -
-		    (uint64_t)frame)));
-		prev = c->id[i];
-		frame = c->frame[i];
-	}
+	memset(&e, 0, sizeof e);
+	e.b = *b;
+	cschunk_enc_start(&e, c->id[from]);
+	e.b.n = b->n;
+	for (i = from; i < from + n; i++)
+		cschunk_enc_add(&e, c->id[i], c->parent[i], c->frame[i],
+		    c->depth[i]);
+	*b = e.b;
 }
 
 ptrdiff_t

@@ -31,6 +31,16 @@ void cschunk_free(struct cschunk *);
 /* Callsites [from, from + n) of c appended to b as one chunk's data. */
 void cschunk_encode(const struct cschunk *c, size_t from, size_t n,
     struct buf *b);
+/* The same one callsite at a time, ids ascending, into e->b: the data of
+ * a chunk from first to the last added, n of them. */
+struct cschunk_enc {
+	struct buf b;
+	int64_t first, last, frame;
+	size_t n;
+};
+void cschunk_enc_start(struct cschunk_enc *, int64_t first);
+void cschunk_enc_add(struct cschunk_enc *, int64_t id, int64_t parent,
+    int64_t frame, int64_t depth);
 /* The data of chunk `name` (its last_id, for messages) into c (emptied
  * first), checked: ids ascending from first to last, count of them,
  * parents before their children and inside the chunk unless the depth is

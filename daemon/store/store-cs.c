@@ -39,7 +39,14 @@ struct store_cs {
 	struct imap map;		/* parent << 32 | frame -> id */
 	int loaded;			/* map holds every stored callsite */
 	int64_t next;			/* the next new id */
-	struct cschunk pend;		/* this transaction's new callsites */
+	/* This transaction's new callsites, encoded as they come (a few
+	 * bytes each, not 32 as arrays): the last chunk's; each full one
+	 * before it is written at once (flushed). */
+	struct cschunk_enc *pend;
+	size_t npend, cappend;
+	int flushed;
+	int64_t last_id, last_depth;	/* the last new one */
+	struct cschunk tmp;		/* a pending chunk decoded */
 	int collected;			/* this transaction removed some */
 	struct buf enc;
 	sqlite3_stmt *st[CS_NSTMT];
@@ -77,7 +84,10 @@ store_cs_free(struct store *s)
 	for (i = 0; i < CS_NSTMT; i++)
 		sqlite3_finalize(c->st[i]);
 	imap_clear(&c->map);
-	cschunk_free(&c->pend);
+	for (i = 0; i < (int)c->cappend; i++)
+		buf_free(&c->pend[i].b);
+	free(c->pend);
+	cschunk_free(&c->tmp);
 	buf_free(&c->enc);
 	free(c);
 	s->cs = NULL;
@@ -87,6 +97,40 @@ static uint64_t
 cs_key(int64_t parent, int64_t frame)
 {
 	return (uint64_t)parent << 32 | (uint64_t)frame;
+}
+
+static size_t
+pend_count(const struct store_cs *c)
+{
+	return c->npend == 0 ? 0 : (c->npend - 1) * CS_CHUNK_MAX +
+	    c->pend[c->npend - 1].n;
+}
+
+static void
+pend_add(struct store_cs *c, int64_t id, int64_t parent, int64_t frame,
+    int64_t depth)
+{
+	if (c->npend == 0 || c->pend[c->npend - 1].n == CS_CHUNK_MAX) {
+		if (c->npend == c->cappend) {
+			c->pend = xreallocarray(c->pend, c->cappend + 1,
+			    sizeof *c->pend);
+			memset(&c->pend[c->cappend++], 0, sizeof *c->pend);
+		}
+		cschunk_enc_start(&c->pend[c->npend++], id);
+	}
+	cschunk_enc_add(&c->pend[c->npend - 1], id, parent, frame, depth);
+	c->last_id = id;
+	c->last_depth = depth;
+}
+
+/* Pending chunk i decoded into c->tmp. */
+static int
+pend_decode(struct store_cs *c, size_t i, struct error *err)
+{
+	const struct cschunk_enc *e = &c->pend[i];
+
+	return cschunk_decode(&c->tmp, e->b.p, e->b.n, e->first, e->last,
+	    (int64_t)e->n, err);
 }
 
 /* The current row of a chunk statement (last_id, first_id, count, data)
@@ -155,18 +199,23 @@ cs_load(struct store *s, struct error *err)
 	struct store_cs *c = cs_of(s);
 	sqlite3_stmt *st = cs_stmt(s, CS_TOTAL, err);
 	int64_t n;
+	size_t i;
 
 	if (st == NULL || (n = store_step_id(s, st, err, "callsite count")) ==
 	    -1)
 		return -1;
 	imap_reset(&c->map);
-	imap_reserve(&c->map, (size_t)n + c->pend.n);
+	imap_reserve(&c->map, (size_t)n + pend_count(c));
 	if (store_cs_each(s, 0, 0, load_chunk, c, err) == -1) {
 		imap_reset(&c->map);
 		return -1;
 	}
 	/* This transaction's, if any, stay in the map. */
-	load_chunk(c, &c->pend);
+	for (i = 0; i < c->npend; i++) {
+		if (pend_decode(c, i, err) == -1)
+			return -1;
+		load_chunk(c, &c->tmp);
+	}
 	c->loaded = 1;
 	return 0;
 }
@@ -176,30 +225,48 @@ store_cs_bytes(const struct store *s)
 {
 	const struct store_cs *c = s->cs;
 
-	return c == NULL ? 0 : imap_bytes(&c->map) + c->pend.cap *
-	    4 * sizeof(int64_t);
+	size_t n, i;
+
+	if (c == NULL)
+		return 0;
+	n = imap_bytes(&c->map);
+	for (i = 0; i < c->cappend; i++)
+		n += c->pend[i].b.cap;
+	return n;
 }
 
 void
 store_cs_forget(struct store *s)
 {
 	struct store_cs *c = s->cs;
-	size_t i;
+	size_t i, k;
 
 	if (c == NULL)
 		return;
-	/* Callsites collected, then rolled back: the map read again. */
-	if (c->collected) {
+	/* Callsites collected, or chunks of new ones written, then rolled
+	 * back: the map read again. */
+	if (c->collected || c->flushed) {
 		imap_reset(&c->map);
 		c->loaded = 0;
 		c->collected = 0;
+		c->flushed = 0;
+		c->npend = 0;
 	}
-	if (c->pend.n == 0)
+	if (c->npend == 0)
 		return;
-	for (i = 0; i < c->pend.n; i++)
-		imap_del(&c->map, cs_key(c->pend.parent[i], c->pend.frame[i]));
-	c->next = c->pend.id[0];
-	c->pend.n = 0;
+	c->next = c->pend[0].first;
+	for (i = 0; i < c->npend; i++) {
+		/* Made here, it decodes: else nothing is known any more. */
+		if (pend_decode(c, i, NULL) == -1) {
+			imap_reset(&c->map);
+			c->loaded = 0;
+			break;
+		}
+		for (k = 0; k < c->tmp.n; k++)
+			imap_del(&c->map, cs_key(c->tmp.parent[k],
+			    c->tmp.frame[k]));
+	}
+	c->npend = 0;
 }
 
 int
@@ -221,23 +288,34 @@ store_cs_begin(struct store *s, struct error *err)
 	return 0;
 }
 
-/* A new callsite's depth: its parent's + 1 when the parent is new too
- * (most often the last one made: a stack walked down), so that a chunk's
- * depths always follow from its parents; the caller's where the parent
- * is older (stored in the chunk as given). */
+/* One chunk row of encoded callsites. */
+static int
+cs_put_blob(struct store *s, const struct cschunk_enc *e, struct error *err)
+{
+	sqlite3_stmt *st = cs_stmt(s, CS_PUT, err);
+
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, e->last);
+	sqlite3_bind_int64(st, 2, e->first);
+	sqlite3_bind_int64(st, 3, (int64_t)e->n);
+	sqlite3_bind_blob64(st, 4, e->b.n ? (const void *)e->b.p : "",
+	    e->b.n, SQLITE_STATIC);
+	return store_step_done(s, st, err, "writing a callsite chunk");
+}
+
+/* A new callsite's depth: its parent's + 1 when the parent is the last
+ * one made (a stack walked down), so that a chunk's depths follow from
+ * its parents; else the caller's (the parent's + 1 too, by store.h's
+ * contract; stored as given where the parent is in an older chunk). */
 static int64_t
 cs_depth(const struct store_cs *c, int64_t parent, int64_t given)
 {
-	const struct cschunk *p = &c->pend;
-	ptrdiff_t k;
-
 	if (parent == 0)
 		return 0;
-	if (p->n == 0 || parent < p->id[0])
-		return given;
-	k = p->id[p->n - 1] == parent ? (ptrdiff_t)p->n - 1 :
-	    cschunk_find(p, parent);
-	return k < 0 ? given : p->depth[k] + 1;
+	if (c->npend > 0 && parent == c->last_id)
+		return c->last_depth + 1;
+	return given;
 }
 
 int64_t
@@ -266,10 +344,16 @@ store_callsite(struct store *s, int64_t parent_id, int64_t frame_id,
 	if (c->next > UINT32_MAX)
 		return error_set(err, ERR_INTERNAL, "store: callsite ids past "
 		    "32 bits");
+	/* A full chunk is written now: memory for one only. */
+	if (c->npend > 0 && c->pend[c->npend - 1].n == CS_CHUNK_MAX) {
+		if (cs_put_blob(s, &c->pend[c->npend - 1], err) == -1)
+			return -1;
+		c->npend = 0;
+		c->flushed = 1;
+	}
 	id = c->next++;
 	imap_fill(&c->map, slot, key, id);
-	cschunk_push(&c->pend, id, parent_id, frame_id, cs_depth(c, parent_id,
-	    depth));
+	pend_add(c, id, parent_id, frame_id, cs_depth(c, parent_id, depth));
 	return id;
 }
 
@@ -279,18 +363,17 @@ cs_put(struct store *s, const struct cschunk *ch, size_t from, size_t n,
     struct error *err)
 {
 	struct store_cs *c = cs_of(s);
-	sqlite3_stmt *st = cs_stmt(s, CS_PUT, err);
+	struct cschunk_enc e;
+	size_t i;
 
-	if (st == NULL)
-		return -1;
-	c->enc.n = 0;
-	cschunk_encode(ch, from, n, &c->enc);
-	sqlite3_bind_int64(st, 1, ch->id[from + n - 1]);
-	sqlite3_bind_int64(st, 2, ch->id[from]);
-	sqlite3_bind_int64(st, 3, (int64_t)n);
-	sqlite3_bind_blob64(st, 4, c->enc.n ? (const void *)c->enc.p : "",
-	    c->enc.n, SQLITE_STATIC);
-	return store_step_done(s, st, err, "writing a callsite chunk");
+	memset(&e, 0, sizeof e);
+	e.b = c->enc;
+	cschunk_enc_start(&e, ch->id[from]);
+	for (i = from; i < from + n; i++)
+		cschunk_enc_add(&e, ch->id[i], ch->parent[i], ch->frame[i],
+		    ch->depth[i]);
+	c->enc = e.b;
+	return cs_put_blob(s, &e, err);
 }
 
 int
@@ -317,14 +400,15 @@ append(struct cschunk *to, const struct cschunk *from)
 		    from->depth[i]);
 }
 
-/* The pending callsites with the trailing chunks they absorb, as one. */
+/* The pending callsites (one chunk, decoded in c->tmp) with the trailing
+ * chunks they absorb, as one. */
 static int
 cs_merge(struct store *s, struct error *err)
 {
 	struct store_cs *c = cs_of(s);
 	sqlite3_stmt *st = cs_stmt(s, CS_TAIL, err), *del;
 	struct cschunk *parts = NULL, all = { 0 };
-	size_t nparts = 0, acc = c->pend.n, i;
+	size_t nparts = 0, acc = c->pend[0].n, i;
 	int64_t lowest = 0;
 	int rc, ret = -1;
 
@@ -348,12 +432,14 @@ cs_merge(struct store *s, struct error *err)
 	}
 	sqlite3_reset(st);
 	if (nparts == 0) {
-		ret = cs_put(s, &c->pend, 0, c->pend.n, err);
+		ret = cs_put_blob(s, &c->pend[0], err);
 		goto out;
 	}
+	if (pend_decode(c, 0, err) == -1)
+		goto out;
 	for (i = nparts; i-- > 0;)
 		append(&all, &parts[i]);
-	append(&all, &c->pend);
+	append(&all, &c->tmp);
 	if ((del = cs_stmt(s, CS_DEL_FROM, err)) == NULL)
 		goto out;
 	sqlite3_bind_int64(del, 1, lowest);
@@ -374,21 +460,25 @@ int
 store_cs_commit(struct store *s, struct error *err)
 {
 	struct store_cs *c = s->cs;
-	int rc;
+	size_t i;
 
-	if (c == NULL || c->pend.n == 0)
+	if (c == NULL || c->npend == 0)
 		return 0;
-	rc = c->pend.n < CS_CHUNK_MAX ? cs_merge(s, err) :
-	    store_cs_put_chunks(s, &c->pend, err);
-	return rc;
+	if (c->npend == 1 && c->pend[0].n < CS_CHUNK_MAX)
+		return cs_merge(s, err);
+	for (i = 0; i < c->npend; i++)
+		if (cs_put_blob(s, &c->pend[i], err) == -1)
+			return -1;
+	return 0;
 }
 
 void
 store_cs_committed(struct store *s)
 {
 	if (s->cs != NULL) {
-		s->cs->pend.n = 0;
+		s->cs->npend = 0;
 		s->cs->collected = 0;
+		s->cs->flushed = 0;
 	}
 }
 

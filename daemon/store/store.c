@@ -151,9 +151,9 @@ store_open(const char *path, int readonly, struct error *err)
 	}
 	if (readonly)
 		store_select_tune(s);
-	if (store_exec(s, "PRAGMA foreign_keys = ON", err) == -1)
-		goto fail;
 	if (!readonly && store_migrate(s, err) == -1)
+		goto fail;
+	if (store_exec(s, "PRAGMA foreign_keys = ON", err) == -1)
 		goto fail;
 	if (readonly && store_version(s) !=
 	    schema_steps[schema_nsteps - 1].version) {

@@ -39,6 +39,8 @@ int64_t store_function(struct store *, int64_t name_id, int64_t sysname_id,
 int64_t store_frame(struct store *, int64_t function_id, int64_t mapping_id,
     uint64_t address, int64_t line, int64_t column, unsigned flags,
     struct error *);
+/* A callsite: frame under parent (0: a root), depth its parent's + 1 (a
+ * root's is 0).  Interned in memory, in a transaction: ids below 2^32. */
 int64_t store_callsite(struct store *, int64_t parent_id, int64_t frame_id,
     int64_t depth, struct error *);
 /* *created is set when the label set is new (the caller adds its labels). */
@@ -274,8 +276,8 @@ int store_select_buckets(struct store *, const struct store_filter *,
 int store_select_totals(struct store *, const struct store_filter *,
     struct store_bucket_value **, size_t *, struct error *);
 
-/* Callsites and frames with ids above after, in id order (both tables
- * only grow), for the query threads' in-memory index.  A frame comes with
+/* Callsites and frames with ids above after, in id order (ids are never
+ * reused), for the query threads' in-memory index.  A frame comes with
  * its function name ("" if none) and mapping file ("" if none). */
 int store_callsites_after(struct store *, int64_t after,
     void (*cb)(void *, int64_t id, int64_t parent, int64_t frame), void *,

@@ -1,6 +1,7 @@
 /* test_store_cs.c: callsites as chunks (store-cs.c, store-csvt.c):
  * interning gives one id per (parent, frame), within an import, across
- * imports and after the store is reopened; a rollback forgets the
+ * imports and after the store is reopened, in bounded memory; a
+ * rollback forgets the
  * callsites it made (their ids are handed out again); a series of small
  * imports leaves few chunks (merged), a large one chunks of at most 64 Ki;
  * the callsite virtual table answers by id and by scan exactly what was
@@ -210,9 +211,12 @@ main(void)
 	sqlite3_close(db);
 	check_vtab(path, &w);
 
-	/* One import of 150,000: chunks of at most 64 Ki. */
+	/* One import of 150,000: chunks of at most 64 Ki, and the writer's
+	 * memory for them: the map (16-byte slots at most 3/4 full, so at
+	 * most 43 bytes a callsite) and one chunk being encoded. */
 	ts_ok(store_begin_import(s, &err), "begin", &err);
 	intern_some(s, &w, 1000000, 150000, 100000);
+	CHECK(store_cs_bytes(s) <= (size_t)w.n * 43 + 4 * CS_CHUNK_MAX);
 	ts_ok(store_commit(s, &err), "commit", &err);
 	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
 	CHECK(count(db, "SELECT max(count) FROM callsite_chunk") <=

@@ -3,9 +3,9 @@
  *
  * The writer holds a map (parent, frame) -> id of every callsite, loaded
  * from the chunks when an import first asks for one; a transaction's new
- * callsites get ids from max(last_id) + 1 on, are kept in memory and
- * written at its commit as one chunk (a chunk per CS_CHUNK_MAX when more);
- * a rollback forgets them.  A small new chunk is merged with the last ones
+ * callsites get ids from max(last_id) + 1 on and are encoded as they come
+ * (each full chunk of CS_CHUNK_MAX written at once, the rest at the
+ * commit); a rollback forgets them.  A small new chunk is merged with the last ones
  * like a binary counter (each trailing chunk no larger than what is being
  * merged joins it, up to CS_CHUNK_MAX), so a series that adds a few
  * callsites per push leaves O(log) small chunks, and a push rewrites at
@@ -17,8 +17,8 @@
 #include "hmap.h"
 #include "store-int.h"
 
-enum { CS_MAX, CS_SCAN, CS_SCAN_DESC, CS_TAIL, CS_PUT, CS_DEL_FROM,
-    CS_DEL, CS_TOTAL, CS_NSTMT };
+enum { CS_MAX, CS_SCAN, CS_SCAN_DESC, CS_PUT, CS_DEL_FROM, CS_DEL,
+    CS_TOTAL, CS_NSTMT };
 
 static const char *const cs_sql[CS_NSTMT] = {
 	[CS_MAX] = "SELECT ifnull(max(last_id), 0) FROM callsite_chunk",
@@ -26,8 +26,6 @@ static const char *const cs_sql[CS_NSTMT] = {
 	    "WHERE last_id > ?1 ORDER BY last_id",
 	[CS_SCAN_DESC] = "SELECT last_id, first_id, count, data FROM "
 	    "callsite_chunk ORDER BY last_id DESC",
-	[CS_TAIL] = "SELECT last_id, first_id, count, data FROM callsite_chunk "
-	    "ORDER BY last_id DESC",
 	[CS_PUT] = "INSERT INTO callsite_chunk (last_id, first_id, count, "
 	    "data) VALUES (?1, ?2, ?3, ?4)",
 	[CS_DEL_FROM] = "DELETE FROM callsite_chunk WHERE last_id >= ?1",
@@ -136,10 +134,8 @@ pend_decode(struct store_cs *c, size_t i, struct error *err)
 /* The current row of a chunk statement (last_id, first_id, count, data)
  * decoded into out. */
 static int
-cs_decode_row(struct store *s, sqlite3_stmt *st, struct cschunk *out,
-    struct error *err)
+cs_decode_row(sqlite3_stmt *st, struct cschunk *out, struct error *err)
 {
-	(void)s;
 	return cschunk_decode(out, sqlite3_column_blob(st, 3),
 	    (size_t)sqlite3_column_bytes(st, 3), sqlite3_column_int64(st, 1),
 	    sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 2), err);
@@ -158,7 +154,7 @@ store_cs_each(struct store *s, int64_t after, int desc,
 	if (!desc)
 		sqlite3_bind_int64(st, 1, after);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (cs_decode_row(s, st, &ch, err) == -1 || cb(arg, &ch) == -1)
+		if (cs_decode_row(st, &ch, err) == -1 || cb(arg, &ch) == -1)
 			goto out;
 	}
 	if (rc != SQLITE_DONE) {
@@ -224,7 +220,6 @@ size_t
 store_cs_bytes(const struct store *s)
 {
 	const struct store_cs *c = s->cs;
-
 	size_t n, i;
 
 	if (c == NULL)
@@ -276,7 +271,6 @@ store_cs_begin(struct store *s, struct error *err)
 	int64_t max;
 
 	store_cs_forget(s);
-	c->collected = 0;
 	if ((max = store_cs_max(s, err)) == -1)
 		return -1;
 	/* Chunks written by someone else: the map is read again. */
@@ -406,7 +400,7 @@ static int
 cs_merge(struct store *s, struct error *err)
 {
 	struct store_cs *c = cs_of(s);
-	sqlite3_stmt *st = cs_stmt(s, CS_TAIL, err), *del;
+	sqlite3_stmt *st = cs_stmt(s, CS_SCAN_DESC, err), *del;
 	struct cschunk *parts = NULL, all = { 0 };
 	size_t nparts = 0, acc = c->pend[0].n, i;
 	int64_t lowest = 0;
@@ -421,7 +415,7 @@ cs_merge(struct store *s, struct error *err)
 			break;
 		parts = xreallocarray(parts, nparts + 1, sizeof *parts);
 		memset(&parts[nparts], 0, sizeof *parts);
-		if (cs_decode_row(s, st, &parts[nparts++], err) == -1)
+		if (cs_decode_row(st, &parts[nparts++], err) == -1)
 			goto out;
 		lowest = sqlite3_column_int64(st, 0);
 		acc += (size_t)n;
@@ -547,14 +541,14 @@ store_cs_collect(struct store *s, int (*keep)(void *, int64_t), void *arg,
 	int64_t *lasts = NULL;
 	struct cschunk *keeps = NULL;
 	size_t nr = 0, i;
-	int rc, ret = -1;
+	int rc = SQLITE_DONE, ret = -1;
 
 	*removed = 0;
 	if (st == NULL)
 		return -1;
 	/* Read first, write after: the scan must not see its own rows. */
 	while (g.removed < batch && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (cs_decode_row(s, st, &ch, err) == -1)
+		if (cs_decode_row(st, &ch, err) == -1)
 			goto out;
 		if (gc_chunk(&g, &ch) == 1) {
 			lasts = xreallocarray(lasts, nr + 1, sizeof *lasts);

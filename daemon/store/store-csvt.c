@@ -52,25 +52,14 @@ static int
 cvt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
     sqlite3_vtab **out, char **errmsg)
 {
-	struct cvt *vt;
 	int rc;
 
-	(void)aux;
-	(void)argc;
-	(void)argv;
-	(void)errmsg;
-	rc = sqlite3_declare_vtab(db, "CREATE TABLE x (id INTEGER, "
-	    "parent_id INTEGER, frame_id INTEGER, depth INTEGER)");
-	if (rc != SQLITE_OK)
-		return rc;
-	/* Reads only: fine in views on connections that trust no schema. */
-	sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
-	if ((vt = sqlite3_malloc(sizeof *vt)) == NULL)
-		return SQLITE_NOMEM;
-	memset(vt, 0, sizeof *vt);
-	vt->db = db;
-	*out = &vt->base;
-	return SQLITE_OK;
+	rc = store_vtab_new(db, "CREATE TABLE x (id INTEGER, parent_id "
+	    "INTEGER, frame_id INTEGER, depth INTEGER)", sizeof(struct cvt),
+	    out);
+	if (rc == SQLITE_OK)
+		((struct cvt *)*out)->db = db;
+	return rc;
 }
 
 static int
@@ -90,7 +79,6 @@ cvt_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
 {
 	int i;
 
-	(void)v;
 	info->idxNum = 0;
 	for (i = 0; i < info->nConstraint; i++) {
 		const struct sqlite3_index_constraint *c = &info->aConstraint[i];
@@ -278,7 +266,6 @@ cvt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int argc,
 {
 	struct ccur *c = (struct ccur *)cur;
 
-	(void)idxstr;
 	error_clear(&c->err);
 	c->idx = idx;
 	c->eof = 0;

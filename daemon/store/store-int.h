@@ -149,6 +149,10 @@ void store_ckpt_stop(struct store *);
 /* store-vtab.c: the sample and callsite virtual tables, on every
  * connection. */
 int store_vtab_register(sqlite3 *);
+/* A virtual table of the columns of decl, size bytes (zeroed), read
+ * only and innocuous: an xConnect's work. */
+int store_vtab_new(sqlite3 *, const char *decl, size_t size,
+    sqlite3_vtab **);
 /* store-csvt.c: the callsite virtual table. */
 int store_csvt_register(sqlite3 *);
 

@@ -58,26 +58,34 @@ struct scur {
 	struct error err;
 };
 
-static int
-svt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
-    sqlite3_vtab **out, char **errmsg)
+int
+store_vtab_new(sqlite3 *db, const char *decl, size_t size,
+    sqlite3_vtab **out)
 {
-	struct svt *vt;
-	int rc;
+	int rc = sqlite3_declare_vtab(db, decl);
 
-	rc = sqlite3_declare_vtab(db, "CREATE TABLE x (profile_id INTEGER, "
-	    "metric_id INTEGER, callsite_id INTEGER, labelset_id INTEGER, "
-	    "bucket INTEGER, value INTEGER)");
 	if (rc != SQLITE_OK)
 		return rc;
 	/* Reads only: fine in views on connections that trust no schema. */
 	sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
-	if ((vt = sqlite3_malloc(sizeof *vt)) == NULL)
+	if ((*out = sqlite3_malloc64(size)) == NULL)
 		return SQLITE_NOMEM;
-	memset(vt, 0, sizeof *vt);
-	vt->db = db;
-	*out = &vt->base;
+	memset(*out, 0, size);
 	return SQLITE_OK;
+}
+
+static int
+svt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+    sqlite3_vtab **out, char **errmsg)
+{
+	int rc;
+
+	rc = store_vtab_new(db, "CREATE TABLE x (profile_id INTEGER, "
+	    "metric_id INTEGER, callsite_id INTEGER, labelset_id INTEGER, "
+	    "bucket INTEGER, value INTEGER)", sizeof(struct svt), out);
+	if (rc == SQLITE_OK)
+		((struct svt *)*out)->db = db;
+	return rc;
 }
 
 static int

@@ -157,3 +157,20 @@ cs_after() {
 cs_count() {
 	sqlite3 "$DB" "SELECT ifnull(sum(count), 0) FROM callsite_chunk"
 }
+
+# check_answers FILE MIN: each line of FILE is the SHA-256, length and
+# path of a GET as profd answered it before an upgrade; the running profd
+# must answer each byte for byte (at least MIN of them).
+check_answers() {
+	local n=0 sum len q got
+	while read -r sum len q; do
+		curl -s --unix-socket "$SOCK" -o "$T/answer" "http://localhost$q" ||
+		    fail "GET $q"
+		got=$(sha256sum <"$T/answer" | cut -c1-64)
+		[ "$got" = "$sum" ] ||
+		    fail "GET $q: $(wc -c <"$T/answer") bytes, $len before the upgrade: $(head -c 300 "$T/answer")"
+		n=$((n + 1))
+	done <"$1"
+	[ "$n" -ge "$2" ] || fail "only $n answers checked"
+	ok "$n answers the same as before the upgrade"
+}

@@ -26,17 +26,7 @@ start_profd
 ok "upgraded to $(sqlite3 "$DB" "PRAGMA user_version")"
 cs_after
 
-n=0
-while read -r sum len q; do
-	curl -s --unix-socket "$SOCK" -o "$T/answer" "http://localhost$q" ||
-	    fail "GET $q"
-	got=$(sha256sum <"$T/answer" | cut -c1-64)
-	[ "$got" = "$sum" ] ||
-	    fail "GET $q: $(wc -c <"$T/answer") bytes, $len before the upgrade: $(head -c 300 "$T/answer")"
-	n=$((n + 1))
-done <"$FIXTURES/store-v4-windows.answers"
-[ "$n" -ge 15 ] || fail "only $n answers checked"
-ok "$n answers the same as before the upgrade"
+check_answers "$FIXTURES/store-v4-windows.answers" 15
 
 # Rollups against a filter no row fails (blocks only), after the upgrade.
 for m in cpu samples; do

@@ -29,17 +29,7 @@ start_profd
 ok "upgraded to 7"
 cs_after
 
-n=0
-while read -r sum len q; do
-	curl -s --unix-socket "$SOCK" -o "$T/answer" "http://localhost$q" ||
-	    fail "GET $q"
-	got=$(sha256sum <"$T/answer" | cut -c1-64)
-	[ "$got" = "$sum" ] ||
-	    fail "GET $q: $(wc -c <"$T/answer") bytes, $len before the upgrade: $(head -c 300 "$T/answer")"
-	n=$((n + 1))
-done <"$FIXTURES/store-v6.answers"
-[ "$n" -ge 7 ] || fail "only $n answers checked"
-ok "$n answers the same as before the upgrade"
+check_answers "$FIXTURES/store-v6.answers" 7
 
 # (Not the heap fixture: the collection before the dump took some of its
 # callsites, which a push makes again.)

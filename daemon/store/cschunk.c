@@ -33,18 +33,6 @@ cschunk_free(struct cschunk *c)
 	memset(c, 0, sizeof *c);
 }
 
-static uint64_t
-zz(int64_t v)
-{
-	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
-
-static int64_t
-unzz(uint64_t u)
-{
-	return (int64_t)((u >> 1) ^ -(u & 1));
-}
-
 void
 cschunk_enc_start(struct cschunk_enc *e, int64_t first)
 {
@@ -63,7 +51,7 @@ cschunk_enc_add(struct cschunk_enc *e, int64_t id, int64_t parent,
 	sblock_put_varint(&e->b, parent ? (uint64_t)(id - parent) : 0);
 	if (parent != 0 && parent < e->first)
 		sblock_put_varint(&e->b, (uint64_t)depth);
-	sblock_put_varint(&e->b, zz((int64_t)((uint64_t)frame -
+	sblock_put_varint(&e->b, sblock_zigzag((int64_t)((uint64_t)frame -
 	    (uint64_t)e->frame)));
 	e->last = id;
 	e->frame = frame;
@@ -161,7 +149,7 @@ cschunk_decode(struct cschunk *c, const uint8_t *p, size_t len,
 		if (sblock_get_varint(&at, end, &u) == -1)
 			return corrupt(err, last, (size_t)(start - p),
 			    "truncated frame");
-		frame = (int64_t)((uint64_t)frame + (uint64_t)unzz(u));
+		frame = (int64_t)((uint64_t)frame + (uint64_t)sblock_unzigzag(u));
 		if (frame < 1)
 			return corrupt(err, last, (size_t)(start - p),
 			    "frame id not positive");

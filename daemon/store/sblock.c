@@ -381,18 +381,6 @@ put_uv(struct buf *b, uint64_t v)
 }
 
 static uint64_t
-zigzag(int64_t v)
-{
-	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
-
-static int64_t
-unzigzag(uint64_t u)
-{
-	return (int64_t)((u >> 1) ^ -(u & 1));
-}
-
-static uint64_t
 gcd64(uint64_t a, uint64_t b)
 {
 	uint64_t t;
@@ -473,7 +461,7 @@ sblock_encode_cols(const struct srows *r, const size_t *sel, size_t nsel,
 			int64_t v = r->v[i * nc + c];
 			uint64_t q = uabs(v) / scale[k];
 
-			put_uv(&cols[k], zigzag(v < 0 ? (int64_t)(0 - q) :
+			put_uv(&cols[k], sblock_zigzag(v < 0 ? (int64_t)(0 - q) :
 			    (int64_t)q));
 		}
 	}
@@ -689,7 +677,7 @@ sblock_dec_next(struct sblock_dec *d, struct error *err)
 			continue;
 		if (get_uv(&col->p, col->end, &u) == -1)
 			return dec_fail(d, col->p, "bad value", err);
-		d->v[c] = (int64_t)((uint64_t)unzigzag(u) * col->scale);
+		d->v[c] = (int64_t)((uint64_t)sblock_unzigzag(u) * col->scale);
 	}
 	return 1;
 }

@@ -51,6 +51,19 @@ void sblock_encode_cols(const struct srows *, const size_t *cols,
 /* Unsigned LEB128, as in the blobs. */
 void sblock_put_varint(struct buf *, uint64_t);
 int sblock_get_varint(const uint8_t **, const uint8_t *end, uint64_t *);
+/* Zigzag: signed values as unsigned, small magnitudes small. */
+static inline uint64_t
+sblock_zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t
+sblock_unzigzag(uint64_t u)
+{
+	return (int64_t)((u >> 1) ^ -(u & 1));
+}
+
 /* Whether a list of varints (sample_block.metrics) holds v. */
 int sblock_varints_have(const void *, size_t, uint64_t v);
 

@@ -41,19 +41,6 @@ want_add(struct want *w, int64_t id, int64_t parent, int64_t frame,
 	w->depth[id] = depth;
 }
 
-static int64_t
-count(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st;
-	int64_t n;
-
-	CHECK(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK);
-	CHECK(sqlite3_step(st) == SQLITE_ROW);
-	n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return n;
-}
-
 /* Every callsite through the virtual table, by scan and by id, is what
  * was interned; ids not interned have no row. */
 static void
@@ -93,11 +80,11 @@ check_vtab(const char *path, const struct want *w)
 		sqlite3_reset(st);
 	}
 	sqlite3_finalize(st);
-	CHECK(count(db, "SELECT count(*) FROM callsite") == n);
-	CHECK(count(db, "SELECT ifnull(sum(count), 0) FROM callsite_chunk") ==
+	CHECK(ts_count(db, "SELECT count(*) FROM callsite") == n);
+	CHECK(ts_count(db, "SELECT ifnull(sum(count), 0) FROM callsite_chunk") ==
 	    n);
 	/* Through a join, as the views do it. */
-	CHECK(count(db, "SELECT count(*) FROM callsite a JOIN callsite b "
+	CHECK(ts_count(db, "SELECT count(*) FROM callsite a JOIN callsite b "
 	    "ON b.id = a.parent_id WHERE b.depth + 1 != a.depth") == 0);
 	sqlite3_close(db);
 }
@@ -207,7 +194,7 @@ main(void)
 		ts_ok(store_commit(s, &err), "commit", &err);
 	}
 	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
-	CHECK(count(db, "SELECT count(*) FROM callsite_chunk") <= 12);
+	CHECK(ts_count(db, "SELECT count(*) FROM callsite_chunk") <= 12);
 	sqlite3_close(db);
 	check_vtab(path, &w);
 
@@ -219,9 +206,9 @@ main(void)
 	CHECK(store_cs_bytes(s) <= (size_t)w.n * 43 + 4 * CS_CHUNK_MAX);
 	ts_ok(store_commit(s, &err), "commit", &err);
 	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
-	CHECK(count(db, "SELECT max(count) FROM callsite_chunk") <=
+	CHECK(ts_count(db, "SELECT max(count) FROM callsite_chunk") <=
 	    CS_CHUNK_MAX);
-	CHECK(count(db, "SELECT count(*) FROM callsite_chunk WHERE "
+	CHECK(ts_count(db, "SELECT count(*) FROM callsite_chunk WHERE "
 	    "count = 65536") == 2);
 	sqlite3_close(db);
 	check_vtab(path, &w);

@@ -103,19 +103,6 @@ row_exists(sqlite3 *db, const char *table, int64_t id)
 	return n;
 }
 
-static int64_t
-count_rows(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st;
-	int64_t n;
-
-	CHECK(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK);
-	CHECK(sqlite3_step(st) == SQLITE_ROW);
-	n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return n;
-}
-
 /* Whether every row of a profile is there (want 1) or gone (want 0);
  * shared names only checked when want is 1. */
 static void
@@ -205,7 +192,7 @@ main(void)
 	check_rows(db, &a, 1);
 	check_rows(db, &b, 1);
 	check_rows(db, &c, 1);
-	labels = count_rows(db, "SELECT count(*) FROM label");
+	labels = ts_count(db, "SELECT count(*) FROM label");
 	CHECK(labels == 3);
 
 	ts_ok(store_begin(s, &err), "begin", &err);
@@ -220,11 +207,11 @@ main(void)
 	check_rows(db, &b, 0);
 	check_rows(db, &a, 1);
 	check_rows(db, &c, 1);
-	CHECK(count_rows(db, "SELECT count(*) FROM label") == labels - 1);
+	CHECK(ts_count(db, "SELECT count(*) FROM label") == labels - 1);
 	/* What B shared with A stays. */
-	CHECK(count_rows(db, "SELECT count(*) FROM string WHERE s IN "
+	CHECK(ts_count(db, "SELECT count(*) FROM string WHERE s IN "
 	    "(CAST('f.c' AS BLOB), CAST('k' AS BLOB), X'')") == 3);
-	CHECK(count_rows(db, "SELECT count(*) FROM metric") == 1);
+	CHECK(ts_count(db, "SELECT count(*) FROM metric") == 1);
 	sqlite3_close(db);
 
 	check_values(s, scope, &a);

@@ -1,9 +1,11 @@
-/* teststore.h: what the store's unit tests (test_store.c, test_store_gc.c)
- * share: a store file in a directory of its own, removed at exit, and
- * helpers that fail the test on any error.  Header-only, as testlib.h. */
+/* teststore.h: what the store's unit tests (test_store.c, test_store_gc.c,
+ * test_store_cs.c) share: a store file in a directory of its own, removed
+ * at exit, and helpers that fail the test on any error.  Header-only, as
+ * testlib.h. */
 #ifndef PROFD_TESTSTORE_H
 #define PROFD_TESTSTORE_H
 
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,21 @@
 #include "testlib.h"
 
 static char ts_dir[64];
+
+/* The first column of the one row of sql, on a connection of the test's
+ * own (the store file read as SQLite sees it). */
+static inline int64_t
+ts_count(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t n;
+
+	CHECK(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK);
+	CHECK(sqlite3_step(st) == SQLITE_ROW);
+	n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
 static char ts_path[128];
 
 static inline void

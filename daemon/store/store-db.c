@@ -1,8 +1,10 @@
 /* store-db.c: the lowest part of the store, which every other file of it
  * uses and which uses none of them but store-space.c: an SQLite error made
- * a struct error, running SQL, stepping a statement (reset on every path)
- * and preparing or finalizing a table of statements. */
+ * a struct error, running SQL, stepping a statement (reset on every path),
+ * preparing or finalizing a table of statements, and a virtual table's
+ * connect. */
 #include <sqlite3.h>
+#include <string.h>
 
 #include "store-int.h"
 
@@ -111,4 +113,20 @@ store_finalize_table(sqlite3_stmt **st, int n)
 		sqlite3_finalize(st[i]);
 		st[i] = NULL;
 	}
+}
+
+int
+store_vtab_new(sqlite3 *db, const char *decl, size_t size,
+    sqlite3_vtab **out)
+{
+	int rc = sqlite3_declare_vtab(db, decl);
+
+	if (rc != SQLITE_OK)
+		return rc;
+	/* Reads only: fine in views on connections that trust no schema. */
+	sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+	if ((*out = sqlite3_malloc64(size)) == NULL)
+		return SQLITE_NOMEM;
+	memset(*out, 0, size);
+	return SQLITE_OK;
 }

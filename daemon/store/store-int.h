@@ -113,6 +113,10 @@ struct store_sql {
 int store_prepare_table(struct store *, const struct store_sql *, int n,
     sqlite3_stmt **st, const char *what, struct error *);
 void store_finalize_table(sqlite3_stmt **st, int n);
+/* A virtual table of the columns of decl, size bytes (zeroed), read
+ * only and innocuous: an xConnect's work. */
+int store_vtab_new(sqlite3 *, const char *decl, size_t size,
+    sqlite3_vtab **);
 
 /* store-migrate.c: the schema steps past the store's version, in one
  * transaction (the writer, on open). */
@@ -149,10 +153,6 @@ void store_ckpt_stop(struct store *);
 /* store-vtab.c: the sample and callsite virtual tables, on every
  * connection. */
 int store_vtab_register(sqlite3 *);
-/* A virtual table of the columns of decl, size bytes (zeroed), read
- * only and innocuous: an xConnect's work. */
-int store_vtab_new(sqlite3 *, const char *decl, size_t size,
-    sqlite3_vtab **);
 /* store-csvt.c: the callsite virtual table. */
 int store_csvt_register(sqlite3 *);
 

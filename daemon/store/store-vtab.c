@@ -58,22 +58,6 @@ struct scur {
 	struct error err;
 };
 
-int
-store_vtab_new(sqlite3 *db, const char *decl, size_t size,
-    sqlite3_vtab **out)
-{
-	int rc = sqlite3_declare_vtab(db, decl);
-
-	if (rc != SQLITE_OK)
-		return rc;
-	/* Reads only: fine in views on connections that trust no schema. */
-	sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
-	if ((*out = sqlite3_malloc64(size)) == NULL)
-		return SQLITE_NOMEM;
-	memset(*out, 0, size);
-	return SQLITE_OK;
-}
-
 static int
 svt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
     sqlite3_vtab **out, char **errmsg)

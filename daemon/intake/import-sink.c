@@ -54,9 +54,9 @@ importer_cache_bytes(const struct importer *im)
 	return n;
 }
 
-/* May cache c take more bytes?  Asked only when
- * a map is about to double or its arena to grow, and no more once it
- * said no, so the sum is rarely computed. */
+/* May cache c take more bytes?  Asked only when a map is about to double
+ * or its arena to grow, and no more once it said no, so the sum is rarely
+ * computed. */
 static int
 cache_room(struct importer *im, enum cache c, size_t more)
 {

@@ -1,9 +1,9 @@
 /* store.c: the SQLite store: opening it (the file, the schema brought up
  * to date, the statements prepared once, into an array indexed by enum
  * stmt, with their SQL beside them), the writer's transactions, the
- * interning inserts (callsites: store-cs.c) and the profile rows.  The reads of them are in
- * store-read.c, sample values in store-samples.c (the writer),
- * store-rollup.c and store-select.c. */
+ * interning inserts (callsites: store-cs.c) and the profile rows.  The
+ * reads of them are in store-read.c, sample values in store-samples.c
+ * (the writer), store-rollup.c and store-select.c. */
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdlib.h>

@@ -18,7 +18,7 @@
 #include "store-int.h"
 
 enum { CS_MAX, CS_SCAN, CS_SCAN_DESC, CS_PUT, CS_DEL_FROM, CS_DEL,
-    CS_TOTAL, CS_NSTMT };
+    CS_TOTAL, CS_SEEK, CS_NSTMT };
 
 static const char *const cs_sql[CS_NSTMT] = {
 	[CS_MAX] = "SELECT ifnull(max(last_id), 0) FROM callsite_chunk",
@@ -31,6 +31,8 @@ static const char *const cs_sql[CS_NSTMT] = {
 	[CS_DEL_FROM] = "DELETE FROM callsite_chunk WHERE last_id >= ?1",
 	[CS_DEL] = "DELETE FROM callsite_chunk WHERE last_id = ?1",
 	[CS_TOTAL] = "SELECT ifnull(sum(count), 0) FROM callsite_chunk",
+	[CS_SEEK] = "SELECT last_id, first_id, count, data FROM callsite_chunk "
+	    "WHERE last_id >= ?1 ORDER BY last_id LIMIT 1",
 };
 
 struct store_cs {
@@ -46,6 +48,8 @@ struct store_cs {
 	int64_t last_id, last_depth;	/* the last new one */
 	struct cschunk tmp;		/* a pending chunk decoded */
 	int collected;			/* this transaction removed some */
+	struct cschunk look;		/* store_cs_frames' last chunk */
+	int64_t look_last, look_first, look_count;
 	struct buf enc;
 	sqlite3_stmt *st[CS_NSTMT];
 };
@@ -86,6 +90,7 @@ store_cs_free(struct store *s)
 		buf_free(&c->pend[i].b);
 	free(c->pend);
 	cschunk_free(&c->tmp);
+	cschunk_free(&c->look);
 	buf_free(&c->enc);
 	free(c);
 	s->cs = NULL;
@@ -474,6 +479,50 @@ store_cs_committed(struct store *s)
 		s->cs->collected = 0;
 		s->cs->flushed = 0;
 	}
+}
+
+int
+store_cs_frames(struct store *s, const int64_t *ids, size_t n,
+    int64_t *frames, struct error *err)
+{
+	struct store_cs *c = cs_of(s);
+	sqlite3_stmt *st = cs_stmt(s, CS_SEEK, err);
+	int64_t last, first, count;
+	ptrdiff_t k;
+	size_t i;
+	int rc;
+
+	if (st == NULL)
+		return -1;
+	for (i = 0; i < n; i++) {
+		frames[i] = 0;
+		sqlite3_bind_int64(st, 1, ids[i]);
+		if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			last = sqlite3_column_int64(st, 0);
+			first = sqlite3_column_int64(st, 1);
+			count = sqlite3_column_int64(st, 2);
+			/* The same three, the same callsites (store-csvt.c). */
+			if (c->look.n == 0 || last != c->look_last ||
+			    first != c->look_first || count != c->look_count) {
+				c->look.n = 0;
+				if (cs_decode_row(st, &c->look, err) == -1) {
+					c->look.n = 0;
+					sqlite3_reset(st);
+					return -1;
+				}
+				c->look_last = last;
+				c->look_first = first;
+				c->look_count = count;
+			}
+			if ((k = cschunk_find(&c->look, ids[i])) >= 0)
+				frames[i] = c->look.frame[k];
+		} else if (rc != SQLITE_DONE) {
+			sqlite3_reset(st);
+			return store_fail(s, err, "reading callsite chunks");
+		}
+		sqlite3_reset(st);
+	}
+	return 0;
 }
 
 /* ---- collection ---- */

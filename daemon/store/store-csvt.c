@@ -9,7 +9,10 @@
  * and a binary search in it; the last chunks decoded stay cached on the
  * connection, checked against the row's (last_id, first_id, count): ids
  * are never reused and a chunk only loses callsites or absorbs others, so
- * the same three mean the same callsites.  Without it, a scan in id order. */
+ * the same three mean the same callsites.  Within one statement (one
+ * snapshot) an id in the range of a chunk the cursor read already needs
+ * no seek at all: the samples view looks up a callsite per row, in runs
+ * of neighbouring ids.  Without id = ?, a scan in id order. */
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,10 +39,19 @@ struct cvt {
 	uint64_t clock;
 };
 
+/* A chunk row as read: what a cached decode is checked against. */
+struct ckey {
+	int64_t last, first, count;
+};
+
 struct ccur {
 	sqlite3_vtab_cursor base;
 	struct cvt *vt;
 	sqlite3_stmt *seek, *scan;
+	/* Chunks this cursor read (one statement: one snapshot), so that
+	 * the next id in their ranges needs no seek. */
+	struct ckey seen[CACHE_N];
+	size_t nseen;
 	int idx;
 	struct cschunk ch;		/* a scan's current chunk */
 	size_t at;
@@ -145,39 +157,77 @@ sql_fail(struct ccur *c, const char *what)
 	return cvt_fail(c);
 }
 
-/* The decoded chunk of the seek statement's row, from the cache or
- * decoded into it.  NULL on a corrupt chunk. */
+/* The cached decode of chunk k, or NULL. */
 static const struct cschunk *
-chunk_of(struct ccur *c)
+cache_get(struct cvt *vt, const struct ckey *k)
 {
-	struct cvt *vt = c->vt;
-	sqlite3_stmt *st = c->seek;
-	int64_t last = sqlite3_column_int64(st, 0);
-	int64_t first = sqlite3_column_int64(st, 1);
-	int64_t count = sqlite3_column_int64(st, 2);
-	struct cached *e, *victim = &vt->cache[0];
+	struct cached *e;
 	int i;
 
 	for (i = 0; i < CACHE_N; i++) {
 		e = &vt->cache[i];
-		if (e->used != 0 && e->last == last && e->first == first &&
-		    e->count == count) {
+		if (e->used != 0 && e->last == k->last && e->first == k->first &&
+		    e->count == k->count) {
 			e->used = ++vt->clock;
 			return &e->ch;
 		}
-		if (e->used < victim->used)
-			victim = e;
 	}
+	return NULL;
+}
+
+/* The decoded chunk of the seek statement's row (key k), from the cache
+ * or decoded into it.  NULL on a corrupt chunk. */
+static const struct cschunk *
+chunk_of(struct ccur *c, const struct ckey *k)
+{
+	struct cvt *vt = c->vt;
+	sqlite3_stmt *st = c->seek;
+	const struct cschunk *ch;
+	struct cached *victim = &vt->cache[0];
+	int i;
+
+	if ((ch = cache_get(vt, k)) != NULL)
+		return ch;
+	for (i = 1; i < CACHE_N; i++)
+		if (vt->cache[i].used < victim->used)
+			victim = &vt->cache[i];
 	victim->used = 0;
 	if (cschunk_decode(&victim->ch, sqlite3_column_blob(st, 3),
-	    (size_t)sqlite3_column_bytes(st, 3), first, last, count,
+	    (size_t)sqlite3_column_bytes(st, 3), k->first, k->last, k->count,
 	    &c->err) == -1)
 		return NULL;
-	victim->last = last;
-	victim->first = first;
-	victim->count = count;
+	victim->last = k->last;
+	victim->first = k->first;
+	victim->count = k->count;
 	victim->used = ++vt->clock;
 	return &victim->ch;
+}
+
+/* A chunk this cursor read whose range holds id, still cached: the
+ * chunk of id without a seek.  NULL if none. */
+static const struct cschunk *
+seen_chunk(struct ccur *c, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < c->nseen; i++)
+		if (c->seen[i].first <= id && id <= c->seen[i].last)
+			return cache_get(c->vt, &c->seen[i]);
+	return NULL;
+}
+
+static void
+row_of(struct ccur *c, const struct cschunk *ch, int64_t id)
+{
+	ptrdiff_t k = cschunk_find(ch, id);
+
+	if (k < 0)
+		return;
+	c->row[COL_ID] = id;
+	c->row[COL_PARENT] = ch->parent[k];
+	c->row[COL_FRAME] = ch->frame[k];
+	c->row[COL_DEPTH] = ch->depth[k];
+	c->eof = 0;
 }
 
 /* id = ?: at most one row, copied out (the cache may change under a
@@ -186,8 +236,8 @@ static int
 filter_id(struct ccur *c, sqlite3_value *v)
 {
 	const struct cschunk *ch;
+	struct ckey k;
 	int64_t id;
-	ptrdiff_t k;
 	int rc;
 
 	c->eof = 1;
@@ -203,6 +253,10 @@ filter_id(struct ccur *c, sqlite3_value *v)
 	default:
 		return SQLITE_OK;
 	}
+	if ((ch = seen_chunk(c, id)) != NULL) {
+		row_of(c, ch, id);
+		return SQLITE_OK;
+	}
 	if (c->seek == NULL && sqlite3_prepare_v2(c->vt->db, "SELECT last_id, "
 	    "first_id, count, data FROM callsite_chunk WHERE last_id >= ?1 "
 	    "ORDER BY last_id LIMIT 1", -1, &c->seek, NULL) != SQLITE_OK)
@@ -210,17 +264,16 @@ filter_id(struct ccur *c, sqlite3_value *v)
 	sqlite3_bind_int64(c->seek, 1, id);
 	rc = sqlite3_step(c->seek);
 	if (rc == SQLITE_ROW && id >= sqlite3_column_int64(c->seek, 1)) {
-		if ((ch = chunk_of(c)) == NULL) {
+		k.last = sqlite3_column_int64(c->seek, 0);
+		k.first = sqlite3_column_int64(c->seek, 1);
+		k.count = sqlite3_column_int64(c->seek, 2);
+		if ((ch = chunk_of(c, &k)) == NULL) {
 			sqlite3_reset(c->seek);
 			return cvt_fail(c);
 		}
-		if ((k = cschunk_find(ch, id)) >= 0) {
-			c->row[COL_ID] = id;
-			c->row[COL_PARENT] = ch->parent[k];
-			c->row[COL_FRAME] = ch->frame[k];
-			c->row[COL_DEPTH] = ch->depth[k];
-			c->eof = 0;
-		}
+		c->seen[c->nseen < CACHE_N ? c->nseen++ : (size_t)(k.last %
+		    CACHE_N)] = k;
+		row_of(c, ch, id);
 	} else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
 		sqlite3_reset(c->seek);
 		return sql_fail(c, "reading callsite chunks");

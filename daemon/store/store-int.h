@@ -172,6 +172,9 @@ int64_t store_cs_max(struct store *, struct error *);
  * every chunk, largest ids first); cb returns 0 or -1 (stops). */
 int store_cs_each(struct store *, int64_t after, int desc,
     int (*cb)(void *, const struct cschunk *), void *, struct error *);
+/* The frame of each callsite, frames[i] of ids[i] (0: no such callsite). */
+int store_cs_frames(struct store *, const int64_t *ids, size_t n,
+    int64_t *frames, struct error *);
 /* Callsites in chunks of CS_CHUNK_MAX (a conversion's). */
 int store_cs_put_chunks(struct store *, const struct cschunk *,
     struct error *);

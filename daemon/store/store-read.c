@@ -441,16 +441,44 @@ store_callsite_frames(struct store *s, const int64_t *callsites, size_t n,
     struct store_frame_row *out, struct error *err)
 {
 	struct rows_cb r = { NULL, NULL, NULL, NULL, 0, out };
+	int64_t *frames = xcalloc(n ? n : 1, sizeof *frames);
+	size_t i, missing = 0;
+	int rc = -1, own = sqlite3_get_autocommit(s->db);
 
-	if (store_rows_by_id(s, "SELECT c.id, f.id, ifnull(f.function_id, 0), "
-	    "ifnull(f.mapping_id, 0), f.address, f.line, f.col, f.flags "
-	    "FROM callsite c JOIN frame f ON f.id = c.frame_id WHERE c.id = ?1",
-	    callsites, n, frame_row, &r, "reading frames", err) == -1)
+	/* The chunks give the frames; then a frame row each.  In one read
+	 * transaction: one snapshot, not a lock taken per statement. */
+	if (own && store_step_done(s, s->sb[SB_READ_BEGIN], err,
+	    "beginning a read") == -1) {
+		free(frames);
 		return -1;
-	if (r.at != n)
-		return error_set(err, ERR_INTERNAL, "store: %zu of %zu "
-		    "callsites not found", n - r.at, n);
-	return 0;
+	}
+	if (store_cs_frames(s, callsites, n, frames, err) == -1)
+		goto out;
+	for (i = 0; i < n; i++)
+		missing += frames[i] == 0;
+	if (missing > 0) {
+		error_set(err, ERR_INTERNAL, "store: %zu of %zu callsites not "
+		    "found", missing, n);
+		goto out;
+	}
+	if (store_rows_by_id(s, "SELECT 0, f.id, ifnull(f.function_id, 0), "
+	    "ifnull(f.mapping_id, 0), f.address, f.line, f.col, f.flags "
+	    "FROM frame f WHERE f.id = ?1", frames, n, frame_row, &r,
+	    "reading frames", err) == -1)
+		goto out;
+	if (r.at != n) {
+		error_set(err, ERR_INTERNAL, "store: %zu of %zu frames not "
+		    "found", n - r.at, n);
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		out[i].callsite = callsites[i];
+	rc = 0;
+out:
+	if (own)
+		store_step_done(s, s->sb[SB_READ_END], NULL, "ending a read");
+	free(frames);
+	return rc;
 }
 
 static void

@@ -18,20 +18,25 @@
 
 struct want {
 	int64_t *parent, *frame, *depth;	/* by id */
-	int64_t n;				/* largest id */
+	int64_t n, cap;				/* largest id, room */
 };
 
 static void
 want_add(struct want *w, int64_t id, int64_t parent, int64_t frame,
     int64_t depth)
 {
-	if (id > w->n) {
-		w->parent = xreallocarray(w->parent, (size_t)id + 1,
+	if (id >= w->cap) {
+		/* Doubling: a sanitizer's realloc copies every time. */
+		while (id >= w->cap)
+			w->cap = w->cap ? w->cap * 2 : 1024;
+		w->parent = xreallocarray(w->parent, (size_t)w->cap,
 		    sizeof *w->parent);
-		w->frame = xreallocarray(w->frame, (size_t)id + 1,
+		w->frame = xreallocarray(w->frame, (size_t)w->cap,
 		    sizeof *w->frame);
-		w->depth = xreallocarray(w->depth, (size_t)id + 1,
+		w->depth = xreallocarray(w->depth, (size_t)w->cap,
 		    sizeof *w->depth);
+	}
+	if (id > w->n) {
 		memset(w->frame + w->n + 1, 0, (size_t)(id - w->n) *
 		    sizeof *w->frame);
 		w->n = id;

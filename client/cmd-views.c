@@ -1,0 +1,161 @@
+/* cmd-views.c: pprof's other text views of a selection: peek REGEX
+ * (GET /v1/peek), traces (GET /v1/traces) and tags (GET /v1/tags),
+ * printed as go tool pprof -peek, -traces and -tags print them. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profctl.h"
+
+static int	cmd_peek_exec(struct client *, int, char **);
+static int	cmd_traces_exec(struct client *, int, char **);
+static int	cmd_tags_exec(struct client *, int, char **);
+
+const struct cmd_entry cmd_peek_entry = {
+	"peek",
+	"peek REGEX SELECTION [--granularity function|line|file] [--json]",
+	cmd_peek_exec
+};
+
+const struct cmd_entry cmd_traces_entry = {
+	"traces",
+	"traces SELECTION [--limit N] [--json]",
+	cmd_traces_exec
+};
+
+const struct cmd_entry cmd_tags_entry = {
+	"tags",
+	"tags SELECTION [--tag KEY] [--json]",
+	cmd_tags_exec
+};
+
+struct cmd_view_args {
+	const char	*regex;		/* the operand of peek and list */
+	const char	*gran;
+	const char	*tag;
+	long long	 limit;
+};
+
+/* REGEX, and the options of the views. */
+static int
+cmd_view_option(const struct cmd_entry *e, int ch, const char *arg, void *p)
+{
+	struct cmd_view_args	*a = p;
+
+	switch (ch) {
+	case 1:
+		if (a->regex != NULL)
+			return (cmd_usage_error(e, "%s: unexpected argument "
+			    "\"%s\" (one regular expression)", e->name, arg));
+		a->regex = arg;
+		return (CMD_OPT_TAKEN);
+	case 'g':
+		if (strcmp(arg, "function") != 0 && strcmp(arg, "line") != 0 &&
+		    strcmp(arg, "file") != 0)
+			return (cmd_usage_error(e, "%s: --granularity \"%s\" "
+			    "is none of function, line, file", e->name, arg));
+		a->gran = arg;
+		return (CMD_OPT_TAKEN);
+	case 't':
+		if (*arg == '\0')
+			return (cmd_usage_error(e, "%s: --tag is empty",
+			    e->name));
+		a->tag = arg;
+		return (CMD_OPT_TAKEN);
+	case 'n':
+		return (cmd_limit_option(e, arg, &a->limit));
+	}
+	return (CMD_OPT_NOT_MINE);
+}
+
+static int
+cmd_peek_exec(struct client *c, int argc, char **argv)
+{
+	static const struct option	 opts[] = {
+		SELECTION_OPTIONS,
+		{ "granularity", required_argument,	NULL, 'g' },
+		CMD_JSON_OPTION,
+		CMD_COMMON_OPTIONS
+	};
+	struct cmd_view_args	 a;
+	struct cmd_args		 ca;
+	char			*url;
+	int			 rc;
+
+	memset(&a, 0, sizeof a);
+	rc = cmd_parse(&cmd_peek_entry, c, argc, argv, "-:s:m:h", opts, &ca,
+	    CMD_PARSE_SELECTION | CMD_PARSE_SCOPE, cmd_view_option, &a);
+	if (rc == -1 && (a.regex == NULL || *a.regex == '\0'))
+		rc = cmd_usage_error(&cmd_peek_entry, "peek: no REGEX given");
+	if (rc == -1) {
+		url = xstrdup("/v1/peek");
+		http_query_add(&url, "regex", a.regex);
+		selection_query(&ca.sel, &url);
+		if (a.gran != NULL)
+			http_query_add(&url, "granularity", a.gran);
+		rc = cmd_get_render(c, url, ca.json, render_peek_json);
+	}
+	selection_clear(&ca.sel);
+	return (rc);
+}
+
+static int
+cmd_traces_exec(struct client *c, int argc, char **argv)
+{
+	static const struct option	 opts[] = {
+		SELECTION_OPTIONS,
+		{ "limit",	required_argument,	NULL, 'n' },
+		CMD_JSON_OPTION,
+		CMD_COMMON_OPTIONS
+	};
+	struct cmd_view_args	 a;
+	struct cmd_args		 ca;
+	char			*url;
+	int			 rc;
+
+	memset(&a, 0, sizeof a);
+	rc = cmd_parse(&cmd_traces_entry, c, argc, argv, "-:s:m:n:h", opts,
+	    &ca, CMD_PARSE_SELECTION | CMD_PARSE_SCOPE, cmd_view_option, &a);
+	if (rc == -1 && a.regex != NULL)
+		rc = cmd_usage_error(&cmd_traces_entry, "traces: unexpected "
+		    "argument \"%s\"", a.regex);
+	if (rc == -1) {
+		url = xstrdup("/v1/traces");
+		selection_query(&ca.sel, &url);
+		cmd_limit_query(&url, a.limit);
+		rc = cmd_get_render(c, url, ca.json, render_traces_json);
+	}
+	selection_clear(&ca.sel);
+	return (rc);
+}
+
+static int
+cmd_tags_exec(struct client *c, int argc, char **argv)
+{
+	static const struct option	 opts[] = {
+		SELECTION_OPTIONS,
+		{ "tag",	required_argument,	NULL, 't' },
+		CMD_JSON_OPTION,
+		CMD_COMMON_OPTIONS
+	};
+	struct cmd_view_args	 a;
+	struct cmd_args		 ca;
+	char			*url;
+	int			 rc;
+
+	memset(&a, 0, sizeof a);
+	rc = cmd_parse(&cmd_tags_entry, c, argc, argv, "-:s:m:t:h", opts, &ca,
+	    CMD_PARSE_SELECTION | CMD_PARSE_SCOPE, cmd_view_option, &a);
+	if (rc == -1 && a.regex != NULL)
+		rc = cmd_usage_error(&cmd_tags_entry, "tags: unexpected "
+		    "argument \"%s\"", a.regex);
+	if (rc == -1) {
+		url = xstrdup("/v1/tags");
+		selection_query(&ca.sel, &url);
+		if (a.tag != NULL)
+			http_query_add(&url, "tag", a.tag);
+		rc = cmd_get_render(c, url, ca.json, render_tags_json);
+	}
+	selection_clear(&ca.sel);
+	return (rc);
+}

@@ -1,0 +1,297 @@
+/* render-views.c: the replies of /v1/peek, /v1/traces and /v1/tags as
+ * go tool pprof -peek, -traces and -tags print them (report.go printTree,
+ * printTraces, printTags), after profctl's short header. */
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profctl.h"
+
+/* printTree's edge line: weight, share of the node's cum, the other end. */
+static int
+render_peek_edges(FILE *f, json_t *edges, const char *unit, const char *out,
+    int64_t cum)
+{
+	char		 a[UNITS_LABEL_MAX], pa[UNITS_PERCENT_MAX];
+	const char	*name;
+	json_t		*e;
+	int64_t		 w;
+	size_t		 i;
+
+	if (!json_is_array(edges))
+		return (-1);
+	json_array_foreach(edges, i, e) {
+		if ((name = render_str(e, "function")) == NULL ||
+		    render_int(e, "weight", &w) != 0)
+			return (-1);
+		fprintf(f, "%50s %s |   %s%s\n",
+		    units_scaled_label(w, unit, out, a, sizeof a),
+		    units_percentage(w, cum, pa, sizeof pa), name,
+		    json_is_true(json_object_get(e, "inline")) ?
+		    " (inline)" : "");
+	}
+	return (0);
+}
+
+int
+render_peek_json(FILE *f, json_t *reply, char **cause)
+{
+	static const char sep[] =
+	    "----------------------------------------------------------+"
+	    "-------------";
+	char		 a[UNITS_LABEL_MAX], b[UNITS_LABEL_MAX];
+	char		 pa[UNITS_PERCENT_MAX], pb[UNITS_PERCENT_MAX];
+	char		 pc[UNITS_PERCENT_MAX];
+	const char	*unit, *out, *name;
+	json_t		*nodes, *n;
+	int64_t		 total, flat_sum, min, flat, cum, sum = 0;
+	size_t		 i;
+
+	if ((unit = render_unit(reply)) == NULL ||
+	    render_int(reply, "total", &total) != 0 ||
+	    render_int(reply, "flat_sum", &flat_sum) != 0 ||
+	    render_int(reply, "min_value", &min) != 0 ||
+	    !json_is_array(nodes = json_object_get(reply, "nodes")))
+		return (render_bad(cause, "no total, flat_sum, min_value or "
+		    "nodes"));
+	/* selectOutputUnit over every node of the graph. */
+	out = render_output_unit_for(unit, min, total);
+	render_head(f, reply);
+	render_showing(f, unit, out, flat_sum, total);
+	fprintf(f, "%s\n", sep);
+	fprintf(f, "      flat  flat%%   sum%%        cum   cum%%   calls "
+	    "calls%% + context \t \t \n");
+	json_array_foreach(nodes, i, n) {
+		if ((name = render_str(n, "function")) == NULL ||
+		    render_int(n, "flat", &flat) != 0 ||
+		    render_int(n, "cum", &cum) != 0)
+			return (render_bad(cause, "bad node in nodes"));
+		fprintf(f, "%s\n", sep);
+		if (render_peek_edges(f, json_object_get(n, "callers"), unit,
+		    out, cum) == -1)
+			return (render_bad(cause, "bad callers"));
+		sum += flat;
+		fprintf(f, "%10s %s %s %10s %s                | %s\n",
+		    units_scaled_label(flat, unit, out, a, sizeof a),
+		    units_percentage(flat, total, pa, sizeof pa),
+		    units_percentage(sum, total, pb, sizeof pb),
+		    units_scaled_label(cum, unit, out, b, sizeof b),
+		    units_percentage(cum, total, pc, sizeof pc), name);
+		if (render_peek_edges(f, json_object_get(n, "callees"), unit,
+		    out, cum) == -1)
+			return (render_bad(cause, "bad callees"));
+	}
+	if (json_array_size(nodes) > 0)
+		fprintf(f, "%s\n", sep);
+	return (0);
+}
+
+static int
+render_strcmp(const void *a, const void *b)
+{
+	return (strcmp(*(char *const *)a, *(char *const *)b));
+}
+
+/* printTraces' label lines of one kind: "%10s:  v1 v2" per key, sorted
+ * as strings. */
+static void
+render_trace_labels(FILE *f, json_t *labels, int num)
+{
+	const char	*key, *unit;
+	json_t		*vals, *v;
+	char		**lines = NULL, *line, *tmp;
+	char		 a[UNITS_LABEL_MAX];
+	size_t		 n = 0, i;
+
+	json_object_foreach(labels, key, vals) {
+		unit = NULL;
+		if (num) {
+			unit = render_str(vals, "unit");
+			vals = json_object_get(vals, "values");
+		}
+		xasprintf(&line, "%10s: ", key);
+		json_array_foreach(vals, i, v) {
+			if (num)
+				units_scaled_label(json_integer_value(v),
+				    unit != NULL ? unit : key, "auto", a,
+				    sizeof a);
+			xasprintf(&tmp, "%s %s", line, num ? a :
+			    json_string_value(v) ? json_string_value(v) : "");
+			free(line);
+			line = tmp;
+		}
+		lines = xreallocarray(lines, n + 1, sizeof *lines);
+		lines[n++] = line;
+	}
+	if (n > 1)
+		qsort(lines, n, sizeof *lines, render_strcmp);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "%s\n", lines[i]);
+		free(lines[i]);
+	}
+	free(lines);
+}
+
+int
+render_traces_json(FILE *f, json_t *reply, char **cause)
+{
+	static const char sep[] =
+	    "-----------+-------------------------------------------------------";
+	char		 a[UNITS_LABEL_MAX];
+	const char	*unit, *name;
+	json_t		*traces, *t, *frames, *fr;
+	int64_t		 v, total;
+	size_t		 i, j;
+
+	if ((unit = render_unit(reply)) == NULL ||
+	    !json_is_array(traces = json_object_get(reply, "traces")))
+		return (render_bad(cause, "no unit or traces"));
+	if (json_is_string(json_object_get(reply, "error")))
+		return (render_bad(cause, "the traces were cut short"));
+	render_head(f, reply);
+	if (render_int(reply, "traces_total", &total) == 0 &&
+	    (size_t)total > json_array_size(traces))
+		fprintf(f, "Traces: the %zu largest of %" PRId64 "\n",
+		    json_array_size(traces), total);
+	json_array_foreach(traces, i, t) {
+		if (render_int(t, "value", &v) != 0 ||
+		    !json_is_array(frames = json_object_get(t, "frames")))
+			return (render_bad(cause, "bad trace"));
+		fprintf(f, "%s\n", sep);
+		render_trace_labels(f, json_object_get(t, "labels"), 0);
+		render_trace_labels(f, json_object_get(t, "num_labels"), 1);
+		json_array_foreach(frames, j, fr) {
+			if ((name = render_str(fr, "function")) == NULL)
+				return (render_bad(cause, "bad frame"));
+			fprintf(f, "%10s   %s%s\n", j == 0 ?
+			    units_scaled_label(v, unit, "minimum", a,
+			    sizeof a) : "", name,
+			    json_is_true(json_object_get(fr, "inline")) ?
+			    " (inline)" : "");
+		}
+	}
+	fprintf(f, "%s\n", sep);
+	return (0);
+}
+
+struct render_tag {
+	char	*name;
+	int64_t	 flat;
+};
+
+/* graph.SortTags(tags, true): |flat| descending, then name. */
+static int
+render_tag_cmp(const void *a, const void *b)
+{
+	const struct render_tag	*x = a, *y = b;
+	int64_t			 xa = render_abs(x->flat);
+	int64_t			 ya = render_abs(y->flat);
+
+	if (x->flat != y->flat && xa != ya)
+		return (xa > ya ? -1 : 1);
+	return (strcmp(x->name, y->name));
+}
+
+/* Characters, as text/tabwriter counts a cell's width (UTF-8 runes). */
+static size_t
+render_runes(const char *s)
+{
+	size_t	n = 0;
+
+	for (; *s != '\0'; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			n++;
+	return (n);
+}
+
+/* One key's block as printTags writes it through a tabwriter (padding 1,
+ * right-aligned): the key line, a line per value, an empty line. */
+static void
+render_tags_key(FILE *f, const char *key, const char *unit,
+    struct render_tag *tags, size_t n)
+{
+	const char	*u;
+	char		**cells, pa[UNITS_PERCENT_MAX];
+	size_t		 w0, w1 = 0, i;
+	int64_t		 total = 0;
+	double		 v;
+
+	for (i = 0; i < n; i++)
+		total += tags[i].flat;
+	if (n > 1)
+		qsort(tags, n, sizeof *tags, render_tag_cmp);
+	cells = xcalloc(n + 1, sizeof *cells);
+	for (i = 0; i < n; i++) {
+		v = units_scale(tags[i].flat, unit, "minimum", &u);
+		if (total > 0)
+			xasprintf(&cells[i], "%.1f%s (%s):", v, u,
+			    units_percentage(tags[i].flat, total, pa,
+			    sizeof pa));
+		else
+			xasprintf(&cells[i], "%.1f%s:", v, u);
+		if (render_runes(cells[i]) > w1)
+			w1 = render_runes(cells[i]);
+	}
+	/* Column 0 holds "key:" and the values' " ", plus the padding. */
+	w0 = render_runes(key) + 1 + 1;
+	v = units_scale(total, unit, "minimum", &u);
+	fprintf(f, "%*s%s: Total %.1f%s\n", (int)(w0 - render_runes(key) - 1),
+	    "", key, v, u);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "%*s %*s%s %s\n", (int)(w0 - 1), "",
+		    (int)(w1 + 1 - render_runes(cells[i])), "", cells[i],
+		    tags[i].name);
+		free(cells[i]);
+	}
+	fprintf(f, "\n");
+	free(cells);
+}
+
+int
+render_tags_json(FILE *f, json_t *reply, char **cause)
+{
+	char		 a[UNITS_LABEL_MAX];
+	const char	*unit, *key, *kunit, *s;
+	json_t		*keys, *k, *vals, *v;
+	struct render_tag *tags;
+	int64_t		 num, value;
+	size_t		 i, j, n, m;
+
+	if ((unit = render_unit(reply)) == NULL ||
+	    !json_is_array(keys = json_object_get(reply, "tags")))
+		return (render_bad(cause, "no unit or tags"));
+	render_head(f, reply);
+	json_array_foreach(keys, i, k) {
+		if ((key = render_str(k, "key")) == NULL ||
+		    !json_is_array(vals = json_object_get(k, "values")))
+			return (render_bad(cause, "bad tag"));
+		if ((kunit = render_str(k, "unit")) == NULL)
+			kunit = key;
+		tags = xcalloc(json_array_size(vals) + 1, sizeof *tags);
+		n = 0;
+		json_array_foreach(vals, j, v) {
+			if (render_int(v, "value", &value) != 0)
+				value = 0;
+			if ((s = render_str(v, "str")) == NULL) {
+				/* Numbers are told apart as pprof prints
+				 * them: values printing alike add up. */
+				num = render_get_int(v, "num");
+				s = units_scaled_label(num, kunit, "minimum",
+				    a, sizeof a);
+			}
+			for (m = 0; m < n; m++)
+				if (strcmp(tags[m].name, s) == 0)
+					break;
+			if (m == n)
+				tags[n++].name = xstrdup(s);
+			tags[m].flat += value;
+		}
+		render_tags_key(f, key, unit, tags, n);
+		for (m = 0; m < n; m++)
+			free(tags[m].name);
+		free(tags);
+	}
+	return (0);
+}

@@ -1,0 +1,138 @@
+/* api-peek.c: GET /v1/peek: the callers and callees of the functions
+ * matching regex, with their flat and cum (pprof's -peek). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "jsonw.h"
+#include "peek.h"
+#include "query.h"
+#include "rx.h"
+#include "selection.h"
+#include "util.h"
+
+struct peek_req {
+	struct selection sel;
+	char *regex;
+	int granularity;
+};
+
+static void
+peek_req_free(void *arg)
+{
+	struct peek_req *t = arg;
+
+	selection_clear(&t->sel);
+	free(t->regex);
+	free(t);
+}
+
+static void
+peek_edges_json(struct buf *out, const char *key,
+    const struct top_result *t, const struct top_edge *e, size_t n, int in)
+{
+	size_t i;
+
+	jsonw_key(out, key);
+	jsonw_raw(out, "[");
+	for (i = 0; i < n; i++) {
+		jsonw_raw(out, i > 0 ? ",{" : "{");
+		jsonw_key(out, "function");
+		jsonw_str(out, t->rows[in ? e[i].caller : e[i].callee].function);
+		jsonw_mint(out, "weight", e[i].weight);
+		jsonw_raw(out, e[i].inl ? ",\"inline\":true}" :
+		    ",\"inline\":false}");
+	}
+	jsonw_raw(out, "]");
+}
+
+static void
+peek_work(struct api_call *call, void *worker)
+{
+	struct query_worker *w = worker;
+	struct peek_req *t = call->data;
+	struct peek_params p;
+	struct peek_result r;
+	struct buf out = { 0 };
+	struct rx *re;
+	char why[256];
+	size_t i;
+	int rc;
+
+	memset(&p, 0, sizeof p);
+	p.sel = &t->sel;
+	p.granularity = t->granularity;
+	p.re_src = t->regex;
+	/* Compiled here, on the query thread, as the frame filters are. */
+	if ((re = rx_new(t->regex, strlen(t->regex), 0, why,
+	    sizeof why)) == NULL) {
+		error_set(&call->err, ERR_INPUT, "regex: %s", why);
+		return;
+	}
+	p.re = re;
+	rc = peek_query(w->store, w->index, &p, &r, &call->err);
+	rx_free(re);
+	if (rc == -1)
+		return;
+	api_jsonw_head(&out, t->sel.scopes[0], &r.top.metric, r.top.total,
+	    r.top.nprofiles);
+	jsonw_mstr(&out, "regex", t->regex);
+	jsonw_mint(&out, "flat_sum", r.top.flat_sum);
+	jsonw_mint(&out, "min_value", r.min_value);
+	jsonw_mint(&out, "nodes_total", (int64_t)r.top.nrows);
+	jsonw_raw(&out, ",\"nodes\":[");
+	for (i = 0; i < r.nnodes; i++) {
+		const struct peek_node *n = &r.nodes[i];
+		const struct top_row *row = &r.top.rows[n->row];
+
+		jsonw_raw(&out, i > 0 ? ",{" : "{");
+		jsonw_key(&out, "function");
+		jsonw_str(&out, row->function);
+		jsonw_mint(&out, "flat", row->flat);
+		jsonw_mint(&out, "cum", row->cum);
+		jsonw_raw(&out, ",");
+		peek_edges_json(&out, "callers", &r.top, n->in, n->nin, 1);
+		jsonw_raw(&out, ",");
+		peek_edges_json(&out, "callees", &r.top, n->out, n->nout, 0);
+		jsonw_raw(&out, "}");
+	}
+	jsonw_raw(&out, "]}\n");
+	buf_add(&out, "", 1);
+	api_result_text(call, 200, "application/json", (char *)out.p);
+	peek_result_clear(&r);
+}
+
+/* The regex parameter views that name functions need. */
+char *
+api_regex_param(struct api_call *call)
+{
+	const char *re = api_param(call, "regex");
+
+	if (re == NULL || *re == '\0') {
+		api_error(call, 400, "regex: missing (a regular expression "
+		    "matching function names)");
+		return NULL;
+	}
+	if (strlen(re) > RX_MAX_PATTERN) {
+		api_error(call, 400, "regex: longer than %d bytes",
+		    RX_MAX_PATTERN);
+		return NULL;
+	}
+	return xstrdup(re);
+}
+
+void
+api_peek_get(struct api_call *call)
+{
+	static const char *const own[] = { "regex", "granularity", NULL };
+	struct peek_req *t;
+
+	t = xcalloc(1, sizeof *t);
+	call->data = t;
+	call->free_data = peek_req_free;
+	if (api_selection(call, &t->sel, NULL, own) == -1 ||
+	    api_granularity(call, &t->granularity) == -1 ||
+	    (t->regex = api_regex_param(call)) == NULL)
+		return;
+	api_submit(call, API_QUERY, peek_work);
+}

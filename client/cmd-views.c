@@ -68,6 +68,42 @@ cmd_view_option(const struct cmd_entry *e, int ch, const char *arg, void *p)
 	return (CMD_OPT_NOT_MINE);
 }
 
+/* Parse, ask path with the view's parameters, print with render.  REGEX
+ * is the one operand of peek and none of the others'. */
+static int
+cmd_view_run(const struct cmd_entry *e, struct client *c, int argc,
+    char **argv, const char *optstring, const struct option *opts,
+    const char *path, cmd_render_fn render)
+{
+	struct cmd_view_args	 a;
+	struct cmd_args		 ca;
+	char			*url;
+	int			 rc, want_regex = e == &cmd_peek_entry;
+
+	memset(&a, 0, sizeof a);
+	rc = cmd_parse(e, c, argc, argv, optstring, opts, &ca,
+	    CMD_PARSE_SELECTION | CMD_PARSE_SCOPE, cmd_view_option, &a);
+	if (rc == -1 && want_regex && (a.regex == NULL || *a.regex == '\0'))
+		rc = cmd_usage_error(e, "%s: no REGEX given", e->name);
+	else if (rc == -1 && !want_regex && a.regex != NULL)
+		rc = cmd_usage_error(e, "%s: unexpected argument \"%s\"",
+		    e->name, a.regex);
+	if (rc == -1) {
+		url = xstrdup(path);
+		if (a.regex != NULL)
+			http_query_add(&url, "regex", a.regex);
+		selection_query(&ca.sel, &url);
+		if (a.gran != NULL)
+			http_query_add(&url, "granularity", a.gran);
+		if (a.tag != NULL)
+			http_query_add(&url, "tag", a.tag);
+		cmd_limit_query(&url, a.limit);
+		rc = cmd_get_render(c, url, ca.json, render);
+	}
+	selection_clear(&ca.sel);
+	return (rc);
+}
+
 static int
 cmd_peek_exec(struct client *c, int argc, char **argv)
 {
@@ -77,26 +113,9 @@ cmd_peek_exec(struct client *c, int argc, char **argv)
 		CMD_JSON_OPTION,
 		CMD_COMMON_OPTIONS
 	};
-	struct cmd_view_args	 a;
-	struct cmd_args		 ca;
-	char			*url;
-	int			 rc;
 
-	memset(&a, 0, sizeof a);
-	rc = cmd_parse(&cmd_peek_entry, c, argc, argv, "-:s:m:h", opts, &ca,
-	    CMD_PARSE_SELECTION | CMD_PARSE_SCOPE, cmd_view_option, &a);
-	if (rc == -1 && (a.regex == NULL || *a.regex == '\0'))
-		rc = cmd_usage_error(&cmd_peek_entry, "peek: no REGEX given");
-	if (rc == -1) {
-		url = xstrdup("/v1/peek");
-		http_query_add(&url, "regex", a.regex);
-		selection_query(&ca.sel, &url);
-		if (a.gran != NULL)
-			http_query_add(&url, "granularity", a.gran);
-		rc = cmd_get_render(c, url, ca.json, render_peek_json);
-	}
-	selection_clear(&ca.sel);
-	return (rc);
+	return (cmd_view_run(&cmd_peek_entry, c, argc, argv, "-:s:m:h", opts,
+	    "/v1/peek", render_peek_json));
 }
 
 static int
@@ -108,25 +127,9 @@ cmd_traces_exec(struct client *c, int argc, char **argv)
 		CMD_JSON_OPTION,
 		CMD_COMMON_OPTIONS
 	};
-	struct cmd_view_args	 a;
-	struct cmd_args		 ca;
-	char			*url;
-	int			 rc;
 
-	memset(&a, 0, sizeof a);
-	rc = cmd_parse(&cmd_traces_entry, c, argc, argv, "-:s:m:n:h", opts,
-	    &ca, CMD_PARSE_SELECTION | CMD_PARSE_SCOPE, cmd_view_option, &a);
-	if (rc == -1 && a.regex != NULL)
-		rc = cmd_usage_error(&cmd_traces_entry, "traces: unexpected "
-		    "argument \"%s\"", a.regex);
-	if (rc == -1) {
-		url = xstrdup("/v1/traces");
-		selection_query(&ca.sel, &url);
-		cmd_limit_query(&url, a.limit);
-		rc = cmd_get_render(c, url, ca.json, render_traces_json);
-	}
-	selection_clear(&ca.sel);
-	return (rc);
+	return (cmd_view_run(&cmd_traces_entry, c, argc, argv, "-:s:m:n:h",
+	    opts, "/v1/traces", render_traces_json));
 }
 
 static int
@@ -138,24 +141,7 @@ cmd_tags_exec(struct client *c, int argc, char **argv)
 		CMD_JSON_OPTION,
 		CMD_COMMON_OPTIONS
 	};
-	struct cmd_view_args	 a;
-	struct cmd_args		 ca;
-	char			*url;
-	int			 rc;
 
-	memset(&a, 0, sizeof a);
-	rc = cmd_parse(&cmd_tags_entry, c, argc, argv, "-:s:m:t:h", opts, &ca,
-	    CMD_PARSE_SELECTION | CMD_PARSE_SCOPE, cmd_view_option, &a);
-	if (rc == -1 && a.regex != NULL)
-		rc = cmd_usage_error(&cmd_tags_entry, "tags: unexpected "
-		    "argument \"%s\"", a.regex);
-	if (rc == -1) {
-		url = xstrdup("/v1/tags");
-		selection_query(&ca.sel, &url);
-		if (a.tag != NULL)
-			http_query_add(&url, "tag", a.tag);
-		rc = cmd_get_render(c, url, ca.json, render_tags_json);
-	}
-	selection_clear(&ca.sel);
-	return (rc);
+	return (cmd_view_run(&cmd_tags_entry, c, argc, argv, "-:s:m:t:h", opts,
+	    "/v1/tags", render_tags_json));
 }

@@ -198,6 +198,17 @@ list_value(int64_t v, const char *unit, char *buf, size_t len)
 	return (units_scaled_label(v, unit, "minimum", buf, len));
 }
 
+/* A line number moved by the margin, not past what int64 holds. */
+static int64_t
+list_margin(int64_t line, int64_t by)
+{
+	if (by > 0 && line > INT64_MAX - by)
+		return (INT64_MAX);
+	if (by < 0 && line < INT64_MIN - by)
+		return (INT64_MIN);
+	return (line + by);
+}
+
 /* One function's lines in one file: pprof's getSourceFromFile. */
 static int
 list_file(FILE *f, const char *name, json_t *file, const char *unit,
@@ -247,10 +258,10 @@ list_file(FILE *f, const char *name, json_t *file, const char *unit,
 	 * the function's start) to the last plus the margin. */
 	start = render_get_int(file, "start_line");
 	if (start == 0)
-		start = render_get_int(json_array_get(lines, 0), "line") -
-		    LIST_MARGIN;
-	end = render_get_int(json_array_get(lines, json_array_size(lines) -
-	    1), "line") + LIST_MARGIN;
+		start = list_margin(render_get_int(json_array_get(lines, 0),
+		    "line"), -LIST_MARGIN);
+	end = list_margin(render_get_int(json_array_get(lines,
+	    json_array_size(lines) - 1), "line"), LIST_MARGIN);
 	if (start < 1)
 		start = 1;
 	k = 0;

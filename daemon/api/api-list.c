@@ -59,20 +59,14 @@ list_work(struct api_call *call, void *worker)
 	struct list_result r;
 	struct buf out = { 0 };
 	struct rx *re;
-	char why[256];
 	size_t i, j;
 	int rc;
 
 	memset(&p, 0, sizeof p);
 	p.sel = &t->sel;
 	p.re_src = t->regex;
-	/* Compiled here, on the query thread, as the frame filters are. */
-	if ((re = rx_new(t->regex, strlen(t->regex), 0, why,
-	    sizeof why)) == NULL) {
-		error_set(&call->err, ERR_INPUT, "regex: %s", why);
+	if ((p.re = re = api_regex_compile(call, t->regex)) == NULL)
 		return;
-	}
-	p.re = re;
 	rc = list_query(w->store, w->index, &p, &r, &call->err);
 	rx_free(re);
 	if (rc == -1)

@@ -55,7 +55,6 @@ peek_work(struct api_call *call, void *worker)
 	struct peek_result r;
 	struct buf out = { 0 };
 	struct rx *re;
-	char why[256];
 	size_t i;
 	int rc;
 
@@ -63,13 +62,8 @@ peek_work(struct api_call *call, void *worker)
 	p.sel = &t->sel;
 	p.granularity = t->granularity;
 	p.re_src = t->regex;
-	/* Compiled here, on the query thread, as the frame filters are. */
-	if ((re = rx_new(t->regex, strlen(t->regex), 0, why,
-	    sizeof why)) == NULL) {
-		error_set(&call->err, ERR_INPUT, "regex: %s", why);
+	if ((p.re = re = api_regex_compile(call, t->regex)) == NULL)
 		return;
-	}
-	p.re = re;
 	rc = peek_query(w->store, w->index, &p, &r, &call->err);
 	rx_free(re);
 	if (rc == -1)
@@ -100,6 +94,19 @@ peek_work(struct api_call *call, void *worker)
 	buf_add(&out, "", 1);
 	api_result_text(call, 200, "application/json", (char *)out.p);
 	peek_result_clear(&r);
+}
+
+/* Compiled in the work, on the query thread, as the frame filters are:
+ * NULL with the call's error set if it does not compile. */
+struct rx *
+api_regex_compile(struct api_call *call, const char *src)
+{
+	struct rx *re;
+	char why[256];
+
+	if ((re = rx_new(src, strlen(src), 0, why, sizeof why)) == NULL)
+		error_set(&call->err, ERR_INPUT, "regex: %s", why);
+	return re;
 }
 
 /* The regex parameter views that name functions need. */

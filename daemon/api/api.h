@@ -166,6 +166,8 @@ int api_limit(struct api_call *, long long *);
 /* api-peek.c: the regex parameter of peek and list, copied; NULL once a
  * 400 is sent. */
 char *api_regex_param(struct api_call *);
+struct rx;
+struct rx *api_regex_compile(struct api_call *, const char *);
 void api_peek_get(struct api_call *);
 void api_traces_get(struct api_call *);
 void api_tags_get(struct api_call *);

@@ -94,10 +94,10 @@ render_strcmp(const void *a, const void *b)
 	return (strcmp(*(char *const *)a, *(char *const *)b));
 }
 
-/* printTraces' label lines of one kind: "%10s:  v1 v2" per key, sorted
- * as strings. */
+/* printTraces' label lines of one kind, "%10s:  v1 v2" per key, sorted
+ * as strings, appended to *text. */
 static void
-render_trace_labels(FILE *f, json_t *labels, int num)
+render_trace_labels(char **text, json_t *labels, int num)
 {
 	const char	*key, *unit;
 	json_t		*vals, *v;
@@ -128,10 +128,112 @@ render_trace_labels(FILE *f, json_t *labels, int num)
 	if (n > 1)
 		qsort(lines, n, sizeof *lines, render_strcmp);
 	for (i = 0; i < n; i++) {
-		fprintf(f, "%s\n", lines[i]);
+		xasprintf(&tmp, "%s%s\n", *text, lines[i]);
+		free(*text);
+		*text = tmp;
 		free(lines[i]);
 	}
 	free(lines);
+}
+
+/* The reply's tables: function names, and each label set's lines as
+ * printTraces prints them (made once, printed for every trace). */
+struct render_traces {
+	const char	**fns;
+	size_t		  nfns;
+	char		**sets;
+	size_t		  nsets;
+};
+
+static int
+render_traces_tables(json_t *reply, struct render_traces *r)
+{
+	json_t		*fns, *sets, *v;
+	size_t		 i;
+
+	memset(r, 0, sizeof *r);
+	fns = json_object_get(reply, "functions");
+	sets = json_object_get(reply, "label_sets");
+	if (!json_is_array(fns) || !json_is_array(sets))
+		return (-1);
+	r->fns = xcalloc(json_array_size(fns) + 1, sizeof *r->fns);
+	json_array_foreach(fns, i, v) {
+		if ((r->fns[i] = json_string_value(v)) == NULL)
+			return (-1);
+	}
+	r->nfns = json_array_size(fns);
+	r->sets = xcalloc(json_array_size(sets) + 1, sizeof *r->sets);
+	json_array_foreach(sets, i, v) {
+		r->sets[i] = xstrdup("");
+		r->nsets = i + 1;
+		render_trace_labels(&r->sets[i], json_object_get(v, "labels"),
+		    0);
+		render_trace_labels(&r->sets[i], json_object_get(v,
+		    "num_labels"), 1);
+	}
+	return (0);
+}
+
+static void
+render_traces_clear(struct render_traces *r)
+{
+	size_t	i;
+
+	for (i = 0; i < r->nsets; i++)
+		free(r->sets[i]);
+	free(r->sets);
+	free(r->fns);
+}
+
+/* A number in [0, n) from a JSON integer, or n. */
+static size_t
+render_index(json_t *v, size_t n)
+{
+	json_int_t	i;
+
+	if (!json_is_integer(v) || (i = json_integer_value(v)) < 0 ||
+	    (uint64_t)i >= n)
+		return (n);
+	return ((size_t)i);
+}
+
+/* One trace: its label set's lines, then its frames, the value beside the
+ * first, "(inline)" after those inlined into the next. */
+static int
+render_trace(FILE *f, json_t *t, const struct render_traces *r,
+    const char *unit)
+{
+	static const char sep[] =
+	    "-----------+-------------------------------------------------------";
+	char		 a[UNITS_LABEL_MAX];
+	json_t		*frames, *inl, *lset, *fr;
+	int64_t		 v;
+	size_t		 j, k, fn, at, next;
+
+	if (render_int(t, "value", &v) != 0 ||
+	    !json_is_array(frames = json_object_get(t, "frames")))
+		return (-1);
+	inl = json_object_get(t, "inline");
+	fprintf(f, "%s\n", sep);
+	if ((lset = json_object_get(t, "label_set")) != NULL) {
+		if ((at = render_index(lset, r->nsets)) == r->nsets)
+			return (-1);
+		fputs(r->sets[at], f);
+	}
+	/* Inline positions come in order. */
+	k = 0;
+	next = render_index(json_array_get(inl, 0), SIZE_MAX);
+	json_array_foreach(frames, j, fr) {
+		if ((fn = render_index(fr, r->nfns)) == r->nfns)
+			return (-1);
+		fprintf(f, "%10s   %s%s\n", j == 0 ? units_scaled_label(v, unit,
+		    "minimum", a, sizeof a) : "", r->fns[fn], j == next ?
+		    " (inline)" : "");
+		if (j == next)
+			next = render_index(json_array_get(inl, ++k),
+			    SIZE_MAX);
+	}
+	return (0);
 }
 
 int
@@ -139,40 +241,34 @@ render_traces_json(FILE *f, json_t *reply, char **cause)
 {
 	static const char sep[] =
 	    "-----------+-------------------------------------------------------";
-	char		 a[UNITS_LABEL_MAX];
-	const char	*unit, *name;
-	json_t		*traces, *t, *frames, *fr;
-	int64_t		 v, total;
-	size_t		 i, j;
+	struct render_traces	 r;
+	const char		*unit;
+	json_t			*traces, *t;
+	int64_t			 total;
+	size_t			 i;
 
 	if ((unit = render_unit(reply)) == NULL ||
 	    !json_is_array(traces = json_object_get(reply, "traces")))
 		return (render_bad(cause, "no unit or traces"));
 	if (json_is_string(json_object_get(reply, "error")))
 		return (render_bad(cause, "the traces were cut short"));
+	if (render_traces_tables(reply, &r) == -1) {
+		render_traces_clear(&r);
+		return (render_bad(cause, "bad functions or label_sets"));
+	}
 	render_head(f, reply);
 	if (render_int(reply, "traces_total", &total) == 0 &&
 	    (size_t)total > json_array_size(traces))
 		fprintf(f, "Traces: the %zu largest of %" PRId64 "\n",
 		    json_array_size(traces), total);
 	json_array_foreach(traces, i, t) {
-		if (render_int(t, "value", &v) != 0 ||
-		    !json_is_array(frames = json_object_get(t, "frames")))
+		if (render_trace(f, t, &r, unit) == -1) {
+			render_traces_clear(&r);
 			return (render_bad(cause, "bad trace"));
-		fprintf(f, "%s\n", sep);
-		render_trace_labels(f, json_object_get(t, "labels"), 0);
-		render_trace_labels(f, json_object_get(t, "num_labels"), 1);
-		json_array_foreach(frames, j, fr) {
-			if ((name = render_str(fr, "function")) == NULL)
-				return (render_bad(cause, "bad frame"));
-			fprintf(f, "%10s   %s%s\n", j == 0 ?
-			    units_scaled_label(v, unit, "minimum", a,
-			    sizeof a) : "", name,
-			    json_is_true(json_object_get(fr, "inline")) ?
-			    " (inline)" : "");
 		}
 	}
 	fprintf(f, "%s\n", sep);
+	render_traces_clear(&r);
 	return (0);
 }
 

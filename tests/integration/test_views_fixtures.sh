@@ -111,8 +111,15 @@ assert a["traces_total"] == len(a["traces"]) > 3
 assert sum(abs(v) for v in vals) == a["total"], (sum(vals), a["total"])
 assert b["traces_total"] == a["traces_total"]
 assert b["traces"] == a["traces"][:3], "limit kept other traces"
-assert any(f.get("inline") for t in a["traces"] for f in t["frames"])
-assert any(set(t["labels"]) == {"phase", "worker"} for t in a["traces"])
+fns, sets = a["functions"], a["label_sets"]
+assert len(fns) == len(set(fns)), "a function listed twice"
+assert all(0 <= f < len(fns) for t in a["traces"] for f in t["frames"])
+assert any(t.get("inline") for t in a["traces"])
+assert all(0 <= i < len(t["frames"]) for t in a["traces"]
+           for i in t.get("inline", []))
+assert any(set(sets[t["label_set"]]["labels"]) == {"phase", "worker"}
+           for t in a["traces"] if "label_set" in t)
+assert b["functions"] == fns[:len(b["functions"])], "tables in first-use order"
 PY
 ok "traces come largest first; --limit 3 keeps the 3 largest"
 

@@ -9,27 +9,31 @@
 
 #include "profctl.h"
 
-/* printTree's edge line: weight, share of the node's cum, the other end. */
+static size_t	render_index(json_t *, size_t);
+
+/* printTree's edge lines: weight, share of the node's cum, the other
+ * end (a number into fns), inline. */
 static int
-render_peek_edges(FILE *f, json_t *edges, const char *unit, const char *out,
-    int64_t cum)
+render_peek_edges(FILE *f, json_t *edges, json_t *fns, const char *unit,
+    const char *out, int64_t cum)
 {
 	char		 a[UNITS_LABEL_MAX], pa[UNITS_PERCENT_MAX];
 	const char	*name;
-	json_t		*e;
-	int64_t		 w;
+	json_t		*e, *w;
 	size_t		 i;
 
 	if (!json_is_array(edges))
 		return (-1);
 	json_array_foreach(edges, i, e) {
-		if ((name = render_str(e, "function")) == NULL ||
-		    render_int(e, "weight", &w) != 0)
+		name = json_string_value(json_array_get(fns,
+		    render_index(json_array_get(e, 0), json_array_size(fns))));
+		w = json_array_get(e, 1);
+		if (name == NULL || !json_is_integer(w))
 			return (-1);
 		fprintf(f, "%50s %s |   %s%s\n",
-		    units_scaled_label(w, unit, out, a, sizeof a),
-		    units_percentage(w, cum, pa, sizeof pa), name,
-		    json_is_true(json_object_get(e, "inline")) ?
+		    units_scaled_label(json_integer_value(w), unit, out, a,
+		    sizeof a), units_percentage(json_integer_value(w), cum, pa,
+		    sizeof pa), name, json_is_true(json_array_get(e, 2)) ?
 		    " (inline)" : "");
 	}
 	return (0);
@@ -45,7 +49,7 @@ render_peek_json(FILE *f, json_t *reply, char **cause)
 	char		 pa[UNITS_PERCENT_MAX], pb[UNITS_PERCENT_MAX];
 	char		 pc[UNITS_PERCENT_MAX];
 	const char	*unit, *out, *name;
-	json_t		*nodes, *n;
+	json_t		*nodes, *n, *fns;
 	int64_t		 total, flat_sum, min, flat, cum, sum = 0;
 	size_t		 i;
 
@@ -53,9 +57,10 @@ render_peek_json(FILE *f, json_t *reply, char **cause)
 	    render_int(reply, "total", &total) != 0 ||
 	    render_int(reply, "flat_sum", &flat_sum) != 0 ||
 	    render_int(reply, "min_value", &min) != 0 ||
-	    !json_is_array(nodes = json_object_get(reply, "nodes")))
-		return (render_bad(cause, "no total, flat_sum, min_value or "
-		    "nodes"));
+	    !json_is_array(nodes = json_object_get(reply, "nodes")) ||
+	    !json_is_array(fns = json_object_get(reply, "functions")))
+		return (render_bad(cause, "no total, flat_sum, min_value, "
+		    "nodes or functions"));
 	/* selectOutputUnit over every node of the graph. */
 	out = render_output_unit_for(unit, min, total);
 	render_head(f, reply);
@@ -69,8 +74,8 @@ render_peek_json(FILE *f, json_t *reply, char **cause)
 		    render_int(n, "cum", &cum) != 0)
 			return (render_bad(cause, "bad node in nodes"));
 		fprintf(f, "%s\n", sep);
-		if (render_peek_edges(f, json_object_get(n, "callers"), unit,
-		    out, cum) == -1)
+		if (render_peek_edges(f, json_object_get(n, "callers"), fns,
+		    unit, out, cum) == -1)
 			return (render_bad(cause, "bad callers"));
 		sum += flat;
 		fprintf(f, "%10s %s %s %10s %s                | %s\n",
@@ -79,8 +84,8 @@ render_peek_json(FILE *f, json_t *reply, char **cause)
 		    units_percentage(sum, total, pb, sizeof pb),
 		    units_scaled_label(cum, unit, out, b, sizeof b),
 		    units_percentage(cum, total, pc, sizeof pc), name);
-		if (render_peek_edges(f, json_object_get(n, "callees"), unit,
-		    out, cum) == -1)
+		if (render_peek_edges(f, json_object_get(n, "callees"), fns,
+		    unit, out, cum) == -1)
 			return (render_bad(cause, "bad callees"));
 	}
 	if (json_array_size(nodes) > 0)

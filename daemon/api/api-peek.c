@@ -1,5 +1,6 @@
 /* api-peek.c: GET /v1/peek: the callers and callees of the functions
  * matching regex, with their flat and cum (pprof's -peek). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,21 +28,29 @@ peek_req_free(void *arg)
 	free(t);
 }
 
+/* An edge as [function, weight, inline]: the function a number into the
+ * reply's "functions", which lists each name once (a node's edges name
+ * the same few functions again and again). */
 static void
-peek_edges_json(struct buf *out, const char *key,
-    const struct top_result *t, const struct top_edge *e, size_t n, int in)
+peek_edges_json(struct buf *out, const char *key, const struct top_edge *e,
+    size_t n, int in, uint32_t *fn_at, size_t *fns, size_t *nfns)
 {
-	size_t i;
+	size_t i, row;
 
+	jsonw_raw(out, ",");
 	jsonw_key(out, key);
 	jsonw_raw(out, "[");
 	for (i = 0; i < n; i++) {
-		jsonw_raw(out, i > 0 ? ",{" : "{");
-		jsonw_key(out, "function");
-		jsonw_str(out, t->rows[in ? e[i].caller : e[i].callee].function);
-		jsonw_mint(out, "weight", e[i].weight);
-		jsonw_raw(out, e[i].inl ? ",\"inline\":true}" :
-		    ",\"inline\":false}");
+		row = in ? e[i].caller : e[i].callee;
+		if (fn_at[row] == 0) {
+			fns[(*nfns)++] = row;
+			fn_at[row] = (uint32_t)*nfns;
+		}
+		jsonw_raw(out, i > 0 ? ",[" : "[");
+		jsonw_int(out, fn_at[row] - 1);
+		jsonw_raw(out, ",");
+		jsonw_int(out, e[i].weight);
+		jsonw_raw(out, e[i].inl ? ",true]" : ",false]");
 	}
 	jsonw_raw(out, "]");
 }
@@ -55,7 +64,8 @@ peek_work(struct api_call *call, void *worker)
 	struct peek_result r;
 	struct buf out = { 0 };
 	struct rx *re;
-	size_t i;
+	uint32_t *fn_at;
+	size_t i, *fns, nfns = 0;
 	int rc;
 
 	memset(&p, 0, sizeof p);
@@ -74,6 +84,8 @@ peek_work(struct api_call *call, void *worker)
 	jsonw_mint(&out, "flat_sum", r.top.flat_sum);
 	jsonw_mint(&out, "min_value", r.min_value);
 	jsonw_mint(&out, "nodes_total", (int64_t)r.top.nrows);
+	fn_at = xcalloc(r.top.nrows + 1, sizeof *fn_at);
+	fns = xreallocarray(NULL, r.top.nrows + 1, sizeof *fns);
 	jsonw_raw(&out, ",\"nodes\":[");
 	for (i = 0; i < r.nnodes; i++) {
 		const struct peek_node *n = &r.nodes[i];
@@ -84,13 +96,21 @@ peek_work(struct api_call *call, void *worker)
 		jsonw_str(&out, row->function);
 		jsonw_mint(&out, "flat", row->flat);
 		jsonw_mint(&out, "cum", row->cum);
-		jsonw_raw(&out, ",");
-		peek_edges_json(&out, "callers", &r.top, n->in, n->nin, 1);
-		jsonw_raw(&out, ",");
-		peek_edges_json(&out, "callees", &r.top, n->out, n->nout, 0);
+		peek_edges_json(&out, "callers", n->in, n->nin, 1, fn_at, fns,
+		    &nfns);
+		peek_edges_json(&out, "callees", n->out, n->nout, 0, fn_at,
+		    fns, &nfns);
 		jsonw_raw(&out, "}");
 	}
+	jsonw_raw(&out, "],\"functions\":[");
+	for (i = 0; i < nfns; i++) {
+		if (i > 0)
+			jsonw_raw(&out, ",");
+		jsonw_str(&out, r.top.rows[fns[i]].function);
+	}
 	jsonw_raw(&out, "]}\n");
+	free(fn_at);
+	free(fns);
 	buf_add(&out, "", 1);
 	api_result_text(call, 200, "application/json", (char *)out.p);
 	peek_result_clear(&r);

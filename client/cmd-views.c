@@ -1,6 +1,7 @@
 /* cmd-views.c: pprof's other text views of a selection: peek REGEX
  * (GET /v1/peek), traces (GET /v1/traces) and tags (GET /v1/tags),
- * printed as go tool pprof -peek, -traces and -tags print them. */
+ * printed as go tool pprof -peek, -traces and -tags print them; traces'
+ * text is profd's (format=text), printed as it is. */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,8 +69,39 @@ cmd_view_option(const struct cmd_entry *e, int ch, const char *arg, void *p)
 	return (CMD_OPT_NOT_MINE);
 }
 
-/* Parse, ask path with the view's parameters, print with render.  REGEX
- * is the one operand of peek and none of the others'. */
+/* Parse, ask path with the view's parameters, print with render (NULL:
+ * the reply is text to print as it is, or JSON with --json).  REGEX is
+ * the one operand of peek and none of the others'. */
+/* GET url (freed) with format=text, its body to standard output. */
+static int
+cmd_get_text(struct client *c, char *url)
+{
+	struct http_reply	 reply;
+	size_t			 n;
+	int			 rc;
+
+	http_query_add(&url, "format", "text");
+	rc = client_get_raw(c, url, &reply);
+	free(url);
+	if (rc != PROFCTL_EXIT_OK)
+		return (rc);
+	/* A reply cut short ends in profd's error line, not the last
+	 * separator: that goes to standard error. */
+	for (n = reply.len; n > 0 && reply.body[n - 1] == '\n'; n--)
+		;
+	while (n > 0 && reply.body[n - 1] != '\n')
+		n--;
+	if (strncmp(reply.body + n, "profd: ", 7) == 0) {
+		fwrite(reply.body, 1, n, stdout);
+		fflush(stdout);
+		fprintf(stderr, "profctl: %s", reply.body + n + 7);
+		rc = PROFCTL_EXIT_REFUSED;
+	} else
+		fwrite(reply.body, 1, reply.len, stdout);
+	http_reply_clear(&reply);
+	return (rc);
+}
+
 static int
 cmd_view_run(const struct cmd_entry *e, struct client *c, int argc,
     char **argv, const char *optstring, const struct option *opts,
@@ -98,7 +130,10 @@ cmd_view_run(const struct cmd_entry *e, struct client *c, int argc,
 		if (a.tag != NULL)
 			http_query_add(&url, "tag", a.tag);
 		cmd_limit_query(&url, a.limit);
-		rc = cmd_get_render(c, url, ca.json, render);
+		if (render == NULL && !ca.json)
+			rc = cmd_get_text(c, url);
+		else
+			rc = cmd_get_render(c, url, ca.json, render);
 	}
 	selection_clear(&ca.sel);
 	return (rc);
@@ -129,7 +164,7 @@ cmd_traces_exec(struct client *c, int argc, char **argv)
 	};
 
 	return (cmd_view_run(&cmd_traces_entry, c, argc, argv, "-:s:m:n:h",
-	    opts, "/v1/traces", render_traces_json));
+	    opts, "/v1/traces", NULL));
 }
 
 static int

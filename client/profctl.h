@@ -59,14 +59,8 @@ char		*http_escape(const char *);
 /* http-reply.c: the reply parser (its internals in http-int.h). */
 void		 http_reply_clear(struct http_reply *);
 
-/* units.c: pprof's measurement rules (scaling, labels, percentages). */
-#define UNITS_LABEL_MAX	256
-#define UNITS_PERCENT_MAX	32
-double		 units_scale(int64_t, const char *, const char *,
-		     const char **);
-const char	*units_scaled_label(int64_t, const char *, const char *,
-		     char *, size_t);
-const char	*units_percentage(int64_t, int64_t, char *, size_t);
+/* units.c (daemon/base, shared with profd): pprof's measurement rules. */
+#include "units.h"
 
 /* render.c: text output of the replies (tables, pprof's -top). */
 struct render_top_row {
@@ -93,9 +87,8 @@ void		 render_showing(FILE *, const char *, const char *, int64_t,
 int		 render_int(json_t *, const char *, int64_t *);
 const char	*render_str(json_t *, const char *);
 
-/* render-views.c: pprof's -peek, -traces and -tags; render-list.c -list. */
+/* render-views.c: pprof's -peek and -tags; render-list.c -list. */
 int		 render_peek_json(FILE *, json_t *, char **);
-int		 render_traces_json(FILE *, json_t *, char **);
 int		 render_tags_json(FILE *, json_t *, char **);
 struct render_list_opts {
 	const char	*source_path;	/* NULL: the working directory */

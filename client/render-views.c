@@ -1,6 +1,7 @@
-/* render-views.c: the replies of /v1/peek, /v1/traces and /v1/tags as
- * go tool pprof -peek, -traces and -tags print them (report.go printTree,
- * printTraces, printTags), after profctl's short header. */
+/* render-views.c: the replies of /v1/peek and /v1/tags as go tool pprof
+ * -peek and -tags print them (report.go printTree, printTags), after
+ * profctl's short header.  (-traces' text profd writes itself:
+ * /v1/traces?format=text.) */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -93,103 +94,6 @@ render_peek_json(FILE *f, json_t *reply, char **cause)
 	return (0);
 }
 
-static int
-render_strcmp(const void *a, const void *b)
-{
-	return (strcmp(*(char *const *)a, *(char *const *)b));
-}
-
-/* printTraces' label lines of one kind, "%10s:  v1 v2" per key, sorted
- * as strings, appended to *text. */
-static void
-render_trace_labels(char **text, json_t *labels, int num)
-{
-	const char	*key, *unit;
-	json_t		*vals, *v;
-	char		**lines = NULL, *line, *tmp;
-	char		 a[UNITS_LABEL_MAX];
-	size_t		 n = 0, i;
-
-	json_object_foreach(labels, key, vals) {
-		unit = NULL;
-		if (num) {
-			unit = render_str(vals, "unit");
-			vals = json_object_get(vals, "values");
-		}
-		xasprintf(&line, "%10s: ", key);
-		json_array_foreach(vals, i, v) {
-			if (num)
-				units_scaled_label(json_integer_value(v),
-				    unit != NULL ? unit : key, "auto", a,
-				    sizeof a);
-			xasprintf(&tmp, "%s %s", line, num ? a :
-			    json_string_value(v) ? json_string_value(v) : "");
-			free(line);
-			line = tmp;
-		}
-		lines = xreallocarray(lines, n + 1, sizeof *lines);
-		lines[n++] = line;
-	}
-	if (n > 1)
-		qsort(lines, n, sizeof *lines, render_strcmp);
-	for (i = 0; i < n; i++) {
-		xasprintf(&tmp, "%s%s\n", *text, lines[i]);
-		free(*text);
-		*text = tmp;
-		free(lines[i]);
-	}
-	free(lines);
-}
-
-/* The reply's tables: function names, and each label set's lines as
- * printTraces prints them (made once, printed for every trace). */
-struct render_traces {
-	const char	**fns;
-	size_t		  nfns;
-	char		**sets;
-	size_t		  nsets;
-};
-
-static int
-render_traces_tables(json_t *reply, struct render_traces *r)
-{
-	json_t		*fns, *sets, *v;
-	size_t		 i;
-
-	memset(r, 0, sizeof *r);
-	fns = json_object_get(reply, "functions");
-	sets = json_object_get(reply, "label_sets");
-	if (!json_is_array(fns) || !json_is_array(sets))
-		return (-1);
-	r->fns = xcalloc(json_array_size(fns) + 1, sizeof *r->fns);
-	json_array_foreach(fns, i, v) {
-		if ((r->fns[i] = json_string_value(v)) == NULL)
-			return (-1);
-	}
-	r->nfns = json_array_size(fns);
-	r->sets = xcalloc(json_array_size(sets) + 1, sizeof *r->sets);
-	json_array_foreach(sets, i, v) {
-		r->sets[i] = xstrdup("");
-		r->nsets = i + 1;
-		render_trace_labels(&r->sets[i], json_object_get(v, "labels"),
-		    0);
-		render_trace_labels(&r->sets[i], json_object_get(v,
-		    "num_labels"), 1);
-	}
-	return (0);
-}
-
-static void
-render_traces_clear(struct render_traces *r)
-{
-	size_t	i;
-
-	for (i = 0; i < r->nsets; i++)
-		free(r->sets[i]);
-	free(r->sets);
-	free(r->fns);
-}
-
 /* A number in [0, n) from a JSON integer, or n. */
 static size_t
 render_index(json_t *v, size_t n)
@@ -200,81 +104,6 @@ render_index(json_t *v, size_t n)
 	    (uint64_t)i >= n)
 		return (n);
 	return ((size_t)i);
-}
-
-/* One trace: its label set's lines, then its frames, the value beside the
- * first, "(inline)" after those inlined into the next. */
-static int
-render_trace(FILE *f, json_t *t, const struct render_traces *r,
-    const char *unit)
-{
-	static const char sep[] =
-	    "-----------+-------------------------------------------------------";
-	char		 a[UNITS_LABEL_MAX];
-	json_t		*frames, *inl, *lset, *fr;
-	int64_t		 v;
-	size_t		 j, k, fn, at, next;
-
-	if (render_int(t, "value", &v) != 0 ||
-	    !json_is_array(frames = json_object_get(t, "frames")))
-		return (-1);
-	inl = json_object_get(t, "inline");
-	fprintf(f, "%s\n", sep);
-	if ((lset = json_object_get(t, "label_set")) != NULL) {
-		if ((at = render_index(lset, r->nsets)) == r->nsets)
-			return (-1);
-		fputs(r->sets[at], f);
-	}
-	/* Inline positions come in order. */
-	k = 0;
-	next = render_index(json_array_get(inl, 0), SIZE_MAX);
-	json_array_foreach(frames, j, fr) {
-		if ((fn = render_index(fr, r->nfns)) == r->nfns)
-			return (-1);
-		fprintf(f, "%10s   %s%s\n", j == 0 ? units_scaled_label(v, unit,
-		    "minimum", a, sizeof a) : "", r->fns[fn], j == next ?
-		    " (inline)" : "");
-		if (j == next)
-			next = render_index(json_array_get(inl, ++k),
-			    SIZE_MAX);
-	}
-	return (0);
-}
-
-int
-render_traces_json(FILE *f, json_t *reply, char **cause)
-{
-	static const char sep[] =
-	    "-----------+-------------------------------------------------------";
-	struct render_traces	 r;
-	const char		*unit;
-	json_t			*traces, *t;
-	int64_t			 total;
-	size_t			 i;
-
-	if ((unit = render_unit(reply)) == NULL ||
-	    !json_is_array(traces = json_object_get(reply, "traces")))
-		return (render_bad(cause, "no unit or traces"));
-	if (json_is_string(json_object_get(reply, "error")))
-		return (render_bad(cause, "the traces were cut short"));
-	if (render_traces_tables(reply, &r) == -1) {
-		render_traces_clear(&r);
-		return (render_bad(cause, "bad functions or label_sets"));
-	}
-	render_head(f, reply);
-	if (render_int(reply, "traces_total", &total) == 0 &&
-	    (size_t)total > json_array_size(traces))
-		fprintf(f, "Traces: the %zu largest of %" PRId64 "\n",
-		    json_array_size(traces), total);
-	json_array_foreach(traces, i, t) {
-		if (render_trace(f, t, &r, unit) == -1) {
-			render_traces_clear(&r);
-			return (render_bad(cause, "bad trace"));
-		}
-	}
-	fprintf(f, "%s\n", sep);
-	render_traces_clear(&r);
-	return (0);
 }
 
 struct render_tag {

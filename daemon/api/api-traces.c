@@ -1,7 +1,10 @@
 /* api-traces.c: GET /v1/traces: every sample's stack, labels and value
- * (pprof's -traces).  A large selection has millions of lines of them, so
- * the reply is streamed (api-stream.c) in chunks as it is written: the
- * memory it holds is one chunk, whatever the selection. */
+ * (pprof's -traces), as JSON or (format=text) as the text go tool pprof
+ * prints, which profctl passes through: tens of thousands of lines are
+ * then written once, here, not carried in JSON to be written again.  A
+ * large selection has millions of lines of them, so the reply is
+ * streamed (api-stream.c) in chunks as it is written: the memory it
+ * holds is one chunk, whatever the selection. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,17 +16,25 @@
 #include "query.h"
 #include "selection.h"
 #include "traces.h"
+#include "units.h"
 #include "util.h"
 
-/* A chunk of reply is handed to the stream when the buffer passes this. */
-#define TRACES_CHUNK		(64 * 1024)
+/* A chunk of reply is handed to the stream when the buffer passes this:
+ * large enough that the hand-offs to the loop are few (a thousand
+ * traces are about 600 kB of text), small against the memory of a
+ * query. */
+#define TRACES_CHUNK		(256 * 1024)
 /* How long the work waits for a client that does not read. */
 #define TRACES_WAIT_NS		(60LL * 1000000000)
 
 struct traces_req {
 	struct selection sel;
 	long long limit;		/* -1 = all */
+	int text;			/* format=text */
 };
+
+static const char traces_sep[] =
+    "-----------+-------------------------------------------------------\n";
 
 static void
 traces_req_free(void *arg)
@@ -90,6 +101,7 @@ traces_labels_json(struct buf *out, const struct samples *sm, int64_t set)
  * reply is a tenth of the size with names in it, and as much quicker to
  * write and to read. */
 struct traces_refs {
+	size_t *name_len;		/* per name id, for the text */
 	uint32_t *fn_at;		/* per name id: 1 + its number, 0 */
 	uint32_t *fns;
 	size_t nfns;
@@ -163,6 +175,124 @@ traces_refs_json(struct buf *out, const struct samples *sm,
 	jsonw_raw(out, "]");
 }
 
+static int
+traces_strcmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* printTraces' label lines of a set: "%10s:  v1 v2" per key, the string
+ * labels' sorted, then the numbers' (scaled as measurement.Label). */
+static char *
+traces_text_labels(const struct samples *sm, int64_t set)
+{
+	const struct sample_label *l;
+	struct buf out = { 0 };
+	char **lines = NULL, *line, *tmp, a[UNITS_LABEL_MAX];
+	size_t n, i, j, k, nl;
+	int num;
+
+	l = samples_labels(sm, set, &n);
+	for (num = 0; num < 2; num++) {
+		nl = 0;
+		for (i = 0; i < n; i++) {
+			if ((l[i].str == NULL) != num)
+				continue;
+			for (k = 0; k < i; k++)
+				if ((l[k].str == NULL) == num &&
+				    strcmp(l[k].key, l[i].key) == 0)
+					break;
+			if (k < i)
+				continue;
+			xasprintf(&line, "%10s: ", l[i].key);
+			for (j = i; j < n; j++) {
+				if ((l[j].str == NULL) != num ||
+				    strcmp(l[j].key, l[i].key) != 0)
+					continue;
+				xasprintf(&tmp, "%s %s", line, num ?
+				    units_scaled_label(l[j].num,
+				    samples_unit(sm, l[j].key), "auto", a,
+				    sizeof a) : l[j].str);
+				free(line);
+				line = tmp;
+			}
+			lines = xreallocarray(lines, nl + 1, sizeof *lines);
+			lines[nl++] = line;
+		}
+		if (nl > 1)
+			qsort(lines, nl, sizeof *lines, traces_strcmp);
+		for (i = 0; i < nl; i++) {
+			buf_add(&out, lines[i], strlen(lines[i]));
+			buf_add(&out, "\n", 1);
+			free(lines[i]);
+		}
+	}
+	free(lines);
+	buf_add(&out, "", 1);
+	return (char *)out.p;
+}
+
+/* One trace as printTraces prints it: the separator, its label set's
+ * lines (made once per set), its frames leaf first, the value beside the
+ * first, "(inline)" after those inlined into the next. */
+static void
+traces_text_one(struct buf *out, const struct samples *sm, size_t i,
+    char **set_lines, size_t *name_len)
+{
+	const struct stackwalk *w = &sm->w;
+	char a[UNITS_LABEL_MAX];
+	const char *name;
+	size_t d, set, len;
+
+	buf_add(out, traces_sep, sizeof traces_sep - 1);
+	if (sm->s[i].labelset != 0 &&
+	    (set = samples_set(sm, sm->s[i].labelset)) != SIZE_MAX) {
+		if (set_lines[set] == NULL)
+			set_lines[set] = traces_text_labels(sm,
+			    sm->s[i].labelset);
+		buf_add(out, set_lines[set], strlen(set_lines[set]));
+	}
+	for (d = w->n; d-- > 0;) {
+		if (d + 1 == w->n) {
+			units_scaled_label(sm->s[i].value, sm->metric.unit,
+			    "minimum", a, sizeof a);
+			/* "%10s   ": right-aligned, never cut. */
+			if ((len = strlen(a)) < 10)
+				buf_add(out, "          ", 10 - len);
+			buf_add(out, a, len);
+			buf_add(out, "   ", 3);
+		} else
+			buf_add(out, "             ", 13);
+		name = csindex_name_str(w->idx, w->name[d]);
+		/* 1 + the length, 0 until known: a name is on many traces. */
+		if (name_len[w->name[d]] == 0)
+			name_len[w->name[d]] = strlen(name) + 1;
+		buf_add(out, name, name_len[w->name[d]] - 1);
+		if (w->flags[d] & FRAME_INLINED)
+			buf_add(out, " (inline)", 9);
+		buf_add(out, "\n", 1);
+	}
+}
+
+/* The head of the text: what profctl prints above every view. */
+static void
+traces_text_head(struct buf *out, const struct traces_req *t,
+    const struct samples *sm, size_t shown, size_t n)
+{
+	char *s;
+
+	xasprintf(&s, "Scope: %s (%lld profile%s)\nType: %s\n",
+	    t->sel.scopes[0], (long long)sm->nprofiles,
+	    sm->nprofiles == 1 ? "" : "s", sm->metric.type);
+	buf_add(out, s, strlen(s));
+	free(s);
+	if (shown < n) {
+		xasprintf(&s, "Traces: the %zu largest of %zu\n", shown, n);
+		buf_add(out, s, strlen(s));
+		free(s);
+	}
+}
+
 static void
 traces_work(struct api_call *call, void *worker)
 {
@@ -171,6 +301,7 @@ traces_work(struct api_call *call, void *worker)
 	struct traces_refs r;
 	struct samples sm;
 	struct buf out = { 0 };
+	char **set_lines;
 	size_t *order = NULL, n, i, shown;
 
 	if (traces_open(w->store, w->index, &t->sel, &sm, &order, &n,
@@ -178,19 +309,30 @@ traces_work(struct api_call *call, void *worker)
 		return;
 	memset(&r, 0, sizeof r);
 	r.fn_at = xcalloc(csindex_nnames(w->index) + 1, sizeof *r.fn_at);
+	r.name_len = xcalloc(csindex_nnames(w->index) + 1,
+	    sizeof *r.name_len);
 	r.fns = xreallocarray(NULL, csindex_nnames(w->index) + 1,
 	    sizeof *r.fns);
 	r.set_at = xcalloc(sm.nsets + 1, sizeof *r.set_at);
 	r.sets = xreallocarray(NULL, sm.nsets + 1, sizeof *r.sets);
+	set_lines = xcalloc(sm.nsets + 1, sizeof *set_lines);
 	shown = t->limit >= 0 && (size_t)t->limit < n ? (size_t)t->limit : n;
-	api_jsonw_head(&out, t->sel.scopes[0], &sm.metric, sm.total,
-	    sm.nprofiles);
-	jsonw_mint(&out, "traces_total", (int64_t)n);
-	jsonw_raw(&out, ",\"traces\":[");
+	if (t->text)
+		traces_text_head(&out, t, &sm, shown, n);
+	else {
+		api_jsonw_head(&out, t->sel.scopes[0], &sm.metric, sm.total,
+		    sm.nprofiles);
+		jsonw_mint(&out, "traces_total", (int64_t)n);
+		jsonw_raw(&out, ",\"traces\":[");
+	}
 	for (i = 0; i < shown; i++) {
 		if (samples_walk(&sm, order[i], &call->err) == -1)
 			break;
-		traces_one_json(&out, &sm, order[i], &r, i == 0);
+		if (t->text)
+			traces_text_one(&out, &sm, order[i], set_lines,
+			    r.name_len);
+		else
+			traces_one_json(&out, &sm, order[i], &r, i == 0);
 		if (out.n >= TRACES_CHUNK) {
 			if (api_stream_write(call, out.p, out.n, mono_ns() +
 			    TRACES_WAIT_NS, &call->err) == -1)
@@ -198,12 +340,19 @@ traces_work(struct api_call *call, void *worker)
 			out.n = 0;
 		}
 	}
-	jsonw_raw(&out, "]");
-	if (call->err.kind == ERR_NONE)
-		traces_refs_json(&out, &sm, &r);
+	if (!t->text) {
+		jsonw_raw(&out, "]");
+		if (call->err.kind == ERR_NONE)
+			traces_refs_json(&out, &sm, &r);
+	} else if (call->err.kind == ERR_NONE)
+		buf_add(&out, traces_sep, sizeof traces_sep - 1);
+	for (i = 0; i < sm.nsets; i++)
+		free(set_lines[i]);
+	free(set_lines);
 	samples_close(&sm);
 	free(order);
 	free(r.fn_at);
+	free(r.name_len);
 	free(r.fns);
 	free(r.set_at);
 	free(r.sets);
@@ -211,25 +360,38 @@ traces_work(struct api_call *call, void *worker)
 		buf_free(&out);
 		return;
 	}
-	if (call->err.kind != ERR_NONE) {
+	if (call->err.kind != ERR_NONE && t->text) {
+		/* The status line is out: the error ends the body, on a line
+		 * of its own where the last separator would be. */
+		char *e;
+
+		xasprintf(&e, "profd: %s: %s\n", error_kind_name(
+		    call->err.kind), call->err.msg);
+		buf_add(&out, e, strlen(e));
+		free(e);
+		error_clear(&call->err);
+	} else if (call->err.kind != ERR_NONE) {
 		/* The status line is out: the error ends the body. */
 		jsonw_mstr(&out, "error", error_kind_name(call->err.kind));
 		jsonw_mstr(&out, "detail", call->err.msg);
 		error_clear(&call->err);
 	}
-	jsonw_raw(&out, "}\n");
+	if (!t->text)
+		jsonw_raw(&out, "}\n");
 	if (api_stream_started(call)) {
 		api_stream_last(call, out.p, out.n);
 		buf_free(&out);
 		return;
 	}
-	api_result_blob(call, 200, "application/json", out.p, out.n);
+	api_result_blob(call, 200, t->text ? "text/plain; charset=utf-8" :
+	    "application/json", out.p, out.n);
 }
 
 void
 api_traces_get(struct api_call *call)
 {
-	static const char *const own[] = { "limit", NULL };
+	static const char *const own[] = { "limit", "format", NULL };
+	const char *format = api_param(call, "format");
 	struct traces_req *t;
 
 	t = xcalloc(1, sizeof *t);
@@ -238,7 +400,15 @@ api_traces_get(struct api_call *call)
 	if (api_selection(call, &t->sel, NULL, own) == -1 ||
 	    api_limit(call, &t->limit) == -1)
 		return;
-	if (api_stream_open(call, "application/json") == -1) {
+	if (format != NULL && strcmp(format, "json") != 0 &&
+	    strcmp(format, "text") != 0) {
+		api_error(call, 400, "format: \"%s\" is neither json nor text",
+		    format);
+		return;
+	}
+	t->text = format != NULL && strcmp(format, "text") == 0;
+	if (api_stream_open(call, t->text ? "text/plain; charset=utf-8" :
+	    "application/json") == -1) {
 		api_error(call, 503, "out of memory; retry later");
 		return;
 	}

@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "selection.h"
 #include "traces.h"
 #include "util.h"
 
@@ -34,7 +35,13 @@ traces_open(struct store *s, struct csindex *idx, const struct selection *sel,
 	if (samples_open(s, idx, sel, sm, err) == -1)
 		return -1;
 	*order = xreallocarray(NULL, sm->n ? sm->n : 1, sizeof **order);
-	for (i = 0; i < sm->n; i++) {
+	/* Without frame filters every stack is kept: no walk to know it. */
+	if (!selection_frame_filters(sel)) {
+		for (i = 0; i < sm->n; i++)
+			(*order)[i] = i;
+		*n = sm->n;
+	}
+	for (i = 0; selection_frame_filters(sel) && i < sm->n; i++) {
 		/* Samples come by callsite: walk each stack once. */
 		if (sm->s[i].callsite != last_cs) {
 			if ((kept = samples_walk(sm, i, err)) == -1) {

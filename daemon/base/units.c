@@ -1,13 +1,14 @@
 /* units.c: pprof's measurement rules, so that numbers print as
  * `go tool pprof` prints them: the same unit tables, the same auto-scaling,
- * the same rounding and the same percentages. */
+ * the same rounding and the same percentages.  profctl compiles it too
+ * (CMakeLists.txt). */
 #include <ctype.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "profctl.h"
+#include "units.h"
 
 struct units_unit {
 	const char	*name;		/* canonical, as printed */

@@ -100,8 +100,14 @@ traces_labels_json(struct buf *out, const struct samples *sm, int64_t set)
  * the order they are first met.  A trace is then a few numbers: the
  * reply is a tenth of the size with names in it, and as much quicker to
  * write and to read. */
+struct traces_line {
+	char *p;
+	size_t n;
+};
+
 struct traces_refs {
-	size_t *name_len;		/* per name id, for the text */
+	struct traces_line *lines;	/* per name id and inline: text */
+	size_t nnames;			/* the index's when they were made */
 	uint32_t *fn_at;		/* per name id: 1 + its number, 0 */
 	uint32_t *fns;
 	size_t nfns;
@@ -235,14 +241,22 @@ traces_text_labels(const struct samples *sm, int64_t set)
 /* One trace as printTraces prints it: the separator, its label set's
  * lines (made once per set), its frames leaf first, the value beside the
  * first, "(inline)" after those inlined into the next. */
+/* The last value printed, as printed: traces come by value, so equal
+ * values follow each other. */
+struct traces_value {
+	int64_t value;
+	size_t n;
+	char text[UNITS_LABEL_MAX];
+};
+
 static void
 traces_text_one(struct buf *out, const struct samples *sm, size_t i,
-    char **set_lines, size_t *name_len)
+    char **set_lines, struct traces_line *lines, struct traces_value *vc)
 {
 	const struct stackwalk *w = &sm->w;
 	char a[UNITS_LABEL_MAX];
 	const char *name;
-	size_t d, set, len;
+	size_t d, set;
 
 	buf_add(out, traces_sep, sizeof traces_sep - 1);
 	if (sm->s[i].labelset != 0 &&
@@ -253,24 +267,38 @@ traces_text_one(struct buf *out, const struct samples *sm, size_t i,
 		buf_add(out, set_lines[set], strlen(set_lines[set]));
 	}
 	for (d = w->n; d-- > 0;) {
-		if (d + 1 == w->n) {
+		size_t at = 2 * (size_t)w->name[d] +
+		    ((w->flags[d] & FRAME_INLINED) != 0);
+		struct traces_line *l = &lines[at];
+
+		/* Each function's line, made once: a trace has tens of
+		 * them, and the same few come back trace after trace. */
+		if (l->p == NULL) {
+			name = csindex_name_str(w->idx, w->name[d]);
+			l->n = (size_t)xasprintf(&l->p, "%13s%s%s\n", "", name,
+			    at % 2 ? " (inline)" : "");
+		}
+		if (d + 1 < w->n) {
+			buf_add(out, l->p, l->n);
+			continue;
+		}
+		/* "%10s   ": right-aligned, never cut.  Values repeat (a
+		 * CPU profile's are multiples of its period): each is
+		 * scaled once. */
+		if (sm->s[i].value != vc->value || vc->n == 0) {
 			units_scaled_label(sm->s[i].value, sm->metric.unit,
 			    "minimum", a, sizeof a);
-			/* "%10s   ": right-aligned, never cut. */
-			if ((len = strlen(a)) < 10)
-				buf_add(out, "          ", 10 - len);
-			buf_add(out, a, len);
-			buf_add(out, "   ", 3);
-		} else
-			buf_add(out, "             ", 13);
-		name = csindex_name_str(w->idx, w->name[d]);
-		/* 1 + the length, 0 until known: a name is on many traces. */
-		if (name_len[w->name[d]] == 0)
-			name_len[w->name[d]] = strlen(name) + 1;
-		buf_add(out, name, name_len[w->name[d]] - 1);
-		if (w->flags[d] & FRAME_INLINED)
-			buf_add(out, " (inline)", 9);
-		buf_add(out, "\n", 1);
+			vc->value = sm->s[i].value;
+			vc->n = strlen(a);
+			if (vc->n < 10) {
+				memset(vc->text, ' ', 10 - vc->n);
+				memcpy(vc->text + 10 - vc->n, a, vc->n);
+				vc->n = 10;
+			} else
+				memcpy(vc->text, a, vc->n);
+		}
+		buf_add(out, vc->text, vc->n);
+		buf_add(out, l->p + 10, l->n - 10);
 	}
 }
 
@@ -299,6 +327,7 @@ traces_work(struct api_call *call, void *worker)
 	struct query_worker *w = worker;
 	struct traces_req *t = call->data;
 	struct traces_refs r;
+	struct traces_value vc = { 0, 0, "" };
 	struct samples sm;
 	struct buf out = { 0 };
 	char **set_lines;
@@ -308,11 +337,11 @@ traces_work(struct api_call *call, void *worker)
 	    &call->err) == -1)
 		return;
 	memset(&r, 0, sizeof r);
-	r.fn_at = xcalloc(csindex_nnames(w->index) + 1, sizeof *r.fn_at);
-	r.name_len = xcalloc(csindex_nnames(w->index) + 1,
-	    sizeof *r.name_len);
-	r.fns = xreallocarray(NULL, csindex_nnames(w->index) + 1,
-	    sizeof *r.fns);
+	/* The index is held: no name is added until samples_close. */
+	r.nnames = csindex_nnames(w->index);
+	r.fn_at = xcalloc(r.nnames + 1, sizeof *r.fn_at);
+	r.lines = xcalloc(2 * r.nnames + 1, sizeof *r.lines);
+	r.fns = xreallocarray(NULL, r.nnames + 1, sizeof *r.fns);
 	r.set_at = xcalloc(sm.nsets + 1, sizeof *r.set_at);
 	r.sets = xreallocarray(NULL, sm.nsets + 1, sizeof *r.sets);
 	set_lines = xcalloc(sm.nsets + 1, sizeof *set_lines);
@@ -330,7 +359,7 @@ traces_work(struct api_call *call, void *worker)
 			break;
 		if (t->text)
 			traces_text_one(&out, &sm, order[i], set_lines,
-			    r.name_len);
+			    r.lines, &vc);
 		else
 			traces_one_json(&out, &sm, order[i], &r, i == 0);
 		if (out.n >= TRACES_CHUNK) {
@@ -352,7 +381,9 @@ traces_work(struct api_call *call, void *worker)
 	samples_close(&sm);
 	free(order);
 	free(r.fn_at);
-	free(r.name_len);
+	for (i = 0; i < 2 * r.nnames; i++)
+		free(r.lines[i].p);
+	free(r.lines);
 	free(r.fns);
 	free(r.set_at);
 	free(r.sets);

@@ -34,23 +34,50 @@ edge_cmp(const void *a, const void *b, void *arg)
 	return strcmp(rows[x->callee].function, rows[y->callee].function);
 }
 
-/* The edges of one side of a row, sorted. */
-static struct top_edge *
-peek_edges(const struct top_result *t, size_t row, int in, size_t *n)
+/* Every matching node's in and out edges, in one pass over the edges
+ * (counted first, so that each list is one allocation), then sorted. */
+static void
+peek_edges(struct peek_result *r)
 {
-	struct top_edge *e = NULL;
-	size_t i;
+	const struct top_result *t = &r->top;
+	size_t *node_of, i, k;
 
-	*n = 0;
+	node_of = xreallocarray(NULL, t->nrows ? t->nrows : 1,
+	    sizeof *node_of);
+	for (i = 0; i < t->nrows; i++)
+		node_of[i] = SIZE_MAX;
+	for (k = 0; k < r->nnodes; k++)
+		node_of[r->nodes[k].row] = k;
 	for (i = 0; i < t->nedges; i++) {
-		if ((in ? t->edges[i].callee : t->edges[i].caller) != row)
-			continue;
-		e = xreallocarray(e, *n + 1, sizeof *e);
-		e[(*n)++] = t->edges[i];
+		if ((k = node_of[t->edges[i].callee]) != SIZE_MAX)
+			r->nodes[k].nin++;
+		if ((k = node_of[t->edges[i].caller]) != SIZE_MAX)
+			r->nodes[k].nout++;
 	}
-	if (*n > 1)
-		qsort_r(e, *n, sizeof *e, edge_cmp, t->rows);
-	return e;
+	for (k = 0; k < r->nnodes; k++) {
+		struct peek_node *n = &r->nodes[k];
+
+		n->in = xreallocarray(NULL, n->nin + 1, sizeof *n->in);
+		n->out = xreallocarray(NULL, n->nout + 1, sizeof *n->out);
+		n->nin = n->nout = 0;
+	}
+	for (i = 0; i < t->nedges; i++) {
+		if ((k = node_of[t->edges[i].callee]) != SIZE_MAX)
+			r->nodes[k].in[r->nodes[k].nin++] = t->edges[i];
+		if ((k = node_of[t->edges[i].caller]) != SIZE_MAX)
+			r->nodes[k].out[r->nodes[k].nout++] = t->edges[i];
+	}
+	for (k = 0; k < r->nnodes; k++) {
+		struct peek_node *n = &r->nodes[k];
+
+		if (n->nin > 1)
+			qsort_r(n->in, n->nin, sizeof *n->in, edge_cmp,
+			    t->rows);
+		if (n->nout > 1)
+			qsort_r(n->out, n->nout, sizeof *n->out, edge_cmp,
+			    t->rows);
+	}
+	free(node_of);
 }
 
 int
@@ -59,7 +86,7 @@ peek_query(struct store *s, struct csindex *idx, const struct peek_params *p,
 {
 	struct top_params tp;
 	struct peek_node *n;
-	size_t i;
+	size_t i, cap = 0;
 
 	memset(r, 0, sizeof *r);
 	memset(&tp, 0, sizeof tp);
@@ -77,13 +104,16 @@ peek_query(struct store *s, struct csindex *idx, const struct peek_params *p,
 			r->min_value = m;
 		if (!rx_match(p->re, row->function, strlen(row->function)))
 			continue;
-		r->nodes = xreallocarray(r->nodes, r->nnodes + 1,
-		    sizeof *r->nodes);
+		if (r->nnodes == cap) {
+			cap = cap ? cap * 2 : 16;
+			r->nodes = xreallocarray(r->nodes, cap,
+			    sizeof *r->nodes);
+		}
 		n = &r->nodes[r->nnodes++];
+		memset(n, 0, sizeof *n);
 		n->row = i;
-		n->in = peek_edges(&r->top, i, 1, &n->nin);
-		n->out = peek_edges(&r->top, i, 0, &n->nout);
 	}
+	peek_edges(r);
 	if (r->nnodes == 0) {
 		peek_result_clear(r);
 		return error_set(err, ERR_NOT_FOUND, "no matches found for "

@@ -121,7 +121,36 @@ assert any(set(sets[t["label_set"]]["labels"]) == {"phase", "worker"}
            for t in a["traces"] if "label_set" in t)
 assert b["functions"] == fns[:len(b["functions"])], "tables in first-use order"
 PY
-ok "traces come largest first; --limit 3 keeps the 3 largest"
+# The JSON says what the text (pprof's, above) says: the same stacks,
+# inline marks and labels, trace by trace, in the same order.
+"$PROFCTL" traces --scope fx-cpu --metric cpu >"$T/all.txt" ||
+    fail "traces text"
+python3 - "$T/all.json" "$T/all.txt" <<'PY' || fail "traces JSON is not the text"
+import json, sys
+j = json.load(open(sys.argv[1]))
+fns, sets = j["functions"], j["label_sets"]
+SEP = "-----------+-------------------------------------------------------"
+blocks, cur = [], None
+for line in open(sys.argv[2]).read().split("\n"):
+    if line == SEP:
+        if cur is not None:
+            blocks.append(cur)
+        cur = []
+    elif cur is not None and line:
+        cur.append(line)
+assert len(blocks) == len(j["traces"]), (len(blocks), len(j["traces"]))
+for t, b in zip(j["traces"], blocks):
+    want = []
+    if "label_set" in t:
+        ls = sets[t["label_set"]]["labels"]
+        want += sorted("%10s:  %s" % (k, " ".join(v)) for k, v in ls.items())
+    inl = set(t.get("inline", []))
+    names = [fns[f] + (" (inline)" if i in inl else "")
+             for i, f in enumerate(t["frames"])]
+    got = b[:len(want)] + [l[13:] for l in b[len(want):]]
+    assert got == want + names, (got, want + names)
+PY
+ok "traces come largest first; --limit 3 keeps the 3 largest; JSON = text"
 
 n=0
 for c in "fx-cpu cpu" "fx-cpu samples" "fx-heap alloc_space" \

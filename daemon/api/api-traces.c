@@ -45,6 +45,28 @@ traces_req_free(void *arg)
 	free(t);
 }
 
+/* Does label j have label i's key and is it a number (num) or not? */
+static int
+traces_key_same(const struct sample_label *l, size_t i, size_t j, int num)
+{
+	return (l[j].str == NULL) == num && strcmp(l[j].key, l[i].key) == 0;
+}
+
+/* Is label i the first of its kind (string or number) with its key?  A
+ * set's labels are grouped by key, keys in the order first met. */
+static int
+traces_key_first(const struct sample_label *l, size_t i, int num)
+{
+	size_t k;
+
+	if ((l[i].str == NULL) != num)
+		return 0;
+	for (k = 0; k < i; k++)
+		if (traces_key_same(l, i, k, num))
+			return 0;
+	return 1;
+}
+
 /* The labels of a set grouped by key, keys in the order first met:
  * "labels" {key: [strings]} and "num_labels" {key: {unit, values}}. */
 static void
@@ -59,13 +81,7 @@ traces_labels_json(struct buf *out, const struct samples *sm, int64_t set)
 		jsonw_raw(out, num ? ",\"num_labels\":{" : "\"labels\":{");
 		first = 1;
 		for (i = 0; i < n; i++) {
-			if ((l[i].str == NULL) != num)
-				continue;
-			for (k = 0; k < i; k++)
-				if ((l[k].str == NULL) == num &&
-				    strcmp(l[k].key, l[i].key) == 0)
-					break;
-			if (k < i)
+			if (!traces_key_first(l, i, num))
 				continue;
 			if (!first)
 				jsonw_raw(out, ",");
@@ -79,8 +95,7 @@ traces_labels_json(struct buf *out, const struct samples *sm, int64_t set)
 			} else
 				jsonw_raw(out, "[");
 			for (j = i, k = 0; j < n; j++) {
-				if ((l[j].str == NULL) != num ||
-				    strcmp(l[j].key, l[i].key) != 0)
+				if (!traces_key_same(l, i, j, num))
 					continue;
 				if (k++ > 0)
 					jsonw_raw(out, ",");
@@ -195,25 +210,18 @@ traces_text_labels(const struct samples *sm, int64_t set)
 	const struct sample_label *l;
 	struct buf out = { 0 };
 	char **lines = NULL, *line, *tmp, a[UNITS_LABEL_MAX];
-	size_t n, i, j, k, nl;
+	size_t n, i, j, nl;
 	int num;
 
 	l = samples_labels(sm, set, &n);
 	for (num = 0; num < 2; num++) {
 		nl = 0;
 		for (i = 0; i < n; i++) {
-			if ((l[i].str == NULL) != num)
-				continue;
-			for (k = 0; k < i; k++)
-				if ((l[k].str == NULL) == num &&
-				    strcmp(l[k].key, l[i].key) == 0)
-					break;
-			if (k < i)
+			if (!traces_key_first(l, i, num))
 				continue;
 			xasprintf(&line, "%10s: ", l[i].key);
 			for (j = i; j < n; j++) {
-				if ((l[j].str == NULL) != num ||
-				    strcmp(l[j].key, l[i].key) != 0)
+				if (!traces_key_same(l, i, j, num))
 					continue;
 				xasprintf(&tmp, "%s %s", line, num ?
 				    units_scaled_label(l[j].num,

@@ -214,6 +214,22 @@ done
 [ "$n" -ge 12 ] || fail "only $n list cases compared"
 ok "list equals go tool pprof -list in $n cases"
 
+# Functions with start lines (Go 1.19 writes none): pprof starts a
+# ROUTINE at the function's first line.
+python3 "$TESTS_DIR/tools/genlist.py" "$T/gl.pb.gz" "$T/glsrc"
+"$PROFCTL" push "$T/gl.pb.gz" --scope gl >/dev/null || fail "push gl"
+for m in cpu samples; do
+	go tool pprof -symbolize=none -list 'main\.' -sample_index=$m \
+	    -source_path "$T/glsrc" "$T/gl.pb.gz" >"$T/want" 2>/dev/null ||
+	    fail "pprof -list of gl"
+	grep -q '^ *\. *\. *10:' "$T/want" || fail "pprof did not start at 10"
+	"$PROFCTL" list 'main\.' --scope gl --metric $m \
+	    --source-path "$T/glsrc" >"$T/got" || fail "list gl"
+	diff -u "$T/want" <(tail -n +3 "$T/got") ||
+	    fail "list with start lines differs from pprof -list"
+done
+ok "list starts at the functions' start lines as pprof does"
+
 # Without the source: no error, the lines with values by number, the
 # numbers pprof shows beside the source text.
 pp '-list=main\.(hash|mix64)' fx-cpu cpu -source_path "$T/src" \

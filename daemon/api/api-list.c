@@ -95,12 +95,15 @@ api_list_get(struct api_call *call)
 {
 	static const char *const own[] = { "regex", NULL };
 	struct list_req *t;
+	char *re;
 
 	t = xcalloc(1, sizeof *t);
 	call->data = t;
 	call->free_data = list_req_free;
+	/* On an error the reply is sent and the call freed, t with it. */
 	if (api_selection(call, &t->sel, NULL, own) == -1 ||
-	    (t->regex = api_regex_param(call)) == NULL)
+	    (re = api_regex_param(call)) == NULL)
 		return;
+	t->regex = re;
 	api_submit(call, API_QUERY, list_work);
 }

@@ -153,13 +153,16 @@ api_peek_get(struct api_call *call)
 {
 	static const char *const own[] = { "regex", "granularity", NULL };
 	struct peek_req *t;
+	char *re;
 
 	t = xcalloc(1, sizeof *t);
 	call->data = t;
 	call->free_data = peek_req_free;
+	/* On an error the reply is sent and the call freed, t with it. */
 	if (api_selection(call, &t->sel, NULL, own) == -1 ||
 	    api_granularity(call, &t->granularity) == -1 ||
-	    (t->regex = api_regex_param(call)) == NULL)
+	    (re = api_regex_param(call)) == NULL)
 		return;
+	t->regex = re;
 	api_submit(call, API_QUERY, peek_work);
 }

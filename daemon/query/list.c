@@ -106,7 +106,8 @@ list_group(struct lbuild *b, struct list_result *r)
 	struct list_file *fl = NULL;
 	size_t i;
 
-	qsort(b->n, b->nn, sizeof *b->n, lnode_cmp);
+	if (b->nn > 1)
+		qsort(b->n, b->nn, sizeof *b->n, lnode_cmp);
 	for (i = 0; i < b->nn; i++) {
 		const struct lnode *n = &b->n[i];
 

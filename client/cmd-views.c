@@ -1,7 +1,7 @@
 /* cmd-views.c: pprof's other text views of a selection: peek REGEX
  * (GET /v1/peek), traces (GET /v1/traces) and tags (GET /v1/tags),
- * printed as go tool pprof -peek, -traces and -tags print them; traces'
- * text is profd's (format=text), printed as it is. */
+ * printed as go tool pprof -peek, -traces and -tags print them; the text
+ * of peek and traces is profd's (format=text), printed as it is. */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,7 +150,7 @@ cmd_peek_exec(struct client *c, int argc, char **argv)
 	};
 
 	return (cmd_view_run(&cmd_peek_entry, c, argc, argv, "-:s:m:h", opts,
-	    "/v1/peek", render_peek_json));
+	    "/v1/peek", NULL));
 }
 
 static int

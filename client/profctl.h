@@ -87,8 +87,7 @@ void		 render_showing(FILE *, const char *, const char *, int64_t,
 int		 render_int(json_t *, const char *, int64_t *);
 const char	*render_str(json_t *, const char *);
 
-/* render-views.c: pprof's -peek and -tags; render-list.c -list. */
-int		 render_peek_json(FILE *, json_t *, char **);
+/* render-views.c: pprof's -tags; render-list.c -list. */
 int		 render_tags_json(FILE *, json_t *, char **);
 struct render_list_opts {
 	const char	*source_path;	/* NULL: the working directory */

@@ -1,7 +1,7 @@
-/* render-views.c: the replies of /v1/peek and /v1/tags as go tool pprof
- * -peek and -tags print them (report.go printTree, printTags), after
- * profctl's short header.  (-traces' text profd writes itself:
- * /v1/traces?format=text.) */
+/* render-views.c: the reply of /v1/tags as go tool pprof -tags prints it
+ * (report.go printTags), after profctl's short header.  (The text of
+ * -peek and -traces profd writes itself: /v1/peek and /v1/traces with
+ * format=text.) */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,102 +9,6 @@
 #include <string.h>
 
 #include "profctl.h"
-
-static size_t	render_index(json_t *, size_t);
-
-/* printTree's edge lines: weight, share of the node's cum, the other
- * end (a number into fns), inline. */
-static int
-render_peek_edges(FILE *f, json_t *edges, json_t *fns, const char *unit,
-    const char *out, int64_t cum)
-{
-	char		 a[UNITS_LABEL_MAX], pa[UNITS_PERCENT_MAX];
-	const char	*name;
-	json_t		*e, *w;
-	size_t		 i;
-
-	if (!json_is_array(edges))
-		return (-1);
-	json_array_foreach(edges, i, e) {
-		name = json_string_value(json_array_get(fns,
-		    render_index(json_array_get(e, 0), json_array_size(fns))));
-		w = json_array_get(e, 1);
-		if (name == NULL || !json_is_integer(w))
-			return (-1);
-		fprintf(f, "%50s %s |   %s%s\n",
-		    units_scaled_label(json_integer_value(w), unit, out, a,
-		    sizeof a), units_percentage(json_integer_value(w), cum, pa,
-		    sizeof pa), name, json_is_true(json_array_get(e, 2)) ?
-		    " (inline)" : "");
-	}
-	return (0);
-}
-
-int
-render_peek_json(FILE *f, json_t *reply, char **cause)
-{
-	static const char sep[] =
-	    "----------------------------------------------------------+"
-	    "-------------";
-	char		 a[UNITS_LABEL_MAX], b[UNITS_LABEL_MAX];
-	char		 pa[UNITS_PERCENT_MAX], pb[UNITS_PERCENT_MAX];
-	char		 pc[UNITS_PERCENT_MAX];
-	const char	*unit, *out, *name;
-	json_t		*nodes, *n, *fns;
-	int64_t		 total, flat_sum, min, flat, cum, sum = 0;
-	size_t		 i;
-
-	if ((unit = render_unit(reply)) == NULL ||
-	    render_int(reply, "total", &total) != 0 ||
-	    render_int(reply, "flat_sum", &flat_sum) != 0 ||
-	    render_int(reply, "min_value", &min) != 0 ||
-	    !json_is_array(nodes = json_object_get(reply, "nodes")) ||
-	    !json_is_array(fns = json_object_get(reply, "functions")))
-		return (render_bad(cause, "no total, flat_sum, min_value, "
-		    "nodes or functions"));
-	/* selectOutputUnit over every node of the graph. */
-	out = render_output_unit_for(unit, min, total);
-	render_head(f, reply);
-	render_showing(f, unit, out, flat_sum, total);
-	fprintf(f, "%s\n", sep);
-	fprintf(f, "      flat  flat%%   sum%%        cum   cum%%   calls "
-	    "calls%% + context \t \t \n");
-	json_array_foreach(nodes, i, n) {
-		if ((name = render_str(n, "function")) == NULL ||
-		    render_int(n, "flat", &flat) != 0 ||
-		    render_int(n, "cum", &cum) != 0)
-			return (render_bad(cause, "bad node in nodes"));
-		fprintf(f, "%s\n", sep);
-		if (render_peek_edges(f, json_object_get(n, "callers"), fns,
-		    unit, out, cum) == -1)
-			return (render_bad(cause, "bad callers"));
-		sum += flat;
-		fprintf(f, "%10s %s %s %10s %s                | %s\n",
-		    units_scaled_label(flat, unit, out, a, sizeof a),
-		    units_percentage(flat, total, pa, sizeof pa),
-		    units_percentage(sum, total, pb, sizeof pb),
-		    units_scaled_label(cum, unit, out, b, sizeof b),
-		    units_percentage(cum, total, pc, sizeof pc), name);
-		if (render_peek_edges(f, json_object_get(n, "callees"), fns,
-		    unit, out, cum) == -1)
-			return (render_bad(cause, "bad callees"));
-	}
-	if (json_array_size(nodes) > 0)
-		fprintf(f, "%s\n", sep);
-	return (0);
-}
-
-/* A number in [0, n) from a JSON integer, or n. */
-static size_t
-render_index(json_t *v, size_t n)
-{
-	json_int_t	i;
-
-	if (!json_is_integer(v) || (i = json_integer_value(v)) < 0 ||
-	    (uint64_t)i >= n)
-		return (n);
-	return ((size_t)i);
-}
 
 struct render_tag {
 	char	*name;

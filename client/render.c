@@ -31,8 +31,7 @@ render_abs64(int64_t v)
 const char *
 render_output_unit(const struct render_top *t)
 {
-	const char	*min_unit, *max_unit, *unit;
-	int64_t		 min = 0, max, m;
+	int64_t		 min = 0, m;
 	size_t		 i;
 
 	if (t->nrows == 0)
@@ -44,21 +43,7 @@ render_output_unit(const struct render_top *t)
 		if (m > 0 && (min == 0 || m < min))
 			min = m;
 	}
-	max = t->total;
-	if (min == 0)
-		min = max;
-
-	units_scale(min, t->unit, "minimum", &min_unit);
-	units_scale(max, t->unit, "minimum", &max_unit);
-	unit = min_unit;
-	/* Go's int64 arithmetic wraps; so does this. */
-	if (strcmp(min_unit, max_unit) != 0 &&
-	    (int64_t)((uint64_t)min * 100) < max)
-		units_scale((int64_t)((uint64_t)min * 100), t->unit,
-		    "minimum", &unit);
-	if (*unit != '\0')
-		return (unit);
-	return (t->unit);
+	return (units_output_unit(t->unit, min, t->total));
 }
 
 static int

@@ -1,5 +1,7 @@
 /* api-peek.c: GET /v1/peek: the callers and callees of the functions
- * matching regex, with their flat and cum (pprof's -peek). */
+ * matching regex, with their flat and cum (pprof's -peek), as JSON or
+ * (format=text) as the text go tool pprof prints, which profctl prints as
+ * it is. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,12 +12,14 @@
 #include "query.h"
 #include "rx.h"
 #include "selection.h"
+#include "units.h"
 #include "util.h"
 
 struct peek_req {
 	struct selection sel;
 	char *regex;
 	int granularity;
+	int text;			/* format=text */
 };
 
 static void
@@ -55,6 +59,76 @@ peek_edges_json(struct buf *out, const char *key, const struct top_edge *e,
 	jsonw_raw(out, "]");
 }
 
+/* printTree's edge lines: weight, share of the node's cum, the other
+ * end, "(inline)". */
+static void
+peek_text_edges(struct buf *out, const struct top_result *t,
+    const struct top_edge *e, size_t n, int in, const char *unit,
+    int64_t cum)
+{
+	char a[UNITS_LABEL_MAX], pa[UNITS_PERCENT_MAX];
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		buf_printf(out, "%50s %s |   %s%s\n", units_scaled_label(
+		    e[i].weight, t->metric.unit, unit, a, sizeof a),
+		    units_percentage(e[i].weight, cum, pa, sizeof pa),
+		    t->rows[in ? e[i].caller : e[i].callee].function,
+		    e[i].inl ? " (inline)" : "");
+}
+
+/* What go tool pprof -peek prints after its header (report.go
+ * printTree), under profctl's two lines naming the scope and the type:
+ * written here, as one text, so that profctl prints it as it is. */
+static void
+peek_text(struct buf *out, const struct peek_req *t,
+    const struct peek_result *r)
+{
+	static const char sep[] =
+	    "----------------------------------------------------------+"
+	    "-------------\n";
+	const struct top_result *tp = &r->top;
+	char a[UNITS_LABEL_MAX], b[UNITS_LABEL_MAX];
+	char pa[UNITS_PERCENT_MAX], pb[UNITS_PERCENT_MAX];
+	char pc[UNITS_PERCENT_MAX];
+	const char *unit, *pct;
+	int64_t sum = 0;
+	size_t i;
+
+	/* selectOutputUnit over every node of the graph. */
+	unit = units_output_unit(tp->metric.unit, r->min_value, tp->total);
+	buf_printf(out, "Scope: %s (%lld profile%s)\nType: %s\n",
+	    t->sel.scopes[0], (long long)tp->nprofiles,
+	    tp->nprofiles == 1 ? "" : "s", tp->metric.type);
+	for (pct = units_percentage(tp->flat_sum, tp->total, pa, sizeof pa);
+	    *pct == ' '; pct++)
+		;
+	buf_printf(out, "Showing nodes accounting for %s, %s of %s total\n",
+	    units_scaled_label(tp->flat_sum, tp->metric.unit, unit, a,
+	    sizeof a), pct, units_scaled_label(tp->total, tp->metric.unit,
+	    unit, b, sizeof b));
+	buf_printf(out, "%s      flat  flat%%   sum%%        cum   cum%%   "
+	    "calls calls%% + context \t \t \n", sep);
+	for (i = 0; i < r->nnodes; i++) {
+		const struct peek_node *n = &r->nodes[i];
+		const struct top_row *row = &tp->rows[n->row];
+
+		buf_add(out, sep, sizeof sep - 1);
+		peek_text_edges(out, tp, n->in, n->nin, 1, unit, row->cum);
+		sum += row->flat;
+		buf_printf(out, "%10s %s %s %10s %s                | %s\n",
+		    units_scaled_label(row->flat, tp->metric.unit, unit, a,
+		    sizeof a), units_percentage(row->flat, tp->total, pa,
+		    sizeof pa), units_percentage(sum, tp->total, pb,
+		    sizeof pb), units_scaled_label(row->cum, tp->metric.unit,
+		    unit, b, sizeof b), units_percentage(row->cum, tp->total,
+		    pc, sizeof pc), row->function);
+		peek_text_edges(out, tp, n->out, n->nout, 0, unit, row->cum);
+	}
+	if (tp->nrows > 0)
+		buf_add(out, sep, sizeof sep - 1);
+}
+
 static void
 peek_work(struct api_call *call, void *worker)
 {
@@ -78,6 +152,13 @@ peek_work(struct api_call *call, void *worker)
 	rx_free(re);
 	if (rc == -1)
 		return;
+	if (t->text) {
+		peek_text(&out, t, &r);
+		api_result_blob(call, 200, "text/plain; charset=utf-8", out.p,
+		    out.n);
+		peek_result_clear(&r);
+		return;
+	}
 	api_jsonw_head(&out, t->sel.scopes[0], &r.top.metric, r.top.total,
 	    r.top.nprofiles);
 	jsonw_mstr(&out, "regex", t->regex);
@@ -151,7 +232,8 @@ api_regex_param(struct api_call *call)
 void
 api_peek_get(struct api_call *call)
 {
-	static const char *const own[] = { "regex", "granularity", NULL };
+	static const char *const own[] = { "regex", "granularity", "format",
+	    NULL };
 	struct peek_req *t;
 	char *re;
 
@@ -164,5 +246,7 @@ api_peek_get(struct api_call *call)
 	    (re = api_regex_param(call)) == NULL)
 		return;
 	t->regex = re;
+	if (api_text_format(call, &t->text) == -1)
+		return;
 	api_submit(call, API_QUERY, peek_work);
 }

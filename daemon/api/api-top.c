@@ -92,6 +92,21 @@ api_granularity(struct api_call *call, int *g)
 }
 
 int
+api_text_format(struct api_call *call, int *text)
+{
+	const char *format = api_param(call, "format");
+
+	if (format != NULL && strcmp(format, "json") != 0 &&
+	    strcmp(format, "text") != 0) {
+		api_error(call, 400, "format: \"%s\" is neither json nor text",
+		    format);
+		return -1;
+	}
+	*text = format != NULL && strcmp(format, "text") == 0;
+	return 0;
+}
+
+int
 api_limit(struct api_call *call, long long *limit)
 {
 	const char *s = api_param(call, "limit");

@@ -430,7 +430,6 @@ void
 api_traces_get(struct api_call *call)
 {
 	static const char *const own[] = { "limit", "format", NULL };
-	const char *format = api_param(call, "format");
 	struct traces_req *t;
 
 	t = xcalloc(1, sizeof *t);
@@ -439,13 +438,8 @@ api_traces_get(struct api_call *call)
 	if (api_selection(call, &t->sel, NULL, own) == -1 ||
 	    api_limit(call, &t->limit) == -1)
 		return;
-	if (format != NULL && strcmp(format, "json") != 0 &&
-	    strcmp(format, "text") != 0) {
-		api_error(call, 400, "format: \"%s\" is neither json nor text",
-		    format);
+	if (api_text_format(call, &t->text) == -1)
 		return;
-	}
-	t->text = format != NULL && strcmp(format, "text") == 0;
 	if (api_stream_open(call, t->text ? "text/plain; charset=utf-8" :
 	    "application/json") == -1) {
 		api_error(call, 503, "out of memory; retry later");

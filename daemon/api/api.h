@@ -162,6 +162,9 @@ void api_uploads_delete(struct api_call *);
  * granularity) and limit (a count, -1 when absent); -1 once a 400 is
  * sent. */
 int api_granularity(struct api_call *, int *);
+/* format=json (the default) or text (*text set): pprof's text written by
+ * profd, for profctl to print as it is. */
+int api_text_format(struct api_call *, int *text);
 int api_limit(struct api_call *, long long *);
 /* api-peek.c: the regex parameter of peek and list, copied; NULL once a
  * 400 is sent. */

@@ -23,4 +23,8 @@ const char *units_scaled_label(int64_t, const char *from, const char *to,
 const char *units_percentage(int64_t value, int64_t total, char *buf,
     size_t len);
 
+/* pprof's selectOutputUnit: the unit of a report whose smallest non-zero
+ * |value| is min (0: none) and whose total is total; may be unit itself. */
+const char *units_output_unit(const char *unit, int64_t min, int64_t total);
+
 #endif

@@ -130,6 +130,25 @@ buf_add(struct buf *b, const void *p, size_t n)
 	b->n += n;
 }
 
+/* Formatted text added, the buffer grown to hold it (no NUL kept). */
+void
+buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n <= 0)
+		return;
+	buf_reserve(b, (size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf((char *)b->p + b->n, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->n += (size_t)n;
+}
+
 void
 buf_free(struct buf *b)
 {

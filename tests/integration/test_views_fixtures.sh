@@ -80,6 +80,45 @@ done
 [ "$n" -ge 30 ] || fail "only $n peek cases compared"
 ok "peek equals go tool pprof -peek in $n cases"
 
+# The JSON says what the text (pprof's, above) says: the same nodes in
+# the same order, each with the same callers and callees, inline marks,
+# in the same order; flat of every node = flat_sum.
+"$PROFCTL" peek 'main\.' --scope fx-cpu --metric cpu >"$T/peek.txt" ||
+    fail "peek text"
+"$PROFCTL" peek 'main\.' --scope fx-cpu --metric cpu --json \
+    >"$T/peek.json" || fail "peek json"
+"$PROFCTL" top --scope fx-cpu --metric cpu --json >"$T/top.json" ||
+    fail "top json"
+python3 - "$T/peek.json" "$T/peek.txt" "$T/top.json" <<'PY' ||
+import json, sys
+j = json.load(open(sys.argv[1]))
+top = json.load(open(sys.argv[3]))
+fns = j["functions"]
+want = [(n["function"],
+         [fns[f] + (" (inline)" if i else "") for f, w, i in n["callers"]],
+         [fns[f] + (" (inline)" if i else "") for f, w, i in n["callees"]])
+        for n in j["nodes"]]
+got, cur = [], None
+for line in open(sys.argv[2]).read().split("\n"):
+    if line.startswith("-----"):
+        cur = [None, [], []]
+        got.append(cur)
+    elif cur is not None and "                | " in line:
+        cur[0] = line.split("                | ", 1)[1]
+    elif cur is not None and " |   " in line:
+        (cur[1] if cur[0] is None else cur[2]).append(
+            line.split(" |   ", 1)[1])
+got = [tuple(g) for g in got if g[0] is not None]
+assert got == want, "nodes or edges differ"
+rows = {r["function"]: (r["flat"], r["cum"]) for r in top["rows"]}
+for n in j["nodes"]:
+    assert rows[n["function"]] == (n["flat"], n["cum"]), n["function"]
+assert j["flat_sum"] == sum(r["flat"] for r in top["rows"])
+assert j["nodes_total"] == len(top["rows"])
+PY
+    fail "peek JSON is not its text"
+ok "peek's JSON says what its text says"
+
 n=0
 for c in "fx-cpu cpu" "fx-cpu samples" "fx-heap alloc_space" \
     "fx-heap inuse_objects" "fx-mutex contentions" "fx-series cpu"; do

@@ -33,7 +33,8 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 import faults  # noqa: E402  (bench/faults.py: the load's workers)
 
-CASES = ["import", "throughput", "inflate", "query", "growth", "concurrent",
+CASES = ["import", "throughput", "inflate", "query", "views", "growth",
+         "concurrent",
          "memory", "storage", "repeat", "heapstore", "week", "month", "load",
          "trickle", "crash"]
 # The cases that need no generated input (bench/faults.py makes its own).
@@ -734,6 +735,42 @@ class Harness:
                          note="of which profd answering GET /v1/%s: %s "
                          "(mean, its own count); profctl --version alone: "
                          "%s" % (q, up.fmt(res["daemon-" + q]), up)))
+
+    def case_views(self):
+        """pprof's peek (of the generator's main package) and traces over
+        the series' first profiles, profctl against go tool pprof given
+        the same files, both printing to nowhere."""
+        n = self.nsmall
+        d = self.series_store(n)["d"]
+        files = self.series[:n]
+        up = self.startup()
+        for q, cmd, pflag in (("peek", ["peek", "main\\."], "-peek=main\\."),
+                              ("traces", ["traces"], "-traces")):
+            out = os.path.join(d.dir, q + ".out")
+            c = [self.profctl, "--socket", d.sock] + cmd + [
+                "--scope", "series"]
+            run(c, self.a.timeout, out)  # warm-up
+            if os.path.getsize(out) == 0:
+                raise CaseError("profctl %s printed nothing" % q)
+            lines = sum(1 for _ in open(out, "rb"))
+            before = d.route("GET /v1/" + q)
+            pd = Fig([run(c, self.a.timeout)[0] for _ in range(self.runs)],
+                     "s")
+            after = d.route("GET /v1/" + q)
+            daemon = (after[1] - before[1]) / 1e3 / max(1, after[0] -
+                                                       before[0])
+            args = [pflag, "-symbolize=none"] + files
+            self.pprof_run(args)  # warm-up
+            pp = self.secs(self.pprof_runs(args, self.runs))
+            ratio = pp.med / pd.med if isinstance(pp, Fig) else None
+            self.add(Row("views", "views." + q,
+                         "%s over %d profiles" % (q, n), pd, pp,
+                         faster(ratio) if ratio else "—", "≥ 20× faster",
+                         ratio is not None and ratio >= 20,
+                         note="%d lines printed; of which profd answering "
+                         "GET /v1/%s: %s (mean, its own count); profctl "
+                         "--version alone: %s" % (lines, q,
+                                                  up.fmt(daemon), up)))
 
     def case_growth(self):
         s, l = self.nsmall, self.nlarge

@@ -59,14 +59,8 @@ char		*http_escape(const char *);
 /* http-reply.c: the reply parser (its internals in http-int.h). */
 void		 http_reply_clear(struct http_reply *);
 
-/* units.c: pprof's measurement rules (scaling, labels, percentages). */
-#define UNITS_LABEL_MAX	256
-#define UNITS_PERCENT_MAX	32
-double		 units_scale(int64_t, const char *, const char *,
-		     const char **);
-const char	*units_scaled_label(int64_t, const char *, const char *,
-		     char *, size_t);
-const char	*units_percentage(int64_t, int64_t, char *, size_t);
+/* units.c (daemon/base, shared with profd): pprof's measurement rules. */
+#include "units.h"
 
 /* render.c: text output of the replies (tables, pprof's -top). */
 struct render_top_row {
@@ -87,6 +81,20 @@ struct render_top {
 const char	*render_output_unit(const struct render_top *);
 void		 render_top(FILE *, const struct render_top *);
 int		 render_top_json(FILE *, json_t *, char **);
+void		 render_head(FILE *, json_t *);
+void		 render_showing(FILE *, const char *, const char *, int64_t,
+		     int64_t);
+int		 render_int(json_t *, const char *, int64_t *);
+const char	*render_str(json_t *, const char *);
+
+/* render-views.c: pprof's -tags; render-list.c -list. */
+int		 render_tags_json(FILE *, json_t *, char **);
+struct render_list_opts {
+	const char	*source_path;	/* NULL: the working directory */
+	const char	*trim_path;	/* NULL: none */
+};
+int		 render_list(FILE *, json_t *, const struct render_list_opts *,
+		     char **);
 int		 render_scopes_json(FILE *, json_t *, char **);
 int		 render_profiles_json(FILE *, json_t *, char **);
 void		 render_json(FILE *, json_t *);
@@ -265,6 +273,10 @@ extern const struct cmd_entry	cmd_delete_entry;
 extern const struct cmd_entry	cmd_top_entry;
 extern const struct cmd_entry	cmd_flamegraph_entry;
 extern const struct cmd_entry	cmd_tree_entry;
+extern const struct cmd_entry	cmd_peek_entry;
+extern const struct cmd_entry	cmd_traces_entry;
+extern const struct cmd_entry	cmd_tags_entry;
+extern const struct cmd_entry	cmd_list_entry;
 extern const struct cmd_entry	cmd_diff_entry;
 extern const struct cmd_entry	cmd_export_entry;
 extern const struct cmd_entry	cmd_query_entry;

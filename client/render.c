@@ -31,8 +31,7 @@ render_abs64(int64_t v)
 const char *
 render_output_unit(const struct render_top *t)
 {
-	const char	*min_unit, *max_unit, *unit;
-	int64_t		 min = 0, max, m;
+	int64_t		 min = 0, m;
 	size_t		 i;
 
 	if (t->nrows == 0)
@@ -44,21 +43,7 @@ render_output_unit(const struct render_top *t)
 		if (m > 0 && (min == 0 || m < min))
 			min = m;
 	}
-	max = t->total;
-	if (min == 0)
-		min = max;
-
-	units_scale(min, t->unit, "minimum", &min_unit);
-	units_scale(max, t->unit, "minimum", &max_unit);
-	unit = min_unit;
-	/* Go's int64 arithmetic wraps; so does this. */
-	if (strcmp(min_unit, max_unit) != 0 &&
-	    (int64_t)((uint64_t)min * 100) < max)
-		units_scale((int64_t)((uint64_t)min * 100), t->unit,
-		    "minimum", &unit);
-	if (*unit != '\0')
-		return (unit);
-	return (t->unit);
+	return (units_output_unit(t->unit, min, t->total));
 }
 
 static int
@@ -91,11 +76,7 @@ render_top(FILE *f, const struct render_top *t)
 	for (i = 0; i < t->nrows; i++)
 		sum += (uint64_t)t->rows[i].flat;
 
-	fprintf(f, "Showing nodes accounting for %s, %s of %s total\n",
-	    units_scaled_label((int64_t)sum, t->unit, out, a, sizeof a),
-	    render_trim(units_percentage((int64_t)sum, t->total, pa,
-	    sizeof pa)),
-	    units_scaled_label(t->total, t->unit, out, b, sizeof b));
+	render_showing(f, t->unit, out, (int64_t)sum, t->total);
 	if (t->total != 0) {
 		if (t->dropped > 0) {
 			fprintf(f, "Dropped %zu node%s (cum <= %s)\n",
@@ -138,7 +119,7 @@ render_bad(char **cause, const char *what)
 }
 
 /* A JSON integer, or fail. */
-static int
+int
 render_int(json_t *obj, const char *key, int64_t *v)
 {
 	json_t	*j;
@@ -149,7 +130,7 @@ render_int(json_t *obj, const char *key, int64_t *v)
 	return (0);
 }
 
-static const char *
+const char *
 render_str(json_t *obj, const char *key)
 {
 	return (json_string_value(json_object_get(obj, key)));
@@ -211,6 +192,40 @@ render_inline(const char *s)
 	return (NULL);
 }
 
+/* The short header of a view: the scope with its number of profiles and
+ * the metric's type (pprof's File/Type/Time lines are per file). */
+void
+render_head(FILE *f, json_t *reply)
+{
+	const char	*scope, *type;
+	int64_t		 profiles;
+
+	if ((scope = render_str(reply, "scope")) != NULL) {
+		if (render_int(reply, "profiles", &profiles) == 0) {
+			fprintf(f, "Scope: %s (%" PRId64 " profile%s)\n",
+			    scope, profiles, profiles == 1 ? "" : "s");
+		} else
+			fprintf(f, "Scope: %s\n", scope);
+	}
+	type = render_str(json_object_get(reply, "metric"), "type");
+	if (type != NULL)
+		fprintf(f, "Type: %s\n", type);
+}
+
+/* pprof's "Showing nodes accounting for" line, values in unit out. */
+void
+render_showing(FILE *f, const char *unit, const char *out, int64_t sum,
+    int64_t total)
+{
+	char	 a[UNITS_LABEL_MAX], b[UNITS_LABEL_MAX];
+	char	 pa[UNITS_PERCENT_MAX];
+
+	fprintf(f, "Showing nodes accounting for %s, %s of %s total\n",
+	    units_scaled_label(sum, unit, out, a, sizeof a),
+	    render_trim(units_percentage(sum, total, pa, sizeof pa)),
+	    units_scaled_label(total, unit, out, b, sizeof b));
+}
+
 /* The reply to GET /v1/top as pprof's -top prints it, after a short
  * header saying what was summed. */
 int
@@ -218,13 +233,11 @@ render_top_json(FILE *f, json_t *reply, char **cause)
 {
 	struct render_top	 t;
 	struct render_top_row	*rows;
-	json_t			*jrows, *row, *metric;
-	const char		*scope, *type;
-	int64_t			 rows_total, profiles;
+	json_t			*jrows, *row;
+	int64_t			 rows_total;
 	size_t			 i;
 
 	memset(&t, 0, sizeof t);
-	metric = json_object_get(reply, "metric");
 	if ((t.unit = render_unit(reply)) == NULL)
 		return (render_bad(cause, "no unit"));
 	if (render_int(reply, "total", &t.total) != 0)
@@ -251,15 +264,7 @@ render_top_json(FILE *f, json_t *reply, char **cause)
 	t.nrows = json_array_size(jrows);
 	t.rows_total = (size_t)rows_total;
 
-	if ((scope = render_str(reply, "scope")) != NULL) {
-		if (render_int(reply, "profiles", &profiles) == 0) {
-			fprintf(f, "Scope: %s (%" PRId64 " profile%s)\n",
-			    scope, profiles, profiles == 1 ? "" : "s");
-		} else
-			fprintf(f, "Scope: %s\n", scope);
-	}
-	if ((type = render_str(metric, "type")) != NULL)
-		fprintf(f, "Type: %s\n", type);
+	render_head(f, reply);
 	render_top(f, &t);
 	free(rows);
 	return (0);

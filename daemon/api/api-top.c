@@ -72,33 +72,74 @@ top_work(struct api_call *call, void *worker)
 	top_result_clear(&r);
 }
 
+int
+api_granularity(struct api_call *call, int *g)
+{
+	const char *gran = api_param(call, "granularity");
+
+	if (gran == NULL || strcmp(gran, "function") == 0)
+		*g = GRAN_FUNCTION;
+	else if (strcmp(gran, "line") == 0)
+		*g = GRAN_LINE;
+	else if (strcmp(gran, "file") == 0)
+		*g = GRAN_FILE;
+	else {
+		api_error(call, 400, "granularity: \"%s\" is none of "
+		    "function, line, file", gran);
+		return -1;
+	}
+	return 0;
+}
+
+int
+api_text_format(struct api_call *call, int *text)
+{
+	const char *format = api_param(call, "format");
+
+	if (format != NULL && strcmp(format, "json") != 0 &&
+	    strcmp(format, "text") != 0) {
+		api_error(call, 400, "format: \"%s\" is neither json nor text",
+		    format);
+		return -1;
+	}
+	*text = format != NULL && strcmp(format, "text") == 0;
+	return 0;
+}
+
+int
+api_limit(struct api_call *call, long long *limit)
+{
+	const char *s = api_param(call, "limit");
+	char *end;
+
+	*limit = -1;
+	if (s == NULL)
+		return 0;
+	errno = 0;
+	*limit = strtoll(s, &end, 10);
+	if (*s == '\0' || *end != '\0' || errno != 0 || *limit < 0) {
+		api_error(call, 400, "limit: \"%s\" is not a non-negative "
+		    "integer", s);
+		return -1;
+	}
+	return 0;
+}
+
 void
 api_top_get(struct api_call *call)
 {
 	static const char *const own[] = { "limit", "sort", "granularity",
 	    NULL };
-	const char *gran = api_param(call, "granularity");
-	const char *limit = api_param(call, "limit");
 	const char *sort = api_param(call, "sort");
 	struct top_req *t;
-	char *end;
 
 	t = xcalloc(1, sizeof *t);
 	call->data = t;
 	call->free_data = top_req_free;
 	if (api_selection(call, &t->sel, NULL, own) == -1)
 		return;
-	t->limit = -1;
-	if (limit != NULL) {
-		errno = 0;
-		t->limit = strtoll(limit, &end, 10);
-		if (*limit == '\0' || *end != '\0' || errno != 0 ||
-		    t->limit < 0) {
-			api_error(call, 400, "limit: \"%s\" is not a "
-			    "non-negative integer", limit);
-			return;
-		}
-	}
+	if (api_limit(call, &t->limit) == -1)
+		return;
 	if (sort != NULL && strcmp(sort, "flat") != 0 &&
 	    strcmp(sort, "cum") != 0) {
 		api_error(call, 400, "sort: \"%s\" is neither flat nor cum",
@@ -106,16 +147,7 @@ api_top_get(struct api_call *call)
 		return;
 	}
 	t->sort_cum = sort != NULL && strcmp(sort, "cum") == 0;
-	if (gran == NULL || strcmp(gran, "function") == 0)
-		t->granularity = GRAN_FUNCTION;
-	else if (strcmp(gran, "line") == 0)
-		t->granularity = GRAN_LINE;
-	else if (strcmp(gran, "file") == 0)
-		t->granularity = GRAN_FILE;
-	else {
-		api_error(call, 400, "granularity: \"%s\" is none of "
-		    "function, line, file", gran);
+	if (api_granularity(call, &t->granularity) == -1)
 		return;
-	}
 	api_submit(call, API_QUERY, top_work);
 }

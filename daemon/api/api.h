@@ -158,6 +158,24 @@ void api_uploads_post(struct api_call *);
 void api_uploads_put(struct api_call *);
 void api_uploads_delete(struct api_call *);
 
+/* api-top.c: the granularity parameter (function, line, file: enum
+ * granularity) and limit (a count, -1 when absent); -1 once a 400 is
+ * sent. */
+int api_granularity(struct api_call *, int *);
+/* format=json (the default) or text (*text set): pprof's text written by
+ * profd, for profctl to print as it is. */
+int api_text_format(struct api_call *, int *text);
+int api_limit(struct api_call *, long long *);
+/* api-peek.c: the regex parameter of peek and list, copied; NULL once a
+ * 400 is sent. */
+char *api_regex_param(struct api_call *);
+struct rx;
+struct rx *api_regex_compile(struct api_call *, const char *);
+void api_peek_get(struct api_call *);
+void api_traces_get(struct api_call *);
+void api_tags_get(struct api_call *);
+void api_list_get(struct api_call *);
+
 json_t *api_metric_json(const char *type, const char *unit);
 /* A time in ns as an RFC 3339 string. */
 json_t *api_time_json(int64_t ns);

@@ -130,6 +130,31 @@ buf_add(struct buf *b, const void *p, size_t n)
 	b->n += n;
 }
 
+/* Formatted text added, the buffer grown to hold it (no NUL kept):
+ * formatted once where it fits, which a line of text does. */
+void
+buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	size_t room;
+	int n;
+
+	buf_reserve(b, 256);
+	room = b->cap - b->n;
+	va_start(ap, fmt);
+	n = vsnprintf((char *)b->p + b->n, room, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= room) {
+		buf_reserve(b, (size_t)n + 1);
+		va_start(ap, fmt);
+		vsnprintf((char *)b->p + b->n, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	b->n += (size_t)n;
+}
+
 void
 buf_free(struct buf *b)
 {

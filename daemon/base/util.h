@@ -36,6 +36,8 @@ struct buf {
 };
 void buf_reserve(struct buf *, size_t);
 void buf_add(struct buf *, const void *, size_t);
+void buf_printf(struct buf *, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
 void buf_free(struct buf *);
 
 int64_t now_ns(void);		/* CLOCK_REALTIME */

@@ -145,6 +145,7 @@ top_row(struct top_result *r, struct top_build *b, int64_t *rowof,
 		r->rows[r->nrows].flat = 0;
 		r->rows[r->nrows].cum = 0;
 		r->rows[r->nrows].inl = TOP_NOT_INLINED;
+		r->rows[r->nrows].made = r->nrows;
 		b->seen = xreallocarray(b->seen, r->nrows + 1,
 		    sizeof *b->seen);
 		b->seen[r->nrows] = 0;
@@ -276,9 +277,31 @@ out:
 	return rc;
 }
 
-int
-top_query(struct store *s, struct csindex *idx, const struct top_params *p,
-    struct top_result *r, struct error *err)
+/* The edges by the rows' sorted indices. */
+static void
+top_edges_out(const struct top_build *b, struct top_result *r)
+{
+	size_t *at = xreallocarray(NULL, r->nrows ? r->nrows : 1, sizeof *at);
+	size_t i;
+
+	for (i = 0; i < r->nrows; i++)
+		at[r->rows[i].made] = i;
+	r->edges = xreallocarray(NULL, b->nedges ? b->nedges : 1,
+	    sizeof *r->edges);
+	for (i = 0; i < b->nedges; i++) {
+		r->edges[i].caller = at[b->edges[i].caller];
+		r->edges[i].callee = at[b->edges[i].callee];
+		r->edges[i].weight = b->edges[i].weight;
+		r->edges[i].inl = b->edges[i].inl;
+	}
+	r->nedges = b->nedges;
+	free(at);
+}
+
+static int
+top_build_rows(struct store *s, struct csindex *idx,
+    const struct top_params *p, int edges, struct top_result *r,
+    struct error *err)
 {
 	struct query_walk q;
 	struct top_build b;
@@ -305,9 +328,12 @@ top_query(struct store *s, struct csindex *idx, const struct top_params *p,
 	    err)) == -1)
 		goto out;
 	edges_label(&b, flat_sum, r->rows, r->nrows);
+	r->flat_sum = flat_sum;
 	if (r->nrows > 0)
 		qsort_r(r->rows, r->nrows, sizeof *r->rows, row_cmp,
 		    (void *)(uintptr_t)&p->sort_cum);
+	if (edges)
+		top_edges_out(&b, r);
 	rc = 0;
 out:
 	query_walk_close(idx, &q, &w);
@@ -320,6 +346,20 @@ out:
 	return rc;
 }
 
+int
+top_query(struct store *s, struct csindex *idx, const struct top_params *p,
+    struct top_result *r, struct error *err)
+{
+	return top_build_rows(s, idx, p, 0, r, err);
+}
+
+int
+top_graph(struct store *s, struct csindex *idx, const struct top_params *p,
+    struct top_result *r, struct error *err)
+{
+	return top_build_rows(s, idx, p, 1, r, err);
+}
+
 void
 top_result_clear(struct top_result *r)
 {
@@ -329,5 +369,6 @@ top_result_clear(struct top_result *r)
 	for (i = 0; i < r->nrows; i++)
 		free(r->rows[i].function);
 	free(r->rows);
+	free(r->edges);
 	memset(r, 0, sizeof *r);
 }

@@ -29,6 +29,16 @@ struct top_row {
 	char *function;
 	int64_t flat, cum;
 	enum top_inline inl;
+	size_t made;			/* the order rows were made in */
+};
+
+/* A call edge between rows (indices into rows), with pprof's weight: the
+ * value of the stacks through it, each stack once; inline when the callee
+ * was inlined into the caller on all of them. */
+struct top_edge {
+	size_t caller, callee;
+	int64_t weight;
+	int inl;
 };
 
 struct top_result {
@@ -37,9 +47,16 @@ struct top_result {
 	int64_t nprofiles;
 	struct top_row *rows;
 	size_t nrows;
+	int64_t flat_sum;		/* of every row */
+	struct top_edge *edges;		/* top_graph's, untrimmed */
+	size_t nedges;
 };
 
 int top_query(struct store *, struct csindex *, const struct top_params *,
+    struct top_result *, struct error *);
+/* The same with every call edge kept in the result (pprof's graph, as
+ * peek prints it). */
+int top_graph(struct store *, struct csindex *, const struct top_params *,
     struct top_result *, struct error *);
 void top_result_clear(struct top_result *);
 

@@ -35,7 +35,7 @@ j = json.load(open(sys.argv[1]))
 want = ["import.large", "import.fixture-cpu", "import.fixture-heap",
         "import.fixture-mutex", "import.fixture-block", "throughput.large",
         "throughput.heap", "throughput.large-warm", "throughput.trace", "query.top", "query.tree",
-        "growth.top", "growth.tree", "concurrent.health", "concurrent.top",
+        "views.peek", "views.traces", "growth.top", "growth.tree", "concurrent.health", "concurrent.top",
         "memory.idle", "memory.heap", "memory.trace", "storage.series",
         "load.pushes", "load.queries", "load.rss", "trickle.health",
         "crash.accepted"]
@@ -47,7 +47,8 @@ assert not missing, "rows missing: %s" % missing
 for k in want:
     p = rows[k]["profd"]
     assert isinstance(p, dict) and p["median"] > 0, "%s: profd %r" % (k, p)
-for k in ("import.large", "query.top", "query.tree", "throughput.large"):
+for k in ("import.large", "query.top", "query.tree", "views.peek",
+          "views.traces", "throughput.large"):
     p = rows[k]["pprof"]
     assert isinstance(p, dict) and p["median"] > 0, "%s: pprof %r" % (k, p)
 print("ok: %d rows with figures" % len(want))
@@ -76,6 +77,6 @@ EOF
 
 # The markdown table has the same rows, with the result column.
 rows=$(grep -c '^| .* | (smoke) |$' "$T/results.md") || true
-[ "$rows" -eq 22 ] || fail "$rows rows with a target in results.md"
+[ "$rows" -eq 24 ] || fail "$rows rows with a target in results.md"
 grep -q '^| CPUs (nproc) | [0-9]' "$T/results.md" || fail "no machine"
 echo "ok: bench/run --smoke"

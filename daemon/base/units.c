@@ -1,13 +1,14 @@
 /* units.c: pprof's measurement rules, so that numbers print as
  * `go tool pprof` prints them: the same unit tables, the same auto-scaling,
- * the same rounding and the same percentages. */
+ * the same rounding and the same percentages.  profctl compiles it too
+ * (CMakeLists.txt). */
 #include <ctype.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "profctl.h"
+#include "units.h"
 
 struct units_unit {
 	const char	*name;		/* canonical, as printed */
@@ -206,4 +207,28 @@ units_percentage(int64_t value, int64_t total, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%5.2g%%", ratio);
 	return (buf);
+}
+
+/*
+ * The unit every value of a report is printed in, as pprof's
+ * selectOutputUnit picks it with -unit=minimum: from the smallest non-zero
+ * value (0: none, then the total) and the total; when they differ by more
+ * than 100x the smallest value is allowed to print as low as 0.01 of a
+ * larger unit.  Go's int64 arithmetic wraps; so does this.
+ */
+const char *
+units_output_unit(const char *unit, int64_t min, int64_t total)
+{
+	const char	*min_unit, *max_unit, *out;
+
+	if (min == 0)
+		min = total;
+	units_scale(min, unit, "minimum", &min_unit);
+	units_scale(total, unit, "minimum", &max_unit);
+	out = min_unit;
+	if (strcmp(min_unit, max_unit) != 0 &&
+	    (int64_t)((uint64_t)min * 100) < total)
+		units_scale((int64_t)((uint64_t)min * 100), unit, "minimum",
+		    &out);
+	return (*out != '\0' ? out : unit);
 }

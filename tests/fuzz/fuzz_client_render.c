@@ -1,0 +1,42 @@
+/* fuzz_client_render.c: profctl's text views of a JSON reply (tags,
+ * list), which read whatever JSON profd sent: numbers out of range,
+ * members missing or of another type.  The first byte picks the view; the
+ * rest is the reply.  Beside not crashing: a view either prints or says
+ * why not. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <jansson.h>
+
+#include "profctl.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const struct render_list_opts o = { "/nonexistent", NULL };
+	json_t *reply;
+	char *cause = NULL;
+	FILE *f;
+	int rc;
+
+	if (size < 1 || size > 100000)
+		return -1;
+	if ((reply = json_loadb((const char *)data + 1, size - 1, 0,
+	    NULL)) == NULL)
+		return 0;
+	if ((f = fopen("/dev/null", "w")) == NULL)
+		abort();
+	if (data[0] % 2 == 0)
+		rc = render_tags_json(f, reply, &cause);
+	else
+		rc = render_list(f, reply, &o, &cause);
+	if (rc != 0 && (cause == NULL || cause[0] == '\0'))
+		abort();
+	free(cause);
+	fclose(f);
+	json_decref(reply);
+	return 0;
+}

@@ -335,8 +335,15 @@ function newFlame(canvas, inverted, extra) {
   return new FlameGraph(Object.assign({ canvas, inverted, tooltip: $('tooltip') }, extra));
 }
 
+// Keyboard focus stays with the view it was in across a redraw.
+function hadFocus(sel) {
+  const a = document.activeElement;
+  return !!(a && a.closest && a.closest(sel));
+}
+
 async function viewFlame(main, s, q) {
   const [tree, top] = await Promise.all([api('/v1/tree?' + q), api('/v1/top?' + q)]);
+  const focused = hadFocus('#flame');
   fillPickers(s, top);
   const key = '/v1/tree?' + q;
   const canvas = el('canvas', { id: 'flame', 'aria-label': 'Flame graph' });
@@ -351,6 +358,7 @@ async function viewFlame(main, s, q) {
     onMenu: (i, e) => menuOpen(g.tree.nameOf(i), e),
   });
   g.set(flame.tree);
+  window.profdFlame = g;
   g.unit = tree.unit;
   g.colorBy = s.colour;
   g.inline = new Set(top.rows.filter((r) => r.inline === 'inline').map((r) => r.function));
@@ -376,15 +384,16 @@ async function viewFlame(main, s, q) {
   const t1 = performance.now();
   g.draw();
   window.profdLastPaint = { build_ms: flame.built, draw_ms: performance.now() - t1, nodes: g.tree.n };
-  canvas.focus({ preventScroll: true });
+  if (focused) canvas.focus({ preventScroll: true });
 }
 
 async function viewTop(main, s, q) {
   const top = await api('/v1/top?' + q);
+  const focused = hadFocus('#top');
   fillPickers(s, top);
   main.replaceChildren(topTable(top, s, (fn) => go({ view: 'flamegraph', side: true, search: '^' + reEscape(fn) + '$' })));
   const first = main.querySelector('tbody tr');
-  if (first) first.focus({ preventScroll: true });
+  if (first && focused) first.focus({ preventScroll: true });
 }
 
 async function viewSandwich(main, s, q) {
@@ -422,8 +431,7 @@ async function viewSandwich(main, s, q) {
     g.draw();
     return g;
   };
-  mk(c1, sw.callers, true);
-  mk(c2, sw.callees, false);
+  window.profdSandwich = [mk(c1, sw.callers, true), mk(c2, sw.callees, false)];
 }
 
 function viewScopes(main) {

@@ -315,6 +315,21 @@ class FlameGraph {
     this.rows = rows;
   }
 
+  // Where the first visible frame of a name is drawn, in client
+  // coordinates (for the tests, and the console), or null.
+  rectOf(name) {
+    if (!this.L) return null;
+    const r = this.canvas.getBoundingClientRect();
+    for (let k = 0; k < this.L.vis.length; k++) {
+      const i = this.L.vis[k];
+      if (this.tree.nameOf(i) !== name) continue;
+      const d = this.tree.depth[i];
+      const y = (this.opts.inverted ? this.rows - 1 - d : d) * this.rowH;
+      return { x: r.left + this.L.xs[k], y: r.top + y, w: this.L.ws[k], h: this.rowH };
+    }
+    return null;
+  }
+
   // The visible frame under a mouse event, or -1.
   at(e) {
     if (!this.L) return -1;

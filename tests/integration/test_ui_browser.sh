@@ -1,0 +1,51 @@
+# The browser UI in headless Chromium (playwright-core), through profctl
+# web against a real profd: every view loads with no console error and no
+# request outside the origin; the top table equals profctl top (numbers
+# and text); the search share equals the SVG flame graph's; zoom, Back,
+# keyboard, sandwich, the refine menu and the timeline's brush change the
+# URL and the view.  Screenshots of each view: ${BUILD_DIR:-/tmp}/ui/.
+# Skips (77) without chromium, node or npm.
+. "$(dirname "$0")/lib.sh"
+
+CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+NODE_DIR=${BUILD_DIR:-/tmp}/node
+TOOL=${TESTS_DIR:-$(dirname "$0")/..}/tools/ui_browser.js
+SHOTS=${BUILD_DIR:-/tmp}/ui
+WEB_PID=
+
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+[ -x "$CHROMIUM" ] || skip "no $CHROMIUM (apt-get install chromium)"
+command -v node >/dev/null || skip "no node (apt-get install nodejs)"
+if [ ! -d "$NODE_DIR/node_modules/playwright-core" ]; then
+	command -v npm >/dev/null || skip "no npm to install playwright-core"
+	mkdir -p "$NODE_DIR"
+	npm install --no-save --no-audit --no-fund --prefix "$NODE_DIR" \
+	    playwright-core >"$T/npm.log" 2>&1 ||
+	    skip "npm install playwright-core failed: $(tail -n 3 "$T/npm.log")"
+fi
+trap '[ -z "$WEB_PID" ] || kill "$WEB_PID" 2>/dev/null || true; cleanup' EXIT
+
+start_profd
+"$PROFCTL" push "$FIXTURES/cpu.pprof" --scope fx >/dev/null
+for i in 0 1 2 3 4 5; do
+	python3 "$TESTS_DIR/tools/genpprof.py" "$T/s$i.pb.gz" --samples 300 \
+	    --functions 60 --depth 8 --seed "$i" --time $((1700000000 + i * 60))
+	"$PROFCTL" push "$T/s$i.pb.gz" --scope series >/dev/null
+done
+"$PROFCTL" top --scope fx --json >"$T/top.json"
+"$PROFCTL" top --scope fx >"$T/top.txt"
+"$PROFCTL" flamegraph --scope fx -o "$T/flame.svg"
+
+"$PROFCTL" web >"$T/web.out" 2>"$T/web.err" &
+WEB_PID=$!
+wait_until "profctl web's URL" grep -q . "$T/web.out"
+
+rm -rf "$SHOTS"
+mkdir -p "$SHOTS"
+PLAYWRIGHT_DIR="$NODE_DIR" CHROMIUM="$CHROMIUM" timeout 600 \
+    node "$TOOL" "$(head -n 1 "$T/web.out")" "$SHOTS" "$T/top.json" \
+    "$T/top.txt" "$T/flame.svg" || fail "in the browser"
+ok "screenshots in $SHOTS: $(cd "$SHOTS" && echo *.png)"

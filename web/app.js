@@ -6,7 +6,7 @@
 'use strict';
 
 // Parameters that make the API's selection, and those of the page only.
-const SEL_MULTI = ['scope', 'label'];
+const SEL_MULTI = ['scope', 'label', 'profile'];
 const SEL_ONE = ['metric', 'since', 'until', 'focus', 'ignore', 'hide', 'show'];
 const FILTERS = ['focus', 'ignore', 'hide', 'show'];
 const VIEWS = ['flamegraph', 'top', 'sandwich'];
@@ -58,7 +58,7 @@ function go(changes, replace) {
     else if (v !== '' && v != null && v !== false) q.set(k, v === true ? '1' : v);
   }
   // A new selection keeps no zoom into the old one's tree.
-  if (['scope', 'metric', 'label', ...FILTERS].some((k) => k in changes) && !('zoom' in changes))
+  if (['scope', 'metric', 'label', 'profile', ...FILTERS].some((k) => k in changes) && !('zoom' in changes))
     q.delete('zoom');
   const url = location.pathname + (q.toString() ? '?' + q : '');
   if (url === location.pathname + location.search) return;
@@ -131,6 +131,9 @@ function fillPickers(s, top) {
   if (document.activeElement !== lab) lab.value = s.label.join(', ');
   $('filters').replaceChildren(...FILTERS.filter((k) => s[k]).map((k) => el('span', { class: 'chip', 'data-filter': k },
     k + '=' + s[k], el('button', { type: 'button', title: 'Remove the ' + k + ' filter', onclick: () => go({ [k]: '' }) }, '\u00d7'))));
+  if (s.profile.length)
+    $('filters').append(el('span', { class: 'chip', 'data-filter': 'profile' }, 'profile ' + s.profile.join(', '),
+      el('button', { type: 'button', title: 'Every profile of the scope', onclick: () => go({ profile: [] }) }, '\u00d7')));
   if (s.since || s.until)
     $('filters').append(el('span', { class: 'chip' }, 'window ' + (s.since || '…') + ' – ' + (s.until || '…'),
       el('button', { type: 'button', title: 'The whole range', onclick: () => go({ since: '', until: '' }) }, '\u00d7')));
@@ -434,11 +437,59 @@ async function viewSandwich(main, s, q) {
   window.profdSandwich = [mk(c1, sw.callers, true), mk(c2, sw.callees, false)];
 }
 
+// --- pushing files: dropped on the page or picked ---
+
+function notice(text) {
+  const n = $('notice');
+  n.textContent = text;
+  n.hidden = !text;
+}
+
+async function pushAndOpen(files) {
+  const input = $('push-scope');
+  const scope = input.value.trim() || 'adhoc';
+  if (!/^[A-Za-z0-9._-]{1,128}$/.test(scope) || scope === '.' || scope === '..') {
+    notice('push: "' + scope + '" is not a scope name ([A-Za-z0-9._-], at most 128)');
+    return;
+  }
+  if (!files.length) return;
+  const ids = await pushFiles([...files], scope, notice);
+  scopesReply = null;
+  cache.clear();
+  flame = null;
+  if (!ids.length) { render(); return; }
+  go({ scope: [scope], profile: ids.map(String), metric: '', since: '', until: '', label: [],
+    focus: '', ignore: '', hide: '', show: '', zoom: '', search: '', fn: '', view: 'flamegraph' });
+}
+
+function wirePush() {
+  $('file').addEventListener('change', (e) => {
+    const files = [...e.target.files];
+    e.target.value = '';
+    pushAndOpen(files);
+  });
+  $('push-scope').addEventListener('input', (e) => { $('drop-scope').textContent = e.target.value || 'adhoc'; });
+  let depth = 0;
+  const zone = $('dropzone');
+  const files = (e) => e.dataTransfer && [...e.dataTransfer.types].includes('Files');
+  window.addEventListener('dragenter', (e) => { if (files(e)) { depth++; zone.hidden = false; e.preventDefault(); } });
+  window.addEventListener('dragleave', () => { if (--depth <= 0) { depth = 0; zone.hidden = true; } });
+  window.addEventListener('dragover', (e) => { if (files(e)) e.preventDefault(); });
+  window.addEventListener('drop', (e) => {
+    depth = 0;
+    zone.hidden = true;
+    if (!e.dataTransfer || !e.dataTransfer.files.length) return;
+    e.preventDefault();
+    pushAndOpen(e.dataTransfer.files);
+  });
+}
+
 function viewScopes(main) {
   $('pickers').hidden = $('views').hidden = $('refine').hidden = $('timeline').hidden = true;
   const sc = scopesReply.scopes;
   if (!sc.length) {
-    main.replaceChildren(el('p', { class: 'note' }, 'No profiles yet: push one with profctl push.'));
+    main.replaceChildren(el('p', { class: 'note' }, 'No profiles yet: drop a pprof, Perfetto or folded file here, ' +
+      'pick one with "file…", or push one with profctl push.'));
     return;
   }
   const t = el('table', { id: 'scopes' }, el('tr', {}, el('th', {}, 'scope'), el('th', { class: 'num' }, 'profiles'),
@@ -496,5 +547,6 @@ window.addEventListener('DOMContentLoaded', () => {
   });
   wireHeader();
   wireMenu();
+  wirePush();
   render();
 });

@@ -3,7 +3,8 @@
 # request outside the origin; the top table equals profctl top (numbers
 # and text); the search share equals the SVG flame graph's; zoom, Back,
 # keyboard, sandwich, the refine menu and the timeline's brush change the
-# URL and the view.  Screenshots of each view: ${BUILD_DIR:-/tmp}/ui/.
+# URL and the view; a file dropped on the page, or picked, is pushed and
+# opened.  Screenshots of each view: ${BUILD_DIR:-/tmp}/ui/.
 # Skips (77) without chromium, node or npm.
 . "$(dirname "$0")/lib.sh"
 
@@ -38,6 +39,7 @@ done
 "$PROFCTL" top --scope fx --json >"$T/top.json"
 "$PROFCTL" top --scope fx >"$T/top.txt"
 "$PROFCTL" flamegraph --scope fx -o "$T/flame.svg"
+printf 'main;serve;parse 30\nmain;serve;write 12\nmain;gc 5\n' >"$T/picked.folded"
 
 "$PROFCTL" web >"$T/web.out" 2>"$T/web.err" &
 WEB_PID=$!
@@ -47,5 +49,8 @@ rm -rf "$SHOTS"
 mkdir -p "$SHOTS"
 PLAYWRIGHT_DIR="$NODE_DIR" CHROMIUM="$CHROMIUM" timeout 600 \
     node "$TOOL" "$(head -n 1 "$T/web.out")" "$SHOTS" "$T/top.json" \
-    "$T/top.txt" "$T/flame.svg" || fail "in the browser"
+    "$T/top.txt" "$T/flame.svg" "$FIXTURES/heap.pprof" "$T/picked.folded" ||
+    fail "in the browser"
+"$PROFCTL" profiles --scope adhoc --json | json 'len(j["profiles"])' |
+    has -x 1 || fail "the dropped file not stored once"
 ok "screenshots in $SHOTS: $(cd "$SHOTS" && echo *.png)"

@@ -1,13 +1,15 @@
 // ui_browser.js: drive profd's browser UI (through profctl web) in
 // headless Chromium with playwright-core, and check what a user sees.
 //
-// usage: node ui_browser.js URL OUTDIR TOP.json TOP.txt FLAME.svg
+// usage: node ui_browser.js URL OUTDIR TOP.json TOP.txt FLAME.svg DROP PICK
 //   URL       the URL profctl web printed (with the token)
 //   OUTDIR    where the screenshots go (one PNG per view)
 //   TOP.json  `profctl top --json` of scope fx: the table must show it
 //   TOP.txt   `profctl top` of the same: the table's text must equal it
 //   FLAME.svg `profctl flamegraph` of the same: its search share must
 //             equal the page's
+//   DROP      a pprof file dropped on the page (pushed to scope adhoc)
+//   PICK      a folded file picked with the file button (to scope picked)
 // Scope fx holds tests/fixtures/cpu.pprof; scope series a few generated
 // profiles a minute apart (the timeline's brush).  Prints one "ok: ..."
 // line per check; exits 1 on the first failure.  PLAYWRIGHT_DIR names the
@@ -19,7 +21,7 @@ const path = require('path');
 const { chromium } = require(path.join(process.env.PLAYWRIGHT_DIR || '.',
     'node_modules', 'playwright-core'));
 
-const [url, outdir, topJson, topTxt, svg] = process.argv.slice(2);
+const [url, outdir, topJson, topTxt, svg, drop, pick] = process.argv.slice(2);
 const SEARCH = 'main\\.(cryptoPhase|digestLoop)';
 const ZOOM = 'main.cryptoPhase';
 
@@ -242,6 +244,42 @@ async function clickFrame(page, name, button) {
     if (param(page, 'since') !== since) fail('Back after the brush');
     await shot(page, 'timeline-brush');
     ok('brush: since=' + since + ' until=' + until + ', total ' + inWin + ' of ' + whole);
+
+    // A file dropped on the page is pushed to adhoc and opened.
+    await nav(page, '');
+    const dt = await page.evaluateHandle(([b64, name]) => {
+      const bin = atob(b64), a = new Uint8Array(bin.length);
+      for (let k = 0; k < bin.length; k++) a[k] = bin.charCodeAt(k);
+      const d = new DataTransfer();
+      d.items.add(new File([a], name));
+      return d;
+    }, [fs.readFileSync(drop).toString('base64'), path.basename(drop)]);
+    await page.dispatchEvent('#main', 'dragenter', { dataTransfer: dt });
+    if (!(await page.locator('#dropzone').isVisible())) fail('no drop zone while dragging a file');
+    await page.dispatchEvent('#main', 'drop', { dataTransfer: dt });
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('scope') === 'adhoc' &&
+      document.body.dataset.ready === location.search, null, { timeout: 30000 });
+    const said = await page.locator('#notice').textContent();
+    const m = /^(\S+): stored as profile (\d+) \((\d+) samples\)$/.exec(said);
+    if (!m || m[1] !== path.basename(drop) || param(page, 'profile') !== m[2]) fail('drop: "' + said + '", ' + page.url());
+    const dropped = await page.evaluate(() => window.profdFlame.tree.n);
+    if (dropped < 10) fail('the dropped profile shows ' + dropped + ' nodes');
+    await shot(page, 'drop');
+    ok('dropped ' + path.basename(drop) + ': "' + said + '", opened (' + dropped + ' nodes)');
+    await page.dispatchEvent('#main', 'drop', { dataTransfer: dt });
+    await page.waitForFunction(() => /already stored/.test(document.getElementById('notice').textContent));
+    ok('dropped again: "' + await page.locator('#notice').textContent() + '"');
+
+    // The file button, to a scope named in the page.
+    await nav(page, '');
+    await page.locator('#push-scope').fill('picked');
+    await page.locator('#file').setInputFiles(pick);
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('scope') === 'picked' &&
+      document.body.dataset.ready === location.search, null, { timeout: 30000 });
+    const picked = await page.evaluate(() => window.profdFlame.tree.total[0]);
+    const wantPick = fs.readFileSync(pick, 'utf8').trim().split('\n').reduce((a, l) => a + +l.split(' ').pop(), 0);
+    if (picked !== wantPick) fail('picked folded file: total ' + picked + ', its lines add up to ' + wantPick);
+    ok('picked ' + path.basename(pick) + ' into scope picked: ' + await page.locator('#notice').textContent());
 
     if (errors.length) fail(errors.join('; '));
     ok('no console errors, no request outside the origin');

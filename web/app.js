@@ -9,7 +9,11 @@
 const SEL_MULTI = ['scope', 'label', 'profile'];
 const SEL_ONE = ['metric', 'since', 'until', 'focus', 'ignore', 'hide', 'show'];
 const FILTERS = ['focus', 'ignore', 'hide', 'show'];
-const VIEWS = ['flamegraph', 'top', 'sandwich'];
+const VIEWS = ['flamegraph', 'top', 'sandwich', 'diff'];
+// The base selection of a diff: the API's base.* parameters.
+const BASE_MULTI = ['base.scope', 'base.label', 'base.profile'];
+const BASE_ONE = ['base.since', 'base.until'];
+const LIVE_MS = 5000;
 
 const $ = (id) => document.getElementById(id);
 
@@ -46,6 +50,11 @@ function state() {
   s.flip = q.get('flip') === '1';
   s.sort = q.get('sort') || '';
   s.filter = q.get('filter') || '';
+  s.base = {};
+  for (const k of BASE_MULTI) s.base[k] = q.getAll(k).filter((v) => v !== '');
+  for (const k of BASE_ONE) s.base[k] = q.get(k) || '';
+  s.normalize = q.get('normalize') === 'true';
+  s.live = q.get('live') === '1';
   return s;
 }
 
@@ -143,6 +152,14 @@ function fillPickers(s, top) {
   $('side-l').hidden = s.view !== 'flamegraph';
   $('colour').value = s.colour;
   $('flip').checked = s.flip;
+  $('live').checked = s.live;
+  const q = selQuery(s, false);
+  const base = s.scope.join('+').replace(/[^A-Za-z0-9._+-]/g, '_');
+  $('dl-pprof').href = '/v1/export?' + q;
+  $('dl-pprof').download = base + '.pb.gz';
+  $('dl-folded').href = '/v1/tree?' + q + '&format=folded';
+  $('dl-folded').download = base + '.folded';
+  $('dl-svg').hidden = !(s.view === 'flamegraph' || s.view === 'diff');
   const search = $('search');
   if (document.activeElement !== search) search.value = s.search;
 }
@@ -170,12 +187,26 @@ function wireHeader() {
     if (e.key === 'Escape') { e.target.value = ''; go({ search: '' }); e.target.blur(); }
   });
   $('tl-all').addEventListener('click', () => go({ since: '', until: '' }));
+  $('tl-prev').addEventListener('click', () => comparePrevious());
+  $('live').addEventListener('change', (e) => go({ live: e.target.checked }, true));
+  $('dl-svg').addEventListener('click', (e) => {
+    e.preventDefault();
+    const g = window.profdFlame;
+    if (!g || !g.tree) return;
+    const url = URL.createObjectURL(new Blob([g.toSVG(1200)], { type: 'image/svg+xml' }));
+    const a = el('a', { href: url, download: state().scope.join('+') + '.svg' });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+  });
   document.addEventListener('keydown', (e) => {
     if (e.target.closest('input, select, textarea') || e.ctrlKey || e.metaKey || e.altKey) return;
     if (e.key === '/') { e.preventDefault(); $('search').focus(); }
     else if (e.key === 'f') go({ view: 'flamegraph' });
     else if (e.key === 't') go({ view: 'top' });
     else if (e.key === 's' && state().fn) go({ view: 'sandwich' });
+    else if (e.key === 'd') go({ view: 'diff' });
   });
   window.addEventListener('popstate', render);
 }
@@ -236,23 +267,39 @@ function wireMenu() {
 
 let timeline = null;
 
+// A since/until value in ns: RFC 3339 or relative to now (-15m).
+function timeNs(v, end) {
+  if (!v) return end ? Infinity : -Infinity;
+  const m = /^-(\d+)(s|m|h|d)$/.exec(v);
+  if (m) return Date.now() * 1e6 - Number(m[1]) * { s: 1e9, m: 60e9, h: 3600e9, d: 86400e9 }[m[2]];
+  const d = Date.parse(v);
+  return isNaN(d) ? (end ? Infinity : -Infinity) : d * 1e6;
+}
+
+let timelineStep = 1e9;
+
 async function drawTimeline(s) {
   const q = selQuery(s, true);
   const j = await api('/v1/timeline?' + q);
-  const now = Date.now() * 1e6;
-  const t = (v, end) => {
-    if (!v) return end ? Infinity : -Infinity;
-    const m = /^-(\d+)(s|m|h|d)$/.exec(v);
-    if (m) return now - Number(m[1]) * { s: 1e9, m: 60e9, h: 3600e9, d: 86400e9 }[m[2]];
-    const d = Date.parse(v);
-    return isNaN(d) ? (end ? Infinity : -Infinity) : d * 1e6;
-  };
+  const t = timeNs;
   const win = s.since || s.until ? [t(s.since, false), t(s.until, true)] : null;
+  timelineStep = (j.step_s || 1) * 1e9;
   timeline.set(j.points || [], (j.step_s || 1) * 1e9, win);
   const p = j.points || [];
   $('tl-range').textContent = p.length ? iso(p[0].time_ns) + ' – ' + iso(p[p.length - 1].time_ns) +
     ' (step ' + j.step_s + ' s, total ' + Units.label(j.total, j.unit) + ')' : 'no samples';
   $('tl-all').hidden = !win;
+  $('tl-prev').hidden = !(win && isFinite(win[0]) && isFinite(win[1]));
+}
+
+// The window in force against the one of the same length just before it.
+function comparePrevious() {
+  const s = state();
+  const a = timeNs(s.since, false), b = timeNs(s.until, true);
+  if (!isFinite(a) || !isFinite(b)) return;
+  const span = b - a + timelineStep;
+  go({ view: 'diff', 'base.scope': s.scope, 'base.label': s.label, 'base.profile': [],
+    'base.since': iso(a - span), 'base.until': iso(a - timelineStep) });
 }
 
 // --- views ---
@@ -527,6 +574,7 @@ async function render() {
     const tl = drawTimeline(s).catch((e) => showError(e));
     if (s.view === 'top') await viewTop(main, s, q);
     else if (s.view === 'sandwich') await viewSandwich(main, s, q);
+    else if (s.view === 'diff') await viewDiff(main, s, q);
     else await viewFlame(main, s, q);
     await tl;
     if (seq === renderSeq) document.body.dataset.ready = location.search;
@@ -538,7 +586,34 @@ async function render() {
   }
 }
 
+// Live: while the URL says live=1, the scopes are asked every LIVE_MS; a
+// selected scope with new profiles redraws the views from fresh replies
+// (the page is not reloaded).
+function liveKey(reply, scopes) {
+  return reply.scopes.filter((x) => scopes.includes(x.name))
+    .map((x) => x.name + ':' + x.profiles + ':' + x.last_time_ns).join(',');
+}
+
+async function livePoll() {
+  const s = state();
+  if (!s.live || !s.scope.length || document.hidden) return;
+  try {
+    const r = await fetch('/v1/scopes', { credentials: 'same-origin' });
+    if (!r.ok) return;
+    const j = await r.json();
+    const key = liveKey(j, s.scope);
+    if (scopesReply && key !== liveKey(scopesReply, s.scope)) {
+      scopesReply = j;
+      cache.clear();
+      flame = null;
+      await render();
+      window.profdLiveUpdates = (window.profdLiveUpdates || 0) + 1;
+    }
+  } catch (e) { /* the next poll tries again */ }
+}
+
 window.addEventListener('DOMContentLoaded', () => {
+  setInterval(livePoll, LIVE_MS);
   timeline = new Timeline({
     canvas: $('tl'),
     onBrush: (t0, t1) => go({ since: iso(t0), until: iso(t1) }),

@@ -32,6 +32,13 @@ class FlameTree {
     this.line = [];
     this.mapping = [];
     this.maxDepth = 0;
+    // A differential tree (/v1/diff): total = base + current, so that
+    // children always fit in their parent; base and current kept apart.
+    this.diff = root.base !== undefined;
+    if (this.diff) {
+      this.base = new Float64Array(n);
+      this.current = new Float64Array(n);
+    }
     // Iterative pre-order: [node, parent index, depth, start].
     const work = [[root, -1, 0, 0]];
     let i = 0;
@@ -41,8 +48,15 @@ class FlameTree {
       this.depth[i] = d;
       this.parent[i] = p;
       this.start[i] = s;
-      this.total[i] = Math.abs(x.total || 0);
-      this.self[i] = x.self || 0;
+      if (this.diff) {
+        this.base[i] = x.base || 0;
+        this.current[i] = x.current || 0;
+        this.total[i] = Math.abs(this.base[i]) + Math.abs(this.current[i]);
+        this.self[i] = Math.abs(x.base_self || 0) + Math.abs(x.current_self || 0);
+      } else {
+        this.total[i] = Math.abs(x.total || 0);
+        this.self[i] = x.self || 0;
+      }
       this.name[i] = this.intern(x.name);
       if (x.other) this.other[i] = 1;
       if (x.file) this.file[i] = x.file;
@@ -53,7 +67,10 @@ class FlameTree {
       const kids = x.children || [];
       let off = s;
       const placed = [];
-      for (const c of kids) { placed.push([c, i, d + 1, off]); off += Math.abs(c.total || 0); }
+      for (const c of kids) {
+        placed.push([c, i, d + 1, off]);
+        off += this.diff ? Math.abs(c.base || 0) + Math.abs(c.current || 0) : Math.abs(c.total || 0);
+      }
       for (let k = placed.length - 1; k >= 0; k--) work.push(placed[k]);
       i++;
     }
@@ -212,7 +229,7 @@ class FlameGraph {
     });
     c.addEventListener('keydown', (e) => this.key(e));
     this.resizeObserver = new ResizeObserver(() => this.draw());
-    this.resizeObserver.observe(c.parentElement);
+    this.observed = false;
   }
 
   set(tree) {
@@ -226,6 +243,14 @@ class FlameGraph {
   color(i) {
     const t = this.tree;
     if (t.other[i]) return '#b0b0b0';
+    if (t.diff) {
+      // Red grew, blue shrank, by the change against the larger side.
+      const b = t.base[i], c = t.current[i], m = Math.max(Math.abs(b), Math.abs(c));
+      const r = m > 0 ? (c - b) / m : 0;
+      const k = Math.round(200 * (1 - Math.min(1, Math.abs(r))) + 20);
+      if (Math.abs(r) < 0.02) return 'rgb(205,205,205)';
+      return r > 0 ? 'rgb(255,' + k + ',' + k + ')' : 'rgb(' + k + ',' + k + ',255)';
+    }
     const key = this.colorBy === 'kind' ? 'k' + t.name[i] : t.name[i];
     let c = this.colors.get(key);
     if (c) return c;
@@ -267,6 +292,8 @@ class FlameGraph {
   draw() {
     if (!this.tree) return;
     const t = this.tree, c = this.canvas, ctx = this.ctx;
+    if (!c.parentElement) return;
+    if (!this.observed) { this.resizeObserver.observe(c.parentElement); this.observed = true; }
     const cssW = Math.max(100, c.parentElement.clientWidth);
     const L = this.layout(cssW);
     this.L = L;
@@ -315,6 +342,28 @@ class FlameGraph {
     this.rows = rows;
   }
 
+  // The view as it is drawn now, as a standalone SVG (a download): each
+  // frame a rect with its description as a title.
+  toSVG(width) {
+    const t = this.tree, L = this.layout(width), rows = L.maxd + 1, rowH = this.rowH;
+    const esc = (x) => String(x).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+    const cw = 7.2;
+    const out = ['<?xml version="1.0" encoding="UTF-8"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="' + width +
+      '" height="' + (rows * rowH + 2) + '" font-family="monospace" font-size="12">'];
+    for (let k = 0; k < L.vis.length; k++) {
+      const i = L.vis[k], x = L.xs[k], w = L.ws[k], d = t.depth[i];
+      const y = (this.opts.inverted ? rows - 1 - d : d) * rowH;
+      const name = t.nameOf(i), fit = Math.floor((w - 6) / cw);
+      out.push('<g class="f" data-n="' + esc(name) + '"><title>' + esc(this.describe(i).join('\n')) +
+        '</title><rect x="' + x.toFixed(2) + '" y="' + y + '" width="' + Math.max(w - 1, 0.5).toFixed(2) +
+        '" height="' + (rowH - 1) + '" fill="' + (this.hit && this.hit[i] ? '#e600e6' : this.color(i)) + '"/>' +
+        (fit >= 3 ? '<text x="' + (x + 3).toFixed(2) + '" y="' + (y + rowH / 2 + 4) + '">' +
+        esc(name.length > fit ? name.slice(0, fit - 2) + '..' : name) + '</text>' : '') + '</g>');
+    }
+    out.push('</svg>\n');
+    return out.join('\n');
+  }
+
   // Where the first visible frame of a name is drawn, in client
   // coordinates (for the tests, and the console), or null.
   rectOf(name) {
@@ -354,6 +403,14 @@ class FlameGraph {
     const pct = (v, of) => (of > 0 ? (100 * v / of).toFixed(2) + '%' : '-');
     const p = t.parent[i];
     const lines = [t.nameOf(i) + (this.inline.has(t.nameOf(i)) ? '  (inlined)' : '')];
+    if (t.diff) {
+      const b = t.base[i], c = t.current[i];
+      lines.push('base ' + Units.label(b, u) + ', current ' + Units.label(c, u) + ', change ' +
+        (c - b >= 0 ? '+' : '') + Units.label(c - b, u) + (b !== 0 ? ' (' + (c - b >= 0 ? '+' : '') +
+        (100 * (c - b) / Math.abs(b)).toFixed(1) + '%)' : ''));
+      if (t.file[i]) lines.push(t.file[i] + (t.line[i] ? ':' + t.line[i] : ''));
+      return lines;
+    }
     lines.push('self ' + Units.label(t.self[i], u) + ' (' + pct(t.self[i], root) + ' of root)');
     lines.push('total ' + Units.label(t.total[i], u) + ' (' + pct(t.total[i], root) + ' of root' +
       (p >= 0 ? ', ' + pct(t.total[i], t.total[p]) + ' of parent' : '') + ')');

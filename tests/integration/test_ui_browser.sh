@@ -3,8 +3,10 @@
 # request outside the origin; the top table equals profctl top (numbers
 # and text); the search share equals the SVG flame graph's; zoom, Back,
 # keyboard, sandwich, the refine menu and the timeline's brush change the
-# URL and the view; a file dropped on the page, or picked, is pushed and
-# opened.  Screenshots of each view: ${BUILD_DIR:-/tmp}/ui/.
+# URL and the view; the diff against the previous window equals /v1/diff;
+# live mode extends the timeline when a profile arrives; downloads (pprof,
+# folded, SVG) are the selection; a file dropped on the page, or picked,
+# is pushed and opened.  Screenshots of each view: ${BUILD_DIR:-/tmp}/ui/.
 # Skips (77) without chromium, node or npm.
 . "$(dirname "$0")/lib.sh"
 
@@ -36,6 +38,8 @@ for i in 0 1 2 3 4 5; do
 	    --functions 60 --depth 8 --seed "$i" --time $((1700000000 + i * 60))
 	"$PROFCTL" push "$T/s$i.pb.gz" --scope series >/dev/null
 done
+python3 "$TESTS_DIR/tools/genpprof.py" "$T/live.pb.gz" --samples 300 \
+    --functions 60 --depth 8 --seed 9 --time $((1700000000 + 600))
 "$PROFCTL" top --scope fx --json >"$T/top.json"
 "$PROFCTL" top --scope fx >"$T/top.txt"
 "$PROFCTL" flamegraph --scope fx -o "$T/flame.svg"
@@ -49,7 +53,8 @@ rm -rf "$SHOTS"
 mkdir -p "$SHOTS"
 PLAYWRIGHT_DIR="$NODE_DIR" CHROMIUM="$CHROMIUM" timeout 600 \
     node "$TOOL" "$(head -n 1 "$T/web.out")" "$SHOTS" "$T/top.json" \
-    "$T/top.txt" "$T/flame.svg" "$FIXTURES/heap.pprof" "$T/picked.folded" ||
+    "$T/top.txt" "$T/flame.svg" "$FIXTURES/heap.pprof" "$T/picked.folded" \
+    "$T/live.pb.gz" ||
     fail "in the browser"
 "$PROFCTL" profiles --scope adhoc --json | json 'len(j["profiles"])' |
     has -x 1 || fail "the dropped file not stored once"

@@ -1,7 +1,7 @@
 // ui_browser.js: drive profd's browser UI (through profctl web) in
 // headless Chromium with playwright-core, and check what a user sees.
 //
-// usage: node ui_browser.js URL OUTDIR TOP.json TOP.txt FLAME.svg DROP PICK
+// usage: node ui_browser.js URL OUTDIR TOP.json TOP.txt FLAME.svg DROP PICK LIVE
 //   URL       the URL profctl web printed (with the token)
 //   OUTDIR    where the screenshots go (one PNG per view)
 //   TOP.json  `profctl top --json` of scope fx: the table must show it
@@ -10,6 +10,8 @@
 //             equal the page's
 //   DROP      a pprof file dropped on the page (pushed to scope adhoc)
 //   PICK      a folded file picked with the file button (to scope picked)
+//   LIVE      a profile of scope series, later than the others, pushed
+//             (profctl push, $PROFCTL) while the page is live
 // Scope fx holds tests/fixtures/cpu.pprof; scope series a few generated
 // profiles a minute apart (the timeline's brush).  Prints one "ok: ..."
 // line per check; exits 1 on the first failure.  PLAYWRIGHT_DIR names the
@@ -21,7 +23,8 @@ const path = require('path');
 const { chromium } = require(path.join(process.env.PLAYWRIGHT_DIR || '.',
     'node_modules', 'playwright-core'));
 
-const [url, outdir, topJson, topTxt, svg, drop, pick] = process.argv.slice(2);
+const [url, outdir, topJson, topTxt, svg, drop, pick, live] = process.argv.slice(2);
+const { execFileSync } = require('child_process');
 const SEARCH = 'main\\.(cryptoPhase|digestLoop)';
 const ZOOM = 'main.cryptoPhase';
 
@@ -244,6 +247,61 @@ async function clickFrame(page, name, button) {
     if (param(page, 'since') !== since) fail('Back after the brush');
     await shot(page, 'timeline-brush');
     ok('brush: since=' + since + ' until=' + until + ', total ' + inWin + ' of ' + whole);
+
+    // Diff: one click from the brushed window to the previous one.
+    await page.locator('#tl-prev').click();
+    await ready(page);
+    const bs = param(page, 'base.since'), bu = param(page, 'base.until');
+    if (param(page, 'view') !== 'diff' || !bs || !bu || !(Date.parse(bu) < Date.parse(since)) ||
+        Math.abs((Date.parse(until) - Date.parse(since)) - (Date.parse(bu) - Date.parse(bs))) > 1)
+      fail('compare with the previous window: ' + page.url());
+    const drows = await page.locator('#difftable tbody tr').evaluateAll((trs) => trs.map((tr) => [tr.dataset.name, +tr.dataset.deltaFlat]));
+    const dj = await page.evaluate(async () => {
+      const q = new URLSearchParams(location.search);
+      const a = new URLSearchParams();
+      for (const k of ['scope', 'since', 'until', 'base.scope', 'base.since', 'base.until']) q.getAll(k).forEach((v) => a.append(k, v));
+      return (await fetch('/v1/diff?' + a)).json();
+    });
+    if (!drows.length || drows.length !== dj.rows.length ||
+        drows.some(([n, d], k) => n !== dj.rows[k].function || d !== dj.rows[k].delta_flat))
+      fail('diff table against /v1/diff: ' + JSON.stringify(drows.slice(0, 3)) + ' / ' + JSON.stringify(dj.rows.slice(0, 3)));
+    const dtot = await page.evaluate(() => window.profdFlame.tree.total[0]);
+    if (dtot !== dj.base.total + dj.current.total) fail('diff flame graph total ' + dtot);
+    await page.locator('#normalize').check();
+    await ready(page);
+    if (param(page, 'normalize') !== 'true') fail('normalise not in the URL');
+    await shot(page, 'diff');
+    ok('diff against the previous window (base ' + bs + ' – ' + bu + '): ' + drows.length +
+      ' rows as /v1/diff gives them, normalise in the URL');
+
+    // Live: a new profile extends the timeline without a reload.
+    await nav(page, '?scope=series&live=1');
+    await page.evaluate(() => { window.profdNotReloaded = true; });
+    const before = await page.evaluate(() => timeline.points[timeline.points.length - 1].time_ns);
+    execFileSync(process.env.PROFCTL, ['push', live, '--scope', 'series']);
+    await page.waitForFunction(() => window.profdLiveUpdates >= 1 && document.body.dataset.ready === location.search,
+      null, { timeout: 30000 });
+    const after = await page.evaluate(() => [timeline.points[timeline.points.length - 1].time_ns, window.profdNotReloaded]);
+    if (!(after[0] > before) || after[1] !== true) fail('live: last point ' + before + ' -> ' + after);
+    ok('live: the timeline grew from ' + before + ' to ' + after[0] + ' without a reload');
+
+    // Downloads of the selection: pprof, folded, SVG.
+    await nav(page, '?scope=fx');
+    const dl = async (id) => {
+      const [d] = await Promise.all([page.waitForEvent('download'), page.locator(id).click()]);
+      return fs.readFileSync(await d.path());
+    };
+    const pb = await dl('#dl-pprof');
+    if (pb[0] !== 0x1f || pb[1] !== 0x8b) fail('pprof download is not gzip');
+    const folded = (await dl('#dl-folded')).toString('utf8');
+    const fsum = folded.trim().split('\n').reduce((a, l) => a + +l.split(' ').pop(), 0);
+    if (fsum !== j.total) fail('folded download adds up to ' + fsum + ', not ' + j.total);
+    const svgText = (await dl('#dl-svg')).toString('utf8');
+    if (!svgText.startsWith('<?xml') || (svgText.match(/<g class="f"/g) || []).length < 100)
+      fail('SVG download: ' + svgText.slice(0, 200));
+    fs.writeFileSync(path.join(outdir, 'download.svg'), svgText);
+    ok('downloads: pprof (' + pb.length + ' bytes gzipped), folded (total ' + fsum + '), SVG (' +
+      svgText.match(/<g class="f"/g).length + ' frames)');
 
     // A file dropped on the page is pushed to adhoc and opened.
     await nav(page, '');

@@ -11,11 +11,12 @@ class FlameTree {
   // root: {name, self, total, file, line, mapping, children: [...]}
   constructor(root) {
     let n = 0;
-    const stack = [root];
-    while (stack.length) {
-      const x = stack.pop();
+    const count = [root];
+    while (count.length) {
+      const x = count.pop();
       n++;
-      if (x.children) for (const c of x.children) stack.push(c);
+      const kids = x.children;
+      if (kids) for (let k = 0; k < kids.length; k++) count.push(kids[k]);
     }
     this.n = n;
     this.depth = new Int32Array(n);
@@ -34,46 +35,54 @@ class FlameTree {
     this.maxDepth = 0;
     // A differential tree (/v1/diff): total = base + current, so that
     // children always fit in their parent; base and current kept apart.
-    this.diff = root.base !== undefined;
-    if (this.diff) {
+    const diff = this.diff = root.base !== undefined;
+    if (diff) {
       this.base = new Float64Array(n);
       this.current = new Float64Array(n);
     }
-    // Iterative pre-order: [node, parent index, depth, start].
-    const work = [[root, -1, 0, 0]];
-    let i = 0;
-    while (work.length) {
-      const [x, p, d, s] = work.pop();
-      if (x === null) { this.end[p] = i; continue; }
+    const width = diff ? (x) => Math.abs(x.base || 0) + Math.abs(x.current || 0)
+      : (x) => Math.abs(x.total || 0);
+    // Pre-order without a tuple per node: the stack holds the nodes, and
+    // the parent, depth and start of each slot in typed arrays; a node's
+    // end is set when the walk comes back to its depth or above.
+    const st = [root], sp = new Int32Array(n), sd = new Int32Array(n), ss = new Float64Array(n);
+    sp[0] = -1;
+    const open = new Int32Array(n);
+    let top = 0, nopen = 0;
+    for (let i = 0; st.length; i++) {
+      top = st.length - 1;
+      const x = st.pop(), p = sp[top], d = sd[top], s0 = ss[top];
+      while (nopen > 0 && this.depth[open[nopen - 1]] >= d) this.end[open[--nopen]] = i;
+      open[nopen++] = i;
       this.depth[i] = d;
       this.parent[i] = p;
-      this.start[i] = s;
-      if (this.diff) {
+      this.start[i] = s0;
+      if (diff) {
         this.base[i] = x.base || 0;
         this.current[i] = x.current || 0;
-        this.total[i] = Math.abs(this.base[i]) + Math.abs(this.current[i]);
         this.self[i] = Math.abs(x.base_self || 0) + Math.abs(x.current_self || 0);
-      } else {
-        this.total[i] = Math.abs(x.total || 0);
-        this.self[i] = x.self || 0;
-      }
+      } else this.self[i] = x.self || 0;
+      this.total[i] = width(x);
       this.name[i] = this.intern(x.name);
       if (x.other) this.other[i] = 1;
       if (x.file) this.file[i] = x.file;
       if (x.line) this.line[i] = x.line;
       if (x.mapping) this.mapping[i] = x.mapping;
       if (d > this.maxDepth) this.maxDepth = d;
-      work.push([null, i, 0, 0]);
-      const kids = x.children || [];
-      let off = s;
-      const placed = [];
-      for (const c of kids) {
-        placed.push([c, i, d + 1, off]);
-        off += this.diff ? Math.abs(c.base || 0) + Math.abs(c.current || 0) : Math.abs(c.total || 0);
+      const kids = x.children;
+      if (!kids || !kids.length) continue;
+      // Children pushed last first, so that the first is visited first.
+      let off = s0;
+      const base = st.length;
+      for (let k = 0; k < kids.length; k++) {
+        sp[base + kids.length - 1 - k] = i;
+        sd[base + kids.length - 1 - k] = d + 1;
+        ss[base + kids.length - 1 - k] = off;
+        off += width(kids[k]);
       }
-      for (let k = placed.length - 1; k >= 0; k--) work.push(placed[k]);
-      i++;
+      for (let k = kids.length - 1; k >= 0; k--) st.push(kids[k]);
     }
+    while (nopen > 0) this.end[open[--nopen]] = n;
   }
 
   intern(s) {

@@ -77,11 +77,12 @@ class Timeline {
     let max = 0;
     for (const q of p) max = Math.max(max, Math.abs(q.value));
     ctx.fillStyle = css.getPropertyValue('--acc').trim() || '#2060c0';
-    const bw = w / n;
+    // A few wide steps get bars of at most 16 px, centred in their step.
+    const bw = w / n, bar = Math.max(Math.min(bw - (bw > 3 ? 1 : 0), 16), 1);
     for (let k = 0; k < n; k++) {
       if (!p[k].value) continue;
       const bh = Math.max(1, Math.abs(p[k].value) / max * (h - 4));
-      ctx.fillRect(k * bw, h - bh, Math.max(bw - (bw > 3 ? 1 : 0), 1), bh);
+      ctx.fillRect(k * bw + (bw - bar) / 2, h - bh, bar, bh);
     }
     if (this.drag) {
       ctx.fillStyle = 'rgba(120,120,120,0.35)';

@@ -13,17 +13,12 @@
 'use strict';
 
 const path = require('path');
-const { chromium } = require(path.join(process.env.PLAYWRIGHT_DIR || '.',
-    'node_modules', 'playwright-core'));
+const { launch } = require(path.join(__dirname, '..', 'tests', 'tools', 'browser.js'));
 
 const [url, runs, ...scopes] = process.argv.slice(2);
 
 (async () => {
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update'],
-  });
+  const browser = await launch();
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const origin = new URL(url).origin;

@@ -10,25 +10,10 @@
 # Skips (77) without chromium, node or npm.
 . "$(dirname "$0")/lib.sh"
 
-CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
-NODE_DIR=${BUILD_DIR:-/tmp}/node
 TOOL=${TESTS_DIR:-$(dirname "$0")/..}/tools/ui_browser.js
 SHOTS=${BUILD_DIR:-/tmp}/ui
 WEB_PID=
-
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
-[ -x "$CHROMIUM" ] || skip "no $CHROMIUM (apt-get install chromium)"
-command -v node >/dev/null || skip "no node (apt-get install nodejs)"
-if [ ! -d "$NODE_DIR/node_modules/playwright-core" ]; then
-	command -v npm >/dev/null || skip "no npm to install playwright-core"
-	mkdir -p "$NODE_DIR"
-	npm install --no-save --no-audit --no-fund --prefix "$NODE_DIR" \
-	    playwright-core >"$T/npm.log" 2>&1 ||
-	    skip "npm install playwright-core failed: $(tail -n 3 "$T/npm.log")"
-fi
+need_playwright
 trap '[ -z "$WEB_PID" ] || kill "$WEB_PID" 2>/dev/null || true; cleanup' EXIT
 
 start_profd

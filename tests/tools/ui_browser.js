@@ -20,8 +20,7 @@
 
 const fs = require('fs');
 const path = require('path');
-const { chromium } = require(path.join(process.env.PLAYWRIGHT_DIR || '.',
-    'node_modules', 'playwright-core'));
+const { launch } = require('./browser.js');
 
 const [url, outdir, topJson, topTxt, svg, drop, pick, live] = process.argv.slice(2);
 const { execFileSync } = require('child_process');
@@ -73,12 +72,7 @@ async function clickFrame(page, name, button) {
 }
 
 (async () => {
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic',
-      '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launch();
   const errors = [];
   try {
     const want = await svgShare(browser);

@@ -196,7 +196,7 @@ webserve_host_ok(const struct webserve *ws, const char *host)
 static int
 webserve_kind_of(const struct webserve_req *r)
 {
-	if (strcmp(r->method, "GET") == 0)
+	if (strcmp(r->method, "GET") == 0 || strcmp(r->method, "HEAD") == 0)
 		return (0);
 	if (strcmp(r->method, "POST") == 0 &&
 	    strcmp(r->path, "/v1/query") == 0)
@@ -235,6 +235,17 @@ webserve_header_slot(struct webserve_req *r, const char *name)
 	return (NULL);
 }
 
+/* A control character (a bare CR among them) would let a value we pass
+ * on end a line of its own. */
+static int
+webserve_has_ctl(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if (((unsigned char)*s < 0x20 && *s != '\t') || *s == 0x7f)
+			return (1);
+	return (0);
+}
+
 /* The request line and headers.  0, or an HTTP status to refuse with. */
 static int
 webserve_read_head(struct http_conn *c, struct webserve_req *r)
@@ -246,6 +257,8 @@ webserve_read_head(struct http_conn *c, struct webserve_req *r)
 
 	if (http_conn_line(c, line, &len) != HTTP_LINE_OK)
 		return (-1);
+	if (strlen(line) != len || webserve_has_ctl(line))
+		return (400);
 	if ((sp = strchr(line, ' ')) == NULL ||
 	    (sp2 = strchr(sp + 1, ' ')) == NULL ||
 	    (size_t)(sp - line) >= sizeof r->method ||
@@ -273,6 +286,8 @@ webserve_read_head(struct http_conn *c, struct webserve_req *r)
 		}
 		if (len == 0)
 			break;
+		if (strlen(line) != len || webserve_has_ctl(line))
+			return (400);
 		if (++n > WEBSERVE_HEADERS_MAX)
 			return (431);
 		if ((colon = strchr(line, ':')) == NULL)

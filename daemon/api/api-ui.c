@@ -32,14 +32,11 @@ api_ui_get(struct api_call *call)
 	}
 	if (r.status == 302) {
 		/* The query goes along: a shared link to / keeps its view. */
-		if (xasprintf(&loc, "%s%s%s", r.location, query ? "?" : "",
-		    query ? query : "") == -1) {
-			api_error(call, 500, "out of memory");
-			return;
-		}
+		xasprintf(&loc, "%s%s%s", r.location, query ? "?" : "",
+		    query ? query : "");
 		evhttp_add_header(h, "Location", loc);
+		api_reply(call, 302, json_pack("{s:s}", "location", loc));
 		free(loc);
-		api_reply(call, 302, json_pack("{s:s}", "location", r.location));
 		return;
 	}
 	for (i = 0; webasset_headers[i] != NULL; i += 2)

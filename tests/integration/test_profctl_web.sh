@@ -80,6 +80,14 @@ for h in "localhost:$PORT" "LOCALHOST:$PORT" localhost "127.0.0.1:$PORT"; do
 done
 ok "403 for a Host that is not the listen address or localhost"
 
+# A control character in what would be passed on: 400, nothing forwarded.
+r=$(printf 'GET /v1/scopes HTTP/1.1\r\nHost: localhost\r\nCookie: %s\r\nContent-Type: a\rX-Injected: 1\r\n\r\n' "$COOKIE" |
+    python3 -c 'import socket,sys
+s=socket.create_connection(("127.0.0.1",int(sys.argv[1])))
+s.sendall(sys.stdin.buffer.read()); print(s.recv(100).split(b" ")[1].decode())' "$PORT")
+[ "$r" = 400 ] || fail "a bare CR in a header: $r"
+ok "400 for a control character in a header"
+
 # Files and reads.
 [ "$(code -b "$COOKIE" --compressed "$BASE/ui/app.js")" = 200 ] ||
     fail "app.js"

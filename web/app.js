@@ -164,7 +164,38 @@ function fillPickers(s, top) {
   if (document.activeElement !== search) search.value = s.search;
 }
 
+// The label picker's choices: the labels (sample labels and push labels)
+// of the selected scopes' newest 20 profiles, through read-only SQL over
+// the documented views, asked once per set of scopes.
+const labelChoices = new Map();
+
+function labelsFor(scopes) {
+  const key = scopes.join('\n');
+  if (labelChoices.has(key)) return labelChoices.get(key);
+  const list = scopes.map((x) => "'" + x.replace(/'/g, "''") + "'").join(',');
+  const recent = 'SELECT profile_id FROM profiles WHERE scope IN (' + list + ') ORDER BY time_ns DESC LIMIT 20';
+  const sql = 'SELECT DISTINCT l.key, coalesce(l.value, CAST(l.num AS TEXT)) FROM samples s JOIN labels l ' +
+    'ON l.labelset_id = s.labelset_id WHERE s.profile_id IN (' + recent + ') ' +
+    'UNION SELECT DISTINCT key, value FROM profile_labels WHERE profile_id IN (' + recent + ') ORDER BY 1, 2';
+  const p = fetch('/v1/query?max_rows=500&timeout_ms=3000', { method: 'POST', body: sql, credentials: 'same-origin' })
+    .then((r) => (r.ok ? r.json() : { rows: [] }))
+    .then((j) => (j.rows || []).filter((r) => r[1] != null).map((r) => r[0] + '=' + r[1]))
+    .catch(() => []);
+  labelChoices.set(key, p);
+  return p;
+}
+
+async function fillLabels(s) {
+  const choices = await labelsFor(s.scope);
+  const add = $('label-add');
+  add.replaceChildren(el('option', { value: '' }, choices.length ? '+ label' : '(no labels)'),
+    ...choices.filter((c) => !s.label.includes(c)).map((c) => el('option', { value: c }, c)));
+}
+
 function wireHeader() {
+  $('label-add').addEventListener('change', (e) => {
+    if (e.target.value) go({ label: [...state().label, e.target.value] });
+  });
   $('scope').addEventListener('change', (e) => go({ scope: [e.target.value], metric: '' }));
   $('scope-add').addEventListener('change', (e) => {
     if (e.target.value) go({ scope: [...state().scope, e.target.value] });
@@ -503,6 +534,7 @@ async function pushAndOpen(files) {
   const ids = await pushFiles([...files], scope, notice);
   scopesReply = null;
   cache.clear();
+  labelChoices.clear();
   flame = null;
   if (!ids.length) { render(); return; }
   go({ scope: [scope], profile: ids.map(String), metric: '', since: '', until: '', label: [],
@@ -570,6 +602,7 @@ async function render() {
     $('pickers').hidden = $('views').hidden = $('refine').hidden = $('timeline').hidden = false;
     document.title = s.scope.join('+') + ' · ' + s.view + ' · profd';
     fillPickers(s, null);
+    fillLabels(s);
     const q = selQuery(s, false);
     const tl = drawTimeline(s).catch((e) => showError(e));
     if (s.view === 'top') await viewTop(main, s, q);
@@ -605,6 +638,7 @@ async function livePoll() {
     if (scopesReply && key !== liveKey(scopesReply, s.scope)) {
       scopesReply = j;
       cache.clear();
+      labelChoices.clear();
       flame = null;
       await render();
       window.profdLiveUpdates = (window.profdLiveUpdates || 0) + 1;

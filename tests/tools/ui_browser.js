@@ -242,6 +242,20 @@ async function clickFrame(page, name, button) {
     await shot(page, 'timeline-brush');
     ok('brush: since=' + since + ' until=' + until + ', total ' + inWin + ' of ' + whole);
 
+    // The label picker: the labels of the scope's samples; one picked
+    // filters the selection.
+    await nav(page, '?scope=series');
+    await page.waitForFunction(() => document.querySelectorAll('#label-add option').length > 1);
+    const labs = await page.locator('#label-add option').allTextContents();
+    if (!labs.includes('worker=w3')) fail('label picker: ' + labs);
+    await page.locator('#label-add').selectOption('worker=w3');
+    await ready(page);
+    if (param(page, 'label') !== 'worker=w3') fail('label not in the URL: ' + page.url());
+    const labTotal = await page.evaluate(() => window.profdFlame.tree.total[0]);
+    if (!(labTotal > 0 && labTotal < whole)) fail('label worker=w3: total ' + labTotal + ' of ' + whole);
+    ok('label picker: ' + (labs.length - 1) + ' labels; worker=w3 selects ' + labTotal + ' of ' + whole);
+    await nav(page, '?scope=series&since=' + encodeURIComponent(since) + '&until=' + encodeURIComponent(until));
+
     // Diff: one click from the brushed window to the previous one.
     await page.locator('#tl-prev').click();
     await ready(page);

@@ -336,6 +336,16 @@ async function clickFrame(page, name, button) {
     await page.waitForFunction(() => /already stored/.test(document.getElementById('notice').textContent));
     ok('dropped again: "' + await page.locator('#notice').textContent() + '"');
 
+    // Dark, following the system.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await nav(page, '?scope=fx&view=flamegraph&side=1');
+    const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const lum = bg.match(/\d+/g).slice(0, 3).reduce((a, v) => a + +v, 0) / 3;
+    if (lum > 80) fail('dark scheme: background ' + bg);
+    await shot(page, 'dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+    ok('dark colour scheme followed: background ' + bg);
+
     // The file button, to a scope named in the page.
     await nav(page, '');
     await page.locator('#push-scope').fill('picked');

@@ -6,7 +6,7 @@
 # URL and the view; the diff against the previous window equals /v1/diff;
 # live mode extends the timeline when a profile arrives; downloads (pprof,
 # folded, SVG) are the selection; a file dropped on the page, or picked,
-# is pushed and opened.  Screenshots of each view: ${BUILD_DIR:-/tmp}/ui/.
+# is pushed (over 32 MiB as a chunked upload) and opened.  Screenshots of each view: ${BUILD_DIR:-/tmp}/ui/.
 # Skips (77) without chromium, node or npm.
 . "$(dirname "$0")/lib.sh"
 
@@ -29,6 +29,17 @@ python3 "$TESTS_DIR/tools/genpprof.py" "$T/live.pb.gz" --samples 300 \
 "$PROFCTL" top --scope fx >"$T/top.txt"
 "$PROFCTL" flamegraph --scope fx -o "$T/flame.svg"
 printf 'main;serve;parse 30\nmain;serve;write 12\nmain;gc 5\n' >"$T/picked.folded"
+python3 - "$T/big.folded" <<'PY'
+import random, sys
+r, n = random.Random(1), 0
+with open(sys.argv[1], "w") as f:
+    while n <= 33 << 20:
+        line = "main;serve;h%d;parse%d;leaf%d %d\n" % (
+            r.randint(0, 50), r.randint(0, 50), r.randint(0, 50),
+            r.randint(1, 9))
+        f.write(line)
+        n += len(line)
+PY
 
 "$PROFCTL" web >"$T/web.out" 2>"$T/web.err" &
 WEB_PID=$!
@@ -39,7 +50,7 @@ mkdir -p "$SHOTS"
 PLAYWRIGHT_DIR="$NODE_DIR" CHROMIUM="$CHROMIUM" timeout 600 \
     node "$TOOL" "$(head -n 1 "$T/web.out")" "$SHOTS" "$T/top.json" \
     "$T/top.txt" "$T/flame.svg" "$FIXTURES/heap.pprof" "$T/picked.folded" \
-    "$T/live.pb.gz" ||
+    "$T/live.pb.gz" "$T/big.folded" ||
     fail "in the browser"
 "$PROFCTL" profiles --scope adhoc --json | json 'len(j["profiles"])' |
     has -x 1 || fail "the dropped file not stored once"

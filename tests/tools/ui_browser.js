@@ -1,7 +1,7 @@
 // ui_browser.js: drive profd's browser UI (through profctl web) in
 // headless Chromium with playwright-core, and check what a user sees.
 //
-// usage: node ui_browser.js URL OUTDIR TOP.json TOP.txt FLAME.svg DROP PICK LIVE
+// usage: node ui_browser.js URL OUTDIR TOP.json TOP.txt FLAME.svg DROP PICK LIVE BIG
 //   URL       the URL profctl web printed (with the token)
 //   OUTDIR    where the screenshots go (one PNG per view)
 //   TOP.json  `profctl top --json` of scope fx: the table must show it
@@ -12,6 +12,7 @@
 //   PICK      a folded file picked with the file button (to scope picked)
 //   LIVE      a profile of scope series, later than the others, pushed
 //             (profctl push, $PROFCTL) while the page is live
+//   BIG       a folded file over 32 MiB: picked, it goes as a chunked upload
 // Scope fx holds tests/fixtures/cpu.pprof; scope series a few generated
 // profiles a minute apart (the timeline's brush).  Prints one "ok: ..."
 // line per check; exits 1 on the first failure.  PLAYWRIGHT_DIR names the
@@ -22,7 +23,7 @@ const fs = require('fs');
 const path = require('path');
 const { launch } = require('./browser.js');
 
-const [url, outdir, topJson, topTxt, svg, drop, pick, live] = process.argv.slice(2);
+const [url, outdir, topJson, topTxt, svg, drop, pick, live, big] = process.argv.slice(2);
 const { execFileSync } = require('child_process');
 const SEARCH = 'main\\.(cryptoPhase|digestLoop)';
 const ZOOM = 'main.cryptoPhase';
@@ -356,6 +357,22 @@ async function clickFrame(page, name, button) {
     const wantPick = fs.readFileSync(pick, 'utf8').trim().split('\n').reduce((a, l) => a + +l.split(' ').pop(), 0);
     if (picked !== wantPick) fail('picked folded file: total ' + picked + ', its lines add up to ' + wantPick);
     ok('picked ' + path.basename(pick) + ' into scope picked: ' + await page.locator('#notice').textContent());
+
+    // Over 32 MiB: a chunked upload of 8 MiB pieces, as profctl push.
+    const puts = [];
+    page.on('request', (r) => { if (r.url().includes('/v1/uploads')) puts.push(r.method()); });
+    await nav(page, '');
+    await page.locator('#push-scope').fill('big');
+    await page.locator('#file').setInputFiles(big);
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('scope') === 'big' &&
+      document.body.dataset.ready === location.search, null, { timeout: 120000 });
+    const lines = fs.readFileSync(big, 'utf8').trim().split('\n').length;
+    const bigSaid = await page.locator('#notice').textContent();
+    const chunks = Math.ceil(fs.statSync(big).size / (8 << 20));
+    if (!bigSaid.endsWith('(' + lines + ' samples)') || puts.filter((m) => m === 'PUT').length !== chunks ||
+        puts[0] !== 'POST')
+      fail('big push: "' + bigSaid + '", uploads ' + puts);
+    ok('picked a ' + fs.statSync(big).size + '-byte file: POST /v1/uploads, ' + chunks + ' PUTs; "' + bigSaid + '"');
 
     if (errors.length) fail(errors.join('; '));
     ok('no console errors, no request outside the origin');

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "http-int.h"
@@ -21,6 +22,7 @@
 
 #define WEBSERVE_HEADERS_MAX	100
 #define WEBSERVE_IO_TIMEOUT	60	/* s without a byte from the browser */
+#define WEBSERVE_LINGER		2	/* s to read away what a refusal left */
 
 struct webserve_req {
 	char	 method[16];
@@ -461,6 +463,27 @@ webserve_proxy(struct http_conn *c, const struct webserve *ws,
 	http_conn_close(up);
 }
 
+/* Close gently: a refused request's body may still be on its way, and a
+ * close with unread bytes resets the connection, which the browser would
+ * report instead of the reply.  Our side is shut, what comes is read away
+ * until the client closes, for WEBSERVE_LINGER seconds at most. */
+static void
+webserve_linger(struct http_conn *c)
+{
+	struct timeval	 tv = { 1, 0 };
+	char		 buf[65536];
+	int64_t		 left = (int64_t)WEBSERVE_LINGER * 64 << 20;
+	time_t		 end = time(NULL) + WEBSERVE_LINGER;
+	ssize_t		 n;
+
+	if (shutdown(c->fd, SHUT_WR) == -1)
+		return;
+	(void)setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	while (left > 0 && time(NULL) < end &&
+	    (n = http_conn_read(c, buf, sizeof buf)) > 0)
+		left -= n;
+}
+
 void
 webserve_conn(const struct webserve *ws, int fd)
 {
@@ -512,6 +535,7 @@ webserve_conn(const struct webserve *ws, int fd)
 	}
 	webserve_proxy(c, ws, &r, setcookie);
 out:
+	webserve_linger(c);
 	free(setcookie);
 	webserve_req_free(&r);
 	http_conn_close(c);

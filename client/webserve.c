@@ -97,6 +97,9 @@ webserve_reply(struct http_conn *c, int status, const char *extra,
 	free(head);
 }
 
+static void	webserve_error(struct http_conn *, int, const char *, ...)
+		    __attribute__((format(printf, 3, 4)));
+
 /* An error as profd says them: {"error": kind, "detail": ...}. */
 static void
 webserve_error(struct http_conn *c, int status, const char *fmt, ...)

@@ -283,6 +283,19 @@ async function clickFrame(page, name, button) {
     ok('diff against the previous window (base ' + bs + ' – ' + bu + '): ' + drows.length +
       ' rows as /v1/diff gives them, normalise in the URL');
 
+    // Diff of two label sets, the base's typed in the diff's own controls.
+    await nav(page, '?scope=series&view=diff&label=worker%3Dw3');
+    await page.locator('#base-label').fill('worker=w1');
+    await page.locator('#base-label').press('Enter');
+    await ready(page);
+    if (param(page, 'base.label') !== 'worker=w1') fail('base label: ' + page.url());
+    const lrows = await page.locator('#difftable tbody tr').evaluateAll((trs) => trs.map((tr) => [tr.dataset.name, +tr.dataset.deltaFlat]));
+    const lj = await page.evaluate(async () =>
+      (await fetch('/v1/diff?scope=series&label=worker%3Dw3&base.scope=series&base.label=worker%3Dw1')).json());
+    if (!lrows.length || lrows.some(([n, d], k) => n !== lj.rows[k].function || d !== lj.rows[k].delta_flat))
+      fail('label diff table against /v1/diff');
+    ok('diff of label sets worker=w3 against worker=w1: ' + lrows.length + ' rows as /v1/diff gives them');
+
     // Live: a new profile extends the timeline without a reload.
     await nav(page, '?scope=series&live=1');
     await page.evaluate(() => { window.profdNotReloaded = true; });

@@ -309,9 +309,10 @@ function timeNs(v, end) {
 
 let timelineStep = 1e9;
 
-async function drawTimeline(s) {
+async function drawTimeline(s, seq) {
   const q = selQuery(s, true);
   const j = await api('/v1/timeline?' + q);
+  if (stale(seq)) return;
   const t = timeNs;
   const win = s.since || s.until ? [t(s.since, false), t(s.until, true)] : null;
   timelineStep = (j.step_s || 1) * 1e9;
@@ -422,8 +423,14 @@ function hadFocus(sel) {
   return !!(a && a.closest && a.closest(sel));
 }
 
-async function viewFlame(main, s, q) {
+// A render overtaken by a newer one (a click before the replies came)
+// draws nothing.
+let renderSeq = 0;
+const stale = (seq) => seq !== renderSeq;
+
+async function viewFlame(main, s, q, seq) {
   const [tree, top] = await Promise.all([api('/v1/tree?' + q), api('/v1/top?' + q)]);
+  if (stale(seq)) return;
   const focused = hadFocus('#flame');
   fillPickers(s, top);
   const key = '/v1/tree?' + q;
@@ -468,8 +475,9 @@ async function viewFlame(main, s, q) {
   if (focused) canvas.focus({ preventScroll: true });
 }
 
-async function viewTop(main, s, q) {
+async function viewTop(main, s, q, seq) {
   const top = await api('/v1/top?' + q);
+  if (stale(seq)) return;
   const focused = hadFocus('#top');
   fillPickers(s, top);
   main.replaceChildren(topTable(top, s, (fn) => go({ view: 'flamegraph', side: true, search: '^' + reEscape(fn) + '$' })));
@@ -477,8 +485,9 @@ async function viewTop(main, s, q) {
   if (first && focused) first.focus({ preventScroll: true });
 }
 
-async function viewSandwich(main, s, q) {
+async function viewSandwich(main, s, q, seq) {
   const [tree, top] = await Promise.all([api('/v1/tree?' + q), api('/v1/top?' + q)]);
+  if (stale(seq)) return;
   fillPickers(s, top);
   let fn = s.fn;
   if (!fn && top.rows.length) fn = top.rows[0].function;
@@ -581,8 +590,6 @@ function viewScopes(main) {
   main.replaceChildren(el('h2', {}, 'Scopes'), t);
 }
 
-let renderSeq = 0;
-
 async function render() {
   const seq = ++renderSeq;
   const s = state();
@@ -593,6 +600,7 @@ async function render() {
   $('tooltip').hidden = true;
   try {
     if (!scopesReply) scopesReply = await api('/v1/scopes');
+    if (stale(seq)) return;
     if (!s.scope.length) {
       document.title = 'profd';
       viewScopes(main);
@@ -604,11 +612,11 @@ async function render() {
     fillPickers(s, null);
     fillLabels(s);
     const q = selQuery(s, false);
-    const tl = drawTimeline(s).catch((e) => showError(e));
-    if (s.view === 'top') await viewTop(main, s, q);
-    else if (s.view === 'sandwich') await viewSandwich(main, s, q);
-    else if (s.view === 'diff') await viewDiff(main, s, q);
-    else await viewFlame(main, s, q);
+    const tl = drawTimeline(s, seq).catch((e) => showError(e));
+    if (s.view === 'top') await viewTop(main, s, q, seq);
+    else if (s.view === 'sandwich') await viewSandwich(main, s, q, seq);
+    else if (s.view === 'diff') await viewDiff(main, s, q, seq);
+    else await viewFlame(main, s, q, seq);
     await tl;
     if (seq === renderSeq) document.body.dataset.ready = location.search;
   } catch (e) {

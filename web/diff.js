@@ -68,8 +68,9 @@ function diffTable(reply, s) {
   return el('div', { class: 'topwrap' }, el('p', { class: 'note' }, reply.rows_total + ' functions, by |delta flat|'), table);
 }
 
-async function viewDiff(main, s, q) {
+async function viewDiff(main, s, q, seq) {
   const reply = await api('/v1/diff?' + diffQuery(s, q) + '&limit=500');
+  if (stale(seq)) return;
   fillPickers(s, reply);
   const canvas = el('canvas', { id: 'flame', 'aria-label': 'Differential flame graph' });
   const g = newFlame(canvas, s.flip, {

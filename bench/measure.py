@@ -39,6 +39,9 @@ CASES = ["import", "throughput", "inflate", "query", "views", "growth",
          "trickle", "crash"]
 # The cases that need no generated input (bench/faults.py makes its own).
 FAULT_CASES = ["load", "trickle", "crash"]
+# Cases run only when named (--only): perf (perf(1)), ui (Chromium); ui
+# needs of the generated inputs only the large CPU profile.
+OPT_CASES = ["perf", "ui"]
 MIB = 1024 * 1024
 
 
@@ -1542,6 +1545,111 @@ class Harness:
                      "--sort", sort], stdout=f, stderr=subprocess.DEVNULL)
         log("perf: %s" % os.path.join(self.a.perf_dir, tag + ".txt"))
 
+    # -- the browser UI: first paint of a flame graph (issue 15)
+
+    def ui_playwright(self):
+        """The directory holding node_modules/playwright-core: PLAYWRIGHT_DIR,
+        else WORK/../node, installed there by npm when missing."""
+        d = os.environ.get("PLAYWRIGHT_DIR") or os.path.join(
+            os.path.dirname(self.work), "node")
+        if not os.path.isdir(os.path.join(d, "node_modules",
+                                          "playwright-core")):
+            os.makedirs(d, exist_ok=True)
+            run(["npm", "install", "--no-save", "--no-audit", "--no-fund",
+                 "--prefix", d, "playwright-core"], timeout=600)
+        return d
+
+    def ui_merged(self, d, nodes):
+        """Profiles of random stacks pushed to scope merged until its tree
+        has about nodes nodes (tests/tools/genpprof.py); the tree's size."""
+        tools = os.path.join(os.path.dirname(self.a.fixtures), "tools")
+        have, seed = 0, 0
+        while have < nodes and seed < 40:
+            out = os.path.join(d.dir, "merged-%d.pb.gz" % seed)
+            subprocess.run([sys.executable, os.path.join(tools, "genpprof.py"),
+                            out, "--samples", "6000", "--functions", "60",
+                            "--depth", "12", "--seed", str(seed + 1),
+                            "--time", str(1700000000 + 60 * seed)],
+                           check=True, env=dict(os.environ,
+                                                PYTHONPATH=tools))
+            d.push([out], "merged")
+            seed += 1
+            st, body = http_call(d.sock, "GET", "/v1/tree?scope=merged"
+                                 "&source=false", timeout=120)
+            if st != 200:
+                raise CaseError("tree of merged: %d" % st)
+            have = body.count(b'"name"')
+        return have
+
+    def case_ui(self):
+        if not os.path.exists(self.large):
+            raise CaseError("no " + self.large)
+        chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+        if not os.access(chromium, os.X_OK) or not shutil.which("node"):
+            raise CaseError("needs chromium and node")
+        pw = self.ui_playwright()
+        d = Daemon(self, "ui", ["--no-config", "--spool", "none"]).start()
+        web = None
+        try:
+            d.push([self.large], "large")
+            merged = self.ui_merged(d, 3000 if self.smoke else 100000)
+            sizes = {}
+            for scope in ("large", "merged"):
+                for q in ("", "&source=false"):
+                    st, body = http_call(d.sock, "GET", "/v1/tree?scope=" +
+                                         scope + q, timeout=120)
+                    sizes[scope + q] = (len(body), len(zlib.compress(body, 6)))
+                st, body = http_call(d.sock, "GET", "/v1/top?scope=" + scope,
+                                     timeout=120)
+                sizes[scope + " top"] = (len(body), len(zlib.compress(body, 6)))
+            web = subprocess.Popen([self.profctl, "--socket", d.sock, "web"],
+                                   stdout=subprocess.PIPE,
+                                   stderr=subprocess.DEVNULL)
+            url = web.stdout.readline().decode().strip()
+            if not url.startswith("http://"):
+                raise CaseError("profctl web printed %r" % url)
+            p = subprocess.run(
+                ["node", os.path.join(os.path.dirname(__file__),
+                                      "ui-paint.js"), url, str(self.runs),
+                 "large", "merged"], capture_output=True, timeout=900,
+                env=dict(os.environ, PLAYWRIGHT_DIR=pw, CHROMIUM=chromium))
+            if p.returncode != 0:
+                raise CaseError("ui-paint.js: " + p.stderr.decode()[-1000:])
+            res = [json.loads(line) for line in p.stdout.decode().split("\n")
+                   if line.startswith("{")]
+        finally:
+            if web is not None:
+                web.terminate()
+                web.wait()
+            d.stop()
+            d.remove()
+        for r in res:
+            sc = r["scope"]
+            what = "the large CPU profile" if sc == "large" else \
+                "a merged tree of random stacks"
+            tot = Fig([x["total"] / 1e3 for x in r["runs"]], "s")
+            part = lambda k: Fig([x[k] / 1e3 for x in r["runs"]], "s")
+            self.add(Row("ui", "ui.paint." + sc, "flame graph first paint, "
+                         "%s (%d nodes)" % (what, r["nodes"]), tot,
+                         target="< 200 ms from data to pixels",
+                         ok=None if self.smoke else tot.med < 0.2,
+                         note="JSON.parse %s, layout %s, canvas drawn %s "
+                         "(%d frames wide enough to draw at 1280 px); the "
+                         "reply %s, fetched in %.0f ms through profctl web; "
+                         "the page opened until drawn: %d ms" % (
+                             part("parse"), part("layout"), part("draw"),
+                             r["runs"][-1]["drawn"], mb(r["bytes"]),
+                             r["fetch_ms"], r["page_ms"])))
+            full, fz = sizes[sc]
+            lean, lz = sizes[sc + "&source=false"]
+            top, tz = sizes[sc + " top"]
+            self.add(Row("ui", "ui.payload." + sc, "API payload, %s" % what,
+                         Fig([full], "B", "tree "), note="GET /v1/tree %s "
+                         "(gzip -6: %s), with source=false %s (%s); GET "
+                         "/v1/top %s (%s)" % (mb(full), mb(fz), mb(lean),
+                                              mb(lz), mb(top), mb(tz))))
+        self.meta["ui.merged"] = merged
+
     def case_perf(self):
         os.makedirs(self.a.perf_dir, exist_ok=True)
         self.perf_push(self.large, "large", self.a.timeout)
@@ -1552,6 +1660,12 @@ class Harness:
 
     def describe_inputs(self):
         lines = self.describe_generated() if self.generated else []
+        if "ui.merged" in self.meta:
+            lines.append("ui: the large CPU profile `cpu-large.pb.gz`; "
+                         "merged: profiles of 6000 random stacks (depth "
+                         "2-12 over 60 functions, tests/tools/genpprof.py) "
+                         "pushed to one scope until its tree had %d nodes; "
+                         "the page 1280 px wide" % self.meta["ui.merged"])
         return lines + self.meta.get("faults.inputs", [])
 
     def describe_generated(self):
@@ -1828,11 +1942,11 @@ def main():
     a = ap.parse_args()
 
     cases = [c for c in a.only.split(",") if c]
-    bad = [c for c in cases if c not in CASES + ["perf"]]
+    bad = [c for c in cases if c not in CASES + OPT_CASES]
     if bad:
-        raise SystemExit("measure: unknown case %s (cases: %s, perf)" % (
-            ", ".join(bad), ", ".join(CASES)))
-    cases = [c for c in CASES + ["perf"] if c in cases]
+        raise SystemExit("measure: unknown case %s (cases: %s, %s)" % (
+            ", ".join(bad), ", ".join(CASES), ", ".join(OPT_CASES)))
+    cases = [c for c in CASES + OPT_CASES if c in cases]
     if "perf" in cases and not a.perf_dir:
         raise SystemExit("measure: perf needs --perf-dir")
     shutil.rmtree(a.work, ignore_errors=True)
@@ -1846,7 +1960,7 @@ def main():
         for c in cases:
             log("case %s" % c)
             try:
-                if c not in FAULT_CASES and not h.generated:
+                if c not in FAULT_CASES + ["ui"] and not h.generated:
                     raise CaseError("no generated inputs in " + a.inputs)
                 getattr(h, "case_" + c)()
             except (CaseError, Timeout, OSError) as e:

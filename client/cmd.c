@@ -28,6 +28,7 @@ const struct cmd_entry *cmd_table[] = {
 	&cmd_query_entry,
 	&cmd_timeline_entry,
 	&cmd_status_entry,
+	&cmd_web_entry,
 	NULL
 };
 

@@ -282,5 +282,6 @@ extern const struct cmd_entry	cmd_export_entry;
 extern const struct cmd_entry	cmd_query_entry;
 extern const struct cmd_entry	cmd_timeline_entry;
 extern const struct cmd_entry	cmd_status_entry;
+extern const struct cmd_entry	cmd_web_entry;
 
 #endif

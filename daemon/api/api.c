@@ -35,6 +35,15 @@ api_call_free(struct api_call *call)
 }
 
 void
+api_done(struct api_call *call, int status)
+{
+	if (call->route != NULL)
+		api_host_route_done(call->host, call->route, status,
+		    mono_ns() - call->start_ns);
+	api_call_free(call);
+}
+
+void
 api_reply(struct api_call *call, int status, json_t *body)
 {
 	struct evbuffer *out = evhttp_request_get_output_buffer(call->req);
@@ -52,10 +61,7 @@ api_reply(struct api_call *call, int status, json_t *body)
 	if (status == 503)
 		evhttp_add_header(h, "Retry-After", "1");
 	evhttp_send_reply(call->req, status, NULL, NULL);
-	if (call->route != NULL)
-		api_host_route_done(call->host, call->route, status,
-		    mono_ns() - call->start_ns);
-	api_call_free(call);
+	api_done(call, status);
 }
 
 void
@@ -123,9 +129,7 @@ api_reply_text(struct api_call *call)
 	evhttp_add_header(evhttp_request_get_output_headers(call->req),
 	    "Content-Type", call->reply_type);
 	evhttp_send_reply(call->req, call->status, NULL, NULL);
-	api_host_route_done(call->host, call->route, call->status,
-	    mono_ns() - call->start_ns);
-	api_call_free(call);
+	api_done(call, call->status);
 }
 
 static void

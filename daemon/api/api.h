@@ -108,6 +108,8 @@ const char *api_param(struct api_call *, const char *key);
 /* Queue the call's work; replies 503 itself when the queue is full. */
 void api_submit(struct api_call *, enum api_queue,
     void (*work)(struct api_call *, void *worker));
+/* A handler that sent its reply itself: count it, free the call. */
+void api_done(struct api_call *, int status);
 /* Reply now (on the loop) and free the call.  The reply is stolen. */
 void api_reply(struct api_call *, int status, json_t *);
 void api_error(struct api_call *, int status, const char *fmt, ...)
@@ -157,6 +159,7 @@ void api_status_get(struct api_call *);
 void api_uploads_post(struct api_call *);
 void api_uploads_put(struct api_call *);
 void api_uploads_delete(struct api_call *);
+void api_ui_get(struct api_call *);
 
 /* api-top.c: the granularity parameter (function, line, file: enum
  * granularity) and limit (a count, -1 when absent); -1 once a 400 is

@@ -29,8 +29,22 @@ const struct route routes[] = {
 	{ "POST", "/v1/uploads", ROUTE_IO, api_uploads_post },
 	{ "PUT", "/v1/uploads", ROUTE_IO, api_uploads_put },
 	{ "DELETE", "/v1/uploads", ROUTE_IO, api_uploads_delete },
+	/* The browser UI (web/), from memory. */
+	{ "GET", "/ui", ROUTE_LOOP | ROUTE_PREFIX, api_ui_get },
+	{ "GET", "/", ROUTE_LOOP, api_ui_get },
 };
 const int nroutes = (int)(sizeof routes / sizeof routes[0]);
+
+static int
+route_matches(const struct route *r, const char *path)
+{
+	size_t n = strlen(r->path);
+
+	if (!(r->flags & ROUTE_PREFIX))
+		return strcmp(r->path, path) == 0;
+	return strncmp(r->path, path, n) == 0 &&
+	    (path[n] == '\0' || path[n] == '/');
+}
 
 static const char *
 method_name(enum evhttp_cmd_type cmd)
@@ -69,7 +83,7 @@ routes_dispatch(struct evhttp_request *req, void *arg)
 	call->start_ns = mono_ns();
 	TAILQ_INIT(&call->query);
 	for (i = 0; path != NULL && i < nroutes; i++) {
-		if (strcmp(routes[i].path, path) != 0)
+		if (!route_matches(&routes[i], path))
 			continue;
 		path_known = 1;
 		if (strcmp(routes[i].method, method) == 0) {

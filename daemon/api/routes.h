@@ -11,6 +11,7 @@ struct evhttp_request;
 #define ROUTE_NEEDS_WRITER	0x2	/* runs on the import thread */
 #define ROUTE_LOOP		0x4	/* answered on the loop itself */
 #define ROUTE_IO		0x8	/* file I/O on the I/O thread */
+#define ROUTE_PREFIX		0x10	/* path and what is under it */
 
 struct route {
 	const char *method;

@@ -174,3 +174,25 @@ check_answers() {
 	[ "$n" -ge "$2" ] || fail "only $n answers checked"
 	ok "$n answers the same as before the upgrade"
 }
+
+# need_playwright: chromium, node and playwright-core for the browser
+# tests (npm installs playwright-core into the build directory once), else
+# skip (77).  Sets CHROMIUM and NODE_DIR (PLAYWRIGHT_DIR for the tools).
+need_playwright() {
+	CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+	NODE_DIR=${BUILD_DIR:-/tmp}/node
+	[ -x "$CHROMIUM" ] ||
+	    { echo "SKIP: no $CHROMIUM (apt-get install chromium)"; exit 77; }
+	command -v node >/dev/null ||
+	    { echo "SKIP: no node (apt-get install nodejs)"; exit 77; }
+	[ ! -d "$NODE_DIR/node_modules/playwright-core" ] || return 0
+	command -v npm >/dev/null ||
+	    { echo "SKIP: no npm to install playwright-core"; exit 77; }
+	mkdir -p "$NODE_DIR"
+	npm install --no-save --no-audit --no-fund --prefix "$NODE_DIR" \
+	    playwright-core >"$T/npm.log" 2>&1 || {
+		echo "SKIP: npm install playwright-core failed:" \
+		    "$(tail -n 3 "$T/npm.log")"
+		exit 77
+	}
+}

@@ -7,23 +7,8 @@
 # Skips (77) without chromium, node or npm.
 . "$(dirname "$0")/lib.sh"
 
-CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
-NODE_DIR=${BUILD_DIR:-/tmp}/node
 TOOL=${TESTS_DIR:-$(dirname "$0")/..}/tools/flamegraph_browser.js
-
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
-[ -x "$CHROMIUM" ] || skip "no $CHROMIUM (apt-get install chromium)"
-command -v node >/dev/null || skip "no node (apt-get install nodejs)"
-if [ ! -d "$NODE_DIR/node_modules/playwright-core" ]; then
-	command -v npm >/dev/null || skip "no npm to install playwright-core"
-	mkdir -p "$NODE_DIR"
-	npm install --no-save --no-audit --no-fund --prefix "$NODE_DIR" \
-	    playwright-core >"$T/npm.log" 2>&1 ||
-	    skip "npm install playwright-core failed: $(tail -n 3 "$T/npm.log")"
-fi
+need_playwright
 
 start_profd
 "$PROFCTL" push "$FIXTURES/cpu.pprof" --scope fx >/dev/null

@@ -12,8 +12,7 @@
 'use strict';
 
 const path = require('path');
-const { chromium } = require(path.join(process.env.PLAYWRIGHT_DIR || '.',
-    'node_modules', 'playwright-core'));
+const { launch } = require('./browser.js');
 
 const [svg, png, click, sibling, search, outer] = process.argv.slice(2);
 
@@ -37,12 +36,7 @@ async function rect(g) {
 }
 
 (async () => {
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic',
-      '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launch();
   try {
     const page = await browser.newPage({ viewport: { width: 1220, height: 800 } });
     const errors = [];

@@ -6,7 +6,7 @@ realistic one: random stacks over a pool of functions, two sample types
 (samples/count, cpu/nanoseconds), a label per sample.
 
     genpprof.py OUT --samples N [--functions F] [--depth D] [--seed S]
-                [--comment TEXT]...
+                [--comment TEXT]... [--time SECONDS]
 """
 import argparse
 import gzip
@@ -22,6 +22,8 @@ def main():
     ap.add_argument("--functions", type=int, default=2000)
     ap.add_argument("--depth", type=int, default=24)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--time", type=int, default=1700000000,
+                    help="the profile's time, seconds since the epoch")
     ap.add_argument("--comment", action="append", default=[],
                     help="a Profile.comment (repeatable)")
     a = ap.parse_args()
@@ -60,7 +62,7 @@ def main():
         body += fb(6, text.encode())
     for c in comments:
         body += fv(13, c)
-    body += fv(9, 1700000000 * 10**9)
+    body += fv(9, a.time * 10**9)
     body += fv(10, 10 * 10**9)
     body += fb(11, fv(1, s("cpu")) + fv(2, s("nanoseconds")))
     # period_type strings must already be in the table: re-emit the table

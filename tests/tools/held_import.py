@@ -16,6 +16,9 @@ speed: latency figures belong in bench/.
   held_import.py health SOCK DB PROFILE
       health is asked 5 times while the import is held; every answer must
       report it.
+  held_import.py ui SOCK DB PROFILE WEBDIR
+      the browser UI's page and script are asked 5 times each while the
+      import is held; every answer must be 200 with the file.
   held_import.py queue-full SOCK DB PROFILE QUEUED LOG SPOOLDIR N
       while the held import runs and a second push waits in the import
       queue (profd started with --import-queue 1), N folded files are
@@ -40,8 +43,9 @@ def die(msg):
     sys.exit(1)
 
 
-def http(sock, method, path, body=b""):
-    """One request on its own connection: (status, parsed JSON or None)."""
+def http(sock, method, path, body=b"", raw=False):
+    """One request on its own connection: (status, parsed JSON or None),
+    or (status, the body's bytes) with raw."""
     c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     c.settimeout(HANG_S)
     c.connect(sock)
@@ -67,6 +71,8 @@ def http(sock, method, path, body=b""):
             out += rest[:n]
             payload = rest[n + 2:]
         payload = out
+    if raw:
+        return status, payload
     try:
         return status, json.loads(payload)
     except ValueError:
@@ -160,6 +166,27 @@ def mode_health(sock, db, profile):
     print("ok: the held import was stored once the lock was released")
 
 
+def mode_ui(sock, db, profile, webdir):
+    want = {p: open(os.path.join(webdir, f), "rb").read()
+            for p, f in (("/ui/", "index.html"), ("/ui/app.js", "app.js"))}
+    got = []
+
+    def act(push):
+        del got[:]
+        for _ in range(5):
+            for p, body in want.items():
+                got.append((p, http(sock, "GET", p, raw=True) ==
+                            (200, body)))
+        return health(sock) == HELD and push.is_alive()
+
+    run_rounds(sock, db, profile, "held", act)
+    bad = [p for p, good in got if not good]
+    if bad or not got:
+        die("UI files while the import was held: wrong %r" % bad)
+    print("ok: the UI's files answered 5 times each while an import was "
+          "held")
+
+
 def watched_dirs(sock):
     return http(sock, "GET", "/v1/status")[1]["spool"]["watched_dirs"]
 
@@ -209,6 +236,8 @@ def main():
     profile = open(sys.argv[4], "rb").read()
     if mode == "health" and len(sys.argv) == 5:
         mode_health(sock, db, profile)
+    elif mode == "ui" and len(sys.argv) == 6:
+        mode_ui(sock, db, profile, sys.argv[5])
     elif mode == "queue-full" and len(sys.argv) == 9:
         mode_queue_full(sock, db, profile, open(sys.argv[5], "rb").read(),
                         sys.argv[6], sys.argv[7], int(sys.argv[8]))

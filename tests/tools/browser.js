@@ -1,0 +1,20 @@
+// browser.js: headless Chromium through playwright-core, as the browser
+// tests launch it (flamegraph_browser.js, ui_browser.js; bench/ui-paint.js
+// too).  PLAYWRIGHT_DIR names the node_modules' parent; CHROMIUM the
+// browser (default /usr/bin/chromium).
+'use strict';
+
+const path = require('path');
+
+function launch() {
+  const { chromium } = require(path.join(process.env.PLAYWRIGHT_DIR || '.',
+      'node_modules', 'playwright-core'));
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic',
+      '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+}
+
+module.exports = { launch };

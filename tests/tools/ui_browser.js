@@ -1,0 +1,395 @@
+// ui_browser.js: drive profd's browser UI (through profctl web) in
+// headless Chromium with playwright-core, and check what a user sees.
+//
+// usage: node ui_browser.js URL OUTDIR TOP.json TOP.txt FLAME.svg DROP PICK LIVE BIG
+//   URL       the URL profctl web printed (with the token)
+//   OUTDIR    where the screenshots go (one PNG per view)
+//   TOP.json  `profctl top --json` of scope fx: the table must show it
+//   TOP.txt   `profctl top` of the same: the table's text must equal it
+//   FLAME.svg `profctl flamegraph` of the same: its search share must
+//             equal the page's
+//   DROP      a pprof file dropped on the page (pushed to scope adhoc)
+//   PICK      a folded file picked with the file button (to scope picked)
+//   LIVE      a profile of scope series, later than the others, pushed
+//             (profctl push, $PROFCTL) while the page is live
+//   BIG       a folded file over 32 MiB: picked, it goes as a chunked upload
+// Scope fx holds tests/fixtures/cpu.pprof; scope series a few generated
+// profiles a minute apart (the timeline's brush).  Prints one "ok: ..."
+// line per check; exits 1 on the first failure.  PLAYWRIGHT_DIR names the
+// node_modules' parent; CHROMIUM the browser.
+'use strict';
+
+const fs = require('fs');
+const path = require('path');
+const { launch } = require('./browser.js');
+
+const [url, outdir, topJson, topTxt, svg, drop, pick, live, big] = process.argv.slice(2);
+const { execFileSync } = require('child_process');
+const SEARCH = 'main\\.(cryptoPhase|digestLoop)';
+const ZOOM = 'main.cryptoPhase';
+
+function fail(msg) {
+  console.error('FAIL: ' + msg);
+  process.exit(1);
+}
+
+function ok(msg) { console.log('ok: ' + msg); }
+
+const origin = new URL(url).origin;
+
+// The page has drawn the state in its URL.
+async function ready(page) {
+  await page.waitForFunction(() => document.body.dataset.ready === location.search,
+    null, { timeout: 30000 });
+}
+
+async function nav(page, q) {
+  await page.goto(origin + '/ui/' + q);
+  await ready(page);
+}
+
+function param(page, k) { return new URL(page.url()).searchParams.get(k); }
+
+async function shot(page, name) {
+  await page.screenshot({ path: path.join(outdir, name + '.png') });
+}
+
+// The SVG's own search (the prompt its Search control opens): "Matched: X%".
+async function svgShare(browser) {
+  const p = await browser.newPage();
+  await p.goto('file://' + path.resolve(svg));
+  p.once('dialog', (d) => d.accept(SEARCH));
+  await p.locator('#search').click();
+  const t = (await p.locator('#matched').textContent()).trim();
+  await p.close();
+  return t;
+}
+
+async function clickFrame(page, name, button) {
+  const r = await page.evaluate((n) => window.profdFlame.rectOf(n), name);
+  if (!r) fail('no visible frame ' + name);
+  await page.mouse.click(r.x + Math.min(r.w / 2, 20), r.y + r.h / 2, { button: button || 'left' });
+  return r;
+}
+
+(async () => {
+  const browser = await launch();
+  const errors = [];
+  try {
+    const want = await svgShare(browser);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    page.on('pageerror', (e) => errors.push('page error: ' + e));
+    page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') errors.push('console ' + m.type() + ': ' + m.text()); });
+    page.on('request', (r) => {
+      if (!r.url().startsWith(origin + '/')) errors.push('request outside the origin: ' + r.url());
+    });
+
+    // The landing page: the scopes.
+    await page.goto(url);
+    await ready(page);
+    if (!page.url().startsWith(origin + '/ui/')) fail('not led to /ui/: ' + page.url());
+    if (await page.locator('#scopes a', { hasText: 'fx' }).count() !== 1) fail('scope fx not listed');
+    await shot(page, 'scopes');
+    ok('the scopes listed');
+
+    // The flame graph, from the scope's link.
+    await page.locator('#scopes a', { hasText: 'fx' }).click();
+    await ready(page);
+    if (param(page, 'scope') !== 'fx') fail('scope link: ' + page.url());
+    const paint = await page.evaluate(() => window.profdLastPaint);
+    if (!paint || paint.nodes < 100) fail('flame graph: ' + JSON.stringify(paint));
+    ok('flame graph of ' + paint.nodes + ' nodes drawn in ' + paint.draw_ms.toFixed(1) + ' ms');
+
+    // Tooltip.
+    const r = await page.evaluate((n) => window.profdFlame.rectOf(n), ZOOM);
+    await page.mouse.move(r.x + 5, r.y + r.h / 2);
+    const tip = await page.locator('#tooltip').innerText();
+    if (!tip.startsWith(ZOOM) || !/total .*of root, .*of parent/.test(tip) || !/self /.test(tip))
+      fail('tooltip: ' + tip);
+    ok('tooltip: ' + tip.split('\n').join(' | '));
+
+    // Search: the same share as the SVG's.
+    await page.locator('#search').fill(SEARCH);
+    await page.locator('#search').press('Enter');
+    await ready(page);
+    if (param(page, 'search') !== SEARCH) fail('search not in the URL: ' + page.url());
+    const got = (await page.locator('#matched').textContent()).trim();
+    if (!got.startsWith(want + ' (')) fail('search shows "' + got + '", the SVG "' + want + '"');
+    await shot(page, 'search');
+    ok('search ' + SEARCH + ': "' + got + '", the SVG says "' + want + '"');
+
+    // Zoom, breadcrumb, reset, Back.
+    await clickFrame(page, ZOOM);
+    await ready(page);
+    const zoom = param(page, 'zoom') || '';
+    if (!zoom.endsWith(';' + ZOOM)) fail('zoom not in the URL: ' + page.url());
+    const crumbs = await page.locator('#crumbs').innerText();
+    if (!crumbs.includes(ZOOM) || !crumbs.startsWith('root')) fail('breadcrumb: ' + crumbs);
+    const zr = await page.evaluate((n) => window.profdFlame.rectOf(n), ZOOM);
+    const cw = await page.locator('#flame').evaluate((c) => c.getBoundingClientRect().width);
+    if (Math.abs(zr.w - cw) > 1) fail(ZOOM + ' is ' + zr.w + ' px wide after zoom, not ' + cw);
+    await shot(page, 'flamegraph-zoom');
+    await page.locator('#reset-zoom').click();
+    await ready(page);
+    if (param(page, 'zoom')) fail('reset zoom: ' + page.url());
+    await page.goBack();
+    await ready(page);
+    if (param(page, 'zoom') !== zoom) fail('Back did not restore the zoom: ' + page.url());
+    ok('zoom into ' + ZOOM + ' (full width, breadcrumb), reset, Back');
+    await nav(page, '?scope=fx');
+    await shot(page, 'flamegraph');
+
+    // Keyboard: Down from the root goes to its heaviest child; Enter zooms.
+    await page.locator('#flame').focus();
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await ready(page);
+    if ((param(page, 'zoom') || '').split(';').length !== 2) fail('keyboard zoom: ' + page.url());
+    ok('keyboard: arrows and Enter zoom (' + param(page, 'zoom') + ')');
+
+    // Top: the numbers and the text of profctl top.
+    await nav(page, '?scope=fx');
+    await page.locator('#views button[data-view=top]').click();
+    await ready(page);
+    if (param(page, 'view') !== 'top') fail('view=top not in the URL');
+    const rows = await page.locator('#top tbody tr').evaluateAll((trs) => trs.map((tr) => ({
+      name: tr.dataset.name, flat: +tr.dataset.flat, cum: +tr.dataset.cum,
+      cells: [...tr.children].slice(0, 5).map((td) => td.textContent),
+    })));
+    const j = JSON.parse(fs.readFileSync(topJson, 'utf8'));
+    if (rows.length !== j.rows.length) fail('top: ' + rows.length + ' rows, profctl ' + j.rows.length);
+    j.rows.forEach((w, k) => {
+      const g = rows[k];
+      if (g.name !== w.function || g.flat !== w.flat || g.cum !== w.cum)
+        fail('top row ' + k + ': ' + JSON.stringify(g) + ' against ' + JSON.stringify(w));
+    });
+    const text = fs.readFileSync(topTxt, 'utf8').split('\n');
+    const first = text.findIndex((l) => /^\s*flat\s+flat%/.test(l));
+    text.slice(first + 1).filter((l) => l.trim()).forEach((l, k) => {
+      const cols = l.trim().split(/\s+/).slice(0, 5);
+      if (cols.join(' ') !== rows[k].cells.join(' '))
+        fail('top row ' + k + ' reads "' + rows[k].cells.join(' ') + '", profctl top "' + cols.join(' ') + '"');
+    });
+    await shot(page, 'top');
+    ok('top: ' + rows.length + ' rows equal profctl top --json, and read as profctl top prints them');
+
+    // Sorting and the filter.
+    await page.locator('#top th[data-sort=cum]').click();
+    await ready(page);
+    const cums = await page.locator('#top tbody tr').evaluateAll((trs) => trs.map((tr) => +tr.dataset.cum));
+    if (param(page, 'sort') !== 'cum' || cums.some((c, k) => k > 0 && Math.abs(c) > Math.abs(cums[k - 1])))
+      fail('sort by cum');
+    await page.locator('#top-filter').fill('^main\\.');
+    await page.locator('#top-filter').press('Enter');
+    await ready(page);
+    const names = await page.locator('#top tbody tr').evaluateAll((trs) => trs.map((tr) => tr.dataset.name));
+    if (!names.length || names.some((n) => !n.startsWith('main.'))) fail('filter: ' + names.slice(0, 5));
+    ok('top sorted by cum, filtered to ' + names.length + ' main. rows');
+
+    // A click on a row selects the function in the flame graph.
+    await page.locator('#top tbody tr[data-name="main.fib"]').click();
+    await ready(page);
+    if (param(page, 'search') !== '^main\\.fib$' || param(page, 'view') !== 'flamegraph' || param(page, 'side') !== '1')
+      fail('row click: ' + page.url());
+    if (!(await page.locator('#matched').textContent()).startsWith('Matched: ')) fail('row click: nothing matched');
+    await shot(page, 'flamegraph-table');
+    ok('a click on a row selects it in the flame graph, the table beside it');
+
+    // The refine menu on a frame: sandwich.
+    await nav(page, '?scope=fx');
+    await clickFrame(page, 'main.fib', 'right');
+    if (!(await page.locator('#menu').isVisible())) fail('no menu on right-click');
+    const items = await page.locator('#menu button').allTextContents();
+    for (const w of ['Focus on', 'Ignore', 'Hide', 'Show only', 'Sandwich of', 'Copy name'])
+      if (!items.some((t) => t.startsWith(w))) fail('menu lacks ' + w + ': ' + items);
+    await page.locator('#menu button', { hasText: 'Sandwich of' }).click();
+    await ready(page);
+    if (param(page, 'view') !== 'sandwich' || param(page, 'fn') !== 'main.fib') fail('sandwich: ' + page.url());
+    const sw = await page.evaluate(() => window.profdSandwich.map((g) => g.tree.total[0]));
+    const fib = j.rows.find((x) => x.function === 'main.fib');
+    if (sw[0] !== fib.cum || sw[1] !== fib.cum) fail('sandwich totals ' + sw + ', cum of main.fib ' + fib.cum);
+    await shot(page, 'sandwich');
+    ok('menu: ' + items.length + ' items; sandwich of main.fib, callers and callees total its cum');
+
+    // Focus from the menu of a row: a new selection, shown as a chip.
+    await nav(page, '?scope=fx&view=top');
+    await page.locator('#top tbody tr[data-name="main.cryptoPhase"]').click({ button: 'right' });
+    await page.locator('#menu button', { hasText: 'Focus on' }).click();
+    await ready(page);
+    if (param(page, 'focus') !== '^main\\.cryptoPhase$') fail('focus: ' + page.url());
+    if (!(await page.locator('#filters [data-filter=focus]').count())) fail('no focus chip');
+    const fnames = await page.locator('#top tbody tr').evaluateAll((trs) => trs.map((tr) => tr.dataset.name));
+    if (fnames.includes('main.fib')) fail('focus kept main.fib');
+    ok('focus from the menu: ' + fnames.length + ' rows, a chip to remove it');
+
+    // The timeline's brush sets since and until; the views follow.
+    await nav(page, '?scope=series');
+    const tl = await page.locator('#tl').boundingBox();
+    await page.mouse.move(tl.x + tl.width * 0.3, tl.y + 20);
+    await page.mouse.down();
+    await page.mouse.move(tl.x + tl.width * 0.7, tl.y + 20, { steps: 5 });
+    await page.mouse.up();
+    await ready(page);
+    const since = param(page, 'since'), until = param(page, 'until');
+    if (!since || !until || !(Date.parse(since) < Date.parse(until))) fail('brush: ' + page.url());
+    const inWin = await page.evaluate(() => window.profdFlame.tree.total[0]);
+    await nav(page, '?scope=series');
+    const whole = await page.evaluate(() => window.profdFlame.tree.total[0]);
+    if (!(inWin > 0 && inWin < whole)) fail('brushed total ' + inWin + ' of ' + whole);
+    await page.goBack();
+    await ready(page);
+    if (param(page, 'since') !== since) fail('Back after the brush');
+    await shot(page, 'timeline-brush');
+    ok('brush: since=' + since + ' until=' + until + ', total ' + inWin + ' of ' + whole);
+
+    // The label picker: the labels of the scope's samples; one picked
+    // filters the selection.
+    await nav(page, '?scope=series');
+    await page.waitForFunction(() => document.querySelectorAll('#label-add option').length > 1);
+    const labs = await page.locator('#label-add option').allTextContents();
+    if (!labs.includes('worker=w3')) fail('label picker: ' + labs);
+    await page.locator('#label-add').selectOption('worker=w3');
+    await ready(page);
+    if (param(page, 'label') !== 'worker=w3') fail('label not in the URL: ' + page.url());
+    const labTotal = await page.evaluate(() => window.profdFlame.tree.total[0]);
+    if (!(labTotal > 0 && labTotal < whole)) fail('label worker=w3: total ' + labTotal + ' of ' + whole);
+    ok('label picker: ' + (labs.length - 1) + ' labels; worker=w3 selects ' + labTotal + ' of ' + whole);
+    await nav(page, '?scope=series&since=' + encodeURIComponent(since) + '&until=' + encodeURIComponent(until));
+
+    // Diff: one click from the brushed window to the previous one.
+    await page.locator('#tl-prev').click();
+    await ready(page);
+    const bs = param(page, 'base.since'), bu = param(page, 'base.until');
+    if (param(page, 'view') !== 'diff' || !bs || !bu || !(Date.parse(bu) < Date.parse(since)) ||
+        Math.abs((Date.parse(until) - Date.parse(since)) - (Date.parse(bu) - Date.parse(bs))) > 1)
+      fail('compare with the previous window: ' + page.url());
+    const drows = await page.locator('#difftable tbody tr').evaluateAll((trs) => trs.map((tr) => [tr.dataset.name, +tr.dataset.deltaFlat]));
+    const dj = await page.evaluate(async () => {
+      const q = new URLSearchParams(location.search);
+      const a = new URLSearchParams();
+      for (const k of ['scope', 'since', 'until', 'base.scope', 'base.since', 'base.until']) q.getAll(k).forEach((v) => a.append(k, v));
+      return (await fetch('/v1/diff?' + a)).json();
+    });
+    if (!drows.length || drows.length !== dj.rows.length ||
+        drows.some(([n, d], k) => n !== dj.rows[k].function || d !== dj.rows[k].delta_flat))
+      fail('diff table against /v1/diff: ' + JSON.stringify(drows.slice(0, 3)) + ' / ' + JSON.stringify(dj.rows.slice(0, 3)));
+    const dtot = await page.evaluate(() => window.profdFlame.tree.total[0]);
+    if (dtot !== dj.base.total + dj.current.total) fail('diff flame graph total ' + dtot);
+    await page.locator('#normalize').check();
+    await ready(page);
+    if (param(page, 'normalize') !== 'true') fail('normalise not in the URL');
+    await shot(page, 'diff');
+    ok('diff against the previous window (base ' + bs + ' – ' + bu + '): ' + drows.length +
+      ' rows as /v1/diff gives them, normalise in the URL');
+
+    // Diff of two label sets, the base's typed in the diff's own controls.
+    await nav(page, '?scope=series&view=diff&label=worker%3Dw3');
+    await page.locator('#base-label').fill('worker=w1');
+    await page.locator('#base-label').press('Enter');
+    await ready(page);
+    if (param(page, 'base.label') !== 'worker=w1') fail('base label: ' + page.url());
+    const lrows = await page.locator('#difftable tbody tr').evaluateAll((trs) => trs.map((tr) => [tr.dataset.name, +tr.dataset.deltaFlat]));
+    const lj = await page.evaluate(async () =>
+      (await fetch('/v1/diff?scope=series&label=worker%3Dw3&base.scope=series&base.label=worker%3Dw1')).json());
+    if (!lrows.length || lrows.some(([n, d], k) => n !== lj.rows[k].function || d !== lj.rows[k].delta_flat))
+      fail('label diff table against /v1/diff');
+    ok('diff of label sets worker=w3 against worker=w1: ' + lrows.length + ' rows as /v1/diff gives them');
+
+    // Live: a new profile extends the timeline without a reload.
+    await nav(page, '?scope=series&live=1');
+    await page.evaluate(() => { window.profdNotReloaded = true; });
+    const before = await page.evaluate(() => timeline.points[timeline.points.length - 1].time_ns);
+    execFileSync(process.env.PROFCTL, ['push', live, '--scope', 'series']);
+    await page.waitForFunction(() => window.profdLiveUpdates >= 1 && document.body.dataset.ready === location.search,
+      null, { timeout: 30000 });
+    const after = await page.evaluate(() => [timeline.points[timeline.points.length - 1].time_ns, window.profdNotReloaded]);
+    if (!(after[0] > before) || after[1] !== true) fail('live: last point ' + before + ' -> ' + after);
+    ok('live: the timeline grew from ' + before + ' to ' + after[0] + ' without a reload');
+
+    // Downloads of the selection: pprof, folded, SVG.
+    await nav(page, '?scope=fx');
+    const dl = async (id) => {
+      const [d] = await Promise.all([page.waitForEvent('download'), page.locator(id).click()]);
+      return fs.readFileSync(await d.path());
+    };
+    const pb = await dl('#dl-pprof');
+    if (pb[0] !== 0x1f || pb[1] !== 0x8b) fail('pprof download is not gzip');
+    const folded = (await dl('#dl-folded')).toString('utf8');
+    const fsum = folded.trim().split('\n').reduce((a, l) => a + +l.split(' ').pop(), 0);
+    if (fsum !== j.total) fail('folded download adds up to ' + fsum + ', not ' + j.total);
+    const svgText = (await dl('#dl-svg')).toString('utf8');
+    if (!svgText.startsWith('<?xml') || (svgText.match(/<g class="f"/g) || []).length < 100)
+      fail('SVG download: ' + svgText.slice(0, 200));
+    fs.writeFileSync(path.join(outdir, 'download.svg'), svgText);
+    ok('downloads: pprof (' + pb.length + ' bytes gzipped), folded (total ' + fsum + '), SVG (' +
+      svgText.match(/<g class="f"/g).length + ' frames)');
+
+    // A file dropped on the page is pushed to adhoc and opened.
+    await nav(page, '');
+    const dt = await page.evaluateHandle(([b64, name]) => {
+      const bin = atob(b64), a = new Uint8Array(bin.length);
+      for (let k = 0; k < bin.length; k++) a[k] = bin.charCodeAt(k);
+      const d = new DataTransfer();
+      d.items.add(new File([a], name));
+      return d;
+    }, [fs.readFileSync(drop).toString('base64'), path.basename(drop)]);
+    await page.dispatchEvent('#main', 'dragenter', { dataTransfer: dt });
+    if (!(await page.locator('#dropzone').isVisible())) fail('no drop zone while dragging a file');
+    await page.dispatchEvent('#main', 'drop', { dataTransfer: dt });
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('scope') === 'adhoc' &&
+      document.body.dataset.ready === location.search, null, { timeout: 30000 });
+    const said = await page.locator('#notice').textContent();
+    const m = /^(\S+): stored as profile (\d+) \((\d+) samples\)$/.exec(said);
+    if (!m || m[1] !== path.basename(drop) || param(page, 'profile') !== m[2]) fail('drop: "' + said + '", ' + page.url());
+    const dropped = await page.evaluate(() => window.profdFlame.tree.n);
+    if (dropped < 10) fail('the dropped profile shows ' + dropped + ' nodes');
+    await shot(page, 'drop');
+    ok('dropped ' + path.basename(drop) + ': "' + said + '", opened (' + dropped + ' nodes)');
+    await page.dispatchEvent('#main', 'drop', { dataTransfer: dt });
+    await page.waitForFunction(() => /already stored/.test(document.getElementById('notice').textContent));
+    ok('dropped again: "' + await page.locator('#notice').textContent() + '"');
+
+    // Dark, following the system.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await nav(page, '?scope=fx&view=flamegraph&side=1');
+    const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const lum = bg.match(/\d+/g).slice(0, 3).reduce((a, v) => a + +v, 0) / 3;
+    if (lum > 80) fail('dark scheme: background ' + bg);
+    await shot(page, 'dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+    ok('dark colour scheme followed: background ' + bg);
+
+    // The file button, to a scope named in the page.
+    await nav(page, '');
+    await page.locator('#push-scope').fill('picked');
+    await page.locator('#file').setInputFiles(pick);
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('scope') === 'picked' &&
+      document.body.dataset.ready === location.search, null, { timeout: 30000 });
+    const picked = await page.evaluate(() => window.profdFlame.tree.total[0]);
+    const wantPick = fs.readFileSync(pick, 'utf8').trim().split('\n').reduce((a, l) => a + +l.split(' ').pop(), 0);
+    if (picked !== wantPick) fail('picked folded file: total ' + picked + ', its lines add up to ' + wantPick);
+    ok('picked ' + path.basename(pick) + ' into scope picked: ' + await page.locator('#notice').textContent());
+
+    // Over 32 MiB: a chunked upload of 8 MiB pieces, as profctl push.
+    const puts = [];
+    page.on('request', (r) => { if (r.url().includes('/v1/uploads')) puts.push(r.method()); });
+    await nav(page, '');
+    await page.locator('#push-scope').fill('big');
+    await page.locator('#file').setInputFiles(big);
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('scope') === 'big' &&
+      document.body.dataset.ready === location.search, null, { timeout: 120000 });
+    const lines = fs.readFileSync(big, 'utf8').trim().split('\n').length;
+    const bigSaid = await page.locator('#notice').textContent();
+    const chunks = Math.ceil(fs.statSync(big).size / (8 << 20));
+    if (!bigSaid.endsWith('(' + lines + ' samples)') || puts.filter((m) => m === 'PUT').length !== chunks ||
+        puts[0] !== 'POST')
+      fail('big push: "' + bigSaid + '", uploads ' + puts);
+    ok('picked a ' + fs.statSync(big).size + '-byte file: POST /v1/uploads, ' + chunks + ' PUTs; "' + bigSaid + '"');
+
+    if (errors.length) fail(errors.join('; '));
+    ok('no console errors, no request outside the origin');
+  } finally {
+    await browser.close();
+  }
+})().catch((e) => fail(String(e && e.stack || e)));

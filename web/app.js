@@ -1,0 +1,669 @@
+// app.js: profd's browser UI.  It talks to the API of the origin it was
+// loaded from (/v1/...: profd's socket, or profctl web's proxy), keeps all
+// its state in the URL's query with the API's parameter names (so a link
+// is shareable and Back works), and draws the views: flame graph, top
+// table, sandwich, with the timeline's window driving them all.
+'use strict';
+
+// Parameters that make the API's selection, and those of the page only.
+const SEL_MULTI = ['scope', 'label', 'profile'];
+const SEL_ONE = ['metric', 'since', 'until', 'focus', 'ignore', 'hide', 'show'];
+const FILTERS = ['focus', 'ignore', 'hide', 'show'];
+const VIEWS = ['flamegraph', 'top', 'sandwich', 'diff'];
+// The base selection of a diff: the API's base.* parameters.
+const BASE_MULTI = ['base.scope', 'base.label', 'base.profile'];
+const BASE_ONE = ['base.since', 'base.until'];
+const LIVE_MS = 5000;
+
+const $ = (id) => document.getElementById(id);
+
+function el(tag, attrs, ...kids) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v == null || v === false) continue;
+    if (k === 'class') e.className = v;
+    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? '' : v);
+  }
+  for (const k of kids) if (k != null) e.append(k);
+  return e;
+}
+
+// RE2 and JavaScript agree on these escapes.
+function reEscape(s) { return s.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&'); }
+
+function iso(ns) { return new Date(Math.floor(ns / 1e6)).toISOString(); }
+
+// --- state: the URL ---
+
+function state() {
+  const q = new URLSearchParams(location.search);
+  const s = { q };
+  for (const k of SEL_MULTI) s[k] = q.getAll(k).filter((v) => v !== '');
+  for (const k of SEL_ONE) s[k] = q.get(k) || '';
+  s.view = VIEWS.includes(q.get('view')) ? q.get('view') : 'flamegraph';
+  s.search = q.get('search') || '';
+  s.zoom = q.get('zoom') ? q.get('zoom').split(';') : [];
+  s.fn = q.get('fn') || '';
+  s.side = q.get('side') === '1';
+  s.colour = q.get('colour') === 'kind' ? 'kind' : 'package';
+  s.flip = q.get('flip') === '1';
+  s.sort = q.get('sort') || '';
+  s.filter = q.get('filter') || '';
+  s.base = {};
+  for (const k of BASE_MULTI) s.base[k] = q.getAll(k).filter((v) => v !== '');
+  for (const k of BASE_ONE) s.base[k] = q.get(k) || '';
+  s.normalize = q.get('normalize') === 'true';
+  s.live = q.get('live') === '1';
+  return s;
+}
+
+// Change the URL (a new history entry unless replace) and redraw.
+function go(changes, replace) {
+  const q = new URLSearchParams(location.search);
+  for (const [k, v] of Object.entries(changes)) {
+    q.delete(k);
+    if (Array.isArray(v)) v.forEach((x) => q.append(k, x));
+    else if (v !== '' && v != null && v !== false) q.set(k, v === true ? '1' : v);
+  }
+  // A new selection keeps no zoom into the old one's tree.
+  if (['scope', 'metric', 'label', 'profile', ...FILTERS].some((k) => k in changes) && !('zoom' in changes))
+    q.delete('zoom');
+  const url = location.pathname + (q.toString() ? '?' + q : '');
+  if (url === location.pathname + location.search) return;
+  if (replace) history.replaceState(null, '', url);
+  else history.pushState(null, '', url);
+  render();
+}
+
+// The API's selection parameters, without since/until when whole.
+function selQuery(s, whole) {
+  const q = new URLSearchParams();
+  for (const k of SEL_MULTI) s[k].forEach((v) => q.append(k, v));
+  for (const k of SEL_ONE) {
+    if (whole && (k === 'since' || k === 'until')) continue;
+    if (s[k]) q.set(k, s[k]);
+  }
+  return q;
+}
+
+// --- the API ---
+
+const cache = new Map();
+
+async function api(path) {
+  if (cache.has(path)) return cache.get(path);
+  const p = (async () => {
+    const r = await fetch(path, { credentials: 'same-origin' });
+    const text = await r.text();
+    let j = null;
+    try { j = JSON.parse(text); } catch (e) { /* not JSON */ }
+    if (!r.ok) {
+      cache.delete(path);
+      throw new Error(j && j.detail ? j.error + ': ' + j.detail : 'HTTP ' + r.status + ' ' + text.slice(0, 200));
+    }
+    return j;
+  })();
+  cache.set(path, p);
+  p.catch(() => cache.delete(path));
+  return p;
+}
+
+function showError(e) {
+  const box = $('error');
+  if (!e) { box.hidden = true; return; }
+  box.textContent = String(e.message || e);
+  box.hidden = false;
+}
+
+// --- the header: pickers and filters ---
+
+let scopesReply = null;
+
+function fillPickers(s, top) {
+  const names = scopesReply.scopes.map((x) => x.name);
+  const sel = $('scope');
+  sel.replaceChildren(...names.map((n) => el('option', { value: n, selected: n === s.scope[0] }, n)));
+  const add = $('scope-add');
+  add.replaceChildren(el('option', { value: '' }, '+ scope'),
+    ...names.filter((n) => !s.scope.includes(n)).map((n) => el('option', { value: n }, n)));
+  $('scopes-extra').replaceChildren(...s.scope.slice(1).map((n) => el('span', { class: 'chip' }, '+ ' + n,
+    el('button', { type: 'button', title: 'Leave out ' + n, onclick: () => go({ scope: s.scope.filter((x) => x !== n) }) }, '\u00d7'))));
+  const metrics = new Map();
+  for (const x of scopesReply.scopes)
+    if (s.scope.includes(x.name))
+      for (const m of x.metrics) metrics.set(m.type + '/' + m.unit, m);
+  const cur = s.metric || (top && top.metric ? top.metric.type + '/' + top.metric.unit : '');
+  $('metric').replaceChildren(...[...metrics.keys()].sort().map((k) => el('option', {
+    value: k, selected: k === cur || k.split('/')[0] === cur }, k)));
+  const lab = $('label');
+  if (document.activeElement !== lab) lab.value = s.label.join(', ');
+  $('filters').replaceChildren(...FILTERS.filter((k) => s[k]).map((k) => el('span', { class: 'chip', 'data-filter': k },
+    k + '=' + s[k], el('button', { type: 'button', title: 'Remove the ' + k + ' filter', onclick: () => go({ [k]: '' }) }, '\u00d7'))));
+  if (s.profile.length)
+    $('filters').append(el('span', { class: 'chip', 'data-filter': 'profile' }, 'profile ' + s.profile.join(', '),
+      el('button', { type: 'button', title: 'Every profile of the scope', onclick: () => go({ profile: [] }) }, '\u00d7')));
+  if (s.since || s.until)
+    $('filters').append(el('span', { class: 'chip' }, 'window ' + (s.since || '…') + ' – ' + (s.until || '…'),
+      el('button', { type: 'button', title: 'The whole range', onclick: () => go({ since: '', until: '' }) }, '\u00d7')));
+  for (const b of document.querySelectorAll('#views button'))
+    b.classList.toggle('on', b.dataset.view === s.view);
+  $('side').checked = s.side;
+  $('side-l').hidden = s.view !== 'flamegraph';
+  $('colour').value = s.colour;
+  $('flip').checked = s.flip;
+  $('live').checked = s.live;
+  const q = selQuery(s, false);
+  const base = s.scope.join('+').replace(/[^A-Za-z0-9._+-]/g, '_');
+  $('dl-pprof').href = '/v1/export?' + q;
+  $('dl-pprof').download = base + '.pb.gz';
+  $('dl-folded').href = '/v1/tree?' + q + '&format=folded';
+  $('dl-folded').download = base + '.folded';
+  $('dl-svg').hidden = !(s.view === 'flamegraph' || s.view === 'diff');
+  const search = $('search');
+  if (document.activeElement !== search) search.value = s.search;
+}
+
+// The label picker's choices: the labels (sample labels and push labels)
+// of the selected scopes' newest 20 profiles, through read-only SQL over
+// the documented views, asked once per set of scopes.
+const labelChoices = new Map();
+
+function labelsFor(scopes) {
+  const key = scopes.join('\n');
+  if (labelChoices.has(key)) return labelChoices.get(key);
+  const list = scopes.map((x) => "'" + x.replace(/'/g, "''") + "'").join(',');
+  const recent = 'SELECT profile_id FROM profiles WHERE scope IN (' + list + ') ORDER BY time_ns DESC LIMIT 20';
+  const sql = 'SELECT DISTINCT l.key, coalesce(l.value, CAST(l.num AS TEXT)) FROM samples s JOIN labels l ' +
+    'ON l.labelset_id = s.labelset_id WHERE s.profile_id IN (' + recent + ') ' +
+    'UNION SELECT DISTINCT key, value FROM profile_labels WHERE profile_id IN (' + recent + ') ORDER BY 1, 2';
+  const p = fetch('/v1/query?max_rows=500&timeout_ms=3000', { method: 'POST', body: sql, credentials: 'same-origin' })
+    .then((r) => (r.ok ? r.json() : { rows: [] }))
+    .then((j) => (j.rows || []).filter((r) => r[1] != null).map((r) => r[0] + '=' + r[1]))
+    .catch(() => []);
+  labelChoices.set(key, p);
+  return p;
+}
+
+async function fillLabels(s) {
+  const choices = await labelsFor(s.scope);
+  const add = $('label-add');
+  add.replaceChildren(el('option', { value: '' }, choices.length ? '+ label' : '(no labels)'),
+    ...choices.filter((c) => !s.label.includes(c)).map((c) => el('option', { value: c }, c)));
+}
+
+function wireHeader() {
+  $('label-add').addEventListener('change', (e) => {
+    if (e.target.value) go({ label: [...state().label, e.target.value] });
+  });
+  $('scope').addEventListener('change', (e) => go({ scope: [e.target.value], metric: '' }));
+  $('scope-add').addEventListener('change', (e) => {
+    if (e.target.value) go({ scope: [...state().scope, e.target.value] });
+  });
+  $('metric').addEventListener('change', (e) => go({ metric: e.target.value }));
+  $('label').addEventListener('change', (e) => go({
+    label: e.target.value.split(',').map((x) => x.trim()).filter((x) => x) }));
+  for (const b of document.querySelectorAll('#views button'))
+    b.addEventListener('click', () => go({ view: b.dataset.view }));
+  $('side').addEventListener('change', (e) => go({ side: e.target.checked }));
+  $('colour').addEventListener('change', (e) => go({ colour: e.target.value === 'kind' ? 'kind' : '' }, true));
+  $('flip').addEventListener('change', (e) => go({ flip: e.target.checked }, true));
+  let t = null;
+  $('search').addEventListener('input', (e) => {
+    clearTimeout(t);
+    t = setTimeout(() => go({ search: e.target.value }, true), 250);
+  });
+  $('search').addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') { clearTimeout(t); go({ search: e.target.value }); }
+    if (e.key === 'Escape') { e.target.value = ''; go({ search: '' }); e.target.blur(); }
+  });
+  $('tl-all').addEventListener('click', () => go({ since: '', until: '' }));
+  $('tl-prev').addEventListener('click', () => comparePrevious());
+  $('live').addEventListener('change', (e) => go({ live: e.target.checked }, true));
+  $('dl-svg').addEventListener('click', (e) => {
+    e.preventDefault();
+    const g = window.profdFlame;
+    if (!g || !g.tree) return;
+    const url = URL.createObjectURL(new Blob([g.toSVG(1200)], { type: 'image/svg+xml' }));
+    const a = el('a', { href: url, download: state().scope.join('+') + '.svg' });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+  });
+  document.addEventListener('keydown', (e) => {
+    if (e.target.closest('input, select, textarea') || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.key === '/') { e.preventDefault(); $('search').focus(); }
+    else if (e.key === 'f') go({ view: 'flamegraph' });
+    else if (e.key === 't') go({ view: 'top' });
+    else if (e.key === 's' && state().fn) go({ view: 'sandwich' });
+    else if (e.key === 'd') go({ view: 'diff' });
+  });
+  window.addEventListener('popstate', render);
+}
+
+// --- the refine menu ---
+
+function menuClose() { $('menu').hidden = true; }
+
+// pprof's refine menu for a function name: focus, ignore, hide, show,
+// sandwich, copy.
+function menuOpen(name, ev) {
+  const s = state();
+  const re = '^' + reEscape(name) + '$';
+  const join = (old) => (old ? old + '|' + re : re);
+  const items = [
+    ['Focus on ' + name, () => go({ focus: re })],
+    ['Ignore ' + name, () => go({ ignore: join(s.ignore) })],
+    ['Hide ' + name, () => go({ hide: join(s.hide) })],
+    ['Show only ' + name, () => go({ show: join(s.show) })],
+    ['Sandwich of ' + name, () => go({ view: 'sandwich', fn: name, zoom: '' })],
+    ['Copy name', () => copy(name)],
+  ];
+  const m = $('menu');
+  m.replaceChildren(...items.map(([label, fn]) => el('button', { type: 'button', role: 'menuitem',
+    onclick: () => { menuClose(); fn(); } }, label)));
+  m.hidden = false;
+  const r = m.getBoundingClientRect();
+  m.style.left = Math.min(ev.clientX, window.innerWidth - r.width - 4) + 'px';
+  m.style.top = Math.min(ev.clientY, window.innerHeight - r.height - 4) + 'px';
+  m.firstChild.focus();
+}
+
+function copy(text) {
+  if (navigator.clipboard && window.isSecureContext)
+    return navigator.clipboard.writeText(text).catch(() => copyOld(text));
+  return copyOld(text);
+}
+
+function copyOld(text) {
+  const t = el('textarea', {}, text);
+  document.body.append(t);
+  t.select();
+  document.execCommand('copy');
+  t.remove();
+}
+
+function wireMenu() {
+  document.addEventListener('click', (e) => { if (!e.target.closest('#menu')) menuClose(); });
+  $('menu').addEventListener('keydown', (e) => {
+    const items = [...$('menu').children], at = items.indexOf(document.activeElement);
+    if (e.key === 'Escape') { menuClose(); e.preventDefault(); }
+    else if (e.key === 'ArrowDown') { items[(at + 1) % items.length].focus(); e.preventDefault(); }
+    else if (e.key === 'ArrowUp') { items[(at + items.length - 1) % items.length].focus(); e.preventDefault(); }
+  });
+}
+
+// --- the timeline ---
+
+let timeline = null;
+
+// A since/until value in ns: RFC 3339 or relative to now (-15m).
+function timeNs(v, end) {
+  if (!v) return end ? Infinity : -Infinity;
+  const m = /^-(\d+)(s|m|h|d)$/.exec(v);
+  if (m) return Date.now() * 1e6 - Number(m[1]) * { s: 1e9, m: 60e9, h: 3600e9, d: 86400e9 }[m[2]];
+  const d = Date.parse(v);
+  return isNaN(d) ? (end ? Infinity : -Infinity) : d * 1e6;
+}
+
+let timelineStep = 1e9;
+
+async function drawTimeline(s, seq) {
+  const q = selQuery(s, true);
+  const j = await api('/v1/timeline?' + q);
+  if (stale(seq)) return;
+  const t = timeNs;
+  const win = s.since || s.until ? [t(s.since, false), t(s.until, true)] : null;
+  timelineStep = (j.step_s || 1) * 1e9;
+  timeline.set(j.points || [], (j.step_s || 1) * 1e9, win);
+  const p = j.points || [];
+  $('tl-range').textContent = p.length ? iso(p[0].time_ns) + ' – ' + iso(p[p.length - 1].time_ns) +
+    ' (step ' + j.step_s + ' s, total ' + Units.label(j.total, j.unit) + ')' : 'no samples';
+  $('tl-all').hidden = !win;
+  $('tl-prev').hidden = !(win && isFinite(win[0]) && isFinite(win[1]));
+}
+
+// The window in force against the one of the same length just before it.
+function comparePrevious() {
+  const s = state();
+  const a = timeNs(s.since, false), b = timeNs(s.until, true);
+  if (!isFinite(a) || !isFinite(b)) return;
+  const span = b - a + timelineStep;
+  go({ view: 'diff', 'base.scope': s.scope, 'base.label': s.label, 'base.profile': [],
+    'base.since': iso(a - span), 'base.until': iso(a - timelineStep) });
+}
+
+// --- views ---
+
+let flame = null, flameKey = '';
+
+function topRowsSorted(top, s) {
+  const rows = top.rows.slice();
+  const by = s.sort;
+  if (by === 'cum') rows.sort((a, b) => Math.abs(b.cum) - Math.abs(a.cum) || (a.function < b.function ? -1 : 1));
+  else if (by === 'name') rows.sort((a, b) => (a.function < b.function ? -1 : a.function > b.function ? 1 : 0));
+  return rows;
+}
+
+// pprof's -top columns, the values scaled to one unit as profctl prints.
+function topTable(top, s, onPick) {
+  const rows = topRowsSorted(top, s);
+  const out = Units.outputUnit(top.unit, top.rows, top.total);
+  let re = null;
+  try { re = s.filter ? new RegExp(s.filter) : null; } catch (e) { re = null; }
+  const head = (label, key, cls) => el('th', { class: cls, 'data-sort': key,
+    title: key ? 'Sort by ' + key : null,
+    onclick: key ? () => go({ sort: key === 'flat' ? '' : key }, true) : null },
+  label + (key && (s.sort || 'flat') === key ? ' \u25be' : ''));
+  const table = el('table', { id: 'top', class: 'top' }, el('thead', {}, el('tr', {},
+    head('flat', 'flat', 'num'), head('flat%', null, 'num'), head('sum%', null, 'num'),
+    head('cum', 'cum', 'num'), head('cum%', null, 'num'), head('function', 'name'))));
+  const body = el('tbody');
+  let sum = 0;
+  for (const r of rows) {
+    if (re && !re.test(r.function)) continue;
+    sum += r.flat;
+    const tr = el('tr', { tabindex: '0', 'data-name': r.function, 'data-flat': String(r.flat), 'data-cum': String(r.cum) },
+      el('td', { class: 'num' }, Units.label(r.flat, top.unit, out)),
+      el('td', { class: 'num' }, Units.percentage(r.flat, top.total)),
+      el('td', { class: 'num' }, Units.percentage(sum, top.total)),
+      el('td', { class: 'num' }, Units.label(r.cum, top.unit, out)),
+      el('td', { class: 'num' }, Units.percentage(r.cum, top.total)),
+      el('td', { class: 'fn' }, r.function, r.inline === 'inline' ? el('span', { class: 'inl' }, ' (inline)')
+        : r.inline === 'partial-inline' ? el('span', { class: 'inl' }, ' (partial-inline)') : null));
+    if (s.search === '^' + reEscape(r.function) + '$') tr.classList.add('picked');
+    tr.addEventListener('click', () => onPick(r.function));
+    tr.addEventListener('contextmenu', (e) => { e.preventDefault(); menuOpen(r.function, e); });
+    tr.addEventListener('keydown', (e) => {
+      if (e.key === 'ArrowDown' && tr.nextSibling) { tr.nextSibling.focus(); e.preventDefault(); }
+      else if (e.key === 'ArrowUp' && tr.previousSibling) { tr.previousSibling.focus(); e.preventDefault(); }
+      else if (e.key === 'Enter') onPick(r.function);
+      else if (e.key === 'ContextMenu' || (e.shiftKey && e.key === 'F10')) {
+        const b = tr.getBoundingClientRect();
+        menuOpen(r.function, { clientX: b.left + 40, clientY: b.bottom });
+        e.preventDefault();
+      }
+    });
+    body.append(tr);
+  }
+  table.append(body);
+  const filter = el('input', { id: 'top-filter', size: '24', placeholder: 'filter (regex)', value: s.filter,
+    title: 'Only functions matching this regular expression' });
+  filter.addEventListener('change', () => go({ filter: filter.value }, true));
+  const info = el('p', { class: 'note' }, 'Total ' + Units.label(top.total, top.unit, out) + ' over ' +
+    top.profiles + ' profile' + (top.profiles === 1 ? '' : 's') + ', ' + top.rows_total + ' functions. ');
+  info.append(filter);
+  return el('div', { class: 'topwrap' }, info, table);
+}
+
+function breadcrumb(tree, z) {
+  const nav = el('nav', { id: 'crumbs' });
+  const path = [];
+  for (let i = z; i >= 0; i = tree.parent[i]) path.push(i);
+  path.reverse();
+  path.forEach((i, k) => {
+    if (k > 0) nav.append(' \u203a ');
+    const name = k === 0 ? 'root' : tree.nameOf(i);
+    nav.append(k === path.length - 1 ? el('b', {}, name)
+      : el('a', { href: '#', onclick: (e) => { e.preventDefault(); go({ zoom: tree.path(i).join(';') }); } }, name));
+  });
+  if (z !== 0)
+    nav.append(' ', el('button', { type: 'button', id: 'reset-zoom', onclick: () => go({ zoom: '' }) }, 'Reset zoom'));
+  return nav;
+}
+
+function newFlame(canvas, inverted, extra) {
+  return new FlameGraph(Object.assign({ canvas, inverted, tooltip: $('tooltip') }, extra));
+}
+
+// Keyboard focus stays with the view it was in across a redraw.
+function hadFocus(sel) {
+  const a = document.activeElement;
+  return !!(a && a.closest && a.closest(sel));
+}
+
+// A render overtaken by a newer one (a click before the replies came)
+// draws nothing.
+let renderSeq = 0;
+const stale = (seq) => seq !== renderSeq;
+
+async function viewFlame(main, s, q, seq) {
+  const [tree, top] = await Promise.all([api('/v1/tree?' + q), api('/v1/top?' + q)]);
+  if (stale(seq)) return;
+  const focused = hadFocus('#flame');
+  fillPickers(s, top);
+  const key = '/v1/tree?' + q;
+  const canvas = el('canvas', { id: 'flame', 'aria-label': 'Flame graph' });
+  const wrap = el('div', { class: 'flamewrap' }, canvas);
+  if (!flame || flameKey !== key) {
+    const t0 = performance.now();
+    flame = { tree: new FlameTree(tree.root), built: performance.now() - t0 };
+    flameKey = key;
+  }
+  const g = newFlame(canvas, s.flip, {
+    onZoom: (i) => go({ zoom: g.tree.path(i).join(';') }),
+    onMenu: (i, e) => menuOpen(g.tree.nameOf(i), e),
+  });
+  g.set(flame.tree);
+  window.profdFlame = g;
+  g.unit = tree.unit;
+  g.colorBy = s.colour;
+  g.inline = new Set(top.rows.filter((r) => r.inline === 'inline').map((r) => r.function));
+  g.zoom = g.tree.find(s.zoom);
+  if (s.search) {
+    try {
+      const m = g.tree.search(new RegExp(s.search));
+      g.hit = m.hit;
+      $('matched').textContent = 'Matched: ' + (m.share * 100 >= 99.95 ? '100' : (m.share * 100).toFixed(1)) +
+        '% (' + Units.label(m.sum, tree.unit) + ')';
+      $('search').classList.remove('bad');
+    } catch (e) {
+      $('search').classList.add('bad');
+      $('matched').textContent = '';
+    }
+  } else $('matched').textContent = '';
+  const parts = [breadcrumb(g.tree, g.zoom), wrap];
+  if (s.side) {
+    main.classList.add('side');
+    main.replaceChildren(el('div', { class: 'pane' }, ...parts),
+      el('div', { class: 'pane' }, topTable(top, s, (fn) => go({ search: '^' + reEscape(fn) + '$' }))));
+  } else main.replaceChildren(...parts);
+  const t1 = performance.now();
+  g.draw();
+  window.profdLastPaint = { build_ms: flame.built, draw_ms: performance.now() - t1, nodes: g.tree.n };
+  if (focused) canvas.focus({ preventScroll: true });
+}
+
+async function viewTop(main, s, q, seq) {
+  const top = await api('/v1/top?' + q);
+  if (stale(seq)) return;
+  const focused = hadFocus('#top');
+  fillPickers(s, top);
+  main.replaceChildren(topTable(top, s, (fn) => go({ view: 'flamegraph', side: true, search: '^' + reEscape(fn) + '$' })));
+  const first = main.querySelector('tbody tr');
+  if (first && focused) first.focus({ preventScroll: true });
+}
+
+async function viewSandwich(main, s, q, seq) {
+  const [tree, top] = await Promise.all([api('/v1/tree?' + q), api('/v1/top?' + q)]);
+  if (stale(seq)) return;
+  fillPickers(s, top);
+  let fn = s.fn;
+  if (!fn && top.rows.length) fn = top.rows[0].function;
+  if (!fn) { main.replaceChildren(el('p', { class: 'note' }, 'No samples in this selection.')); return; }
+  const key = '/v1/tree?' + q;
+  if (!flame || flameKey !== key) { flame = { tree: new FlameTree(tree.root), built: 0 }; flameKey = key; }
+  const sw = flame.tree.sandwich(fn);
+  const row = top.rows.find((r) => r.function === fn);
+  const out = Units.outputUnit(top.unit, top.rows, top.total);
+  const names = top.rows.map((r) => r.function);
+  const pick = el('select', { id: 'sandwich-fn', title: 'The function in the middle' },
+    ...names.map((n) => el('option', { value: n, selected: n === fn }, n)));
+  pick.addEventListener('change', () => go({ fn: pick.value }));
+  const head = el('p', { class: 'note' }, 'Sandwich of ', pick, row ? ' — flat ' + Units.label(row.flat, top.unit, out) +
+    ' (' + Units.percentage(row.flat, top.total) + '), cum ' + Units.label(row.cum, top.unit, out) +
+    ' (' + Units.percentage(row.cum, top.total) + ')' : '');
+  const c1 = el('canvas', { id: 'callers', 'aria-label': 'Callers of ' + fn });
+  const c2 = el('canvas', { id: 'callees', 'aria-label': 'Callees of ' + fn });
+  main.replaceChildren(head, el('h3', {}, 'Callers'), el('div', { class: 'flamewrap' }, c1),
+    el('h3', {}, 'Callees'), el('div', { class: 'flamewrap' }, c2));
+  const inl = new Set(top.rows.filter((r) => r.inline === 'inline').map((r) => r.function));
+  const mk = (canvas, root, inverted) => {
+    const g = newFlame(canvas, inverted, {
+      onZoom: (i) => { if (i > 0 || inverted) go({ fn: g.tree.nameOf(i) }); },
+      onMenu: (i, e) => menuOpen(g.tree.nameOf(i), e),
+    });
+    g.set(new FlameTree(root));
+    g.unit = tree.unit;
+    g.colorBy = s.colour;
+    g.inline = inl;
+    g.draw();
+    return g;
+  };
+  window.profdSandwich = [mk(c1, sw.callers, true), mk(c2, sw.callees, false)];
+}
+
+// --- pushing files: dropped on the page or picked ---
+
+function notice(text) {
+  const n = $('notice');
+  n.textContent = text;
+  n.hidden = !text;
+}
+
+async function pushAndOpen(files) {
+  const input = $('push-scope');
+  const scope = input.value.trim() || 'adhoc';
+  if (!/^[A-Za-z0-9._-]{1,128}$/.test(scope) || scope === '.' || scope === '..') {
+    notice('push: "' + scope + '" is not a scope name ([A-Za-z0-9._-], at most 128)');
+    return;
+  }
+  if (!files.length) return;
+  const ids = await pushFiles([...files], scope, notice);
+  scopesReply = null;
+  cache.clear();
+  labelChoices.clear();
+  flame = null;
+  if (!ids.length) { render(); return; }
+  go({ scope: [scope], profile: ids.map(String), metric: '', since: '', until: '', label: [],
+    focus: '', ignore: '', hide: '', show: '', zoom: '', search: '', fn: '', view: 'flamegraph' });
+}
+
+function wirePush() {
+  $('file').addEventListener('change', (e) => {
+    const files = [...e.target.files];
+    e.target.value = '';
+    pushAndOpen(files);
+  });
+  $('push-scope').addEventListener('input', (e) => { $('drop-scope').textContent = e.target.value || 'adhoc'; });
+  let depth = 0;
+  const zone = $('dropzone');
+  const files = (e) => e.dataTransfer && [...e.dataTransfer.types].includes('Files');
+  window.addEventListener('dragenter', (e) => { if (files(e)) { depth++; zone.hidden = false; e.preventDefault(); } });
+  window.addEventListener('dragleave', () => { if (--depth <= 0) { depth = 0; zone.hidden = true; } });
+  window.addEventListener('dragover', (e) => { if (files(e)) e.preventDefault(); });
+  window.addEventListener('drop', (e) => {
+    depth = 0;
+    zone.hidden = true;
+    if (!e.dataTransfer || !e.dataTransfer.files.length) return;
+    e.preventDefault();
+    pushAndOpen(e.dataTransfer.files);
+  });
+}
+
+function viewScopes(main) {
+  $('pickers').hidden = $('views').hidden = $('refine').hidden = $('timeline').hidden = true;
+  const sc = scopesReply.scopes;
+  if (!sc.length) {
+    main.replaceChildren(el('p', { class: 'note' }, 'No profiles yet: drop a pprof, Perfetto or folded file here, ' +
+      'pick one with "file…", or push one with profctl push.'));
+    return;
+  }
+  const t = el('table', { id: 'scopes' }, el('tr', {}, el('th', {}, 'scope'), el('th', { class: 'num' }, 'profiles'),
+    el('th', {}, 'metrics'), el('th', {}, 'first'), el('th', {}, 'last')));
+  for (const x of sc)
+    t.append(el('tr', {}, el('td', {}, el('a', { href: '?scope=' + encodeURIComponent(x.name) }, x.name)),
+      el('td', { class: 'num' }, String(x.profiles)),
+      el('td', {}, x.metrics.map((m) => m.type + '/' + m.unit).join(' ')),
+      el('td', {}, x.first_time || ''), el('td', {}, x.last_time || '')));
+  main.replaceChildren(el('h2', {}, 'Scopes'), t);
+}
+
+async function render() {
+  const seq = ++renderSeq;
+  const s = state();
+  const main = $('main');
+  main.classList.remove('side');
+  menuClose();
+  showError(null);
+  $('tooltip').hidden = true;
+  try {
+    if (!scopesReply) scopesReply = await api('/v1/scopes');
+    if (stale(seq)) return;
+    if (!s.scope.length) {
+      document.title = 'profd';
+      viewScopes(main);
+      document.body.dataset.ready = location.search;
+      return;
+    }
+    $('pickers').hidden = $('views').hidden = $('refine').hidden = $('timeline').hidden = false;
+    document.title = s.scope.join('+') + ' · ' + s.view + ' · profd';
+    fillPickers(s, null);
+    fillLabels(s);
+    const q = selQuery(s, false);
+    const tl = drawTimeline(s, seq).catch((e) => showError(e));
+    if (s.view === 'top') await viewTop(main, s, q, seq);
+    else if (s.view === 'sandwich') await viewSandwich(main, s, q, seq);
+    else if (s.view === 'diff') await viewDiff(main, s, q, seq);
+    else await viewFlame(main, s, q, seq);
+    await tl;
+    if (seq === renderSeq) document.body.dataset.ready = location.search;
+  } catch (e) {
+    if (seq !== renderSeq) return;
+    showError(e);
+    main.replaceChildren();
+    document.body.dataset.ready = location.search;
+  }
+}
+
+// Live: while the URL says live=1, the scopes are asked every LIVE_MS; a
+// selected scope with new profiles redraws the views from fresh replies
+// (the page is not reloaded).
+function liveKey(reply, scopes) {
+  return reply.scopes.filter((x) => scopes.includes(x.name))
+    .map((x) => x.name + ':' + x.profiles + ':' + x.last_time_ns).join(',');
+}
+
+async function livePoll() {
+  const s = state();
+  if (!s.live || !s.scope.length || document.hidden) return;
+  try {
+    const r = await fetch('/v1/scopes', { credentials: 'same-origin' });
+    if (!r.ok) return;
+    const j = await r.json();
+    const key = liveKey(j, s.scope);
+    if (scopesReply && key !== liveKey(scopesReply, s.scope)) {
+      scopesReply = j;
+      cache.clear();
+      labelChoices.clear();
+      flame = null;
+      await render();
+      window.profdLiveUpdates = (window.profdLiveUpdates || 0) + 1;
+    }
+  } catch (e) { /* the next poll tries again */ }
+}
+
+window.addEventListener('DOMContentLoaded', () => {
+  setInterval(livePoll, LIVE_MS);
+  timeline = new Timeline({
+    canvas: $('tl'),
+    onBrush: (t0, t1) => go({ since: iso(t0), until: iso(t1) }),
+    onClear: () => go({ since: '', until: '' }),
+    onHover: (p) => { $('tl').title = iso(p.time_ns) + ': ' + p.value; },
+  });
+  wireHeader();
+  wireMenu();
+  wirePush();
+  render();
+});

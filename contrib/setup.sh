@@ -15,9 +15,12 @@ pkgs=(build-essential cmake pkg-config curl python3 gzip
 # real browser for the flame graph (Chromium driven by Node's
 # playwright-core, installed into the build directory by the test).
 # clang-14 and libclang-rt-14-dev build the libFuzzer harnesses of
-# tests/fuzz (gcc has no libFuzzer).
+# tests/fuzz (gcc has no libFuzzer). clickhouse-server and -client: the
+# fleet tests start their own ClickHouse as a user process on loopback
+# ports (the package's system service is not used).
 if [ "${PROFD_WITH_GO:-0}" = 1 ]; then
-	pkgs+=(golang-go chromium systemd clang-14 libclang-rt-14-dev)
+	pkgs+=(golang-go chromium systemd clang-14 libclang-rt-14-dev
+	    clickhouse-server clickhouse-client)
 	command -v node >/dev/null || pkgs+=(nodejs)
 	command -v npm >/dev/null || pkgs+=(npm)
 fi

@@ -357,4 +357,27 @@ int store_labels_by_set(struct store *, const int64_t *labelsets, size_t n,
     void (*cb)(void *, const struct store_label_row *), void *,
     struct error *);
 
+/* ---- fleet shipping (store-fleet.c) ---- */
+
+/* A committed profile not yet shipped to ClickHouse. */
+struct store_ship_profile {
+	int64_t id, scope_id, bytes, time_ns, duration_ns;
+	char *scope, *name;
+	uint8_t hash[32];	/* the store's dedup hash; zeros if none */
+};
+void store_ship_profiles_free(struct store_ship_profile *, size_t);
+/* Up to max unshipped profiles, oldest id first. */
+int store_ship_pending(struct store *, size_t max,
+    struct store_ship_profile **, size_t *, struct error *);
+/* The backlog: unshipped profiles and their bytes (as pushed). */
+int store_ship_lag(struct store *, int64_t *profiles, int64_t *bytes,
+    struct error *);
+/* Profiles marked shipped at now_ns, all or none (the writer; after
+ * ClickHouse acknowledged them). */
+int store_ship_mark(struct store *, const int64_t *ids, size_t n,
+    int64_t now_ns, struct error *);
+/* 1 if a profile has shipped, 0 if not, -1 (ERR_NOT_FOUND: no such). */
+int store_ship_is_shipped(struct store *, int64_t profile_id,
+    struct error *);
+
 #endif

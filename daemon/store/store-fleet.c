@@ -1,0 +1,144 @@
+/* store-fleet.c: the fleet shipping cursor (schema 8): the profiles that
+ * have not shipped to ClickHouse yet, the size of that backlog, and a
+ * batch marked shipped once ClickHouse acknowledged it.  What a profile
+ * holds is read as export reads it (store_select_all). */
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store-int.h"
+#include "util.h"
+
+void
+store_ship_profiles_free(struct store_ship_profile *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(p[i].scope);
+		free(p[i].name);
+	}
+	free(p);
+}
+
+int
+store_ship_pending(struct store *s, size_t max,
+    struct store_ship_profile **out, size_t *nout, struct error *err)
+{
+	struct store_ship_profile *p = NULL, *e;
+	sqlite3_stmt *st = NULL;
+	const void *h;
+	size_t n = 0;
+	int rc;
+
+	*out = NULL;
+	*nout = 0;
+	if (sqlite3_prepare_v2(s->db, "SELECT p.id, p.scope_id, s.name, "
+	    "p.name, p.hash, p.bytes, p.time_ns, p.duration_ns FROM profile p "
+	    "JOIN scope s ON s.id = p.scope_id WHERE p.shipped_ns = 0 "
+	    "ORDER BY p.id LIMIT ?1", -1, &st, NULL) != SQLITE_OK)
+		return store_fail(s, err, "listing unshipped profiles");
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)(max > INT64_MAX ?
+	    INT64_MAX : max));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		p = xreallocarray(p, n + 1, sizeof *p);
+		e = &p[n++];
+		memset(e, 0, sizeof *e);
+		e->id = sqlite3_column_int64(st, 0);
+		e->scope_id = sqlite3_column_int64(st, 1);
+		e->scope = xstrdup((const char *)sqlite3_column_text(st, 2));
+		e->name = xstrdup((const char *)sqlite3_column_text(st, 3));
+		h = sqlite3_column_blob(st, 4);
+		if (h != NULL && sqlite3_column_bytes(st, 4) == 32)
+			memcpy(e->hash, h, 32);
+		e->bytes = sqlite3_column_int64(st, 5);
+		e->time_ns = sqlite3_column_int64(st, 6);
+		e->duration_ns = sqlite3_column_int64(st, 7);
+	}
+	if (rc != SQLITE_DONE) {
+		store_fail(s, err, "listing unshipped profiles");
+		sqlite3_finalize(st);
+		store_ship_profiles_free(p, n);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	*out = p;
+	*nout = n;
+	return 0;
+}
+
+int
+store_ship_lag(struct store *s, int64_t *profiles, int64_t *bytes,
+    struct error *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT count(*), ifnull(sum(bytes), 0) "
+	    "FROM profile WHERE shipped_ns = 0", -1, &st, NULL) != SQLITE_OK)
+		return store_fail(s, err, "counting unshipped profiles");
+	if ((rc = sqlite3_step(st)) != SQLITE_ROW) {
+		store_fail(s, err, "counting unshipped profiles");
+		sqlite3_finalize(st);
+		return -1;
+	}
+	*profiles = sqlite3_column_int64(st, 0);
+	*bytes = sqlite3_column_int64(st, 1);
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* One statement for the whole batch, in the caller's transaction or its
+ * own: a crash leaves all of them unshipped or none. */
+int
+store_ship_mark(struct store *s, const int64_t *ids, size_t n, int64_t now_ns,
+    struct error *err)
+{
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	int ret = 0;
+
+	if (n == 0)
+		return 0;
+	if (sqlite3_prepare_v2(s->db, "UPDATE profile SET shipped_ns = ?1 "
+	    "WHERE id = ?2 AND shipped_ns = 0", -1, &st, NULL) != SQLITE_OK)
+		return store_fail(s, err, "marking profiles shipped");
+	if (store_exec(s, "SAVEPOINT ship", err) == -1) {
+		sqlite3_finalize(st);
+		return -1;
+	}
+	for (i = 0; i < n && ret == 0; i++) {
+		sqlite3_bind_int64(st, 1, now_ns > 0 ? now_ns : 1);
+		sqlite3_bind_int64(st, 2, ids[i]);
+		ret = store_step_done(s, st, err, "marking a profile shipped");
+	}
+	sqlite3_finalize(st);
+	if (ret == -1) {
+		store_exec(s, "ROLLBACK TO ship", NULL);
+		store_exec(s, "RELEASE ship", NULL);
+		return -1;
+	}
+	return store_exec(s, "RELEASE ship", err);
+}
+
+int
+store_ship_is_shipped(struct store *s, int64_t profile_id, struct error *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, ret;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT shipped_ns FROM profile "
+	    "WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
+		return store_fail(s, err, "reading a profile's shipping");
+	sqlite3_bind_int64(st, 1, profile_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		ret = sqlite3_column_int64(st, 0) != 0;
+	else if (rc == SQLITE_DONE)
+		ret = error_set(err, ERR_NOT_FOUND, "no profile %lld",
+		    (long long)profile_id);
+	else
+		ret = store_fail(s, err, "reading a profile's shipping");
+	sqlite3_finalize(st);
+	return ret;
+}

@@ -1,0 +1,103 @@
+/* test_store_fleet.c: the fleet shipping cursor (store-fleet.c).  Three
+ * profiles are pending, oldest id first, with their scope, hash and
+ * bytes; a batch marked shipped leaves the backlog (and its bytes); a
+ * read-only connection sees the same.  Then the newest profile, shipped,
+ * is deleted and a new one pushed: SQLite gives it the same id again,
+ * and it must still be pending (what an id cursor would get wrong). */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "teststore.h"
+
+static int64_t
+add(struct store *s, int64_t scope, unsigned seed)
+{
+	struct error err = { 0 };
+	int64_t id;
+
+	ts_ok(store_begin(s, &err), "begin", &err);
+	id = ts_profile(s, scope, seed, 1700000000000000000 + seed);
+	ts_ok(store_commit(s, &err), "commit", &err);
+	return id;
+}
+
+static void
+check_lag(struct store *s, int64_t want_n, int64_t want_bytes)
+{
+	struct error err = { 0 };
+	int64_t n = -1, bytes = -1;
+
+	ts_ok(store_ship_lag(s, &n, &bytes, &err), "lag", &err);
+	CHECK(n == want_n);
+	CHECK(bytes == want_bytes);
+}
+
+int
+main(void)
+{
+	struct error err = { 0 };
+	struct store_ship_profile *p;
+	struct store *s, *ro;
+	int64_t scope, id[3], again, mark[3];
+	size_t n;
+	uint8_t h[32];
+	unsigned seed;
+
+	s = ts_open(ts_new_path("fleet.db"), 0);
+	ro = ts_open(ts_path, 1);
+	ts_ok(store_begin(s, &err), "begin", &err);
+	scope = ts_ok_id(store_scope(s, "web", 1, &err), "scope", &err);
+	ts_ok(store_commit(s, &err), "commit", &err);
+	check_lag(s, 0, 0);
+	for (seed = 0; seed < 3; seed++)
+		id[seed] = add(s, scope, seed + 1);
+	check_lag(s, 3, 300);
+
+	ts_ok(store_ship_pending(ro, 2, &p, &n, &err), "pending", &err);
+	CHECK(n == 2);
+	CHECK(p[0].id == id[0] && p[1].id == id[1]);
+	CHECK(strcmp(p[0].scope, "web") == 0 && p[0].scope_id == scope);
+	CHECK(p[1].bytes == 100 && p[1].time_ns == 1700000000000000002);
+	memset(h, 0, sizeof h);
+	seed = 2;
+	memcpy(h, &seed, sizeof seed);
+	CHECK(memcmp(p[1].hash, h, 32) == 0);
+	store_ship_profiles_free(p, n);
+
+	/* Marked in one step; marking again changes nothing. */
+	mark[0] = id[0];
+	mark[1] = id[1];
+	ts_ok(store_ship_mark(s, mark, 2, 5, &err), "mark", &err);
+	ts_ok(store_ship_mark(s, mark, 2, 6, &err), "mark again", &err);
+	check_lag(s, 1, 100);
+	check_lag(ro, 1, 100);
+	CHECK(store_ship_is_shipped(ro, id[0], &err) == 1);
+	CHECK(store_ship_is_shipped(ro, id[2], &err) == 0);
+	CHECK(store_ship_is_shipped(ro, id[2] + 10, &err) == -1 &&
+	    err.kind == ERR_NOT_FOUND);
+	error_clear(&err);
+	ts_ok(store_ship_pending(ro, 10, &p, &n, &err), "pending", &err);
+	CHECK(n == 1 && p[0].id == id[2]);
+	store_ship_profiles_free(p, n);
+
+	/* The newest, shipped, deleted: its id comes back for a new one. */
+	mark[2] = id[2];
+	ts_ok(store_ship_mark(s, &mark[2], 1, 7, &err), "mark", &err);
+	check_lag(s, 0, 0);
+	ts_ok(store_begin(s, &err), "begin", &err);
+	ts_ok(store_profile_delete(s, id[2], &err), "delete", &err);
+	ts_ok(store_commit(s, &err), "commit", &err);
+	again = add(s, scope, 9);
+	CHECK(again == id[2]);
+	check_lag(s, 1, 100);
+	ts_ok(store_ship_pending(s, 10, &p, &n, &err), "pending", &err);
+	CHECK(n == 1 && p[0].id == again);
+	store_ship_profiles_free(p, n);
+
+	store_close(ro);
+	store_close(s);
+	printf("ok\n");
+	return 0;
+}

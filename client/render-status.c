@@ -113,6 +113,43 @@ render_status_spool(FILE *f, json_t *sp)
 	free(dir);
 }
 
+/* Shipping to ClickHouse: the lag, the last success and error. */
+static void
+render_status_fleet(FILE *f, json_t *fl)
+{
+	char	 b[UNITS_LABEL_MAX], ok[64], bad[64];
+	char	*url, *host, *err;
+	json_t	*lag = json_object_get(fl, "lag_profiles");
+	int64_t	 n = render_get_int(fl, "lag_profiles");
+
+	if (!json_is_object(fl))
+		return;
+	url = render_status_str(fl, "url");
+	host = render_status_str(fl, "host");
+	err = render_status_str(fl, "last_error");
+	fprintf(f, "fleet: %s as %s\n", url, host);
+	if (json_is_null(lag))
+		fprintf(f, "  behind: not counted yet\n");
+	else
+		fprintf(f, "  behind: %" PRId64 " profile%s (%s)\n", n,
+		    n == 1 ? "" : "s", render_status_bytes(render_get_int(fl,
+		    "lag_bytes"), b, sizeof b));
+	fprintf(f, "  shipped %" PRId64 " profiles (%" PRId64 " sample rows; "
+	    "%" PRId64 " found already there), %" PRId64 " failures; last "
+	    "success %s\n", render_get_int(fl, "shipped_profiles"),
+	    render_get_int(fl, "shipped_rows"),
+	    render_get_int(fl, "skipped_profiles"),
+	    render_get_int(fl, "failures"),
+	    render_time(fl, "last_success", ok, sizeof ok));
+	if (err[0] != '\0')
+		fprintf(f, "  last error %s: %s (retry in %" PRId64 " s)\n",
+		    render_time(fl, "last_error_time", bad, sizeof bad), err,
+		    render_get_int(fl, "backoff_s"));
+	free(url);
+	free(host);
+	free(err);
+}
+
 static void
 render_status_errors(FILE *f, json_t *errors, int64_t total)
 {
@@ -178,6 +215,7 @@ render_status_json(FILE *f, json_t *reply, char **cause)
 	    render_get_int(reply, "query_queue"),
 	    render_get_int(reply, "query_queue") == 1 ? "y" : "ies");
 	render_status_spool(f, json_object_get(reply, "spool"));
+	render_status_fleet(f, json_object_get(reply, "fleet"));
 	render_status_errors(f, json_object_get(reply, "errors"),
 	    render_get_int(reply, "errors_total"));
 	return (0);

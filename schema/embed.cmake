@@ -1,8 +1,13 @@
 # Turns schema/NNN-name.sql files into a C array of (version, sql) pairs.
-# DIR is the schema directory (a list would not survive the command line).
+# DIR is the schema directory (a list would not survive the command line);
+# VAR (default schema) names the array, VAR_steps and VAR_nsteps, declared
+# in VAR.h (schema/clickhouse: fleet_schema, daemon/fleet/fleet_schema.h).
+if(NOT VAR)
+  set(VAR schema)
+endif()
 file(GLOB FILES ${DIR}/*.sql)
 list(SORT FILES)
-set(body "/* Generated from the files of schema/ by schema/embed.cmake. */\n#include \"schema.h\"\n\nconst struct schema_step schema_steps[] = {\n")
+set(body "/* Generated from the files of schema/ by schema/embed.cmake. */\n#include \"${VAR}.h\"\n\nconst struct schema_step ${VAR}_steps[] = {\n")
 set(count 0)
 foreach(f ${FILES})
   get_filename_component(name ${f} NAME)
@@ -18,6 +23,6 @@ foreach(f ${FILES})
   string(APPEND body "  { ${version}, \"${name}\",\n    \"${sql}\" },\n")
   math(EXPR count "${count} + 1")
 endforeach()
-string(APPEND body "};\nconst int schema_nsteps = ${count};\n")
+string(APPEND body "};\nconst int ${VAR}_nsteps = ${count};\n")
 file(WRITE ${OUT}.tmp "${body}")
 file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

@@ -51,6 +51,38 @@ status_spool(struct api_host *h)
 	    "retried", (json_int_t)st.retried);
 }
 
+static json_t *
+status_time(int64_t ns)
+{
+	return ns != 0 ? api_time_json(ns) : json_null();
+}
+
+static json_t *
+status_fleet(struct api_host *h)
+{
+	struct api_fleet_stats st;
+
+	if (h->fleet_stats == NULL || h->fleet_stats(h->ctx, &st) == 0)
+		return json_null();
+	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:I, "
+	    "s:o, s:o, s:s?, s:I, s:i}",
+	    "url", st.url,
+	    "host", st.host,
+	    "database", st.database,
+	    "lag_profiles", status_count(st.lag_profiles),
+	    "lag_bytes", status_count(st.lag_bytes),
+	    "shipped_profiles", (json_int_t)st.shipped_profiles,
+	    "shipped_rows", (json_int_t)st.shipped_rows,
+	    "skipped_profiles", (json_int_t)st.skipped_profiles,
+	    "batches", (json_int_t)st.batches,
+	    "failures", (json_int_t)st.failures,
+	    "last_success", status_time(st.last_success_ns),
+	    "last_error_time", status_time(st.last_error_ns),
+	    "last_error", st.last_error[0] != '\0' ? st.last_error : NULL,
+	    "backoff_s", (json_int_t)st.backoff,
+	    "schema_version", st.schema_version);
+}
+
 void
 api_status_get(struct api_call *call)
 {
@@ -80,7 +112,7 @@ api_status_get(struct api_call *call)
 		    "scope", snap.errors[i].scope,
 		    "error", snap.errors[i].msg));
 	api_reply(call, 200, json_pack("{s:s, s:s, s:f, s:o, s:o, s:I, s:I, "
-	    "s:o, s:o, s:I}",
+	    "s:o, s:o, s:o, s:I}",
 	    "status", "ok",
 	    "version", PROFD_VERSION,
 	    "uptime_s", api_host_uptime(call->host),
@@ -89,6 +121,7 @@ api_status_get(struct api_call *call)
 	    "import_queue", (json_int_t)jobq_depth(call->host->queues[API_IMPORT]),
 	    "query_queue", (json_int_t)jobq_depth(call->host->queues[API_QUERY]),
 	    "spool", status_spool(call->host),
+	    "fleet", status_fleet(call->host),
 	    "errors", errors,
 	    "errors_total", (json_int_t)snap.nerrors_total));
 }

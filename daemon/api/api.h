@@ -45,6 +45,18 @@ struct api_spool_stats {
 	uint64_t imported, duplicates, refused, retried;
 };
 
+/* What the fleet shipper reports in /v1/status (fleet/fleet.c fills it). */
+struct api_fleet_stats {
+	const char *url, *host, *database;
+	int64_t lag_profiles, lag_bytes;	/* -1: not read yet */
+	uint64_t shipped_profiles, shipped_rows, skipped_profiles;
+	uint64_t batches, failures;
+	int64_t last_success_ns, last_error_ns;	/* 0: never */
+	char last_error[256];			/* "": none */
+	int64_t backoff;			/* seconds, while failing */
+	int schema_version;
+};
+
 /* What the endpoints use of the process around them.  The server fills
  * it before the first request and keeps cfg current (SIGHUP, on the
  * loop); the API calls nothing above itself: what only the server knows
@@ -60,6 +72,8 @@ struct api_host {
 	void (*http_stats)(void *ctx, struct api_http_stats *);
 	/* 0 if there is no spool directory. */
 	int (*spool_stats)(void *ctx, struct api_spool_stats *);
+	/* 0 if nothing ships to a fleet. */
+	int (*fleet_stats)(void *ctx, struct api_fleet_stats *);
 	struct api_counters *counters;	/* api-host.c */
 };
 

@@ -21,6 +21,7 @@ enum opt_type {
 	T_U64,			/* bytes, with k/M/G */
 	T_DURATION,		/* seconds, with s/m/h/d */
 	T_LEVEL,		/* a log level */
+	T_TEXT,			/* one line of text, "none": unset */
 };
 
 struct opt {

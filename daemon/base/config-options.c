@@ -79,6 +79,20 @@ const struct opt config_opts[] = {
 	    "drop the oldest profiles above this store size (0: no bound)" },
 	{ "retention-interval", T_DURATION, F(retention.interval), 1,
 	    7 * 86400, 0, "seconds between two retention passes" },
+	/* The [fleet] section: its keys are these names without "fleet-". */
+	{ "fleet-url", T_TEXT, F(fleet_url), 0, 0, 1,
+	    "ClickHouse HTTP interface to ship every profile to, "
+	    "http://HOST[:PORT] (none: no shipping)" },
+	{ "fleet-host", T_TEXT, F(fleet_host), 0, 0, 1,
+	    "this host's name in the fleet" },
+	{ "fleet-database", T_TEXT, F(fleet_database), 0, 0, 1,
+	    "the ClickHouse database of the fleet tables" },
+	{ "fleet-batch", T_COUNT, F(fleet_batch), 1, 10000, 1,
+	    "profiles shipped per batch" },
+	{ "fleet-interval", T_DURATION, F(fleet_interval), 1, 86400, 1,
+	    "time between two looks for new profiles when all have shipped" },
+	{ "fleet-timeout", T_DURATION, F(fleet_timeout), 1, 3600, 1,
+	    "time ClickHouse has to answer one request" },
 };
 
 const size_t config_nopts = sizeof config_opts / sizeof config_opts[0];
@@ -171,6 +185,27 @@ config_opt_set(struct config *c, const struct opt *o, const char *value,
 		if (strlen(value) >= PATH_MAX || strpbrk(value, "\r\n"))
 			return error_set(err, ERR_INPUT, "%s: a path is one "
 			    "line of at most %d bytes", o->name, PATH_MAX - 1);
+		free(*(char **)field);
+		*(char **)field = strcmp(value, "none") == 0 ? NULL :
+		    xstrdup(value);
+		return 0;
+	case T_TEXT:
+		if (value[0] == '\0' || strlen(value) >= 1024 ||
+		    strpbrk(value, "\r\n"))
+			return error_set(err, ERR_INPUT, "%s: a value is one "
+			    "line of 1 to 1023 bytes", o->name);
+		if (strcmp(o->name, "fleet-database") == 0 &&
+		    (strcmp(value, "none") == 0 ||
+		    value[strspn(value, "abcdefghijklmnopqrstuvwxyz"
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")] != '\0' ||
+		    isdigit((unsigned char)value[0])))
+			return error_set(err, ERR_INPUT, "%s: \"%s\" is not "
+			    "a database name (letters, digits, _)", o->name,
+			    value);
+		if (strcmp(o->name, "fleet-host") == 0 &&
+		    strcmp(value, "none") == 0)
+			return error_set(err, ERR_INPUT, "%s: a name is "
+			    "needed", o->name);
 		free(*(char **)field);
 		*(char **)field = strcmp(value, "none") == 0 ? NULL :
 		    xstrdup(value);
@@ -295,6 +330,7 @@ config_opt_format(const struct config *c, const struct opt *o, char *out,
 	switch (o->type) {
 	case T_PATH:
 	case T_OPTPATH:
+	case T_TEXT:
 		snprintf(out, n, "%s", *(char *const *)field != NULL ?
 		    *(char *const *)field : "none");
 		break;

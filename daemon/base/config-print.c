@@ -33,6 +33,8 @@ config_usage(FILE *f)
 		snprintf(left, sizeof left, "--%s %s", o->name,
 		    o->type == T_BOOL ? "[yes|no]" :
 		    o->type == T_PATH || o->type == T_OPTPATH ? "PATH" :
+		    o->type == T_TEXT ? (strcmp(o->name, "fleet-url") == 0 ?
+		    "URL" : "NAME") :
 		    o->type == T_DURATION ? "TIME" :
 		    o->type == T_LEVEL ? "LEVEL" :
 		    o->type == T_SIZE || o->type == T_U64 ? "BYTES" : "N");
@@ -49,8 +51,9 @@ config_usage(FILE *f)
 "  --help, -h\n        this text\n"
 "  --version, -V\n        print the version\n"
 "\n"
-"Every option can be set in the config file as \"name = value\"; options\n"
-"given here win.  SIGHUP reads the file again.  See profd(8).\n",
+"Every option can be set in the config file as \"name = value\" (the\n"
+"--fleet-* ones in its [fleet] section, without \"fleet-\"); options given\n"
+"here win.  SIGHUP reads the file again.  See profd(8).\n",
 	    d.config_path);
 	config_clear(&d);
 }
@@ -79,9 +82,20 @@ config_print(FILE *f, const struct config *c)
 
 	fprintf(f, "# profd %s; from %s\n[profd]\n", PROFD_VERSION,
 	    c->config_path != NULL ? c->config_path : "the defaults");
+	/* The fleet-* settings in [fleet], without the prefix. */
 	for (i = 0; i < config_nopts; i++) {
+		if (strncmp(config_opts[i].name, "fleet-", 6) == 0)
+			continue;
 		config_opt_format(c, &config_opts[i], v, sizeof v);
 		fprintf(f, "%s = %s\n", config_opts[i].name,
+		    config_quoted(v, q, sizeof q));
+	}
+	fprintf(f, "\n[fleet]\n");
+	for (i = 0; i < config_nopts; i++) {
+		if (strncmp(config_opts[i].name, "fleet-", 6) != 0)
+			continue;
+		config_opt_format(c, &config_opts[i], v, sizeof v);
+		fprintf(f, "%s = %s\n", config_opts[i].name + 6,
 		    config_quoted(v, q, sizeof q));
 	}
 	for (i = 0; i < c->retention.nscopes; i++) {

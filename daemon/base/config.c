@@ -51,6 +51,18 @@ config_defaults(struct config *c)
 	c->header_timeout = 10;
 	c->body_timeout = 120;
 	c->idle_timeout = 300;	/* as before: a long import or query */
+	c->fleet_database = xstrdup("profd");
+	c->fleet_batch = 100;
+	c->fleet_interval = 10;
+	c->fleet_timeout = 30;
+	{
+		char hn[256];
+
+		if (gethostname(hn, sizeof hn) == -1 || hn[0] == '\0')
+			snprintf(hn, sizeof hn, "localhost");
+		hn[sizeof hn - 1] = '\0';
+		c->fleet_host = xstrdup(hn);
+	}
 	/* Set by systemd for StateDirectory= and RuntimeDirectory= (the first
 	 * of a colon-separated list): the unit's User= has no XDG dirs. */
 	if ((d = env_dir("STATE_DIRECTORY")) != NULL)
@@ -127,6 +139,9 @@ config_clear(struct config *c)
 	free(c->db_path);
 	free(c->uploads_dir);
 	free(c->spool_dir);
+	free(c->fleet_url);
+	free(c->fleet_host);
+	free(c->fleet_database);
 	config_retention_clear(&c->retention);
 	memset(c, 0, sizeof *c);
 }
@@ -202,7 +217,8 @@ config_load(struct config *c, const char *path, int must_exist,
 {
 	struct error e = { 0 };
 	struct scope_policy *sp = NULL;
-	char *line = NULL, *p, *key, *val, *eq;
+	char *line = NULL, *p, *key, *val, *eq, *fkey;
+	int fleet = 0;
 	size_t cap = 0;
 	FILE *f;
 	int lineno = 0, rc = 0;
@@ -223,14 +239,17 @@ config_load(struct config *c, const char *path, int must_exist,
 
 			if (end == NULL || *trim(end + 1) != '\0') {
 				rc = error_set(err, ERR_INPUT, "%s:%d: a "
-				    "section header is [profd] or [scope NAME]",
+				    "section header is [profd], [fleet] or "
+				    "[scope NAME]",
 				    path, lineno);
 				break;
 			}
 			*end = '\0';
 			name = trim(p + 1);
-			if (strcmp(name, "profd") == 0) {
+			if (strcmp(name, "profd") == 0 ||
+			    strcmp(name, "fleet") == 0) {
 				sp = NULL;
+				fleet = name[0] == 'f';
 				continue;
 			}
 			if (strncmp(name, "scope", 5) == 0 &&
@@ -243,8 +262,8 @@ config_load(struct config *c, const char *path, int must_exist,
 				}
 			}
 			rc = error_set(err, ERR_INPUT, "%s:%d: unknown section "
-			    "[%s] ([profd] or [scope NAME] with a valid scope "
-			    "name)", path, lineno, name);
+			    "[%s] ([profd], [fleet] or [scope NAME] with a "
+			    "valid scope name)", path, lineno, name);
 			break;
 		}
 		if ((eq = strchr(p, '=')) == NULL) {
@@ -258,7 +277,15 @@ config_load(struct config *c, const char *path, int must_exist,
 		error_clear(&e);
 		if (sp != NULL)
 			rc = scope_policy_set(sp, key, val, &e);
-		else if (strcmp(key, "config") == 0)
+		else if (fleet) {
+			/* [fleet] url = ... is --fleet-url. */
+			xasprintf(&fkey, "fleet-%s", key);
+			rc = strncmp(key, "fleet-", 6) == 0 ||
+			    config_set(c, fkey, val, &e) == -1 ?
+			    error_set(&e, ERR_INPUT, "unknown setting \"%s\" "
+			    "in [fleet]", key) : 0;
+			free(fkey);
+		} else if (strcmp(key, "config") == 0)
 			rc = error_set(&e, ERR_INPUT, "config cannot be set "
 			    "in a config file");
 		else

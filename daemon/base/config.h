@@ -50,6 +50,13 @@ struct config {
 	int64_t header_timeout;		/* seconds to send a whole head */
 	int64_t body_timeout;		/* seconds to send a whole body */
 	int64_t idle_timeout;		/* seconds of silence on a connection */
+	/* Shipping to ClickHouse ([fleet] in the file; fleet.h). */
+	char *fleet_url;		/* NULL: no shipping */
+	char *fleet_host;		/* default: the host name */
+	char *fleet_database;
+	size_t fleet_batch;		/* profiles per batch */
+	int64_t fleet_interval;		/* seconds between polls when idle */
+	int64_t fleet_timeout;		/* seconds for one HTTP exchange */
 };
 
 enum config_outcome {

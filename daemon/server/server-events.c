@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "fleet.h"
 #include "import.h"
 #include "log.h"
 #include "retainer.h"
@@ -49,6 +50,7 @@ server_signal_cb(evutil_socket_t sig, short what, void *arg)
 	atomic_store(&srv->stopping, 1);
 	sd_stopping();
 	server_http_unlisten(srv->guard);
+	fleet_stop(srv->fleet);
 	for (i = 0; i < API_NQUEUES; i++)
 		jobq_drain(srv->host.queues[i]);
 	srv->stop_deadline_ns = mono_ns() + 60 * 1000000000LL;

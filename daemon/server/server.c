@@ -23,6 +23,7 @@
 #include "activity.h"
 #include "api.h"
 #include "csindex.h"
+#include "fleet.h"
 #include "import.h"
 #include "jobq.h"
 #include "log.h"
@@ -202,6 +203,17 @@ server_host_spool_stats(void *ctx, struct api_spool_stats *st)
 	return 1;
 }
 
+static int
+server_host_fleet_stats(void *ctx, struct api_fleet_stats *st)
+{
+	struct server *srv = ctx;
+
+	if (srv->fleet == NULL)
+		return 0;
+	fleet_get_stats(srv->fleet, st);
+	return 1;
+}
+
 /* The store's connections: the writer for the import thread, a reader
  * per query thread. */
 static int
@@ -315,6 +327,26 @@ server_start(struct server *srv)
 		log_err("%s", err.msg);
 		return -1;
 	}
+	if (cfg->fleet_url != NULL) {
+		struct fleet_config fc = {
+			.url = cfg->fleet_url, .host = cfg->fleet_host,
+			.database = cfg->fleet_database,
+			.batch = cfg->fleet_batch,
+			.interval = cfg->fleet_interval,
+			.timeout = cfg->fleet_timeout,
+		};
+
+		/* Retention (on the import thread) keeps the backlog. */
+		store_set_keep_unshipped(srv->iw.store, 1);
+		if ((srv->fleet = fleet_new(srv->base, &fc,
+		    srv->host.queues[API_QUERY], srv->host.queues[API_IMPORT],
+		    &err)) == NULL) {
+			log_err("%s", err.msg);
+			return -1;
+		}
+		log_info("shipping to %s as host %s, database %s",
+		    cfg->fleet_url, cfg->fleet_host, cfg->fleet_database);
+	}
 	srv->host.retainer = retainer_new();
 	server_events_start(srv);
 	return 0;
@@ -329,6 +361,8 @@ server_stop_threads(struct server *srv)
 	int i;
 
 	spool_stop(srv->spool);
+	/* Its jobs that come back now are dropped. */
+	fleet_stop(srv->fleet);
 	for (i = 0; i < API_NQUEUES; i++) {
 		jobq_free(srv->host.queues[i]);
 		srv->host.queues[i] = NULL;
@@ -343,6 +377,7 @@ server_close(struct server *srv)
 
 	server_stop_threads(srv);
 	spool_free(srv->spool);
+	fleet_free(srv->fleet);
 	server_events_free(srv);
 	retainer_free(srv->host.retainer);
 	free(srv->listen_path);
@@ -393,6 +428,7 @@ server_run(struct config *cfg, int argc, char **argv)
 	srv.host.ctx = &srv;
 	srv.host.http_stats = server_host_http_stats;
 	srv.host.spool_stats = server_host_spool_stats;
+	srv.host.fleet_stats = server_host_fleet_stats;
 	srv.host.activity = activity_new();
 	signal(SIGPIPE, SIG_IGN);
 	sd_init();

@@ -10,6 +10,12 @@
 #include "util.h"
 
 void
+store_set_keep_unshipped(struct store *s, int on)
+{
+	s->keep_unshipped = on != 0;
+}
+
+void
 store_ship_profiles_free(struct store_ship_profile *p, size_t n)
 {
 	size_t i;

@@ -122,7 +122,8 @@ store_oldest_profiles(struct store *s, int64_t scope_id, int64_t before_ns,
 	    "  (SELECT ifnull(sum(length(data) + length(metrics)), 0) "
 	    "   FROM sample_block b WHERE b.profile_id = p.id) "
 	    "FROM profile p WHERE (?1 = 0 OR p.scope_id = ?1) "
-	    "AND p.time_ns < ?2 ORDER BY p.time_ns, p.id LIMIT ?3";
+	    "AND p.time_ns < ?2 AND (?4 = 0 OR p.shipped_ns != 0) "
+	    "ORDER BY p.time_ns, p.id LIMIT ?3";
 	struct store_old_profile *v;
 	sqlite3_stmt *st;
 	size_t n = 0;
@@ -133,6 +134,7 @@ store_oldest_profiles(struct store *s, int64_t scope_id, int64_t before_ns,
 	sqlite3_bind_int64(st, 1, scope_id);
 	sqlite3_bind_int64(st, 2, before_ns);
 	sqlite3_bind_int64(st, 3, (int64_t)limit);
+	sqlite3_bind_int(st, 4, s->keep_unshipped);
 	v = xcalloc(limit ? limit : 1, sizeof *v);
 	while (n < limit && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		v[n].id = sqlite3_column_int64(st, 0);

@@ -81,6 +81,7 @@ struct store {
 	size_t rollup_max;		/* keys of a window, 0: default */
 	struct store_cs *cs;		/* store-cs.c's */
 	int fk_off;			/* store_begin_import turned them off */
+	int keep_unshipped;		/* retention passes over them (fleet) */
 	sqlite3_stmt **st;		/* store.c's, by its enum stmt */
 	sqlite3_stmt *sb[SB_COUNT];
 	sqlite3_stmt *sc[SC_COUNT];

@@ -142,7 +142,8 @@ int store_usage(struct store *, struct store_usage **, size_t *,
     struct error *);
 void store_usage_free(struct store_usage *, size_t);
 /* The oldest profiles of a scope (0: of any scope) older than before_ns,
- * oldest first, at most limit. */
+ * oldest first, at most limit (shipped ones only when the store keeps
+ * unshipped profiles: store_set_keep_unshipped). */
 struct store_old_profile {
 	int64_t id, time_ns, samples, bytes;
 };
@@ -358,6 +359,10 @@ int store_labels_by_set(struct store *, const int64_t *labelsets, size_t n,
     struct error *);
 
 /* ---- fleet shipping (store-fleet.c) ---- */
+
+/* While profiles ship to a fleet, retention (store_oldest_profiles)
+ * passes over those that have not shipped yet. */
+void store_set_keep_unshipped(struct store *, int);
 
 /* A committed profile not yet shipped to ClickHouse. */
 struct store_ship_profile {

@@ -46,8 +46,8 @@ CREATE TABLE IF NOT EXISTS {db}.samples (
 ORDER BY (scope, metric, time, host, stack_hash);
 
 -- One row per shipped profile, written after its samples: what it held
--- (its sample rows and their sum, per metric), for the lag and for
--- checking a fleet's totals against each host's.
+-- (its sample rows and their sum, per metric), for checking a fleet's
+-- totals against each host's, and the labels given at push time.
 CREATE TABLE IF NOT EXISTS {db}.profiles (
 	date Date DEFAULT toDate(time),
 	host String,
@@ -59,6 +59,8 @@ CREATE TABLE IF NOT EXISTS {db}.profiles (
 	name String,
 	metrics Array(String),
 	rows Array(UInt64),
-	totals Array(Int64)
+	totals Array(Int64),
+	label_keys Array(String),
+	label_values Array(String)
 ) ENGINE = ReplacingMergeTree PARTITION BY date
 ORDER BY (host, scope, profile);

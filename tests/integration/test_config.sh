@@ -8,8 +8,10 @@ EXAMPLE="$TESTS_DIR/../contrib/profd.conf.example"
 
 # (a) The example documents every option, each with the default (paths
 # are the system ones, so only checked for presence).
-"$PROFD" --no-config --print-config | sed -n 's/^\([a-z-]*\) = \(.*\)/\1 \2/p' \
-    >"$T/defaults"
+# (The keys of [fleet] are the fleet-* options without the prefix.)
+"$PROFD" --no-config --print-config | awk '/^\[fleet\]$/ { p = "fleet-" }
+    /^\[scope / { p = "" } /^[a-z-]+ = / { k = $1; $1 = $2 = "";
+    sub(/^  /, ""); print p k " " $0 }' >"$T/defaults"
 [ "$(wc -l <"$T/defaults")" -ge 20 ] || fail "--print-config printed too little"
 "$PROFD" --help | grep -o -e '^  --[a-z-]*' | sed 's/^  --//' | sort -u \
     >"$T/help-opts"
@@ -17,12 +19,15 @@ while read -r name; do
 	case $name in config|no-config|print-config|help|version) continue ;; esac
 	grep -q "^$name " "$T/defaults" || fail "--$name is not in --print-config"
 done <"$T/help-opts"
-sed '/^#\[scope /q' "$EXAMPLE" >"$T/example-global"
+sed '/^#\[fleet\]/q' "$EXAMPLE" >"$T/example-global"
+sed -n '/^#\[fleet\]/,/^#\[scope /p' "$EXAMPLE" >"$T/example-fleet"
 while read -r name value; do
-	line=$(grep -e "^#$name = " "$T/example-global") ||
+	key=$name part=$T/example-global
+	case $name in fleet-*) key=${name#fleet-} part=$T/example-fleet ;; esac
+	line=$(grep -e "^#$key = " "$part") ||
 		fail "profd.conf.example lacks $name"
-	case $name in socket|db|spool) continue ;; esac
-	[ "${line#"#$name = "}" = "$value" ] ||
+	case $name in socket|db|spool|fleet-host) continue ;; esac
+	[ "${line#"#$key = "}" = "$value" ] ||
 		fail "profd.conf.example: $line, but the default is $value"
 done <"$T/defaults"
 # Uncommented, the example is a valid file that changes nothing but the
@@ -55,6 +60,27 @@ set -e
 printf '%s\n' "$err" | has -F "bad.conf:2: unknown setting \"max-bodyy\"" ||
 	fail "the error does not say where: $err"
 ok "file settings apply, options win, errors say file:line"
+
+# [fleet]: its keys are the fleet-* options; a bad one says where.
+printf '[fleet]\nurl = http://127.0.0.1:8123\nhost = web-7\nbatch = 5\n' \
+    >"$T/fleet.conf"
+out=$("$PROFD" --config "$T/fleet.conf" --fleet-database fleet2 --print-config)
+printf '%s\n' "$out" | sed -n '/^\[fleet\]/,$p' >"$T/fleet.out"
+for kv in "url = http://127.0.0.1:8123" "host = web-7" "batch = 5" \
+    "database = fleet2" "interval = 10s"; do
+	has -x "$kv" "$T/fleet.out" || fail "[fleet] lacks $kv: $out"
+done
+"$PROFD" --config "$T/fleet.out" --print-config | sed -n '/^\[fleet\]/,$p' |
+    cmp -s - "$T/fleet.out" || fail "[fleet] does not load back the same"
+printf '[fleet]\nurl = http://a\nfleet-url = http://b\n' >"$T/bad.conf"
+err=$("$PROFD" --config "$T/bad.conf" --print-config 2>&1) &&
+	fail "[fleet] fleet-url taken"
+printf '%s\n' "$err" | has -F 'bad.conf:3: unknown setting "fleet-url" in [fleet]' ||
+	fail "[fleet] error: $err"
+err=$("$PROFD" --no-config --fleet-database 'a;b' --print-config 2>&1) &&
+	fail "a bad database name taken"
+printf '%s\n' "$err" | has -F 'not a database name' || fail "database error: $err"
+ok "[fleet] section: keys without fleet-, loads back, bad keys and names refused"
 
 # (c) SIGHUP.  cpu.pprof is 11 KiB gzipped: refused at 8k, taken at 1M.
 sed -i 's/^max-body = .*/max-body = 8k/' "$T/profd.conf"

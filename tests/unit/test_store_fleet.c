@@ -3,7 +3,9 @@
  * bytes; a batch marked shipped leaves the backlog (and its bytes); a
  * read-only connection sees the same.  Then the newest profile, shipped,
  * is deleted and a new one pushed: SQLite gives it the same id again,
- * and it must still be pending (what an id cursor would get wrong). */
+ * and it must still be pending (what an id cursor would get wrong).
+ * Retention's list of the oldest profiles leaves out the unshipped ones
+ * while the store keeps them (a fleet is on), and only then. */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,6 +83,22 @@ main(void)
 	ts_ok(store_ship_pending(ro, 10, &p, &n, &err), "pending", &err);
 	CHECK(n == 1 && p[0].id == id[2]);
 	store_ship_profiles_free(p, n);
+
+	/* Retention sees all three, or the two shipped ones. */
+	{
+		struct store_old_profile *old;
+
+		ts_ok(store_oldest_profiles(s, 0, INT64_MAX, 10, &old, &n,
+		    &err), "oldest", &err);
+		CHECK(n == 3);
+		free(old);
+		store_set_keep_unshipped(s, 1);
+		ts_ok(store_oldest_profiles(s, 0, INT64_MAX, 10, &old, &n,
+		    &err), "oldest", &err);
+		CHECK(n == 2 && old[0].id == id[0] && old[1].id == id[1]);
+		free(old);
+		store_set_keep_unshipped(s, 0);
+	}
 
 	/* The newest, shipped, deleted: its id comes back for a new one. */
 	mark[2] = id[2];

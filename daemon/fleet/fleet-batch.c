@@ -1,0 +1,510 @@
+/* fleet-batch.c: unshipped profiles read from the store and written as
+ * ClickHouse's TabSeparated rows (schema/clickhouse/001-init.sql): per
+ * profile its sample rows (scope, metric, host, time, key, stack hash,
+ * labels, value) and its profiles row; the batch's distinct stacks, each
+ * a 64-bit hash of its frames and the frames' names, files and lines. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csindex.h"
+#include "fleet-batch.h"
+#include "hmap.h"
+#include "sha256.h"
+
+/* What one batch build keeps across its profiles. */
+struct fb {
+	struct fleet_batch *b;
+	struct store *s;
+	struct csindex *idx;
+	const char *host;
+	struct error *err;
+	struct imap leaf;		/* callsite -> 1 + stack hash index */
+	uint64_t *hashes;
+	size_t nhashes;
+	struct imap shipped;		/* stack hash -> 1: in b->stacks */
+	struct imap metric;		/* metric id -> 1 + index in mnames */
+	char **mnames;
+	size_t nm;
+	/* The current profile's label sets: labelset -> 1 + index. */
+	struct imap set;
+	struct buf *sets;
+	size_t nsets;
+};
+
+uint64_t
+fleet_profile_key(const char *scope, const uint8_t hash[32])
+{
+	struct sha256 h;
+	uint8_t out[32];
+	uint64_t k = 0;
+	int i;
+
+	sha256_init(&h);
+	sha256_update(&h, scope, strlen(scope) + 1);
+	sha256_update(&h, hash, 32);
+	sha256_final(&h, out);
+	for (i = 0; i < 8; i++)
+		k = k << 8 | out[i];
+	return k;
+}
+
+void
+fleet_quote(struct buf *b, const char *s, size_t n)
+{
+	size_t i;
+
+	buf_add(b, "'", 1);
+	for (i = 0; i < n; i++)
+		switch (s[i]) {
+		case '\'': buf_add(b, "\\'", 2); break;
+		case '\\': buf_add(b, "\\\\", 2); break;
+		case '\t': buf_add(b, "\\t", 2); break;
+		case '\n': buf_add(b, "\\n", 2); break;
+		case '\r': buf_add(b, "\\r", 2); break;
+		case '\0': buf_add(b, "\\0", 2); break;
+		default: buf_add(b, &s[i], 1);
+		}
+	buf_add(b, "'", 1);
+}
+
+/* A TabSeparated field: the same escapes, no quotes. */
+static void
+tsv_str(struct buf *b, const char *s)
+{
+	size_t n = b->n;
+
+	fleet_quote(b, s, strlen(s));
+	memmove(b->p + n, b->p + n + 1, b->n - n - 2);
+	b->n -= 2;
+}
+
+static void
+tsv_array(struct buf *b, const char *const *v, size_t n)
+{
+	size_t i;
+
+	buf_add(b, "[", 1);
+	for (i = 0; i < n; i++) {
+		if (i > 0)
+			buf_add(b, ",", 1);
+		fleet_quote(b, v[i], strlen(v[i]));
+	}
+	buf_add(b, "]", 1);
+}
+
+static const char *
+fb_metric(struct fb *x, int64_t id)
+{
+	struct store_metric m = { 0 };
+	int64_t i = imap_get(&x->metric, (uint64_t)id);
+
+	if (i != 0)
+		return x->mnames[i - 1];
+	if (store_metric_get(x->s, id, &m, x->err) == -1)
+		return NULL;
+	x->mnames = xreallocarray(x->mnames, x->nm + 1, sizeof *x->mnames);
+	xasprintf(&x->mnames[x->nm++], "%s/%s", m.type, m.unit);
+	store_metric_clear(&m);
+	imap_put(&x->metric, (uint64_t)id, (int64_t)x->nm);
+	return x->mnames[x->nm - 1];
+}
+
+/* The stack of a leaf callsite: its hash (and, the first time in the
+ * batch, its row in stacks).  Frames leaf first, as pprof lists them. */
+static int
+fb_stack(struct fb *x, int64_t leaf, uint64_t *out)
+{
+	struct store_frame_row *fr = NULL;
+	struct buf fn = { 0 }, files = { 0 }, lines = { 0 };
+	int64_t *cs = NULL, c, hi, line;
+	size_t n = 0, i;
+	const char *name, *file, *mapping;
+	struct sha256 h;
+	uint8_t d[32];
+	uint64_t k = 0;
+
+	if ((hi = imap_get(&x->leaf, (uint64_t)leaf)) != 0) {
+		*out = x->hashes[hi - 1];
+		return 0;
+	}
+	for (c = leaf; c > 0; c = csindex_parent(x->idx, c)) {
+		cs = xreallocarray(cs, n + 1, sizeof *cs);
+		cs[n++] = c;
+	}
+	fr = xcalloc(n ? n : 1, sizeof *fr);
+	if (store_callsite_frames(x->s, cs, n, fr, x->err) == -1) {
+		free(cs);
+		free(fr);
+		return -1;
+	}
+	sha256_init(&h);
+	buf_add(&fn, "[", 1);
+	buf_add(&files, "[", 1);
+	buf_add(&lines, "[", 1);
+	for (i = 0; i < n; i++) {
+		name = csindex_name_str(x->idx, csindex_name(x->idx, cs[i]));
+		csindex_source(x->idx, cs[i], &file, &line, &mapping);
+		line = fr[i].line;
+		sha256_update(&h, name, strlen(name) + 1);
+		sha256_update(&h, file, strlen(file) + 1);
+		sha256_update(&h, &line, sizeof line);
+		if (i > 0) {
+			buf_add(&fn, ",", 1);
+			buf_add(&files, ",", 1);
+			buf_add(&lines, ",", 1);
+		}
+		fleet_quote(&fn, name, strlen(name));
+		fleet_quote(&files, file, strlen(file));
+		buf_printf(&lines, "%" PRId64, line);
+	}
+	sha256_final(&h, d);
+	for (i = 0; i < 8; i++)
+		k = k << 8 | d[i];
+	if (imap_get(&x->shipped, k) == 0) {
+		imap_put(&x->shipped, k, 1);
+		buf_printf(&x->b->stacks, "%" PRIu64 "\t", k);
+		buf_add(&x->b->stacks, fn.p, fn.n);
+		buf_add(&x->b->stacks, "]\t", 2);
+		buf_add(&x->b->stacks, files.p, files.n);
+		buf_add(&x->b->stacks, "]\t", 2);
+		buf_add(&x->b->stacks, lines.p, lines.n);
+		buf_add(&x->b->stacks, "]\n", 2);
+		x->b->nstacks++;
+	}
+	x->hashes = xreallocarray(x->hashes, x->nhashes + 1,
+	    sizeof *x->hashes);
+	x->hashes[x->nhashes++] = k;
+	imap_put(&x->leaf, (uint64_t)leaf, (int64_t)x->nhashes);
+	*out = k;
+	buf_free(&fn);
+	buf_free(&files);
+	buf_free(&lines);
+	free(cs);
+	free(fr);
+	return 0;
+}
+
+/* Label rows come grouped by set, in the order they were added: each set
+ * becomes "[keys]\t[values]" (numbers as decimal text). */
+static void
+fb_label_cb(void *arg, const struct store_label_row *r)
+{
+	struct fb *x = arg;
+	struct buf *vals;
+	int64_t i = imap_get(&x->set, (uint64_t)r->labelset);
+	char num[32];
+
+	if (i == 0) {
+		x->sets = xreallocarray(x->sets, x->nsets + 1,
+		    sizeof *x->sets);
+		memset(&x->sets[x->nsets], 0, sizeof *x->sets);
+		i = (int64_t)++x->nsets;
+		imap_put(&x->set, (uint64_t)r->labelset, i);
+	}
+	/* keys at sets[i-1], values after a NUL, merged at the end. */
+	vals = &x->sets[i - 1];
+	buf_add(vals, r->key.p, r->key.n);
+	buf_add(vals, "\0", 1);
+	if (r->is_num) {
+		snprintf(num, sizeof num, "%" PRId64, r->num);
+		buf_add(vals, num, strlen(num));
+	} else
+		buf_add(vals, r->str.p, r->str.n);
+	buf_add(vals, "\0", 1);
+}
+
+/* The set's "[k,...]\t[v,...]" from its NUL-separated pairs. */
+static void
+fb_set_text(struct buf *out, const struct buf *pairs)
+{
+	struct buf v = { 0 };
+	const char *p = (const char *)pairs->p, *end = p + pairs->n;
+	size_t n;
+	int first = 1;
+
+	buf_add(out, "[", 1);
+	buf_add(&v, "[", 1);
+	while (p < end) {
+		if (!first) {
+			buf_add(out, ",", 1);
+			buf_add(&v, ",", 1);
+		}
+		first = 0;
+		n = strlen(p);
+		fleet_quote(out, p, n);
+		p += n + 1;
+		n = strlen(p);
+		fleet_quote(&v, p, n);
+		p += n + 1;
+	}
+	buf_add(out, "]\t", 2);
+	buf_add(out, v.p, v.n);
+	buf_add(out, "]", 1);
+	buf_free(&v);
+}
+
+static int
+fb_profile(struct fb *x, const struct store_ship_profile *sp)
+{
+	struct fleet_batch *b = x->b;
+	struct fleet_profile *fp;
+	struct store_export_value *v = NULL;
+	struct store_profile_info info = { 0 };
+	struct store_filter f;
+	int64_t *pids = NULL, *sets = NULL, *totals = NULL;
+	uint64_t *rows = NULL, stack;
+	size_t nv = 0, np = 0, nsets = 0, i, j;
+	const char **mnames = NULL;
+	const char *metric;
+	struct buf lab = { 0 };
+	int rc = -1;
+
+	b->p = xreallocarray(b->p, b->n + 1, sizeof *b->p);
+	fp = &b->p[b->n++];
+	memset(fp, 0, sizeof *fp);
+	fp->id = sp->id;
+	fp->key = fleet_profile_key(sp->scope, sp->hash);
+	fp->time_s = sp->time_ns / 1000000000;
+	b->bytes += sp->bytes;
+	memset(&f, 0, sizeof f);
+	f.scopes = &sp->scope_id;
+	f.nscopes = 1;
+	f.since_s = INT64_MIN;
+	f.until_s = INT64_MAX;
+	f.profiles = &sp->id;
+	f.nprofiles = 1;
+	if (store_select_all(x->s, &f, &v, &nv, &pids, &np, x->err) == -1 ||
+	    store_profile_get(x->s, sp->id, &info, x->err) == -1)
+		goto out;
+	/* Each set once: store_labels_by_set gives its labels per id. */
+	imap_clear(&x->set);
+	x->nsets = 0;
+	for (i = 0; i < nv; i++)
+		if (v[i].labelset != 0 &&
+		    imap_get(&x->set, (uint64_t)v[i].labelset) == 0) {
+			imap_put(&x->set, (uint64_t)v[i].labelset, -1);
+			sets = xreallocarray(sets, nsets + 1, sizeof *sets);
+			sets[nsets++] = v[i].labelset;
+		}
+	imap_clear(&x->set);
+	if (store_labels_by_set(x->s, sets, nsets, fb_label_cb, x,
+	    x->err) == -1)
+		goto out;
+	fp->off = b->samples.n;
+	mnames = xcalloc(info.nmetrics + 1, sizeof *mnames);
+	rows = xcalloc(info.nmetrics + 1, sizeof *rows);
+	totals = xcalloc(info.nmetrics + 1, sizeof *totals);
+	for (i = 0; i < nv; i++) {
+		if (v[i].value == 0)
+			continue;
+		if ((metric = fb_metric(x, v[i].metric)) == NULL ||
+		    fb_stack(x, v[i].callsite, &stack) == -1)
+			goto out;
+		for (j = 0; j < info.nmetrics; j++)
+			if (info.metrics[j].id == v[i].metric)
+				break;
+		if (j < info.nmetrics) {
+			rows[j]++;
+			totals[j] += v[i].value;
+		}
+		tsv_str(&b->samples, sp->scope);
+		buf_add(&b->samples, "\t", 1);
+		tsv_str(&b->samples, metric);
+		buf_add(&b->samples, "\t", 1);
+		tsv_str(&b->samples, x->host);
+		buf_printf(&b->samples, "\t%" PRId64 "\t%" PRIu64 "\t%" PRIu64
+		    "\t", fp->time_s, fp->key, stack);
+		lab.n = 0;
+		j = (size_t)imap_get(&x->set, (uint64_t)v[i].labelset);
+		if (v[i].labelset != 0 && j != 0)
+			fb_set_text(&lab, &x->sets[j - 1]);
+		else
+			buf_add(&lab, "[]\t[]", 5);
+		buf_add(&b->samples, lab.p, lab.n);
+		buf_printf(&b->samples, "\t%" PRId64 "\n", v[i].value);
+		fp->rows++;
+	}
+	fp->len = b->samples.n - fp->off;
+	/* host, scope, profile, time, time_ns, duration_ns, name, metrics,
+	 * rows, totals, label_keys, label_values */
+	fp->poff = b->profiles.n;
+	tsv_str(&b->profiles, x->host);
+	buf_add(&b->profiles, "\t", 1);
+	tsv_str(&b->profiles, sp->scope);
+	buf_printf(&b->profiles, "\t%" PRIu64 "\t%" PRId64 "\t%" PRId64 "\t%"
+	    PRId64 "\t", fp->key, fp->time_s, sp->time_ns, sp->duration_ns);
+	tsv_str(&b->profiles, sp->name);
+	buf_add(&b->profiles, "\t", 1);
+	for (i = 0; i < info.nmetrics; i++)
+		mnames[i] = fb_metric(x, info.metrics[i].id);
+	for (i = 0; i < info.nmetrics; i++)
+		if (mnames[i] == NULL)
+			goto out;
+	tsv_array(&b->profiles, mnames, info.nmetrics);
+	buf_add(&b->profiles, "\t[", 2);
+	for (i = 0; i < info.nmetrics; i++)
+		buf_printf(&b->profiles, "%s%" PRIu64, i ? "," : "", rows[i]);
+	buf_add(&b->profiles, "]\t[", 3);
+	for (i = 0; i < info.nmetrics; i++)
+		buf_printf(&b->profiles, "%s%" PRId64, i ? "," : "", totals[i]);
+	buf_add(&b->profiles, "]\t", 2);
+	tsv_array(&b->profiles, (const char *const *)info.label_keys,
+	    info.nlabels);
+	buf_add(&b->profiles, "\t", 1);
+	tsv_array(&b->profiles,
+	    (const char *const *)info.label_values, info.nlabels);
+	buf_add(&b->profiles, "\n", 1);
+	fp->plen = b->profiles.n - fp->poff;
+	rc = 0;
+out:
+	for (i = 0; i < x->nsets; i++)
+		buf_free(&x->sets[i]);
+	x->nsets = 0;
+	buf_free(&lab);
+	free((void *)mnames);
+	free(rows);
+	free(totals);
+	free(sets);
+	free(v);
+	free(pids);
+	store_profile_info_clear(&info);
+	return rc;
+}
+
+int
+fleet_batch_build(struct fleet_batch *b, struct store *s,
+    struct csindex *idx, const char *host, size_t max, struct error *err)
+{
+	struct store_ship_profile *sp = NULL;
+	struct fb x;
+	size_t n = 0, i;
+	int rc = -1;
+
+	memset(b, 0, sizeof *b);
+	memset(&x, 0, sizeof x);
+	x.b = b;
+	x.s = s;
+	x.idx = idx;
+	x.host = host;
+	x.err = err;
+	if (store_ship_pending(s, max, &sp, &n, err) == -1)
+		return -1;
+	if (n == 0) {
+		rc = 0;
+		goto out;
+	}
+	if (csindex_acquire(idx, s, err) == -1)
+		goto out;
+	for (i = 0; i < n; i++)
+		if (fb_profile(&x, &sp[i]) == -1)
+			break;
+	csindex_release(idx);
+	rc = i == n ? 0 : -1;
+out:
+	store_ship_profiles_free(sp, n);
+	for (i = 0; i < x.nm; i++)
+		free(x.mnames[i]);
+	free(x.mnames);
+	free(x.sets);
+	free(x.hashes);
+	imap_clear(&x.leaf);
+	imap_clear(&x.shipped);
+	imap_clear(&x.metric);
+	imap_clear(&x.set);
+	if (rc == -1)
+		fleet_batch_clear(b);
+	return rc;
+}
+
+void
+fleet_batch_clear(struct fleet_batch *b)
+{
+	free(b->p);
+	buf_free(&b->samples);
+	buf_free(&b->stacks);
+	buf_free(&b->profiles);
+	memset(b, 0, sizeof *b);
+}
+
+char *
+fleet_batch_present_sql(const struct fleet_batch *b, const char *db,
+    const char *host)
+{
+	struct buf q = { 0 };
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	size_t i;
+	char *s;
+
+	for (i = 0; i < b->n; i++) {
+		if (b->p[i].time_s < lo)
+			lo = b->p[i].time_s;
+		if (b->p[i].time_s > hi)
+			hi = b->p[i].time_s;
+	}
+	buf_printf(&q, "SELECT DISTINCT profile FROM %s.samples WHERE date "
+	    "BETWEEN toDate(toDateTime(%" PRId64 ")) AND toDate(toDateTime(%"
+	    PRId64 ")) AND host = ", db, lo, hi);
+	fleet_quote(&q, host, strlen(host));
+	buf_add(&q, " AND profile IN (", 17);
+	for (i = 0; i < b->n; i++)
+		buf_printf(&q, "%s%" PRIu64, i ? "," : "", b->p[i].key);
+	buf_add(&q, ") FORMAT TabSeparated", 22);
+	s = xstrndup((const char *)q.p, q.n);
+	buf_free(&q);
+	return s;
+}
+
+int
+fleet_batch_present(struct fleet_batch *b, const char *reply, size_t n,
+    struct error *err)
+{
+	const char *p = reply, *end = reply + n, *nl, *q;
+	uint64_t k;
+	size_t i;
+
+	while (p < end) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			nl = end;
+		/* Decimal digits only, no sign, no overflow. */
+		for (k = 0, q = p; q < nl && *q >= '0' && *q <= '9'; q++) {
+			if (k > (UINT64_MAX - (uint64_t)(*q - '0')) / 10)
+				break;
+			k = k * 10 + (uint64_t)(*q - '0');
+		}
+		if (q == p || q != nl)
+			return error_set(err, ERR_INPUT, "ClickHouse: not a "
+			    "profile key in the reply: \"%.*s\"",
+			    (int)(nl - p > 40 ? 40 : nl - p), p);
+		for (i = 0; i < b->n; i++)
+			if (b->p[i].key == k)
+				b->p[i].present = 1;
+		p = nl + 1;
+	}
+	return 0;
+}
+
+void
+fleet_batch_rows(const struct fleet_batch *b, int profiles_table,
+    struct buf *out, size_t *rows)
+{
+	size_t i;
+
+	*rows = 0;
+	for (i = 0; i < b->n; i++) {
+		/* A profile's row goes again (ReplacingMergeTree merges
+		 * the repeat): a crash may have come between its samples and
+		 * it. */
+		if (b->p[i].present && !profiles_table)
+			continue;
+		if (profiles_table) {
+			buf_add(out, b->profiles.p + b->p[i].poff,
+			    b->p[i].plen);
+			(*rows)++;
+		} else {
+			buf_add(out, b->samples.p + b->p[i].off, b->p[i].len);
+			*rows += b->p[i].rows;
+		}
+	}
+}

@@ -1,0 +1,56 @@
+/* fleet-batch.h: a batch of unshipped profiles as ClickHouse takes them:
+ * TabSeparated rows for the samples, stacks and profiles tables, with
+ * each profile's rows apart so that the profiles ClickHouse already has
+ * (a retry after a crash) can be left out.  Built on a worker thread with
+ * a read connection; knows no HTTP. */
+#ifndef PROFD_FLEET_BATCH_H
+#define PROFD_FLEET_BATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "store.h"
+#include "util.h"
+
+struct csindex;
+
+struct fleet_profile {
+	int64_t id;
+	uint64_t key;			/* the deduplication key */
+	int64_t time_s;
+	size_t off, len, rows;		/* its sample rows in samples */
+	size_t poff, plen;		/* its row in profiles */
+	int present;			/* ClickHouse has it already */
+};
+
+struct fleet_batch {
+	struct fleet_profile *p;
+	size_t n;
+	struct buf samples, stacks, profiles;
+	size_t nstacks;
+	int64_t bytes;			/* the batch's profiles, as pushed */
+};
+
+/* The deduplication key of a profile: the first 8 bytes of the SHA-256 of
+ * its scope name and content hash (the store's dedup is per scope). */
+uint64_t fleet_profile_key(const char *scope, const uint8_t hash[32]);
+/* Up to max unshipped profiles, oldest first, as rows for host. */
+int fleet_batch_build(struct fleet_batch *, struct store *,
+    struct csindex *, const char *host, size_t max, struct error *);
+void fleet_batch_clear(struct fleet_batch *);
+/* SELECT the keys of the batch's profiles ClickHouse has rows of. */
+char *fleet_batch_present_sql(const struct fleet_batch *, const char *db,
+    const char *host);
+/* The reply of that query (one key a line): marks them present. */
+int fleet_batch_present(struct fleet_batch *, const char *reply, size_t n,
+    struct error *);
+/* The sample rows of the profiles not present (and their number), or
+ * the profiles rows of all (and their number). */
+void fleet_batch_rows(const struct fleet_batch *, int profiles_table,
+    struct buf *out, size_t *rows);
+
+/* A string quoted for ClickHouse's SQL (or its TSV arrays): in ''. */
+void fleet_quote(struct buf *, const char *, size_t);
+
+#endif

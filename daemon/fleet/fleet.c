@@ -1,0 +1,584 @@
+/* fleet.c: the shipper's rounds on the event loop.  A round: the schema
+ * made sure of (once), a batch read on a query thread, ClickHouse asked
+ * which of its profiles it has (a retry after a crash), the others'
+ * samples, stacks and profiles rows inserted, the batch marked shipped by
+ * the import thread.  Any failure ends the round and the next one waits
+ * a backoff that doubles up to a minute.  schema/clickhouse/README.md
+ * says why this is exactly once. */
+#include <event2/buffer.h>
+#include <event2/dns.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "fleet-batch.h"
+#include "fleet.h"
+#include "fleet_schema.h"
+#include "import.h"
+#include "jobq.h"
+#include "log.h"
+#include "query.h"
+#include "util.h"
+
+#define FLEET_BACKOFF_MAX	60
+
+enum fleet_state {
+	FS_IDLE, FS_TABLES, FS_VERSION, FS_SCHEMA, FS_READ, FS_CHECK, FS_SAMPLES,
+	FS_STACKS, FS_PROFILES, FS_MARK,
+};
+
+struct fleet_job {
+	struct job job;
+	struct fleet *f;		/* NULL once the fleet stopped */
+	int mark;			/* a mark job, not a read */
+	struct fleet_batch b;
+	int64_t *ids;
+	size_t nids;
+	int64_t lag_profiles, lag_bytes;
+	struct error err;
+};
+
+struct fleet {
+	struct event_base *base;
+	struct evdns_base *dns;
+	struct evhttp_connection *conn;
+	struct evhttp_request *req;	/* in flight */
+	struct event *timer;
+	struct jobq *reads, *writes;
+	struct fleet_job *job;		/* in a queue */
+	char *url, *host, *database, *http_host, *path;
+	int port;
+	size_t batch;
+	int64_t interval, timeout;
+	enum fleet_state state;
+	struct fleet_batch b;		/* the round's */
+	int step;			/* the schema step being applied */
+	size_t stmt;			/* its statement */
+	int have_schema;
+	struct api_fleet_stats st;	/* url, host, database: set on reads */
+};
+
+static void fleet_round_cb(evutil_socket_t, short, void *);
+
+static void
+fleet_schedule(struct fleet *f, int64_t seconds)
+{
+	struct timeval tv = { (time_t)seconds, 0 };
+
+	f->state = FS_IDLE;
+	evtimer_add(f->timer, &tv);
+}
+
+static void
+fleet_fail(struct fleet *f, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+fleet_fail(struct fleet *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(f->st.last_error, sizeof f->st.last_error, fmt, ap);
+	va_end(ap);
+	f->st.last_error_ns = now_ns();
+	f->st.failures++;
+	f->st.backoff = f->st.backoff == 0 ? 1 : f->st.backoff * 2;
+	if (f->st.backoff > FLEET_BACKOFF_MAX)
+		f->st.backoff = FLEET_BACKOFF_MAX;
+	log_warn("fleet: %s (retry in %" PRId64 " s)", f->st.last_error,
+	    f->st.backoff);
+	fleet_batch_clear(&f->b);
+	fleet_schedule(f, f->st.backoff);
+}
+
+/* ---- HTTP ---- */
+
+static void fleet_http_cb(struct evhttp_request *, void *);
+
+/* POST sql (as the query parameter when body is given, else as the
+ * body) to ClickHouse. */
+static int
+fleet_post(struct fleet *f, const char *sql, const void *body, size_t n,
+    size_t block_rows)
+{
+	struct evhttp_request *req;
+	char *enc, *uri;
+
+	if (f->conn == NULL) {
+		f->conn = evhttp_connection_base_new(f->base, f->dns,
+		    f->http_host, (unsigned short)f->port);
+		if (f->conn == NULL)
+			return -1;
+		evhttp_connection_set_timeout(f->conn, (int)f->timeout);
+		evhttp_connection_set_retries(f->conn, 0);
+	}
+	if ((req = evhttp_request_new(fleet_http_cb, f)) == NULL)
+		return -1;
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Host",
+	    f->http_host);
+	if (body != NULL) {
+		enc = evhttp_encode_uri(sql);
+		if (block_rows > 0)
+			xasprintf(&uri, "%s?max_insert_block_size=%zu&query=%s",
+			    f->path, block_rows + 1, enc);
+		else
+			xasprintf(&uri, "%s?query=%s", f->path, enc);
+		free(enc);
+		evbuffer_add(evhttp_request_get_output_buffer(req), body, n);
+	} else {
+		uri = xstrdup(f->path);
+		evbuffer_add(evhttp_request_get_output_buffer(req), sql,
+		    strlen(sql));
+	}
+	f->req = req;
+	if (evhttp_make_request(f->conn, req, EVHTTP_REQ_POST, uri) == -1) {
+		f->req = NULL;
+		free(uri);
+		return -1;
+	}
+	free(uri);
+	return 0;
+}
+
+static void fleet_next(struct fleet *, const char *reply, size_t n);
+
+static void
+fleet_http_cb(struct evhttp_request *req, void *arg)
+{
+	struct fleet *f = arg;
+	struct evbuffer *in;
+	const char *body = "";
+	size_t n = 0;
+	int code;
+
+	f->req = NULL;
+	if (req == NULL || (code = evhttp_request_get_response_code(req)) ==
+	    0) {
+		/* The connection is not reused after a failure. */
+		if (f->conn != NULL)
+			evhttp_connection_free(f->conn);
+		f->conn = NULL;
+		fleet_fail(f, "ClickHouse at %s is unreachable or timed out",
+		    f->url);
+		return;
+	}
+	in = evhttp_request_get_input_buffer(req);
+	if ((n = evbuffer_get_length(in)) > 0)
+		body = (const char *)evbuffer_pullup(in, -1);
+	if (code != 200) {
+		fleet_fail(f, "ClickHouse answered %d: %.*s", code,
+		    (int)(n > 200 ? 200 : n), body);
+		return;
+	}
+	fleet_next(f, body, n);
+}
+
+/* ---- jobs ---- */
+
+static void
+fleet_read_run(struct job *j, void *worker)
+{
+	struct fleet_job *fj = (struct fleet_job *)j;
+	struct query_worker *w = worker;
+
+	if (fleet_batch_build(&fj->b, w->store, w->index, fj->f->host,
+	    fj->f->batch, &fj->err) == 0)
+		store_ship_lag(w->store, &fj->lag_profiles, &fj->lag_bytes,
+		    &fj->err);
+}
+
+static void
+fleet_mark_run(struct job *j, void *worker)
+{
+	struct fleet_job *fj = (struct fleet_job *)j;
+	struct import_worker *w = worker;
+
+	store_ship_mark(w->store, fj->ids, fj->nids, now_ns(), &fj->err);
+}
+
+static void fleet_job_done(struct job *);
+
+static struct fleet_job *
+fleet_job_new(struct fleet *f, int mark)
+{
+	struct fleet_job *fj = xcalloc(1, sizeof *fj);
+
+	fj->job.run = mark ? fleet_mark_run : fleet_read_run;
+	fj->job.done = fleet_job_done;
+	fj->f = f;
+	fj->mark = mark;
+	fj->lag_profiles = fj->lag_bytes = -1;
+	return fj;
+}
+
+static void
+fleet_job_free(struct fleet_job *fj)
+{
+	fleet_batch_clear(&fj->b);
+	free(fj->ids);
+	free(fj);
+}
+
+static void
+fleet_submit(struct fleet *f, struct fleet_job *fj, struct jobq *q)
+{
+	if (jobq_push(q, &fj->job) == -1) {
+		fleet_job_free(fj);
+		fleet_fail(f, "the %s queue is full", q == f->reads ? "query" :
+		    "import");
+		return;
+	}
+	f->job = fj;
+}
+
+static void
+fleet_job_done(struct job *j)
+{
+	struct fleet_job *fj = (struct fleet_job *)j;
+	struct fleet *f = fj->f;
+
+	if (f == NULL) {		/* stopped meanwhile */
+		fleet_job_free(fj);
+		return;
+	}
+	f->job = NULL;
+	if (j->run == NULL)
+		error_set(&fj->err, ERR_BUSY, "the job was dropped");
+	if (fj->err.kind != ERR_NONE) {
+		fleet_fail(f, "%s: %s", fj->mark ? "marking profiles shipped" :
+		    "reading a batch", fj->err.msg);
+		fleet_job_free(fj);
+		return;
+	}
+	if (fj->mark) {
+		f->st.batches++;
+		f->st.last_success_ns = now_ns();
+		f->st.backoff = 0;
+		if (f->st.lag_profiles >= (int64_t)f->b.n)
+			f->st.lag_profiles -= (int64_t)f->b.n;
+		if (f->st.lag_bytes >= f->b.bytes)
+			f->st.lag_bytes -= f->b.bytes;
+		fleet_job_free(fj);
+		/* A full batch: there may be more right away. */
+		fleet_schedule(f, f->b.n == f->batch ? 0 : f->interval);
+		fleet_batch_clear(&f->b);
+		return;
+	}
+	f->st.lag_profiles = fj->lag_profiles;
+	f->st.lag_bytes = fj->lag_bytes;
+	f->b = fj->b;
+	memset(&fj->b, 0, sizeof fj->b);
+	fleet_job_free(fj);
+	if (f->b.n == 0) {
+		f->st.last_success_ns = now_ns();
+		f->st.backoff = 0;
+		fleet_schedule(f, f->interval);
+		return;
+	}
+	fleet_next(f, NULL, 0);
+}
+
+/* ---- the round ---- */
+
+/* The statement stmt of a schema step, {db} replaced; NULL past the
+ * last.  Statements end with ";" at a line's end; "--" lines are
+ * comments. */
+static char *
+fleet_statement(const struct fleet *f, const char *sql, size_t stmt)
+{
+	struct buf b = { 0 };
+	const char *p = sql, *q;
+	size_t k = 0, n;
+	char *s = NULL;
+
+	for (; *p != '\0'; p += n + (p[n] == '\n')) {
+		n = strcspn(p, "\n");
+		if (n >= 2 && p[0] == '-' && p[1] == '-')
+			continue;
+		if (k == stmt)
+			for (q = p; q < p + n; q++) {
+				if (strncmp(q, "{db}", 4) == 0) {
+					buf_add(&b, f->database,
+					    strlen(f->database));
+					q += 3;
+				} else
+					buf_add(&b, q, 1);
+			}
+		if (n > 0 && p[n - 1] == ';') {
+			if (k++ == stmt)
+				break;
+		} else if (k == stmt && b.n > 0)
+			buf_add(&b, "\n", 1);
+	}
+	if (k > stmt && b.n > 1)
+		s = xstrndup((const char *)b.p, b.n - 1);
+	buf_free(&b);
+	return s;
+}
+
+/* The next statement of the schema, or the version recorded. */
+static int
+fleet_schema_next(struct fleet *f)
+{
+	char *sql;
+	int rc;
+
+	while (f->step < fleet_schema_nsteps) {
+		if (fleet_schema_steps[f->step].version <=
+		    f->st.schema_version) {
+			f->step++;
+			continue;
+		}
+		sql = fleet_statement(f, fleet_schema_steps[f->step].sql,
+		    f->stmt);
+		if (sql != NULL) {
+			f->stmt++;
+			rc = fleet_post(f, sql, NULL, 0, 0);
+			free(sql);
+			return rc;
+		}
+		/* The step is done: recorded, then the next. */
+		xasprintf(&sql, "INSERT INTO %s.schema_version VALUES "
+		    "(%d, now())", f->database,
+		    fleet_schema_steps[f->step].version);
+		f->st.schema_version = fleet_schema_steps[f->step].version;
+		f->step++;
+		f->stmt = 0;
+		rc = fleet_post(f, sql, NULL, 0, 0);
+		free(sql);
+		return rc;
+	}
+	f->have_schema = 1;
+	log_info("fleet: schema version %d in %s at %s",
+	    f->st.schema_version, f->database, f->url);
+	return 1;
+}
+
+static int
+fleet_insert(struct fleet *f, const char *table, const char *cols,
+    const struct buf *rows, size_t nrows)
+{
+	char *sql;
+	int rc;
+
+	xasprintf(&sql, "INSERT INTO %s.%s (%s) FORMAT TabSeparated",
+	    f->database, table, cols);
+	rc = fleet_post(f, sql, rows->p != NULL ? (const void *)rows->p : "",
+	    rows->n, nrows);
+	free(sql);
+	return rc;
+}
+
+/* The round after state's step answered (reply: its body). */
+static void
+fleet_next(struct fleet *f, const char *reply, size_t n)
+{
+	struct error err = { 0 };
+	struct fleet_job *fj;
+	struct buf rows = { 0 };
+	size_t nrows = 0, i;
+	char *sql;
+	int rc = 0;
+
+	switch (f->state) {
+	case FS_TABLES:
+		if (n > 0 && atoi(reply) > 0) {
+			f->state = FS_VERSION;
+			xasprintf(&sql, "SELECT max(version) FROM "
+			    "%s.schema_version FORMAT TabSeparated",
+			    f->database);
+			rc = fleet_post(f, sql, NULL, 0, 0);
+			free(sql);
+			break;
+		}
+		reply = "0";
+		n = 1;
+		/* FALLTHROUGH */
+	case FS_VERSION:
+		f->st.schema_version = n > 0 ? atoi(reply) : 0;
+		f->state = FS_SCHEMA;
+		f->step = 0;
+		f->stmt = 0;
+		/* FALLTHROUGH */
+	case FS_SCHEMA:
+		if ((rc = fleet_schema_next(f)) != 1)
+			break;
+		f->state = FS_READ;
+		fleet_submit(f, fleet_job_new(f, 0), f->reads);
+		return;
+	case FS_READ:
+		f->state = FS_CHECK;
+		sql = fleet_batch_present_sql(&f->b, f->database, f->host);
+		rc = fleet_post(f, sql, NULL, 0, 0);
+		free(sql);
+		break;
+	case FS_CHECK:
+		if (fleet_batch_present(&f->b, reply, n, &err) == -1) {
+			fleet_fail(f, "%s", err.msg);
+			return;
+		}
+		f->state = FS_SAMPLES;
+		fleet_batch_rows(&f->b, 0, &rows, &nrows);
+		rc = fleet_insert(f, "samples", "scope, metric, host, time, "
+		    "profile, stack_hash, label_keys, label_values, value",
+		    &rows, nrows);
+		break;
+	case FS_SAMPLES:
+		f->state = FS_STACKS;
+		rc = fleet_insert(f, "stacks", "stack_hash, functions, files, "
+		    "lines", &f->b.stacks, f->b.nstacks);
+		break;
+	case FS_STACKS:
+		f->state = FS_PROFILES;
+		fleet_batch_rows(&f->b, 1, &rows, &nrows);
+		rc = fleet_insert(f, "profiles", "host, scope, profile, time, "
+		    "time_ns, duration_ns, name, metrics, rows, totals, "
+		    "label_keys, label_values", &rows, nrows);
+		break;
+	case FS_PROFILES:
+		f->state = FS_MARK;
+		fj = fleet_job_new(f, 1);
+		fj->ids = xcalloc(f->b.n, sizeof *fj->ids);
+		for (i = 0; i < f->b.n; i++) {
+			fj->ids[i] = f->b.p[i].id;
+			if (f->b.p[i].present)
+				f->st.skipped_profiles++;
+			else {
+				f->st.shipped_profiles++;
+				f->st.shipped_rows += f->b.p[i].rows;
+			}
+		}
+		fj->nids = f->b.n;
+		fleet_submit(f, fj, f->writes);
+		return;
+	default:
+		return;
+	}
+	buf_free(&rows);
+	if (rc == -1)
+		fleet_fail(f, "cannot send a request to %s", f->url);
+}
+
+static void
+fleet_round_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct fleet *f = arg;
+
+	(void)fd;
+	(void)what;
+	if (f->state != FS_IDLE)
+		return;
+	if (!f->have_schema) {
+		char *sql;
+		int rc;
+
+		/* Whether the version table is there: a fresh database has
+		 * version 0. */
+		f->state = FS_TABLES;
+		xasprintf(&sql, "SELECT count() FROM system.tables WHERE "
+		    "database = '%s' AND name = 'schema_version' FORMAT "
+		    "TabSeparated", f->database);
+		rc = fleet_post(f, sql, NULL, 0, 0);
+		free(sql);
+		if (rc == -1)
+			fleet_fail(f, "cannot send a request to %s", f->url);
+		return;
+	}
+	f->state = FS_READ;
+	fleet_submit(f, fleet_job_new(f, 0), f->reads);
+}
+
+struct fleet *
+fleet_new(struct event_base *base, const struct fleet_config *cfg,
+    struct jobq *reads, struct jobq *writes, struct error *err)
+{
+	struct evhttp_uri *u;
+	struct fleet *f;
+	const char *h, *p;
+
+	if ((u = evhttp_uri_parse(cfg->url)) == NULL ||
+	    evhttp_uri_get_scheme(u) == NULL ||
+	    strcmp(evhttp_uri_get_scheme(u), "http") != 0 ||
+	    (h = evhttp_uri_get_host(u)) == NULL || *h == '\0' ||
+	    evhttp_uri_get_query(u) != NULL ||
+	    evhttp_uri_get_userinfo(u) != NULL) {
+		if (u != NULL)
+			evhttp_uri_free(u);
+		error_set(err, ERR_INPUT, "fleet-url: \"%s\" is not "
+		    "http://HOST[:PORT][/PATH] (ClickHouse's HTTP interface)",
+		    cfg->url);
+		return NULL;
+	}
+	f = xcalloc(1, sizeof *f);
+	f->base = base;
+	f->http_host = xstrdup(h);
+	f->port = evhttp_uri_get_port(u) > 0 ? evhttp_uri_get_port(u) : 8123;
+	p = evhttp_uri_get_path(u);
+	f->path = xstrdup(p != NULL && *p != '\0' ? p : "/");
+	evhttp_uri_free(u);
+	f->url = xstrdup(cfg->url);
+	f->host = xstrdup(cfg->host);
+	f->database = xstrdup(cfg->database);
+	f->batch = cfg->batch;
+	f->interval = cfg->interval;
+	f->timeout = cfg->timeout;
+	f->reads = reads;
+	f->writes = writes;
+	f->dns = evdns_base_new(base, EVDNS_BASE_INITIALIZE_NAMESERVERS);
+	f->timer = evtimer_new(base, fleet_round_cb, f);
+	f->st.lag_profiles = f->st.lag_bytes = -1;
+	fleet_schedule(f, 0);
+	return f;
+}
+
+void
+fleet_stop(struct fleet *f)
+{
+	if (f == NULL)
+		return;
+	evtimer_del(f->timer);
+	if (f->req != NULL)
+		evhttp_cancel_request(f->req);
+	f->req = NULL;
+	if (f->conn != NULL)
+		evhttp_connection_free(f->conn);
+	f->conn = NULL;
+	if (f->job != NULL)
+		f->job->f = NULL;
+	f->job = NULL;
+	f->state = FS_IDLE;
+}
+
+void
+fleet_free(struct fleet *f)
+{
+	if (f == NULL)
+		return;
+	fleet_stop(f);
+	event_free(f->timer);
+	if (f->dns != NULL)
+		evdns_base_free(f->dns, 0);
+	fleet_batch_clear(&f->b);
+	free(f->url);
+	free(f->host);
+	free(f->database);
+	free(f->http_host);
+	free(f->path);
+	free(f);
+}
+
+void
+fleet_get_stats(struct fleet *f, struct api_fleet_stats *st)
+{
+	*st = f->st;
+	st->url = f->url;
+	st->host = f->host;
+	st->database = f->database;
+}

@@ -1,0 +1,42 @@
+/* fleet.h: shipping every committed profile to ClickHouse (issue 16).
+ * The shipper lives on the event loop: batches are read on a query
+ * thread, ClickHouse is spoken to with libevent's HTTP client, and the
+ * shipped profiles are marked by the import thread (the store's writer)
+ * only after ClickHouse acknowledged them.  ClickHouse down or slow
+ * costs retries with backoff, never a blocked import or query. */
+#ifndef PROFD_FLEET_H
+#define PROFD_FLEET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+struct api_fleet_stats;
+struct event_base;
+struct jobq;
+struct fleet;
+
+struct fleet_config {
+	const char *url;		/* ClickHouse's HTTP interface */
+	const char *host;		/* this host's name in the fleet */
+	const char *database;
+	size_t batch;			/* profiles per batch */
+	int64_t interval;		/* seconds between polls when idle */
+	int64_t timeout;		/* seconds for one HTTP exchange */
+};
+
+
+/* reads: the query queue (workers are struct query_worker); writes: the
+ * import queue (struct import_worker).  NULL with err if the URL is not
+ * http://host[:port][/]. */
+struct fleet *fleet_new(struct event_base *, const struct fleet_config *,
+    struct jobq *reads, struct jobq *writes, struct error *);
+/* Cancel what is in flight; the jobs that come back after are dropped. */
+void fleet_stop(struct fleet *);
+/* After the queues are gone. */
+void fleet_free(struct fleet *);
+/* What /v1/status shows of it. */
+void fleet_get_stats(struct fleet *, struct api_fleet_stats *);
+
+#endif

@@ -1,6 +1,6 @@
-/* fleet.c: the shipper's rounds on the event loop.  A round: the schema
- * made sure of (once), a batch read on a query thread, ClickHouse asked
- * which of its profiles it has (a retry after a crash), the others'
+/* fleet.c: the shipper's rounds on the event loop.  A round: a batch
+ * read on a query thread (the backlog counted), the schema made sure of
+ * (once), ClickHouse asked which of its profiles it has (a retry after a crash), the others'
  * samples, stacks and profiles rows inserted, the batch marked shipped by
  * the import thread.  Any failure ends the round and the next one waits
  * a backoff that doubles up to a minute.  schema/clickhouse/README.md
@@ -276,12 +276,6 @@ fleet_job_done(struct job *j)
 	f->b = fj->b;
 	memset(&fj->b, 0, sizeof fj->b);
 	fleet_job_free(fj);
-	if (f->b.n == 0) {
-		f->st.last_success_ns = now_ns();
-		f->st.backoff = 0;
-		fleet_schedule(f, f->interval);
-		return;
-	}
 	fleet_next(f, NULL, 0);
 }
 
@@ -411,9 +405,27 @@ fleet_next(struct fleet *f, const char *reply, size_t n)
 		if ((rc = fleet_schema_next(f)) != 1)
 			break;
 		f->state = FS_READ;
-		fleet_submit(f, fleet_job_new(f, 0), f->reads);
+		fleet_next(f, NULL, 0);
 		return;
 	case FS_READ:
+		/* The batch is read first, so the lag is counted even while
+		 * ClickHouse is away.  Then, once, the schema: whether the
+		 * version table is there (a fresh database has version 0). */
+		if (!f->have_schema) {
+			f->state = FS_TABLES;
+			xasprintf(&sql, "SELECT count() FROM system.tables "
+			    "WHERE database = '%s' AND name = 'schema_version' "
+			    "FORMAT TabSeparated", f->database);
+			rc = fleet_post(f, sql, NULL, 0, 0);
+			free(sql);
+			break;
+		}
+		if (f->b.n == 0) {
+			f->st.last_success_ns = now_ns();
+			f->st.backoff = 0;
+			fleet_schedule(f, f->interval);
+			return;
+		}
 		f->state = FS_CHECK;
 		sql = fleet_batch_present_sql(&f->b, f->database, f->host);
 		rc = fleet_post(f, sql, NULL, 0, 0);
@@ -475,22 +487,6 @@ fleet_round_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (f->state != FS_IDLE)
 		return;
-	if (!f->have_schema) {
-		char *sql;
-		int rc;
-
-		/* Whether the version table is there: a fresh database has
-		 * version 0. */
-		f->state = FS_TABLES;
-		xasprintf(&sql, "SELECT count() FROM system.tables WHERE "
-		    "database = '%s' AND name = 'schema_version' FORMAT "
-		    "TabSeparated", f->database);
-		rc = fleet_post(f, sql, NULL, 0, 0);
-		free(sql);
-		if (rc == -1)
-			fleet_fail(f, "cannot send a request to %s", f->url);
-		return;
-	}
 	f->state = FS_READ;
 	fleet_submit(f, fleet_job_new(f, 0), f->reads);
 }

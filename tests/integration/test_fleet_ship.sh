@@ -3,7 +3,8 @@
 # going away, profd killed with -9 in the middle of shipping, and a crash
 # between ClickHouse's acknowledgement and the cursor's advance.
 #
-# 1. profd ships four profiles; status shows no lag.
+# 0. Before ClickHouse is up, a push succeeds and counts as lag.
+# 1. ClickHouse up, profd ships four profiles; status shows no lag.
 # 2. ClickHouse is killed; eight more are pushed: the pushes succeed, the
 #    status shows the lag (8 profiles, their bytes) and the last error.
 # 3. ClickHouse comes back; profd is killed -9 once shipping has resumed.
@@ -23,7 +24,7 @@
 command -v sqlite3 >/dev/null ||
     { echo "skip: the sqlite3 shell is not installed"; exit 77; }
 
-ch_start a
+ch_config a
 FLEET=(--fleet-url "$(ch_url a)" --fleet-host h1 --fleet-database fleet_t
     --fleet-interval 1 --fleet-batch 2 --fleet-timeout 5)
 start_profd "${FLEET[@]}"
@@ -40,7 +41,16 @@ shipped_all() {
 	    shipped_ns = 0")" = 0 ] && [ "$(fleet_status lag_profiles)" = 0 ]
 }
 
-for f in cpu heap mutex block; do push "$f" web; done
+has_error() { [ "$(fleet_status last_error)" != None ]; }
+
+# 0. ClickHouse not started yet: the push succeeds, the backlog is
+#    counted, the error shown.
+push cpu web
+lag1() { has_error && [ "$(fleet_status lag_profiles)" = 1 ]; }
+wait_until "a lag of 1 before ClickHouse is up" lag1
+ok "ClickHouse not up: lag 1, error: $(fleet_status last_error)"
+ch_start a
+for f in heap mutex block; do push "$f" web; done
 wait_until "the first four shipped" shipped_all
 [ "$(fleet_status shipped_profiles)" = 4 ] ||
     fail "shipped $(fleet_status shipped_profiles), not 4"
@@ -55,8 +65,9 @@ for f in cpu heap mutex block; do
 	push "$f" db
 	push "$f" api "env=prod"
 done
-has_error() { [ "$(fleet_status last_error)" != None ]; }
-wait_until "a shipping error" has_error
+failures=$(fleet_status failures)
+failed_again() { [ "$(fleet_status failures)" -gt "$failures" ]; }
+wait_until "a shipping error" failed_again
 # The lag is counted at each round's look at the store: the next
 # round (after the backoff) counts all eight.
 lag8() { [ "$(fleet_status lag_profiles)" = 8 ]; }
@@ -120,3 +131,8 @@ ok "12 profiles, $rows sample rows, each once"
     WHERE has(label_keys, 'env'))")" = 0 ] ||
     fail "the push labels of scope api are not in the profiles table"
 ok "every stack in the stacks table; push labels shipped"
+
+# SIGTERM with the shipper idle: a clean exit (a sanitizer build checks
+# for leaks here).
+stop_profd
+ok "profd stopped cleanly"

@@ -1,7 +1,7 @@
 /* csmap.h: the writer's callsite map, (parent, frame) -> id, for
  * store-cs.c.  Each id's key lives in two id-indexed arrays (4 + 4
- * bytes); the table holds only the id and 32 bits of the key's hash
- * (8 bytes a slot), so a lookup reads the arrays on a hash match only.
+ * bytes); the table holds only the id and 16 bits of the key's hash
+ * (6 bytes a slot), so a lookup reads the arrays on a hash match only.
  * A growth builds the new table from the arrays after freeing the old
  * one: no two tables at once (docs/DESIGN-STORAGE.md, "Callsites"). */
 #ifndef PROFD_CSMAP_H
@@ -10,8 +10,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define CSMAP_SLOT	6		/* bytes: id (4), hash tag (2) */
+#define CSMAP_NONE	SIZE_MAX	/* no slot */
+
 struct csmap {
-	uint64_t *slots;	/* tag << 32 | id; 0: empty */
+	uint8_t *slots;		/* cap slots; id 0: empty */
 	size_t cap, n;		/* cap is a power of two */
 	uint32_t *parent, *frame;	/* by id; frame 0: not in the map */
 	size_t ids;		/* arrays valid for ids below this */
@@ -20,12 +23,13 @@ struct csmap {
 
 /* The id of (parent, frame), or 0 when absent; when absent and grow is
  * 1, *slot is where it goes (csmap_fill, with nothing else inserted in
- * between); with grow 0 the map never grows and *slot may be NULL. */
+ * between); with grow 0 the map never grows and *slot may be
+ * CSMAP_NONE (full). */
 uint32_t csmap_find(struct csmap *, uint32_t parent, uint32_t frame,
-    int grow, uint64_t **slot);
+    int grow, size_t *slot);
 /* (parent, frame) -> id at slot (from csmap_find); id > 0 and not in
  * the map. */
-void csmap_fill(struct csmap *, uint64_t *slot, uint32_t parent,
+void csmap_fill(struct csmap *, size_t slot, uint32_t parent,
     uint32_t frame, uint32_t id);
 /* Insert or overwrite. */
 void csmap_put(struct csmap *, uint32_t parent, uint32_t frame,

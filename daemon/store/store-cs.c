@@ -323,7 +323,7 @@ store_callsite(struct store *s, int64_t parent_id, int64_t frame_id,
     int64_t depth, struct error *err)
 {
 	struct store_cs *c = cs_of(s);
-	uint64_t *slot;
+	size_t slot;
 	uint32_t got;
 	int64_t id;
 

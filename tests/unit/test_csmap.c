@@ -28,7 +28,7 @@ static void
 check_all(struct csmap *m, const uint32_t *ref)
 {
 	uint32_t p, f, got;
-	uint64_t *slot;
+	size_t slot;
 	size_t n = 0, bad = 0;
 
 	for (p = 0; p < SIDE; p++)
@@ -46,7 +46,7 @@ test_random(void)
 {
 	struct csmap m;
 	uint32_t *ref = xcalloc(SIDE * SIDE, sizeof *ref), next = 1, p, f, got;
-	uint64_t *slot;
+	size_t slot;
 	size_t op, bytes;
 
 	memset(&m, 0, sizeof m);
@@ -59,7 +59,7 @@ test_random(void)
 			continue;
 		}
 		got = csmap_find(&m, p, f, 1, &slot);
-		CHECK(slot != NULL);
+		CHECK(slot != CSMAP_NONE);
 		CHECK(got == ref[p * SIDE + f]);
 		if (got == 0) {
 			/* Gaps in the ids, as collection leaves them. */
@@ -83,7 +83,7 @@ test_random(void)
 
 	/* Full and not allowed to grow: still finds, refuses the rest. */
 	bytes = csmap_bytes(&m);
-	CHECK(bytes >= m.cap * 8);
+	CHECK(bytes >= m.cap * CSMAP_SLOT);
 	csmap_reset(&m);
 	CHECK(m.n == 0 && m.cap > 0);
 	memset(ref, 0, SIDE * SIDE * sizeof *ref);
@@ -106,7 +106,7 @@ test_random(void)
 			for (f = 1; f < SIDE; f++) {
 				got = csmap_find(&m, p, f, 0, &slot);
 				CHECK(got == ref[p * SIDE + f]);
-				refused += got == 0 && slot == NULL;
+				refused += got == 0 && slot == CSMAP_NONE;
 			}
 		CHECK(m.cap == cap);
 		CHECK(refused > 0);
@@ -121,7 +121,7 @@ static void
 test_reserve(void)
 {
 	struct csmap m;
-	uint64_t *slot;
+	size_t slot;
 	uint32_t i;
 	size_t cap;
 
@@ -136,7 +136,7 @@ test_reserve(void)
 	CHECK(m.cap == cap);
 	for (i = 1; i <= 100000; i++)
 		CHECK(csmap_find(&m, i / 7, 1 + i % 7, 0, &slot) == i);
-	CHECK(csmap_bytes(&m) == cap * 8 + 100001 * 8);
+	CHECK(csmap_bytes(&m) == cap * CSMAP_SLOT + 100001 * 8);
 	csmap_clear(&m);
 }
 

@@ -1,7 +1,7 @@
 /* csmap.c: the callsite map of csmap.h.  Open addressing, linear
  * probing; a slot's tag is the top 16 bits of the key's hash, its home
  * the low bits, so a tag match is a real hint (a false one 1 in 65536)
- * and the arrays (a cache miss each) are read about once per lookup that
+ * and the key array (a cache miss) is read about once per lookup that
  * finds its key.  A slot is the id (4 bytes) then the tag (2), packed:
  * 6 bytes, not 8 (2.78 M callsites: 24 MiB of slots, not 32). */
 #include <stdlib.h>
@@ -51,13 +51,13 @@ cm_probe(const struct csmap *m, uint64_t h, uint32_t parent, uint32_t frame)
 		if ((id = cm_id(m, i)) == 0)
 			return i;
 		memcpy(&t, m->slots + i * CSMAP_SLOT + sizeof id, sizeof t);
-		if (t == tag && m->frame[id] == frame &&
-		    m->parent[id] == parent)
+		if (t == tag && m->key[id].frame == frame &&
+		    m->key[id].parent == parent)
 			return i;
 	}
 }
 
-/* A table of cap slots built from the arrays: the old one freed first,
+/* A table of cap slots built from the key array: the old one freed first,
  * so a growth never holds two. */
 static void
 cm_rebuild(struct csmap *m, size_t cap)
@@ -70,10 +70,10 @@ cm_rebuild(struct csmap *m, size_t cap)
 	m->cap = cap;
 	m->n = 0;
 	for (id = 1; id < m->ids; id++) {
-		if (m->frame[id] == 0)
+		if (m->key[id].frame == 0)
 			continue;
-		h = cm_hash(m->parent[id], m->frame[id]);
-		cm_set(m, cm_probe(m, h, m->parent[id], m->frame[id]),
+		h = cm_hash(m->key[id].parent, m->key[id].frame);
+		cm_set(m, cm_probe(m, h, m->key[id].parent, m->key[id].frame),
 		    (uint32_t)id, cm_tag(h));
 		m->n++;
 	}
@@ -90,7 +90,7 @@ cm_room(struct csmap *m, size_t n)
 		cm_rebuild(m, cap);
 }
 
-/* The arrays hold ids below want; what is new is marked absent.  Grown
+/* The key array holds ids below want; what is new is marked absent.  Grown
  * by realloc, which moves large blocks by remapping, not copying. */
 static void
 cm_ids(struct csmap *m, size_t want)
@@ -102,12 +102,10 @@ cm_ids(struct csmap *m, size_t want)
 	if (want > m->idcap) {
 		while (cap < want)
 			cap *= 2;
-		m->parent = xreallocarray(m->parent, cap, sizeof *m->parent);
-		m->frame = xreallocarray(m->frame, cap, sizeof *m->frame);
+		m->key = xreallocarray(m->key, cap, sizeof *m->key);
 		m->idcap = cap;
 	}
-	memset(m->frame + m->ids, 0, (want - m->ids) * sizeof *m->frame);
-	memset(m->parent + m->ids, 0, (want - m->ids) * sizeof *m->parent);
+	memset(m->key + m->ids, 0, (want - m->ids) * sizeof *m->key);
 	m->ids = want;
 }
 
@@ -137,8 +135,8 @@ csmap_fill(struct csmap *m, size_t slot, uint32_t parent, uint32_t frame,
     uint32_t id)
 {
 	cm_ids(m, (size_t)id + 1);
-	m->parent[id] = parent;
-	m->frame[id] = frame;
+	m->key[id].parent = parent;
+	m->key[id].frame = frame;
 	cm_set(m, slot, id, cm_tag(cm_hash(parent, frame)));
 	m->n++;
 }
@@ -150,7 +148,7 @@ csmap_put(struct csmap *m, uint32_t parent, uint32_t frame, uint32_t id)
 	uint32_t old = csmap_find(m, parent, frame, 1, &s);
 
 	if (old != 0) {
-		m->frame[old] = 0;
+		m->key[old].frame = 0;
 		m->n--;
 	}
 	csmap_fill(m, s, parent, frame, id);
@@ -161,8 +159,7 @@ csmap_reserve(struct csmap *m, size_t n, size_t maxid)
 {
 	cm_room(m, n);
 	if (maxid > m->idcap) {
-		m->parent = xreallocarray(m->parent, maxid, sizeof *m->parent);
-		m->frame = xreallocarray(m->frame, maxid, sizeof *m->frame);
+		m->key = xreallocarray(m->key, maxid, sizeof *m->key);
 		m->idcap = maxid;
 	}
 }
@@ -176,11 +173,12 @@ csmap_del(struct csmap *m, uint32_t parent, uint32_t frame)
 	if (m->cap == 0 || (id = cm_id(m, i = cm_probe(m, cm_hash(parent,
 	    frame), parent, frame))) == 0)
 		return;
-	m->frame[id] = 0;
+	m->key[id].frame = 0;
 	/* Backward shift, as imap_del: an entry past the hole moves into it
 	 * unless its home lies cyclically in (hole, entry]. */
 	for (j = (i + 1) & mask; (id = cm_id(m, j)) != 0; j = (j + 1) & mask) {
-		home = (size_t)cm_hash(m->parent[id], m->frame[id]) & mask;
+		home = (size_t)cm_hash(m->key[id].parent, m->key[id].frame) &
+		    mask;
 		if (i <= j ? (home > i && home <= j) : (home > i || home <= j))
 			continue;
 		memcpy(m->slots + i * CSMAP_SLOT, m->slots + j * CSMAP_SLOT,
@@ -204,14 +202,12 @@ void
 csmap_clear(struct csmap *m)
 {
 	free(m->slots);
-	free(m->parent);
-	free(m->frame);
+	free(m->key);
 	memset(m, 0, sizeof *m);
 }
 
 size_t
 csmap_bytes(const struct csmap *m)
 {
-	return m->cap * CSMAP_SLOT + m->ids * (sizeof *m->parent +
-	    sizeof *m->frame);
+	return m->cap * CSMAP_SLOT + m->ids * sizeof *m->key;
 }

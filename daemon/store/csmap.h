@@ -1,9 +1,9 @@
 /* csmap.h: the writer's callsite map, (parent, frame) -> id, for
- * store-cs.c.  Each id's key lives in two id-indexed arrays (4 + 4
+ * store-cs.c.  Each id's key lives in an id-indexed array (4 + 4
  * bytes); the table holds only the id and 16 bits of the key's hash
- * (6 bytes a slot), so a lookup reads the arrays on a hash match only.
- * A growth builds the new table from the arrays after freeing the old
- * one: no two tables at once (docs/DESIGN-STORAGE.md, "Callsites"). */
+ * (6 bytes a slot), so a lookup reads the array on a hash match only.
+ * A growth builds the new table from the key array after freeing the old
+ * one: no two tables at once (docs/DESIGN-STORAGE.md, "Callsite chunks"). */
 #ifndef PROFD_CSMAP_H
 #define PROFD_CSMAP_H
 
@@ -16,9 +16,12 @@
 struct csmap {
 	uint8_t *slots;		/* cap slots; id 0: empty */
 	size_t cap, n;		/* cap is a power of two */
-	uint32_t *parent, *frame;	/* by id; frame 0: not in the map */
-	size_t ids;		/* arrays valid for ids below this */
-	size_t idcap;		/* arrays allocated */
+	/* By id, side by side (one cache miss); frame 0: not in the map. */
+	struct csmap_key {
+		uint32_t parent, frame;
+	} *key;
+	size_t ids;		/* keys valid for ids below this */
+	size_t idcap;		/* keys allocated */
 };
 
 /* The id of (parent, frame), or 0 when absent; when absent and grow is
@@ -41,7 +44,7 @@ void csmap_del(struct csmap *, uint32_t parent, uint32_t frame);
 /* Empty, the memory kept. */
 void csmap_reset(struct csmap *);
 void csmap_clear(struct csmap *);
-/* Memory held (the arrays as far as used). */
+/* Memory held (the key array as far as used). */
 size_t csmap_bytes(const struct csmap *);
 
 #endif

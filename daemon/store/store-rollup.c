@@ -115,8 +115,8 @@ store_rollup_add(struct racc *a, const struct srows *r, const size_t *cols,
 			if (!w->overflow) {
 				a->rows -= w->rows.n;
 				/* Counted first: a merge past the bound
-				 * would be thrown away, and its rows are
-				 * the import's largest transient. */
+				 * would be thrown away at once (the 50 MB
+				 * heap profile's: 290 K rows, 25 MiB). */
 				if (srows_merge_count(&w->rows, &dl[i].d) >
 				    a->max) {
 					w->overflow = 1;

@@ -470,7 +470,6 @@ async function viewFlame(main, s, q, seq) {
   window.profdFlame = g;
   g.unit = tree.unit;
   g.colorBy = s.colour;
-  g.inline = new Set(top.rows.filter((r) => r.inline === 'inline').map((r) => r.function));
   g.zoom = g.tree.find(s.zoom);
   if (s.search) {
     try {

@@ -113,6 +113,28 @@ async function clickFrame(page, name, button) {
       fail('tooltip: ' + tip);
     ok('tooltip: ' + tip.split('\n').join(' | '));
 
+    // The frame's own line and inline mark, as /v1/tree gives them per
+    // node: main.mandelbrot at one line, main.escapeTime inlined into it.
+    const node = await page.evaluate(async (names) => {
+      const j = await (await fetch('/v1/tree?scope=fx')).json();
+      const find = (x) => (names.includes(x.name) ? x : x.children.map(find).find((y) => y));
+      const m = find(j.root);
+      return { mandelbrot: m, escapeTime: m.children.find((c) => c.name === names[1]) };
+    }, ['main.mandelbrot', 'main.escapeTime']);
+    if (!node.mandelbrot.frame_line || node.mandelbrot.inline || !node.escapeTime || !node.escapeTime.inline)
+      fail('/v1/tree: ' + JSON.stringify(node).slice(0, 300));
+    const tipOf = async (n) => {
+      const b = await page.evaluate((x) => window.profdFlame.rectOf(x), n);
+      await page.mouse.move(b.x + Math.min(b.w / 2, 5), b.y + b.h / 2);
+      return page.locator('#tooltip').innerText();
+    };
+    const mt = await tipOf('main.mandelbrot'), et = await tipOf('main.escapeTime');
+    if (!mt.includes(node.mandelbrot.file + ':' + node.mandelbrot.frame_line) || mt.includes('(inlined)') ||
+        !et.split('\n')[0].endsWith('(inlined)'))
+      fail('frame line and inline mark: ' + mt + ' / ' + et);
+    ok('tooltip: main.mandelbrot at ' + node.mandelbrot.file + ':' + node.mandelbrot.frame_line +
+      ', main.escapeTime (inlined)');
+
     // Search: the same share as the SVG's.
     await page.locator('#search').fill(SEARCH);
     await page.locator('#search').press('Enter');

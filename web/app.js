@@ -167,10 +167,11 @@ function fillPickers(s, top) {
   if (document.activeElement !== search) search.value = s.search;
 }
 
-// The label picker's choices: the sample labels of the selection (its
-// scopes, metric and window, whatever labels and frame filters are in
-// force) from /v1/tags, and the push labels of the scopes' newest 20
-// profiles, through read-only SQL over the documented views.
+// The label picker's choices: the sample labels of the selection's
+// scopes, metric and window (not narrowed by the labels and frame filters
+// in force, so that others can be added) from /v1/tags, and the push
+// labels of the scopes' newest 20 profiles (which /v1/tags does not
+// count), through read-only SQL over the documented views.
 const labelChoices = new Map();
 
 function labelsFor(s) {

@@ -97,6 +97,16 @@ async function clickFrame(page, name, button) {
     await shot(page, 'scopes');
     ok('the scopes listed');
 
+    // Numbers rounded as printf and Go round them: an exact tie to the
+    // even digit (go tool pprof prints 1152 B as 1.12kB), others as usual.
+    const units = await page.evaluate(() => [Units.label(1152, 'bytes', 'kB'),
+      Units.label(1160, 'bytes', 'kB'), Units.label(3.375e9, 'nanoseconds', 's'),
+      Units.label(-1152, 'bytes', 'kB'), Units.percentage(1, 8), Units.percentage(1, 800)]);
+    const unitsWant = ['1.12kB', '1.13kB', '3.38s', '-1.12kB', '12.50%', '0.12%'];
+    if (JSON.stringify(units) !== JSON.stringify(unitsWant))
+      fail('units: ' + JSON.stringify(units) + ', pprof prints ' + JSON.stringify(unitsWant));
+    ok('units rounded as pprof rounds them: ' + units.join(' '));
+
     // The flame graph, from the scope's link.
     await page.locator('#scopes a', { hasText: 'fx' }).click();
     await ready(page);

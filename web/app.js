@@ -2,14 +2,15 @@
 // loaded from (/v1/...: profd's socket, or profctl web's proxy), keeps all
 // its state in the URL's query with the API's parameter names (so a link
 // is shareable and Back works), and draws the views: flame graph, top
-// table, sandwich, with the timeline's window driving them all.
+// table, sandwich, diff (diff.js), peek, traces and tags (views.js), with
+// the timeline's window driving them all.
 'use strict';
 
 // Parameters that make the API's selection, and those of the page only.
 const SEL_MULTI = ['scope', 'label', 'profile'];
 const SEL_ONE = ['metric', 'since', 'until', 'focus', 'ignore', 'hide', 'show'];
 const FILTERS = ['focus', 'ignore', 'hide', 'show'];
-const VIEWS = ['flamegraph', 'top', 'sandwich', 'diff'];
+const VIEWS = ['flamegraph', 'top', 'peek', 'sandwich', 'traces', 'tags', 'diff'];
 // The base selection of a diff: the API's base.* parameters.
 const BASE_MULTI = ['base.scope', 'base.label', 'base.profile'];
 const BASE_ONE = ['base.since', 'base.until'];
@@ -45,6 +46,8 @@ function state() {
   s.search = q.get('search') || '';
   s.zoom = q.get('zoom') ? q.get('zoom').split(';') : [];
   s.fn = q.get('fn') || '';
+  s.regex = q.get('regex') || '';
+  s.limit = Math.max(0, parseInt(q.get('limit'), 10) || 0);
   s.side = q.get('side') === '1';
   s.colour = q.get('colour') === 'kind' ? 'kind' : 'package';
   s.flip = q.get('flip') === '1';
@@ -164,29 +167,35 @@ function fillPickers(s, top) {
   if (document.activeElement !== search) search.value = s.search;
 }
 
-// The label picker's choices: the labels (sample labels and push labels)
-// of the selected scopes' newest 20 profiles, through read-only SQL over
-// the documented views, asked once per set of scopes.
+// The label picker's choices: the sample labels of the selection's
+// scopes, metric and window (not narrowed by the labels and frame filters
+// in force, so that others can be added) from /v1/tags, and the push
+// labels of the scopes' newest 20 profiles (which /v1/tags does not
+// count), through read-only SQL over the documented views.
 const labelChoices = new Map();
 
-function labelsFor(scopes) {
-  const key = scopes.join('\n');
+function labelsFor(s) {
+  const q = new URLSearchParams();
+  s.scope.forEach((v) => q.append('scope', v));
+  for (const k of ['metric', 'since', 'until']) if (s[k]) q.set(k, s[k]);
+  const key = q.toString();
   if (labelChoices.has(key)) return labelChoices.get(key);
-  const list = scopes.map((x) => "'" + x.replace(/'/g, "''") + "'").join(',');
-  const recent = 'SELECT profile_id FROM profiles WHERE scope IN (' + list + ') ORDER BY time_ns DESC LIMIT 20';
-  const sql = 'SELECT DISTINCT l.key, coalesce(l.value, CAST(l.num AS TEXT)) FROM samples s JOIN labels l ' +
-    'ON l.labelset_id = s.labelset_id WHERE s.profile_id IN (' + recent + ') ' +
-    'UNION SELECT DISTINCT key, value FROM profile_labels WHERE profile_id IN (' + recent + ') ORDER BY 1, 2';
-  const p = fetch('/v1/query?max_rows=500&timeout_ms=3000', { method: 'POST', body: sql, credentials: 'same-origin' })
+  const tags = api('/v1/tags?' + q).then((j) => j.tags.flatMap((t) =>
+    t.values.map((v) => t.key + '=' + (v.str != null ? v.str : String(v.num))))).catch(() => []);
+  const list = s.scope.map((x) => "'" + x.replace(/'/g, "''") + "'").join(',');
+  const sql = 'SELECT DISTINCT key, value FROM profile_labels WHERE profile_id IN (SELECT profile_id FROM profiles ' +
+    'WHERE scope IN (' + list + ') ORDER BY time_ns DESC LIMIT 20) ORDER BY 1, 2';
+  const pushed = fetch('/v1/query?max_rows=500&timeout_ms=3000', { method: 'POST', body: sql, credentials: 'same-origin' })
     .then((r) => (r.ok ? r.json() : { rows: [] }))
     .then((j) => (j.rows || []).filter((r) => r[1] != null).map((r) => r[0] + '=' + r[1]))
     .catch(() => []);
+  const p = Promise.all([tags, pushed]).then(([a, b]) => [...new Set([...a, ...b])]);
   labelChoices.set(key, p);
   return p;
 }
 
 async function fillLabels(s) {
-  const choices = await labelsFor(s.scope);
+  const choices = await labelsFor(s);
   const add = $('label-add');
   add.replaceChildren(el('option', { value: '' }, choices.length ? '+ label' : '(no labels)'),
     ...choices.filter((c) => !s.label.includes(c)).map((c) => el('option', { value: c }, c)));
@@ -237,6 +246,7 @@ function wireHeader() {
     else if (e.key === 'f') go({ view: 'flamegraph' });
     else if (e.key === 't') go({ view: 'top' });
     else if (e.key === 's' && state().fn) go({ view: 'sandwich' });
+    else if (e.key === 'p') go({ view: 'peek' });
     else if (e.key === 'd') go({ view: 'diff' });
   });
   window.addEventListener('popstate', render);
@@ -247,7 +257,7 @@ function wireHeader() {
 function menuClose() { $('menu').hidden = true; }
 
 // pprof's refine menu for a function name: focus, ignore, hide, show,
-// sandwich, copy.
+// sandwich, peek, copy.
 function menuOpen(name, ev) {
   const s = state();
   const re = '^' + reEscape(name) + '$';
@@ -258,6 +268,7 @@ function menuOpen(name, ev) {
     ['Hide ' + name, () => go({ hide: join(s.hide) })],
     ['Show only ' + name, () => go({ show: join(s.show) })],
     ['Sandwich of ' + name, () => go({ view: 'sandwich', fn: name, zoom: '' })],
+    ['Peek at ' + name, () => go({ view: 'peek', regex: re, zoom: '' })],
     ['Copy name', () => copy(name)],
   ];
   const m = $('menu');
@@ -268,6 +279,28 @@ function menuOpen(name, ev) {
   m.style.left = Math.min(ev.clientX, window.innerWidth - r.width - 4) + 'px';
   m.style.top = Math.min(ev.clientY, window.innerHeight - r.height - 4) + 'px';
   m.firstChild.focus();
+}
+
+// A table row naming a function: right-click (or the context-menu key, or
+// Shift+F10) opens the refine menu, arrows move between such rows of its
+// table, Enter does what a click does.
+function menuRow(tr, name, onEnter) {
+  tr.tabIndex = 0;
+  tr.dataset.name = name;
+  tr.addEventListener('contextmenu', (e) => { e.preventDefault(); menuOpen(name, e); });
+  tr.addEventListener('keydown', (e) => {
+    const rows = [...tr.closest('table').querySelectorAll('tr[data-name]')];
+    const at = rows.indexOf(tr);
+    if (e.key === 'ArrowDown' && at + 1 < rows.length) { rows[at + 1].focus(); e.preventDefault(); }
+    else if (e.key === 'ArrowUp' && at > 0) { rows[at - 1].focus(); e.preventDefault(); }
+    else if (e.key === 'Enter' && onEnter) onEnter();
+    else if (e.key === 'ContextMenu' || (e.shiftKey && e.key === 'F10')) {
+      const b = tr.getBoundingClientRect();
+      menuOpen(name, { clientX: b.left + 40, clientY: b.bottom });
+      e.preventDefault();
+    }
+  });
+  return tr;
 }
 
 function copy(text) {
@@ -374,18 +407,7 @@ function topTable(top, s, onPick) {
         : r.inline === 'partial-inline' ? el('span', { class: 'inl' }, ' (partial-inline)') : null));
     if (s.search === '^' + reEscape(r.function) + '$') tr.classList.add('picked');
     tr.addEventListener('click', () => onPick(r.function));
-    tr.addEventListener('contextmenu', (e) => { e.preventDefault(); menuOpen(r.function, e); });
-    tr.addEventListener('keydown', (e) => {
-      if (e.key === 'ArrowDown' && tr.nextSibling) { tr.nextSibling.focus(); e.preventDefault(); }
-      else if (e.key === 'ArrowUp' && tr.previousSibling) { tr.previousSibling.focus(); e.preventDefault(); }
-      else if (e.key === 'Enter') onPick(r.function);
-      else if (e.key === 'ContextMenu' || (e.shiftKey && e.key === 'F10')) {
-        const b = tr.getBoundingClientRect();
-        menuOpen(r.function, { clientX: b.left + 40, clientY: b.bottom });
-        e.preventDefault();
-      }
-    });
-    body.append(tr);
+    body.append(menuRow(tr, r.function, () => onPick(r.function)));
   }
   table.append(body);
   const filter = el('input', { id: 'top-filter', size: '24', placeholder: 'filter (regex)', value: s.filter,
@@ -449,7 +471,6 @@ async function viewFlame(main, s, q, seq) {
   window.profdFlame = g;
   g.unit = tree.unit;
   g.colorBy = s.colour;
-  g.inline = new Set(top.rows.filter((r) => r.inline === 'inline').map((r) => r.function));
   g.zoom = g.tree.find(s.zoom);
   if (s.search) {
     try {
@@ -616,6 +637,9 @@ async function render() {
     if (s.view === 'top') await viewTop(main, s, q, seq);
     else if (s.view === 'sandwich') await viewSandwich(main, s, q, seq);
     else if (s.view === 'diff') await viewDiff(main, s, q, seq);
+    else if (s.view === 'peek') await viewPeek(main, s, q, seq);
+    else if (s.view === 'traces') await viewTraces(main, s, q, seq);
+    else if (s.view === 'tags') await viewTags(main, s, q, seq);
     else await viewFlame(main, s, q, seq);
     await tl;
     if (seq === renderSeq) document.body.dataset.ready = location.search;

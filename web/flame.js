@@ -8,7 +8,8 @@
 'use strict';
 
 class FlameTree {
-  // root: {name, self, total, file, line, mapping, children: [...]}
+  // root: {name, self, total, file, line, frame_line, inline, mapping,
+  // children: [...]}
   constructor(root) {
     let n = 0;
     const count = [root];
@@ -31,6 +32,8 @@ class FlameTree {
     this.nameIndex = new Map();
     this.file = [];
     this.line = [];
+    this.frameLine = [];
+    this.inl = new Uint8Array(n);
     this.mapping = [];
     this.maxDepth = 0;
     // A differential tree (/v1/diff): total = base + current, so that
@@ -67,6 +70,8 @@ class FlameTree {
       if (x.other) this.other[i] = 1;
       if (x.file) this.file[i] = x.file;
       if (x.line) this.line[i] = x.line;
+      if (x.frame_line) this.frameLine[i] = x.frame_line;
+      if (x.inline) this.inl[i] = 1;
       if (x.mapping) this.mapping[i] = x.mapping;
       if (d > this.maxDepth) this.maxDepth = d;
       const kids = x.children;
@@ -332,7 +337,7 @@ class FlameGraph {
       ctx.globalAlpha = anc ? 0.55 : 1;
       ctx.fillRect(x, y, Math.max(w - (w > 2 ? 1 : 0), 0.5), rowH - 1);
       ctx.globalAlpha = 1;
-      if (this.inline.has(t.nameOf(i)) && w > 6) {
+      if (this.inlined(i) && w > 6) {
         ctx.fillStyle = 'rgba(0,0,0,0.45)';
         ctx.fillRect(x, y + rowH - 4, Math.min(w - 1, 6), 3);
       }
@@ -407,23 +412,36 @@ class FlameGraph {
     return -1;
   }
 
+  // Marked inlined: the frame (every one merged into the node was inlined
+  // into its caller, per /v1/tree), or its function (a tree built here,
+  // as the sandwich's, by the names in this.inline).
+  inlined(i) { return this.tree.inl[i] === 1 || this.inline.has(this.tree.nameOf(i)); }
+
+  // file:line of the frame itself when its frames agree on one, else the
+  // function's start line, said so.
+  source(i) {
+    const t = this.tree;
+    if (t.frameLine[i]) return t.file[i] + ':' + t.frameLine[i];
+    return t.file[i] + (t.line[i] ? ':' + t.line[i] + ' (the function\'s start)' : '');
+  }
+
   describe(i) {
     const t = this.tree, u = this.unit, root = t.total[0];
     const pct = (v, of) => (of > 0 ? (100 * v / of).toFixed(2) + '%' : '-');
     const p = t.parent[i];
-    const lines = [t.nameOf(i) + (this.inline.has(t.nameOf(i)) ? '  (inlined)' : '')];
+    const lines = [t.nameOf(i) + (this.inlined(i) ? '  (inlined)' : '')];
     if (t.diff) {
       const b = t.base[i], c = t.current[i];
       lines.push('base ' + Units.label(b, u) + ', current ' + Units.label(c, u) + ', change ' +
         (c - b >= 0 ? '+' : '') + Units.label(c - b, u) + (b !== 0 ? ' (' + (c - b >= 0 ? '+' : '') +
         (100 * (c - b) / Math.abs(b)).toFixed(1) + '%)' : ''));
-      if (t.file[i]) lines.push(t.file[i] + (t.line[i] ? ':' + t.line[i] : ''));
+      if (t.file[i]) lines.push(this.source(i));
       return lines;
     }
     lines.push('self ' + Units.label(t.self[i], u) + ' (' + pct(t.self[i], root) + ' of root)');
     lines.push('total ' + Units.label(t.total[i], u) + ' (' + pct(t.total[i], root) + ' of root' +
       (p >= 0 ? ', ' + pct(t.total[i], t.total[p]) + ' of parent' : '') + ')');
-    if (t.file[i]) lines.push(t.file[i] + (t.line[i] ? ':' + t.line[i] : ''));
+    if (t.file[i]) lines.push(this.source(i));
     if (t.mapping[i]) lines.push(t.mapping[i]);
     return lines;
   }

@@ -49,9 +49,22 @@ const Units = (() => {
     return [value, to];
   }
 
+  // printf's "%.*f" (and Go's strconv, so pprof): an exact tie rounds to
+  // the even digit, where toFixed rounds it up (1.125 -> "1.12", not
+  // "1.13": 1152 B as kB).  A value shown has a binary fraction that ends
+  // within 70 decimal digits, so toFixed's exact digits show a tie.
+  function fixed(x, d) {
+    const s = Math.abs(x).toFixed(Math.min(100, d + 70));
+    const dot = s.indexOf('.');
+    if (!/^50*$/.test(s.slice(dot + 1 + d))) return x.toFixed(d);
+    const kept = s.slice(0, d > 0 ? dot + 1 + d : dot);
+    if (parseInt(kept[kept.length - 1], 10) % 2 !== 0) return x.toFixed(d);
+    return (x < 0 ? '-' : '') + kept;
+  }
+
   function label(value, from, to) {
     const [v, u] = scale(value, from, to || 'minimum');
-    let num = v.toFixed(2);
+    let num = fixed(v, 2);
     if (num.endsWith('.00')) num = num.slice(0, -3);
     if (num === '0' || num === '-0') return '0';
     return num + u;
@@ -64,13 +77,13 @@ const Units = (() => {
     const n = parseInt(e, 10);
     const mant = m.replace(/\.0$/, '');
     if (n < -4) return mant + 'e' + (n < 0 ? '-' : '+') + String(Math.abs(n)).padStart(2, '0');
-    return r.toFixed(Math.max(0, 1 - n)).replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
+    return fixed(r, Math.max(0, 1 - n)).replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
   }
 
   function percentage(value, total) {
     const r = total !== 0 ? Math.abs(value / total) * 100 : 0;
     if (r >= 99.95 && r <= 100.05) return '100%';
-    if (r >= 1) return r.toFixed(2) + '%';
+    if (r >= 1) return fixed(r, 2) + '%';
     return g2(r) + '%';
   }
 

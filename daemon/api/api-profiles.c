@@ -80,6 +80,17 @@ push_upload_done(struct api_call *call, struct push *p, int rc)
 	(void)uploads_remove(call->host->uploads, p->upload, &rm);
 }
 
+/* The body decoded to its end: freed now, not after the import (the
+ * worker owns it; a 50 MB profile's 11 MB of gzip). */
+static void
+push_body_read(void *arg)
+{
+	struct push *p = arg;
+
+	evbuffer_free(p->body);
+	p->body = NULL;
+}
+
 static void
 push_work(struct api_call *call, void *worker)
 {
@@ -124,6 +135,10 @@ push_work(struct api_call *call, void *worker)
 	}
 	activity_begin(act, src, p->name, p->scope, req.fd,
 	    req.fd == -1 ? (int64_t)len : -1);
+	if (req.niov > 0) {
+		req.read_all = push_body_read;
+		req.read_all_arg = p;
+	}
 	rc = importer_run(w->importer, &req, &res, &call->err);
 	free(iov);
 	activity_end(act, src, p->name, p->scope, rc == -1 ? &call->err :

@@ -46,6 +46,10 @@ node_json(const struct tree_result *r, size_t i, int source,
 		jsonw_mstr(out, "file", n->file);
 	if (source && n->line != 0)
 		jsonw_mint(out, "line", n->line);
+	if (source && n->frame_line > 0)
+		jsonw_mint(out, "frame_line", n->frame_line);
+	if (n->inlined)
+		jsonw_raw(out, ",\"inline\":true");
 	if (source && n->mapping[0] != '\0')
 		jsonw_mstr(out, "mapping", n->mapping);
 	if (n->other)

@@ -13,7 +13,7 @@
  * bound is emptied where it is, its memory kept, and refills; whole
  * stacks (at most half) keep what they hold and take no more.  See importer_caches_end() for between imports,
  * docs/DESIGN-STORAGE.md "The importer". */
-#define IMPORT_CACHE_MAX	(32u << 20)
+#define IMPORT_CACHE_MAX	(8u << 20)
 
 /* Byte-keyed caches (bmap); callsites are interned by the store in
  * memory (its map is not counted against this bound: store-cs.c). */

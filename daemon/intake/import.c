@@ -206,6 +206,37 @@ hashsrc_read(void *ctx, uint8_t *buf, size_t n, struct error *err)
 	return (ssize_t)got;
 }
 
+/* A stream source over a blob in memory that tells its owner when it was
+ * read to the end: a pprof is inflated whole before it is decoded, and
+ * the compressed body need not stay for the rest of the import. */
+struct memsrc {
+	struct stream *in;
+	void (*read_all)(void *);
+	void *arg;
+};
+
+static ssize_t
+memsrc_read(void *ctx, uint8_t *buf, size_t n, struct error *err)
+{
+	struct memsrc *m = ctx;
+	const uint8_t *p;
+	size_t got;
+
+	if (m->in == NULL)
+		return 0;
+	if (stream_peek(m->in, n, &p, &got, err) == -1)
+		return -1;
+	memcpy(buf, p, got);
+	if (stream_take(m->in, got, &p, "input", err) == -1)
+		return -1;
+	if (got == 0) {
+		stream_free(m->in);
+		m->in = NULL;
+		m->read_all(m->arg);
+	}
+	return (ssize_t)got;
+}
+
 /* Pull what the decoder left unread so the hash covers every byte. */
 static int
 hashsrc_finish(struct hashsrc *h, struct stream *raw, uint8_t hash[32],
@@ -253,6 +284,7 @@ importer_run(struct importer *im, const struct import_request *req,
 	const struct format *fmt = NULL;
 	struct stream *in = NULL, *raw = NULL;
 	struct hashsrc *hs = NULL;
+	struct memsrc ms = { NULL, NULL, NULL };
 	uint8_t hash[32];
 	int64_t scope_id, dup = 0;
 	size_t i;
@@ -287,6 +319,14 @@ importer_run(struct importer *im, const struct import_request *req,
 		    err)) != 0)
 			goto out;
 		in = stream_iov(iov, niov);
+		if (req->read_all != NULL) {
+			struct stream_source src = { memsrc_read, NULL, &ms };
+
+			ms.in = in;
+			ms.read_all = req->read_all;
+			ms.arg = req->read_all_arg;
+			in = stream_new(&src);
+		}
 	} else {
 		/* A file is read once: hashed as it is decoded, checked for
 		 * a duplicate before the commit.  Until then the row holds
@@ -345,6 +385,7 @@ out:
 	importer_reset(im);
 	importer_caches_end(im);
 	stream_free(in);
+	stream_free(ms.in);
 	stream_free(raw);
 	free(hs);
 	return dup > 0 ? importer_duplicate(im, dup, res, err) : rc;

@@ -35,6 +35,11 @@ struct import_request {
 	const struct iovec *iov;
 	size_t niov;
 	size_t len;
+	/* In memory: called (from the importing thread) once the decoder
+	 * has read the blob to its end, so its owner may free it while the
+	 * import goes on; never called for fd; may be NULL. */
+	void (*read_all)(void *arg);
+	void *read_all_arg;
 	int fd;
 	int no_quote;			/* errors never quote the input */
 };

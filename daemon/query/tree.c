@@ -7,6 +7,7 @@
 #include "csindex.h"
 #include "cstree.h"
 #include "hmap.h"
+#include "model.h"
 #include "query.h"
 #include "selection.h"
 #include "stackwalk.h"
@@ -50,22 +51,31 @@ node_add(struct build *b, const char *name, size_t parent)
 	return r->nnodes++;
 }
 
+/* The node of callsite cs under parent, its frame's FRAME_* flags those
+ * of the stack walked (frame filters recompute the inline ones). */
 static size_t
 node_child(struct build *b, const struct csindex *idx, size_t parent,
-    int64_t cs)
+    int64_t cs, unsigned flags)
 {
 	uint32_t name = csindex_name(idx, cs);
 	uint64_t key = (uint64_t)parent << 32 | name;
-	int64_t at;
+	int64_t at, line = csindex_line(idx, cs);
 	struct tree_node *n;
 	size_t i;
 
-	if ((at = imap_get(&b->kids, key)) != 0)
+	if ((at = imap_get(&b->kids, key)) != 0) {
+		n = &b->r->nodes[at - 1];
+		if (n->frame_line != line)
+			n->frame_line = -1;
+		n->inlined &= (flags & FRAME_INLINED) != 0;
 		return (size_t)at - 1;
+	}
 	i = node_add(b, csindex_name_str(idx, name), parent);
 	b->name_of[i] = name;
 	n = &b->r->nodes[i];
 	csindex_source(idx, cs, &n->file, &n->line, &n->mapping);
+	n->frame_line = line;
+	n->inlined = (flags & FRAME_INLINED) != 0;
 	imap_put(&b->kids, key, (int64_t)i + 1);
 	return i;
 }
@@ -148,7 +158,8 @@ tree_stacks(struct build *b, const struct query_walk *q, struct stackwalk *w,
 		at = 0;
 		r->nodes[0].total += v;
 		for (depth = 0; depth < w->n; depth++) {
-			at = node_child(b, w->idx, at, w->cs[depth]);
+			at = node_child(b, w->idx, at, w->cs[depth],
+			    w->flags[depth]);
 			r->nodes[at].total += v;
 		}
 		r->nodes[at].self += v;
@@ -177,9 +188,11 @@ tree_cstree(struct build *b, const struct query_walk *q,
 	for (i = 0; i < t.n; i++) {
 		if (t.parent[i] == CSTREE_ROOT) {
 			r->nodes[0].total += t.total[i];
-			at = node_child(b, idx, 0, t.cs[i]);
+			at = node_child(b, idx, 0, t.cs[i],
+			    csindex_flags(idx, t.cs[i]));
 		} else
-			at = node_child(b, idx, node[t.parent[i]], t.cs[i]);
+			at = node_child(b, idx, node[t.parent[i]], t.cs[i],
+			    csindex_flags(idx, t.cs[i]));
 		node[i] = at;
 		r->nodes[at].total += t.total[i];
 		r->nodes[at].self += t.self[i];

@@ -26,6 +26,10 @@ struct tree_node {
 	const char *name;
 	const char *file, *mapping;	/* "" when unknown */
 	int64_t line;			/* the function's start line, 0 */
+	/* The frames' own line when every frame merged into the node has
+	 * the same, else 0 (-1 while building: they differ). */
+	int64_t frame_line;
+	int inlined;			/* every one inlined into its caller */
 	int64_t self, total;
 	size_t child, next;		/* first child, next sibling: 0 = none */
 	int other;			/* the pruned nodes of a parent */

@@ -19,7 +19,10 @@ struct fr {
 	uint32_t flags;
 	uint32_t file;			/* source file, mapping file: names */
 	uint32_t mapping;
-	int64_t line;			/* the function's start line */
+	/* Lines in 32 bits (past 2^32 or negative: 0, unknown) keep a frame
+	 * in 32 bytes, the size it had with the start line alone. */
+	uint32_t start_line;		/* the function's */
+	uint32_t line;			/* the frame's own */
 };
 
 struct csindex {
@@ -107,8 +110,12 @@ load_cs(void *arg, int64_t id, int64_t parent, int64_t frame)
 	l->cs_last = id;
 }
 
-/* pprof's printable name of a node at function granularity: the function
- * name, else [basename of the mapping file], else <unknown>. */
+static uint32_t
+line32(int64_t line)
+{
+	return line > 0 && line <= UINT32_MAX ? (uint32_t)line : 0;
+}
+
 /* pprof's printable name of a node at function granularity: the function
  * name, else [basename of the mapping file], else <unknown>. */
 static void
@@ -146,7 +153,8 @@ load_fr(void *arg, const struct store_frame_info *fi)
 	}
 	f->file = csindex_intern(l->x, fi->file);
 	f->mapping = csindex_intern(l->x, fi->mapping_file);
-	f->line = fi->start_line;
+	f->start_line = line32(fi->start_line);
+	f->line = line32(fi->line);
 	free(name);
 	l->fr_last = fi->id;
 }
@@ -215,8 +223,14 @@ csindex_source(const struct csindex *x, int64_t cs, const char **file,
 	const struct fr *f = &x->fr[x->cs[cs].frame];
 
 	*file = x->names[f->file];
-	*line = f->line;
+	*line = f->start_line;
 	*mapping = x->names[f->mapping];
+}
+
+int64_t
+csindex_line(const struct csindex *x, int64_t cs)
+{
+	return x->fr[x->cs[cs].frame].line;
 }
 
 uint32_t

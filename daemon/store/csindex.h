@@ -33,6 +33,8 @@ unsigned csindex_flags(const struct csindex *, int64_t cs);
  * names are only ever added. */
 void csindex_source(const struct csindex *, int64_t cs, const char **file,
     int64_t *line, const char **mapping);
+/* The line of the callsite's frame itself, 0 when unknown. */
+int64_t csindex_line(const struct csindex *, int64_t cs);
 /* Report granularity: pprof's -functions (default), -lines, -files. */
 enum granularity { GRAN_FUNCTION, GRAN_LINE, GRAN_FILE };
 /* The printable name at a granularity: "f", "f file:line", "file". */

@@ -308,6 +308,21 @@ srows_filter(struct srows *r, int (*keep)(void *, const int64_t *, size_t),
 	r->n = out;
 }
 
+size_t
+srows_merge_count(const struct srows *a, const struct srows *b)
+{
+	size_t i = 0, j = 0, n = 0;
+	int cmp;
+
+	while (i < a->n && j < b->n) {
+		cmp = key_cmp2(a, i, b, j);
+		i += cmp <= 0;
+		j += cmp >= 0;
+		n++;
+	}
+	return n + (a->n - i) + (b->n - j);
+}
+
 void
 srows_merge(struct srows *out, const struct srows *a, const struct srows *b,
     int sign)

@@ -37,6 +37,8 @@ void srows_move_row(struct srows *, size_t to, size_t from);
 /* Keep the rows for which keep(arg, values) says 1. */
 void srows_filter(struct srows *, int (*keep)(void *, const int64_t *,
     size_t ncols), void *);
+/* The number of rows srows_merge(a, b) makes, nothing allocated. */
+size_t srows_merge_count(const struct srows *a, const struct srows *b);
 /* out = a + sign * b, both sorted and merged; columns are the union. */
 void srows_merge(struct srows *out, const struct srows *a,
     const struct srows *b, int sign);

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "cschunk.h"
-#include "hmap.h"
+#include "csmap.h"
 #include "store-int.h"
 
 enum { CS_MAX, CS_SCAN, CS_SCAN_DESC, CS_PUT, CS_DEL_FROM, CS_DEL,
@@ -36,7 +36,7 @@ static const char *const cs_sql[CS_NSTMT] = {
 };
 
 struct store_cs {
-	struct imap map;		/* parent << 32 | frame -> id */
+	struct csmap map;		/* (parent, frame) -> id */
 	int loaded;			/* map holds every stored callsite */
 	int64_t next;			/* the next new id */
 	/* This transaction's new callsites, encoded as they come (a few
@@ -85,7 +85,7 @@ store_cs_free(struct store *s)
 		return;
 	for (i = 0; i < CS_NSTMT; i++)
 		sqlite3_finalize(c->st[i]);
-	imap_clear(&c->map);
+	csmap_clear(&c->map);
 	for (i = 0; i < (int)c->cappend; i++)
 		buf_free(&c->pend[i].b);
 	free(c->pend);
@@ -188,8 +188,8 @@ load_chunk(void *arg, const struct cschunk *ch)
 	size_t i;
 
 	for (i = 0; i < ch->n; i++)
-		imap_put(&c->map, cs_key(ch->parent[i], ch->frame[i]),
-		    ch->id[i]);
+		csmap_put(&c->map, (uint32_t)ch->parent[i],
+		    (uint32_t)ch->frame[i], (uint32_t)ch->id[i]);
 	return 0;
 }
 
@@ -199,16 +199,17 @@ cs_load(struct store *s, struct error *err)
 {
 	struct store_cs *c = cs_of(s);
 	sqlite3_stmt *st = cs_stmt(s, CS_TOTAL, err);
-	int64_t n;
+	int64_t n, max;
 	size_t i;
 
 	if (st == NULL || (n = store_step_id(s, st, err, "callsite count")) ==
-	    -1)
+	    -1 || (max = store_cs_max(s, err)) == -1)
 		return -1;
-	imap_reset(&c->map);
-	imap_reserve(&c->map, (size_t)n + pend_count(c));
+	csmap_reset(&c->map);
+	csmap_reserve(&c->map, (size_t)n + pend_count(c),
+	    (size_t)(max > c->next ? max : c->next) + 1);
 	if (store_cs_each(s, 0, 0, load_chunk, c, err) == -1) {
-		imap_reset(&c->map);
+		csmap_reset(&c->map);
 		return -1;
 	}
 	/* This transaction's, if any, stay in the map. */
@@ -229,7 +230,7 @@ store_cs_bytes(const struct store *s)
 
 	if (c == NULL)
 		return 0;
-	n = imap_bytes(&c->map);
+	n = csmap_bytes(&c->map);
 	for (i = 0; i < c->cappend; i++)
 		n += c->pend[i].b.cap;
 	return n;
@@ -246,7 +247,7 @@ store_cs_forget(struct store *s)
 	/* Callsites collected, or chunks of new ones written, then rolled
 	 * back: the map read again. */
 	if (c->collected || c->flushed) {
-		imap_reset(&c->map);
+		csmap_reset(&c->map);
 		c->loaded = 0;
 		c->collected = 0;
 		c->flushed = 0;
@@ -258,13 +259,13 @@ store_cs_forget(struct store *s)
 	for (i = 0; i < c->npend; i++) {
 		/* Made here, it decodes: else nothing is known any more. */
 		if (pend_decode(c, i, NULL) == -1) {
-			imap_reset(&c->map);
+			csmap_reset(&c->map);
 			c->loaded = 0;
 			break;
 		}
 		for (k = 0; k < c->tmp.n; k++)
-			imap_del(&c->map, cs_key(c->tmp.parent[k],
-			    c->tmp.frame[k]));
+			csmap_del(&c->map, (uint32_t)c->tmp.parent[k],
+			    (uint32_t)c->tmp.frame[k]);
 	}
 	c->npend = 0;
 }
@@ -280,7 +281,7 @@ store_cs_begin(struct store *s, struct error *err)
 		return -1;
 	/* Chunks written by someone else: the map is read again. */
 	if (c->loaded && max + 1 != c->next) {
-		imap_reset(&c->map);
+		csmap_reset(&c->map);
 		c->loaded = 0;
 	}
 	c->next = max + 1;
@@ -322,8 +323,8 @@ store_callsite(struct store *s, int64_t parent_id, int64_t frame_id,
     int64_t depth, struct error *err)
 {
 	struct store_cs *c = cs_of(s);
-	struct imap_slot *slot;
-	uint64_t key;
+	size_t slot;
+	uint32_t got;
 	int64_t id;
 
 	if (sqlite3_get_autocommit(s->db))
@@ -336,10 +337,9 @@ store_callsite(struct store *s, int64_t parent_id, int64_t frame_id,
 		    (long long)frame_id);
 	if (!c->loaded && cs_load(s, err) == -1)
 		return -1;
-	key = cs_key(parent_id, frame_id);
-	slot = imap_slot(&c->map, key, 1);
-	if (slot->value != 0)
-		return slot->value;
+	if ((got = csmap_find(&c->map, (uint32_t)parent_id, (uint32_t)frame_id,
+	    1, &slot)) != 0)
+		return got;
 	if (c->next > UINT32_MAX)
 		return error_set(err, ERR_INTERNAL, "store: callsite ids past "
 		    "32 bits");
@@ -351,7 +351,8 @@ store_callsite(struct store *s, int64_t parent_id, int64_t frame_id,
 		c->flushed = 1;
 	}
 	id = c->next++;
-	imap_fill(&c->map, slot, key, id);
+	csmap_fill(&c->map, slot, (uint32_t)parent_id, (uint32_t)frame_id,
+	    (uint32_t)id);
 	pend_add(c, id, parent_id, frame_id, cs_depth(c, parent_id, depth));
 	return id;
 }
@@ -623,7 +624,8 @@ out:
 	 * map is read again (a key missing from it would be made twice). */
 	if (c->loaded)
 		for (i = 0; i < g.ngone; i++)
-			imap_del(&c->map, g.gone[i]);
+			csmap_del(&c->map, (uint32_t)(g.gone[i] >> 32),
+			    (uint32_t)g.gone[i]);
 	c->collected = 1;
 	for (i = 0; i < nr; i++)
 		cschunk_free(&keeps[i]);

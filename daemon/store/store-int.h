@@ -12,7 +12,7 @@
  *	store-runs.c store-totals.c	a window's runs; per-bucket totals
  *	store-cs.c		callsites: the writer's map, chunks
  *	store-counts.c store-ckpt.c store-vacuum.c store-file.c store-vtab.c
- *	store-csvt.c cschunk.c
+ *	store-csvt.c cschunk.c csmap.c
  *	store-db.c		errors, exec, stepping, statement tables
  *	store-space.c sblock.c
  * (store-sql.c, the read-only SQL endpoint, uses only store-vtab.c.) */

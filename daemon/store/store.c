@@ -146,7 +146,7 @@ store_open(const char *path, int readonly, struct error *err)
 		 * the interned rows' working set (16 MiB, bounded). */
 		if (store_exec(s, "PRAGMA journal_mode = WAL", err) == -1 ||
 		    store_exec(s, "PRAGMA synchronous = NORMAL", err) == -1 ||
-		    store_exec(s, "PRAGMA cache_size = -16384", err) == -1)
+		    store_exec(s, "PRAGMA cache_size = -4096", err) == -1)
 			goto fail;
 	}
 	if (readonly)

@@ -160,12 +160,20 @@ cs_count() {
 
 # check_answers FILE MIN: each line of FILE is the SHA-256, length and
 # path of a GET as profd answered it before an upgrade; the running profd
-# must answer each byte for byte (at least MIN of them).
+# must answer each byte for byte (at least MIN of them), once the members
+# added to /v1/tree's nodes since (frame_line, inline) are taken out: a
+# quote inside a name is escaped, so only those members can match.
 check_answers() {
 	local n=0 sum len q got
 	while read -r sum len q; do
-		curl -s --unix-socket "$SOCK" -o "$T/answer" "http://localhost$q" ||
+		curl -s --unix-socket "$SOCK" -o "$T/answer.new" "http://localhost$q" ||
 		    fail "GET $q"
+		case $q in
+		/v1/tree\?*)
+			sed -E 's/,"frame_line":[0-9]+//g; s/,"inline":true//g' \
+			    "$T/answer.new" >"$T/answer" ;;
+		*)	mv "$T/answer.new" "$T/answer" ;;
+		esac
 		got=$(sha256sum <"$T/answer" | cut -c1-64)
 		[ "$got" = "$sum" ] ||
 		    fail "GET $q: $(wc -c <"$T/answer") bytes, $len before the upgrade: $(head -c 300 "$T/answer")"

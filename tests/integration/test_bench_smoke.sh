@@ -44,9 +44,12 @@ assert j["smoke"], "not a smoke run"
 assert not j["errors"], "cases failed: %s" % j["errors"]
 missing = [k for k in want if k not in rows]
 assert not missing, "rows missing: %s" % missing
+# A growth in pages in use may be 0 with the smoke's few stacks (the
+# callsite chunks of 9 new stacks can fit the pages the store has).
 for k in want:
     p = rows[k]["profd"]
-    assert isinstance(p, dict) and p["median"] > 0, "%s: profd %r" % (k, p)
+    least = 0 if k == "storage.series" else 1e-12
+    assert isinstance(p, dict) and p["median"] >= least, "%s: profd %r" % (k, p)
 for k in ("import.large", "query.top", "query.tree", "views.peek",
           "views.traces", "throughput.large"):
     p = rows[k]["pprof"]

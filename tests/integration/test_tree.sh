@@ -1,6 +1,8 @@
 # GET /v1/tree against the Go fixtures: the tree's totals equal top's, its
 # folded form pushed back as folded gives the same top, and pruning with
-# min_fraction keeps every total (the pruned weight in "other" nodes).
+# min_fraction keeps every total (the pruned weight in "other" nodes); a
+# node's frame_line and inline mark are those of the frames merged into it,
+# as go tool pprof -raw lists them (skipped, 77, without go).
 . "$(dirname "$0")/lib.sh"
 start_profd
 "$PROFCTL" push "$FIXTURES/cpu.pprof" --scope fx >/dev/null
@@ -83,7 +85,7 @@ full, bare = (json.load(open(f)) for f in sys.argv[1:])
 had = 0
 def strip(n):
     global had
-    for k in ("file", "line", "mapping"):
+    for k in ("file", "line", "frame_line", "mapping"):
         had += n.pop(k, None) is not None
     for c in n["children"]:
         strip(c)
@@ -91,7 +93,7 @@ strip(full["root"])
 assert had > 0, "the full tree names no source: the test proves nothing"
 assert full == bare, "source=false changed more than the source fields"
 PY
-ok "source=false leaves out file, line and mapping, and nothing else"
+ok "source=false leaves out file, line, frame_line and mapping, and nothing else"
 
 for q in "scope=fx&min_fraction=2" "scope=fx&format=xml" "scope=fx&metric=nosuch" \
     "scope=fx&source=maybe"; do
@@ -99,3 +101,70 @@ for q in "scope=fx&min_fraction=2" "scope=fx&format=xml" "scope=fx&metric=nosuch
 done
 [ "$(status_of "$(api GET "/v1/tree?scope=nosuch")")" = 404 ] || fail "unknown scope"
 ok "bad parameters: 400, unknown scope: 404"
+
+# Per node, the frames' own line (when they all agree) and the inline mark
+# (when every one was inlined into its caller), against go tool pprof -raw:
+# its locations list their lines leaf first, all but the last inlined.
+# Without frame filters (the callsite tree) and with one that keeps every
+# stack (stack by stack).
+command -v go >/dev/null 2>&1 || { echo "SKIP: go not installed (frame lines)"; exit 77; }
+TZ=UTC go tool pprof -raw "$FIXTURES/cpu.pprof" >"$T/raw.txt" 2>/dev/null ||
+    fail "go tool pprof -raw"
+for q in "" "&ignore=zz_no_such_frame"; do
+	body_of "$(api GET "/v1/tree?scope=fx&metric=cpu&min_fraction=0$q")" >"$T/tree.json"
+	python3 - "$T/raw.txt" "$T/tree.json" <<'PY' || fail "frame lines, inline marks ($q)"
+import json, re, sys
+raw, tree = open(sys.argv[1]).read().split("\n"), json.load(open(sys.argv[2]))
+at = raw.index("Samples:")
+col = raw[at + 1].split().index("cpu/nanoseconds")
+samples, locs, cur, sec = [], {}, None, "s"
+for l in raw[at + 2:]:
+    if l.startswith("Locations"):
+        sec = "l"
+        continue
+    if l.startswith("Mappings"):
+        break
+    if sec == "s":
+        m = re.match(r"^\s*((?:-?\d+\s+)+)(-?\d+):((?:\s+\d+)*)\s*$", l)
+        if m:
+            vals = (m.group(1) + m.group(2)).split()
+            samples.append((int(vals[col]), [int(x) for x in m.group(3).split()]))
+        continue
+    m = re.match(r"^\s+(?:(\d+): 0x[0-9a-f]+ (?:M=\d+ )?)?(\S+) (\S+):(\d+) s=\d+$", l)
+    if m:
+        if m.group(1):
+            cur = locs[int(m.group(1))] = []
+        cur.append((m.group(2), int(m.group(4))))
+want = {}
+for v, ids in samples:
+    if v == 0:
+        continue
+    path = ()
+    for loc in reversed(ids):
+        lines = locs[loc]
+        assert lines, ("a location without lines", loc)
+        for k in range(len(lines) - 1, -1, -1):
+            path += (lines[k][0],)
+            w = want.setdefault(path, [set(), True])
+            w[0].add(lines[k][1])
+            w[1] = w[1] and k < len(lines) - 1
+seen = lines_n = inl_n = 0
+def walk(n, path):
+    global seen, lines_n, inl_n
+    for c in n["children"]:
+        p = path + (c["name"],)
+        ls, inl = want.pop(p)
+        line = next(iter(ls)) if len(ls) == 1 else 0
+        assert c.get("frame_line", 0) == line, (p, c.get("frame_line"), ls)
+        assert c.get("inline", False) == inl, (p, c.get("inline"), inl)
+        seen += 1
+        lines_n += line != 0
+        inl_n += inl
+        walk(c, p)
+walk(tree["root"], ())
+assert not want, ("nodes pprof has and the tree not", list(want)[:3])
+assert lines_n > 0 and inl_n > 0 and lines_n < seen, (seen, lines_n, inl_n)
+print("%d nodes: %d with one line, %d inlined" % (seen, lines_n, inl_n))
+PY
+done
+ok "frame_line and inline per node as go tool pprof -raw gives them, with and without frame filters"

@@ -3,7 +3,8 @@
 # request outside the origin; the top table equals profctl top (numbers
 # and text); the search share equals the SVG flame graph's; zoom, Back,
 # keyboard, sandwich, the refine menu and the timeline's brush change the
-# URL and the view; the diff against the previous window equals /v1/diff;
+# URL and the view; peek, traces and tags show what profctl peek, traces
+# (the first N) and tags print as JSON, and change the URL (Back works); the diff against the previous window equals /v1/diff;
 # live mode extends the timeline when a profile arrives; downloads (pprof,
 # folded, SVG) are the selection; a file dropped on the page, or picked,
 # is pushed (over 32 MiB as a chunked upload) and opened.  Screenshots of each view: ${BUILD_DIR:-/tmp}/ui/.
@@ -28,6 +29,9 @@ python3 "$TESTS_DIR/tools/genpprof.py" "$T/live.pb.gz" --samples 300 \
 "$PROFCTL" top --scope fx --json >"$T/top.json"
 "$PROFCTL" top --scope fx >"$T/top.txt"
 "$PROFCTL" flamegraph --scope fx -o "$T/flame.svg"
+"$PROFCTL" peek 'main\.(fib|hashBlock)' --scope fx --json >"$T/peek.json"
+"$PROFCTL" traces --scope fx --json >"$T/traces.json"
+"$PROFCTL" tags --scope fx --json >"$T/tags.json"
 printf 'main;serve;parse 30\nmain;serve;write 12\nmain;gc 5\n' >"$T/picked.folded"
 python3 - "$T/big.folded" <<'PY'
 import random, sys
@@ -50,7 +54,8 @@ mkdir -p "$SHOTS"
 PLAYWRIGHT_DIR="$NODE_DIR" CHROMIUM="$CHROMIUM" timeout 600 \
     node "$TOOL" "$(head -n 1 "$T/web.out")" "$SHOTS" "$T/top.json" \
     "$T/top.txt" "$T/flame.svg" "$FIXTURES/heap.pprof" "$T/picked.folded" \
-    "$T/live.pb.gz" "$T/big.folded" ||
+    "$T/live.pb.gz" "$T/big.folded" "$T/peek.json" "$T/traces.json" \
+    "$T/tags.json" ||
     fail "in the browser"
 "$PROFCTL" profiles --scope adhoc --json | json 'len(j["profiles"])' |
     has -x 1 || fail "the dropped file not stored once"

@@ -2,6 +2,7 @@
 // headless Chromium with playwright-core, and check what a user sees.
 //
 // usage: node ui_browser.js URL OUTDIR TOP.json TOP.txt FLAME.svg DROP PICK LIVE BIG
+//            PEEK.json TRACES.json TAGS.json
 //   URL       the URL profctl web printed (with the token)
 //   OUTDIR    where the screenshots go (one PNG per view)
 //   TOP.json  `profctl top --json` of scope fx: the table must show it
@@ -13,6 +14,9 @@
 //   LIVE      a profile of scope series, later than the others, pushed
 //             (profctl push, $PROFCTL) while the page is live
 //   BIG       a folded file over 32 MiB: picked, it goes as a chunked upload
+//   PEEK.json `profctl peek 'main\.(fib|hashBlock)' --json` of scope fx
+//   TRACES.json, TAGS.json  `profctl traces --json`, `profctl tags --json`
+//             of scope fx: the views must show them
 // Scope fx holds tests/fixtures/cpu.pprof; scope series a few generated
 // profiles a minute apart (the timeline's brush).  Prints one "ok: ..."
 // line per check; exits 1 on the first failure.  PLAYWRIGHT_DIR names the
@@ -23,10 +27,11 @@ const fs = require('fs');
 const path = require('path');
 const { launch } = require('./browser.js');
 
-const [url, outdir, topJson, topTxt, svg, drop, pick, live, big] = process.argv.slice(2);
+const [url, outdir, topJson, topTxt, svg, drop, pick, live, big, peekJson, tracesJson, tagsJson] = process.argv.slice(2);
 const { execFileSync } = require('child_process');
 const SEARCH = 'main\\.(cryptoPhase|digestLoop)';
 const ZOOM = 'main.cryptoPhase';
+const PEEK = 'main\\.(fib|hashBlock)';
 
 function fail(msg) {
   console.error('FAIL: ' + msg);
@@ -92,6 +97,16 @@ async function clickFrame(page, name, button) {
     await shot(page, 'scopes');
     ok('the scopes listed');
 
+    // Numbers rounded as printf and Go round them: an exact tie to the
+    // even digit (go tool pprof prints 1152 B as 1.12kB), others as usual.
+    const units = await page.evaluate(() => [Units.label(1152, 'bytes', 'kB'),
+      Units.label(1160, 'bytes', 'kB'), Units.label(3.375e9, 'nanoseconds', 's'),
+      Units.label(-1152, 'bytes', 'kB'), Units.percentage(1, 8), Units.percentage(1, 800)]);
+    const unitsWant = ['1.12kB', '1.13kB', '3.38s', '-1.12kB', '12.50%', '0.12%'];
+    if (JSON.stringify(units) !== JSON.stringify(unitsWant))
+      fail('units: ' + JSON.stringify(units) + ', pprof prints ' + JSON.stringify(unitsWant));
+    ok('units rounded as pprof rounds them: ' + units.join(' '));
+
     // The flame graph, from the scope's link.
     await page.locator('#scopes a', { hasText: 'fx' }).click();
     await ready(page);
@@ -107,6 +122,28 @@ async function clickFrame(page, name, button) {
     if (!tip.startsWith(ZOOM) || !/total .*of root, .*of parent/.test(tip) || !/self /.test(tip))
       fail('tooltip: ' + tip);
     ok('tooltip: ' + tip.split('\n').join(' | '));
+
+    // The frame's own line and inline mark, as /v1/tree gives them per
+    // node: main.mandelbrot at one line, main.escapeTime inlined into it.
+    const node = await page.evaluate(async (names) => {
+      const j = await (await fetch('/v1/tree?scope=fx')).json();
+      const find = (x) => (names.includes(x.name) ? x : x.children.map(find).find((y) => y));
+      const m = find(j.root);
+      return { mandelbrot: m, escapeTime: m.children.find((c) => c.name === names[1]) };
+    }, ['main.mandelbrot', 'main.escapeTime']);
+    if (!node.mandelbrot.frame_line || node.mandelbrot.inline || !node.escapeTime || !node.escapeTime.inline)
+      fail('/v1/tree: ' + JSON.stringify(node).slice(0, 300));
+    const tipOf = async (n) => {
+      const b = await page.evaluate((x) => window.profdFlame.rectOf(x), n);
+      await page.mouse.move(b.x + Math.min(b.w / 2, 5), b.y + b.h / 2);
+      return page.locator('#tooltip').innerText();
+    };
+    const mt = await tipOf('main.mandelbrot'), et = await tipOf('main.escapeTime');
+    if (!mt.includes(node.mandelbrot.file + ':' + node.mandelbrot.frame_line) || mt.includes('(inlined)') ||
+        !et.split('\n')[0].endsWith('(inlined)'))
+      fail('frame line and inline mark: ' + mt + ' / ' + et);
+    ok('tooltip: main.mandelbrot at ' + node.mandelbrot.file + ':' + node.mandelbrot.frame_line +
+      ', main.escapeTime (inlined)');
 
     // Search: the same share as the SVG's.
     await page.locator('#search').fill(SEARCH);
@@ -222,6 +259,121 @@ async function clickFrame(page, name, button) {
     const fnames = await page.locator('#top tbody tr').evaluateAll((trs) => trs.map((tr) => tr.dataset.name));
     if (fnames.includes('main.fib')) fail('focus kept main.fib');
     ok('focus from the menu: ' + fnames.length + ' rows, a chip to remove it');
+
+    // Peek, from the menu of a row: the callers and callees of main.hashBlock.
+    await nav(page, '?scope=fx&view=top');
+    await page.locator('#top tbody tr[data-name="main.hashBlock"]').click({ button: 'right' });
+    await page.locator('#menu button', { hasText: 'Peek at' }).click();
+    await ready(page);
+    if (param(page, 'view') !== 'peek' || param(page, 'regex') !== '^main\\.hashBlock$') fail('peek from the menu: ' + page.url());
+    const peekOf = () => page.locator('#peek tbody').evaluateAll((bs) => bs.map((b) => {
+      const node = b.querySelector('tr.node');
+      const edges = (kind) => [...b.querySelectorAll('tr.' + kind)].map((tr) => [tr.dataset.name, +tr.dataset.weight, tr.dataset.inline === '1']);
+      return { function: node.dataset.name, flat: +node.dataset.flat, cum: +node.dataset.cum,
+        callers: edges('caller'), callees: edges('callee') };
+    }));
+    const one = await peekOf();
+    if (one.length !== 1 || one[0].function !== 'main.hashBlock') fail('peek of main.hashBlock: ' + JSON.stringify(one));
+    // The regex typed in the view: every node and edge of profctl peek --json.
+    await page.locator('#peek-regex').fill(PEEK);
+    await page.locator('#peek-regex').press('Enter');
+    await ready(page);
+    if (param(page, 'regex') !== PEEK) fail('peek regex not in the URL: ' + page.url());
+    const pj = JSON.parse(fs.readFileSync(peekJson, 'utf8'));
+    const wantPeek = pj.nodes.map((n) => ({ function: n.function, flat: n.flat, cum: n.cum,
+      callers: n.callers.map(([f, w, i]) => [pj.functions[f], w, i]),
+      callees: n.callees.map(([f, w, i]) => [pj.functions[f], w, i]) }));
+    const gotPeek = await peekOf();
+    if (JSON.stringify(gotPeek) !== JSON.stringify(wantPeek))
+      fail('peek shows ' + JSON.stringify(gotPeek) + ', profctl peek --json ' + JSON.stringify(wantPeek));
+    await shot(page, 'peek');
+    const edgesN = wantPeek.reduce((a, n) => a + n.callers.length + n.callees.length, 0);
+    // A click on a caller peeks at it; Back returns.
+    const caller = wantPeek[0].callers[0][0];
+    await page.locator('#peek tr.caller[data-name="' + caller + '"]').first().click();
+    await ready(page);
+    if (param(page, 'regex') !== '^' + caller.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&') + '$') fail('peek at a caller: ' + page.url());
+    await page.goBack();
+    await ready(page);
+    if (param(page, 'regex') !== PEEK || (await peekOf()).length !== wantPeek.length) fail('Back in peek: ' + page.url());
+    await page.locator('#peek tr.callee').first().click({ button: 'right' });
+    if (!(await page.locator('#menu button', { hasText: 'Focus on' }).isVisible())) fail('no refine menu on a peek row');
+    await page.keyboard.press('Escape');
+    ok('peek ' + PEEK + ': ' + gotPeek.length + ' functions, ' + edgesN + ' edges as profctl peek --json; ' +
+      'a caller peeked at, Back, the menu on its rows');
+
+    // Traces: the first N of profctl traces --json, more on request.
+    await nav(page, '?scope=fx');
+    await page.locator('#views button[data-view=traces]').click();
+    await ready(page);
+    if (param(page, 'view') !== 'traces') fail('view=traces not in the URL');
+    const tj = JSON.parse(fs.readFileSync(tracesJson, 'utf8'));
+    const wantTraces = (n) => tj.traces.slice(0, n).map((t) => {
+      const ls = t.label_set == null ? null : tj.label_sets[t.label_set];
+      const labels = ls ? Object.keys(ls.labels).sort().map((k) => k + ':' + ls.labels[k].join(' ')) : [];
+      return { value: t.value, labels, frames: t.frames.map((f, i) => tj.functions[f] + ((t.inline || []).includes(i) ? '*' : '')) };
+    });
+    const tracesOf = () => page.locator('#traces tbody').evaluateAll((bs) => bs.map((b) => ({
+      value: +b.dataset.value,
+      labels: [...b.querySelectorAll('tr.tlabel')].map((tr) => tr.children[0].textContent + tr.children[2].textContent),
+      frames: [...b.querySelectorAll('tr.frame')].map((tr) => tr.dataset.name + (tr.dataset.inline === '1' ? '*' : '')),
+    })));
+    let gotTraces = await tracesOf();
+    const n0 = gotTraces.length;
+    if (n0 !== Math.min(50, tj.traces_total) || JSON.stringify(gotTraces) !== JSON.stringify(wantTraces(n0)))
+      fail('traces: ' + JSON.stringify(gotTraces.slice(0, 2)) + ' against ' + JSON.stringify(wantTraces(2)));
+    await shot(page, 'traces');
+    await page.locator('#traces-more').click();
+    await ready(page);
+    gotTraces = await tracesOf();
+    if (param(page, 'limit') !== String(n0 * 4) || gotTraces.length !== Math.min(n0 * 4, tj.traces_total) ||
+        JSON.stringify(gotTraces) !== JSON.stringify(wantTraces(gotTraces.length)))
+      fail('more traces: ' + gotTraces.length + ', ' + page.url());
+    await page.goBack();
+    await ready(page);
+    if (param(page, 'limit') || (await tracesOf()).length !== n0) fail('Back in traces: ' + page.url());
+    await page.locator('#traces tr.frame[data-name="main.mandelbrot"]').first().click({ button: 'right' });
+    await page.locator('#menu button', { hasText: 'Sandwich of' }).click();
+    await ready(page);
+    if (param(page, 'view') !== 'sandwich' || param(page, 'fn') !== 'main.mandelbrot') fail('sandwich from traces: ' + page.url());
+    ok('traces: the first ' + n0 + ' and ' + gotTraces.length + ' of ' + tj.traces_total +
+      ' as profctl traces --json (values, labels, frames, inline marks), Back; the menu on a frame');
+
+    // Tags: every key and value of profctl tags --json; a click selects.
+    await nav(page, '?scope=fx');
+    await page.locator('#views button[data-view=tags]').click();
+    await ready(page);
+    if (param(page, 'view') !== 'tags') fail('view=tags not in the URL');
+    const gj = JSON.parse(fs.readFileSync(tagsJson, 'utf8'));
+    const tagsOf = () => page.locator('table.tags').evaluateAll((ts) => ts.map((t) => ({ key: t.dataset.key,
+      values: [...t.querySelectorAll('tbody tr')].map((tr) => (tr.dataset.str != null ? 's' + tr.dataset.str : 'n' + tr.dataset.num) + '=' + tr.dataset.value).sort() })));
+    const wantTags = gj.tags.map((t) => ({ key: t.key,
+      values: t.values.map((v) => (v.str != null ? 's' + v.str : 'n' + v.num) + '=' + v.value).sort() }));
+    const gotTags = await tagsOf();
+    if (!wantTags.length || JSON.stringify(gotTags) !== JSON.stringify(wantTags))
+      fail('tags: ' + JSON.stringify(gotTags) + ' against ' + JSON.stringify(wantTags));
+    await shot(page, 'tags');
+    const hash = gj.tags.find((t) => t.key === 'phase').values.find((v) => v.str === 'hash');
+    await page.locator('table.tags tr[data-label="phase=hash"]').click();
+    await ready(page);
+    if (param(page, 'label') !== 'phase=hash' || param(page, 'view') !== 'tags') fail('tag click: ' + page.url());
+    const phase = (await tagsOf()).find((t) => t.key === 'phase');
+    if (JSON.stringify(phase.values) !== JSON.stringify(['shash=' + hash.value])) fail('after phase=hash: ' + JSON.stringify(phase));
+    await page.goBack();
+    await ready(page);
+    if (param(page, 'label')) fail('Back in tags: ' + page.url());
+    ok('tags: ' + gotTags.length + ' keys, ' + gotTags.reduce((a, t) => a + t.values.length, 0) +
+      ' values as profctl tags --json; a click selects phase=hash, Back');
+
+    // A regex peek finds nothing in: said in the view, its box kept (a
+    // page of its own: the 404 is a console error by Chromium's rules).
+    const p2 = await browser.newPage();
+    await p2.goto(url);
+    await nav(p2, '?scope=fx&view=peek&regex=zz_no_such_function');
+    const said404 = await p2.locator('#peek-error').textContent();
+    if (!/no matches found for regexp/.test(said404) || !(await p2.locator('#peek-regex').isVisible())) fail('peek without a match: ' + said404);
+    await p2.close();
+    ok('peek without a match: "' + said404 + '"');
 
     // The timeline's brush sets since and until; the views follow.
     await nav(page, '?scope=series');

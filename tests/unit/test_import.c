@@ -5,7 +5,8 @@
  * stored; a bad input, a stack past the depth limit and an import stopped
  * midway rolled back whole (the interning caches dropped, since they may
  * name rows the rollback removed; kept when a duplicate is known before
- * decoding); a blob past max_body refused before anything. */
+ * decoding); a blob past max_body refused before anything; a body in
+ * memory handed back to its owner once read to its end. */
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -242,6 +243,75 @@ test_late_error(void)
 	printf("ok: a bad last sample rolls back the samples before it\n");
 }
 
+/* The owner of a body in memory told once it was read to its end, and
+ * the body freed there (ASan would see a later read); a duplicate known
+ * by its hash never reads it. */
+static int released;
+
+static void
+release(void *arg)
+{
+	released++;
+	free(arg);
+}
+
+static uint8_t *
+dup_cpu(void)
+{
+	uint8_t *p = xmalloc(cpu_len);
+
+	memcpy(p, cpu, cpu_len);
+	return p;
+}
+
+static void
+test_read_all(void)
+{
+	struct import_request req;
+	struct import_result flat, res;
+	struct error err = { 0 };
+	struct iovec iov[3];
+	uint8_t *copy;
+	size_t k = cpu_len / 3;
+
+	CHECK(run("flat", cpu, cpu_len, 0, &flat, &err) == 0);
+	memset(&req, 0, sizeof req);
+	req.scope = "pieces";
+	req.format = "auto";
+	req.name = "";
+	req.fd = -1;
+	req.len = cpu_len;
+	req.iov = iov;
+	req.niov = 3;
+	req.read_all = release;
+	copy = dup_cpu();
+	iov[0].iov_base = copy;
+	iov[0].iov_len = k;
+	iov[1].iov_base = copy + k;
+	iov[1].iov_len = k;
+	iov[2].iov_base = copy + 2 * k;
+	iov[2].iov_len = cpu_len - 2 * k;
+	req.read_all_arg = copy;
+	CHECK(importer_run(ts.im, &req, &res, &err) == 0);
+	CHECK(released == 1);
+	CHECK(!res.duplicate && res.samples == flat.samples);
+	CHECK(profiles("pieces") == 1);
+	import_result_clear(&res);
+
+	copy = dup_cpu();
+	iov[0].iov_base = copy;
+	iov[1].iov_base = copy + k;
+	iov[2].iov_base = copy + 2 * k;
+	req.read_all_arg = copy;
+	CHECK(importer_run(ts.im, &req, &res, &err) == 0);
+	CHECK(res.duplicate && released == 1);
+	free(copy);
+	import_result_clear(&res);
+	import_result_clear(&flat);
+	printf("ok: a body in pieces released once read, not for a "
+	    "duplicate\n");
+}
+
 int
 main(void)
 {
@@ -251,6 +321,7 @@ main(void)
 	test_file();
 	test_failures();
 	test_late_error();
+	test_read_all();
 	free(cpu);
 	testimport_close(&ts);
 	printf("test_import: %u checks passed\n", checks);

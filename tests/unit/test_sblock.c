@@ -233,7 +233,12 @@ test_merge_sets(void)
 	v[1] = 7;
 	srows_push(&b, 1, 6, 100, v);
 	srows_push(&b, 2, 1, 100, v);
+	/* Counted without merging: the shared key once. */
+	CHECK(srows_merge_count(&a, &b) == 3 && srows_merge_count(&b, &a) ==
+	    3 && srows_merge_count(&a, &a) == 2 && srows_merge_count(&o, &b) ==
+	    2);
 	srows_merge(&o, &a, &b, 1);
+	CHECK(srows_merge_count(&o, &o) == o.n);
 	CHECK(o.ncols == 3 && o.tags[0] == 10 && o.tags[1] == 11 &&
 	    o.tags[2] == 12);
 	CHECK(o.n == 3);

@@ -1,0 +1,50 @@
+/* csmap.h: the writer's callsite map, (parent, frame) -> id, for
+ * store-cs.c.  Each id's key lives in an id-indexed array (4 + 4
+ * bytes); the table holds only the id and 16 bits of the key's hash
+ * (6 bytes a slot), so a lookup reads the array on a hash match only.
+ * A growth builds the new table from the key array after freeing the old
+ * one: no two tables at once (docs/DESIGN-STORAGE.md, "Callsite chunks"). */
+#ifndef PROFD_CSMAP_H
+#define PROFD_CSMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CSMAP_SLOT	6		/* bytes: id (4), hash tag (2) */
+#define CSMAP_NONE	SIZE_MAX	/* no slot */
+
+struct csmap {
+	uint8_t *slots;		/* cap slots; id 0: empty */
+	size_t cap, n;		/* cap is a power of two */
+	/* By id, side by side (one cache miss); frame 0: not in the map. */
+	struct csmap_key {
+		uint32_t parent, frame;
+	} *key;
+	size_t ids;		/* keys valid for ids below this */
+	size_t idcap;		/* keys allocated */
+};
+
+/* The id of (parent, frame), or 0 when absent; when absent and grow is
+ * 1, *slot is where it goes (csmap_fill, with nothing else inserted in
+ * between); with grow 0 the map never grows and *slot may be
+ * CSMAP_NONE (full). */
+uint32_t csmap_find(struct csmap *, uint32_t parent, uint32_t frame,
+    int grow, size_t *slot);
+/* (parent, frame) -> id at slot (from csmap_find); id > 0 and not in
+ * the map. */
+void csmap_fill(struct csmap *, size_t slot, uint32_t parent,
+    uint32_t frame, uint32_t id);
+/* Insert or overwrite. */
+void csmap_put(struct csmap *, uint32_t parent, uint32_t frame,
+    uint32_t id);
+/* Room for n entries with ids below maxid without growing. */
+void csmap_reserve(struct csmap *, size_t n, size_t maxid);
+/* (parent, frame) removed, if there. */
+void csmap_del(struct csmap *, uint32_t parent, uint32_t frame);
+/* Empty, the memory kept. */
+void csmap_reset(struct csmap *);
+void csmap_clear(struct csmap *);
+/* Memory held (the key array as far as used). */
+size_t csmap_bytes(const struct csmap *);
+
+#endif

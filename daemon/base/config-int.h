@@ -21,6 +21,7 @@ enum opt_type {
 	T_U64,			/* bytes, with k/M/G */
 	T_DURATION,		/* seconds, with s/m/h/d */
 	T_LEVEL,		/* a log level */
+	T_HOSTS,		/* host names; repeatable, each adds one */
 };
 
 struct opt {
@@ -45,6 +46,9 @@ void config_opt_format(const struct config *, const struct opt *o,
     char *out, size_t n);
 void config_format_duration(uint64_t seconds, char *out, size_t n);
 void config_format_bytes(uint64_t bytes, char *out, size_t n);
+/* Is name one that allowed-host takes (a DNS name or a bracketed IPv6
+ * address, no port)? */
+int config_host_name_valid(const char *name);
 /* Is this a system instance (root or run by systemd)? */
 int config_system_instance(void);
 

@@ -35,6 +35,7 @@ config_usage(FILE *f)
 		    o->type == T_PATH || o->type == T_OPTPATH ? "PATH" :
 		    o->type == T_DURATION ? "TIME" :
 		    o->type == T_LEVEL ? "LEVEL" :
+		    o->type == T_HOSTS ? "NAME" :
 		    o->type == T_SIZE || o->type == T_U64 ? "BYTES" : "N");
 		fprintf(f, "  %s%s\n        %s (default %s)\n", left,
 		    strcmp(o->name, "foreground") == 0 ? ", -f" : "",
@@ -75,14 +76,24 @@ void
 config_print(FILE *f, const struct config *c)
 {
 	char v[PATH_MAX + 8], q[PATH_MAX + 16];
-	size_t i;
+	size_t i, j;
 
 	fprintf(f, "# profd %s; from %s\n[profd]\n", PROFD_VERSION,
 	    c->config_path != NULL ? c->config_path : "the defaults");
 	for (i = 0; i < config_nopts; i++) {
-		config_opt_format(c, &config_opts[i], v, sizeof v);
-		fprintf(f, "%s = %s\n", config_opts[i].name,
-		    config_quoted(v, q, sizeof q));
+		const struct opt *o = &config_opts[i];
+
+		/* One line per name: a list can be longer than v. */
+		if (o->type == T_HOSTS) {
+			const struct strlist *l = (const void *)
+			    ((const char *)c + o->off);
+
+			for (j = 0; j < l->n; j++)
+				fprintf(f, "%s = %s\n", o->name, l->v[j]);
+			continue;
+		}
+		config_opt_format(c, o, v, sizeof v);
+		fprintf(f, "%s = %s\n", o->name, config_quoted(v, q, sizeof q));
 	}
 	for (i = 0; i < c->retention.nscopes; i++) {
 		const struct scope_policy *sp = &c->retention.scopes[i];

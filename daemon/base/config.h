@@ -27,6 +27,12 @@ struct retention {
 	size_t nscopes;
 };
 
+/* The values of a repeatable setting, in the order given. */
+struct strlist {
+	char **v;
+	size_t n;
+};
+
 struct config {
 	char *config_path;		/* the file read, NULL if none */
 	char *socket_path;
@@ -50,6 +56,8 @@ struct config {
 	int64_t header_timeout;		/* seconds to send a whole head */
 	int64_t body_timeout;		/* seconds to send a whole body */
 	int64_t idle_timeout;		/* seconds of silence on a connection */
+	/* Host header names answered beside localhost, 127.0.0.1, [::1]. */
+	struct strlist allowed_hosts;
 };
 
 enum config_outcome {

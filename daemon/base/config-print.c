@@ -88,6 +88,8 @@ config_print(FILE *f, const struct config *c)
 			const struct strlist *l = (const void *)
 			    ((const char *)c + o->off);
 
+			if (l->n == 0)
+				fprintf(f, "%s = none\n", o->name);
 			for (j = 0; j < l->n; j++)
 				fprintf(f, "%s = %s\n", o->name, l->v[j]);
 			continue;

@@ -60,7 +60,15 @@ server_http_refuse(struct evhttp_request *req, int status, const char *detail)
 	evhttp_send_reply(req, status, http_error_reason(status), NULL);
 }
 
-int
+static int
+host_is(const char *name, const char *host, size_t n)
+{
+	return strlen(name) == n && strncasecmp(name, host, n) == 0;
+}
+
+/* Is a request with this Host header (NULL: none) answered?  Its port
+ * aside, it must be localhost, 127.0.0.1, [::1] or an allowed-host. */
+static int
 server_http_host_allowed(const char *host, const struct config *cfg)
 {
 	static const char *const local[] = { "localhost", "127.0.0.1",
@@ -87,11 +95,10 @@ server_http_host_allowed(const char *host, const struct config *cfg)
 		return 0;
 	n = (size_t)(end - host);
 	for (i = 0; i < sizeof local / sizeof local[0]; i++)
-		if (strlen(local[i]) == n && strncasecmp(local[i], host, n) == 0)
+		if (host_is(local[i], host, n))
 			return 1;
 	for (i = 0; i < cfg->allowed_hosts.n; i++)
-		if (strlen(cfg->allowed_hosts.v[i]) == n &&
-		    strncasecmp(cfg->allowed_hosts.v[i], host, n) == 0)
+		if (host_is(cfg->allowed_hosts.v[i], host, n))
 			return 1;
 	return 0;
 }

@@ -31,9 +31,6 @@ struct server_http *server_http_setup(struct evhttp *, struct event_base *,
 /* The settings after a reload (limits and timeouts take effect for new
  * requests). */
 void server_http_set_config(struct server_http *, const struct config *);
-/* Is a request with this Host header (NULL: none) answered?  Its port
- * aside, it must be localhost, 127.0.0.1, [::1] or an allowed-host. */
-int server_http_host_allowed(const char *host, const struct config *);
 /* Accept on a listening socket (taken); -1 if libevent refuses it. */
 int server_http_listen(struct server_http *, int fd);
 /* Stop accepting (SIGTERM); connections open stay. */

@@ -46,9 +46,6 @@ void config_opt_format(const struct config *, const struct opt *o,
     char *out, size_t n);
 void config_format_duration(uint64_t seconds, char *out, size_t n);
 void config_format_bytes(uint64_t bytes, char *out, size_t n);
-/* Is name one that allowed-host takes (a DNS name or a bracketed IPv6
- * address, no port)? */
-int config_host_name_valid(const char *name);
 /* Is this a system instance (root or run by systemd)? */
 int config_system_instance(void);
 

@@ -155,7 +155,9 @@ parse_bool(const char *s)
 	return -1;
 }
 
-int
+/* Is name one that allowed-host takes (a DNS name or a bracketed IPv6
+ * address, no port)? */
+static int
 config_host_name_valid(const char *name)
 {
 	size_t n = strlen(name), i;

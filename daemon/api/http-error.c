@@ -15,6 +15,8 @@ http_error_kind(int status)
 	switch (status) {
 	case 400:
 		return "bad request";
+	case 403:
+		return "forbidden";
 	case 404:
 		return "not found";
 	case 405:
@@ -48,6 +50,8 @@ http_error_reason(int status)
 		return "Continue";
 	case 400:
 		return "Bad Request";
+	case 403:
+		return "Forbidden";
 	case 404:
 		return "Not Found";
 	case 405:

@@ -35,8 +35,8 @@ const struct route routes[] = {
 };
 const int nroutes = (int)(sizeof routes / sizeof routes[0]);
 
-static int
-route_matches(const struct route *r, const char *path)
+int
+routes_path_matches(const struct route *r, const char *path)
 {
 	size_t n = strlen(r->path);
 
@@ -83,7 +83,7 @@ routes_dispatch(struct evhttp_request *req, void *arg)
 	call->start_ns = mono_ns();
 	TAILQ_INIT(&call->query);
 	for (i = 0; path != NULL && i < nroutes; i++) {
-		if (!route_matches(&routes[i], path))
+		if (!routes_path_matches(&routes[i], path))
 			continue;
 		path_known = 1;
 		if (strcmp(routes[i].method, method) == 0) {

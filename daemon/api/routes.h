@@ -23,6 +23,8 @@ struct route {
 extern const struct route routes[];
 extern const int nroutes;
 
+/* Does path name r (exactly, or under it for a ROUTE_PREFIX route)? */
+int routes_path_matches(const struct route *r, const char *path);
 /* The evhttp generic callback: route, parse the query, call the handler. */
 void routes_dispatch(struct evhttp_request *, void *host);
 

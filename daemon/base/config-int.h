@@ -22,6 +22,7 @@ enum opt_type {
 	T_DURATION,		/* seconds, with s/m/h/d */
 	T_LEVEL,		/* a log level */
 	T_TEXT,			/* one line of text, "none": unset */
+	T_HOSTS,		/* host names; repeatable, each adds one */
 };
 
 struct opt {

@@ -69,6 +69,9 @@ const struct opt config_opts[] = {
 	    "time a client has to send a whole request body" },
 	{ "idle-timeout", T_DURATION, F(idle_timeout), 1, 86400, 0,
 	    "time a connection may stay silent (reading or writing)" },
+	{ "allowed-host", T_HOSTS, F(allowed_hosts), 0, 0, 0,
+	    "a Host header name answered beside localhost, 127.0.0.1 and "
+	    "[::1] (repeatable; none: clear the list)" },
 	{ "max-age", T_DURATION, F(retention.max_age), 0, INT64_MAX / 2, 0,
 	    "drop profiles older than this (0: keep forever)" },
 	{ "scope-max-size", T_U64, F(retention.scope_max_size), 0,
@@ -166,6 +169,53 @@ parse_bool(const char *s)
 	return -1;
 }
 
+/* Is name one that allowed-host takes (a DNS name or a bracketed IPv6
+ * address, no port)? */
+static int
+config_host_name_valid(const char *name)
+{
+	size_t n = strlen(name), i;
+
+	if (n == 0 || n > 255)
+		return 0;
+	if (name[0] == '[')
+		return n > 2 && name[n - 1] == ']' &&
+		    strspn(name + 1, "0123456789abcdefABCDEF:.") == n - 2;
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)name[i]) && name[i] != '.' &&
+		    name[i] != '-' && name[i] != '_')
+			return 0;
+	return 1;
+}
+
+/* Each value adds a name; "none" empties the list, so that a command
+ * line can drop what the config file allowed. */
+static int
+config_hosts_add(struct strlist *l, const struct opt *o, const char *value,
+    struct error *err)
+{
+	size_t i;
+
+	if (strcmp(value, "none") == 0) {
+		for (i = 0; i < l->n; i++)
+			free(l->v[i]);
+		free(l->v);
+		l->v = NULL;
+		l->n = 0;
+		return 0;
+	}
+	if (!config_host_name_valid(value))
+		return error_set(err, ERR_INPUT, "%s: \"%s\" is not a host "
+		    "name (a DNS name or a bracketed IPv6 address, without "
+		    "a port: the port is not checked)", o->name, value);
+	for (i = 0; i < l->n; i++)
+		if (strcasecmp(l->v[i], value) == 0)
+			return 0;
+	l->v = xreallocarray(l->v, l->n + 1, sizeof *l->v);
+	l->v[l->n++] = xstrdup(value);
+	return 0;
+}
+
 int
 config_opt_set(struct config *c, const struct opt *o, const char *value,
     struct error *err)
@@ -210,6 +260,8 @@ config_opt_set(struct config *c, const struct opt *o, const char *value,
 		*(char **)field = strcmp(value, "none") == 0 ? NULL :
 		    xstrdup(value);
 		return 0;
+	case T_HOSTS:
+		return config_hosts_add(field, o, value, err);
 	case T_BOOL:
 		if ((b = parse_bool(value)) == -1)
 			return error_set(err, ERR_INPUT, "%s: \"%s\" is not "
@@ -321,6 +373,21 @@ config_format_bytes(uint64_t v, char *out, size_t n)
 	snprintf(out, n, "%" PRIu64, v);
 }
 
+/* The names separated by spaces, "none" if there is none. */
+static void
+config_hosts_format(const struct strlist *l, char *out, size_t n)
+{
+	size_t i, used = 0;
+	int w;
+
+	snprintf(out, n, "none");
+	for (i = 0; i < l->n && used < n; i++) {
+		w = snprintf(out + used, n - used, "%s%s", i > 0 ? " " : "",
+		    l->v[i]);
+		used += w > 0 ? (size_t)w : 0;
+	}
+}
+
 void
 config_opt_format(const struct config *c, const struct opt *o, char *out,
     size_t n)
@@ -336,6 +403,9 @@ config_opt_format(const struct config *c, const struct opt *o, char *out,
 		break;
 	case T_BOOL:
 		snprintf(out, n, "%s", *(const int *)field ? "yes" : "no");
+		break;
+	case T_HOSTS:
+		config_hosts_format(field, out, n);
 		break;
 	case T_LEVEL:
 		snprintf(out, n, "%s", level_name(*(const int *)field));

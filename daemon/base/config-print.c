@@ -37,6 +37,7 @@ config_usage(FILE *f)
 		    "URL" : "NAME") :
 		    o->type == T_DURATION ? "TIME" :
 		    o->type == T_LEVEL ? "LEVEL" :
+		    o->type == T_HOSTS ? "NAME" :
 		    o->type == T_SIZE || o->type == T_U64 ? "BYTES" : "N");
 		fprintf(f, "  %s%s\n        %s (default %s)\n", left,
 		    strcmp(o->name, "foreground") == 0 ? ", -f" : "",
@@ -78,17 +79,29 @@ void
 config_print(FILE *f, const struct config *c)
 {
 	char v[PATH_MAX + 8], q[PATH_MAX + 16];
-	size_t i;
+	size_t i, j;
 
 	fprintf(f, "# profd %s; from %s\n[profd]\n", PROFD_VERSION,
 	    c->config_path != NULL ? c->config_path : "the defaults");
 	/* The fleet-* settings in [fleet], without the prefix. */
 	for (i = 0; i < config_nopts; i++) {
-		if (strncmp(config_opts[i].name, "fleet-", 6) == 0)
+		const struct opt *o = &config_opts[i];
+
+		if (strncmp(o->name, "fleet-", 6) == 0)
 			continue;
-		config_opt_format(c, &config_opts[i], v, sizeof v);
-		fprintf(f, "%s = %s\n", config_opts[i].name,
-		    config_quoted(v, q, sizeof q));
+		/* One line per name: a list can be longer than v. */
+		if (o->type == T_HOSTS) {
+			const struct strlist *l = (const void *)
+			    ((const char *)c + o->off);
+
+			if (l->n == 0)
+				fprintf(f, "%s = none\n", o->name);
+			for (j = 0; j < l->n; j++)
+				fprintf(f, "%s = %s\n", o->name, l->v[j]);
+			continue;
+		}
+		config_opt_format(c, o, v, sizeof v);
+		fprintf(f, "%s = %s\n", o->name, config_quoted(v, q, sizeof q));
 	}
 	fprintf(f, "\n[fleet]\n");
 	for (i = 0; i < config_nopts; i++) {

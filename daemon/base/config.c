@@ -134,6 +134,8 @@ config_retention_copy(struct retention *dst, const struct retention *src)
 void
 config_clear(struct config *c)
 {
+	size_t i;
+
 	free(c->config_path);
 	free(c->socket_path);
 	free(c->db_path);
@@ -143,6 +145,9 @@ config_clear(struct config *c)
 	free(c->fleet_host);
 	free(c->fleet_database);
 	config_retention_clear(&c->retention);
+	for (i = 0; i < c->allowed_hosts.n; i++)
+		free(c->allowed_hosts.v[i]);
+	free(c->allowed_hosts.v);
 	memset(c, 0, sizeof *c);
 }
 

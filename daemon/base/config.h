@@ -27,6 +27,12 @@ struct retention {
 	size_t nscopes;
 };
 
+/* The values of a repeatable setting, in the order given. */
+struct strlist {
+	char **v;
+	size_t n;
+};
+
 struct config {
 	char *config_path;		/* the file read, NULL if none */
 	char *socket_path;
@@ -57,6 +63,8 @@ struct config {
 	size_t fleet_batch;		/* profiles per batch */
 	int64_t fleet_interval;		/* seconds between polls when idle */
 	int64_t fleet_timeout;		/* seconds for one HTTP exchange */
+	/* Host header names answered beside localhost, 127.0.0.1, [::1]. */
+	struct strlist allowed_hosts;
 };
 
 enum config_outcome {

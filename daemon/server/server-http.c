@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 
 #include "http-error.h"
@@ -44,6 +45,96 @@ is_health(struct evhttp_request *req)
 	    path != NULL && strcmp(path, "/v1/health") == 0;
 }
 
+/* Send the JSON error and close. */
+static void
+server_http_refuse(struct evhttp_request *req, int status, const char *detail)
+{
+	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
+	size_t len;
+	char *body = http_error_json(status, detail, &len);
+
+	evhttp_add_header(h, "Content-Type", "application/json");
+	evhttp_add_header(h, "Connection", "close");
+	evbuffer_add(evhttp_request_get_output_buffer(req), body, len);
+	free(body);
+	evhttp_send_reply(req, status, http_error_reason(status), NULL);
+}
+
+static int
+host_is(const char *name, const char *host, size_t n)
+{
+	return strlen(name) == n && strncasecmp(name, host, n) == 0;
+}
+
+/* Is a request with this Host header (NULL: none) answered?  Its port
+ * aside, it must be localhost, 127.0.0.1, [::1] or an allowed-host. */
+static int
+server_http_host_allowed(const char *host, const struct config *cfg)
+{
+	static const char *const local[] = { "localhost", "127.0.0.1",
+	    "[::1]" };
+	const char *end, *colon;
+	size_t n, i;
+
+	/* No authority (HTTP/1.0, or "Host:" empty): not from a browser,
+	 * which always names the server it thinks it talks to. */
+	if (host == NULL || *host == '\0')
+		return 1;
+	if (host[0] == '[') {
+		if ((end = strchr(host, ']')) == NULL)
+			return 0;
+		end++;
+	} else
+		end = host + strcspn(host, ":");
+	/* The port is not checked: the socket may be forwarded to any. */
+	if (*end == ':') {
+		colon = end + 1;
+		if (strspn(colon, "0123456789") != strlen(colon))
+			return 0;
+	} else if (*end != '\0')
+		return 0;
+	n = (size_t)(end - host);
+	for (i = 0; i < sizeof local / sizeof local[0]; i++)
+		if (host_is(local[i], host, n))
+			return 1;
+	for (i = 0; i < cfg->allowed_hosts.n; i++)
+		if (host_is(cfg->allowed_hosts.v[i], host, n))
+			return 1;
+	return 0;
+}
+
+/* DNS rebinding: once the socket is forwarded to a TCP port (ssh -L), a
+ * page of another site whose name now resolves to 127.0.0.1 could read
+ * and delete profiles through the browser; its requests carry that
+ * name in Host.  0 if the request was refused. */
+static int
+server_http_check_host(struct server_http *sh, struct evhttp_request *req)
+{
+	struct evkeyvalq *in = evhttp_request_get_input_headers(req);
+	struct evkeyval *kv;
+	const char *host = NULL;
+	char msg[512];
+	int nhost = 0;
+
+	TAILQ_FOREACH(kv, in, next)
+		if (strcasecmp(kv->key, "Host") == 0 && nhost++ == 0)
+			host = kv->value;
+	if (nhost > 1) {
+		server_http_refuse(req, 400, "the request has more than one "
+		    "Host header");
+		return 0;
+	}
+	if (server_http_host_allowed(host, sh->cfg))
+		return 1;
+	snprintf(msg, sizeof msg, "Host \"%.200s\" is refused: profd "
+	    "answers requests for localhost, 127.0.0.1, [::1] and the names "
+	    "of allowed-host (a name this server is reached by is allowed "
+	    "with --allowed-host NAME or \"allowed-host = NAME\" in the "
+	    "config file)", host);
+	server_http_refuse(req, 403, msg);
+	return 0;
+}
+
 /* A whole request has arrived. */
 static void
 server_http_dispatch(struct evhttp_request *req, void *arg)
@@ -51,8 +142,7 @@ server_http_dispatch(struct evhttp_request *req, void *arg)
 	struct server_http *sh = arg;
 	struct conn *c = conn_of(sh, req);
 	struct evkeyvalq *h;
-	size_t len;
-	char *body, msg[160];
+	char msg[160];
 
 	if (c != NULL) {
 		event_del(c->timer);
@@ -63,16 +153,9 @@ server_http_dispatch(struct evhttp_request *req, void *arg)
 			snprintf(msg, sizeof msg, "profd has more than %zu "
 			    "connections open (max-connections); retry later",
 			    sh->cfg->max_connections);
-			body = http_error_json(503, msg, &len);
-			h = evhttp_request_get_output_headers(req);
-			evhttp_add_header(h, "Content-Type",
-			    "application/json");
-			evhttp_add_header(h, "Retry-After", "1");
-			evhttp_add_header(h, "Connection", "close");
-			evbuffer_add(evhttp_request_get_output_buffer(req),
-			    body, len);
-			free(body);
-			evhttp_send_reply(req, 503, NULL, NULL);
+			evhttp_add_header(evhttp_request_get_output_headers(
+			    req), "Retry-After", "1");
+			server_http_refuse(req, 503, msg);
 			return;
 		}
 	}
@@ -82,16 +165,12 @@ server_http_dispatch(struct evhttp_request *req, void *arg)
 	if (req->major != 1 || (req->minor != 0 && req->minor != 1)) {
 		req->major = 1;
 		req->minor = 1;
-		body = http_error_json(400, "the HTTP version is not 1.0 or 1.1",
-		    &len);
-		h = evhttp_request_get_output_headers(req);
-		evhttp_add_header(h, "Content-Type", "application/json");
-		evhttp_add_header(h, "Connection", "close");
-		evbuffer_add(evhttp_request_get_output_buffer(req), body, len);
-		free(body);
-		evhttp_send_reply(req, 400, http_error_reason(400), NULL);
+		server_http_refuse(req, 400,
+		    "the HTTP version is not 1.0 or 1.1");
 		return;
 	}
+	if (!server_http_check_host(sh, req))
+		return;
 	/* No route takes HEAD, and libevent 2.1 would send the 405's body
 	 * without its length on a connection kept open: the client would
 	 * read it as the start of the next reply.  Headers only, and close. */

@@ -94,14 +94,14 @@ def check_json_error(status, headers, body, want_status, what):
 
 
 def health(path):
-    return request(path, b"GET /v1/health HTTP/1.1\r\nHost: x\r\n"
+    return request(path, b"GET /v1/health HTTP/1.1\r\nHost: localhost\r\n"
                    b"Connection: close\r\n\r\n")
 
 
 def held_body(path, total=100):
     """A connection that sent its head and part of its body, and waits."""
     s = connect(path)
-    s.sendall(b"POST /v1/profiles?scope=held HTTP/1.1\r\nHost: x\r\n"
+    s.sendall(b"POST /v1/profiles?scope=held HTTP/1.1\r\nHost: localhost\r\n"
               b"Content-Length: %d\r\n\r\nab" % total)
     return s
 
@@ -122,23 +122,23 @@ def errors(path):
          b"Content-Length: 8\r\n\r\n", 400, "version 1.2 expecting 100"),
         (b"POST /v1/query HTTP/1.-57\r\nExpect: 100-continue\r\n"
          b"Content-Length: 8\r\n\r\n", 400, "negative minor expecting 100"),
-        (b"FOO /v1/health HTTP/1.1\r\nHost: x\r\n\r\n", 405,
+        (b"FOO /v1/health HTTP/1.1\r\nHost: localhost\r\n\r\n", 405,
          "unknown method"),
-        (b"PATCH /v1/scopes HTTP/1.1\r\nHost: x\r\n\r\n", 405,
+        (b"PATCH /v1/scopes HTTP/1.1\r\nHost: localhost\r\n\r\n", 405,
          "method not routed"),
-        (b"POST /v1/profiles?scope=a HTTP/1.1\r\nHost: x\r\n"
+        (b"POST /v1/profiles?scope=a HTTP/1.1\r\nHost: localhost\r\n"
          b"Content-Length: 999999999\r\n\r\n", 413, "body over max-body"),
-        (b"POST /v1/profiles?scope=a HTTP/1.1\r\nHost: x\r\n"
+        (b"POST /v1/profiles?scope=a HTTP/1.1\r\nHost: localhost\r\n"
          b"Transfer-Encoding: chunked\r\n\r\nzz\r\n", 413,
          "broken chunked framing"),
-        (b"POST /v1/profiles?scope=a HTTP/1.1\r\nHost: x\r\n"
+        (b"POST /v1/profiles?scope=a HTTP/1.1\r\nHost: localhost\r\n"
          b"Content-Length: 1\r\nExpect: tea\r\n\r\n", 417,
          "unknown expectation"),
-        (b"GET /v1/top?scope=\xff\xfe%ff HTTP/1.1\r\nHost: x\r\n\r\n", 400,
+        (b"GET /v1/top?scope=\xff\xfe%ff HTTP/1.1\r\nHost: localhost\r\n\r\n", 400,
          "invalid UTF-8 in a detail"),
-        (b"GET /v1/top?scope=<script>\"\\ HTTP/1.1\r\nHost: x\r\n\r\n",
+        (b"GET /v1/top?scope=<script>\"\\ HTTP/1.1\r\nHost: localhost\r\n\r\n",
          400, "client text echoed back"),
-        (b"GET /nowhere/\xc3\x28 HTTP/1.1\r\nHost: x\r\n\r\n", 404,
+        (b"GET /nowhere/\xc3\x28 HTTP/1.1\r\nHost: localhost\r\n\r\n", 404,
          "invalid UTF-8 in a path"),
     ]
     for data, want, what in cases:
@@ -146,8 +146,8 @@ def errors(path):
     # HEAD: no route takes it; libevent would send the 405's body without
     # a length on a connection kept open, so the next reply was misread.
     s = connect(path)
-    s.sendall(b"HEAD /v1/health HTTP/1.1\r\nHost: x\r\n\r\n"
-              b"GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n")
+    s.sendall(b"HEAD /v1/health HTTP/1.1\r\nHost: localhost\r\n\r\n"
+              b"GET /v1/health HTTP/1.1\r\nHost: localhost\r\n\r\n")
     data = read_all(s)
     s.close()
     head, _, rest = data.partition(b"\r\n\r\n")
@@ -172,7 +172,7 @@ def max_connections(path, maxconn, slots):
         time.sleep(0.02)
     else:
         fail("the held connections were not all accepted: %r" % j)
-    check_json_error(*request(path, b"GET /v1/scopes HTTP/1.1\r\nHost: x"
+    check_json_error(*request(path, b"GET /v1/scopes HTTP/1.1\r\nHost: localhost"
                               b"\r\n\r\n"), 503, "over max-connections")
     status, _, body = health(path)
     if status != 200:
@@ -200,7 +200,7 @@ def max_connections(path, maxconn, slots):
 def big_header(path, mib):
     """A head of mib MiB: refused with 431 long before it is all sent."""
     s = connect(path, timeout=30)
-    s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Big: ")
+    s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: localhost\r\nX-Big: ")
     chunk = b"a" * (1 << 20)
     sent = 0
     try:
@@ -223,7 +223,7 @@ def body_budget(path, nconn, max_body, budget):
     refused = 0
     for i in range(nconn):
         s = connect(path, timeout=30)
-        s.sendall(b"POST /v1/profiles?scope=b HTTP/1.1\r\nHost: x\r\n"
+        s.sendall(b"POST /v1/profiles?scope=b HTTP/1.1\r\nHost: localhost\r\n"
                   b"Content-Length: %d\r\n\r\n" % max_body)
         left = max_body - 1
         try:
@@ -267,11 +267,11 @@ def slowloris(path, seconds, body=0):
     at a time: closed at the deadline, not kept open by every byte."""
     s = connect(path)
     if body:
-        s.sendall(b"POST /v1/profiles?scope=slow HTTP/1.1\r\nHost: x\r\n"
+        s.sendall(b"POST /v1/profiles?scope=slow HTTP/1.1\r\nHost: localhost\r\n"
                   b"Content-Length: 100000\r\n\r\n")
         data = b"b" * 100000
     else:
-        data = b"GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Slow: " + \
+        data = b"GET /v1/health HTTP/1.1\r\nHost: localhost\r\nX-Slow: " + \
             b"a" * 100000
     t0 = time.monotonic()
     closed = False

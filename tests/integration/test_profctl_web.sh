@@ -52,8 +52,10 @@ grep -qi "^set-cookie: $COOKIE; Path=/; HttpOnly; SameSite=Strict" \
 [ "$(code -b "$COOKIE" "$BASE/ui/")" = 200 ] || fail "cookie refused"
 cmp -s "$T/body" "$WEB/index.html" || fail "/ui/ is not index.html"
 [ "$(code "$BASE/ui/?token=$TOKEN")" = 200 ] || fail "query token refused"
+# One digit off (not always 0: the token may end in 0, 1 time in 16).
+OFF=${TOKEN%?}$([ "${TOKEN: -1}" = 0 ] && echo 1 || echo 0)
 for args in "$BASE/ui/" "$BASE/" "$BASE/v1/scopes" "$BASE/ui/app.js" \
-    "$BASE/v1/scopes?token=${TOKEN%?}0" "$BASE/v1/scopes?token=" \
+    "$BASE/v1/scopes?token=$OFF" "$BASE/v1/scopes?token=" \
     "$BASE/v1/scopes?xtoken=$TOKEN"; do
 	[ "$(code "$args")" = 401 ] || fail "$args without the token"
 	json 'j["error"]' <"$T/body" | has -x unauthorized || fail "not JSON"

@@ -88,7 +88,7 @@ if p.poll() is not None:
 c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 c.settimeout(60)
 c.connect(sock_path)
-c.sendall(b"GET /v1/health HTTP/1.0\r\nHost: x\r\n\r\n")
+c.sendall(b"GET /v1/health HTTP/1.0\r\nHost: localhost\r\n\r\n")
 head = c.recv(64)
 if not (head.startswith(b"HTTP/1.") and head[8:13] == b" 200 "):
     die("health after READY=1: %r" % head)

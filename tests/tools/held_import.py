@@ -49,7 +49,7 @@ def http(sock, method, path, body=b"", raw=False):
     c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     c.settimeout(HANG_S)
     c.connect(sock)
-    head = "%s %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" \
+    head = "%s %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n" \
         "Content-Length: %d\r\n\r\n" % (method, path, len(body))
     c.sendall(head.encode() + body)
     data = b""

@@ -141,6 +141,11 @@ render_status_fleet(FILE *f, json_t *fl)
 	    render_get_int(fl, "skipped_profiles"),
 	    render_get_int(fl, "failures"),
 	    render_time(fl, "last_success", ok, sizeof ok));
+	if (render_get_int(fl, "backlog_max") > 0)
+		fprintf(f, "  backlog limit %s: %" PRId64 " unshipped "
+		    "profiles deleted by retention\n",
+		    render_status_bytes(render_get_int(fl, "backlog_max"), b,
+		    sizeof b), render_get_int(fl, "unshipped_deleted"));
 	if (err[0] != '\0')
 		fprintf(f, "  last error %s: %s (retry in %" PRId64 " s)\n",
 		    render_time(fl, "last_error_time", bad, sizeof bad), err,

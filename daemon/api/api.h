@@ -50,6 +50,8 @@ struct api_fleet_stats {
 	const char *url, *host, *database;
 	int64_t lag_profiles, lag_bytes;	/* -1: not read yet */
 	uint64_t shipped_profiles, shipped_rows, skipped_profiles;
+	uint64_t unshipped_deleted;	/* by retention, over backlog-max */
+	int64_t backlog_max;		/* bytes; 0: no limit */
 	uint64_t batches, failures;
 	int64_t last_success_ns, last_error_ns;	/* 0: never */
 	char last_error[256];			/* "": none */

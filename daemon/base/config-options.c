@@ -96,6 +96,10 @@ const struct opt config_opts[] = {
 	    "time between two looks for new profiles when all have shipped" },
 	{ "fleet-timeout", T_DURATION, F(fleet_timeout), 1, 3600, 1,
 	    "time ClickHouse has to answer one request" },
+	{ "fleet-backlog-max", T_U64, F(fleet_backlog_max), 0,
+	    UINT64_MAX / 2, 1,
+	    "bytes of unshipped profiles above which retention may drop them "
+	    "(0: retention never drops an unshipped profile)" },
 };
 
 const size_t config_nopts = sizeof config_opts / sizeof config_opts[0];

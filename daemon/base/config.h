@@ -63,6 +63,7 @@ struct config {
 	size_t fleet_batch;		/* profiles per batch */
 	int64_t fleet_interval;		/* seconds between polls when idle */
 	int64_t fleet_timeout;		/* seconds for one HTTP exchange */
+	uint64_t fleet_backlog_max;	/* unshipped bytes; 0: no limit */
 	/* Host header names answered beside localhost, 127.0.0.1, [::1]. */
 	struct strlist allowed_hosts;
 };

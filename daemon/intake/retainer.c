@@ -24,7 +24,7 @@
 struct retainer {
 	atomic_int gc_wanted;
 	int running;
-	uint64_t passes, dropped, collected;
+	uint64_t passes, dropped, collected, unshipped_dropped;
 	int64_t last_pass_ns, last_dropped, last_collected;
 	char last_error[512];
 };
@@ -39,6 +39,7 @@ struct rjob {
 	enum rphase phase;
 	int gc_phase;
 	int64_t dropped, bytes, collected, vacuumed, free_pages;
+	int64_t unshipped, backlog, backlog_max;	/* fleet-backlog-max */
 	int failed;
 	struct error err;
 };
@@ -68,6 +69,7 @@ retainer_stats(const struct retainer *rt, struct retainer_stats *st)
 	st->passes = rt->passes;
 	st->dropped = rt->dropped;
 	st->collected = rt->collected;
+	st->unshipped_dropped = rt->unshipped_dropped;
 	st->last_pass_ns = rt->last_pass_ns;
 	st->last_dropped = rt->last_dropped;
 	st->last_collected = rt->last_collected;
@@ -86,14 +88,17 @@ enough(const struct store_old_profile *v, size_t n, int64_t need)
 	return i > 0 ? i : (n > 0 ? 1 : 0);
 }
 
+/* The bytes of the first n, and how many of them had not shipped. */
 static int64_t
-bytes_of(const struct store_old_profile *v, size_t n)
+bytes_of(struct rjob *j, const struct store_old_profile *v, size_t n)
 {
 	int64_t b = 0;
 	size_t i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		b += v[i].bytes;
+		j->unshipped += v[i].unshipped;
+	}
 	return b;
 }
 
@@ -132,7 +137,7 @@ drop_step(struct rjob *j, struct store *s, size_t *n, struct error *err)
 		if (k > 0 && retention_drop(s, v, k, NULL, err) == -1)
 			goto out;
 		*n = k;
-		j->bytes += bytes_of(v, k);
+		j->bytes += bytes_of(j, v, k);
 		if (k > 0)
 			log_info("retention: dropped %zu profile(s) of %s (%s)",
 			    k, u[i].name, age > 0 && u[i].oldest_ns < now -
@@ -151,7 +156,7 @@ drop_step(struct rjob *j, struct store *s, size_t *n, struct error *err)
 			if (k > 0 && retention_drop(s, v, k, NULL, err) == -1)
 				goto out;
 			*n = k;
-			j->bytes += bytes_of(v, k);
+			j->bytes += bytes_of(j, v, k);
 			if (k > 0)
 				log_info("retention: dropped %zu profile(s), "
 				    "the store takes %lld bytes (store-max-size "
@@ -180,6 +185,7 @@ rjob_run(struct job *job, void *worker)
 			return;
 		}
 		j->dropped += (int64_t)n;
+		j->backlog = store_backlog_over(w->store, &j->backlog_max);
 		if (n > 0)
 			return;
 		if (j->dropped > 0 || atomic_exchange(&j->rt->gc_wanted, 0))
@@ -251,12 +257,18 @@ rjob_done(struct job *job)
 	}
 	rt->passes++;
 	rt->dropped += (uint64_t)j->dropped;
+	rt->unshipped_dropped += (uint64_t)j->unshipped;
 	rt->collected += (uint64_t)j->collected;
 	rt->last_pass_ns = now_ns();
 	rt->last_dropped = j->dropped;
 	rt->last_collected = j->collected;
 	if (!j->failed)
 		rt->last_error[0] = '\0';
+	if (j->unshipped > 0)
+		log_warn("fleet: backlog over fleet-backlog-max (%lld bytes > "
+		    "%lld): %lld unshipped profiles deleted by retention",
+		    (long long)j->backlog, (long long)j->backlog_max,
+		    (long long)j->unshipped);
 	if (j->dropped > 0 || j->collected > 0 || j->vacuumed > 0)
 		log_info("retention: %lld profile(s) dropped (about %lld "
 		    "bytes), %lld unused row(s) collected, %lld free page(s) "

@@ -210,7 +210,13 @@ server_host_fleet_stats(void *ctx, struct api_fleet_stats *st)
 
 	if (srv->fleet == NULL)
 		return 0;
+	struct retainer_stats rs;
+
 	fleet_get_stats(srv->fleet, st);
+	/* Retention, not the shipper, deletes over the backlog limit. */
+	retainer_stats(srv->host.retainer, &rs);
+	st->unshipped_deleted = rs.unshipped_dropped;
+	st->backlog_max = (int64_t)srv->cfg->fleet_backlog_max;
 	return 1;
 }
 
@@ -338,6 +344,8 @@ server_start(struct server *srv)
 
 		/* Retention (on the import thread) keeps the backlog. */
 		store_set_keep_unshipped(srv->iw.store, 1);
+		store_set_backlog_max(srv->iw.store,
+		    (int64_t)cfg->fleet_backlog_max);
 		if ((srv->fleet = fleet_new(srv->base, &fc,
 		    srv->host.queues[API_QUERY], srv->host.queues[API_IMPORT],
 		    &err)) == NULL) {

@@ -16,6 +16,19 @@ store_set_keep_unshipped(struct store *s, int on)
 }
 
 void
+store_set_backlog_max(struct store *s, int64_t bytes)
+{
+	s->backlog_max = bytes;
+}
+
+int64_t
+store_backlog_over(const struct store *s, int64_t *max)
+{
+	*max = s->backlog_max;
+	return s->backlog_over;
+}
+
+void
 store_ship_profiles_free(struct store_ship_profile *p, size_t n)
 {
 	size_t i;

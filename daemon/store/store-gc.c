@@ -120,27 +120,49 @@ store_oldest_profiles(struct store *s, int64_t scope_id, int64_t before_ns,
 	static const char sql[] =
 	    "SELECT p.id, p.time_ns, p.samples, "
 	    "  (SELECT ifnull(sum(length(data) + length(metrics)), 0) "
-	    "   FROM sample_block b WHERE b.profile_id = p.id) "
+	    "   FROM sample_block b WHERE b.profile_id = p.id), "
+	    "  ?4 != 0 AND p.shipped_ns = 0, p.bytes "
 	    "FROM profile p WHERE (?1 = 0 OR p.scope_id = ?1) "
-	    "AND p.time_ns < ?2 AND (?4 = 0 OR p.shipped_ns != 0) "
+	    "AND p.time_ns < ?2 AND (?5 = 0 OR p.shipped_ns != 0) "
 	    "ORDER BY p.time_ns, p.id LIMIT ?3";
 	struct store_old_profile *v;
 	sqlite3_stmt *st;
 	size_t n = 0;
-	int rc;
+	int64_t lag_n, lag_bytes, excess = 0;
+	int keep = s->keep_unshipped, rc;
 
+	if (keep && s->backlog_max > 0) {
+		if (store_ship_lag(s, &lag_n, &lag_bytes, err) == -1)
+			return -1;
+		if (lag_bytes > s->backlog_max) {
+			s->backlog_over = lag_bytes;
+			excess = lag_bytes - s->backlog_max;
+			keep = 0;
+		}
+	}
 	if (prepare(s, sql, &st, err) == -1)
 		return -1;
 	sqlite3_bind_int64(st, 1, scope_id);
 	sqlite3_bind_int64(st, 2, before_ns);
-	sqlite3_bind_int64(st, 3, (int64_t)limit);
+	/* Over the backlog limit, rows past the excess are skipped here:
+	 * no LIMIT in SQL then. */
+	sqlite3_bind_int64(st, 3, excess > 0 ? -1 : (int64_t)limit);
 	sqlite3_bind_int(st, 4, s->keep_unshipped);
+	sqlite3_bind_int(st, 5, keep);
 	v = xcalloc(limit ? limit : 1, sizeof *v);
 	while (n < limit && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		/* Only the oldest unshipped that bring the backlog down to
+		 * its limit (its bytes as pushed). */
+		if (sqlite3_column_int(st, 4)) {
+			if (excess <= 0)
+				continue;
+			excess -= sqlite3_column_int64(st, 5);
+		}
 		v[n].id = sqlite3_column_int64(st, 0);
 		v[n].time_ns = sqlite3_column_int64(st, 1);
 		v[n].samples = sqlite3_column_int64(st, 2);
 		v[n].bytes = sqlite3_column_int64(st, 3) + PROFILE_OVERHEAD;
+		v[n].unshipped = sqlite3_column_int(st, 4);
 		n++;
 	}
 	if (n == limit)

@@ -82,6 +82,8 @@ struct store {
 	struct store_cs *cs;		/* store-cs.c's */
 	int fk_off;			/* store_begin_import turned them off */
 	int keep_unshipped;		/* retention passes over them (fleet) */
+	int64_t backlog_max;		/* ...unless they pass this; 0: never */
+	int64_t backlog_over;		/* the backlog's bytes when last over */
 	sqlite3_stmt **st;		/* store.c's, by its enum stmt */
 	sqlite3_stmt *sb[SB_COUNT];
 	sqlite3_stmt *sc[SC_COUNT];

@@ -146,6 +146,7 @@ void store_usage_free(struct store_usage *, size_t);
  * unshipped profiles: store_set_keep_unshipped). */
 struct store_old_profile {
 	int64_t id, time_ns, samples, bytes;
+	int unshipped;			/* kept for the fleet but over its limit */
 };
 int store_oldest_profiles(struct store *, int64_t scope_id,
     int64_t before_ns, size_t limit, struct store_old_profile **, size_t *,
@@ -363,6 +364,12 @@ int store_labels_by_set(struct store *, const int64_t *labelsets, size_t n,
 /* While profiles ship to a fleet, retention (store_oldest_profiles)
  * passes over those that have not shipped yet. */
 void store_set_keep_unshipped(struct store *, int);
+/* ...unless the backlog (store_ship_lag's bytes) is above bytes (0: no
+ * limit): then the oldest go as shipped ones do, marked unshipped in
+ * store_old_profile, and store_backlog_over says the backlog's bytes
+ * when it last was over (0: never) and the limit into *max. */
+void store_set_backlog_max(struct store *, int64_t bytes);
+int64_t store_backlog_over(const struct store *, int64_t *max);
 
 /* A committed profile not yet shipped to ClickHouse. */
 struct store_ship_profile {

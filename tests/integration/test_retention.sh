@@ -3,7 +3,10 @@
 # scope; the queries of what is left add up; max-age and size bounds (with
 # a [scope] override) drop what they should on the periodic pass; unused
 # interned rows are collected, a later push of the same profile reads the
-# same, and the store stays consistent.
+# same, and the store stays consistent.  Shipping to a fleet that is not
+# there (a closed port): retention keeps every unshipped profile over the
+# store's bound, unless the backlog passes fleet-backlog-max: then the
+# oldest go, logged and counted in the status.
 source "$TESTS_DIR/integration/lib.sh"
 command -v sqlite3 >/dev/null || { echo "skip: no sqlite3"; exit 77; }
 
@@ -148,3 +151,41 @@ wait_until "two retention passes" two_passes
 stop_profd
 [ "$(sqlite3 "$DB" 'PRAGMA integrity_check')" = ok ] || fail "integrity_check"
 ok "max-age, scope-max-size and a [scope] override drop what they should"
+
+# The fleet: a port nothing listens on, so nothing ships.
+DB=$T/fleet.db
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+FLEET=(--fleet-url "http://127.0.0.1:$port" --fleet-interval 1
+    --fleet-timeout 1 --store-max-size 1 --retention-interval 1)
+fleet_status() {
+	api GET /v1/status | sed '$d' | json "j['fleet']['$1']"
+}
+start_profd "${FLEET[@]}"
+for f in "$T/cpu1.pb" "$T/cpu2.pb.gz" "$T/cpu3.pb.gz"; do push "$f" fl; done
+p0=$(passes)
+wait_until "two retention passes" two_passes
+[ "$(nprofiles fl)" = 3 ] || fail "retention dropped an unshipped profile"
+[ "$(fleet_status unshipped_deleted)" = 0 ] || fail "unshipped_deleted"
+[ "$(fleet_status lag_profiles)" = 3 ] || fail "lag $(fleet_status lag_profiles)"
+stop_profd
+# A limit of the two newest's bytes: the oldest goes, then the backlog is
+# at the limit, not over it, and the other two stay.
+set -- $(sqlite3 -separator ' ' "$DB" 'SELECT id, bytes FROM profile ORDER BY id')
+max=$(($4 + $6))
+start_profd "${FLEET[@]}" --fleet-backlog-max "$max"
+two_left() { [ "$(nprofiles fl)" = 2 ]; }
+wait_until "the backlog limit to drop the oldest" two_left
+p0=$(passes)
+wait_until "two retention passes" two_passes
+[ "$(ids fl | tr ' ' '\n' | sort -n | tr '\n' ' ')" = "$3 $5 " ] ||
+	fail "left $(ids fl), not $3 $5"
+[ "$(fleet_status unshipped_deleted)" = 1 ] ||
+	fail "unshipped_deleted $(fleet_status unshipped_deleted), not 1"
+[ "$(fleet_status backlog_max)" = "$max" ] || fail "backlog_max"
+has -F "fleet: backlog over fleet-backlog-max ($(($2 + max)) bytes > $max): 1 unshipped profiles deleted by retention" \
+    "$T/profd.log" || fail "the backlog drop was not logged"
+"$PROFCTL" status >"$T/status.txt" || fail "profctl status"
+has "1 unshipped profiles deleted" "$T/status.txt" ||
+	fail "profctl status: $(cat "$T/status.txt")"
+stop_profd
+ok "fleet: unshipped profiles kept, but past fleet-backlog-max the oldest go"

@@ -155,6 +155,46 @@ render_status_fleet(FILE *f, json_t *fl)
 	free(err);
 }
 
+/* The scrape targets: per profile its counts, last success, next scrape
+ * and last error. */
+static void
+render_status_scrape(FILE *f, json_t *targets)
+{
+	char	 ok[64], next[64], bad[64];
+	char	*name, *url, *scope, *prof, *err;
+	json_t	*t, *p;
+	size_t	 i, j;
+
+	json_array_foreach(targets, i, t) {
+		name = render_status_str(t, "name");
+		url = render_status_str(t, "url");
+		scope = render_status_str(t, "scope");
+		fprintf(f, "scrape %s: %s into scope %s every %" PRId64 " s\n",
+		    name, url, scope, render_get_int(t, "interval_s"));
+		json_array_foreach(json_object_get(t, "profiles"), j, p) {
+			prof = render_status_str(p, "profile");
+			err = render_status_str(p, "last_error");
+			fprintf(f, "  %-12s %" PRId64 " stored, %" PRId64
+			    " duplicate, %" PRId64 " failed; last success %s; "
+			    "next %s\n", prof, render_get_int(p, "stored"),
+			    render_get_int(p, "duplicates"),
+			    render_get_int(p, "failures"),
+			    render_time(p, "last_success", ok, sizeof ok),
+			    json_is_true(json_object_get(p, "in_flight")) ?
+			    "now" : render_time(p, "next", next, sizeof next));
+			if (err[0] != '\0')
+				fprintf(f, "  %-12s last error %s: %s\n", "",
+				    render_time(p, "last_error_time", bad,
+				    sizeof bad), err);
+			free(prof);
+			free(err);
+		}
+		free(name);
+		free(url);
+		free(scope);
+	}
+}
+
 static void
 render_status_errors(FILE *f, json_t *errors, int64_t total)
 {
@@ -187,7 +227,8 @@ render_status_errors(FILE *f, json_t *errors, int64_t total)
 int
 render_status_json(FILE *f, json_t *reply, char **cause)
 {
-	static const char	*sources[] = { "push", "upload", "spool" };
+	static const char	*sources[] = { "push", "upload", "spool",
+	    "scrape" };
 	json_t			*imports, *src;
 	const char		*version;
 	size_t			 i;
@@ -221,6 +262,7 @@ render_status_json(FILE *f, json_t *reply, char **cause)
 	    render_get_int(reply, "query_queue") == 1 ? "y" : "ies");
 	render_status_spool(f, json_object_get(reply, "spool"));
 	render_status_fleet(f, json_object_get(reply, "fleet"));
+	render_status_scrape(f, json_object_get(reply, "scrape"));
 	render_status_errors(f, json_object_get(reply, "errors"),
 	    render_get_int(reply, "errors_total"));
 	return (0);

@@ -17,20 +17,10 @@
 #include "uploads.h"
 #include "util.h"
 
-struct push {
-	char *scope, *format, *name;
-	char *metric_type, *metric_unit;
-	int64_t bucket_ns;
-	struct import_label *labels;
-	size_t nlabels;
-	struct evbuffer *body;	/* moved out of the request, no copy */
-	char *upload;		/* or the id of a chunked upload */
-};
-
-static void
-push_free(void *arg)
+void
+api_push_free(void *arg)
 {
-	struct push *p = arg;
+	struct api_push *p = arg;
 	size_t i;
 
 	free(p->scope);
@@ -49,6 +39,17 @@ push_free(void *arg)
 	free(p);
 }
 
+void
+api_push_label(struct api_push *p, const char *key, size_t keylen,
+    const char *value)
+{
+	p->labels = xreallocarray(p->labels, p->nlabels + 1,
+	    sizeof *p->labels);
+	p->labels[p->nlabels].key = xstrndup(key, keylen);
+	p->labels[p->nlabels].value = xstrdup(value);
+	p->nlabels++;
+}
+
 static json_t *
 metrics_json(const struct store_metric *m, size_t n)
 {
@@ -64,20 +65,20 @@ metrics_json(const struct store_metric *m, size_t n)
  * not take it for now (a full disk: 507, busy: 503), so the client sends
  * the same POST again instead of the whole upload. */
 static void
-push_upload_done(struct api_call *call, struct push *p, int rc)
+push_upload_done(struct api_host *h, struct api_push *p, int rc,
+    struct error *err)
 {
 	struct error rm = { 0 };
 	size_t n;
 
-	if (rc == -1 && (call->err.kind == ERR_NO_SPACE ||
-	    call->err.kind == ERR_BUSY)) {
-		n = strlen(call->err.msg);
-		snprintf(call->err.msg + n, sizeof call->err.msg - n, " (upload "
+	if (rc == -1 && (err->kind == ERR_NO_SPACE || err->kind == ERR_BUSY)) {
+		n = strlen(err->msg);
+		snprintf(err->msg + n, sizeof err->msg - n, " (upload "
 		    "%s is kept: send the same request again later)",
 		    p->upload);
 		return;
 	}
-	(void)uploads_remove(call->host->uploads, p->upload, &rm);
+	(void)uploads_remove(h->uploads, p->upload, &rm);
 }
 
 /* The body decoded to its end: freed now, not after the import (the
@@ -85,34 +86,30 @@ push_upload_done(struct api_call *call, struct push *p, int rc)
 static void
 push_body_read(void *arg)
 {
-	struct push *p = arg;
+	struct api_push *p = arg;
 
 	evbuffer_free(p->body);
 	p->body = NULL;
 }
 
-static void
-push_work(struct api_call *call, void *worker)
+int
+api_push_run(struct api_host *h, struct import_worker *w, struct api_push *p,
+    struct import_result *res, struct error *err)
 {
-	struct import_worker *w = worker;
-	struct push *p = call->data;
 	struct import_request req;
-	struct import_result res;
-	struct activity *act = call->host->activity;
-	enum activity_source src = p->upload ? ACT_UPLOAD : ACT_PUSH;
-	size_t i, len = evbuffer_get_length(p->body);
+	struct activity *act = h->activity;
+	enum activity_source src = p->upload ? ACT_UPLOAD : p->source;
+	size_t len = p->body != NULL ? evbuffer_get_length(p->body) : 0;
 	struct evbuffer_iovec *iov = NULL;
-	json_t *dropped;
 	int rc, n;
 
 	memset(&req, 0, sizeof req);
 	req.fd = -1;
 	if (p->upload != NULL &&
-	    (req.fd = uploads_open_read(call->host->uploads, p->upload,
-	    &call->err)) == -1) {
-		api_host_import_count(call->host, 0);
-		activity_end(act, src, p->name, p->scope, &call->err);
-		return;
+	    (req.fd = uploads_open_read(h->uploads, p->upload, err)) == -1) {
+		api_host_import_count(h, 0);
+		activity_end(act, src, p->name, p->scope, err);
+		return -1;
 	}
 	req.scope = p->scope;
 	req.format = p->format;
@@ -122,6 +119,7 @@ push_work(struct api_call *call, void *worker)
 	req.opts.metric_type = mstr_from(p->metric_type);
 	req.opts.metric_unit = mstr_from(p->metric_unit);
 	req.opts.bucket_ns = p->bucket_ns;
+	req.time_ns = p->time_ns;
 	/* The body as it came, in the pieces libevent read it into: one
 	 * contiguous copy would cost its size again for the whole import. */
 	req.data = (const uint8_t *)"";
@@ -139,19 +137,27 @@ push_work(struct api_call *call, void *worker)
 		req.read_all = push_body_read;
 		req.read_all_arg = p;
 	}
-	rc = importer_run(w->importer, &req, &res, &call->err);
+	rc = importer_run(w->importer, &req, res, err);
 	free(iov);
-	activity_end(act, src, p->name, p->scope, rc == -1 ? &call->err :
-	    NULL);
+	activity_end(act, src, p->name, p->scope, rc == -1 ? err : NULL);
 	if (req.fd != -1)
 		close(req.fd);
 	if (p->upload != NULL)
-		push_upload_done(call, p, rc);
-	if (rc == -1) {
-		api_host_import_count(call->host, 0);
+		push_upload_done(h, p, rc, err);
+	api_host_import_count(h, rc == 0);
+	return rc;
+}
+
+static void
+push_work(struct api_call *call, void *worker)
+{
+	struct api_push *p = call->data;
+	struct import_result res;
+	json_t *dropped;
+	size_t i;
+
+	if (api_push_run(call->host, worker, p, &res, &call->err) == -1)
 		return;
-	}
-	api_host_import_count(call->host, 1);
 	dropped = json_object();
 	for (i = 0; i < res.ncounts; i++)
 		json_object_set_new(dropped, res.counts[i].name,
@@ -171,7 +177,7 @@ push_work(struct api_call *call, void *worker)
 
 /* metric=TYPE[/UNIT]: what the counts of a folded blob measure. */
 static int
-push_metric(struct api_call *call, struct push *p, const char *metric)
+push_metric(struct api_call *call, struct api_push *p, const char *metric)
 {
 	const char *slash;
 
@@ -191,7 +197,7 @@ push_metric(struct api_call *call, struct push *p, const char *metric)
 
 /* bucket=N[s|m|h]: the time bucket of timed samples, whole seconds. */
 static int
-push_bucket(struct api_call *call, struct push *p, const char *bucket)
+push_bucket(struct api_call *call, struct api_push *p, const char *bucket)
 {
 	long long v;
 	char *end;
@@ -222,7 +228,7 @@ void
 api_profiles_post(struct api_call *call)
 {
 	struct evkeyval *kv;
-	struct push *p;
+	struct api_push *p;
 	const char *scope = api_param(call, "scope");
 	const char *format = api_param(call, "format");
 	const char *name = api_param(call, "name");
@@ -241,7 +247,7 @@ api_profiles_post(struct api_call *call)
 	}
 	p = xcalloc(1, sizeof *p);
 	call->data = p;
-	call->free_data = push_free;
+	call->free_data = api_push_free;
 	p->scope = xstrdup(scope);
 	p->format = xstrdup(format && *format ? format : "auto");
 	p->name = xstrdup(name ? name : "");
@@ -259,12 +265,8 @@ api_profiles_post(struct api_call *call)
 			    kv->value);
 			return;
 		}
-		p->labels = xreallocarray(p->labels, p->nlabels + 1,
-		    sizeof *p->labels);
-		p->labels[p->nlabels].key = xstrndup(kv->value,
-		    (size_t)(eq - kv->value));
-		p->labels[p->nlabels].value = xstrdup(eq + 1);
-		p->nlabels++;
+		api_push_label(p, kv->value, (size_t)(eq - kv->value),
+		    eq + 1);
 	}
 	p->body = evbuffer_new();
 	evbuffer_add_buffer(p->body, evhttp_request_get_input_buffer(

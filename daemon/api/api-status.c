@@ -6,6 +6,8 @@
 #include "api.h"
 #include "util.h"
 
+#include <stdlib.h>
+
 static json_t *
 status_count(int64_t n)
 {
@@ -85,6 +87,51 @@ status_fleet(struct api_host *h)
 	    "schema_version", st.schema_version);
 }
 
+/* The scrape targets, each profile with its last success and error and
+ * its next scrape ([] when there is none). */
+static json_t *
+status_scrape(struct api_host *h)
+{
+	struct api_scrape_target *v = NULL;
+	json_t *a = json_array(), *ps;
+	size_t n, i, j;
+
+	n = h->scrape_stats != NULL ? h->scrape_stats(h->ctx, &v) : 0;
+	for (i = 0; i < n; i++) {
+		ps = json_array();
+		for (j = 0; j < v[i].nprofiles; j++) {
+			const struct api_scrape_profile *p = &v[i].profiles[j];
+
+			json_array_append_new(ps, json_pack("{s:s, s:I, s:I, "
+			    "s:I, s:I, s:o, s:o, s:s?, s:o, s:b, s:I, s:I}",
+			    "profile", p->name,
+			    "scrapes", (json_int_t)p->scrapes,
+			    "stored", (json_int_t)p->stored,
+			    "duplicates", (json_int_t)p->duplicates,
+			    "failures", (json_int_t)p->failures,
+			    "last_success", status_time(p->last_success_ns),
+			    "last_error_time", status_time(p->last_error_ns),
+			    "last_error", p->last_error[0] != '\0' ?
+			    p->last_error : NULL,
+			    "next", status_time(p->next_ns),
+			    "in_flight", p->in_flight,
+			    "backoff_s", (json_int_t)p->backoff,
+			    "last_bytes", (json_int_t)p->last_bytes));
+		}
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:I, s:I, "
+		    "s:I, s:o}",
+		    "name", v[i].name,
+		    "url", v[i].url,
+		    "scope", v[i].scope,
+		    "interval_s", (json_int_t)v[i].interval,
+		    "cpu_seconds", (json_int_t)v[i].cpu_seconds,
+		    "timeout_s", (json_int_t)v[i].timeout,
+		    "profiles", ps));
+	}
+	free(v);
+	return a;
+}
+
 void
 api_status_get(struct api_call *call)
 {
@@ -114,7 +161,7 @@ api_status_get(struct api_call *call)
 		    "scope", snap.errors[i].scope,
 		    "error", snap.errors[i].msg));
 	api_reply(call, 200, json_pack("{s:s, s:s, s:f, s:o, s:o, s:I, s:I, "
-	    "s:o, s:o, s:o, s:I}",
+	    "s:o, s:o, s:o, s:o, s:I}",
 	    "status", "ok",
 	    "version", PROFD_VERSION,
 	    "uptime_s", api_host_uptime(call->host),
@@ -124,6 +171,7 @@ api_status_get(struct api_call *call)
 	    "query_queue", (json_int_t)jobq_depth(call->host->queues[API_QUERY]),
 	    "spool", status_spool(call->host),
 	    "fleet", status_fleet(call->host),
+	    "scrape", status_scrape(call->host),
 	    "errors", errors,
 	    "errors_total", (json_int_t)snap.nerrors_total));
 }

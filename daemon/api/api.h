@@ -18,6 +18,7 @@
 
 struct route;
 struct api_stream;
+struct import_label;
 
 /* Imports (the writer), queries (readers), file I/O (uploads). */
 enum api_queue { API_IMPORT, API_QUERY, API_IO, API_NQUEUES };
@@ -59,6 +60,40 @@ struct api_fleet_stats {
 	int schema_version;
 };
 
+/* One blob imported as POST /v1/profiles imports it (api-profiles.c);
+ * the scraper hands its bodies over the same way. */
+struct api_push {
+	char *scope, *format, *name;
+	char *metric_type, *metric_unit;
+	int64_t bucket_ns;
+	int64_t time_ns;		/* if the profile has none; 0: now */
+	struct import_label *labels;
+	size_t nlabels;
+	struct evbuffer *body;	/* moved out of the request, no copy */
+	char *upload;		/* or the id of a chunked upload */
+	int source;		/* enum activity_source, if not an upload */
+};
+
+/* What a scrape target reports in /v1/status (scrape/scrape.c fills it,
+ * one per profile it fetches). */
+struct api_scrape_profile {
+	const char *name;
+	uint64_t scrapes, failures, stored, duplicates;
+	int64_t last_success_ns, last_error_ns;	/* 0: never */
+	int64_t next_ns;			/* CLOCK_REALTIME */
+	int64_t backoff;			/* seconds, while failing */
+	int in_flight;
+	char last_error[256];			/* "": none */
+	int64_t last_bytes;			/* of the last body */
+};
+
+struct api_scrape_target {
+	const char *name, *url, *scope;
+	int64_t interval, cpu_seconds, timeout;
+	struct api_scrape_profile *profiles;
+	size_t nprofiles;
+};
+
 /* What the endpoints use of the process around them.  The server fills
  * it before the first request and keeps cfg current (SIGHUP, on the
  * loop); the API calls nothing above itself: what only the server knows
@@ -76,6 +111,8 @@ struct api_host {
 	int (*spool_stats)(void *ctx, struct api_spool_stats *);
 	/* 0 if nothing ships to a fleet. */
 	int (*fleet_stats)(void *ctx, struct api_fleet_stats *);
+	/* The scrape targets, or 0 if there are none; freed with free(). */
+	size_t (*scrape_stats)(void *ctx, struct api_scrape_target **);
 	struct api_counters *counters;	/* api-host.c */
 };
 
@@ -161,6 +198,14 @@ void api_stream_free(struct api_stream *);
 
 /* Endpoint handlers (api-*.c). */
 void api_profiles_post(struct api_call *);
+/* On the import thread: p imported, counted, its activity recorded. */
+struct import_worker;
+struct import_result;
+int api_push_run(struct api_host *, struct import_worker *, struct api_push *,
+    struct import_result *, struct error *);
+void api_push_label(struct api_push *, const char *key, size_t keylen,
+    const char *value);
+void api_push_free(void *);
 void api_profiles_get(struct api_call *);
 void api_profiles_delete(struct api_call *);
 void api_scopes_get(struct api_call *);

@@ -50,6 +50,8 @@ activity_source_name(enum activity_source s)
 		return "upload";
 	case ACT_SPOOL:
 		return "spool";
+	case ACT_SCRAPE:
+		return "scrape";
 	case ACT_NSOURCES:
 		break;
 	}

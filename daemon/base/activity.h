@@ -14,6 +14,7 @@ enum activity_source {
 	ACT_PUSH,		/* a request body */
 	ACT_UPLOAD,		/* a chunked upload */
 	ACT_SPOOL,		/* a file of the spool directory */
+	ACT_SCRAPE,		/* a body fetched from a /debug/pprof */
 	ACT_NSOURCES
 };
 

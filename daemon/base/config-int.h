@@ -47,6 +47,16 @@ void config_opt_format(const struct config *, const struct opt *o,
     char *out, size_t n);
 void config_format_duration(uint64_t seconds, char *out, size_t n);
 void config_format_bytes(uint64_t bytes, char *out, size_t n);
+/* config-scrape.c: a [scrape NAME] section begun (an error if the name
+ * is taken or not a scope name), one of its keys, the defaults applied
+ * and checked at the end of a file, the sections printed. */
+struct scrape_target *config_scrape_begin(struct config *, const char *name,
+    const char *file, int line, struct error *);
+int config_scrape_set(struct scrape_target *, const char *key,
+    const char *value, struct error *);
+int config_scrape_finish(struct config *, struct error *);
+void config_scrape_print(FILE *, const struct config *);
+
 /* Is this a system instance (root or run by systemd)? */
 int config_system_instance(void);
 

@@ -124,6 +124,7 @@ config_print(FILE *f, const struct config *c)
 			fprintf(f, "max-size = %s\n", v);
 		}
 	}
+	config_scrape_print(f, c);
 }
 
 char *

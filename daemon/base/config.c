@@ -145,6 +145,9 @@ config_clear(struct config *c)
 	free(c->fleet_host);
 	free(c->fleet_database);
 	config_retention_clear(&c->retention);
+	for (i = 0; i < c->nscrapes; i++)
+		config_scrape_clear(&c->scrapes[i]);
+	free(c->scrapes);
 	for (i = 0; i < c->allowed_hosts.n; i++)
 		free(c->allowed_hosts.v[i]);
 	free(c->allowed_hosts.v);
@@ -222,6 +225,7 @@ config_load(struct config *c, const char *path, int must_exist,
 {
 	struct error e = { 0 };
 	struct scope_policy *sp = NULL;
+	struct scrape_target *st = NULL;
 	char *line = NULL, *p, *key, *val, *eq, *fkey;
 	int fleet = 0;
 	size_t cap = 0;
@@ -244,8 +248,8 @@ config_load(struct config *c, const char *path, int must_exist,
 
 			if (end == NULL || *trim(end + 1) != '\0') {
 				rc = error_set(err, ERR_INPUT, "%s:%d: a "
-				    "section header is [profd], [fleet] or "
-				    "[scope NAME]",
+				    "section header is [profd], [fleet], "
+				    "[scope NAME] or [scrape NAME]",
 				    path, lineno);
 				break;
 			}
@@ -254,21 +258,36 @@ config_load(struct config *c, const char *path, int must_exist,
 			if (strcmp(name, "profd") == 0 ||
 			    strcmp(name, "fleet") == 0) {
 				sp = NULL;
+				st = NULL;
 				fleet = name[0] == 'f';
 				continue;
+			}
+			if (strncmp(name, "scrape", 6) == 0 &&
+			    isspace((unsigned char)name[6])) {
+				sp = NULL;
+				fleet = 0;
+				st = config_scrape_begin(c,
+				    unquote(trim(name + 6)), path, lineno, &e);
+				if (st != NULL)
+					continue;
+				rc = error_set(err, ERR_INPUT, "%s:%d: %s",
+				    path, lineno, e.msg);
+				break;
 			}
 			if (strncmp(name, "scope", 5) == 0 &&
 			    isspace((unsigned char)name[5])) {
 				name = unquote(trim(name + 5));
 				if (scope_name_valid(name)) {
+					st = NULL;
 					sp = scope_policy_get(&c->retention,
 					    name);
 					continue;
 				}
 			}
 			rc = error_set(err, ERR_INPUT, "%s:%d: unknown section "
-			    "[%s] ([profd], [fleet] or [scope NAME] with a "
-			    "valid scope name)", path, lineno, name);
+			    "[%s] ([profd], [fleet], [scope NAME] or [scrape "
+			    "NAME] with a valid scope name)", path, lineno,
+			    name);
 			break;
 		}
 		if ((eq = strchr(p, '=')) == NULL) {
@@ -282,6 +301,15 @@ config_load(struct config *c, const char *path, int must_exist,
 		error_clear(&e);
 		if (sp != NULL)
 			rc = scope_policy_set(sp, key, val, &e);
+		else if (st != NULL) {
+			rc = config_scrape_set(st, key, val, &e);
+			if (rc == -1) {
+				/* The section too: its keys are common. */
+				error_set(err, ERR_INPUT, "%s:%d: [scrape %s]: "
+				    "%s", path, lineno, st->name, e.msg);
+				break;
+			}
+		}
 		else if (fleet) {
 			/* [fleet] url = ... is --fleet-url. */
 			xasprintf(&fkey, "fleet-%s", key);
@@ -302,6 +330,8 @@ config_load(struct config *c, const char *path, int must_exist,
 	if (rc == 0 && ferror(f))
 		rc = error_set(err, ERR_INPUT, "cannot read %s: %s", path,
 		    strerror(errno));
+	if (rc == 0)
+		rc = config_scrape_finish(c, err);
 	free(line);
 	fclose(f);
 	return rc;

@@ -33,6 +33,28 @@ struct strlist {
 	size_t n;
 };
 
+/* One target whose /debug/pprof is scraped ([scrape NAME] in the file;
+ * scrape/scrape.h).  After loading every field is set: the defaults are
+ * applied and checked by the loader. */
+struct scrape_target {
+	char *name;
+	char *url;			/* http://HOST[:PORT] or unix:/PATH */
+	struct strlist profiles;	/* config_scrape_profiles' names */
+	int64_t interval;		/* seconds */
+	int64_t cpu_seconds;		/* < interval */
+	char *scope;
+	struct strlist labels;		/* "KEY=VALUE" */
+	int64_t timeout;		/* seconds for one request */
+	char *path_prefix;		/* "" or "/..." without a final '/' */
+	/* Where the section began, for errors. */
+	char *file;
+	int line;
+	int cpu_set, timeout_set;	/* given, not defaults */
+};
+
+/* The profiles a target may name, as net/http/pprof serves them. */
+extern const char *const config_scrape_profiles[];
+
 struct config {
 	char *config_path;		/* the file read, NULL if none */
 	char *socket_path;
@@ -66,6 +88,9 @@ struct config {
 	uint64_t fleet_backlog_max;	/* unshipped bytes; 0: no limit */
 	/* Host header names answered beside localhost, 127.0.0.1, [::1]. */
 	struct strlist allowed_hosts;
+	/* Targets scraped for profiles, in the file's order. */
+	struct scrape_target *scrapes;
+	size_t nscrapes;
 };
 
 enum config_outcome {
@@ -94,6 +119,13 @@ void config_scope_policy(const struct retention *, const char *scope,
 /* Copy a retention policy (for a job that outlives a reload). */
 void config_retention_copy(struct retention *dst, const struct retention *src);
 void config_retention_clear(struct retention *);
+/* A copy of a target (for a scraper that outlives a reload), and its
+ * freeing; whether two targets scrape the same way. */
+void config_scrape_copy(struct scrape_target *dst,
+    const struct scrape_target *src);
+void config_scrape_clear(struct scrape_target *);
+int config_scrape_same(const struct scrape_target *,
+    const struct scrape_target *);
 void config_usage(FILE *);
 /* The effective settings as a config file. */
 void config_print(FILE *, const struct config *);

@@ -99,7 +99,8 @@ importer_finish(struct importer *im, const struct import_request *req,
 	if (!im->have_meta)
 		return error_set(err, ERR_INTERNAL, "decoder gave no meta");
 	memset(&pm, 0, sizeof pm);
-	time_ns = im->meta.time_ns ? im->meta.time_ns : imported_ns;
+	time_ns = im->meta.time_ns ? im->meta.time_ns : req->time_ns ?
+	    req->time_ns : imported_ns;
 	pm.time_ns = time_ns;
 	pm.duration_ns = im->meta.duration_ns;
 	pm.period = im->meta.period;

@@ -42,6 +42,9 @@ struct import_request {
 	void *read_all_arg;
 	int fd;
 	int no_quote;			/* errors never quote the input */
+	/* The profile's time if it has none (0: the import's): a scrape's
+	 * time, not the moment its body reached the import thread. */
+	int64_t time_ns;
 };
 
 struct import_count {

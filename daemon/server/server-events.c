@@ -10,6 +10,7 @@
 #include "import.h"
 #include "log.h"
 #include "retainer.h"
+#include "scrape.h"
 #include "sd.h"
 #include "server-http.h"
 #include "server-int.h"
@@ -51,6 +52,7 @@ server_signal_cb(evutil_socket_t sig, short what, void *arg)
 	sd_stopping();
 	server_http_unlisten(srv->guard);
 	fleet_stop(srv->fleet);
+	scraper_stop(srv->scraper);
 	for (i = 0; i < API_NQUEUES; i++)
 		jobq_drain(srv->host.queues[i]);
 	srv->stop_deadline_ns = mono_ns() + 60 * 1000000000LL;
@@ -146,6 +148,7 @@ server_reload_cb(evutil_socket_t sig, short what, void *arg)
 	uploads_set_max(srv->host.uploads, nc->limits.max_upload);
 	uploads_set_max_open(srv->host.uploads, nc->max_uploads);
 	server_http_set_config(srv->guard, nc);
+	scraper_apply(srv->scraper, nc);
 	lj = xcalloc(1, sizeof *lj);
 	lj->job.run = server_limits_run;
 	lj->job.done = server_limits_done;

@@ -24,6 +24,7 @@
 #include "api.h"
 #include "csindex.h"
 #include "fleet.h"
+#include "scrape.h"
 #include "import.h"
 #include "jobq.h"
 #include "log.h"
@@ -220,6 +221,14 @@ server_host_fleet_stats(void *ctx, struct api_fleet_stats *st)
 	return 1;
 }
 
+static size_t
+server_host_scrape_stats(void *ctx, struct api_scrape_target **v)
+{
+	struct server *srv = ctx;
+
+	return scraper_stats(srv->scraper, v);
+}
+
 /* The store's connections: the writer for the import thread, a reader
  * per query thread. */
 static int
@@ -355,6 +364,9 @@ server_start(struct server *srv)
 		log_info("shipping to %s as host %s, database %s",
 		    cfg->fleet_url, cfg->fleet_host, cfg->fleet_database);
 	}
+	/* Always there: SIGHUP may add targets. */
+	srv->scraper = scraper_new(srv->base, &srv->host);
+	scraper_apply(srv->scraper, cfg);
 	srv->host.retainer = retainer_new();
 	server_events_start(srv);
 	return 0;
@@ -371,6 +383,7 @@ server_stop_threads(struct server *srv)
 	spool_stop(srv->spool);
 	/* Its jobs that come back now are dropped. */
 	fleet_stop(srv->fleet);
+	scraper_stop(srv->scraper);
 	for (i = 0; i < API_NQUEUES; i++) {
 		jobq_free(srv->host.queues[i]);
 		srv->host.queues[i] = NULL;
@@ -386,6 +399,7 @@ server_close(struct server *srv)
 	server_stop_threads(srv);
 	spool_free(srv->spool);
 	fleet_free(srv->fleet);
+	scraper_free(srv->scraper);
 	server_events_free(srv);
 	retainer_free(srv->host.retainer);
 	free(srv->listen_path);
@@ -437,6 +451,7 @@ server_run(struct config *cfg, int argc, char **argv)
 	srv.host.http_stats = server_host_http_stats;
 	srv.host.spool_stats = server_host_spool_stats;
 	srv.host.fleet_stats = server_host_fleet_stats;
+	srv.host.scrape_stats = server_host_scrape_stats;
 	srv.host.activity = activity_new();
 	signal(SIGPIPE, SIG_IGN);
 	sd_init();

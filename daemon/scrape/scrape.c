@@ -1,0 +1,608 @@
+/* scrape.c: the scrape targets on the loop.  Each profile of a target has
+ * its own timer and at most one scrape at a time: the request (a deadline
+ * bounds it whole), then the body's import on the import queue as a push;
+ * only when that came back is the next one scheduled, an interval after
+ * this one began, or after a backoff (1 s doubling up to the interval,
+ * at most a minute) if it failed. */
+#include <event2/buffer.h>
+#include <event2/dns.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "activity.h"
+#include "api.h"
+#include "import.h"
+#include "jobq.h"
+#include "log.h"
+#include "scrape-unix.h"
+#include "scrape.h"
+#include "util.h"
+
+#define SCRAPE_BACKOFF_MAX	60
+
+struct scrape_tgt;
+
+/* One profile of one target. */
+struct scrape_prof {
+	struct scrape_tgt *t;
+	char *path;			/* the request's */
+	struct event *timer;		/* the next scrape, or the deadline */
+	struct evhttp_connection *conn;
+	struct evhttp_request *req;	/* in flight */
+	enum evhttp_request_error req_err;
+	int have_req_err;
+	int conn_bad;			/* failed: a new one next time */
+	struct scrape_unix *ux;		/* in flight (unix:) */
+	struct scrape_job *job;		/* its import, queued */
+	int64_t started_ns, started_mono;
+	struct api_scrape_profile st;
+};
+
+struct scrape_tgt {
+	struct scraper *s;
+	struct scrape_target cfg;
+	char *http_host, *unix_path, *instance;
+	int port;
+	struct scrape_prof *p;
+	size_t np;
+};
+
+struct scraper {
+	struct event_base *base;
+	struct evdns_base *dns;
+	struct api_host *host;
+	struct scrape_tgt **t;
+	size_t nt;
+};
+
+struct scrape_job {
+	struct job job;
+	struct scrape_prof *p;		/* NULL once cancelled */
+	struct api_host *host;
+	struct api_push *push;
+	struct import_result res;
+	struct error err;
+	int rc;
+};
+
+static void scrape_start_cb(evutil_socket_t, short, void *);
+static void scrape_deadline_cb(evutil_socket_t, short, void *);
+
+static void
+scrape_timer(struct scrape_prof *p, event_callback_fn cb, int64_t ms)
+{
+	struct timeval tv = { (time_t)(ms / 1000),
+	    (suseconds_t)(ms % 1000 * 1000) };
+
+	evtimer_del(p->timer);
+	event_assign(p->timer, p->t->s->base, -1, 0, cb, p);
+	evtimer_add(p->timer, &tv);
+}
+
+/* The next scrape an interval after this one began (at once if that has
+ * passed), or after the backoff. */
+static void
+scrape_next(struct scrape_prof *p, int failed)
+{
+	int64_t ms, cap = p->t->cfg.interval < SCRAPE_BACKOFF_MAX ?
+	    p->t->cfg.interval : SCRAPE_BACKOFF_MAX;
+
+	if (failed) {
+		p->st.backoff = p->st.backoff == 0 ? 1 : p->st.backoff * 2;
+		if (p->st.backoff > cap)
+			p->st.backoff = cap;
+		ms = p->st.backoff * 1000;
+	} else {
+		p->st.backoff = 0;
+		ms = p->t->cfg.interval * 1000 - (mono_ns() -
+		    p->started_mono) / 1000000;
+		if (ms < 0)
+			ms = 0;
+	}
+	p->st.next_ns = now_ns() + ms * 1000000;
+	scrape_timer(p, scrape_start_cb, ms);
+}
+
+static void
+scrape_fail(struct scrape_prof *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+scrape_fail(struct scrape_prof *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(p->st.last_error, sizeof p->st.last_error, fmt, ap);
+	va_end(ap);
+	p->st.last_error_ns = now_ns();
+	p->st.failures++;
+	p->st.in_flight = 0;
+	scrape_next(p, 1);
+	log_warn("scrape %s %s: %s (retry in %" PRId64 " s)", p->t->cfg.name,
+	    p->st.name, p->st.last_error, p->st.backoff);
+}
+
+/* ---- the import ---- */
+
+static void
+scrape_job_run(struct job *j, void *worker)
+{
+	struct scrape_job *sj = (struct scrape_job *)j;
+
+	sj->rc = api_push_run(sj->host, worker, sj->push, &sj->res,
+	    &sj->err);
+}
+
+static void
+scrape_job_free(struct scrape_job *sj)
+{
+	import_result_clear(&sj->res);
+	api_push_free(sj->push);
+	free(sj);
+}
+
+static void
+scrape_job_done(struct job *j)
+{
+	struct scrape_job *sj = (struct scrape_job *)j;
+	struct scrape_prof *p = sj->p;
+
+	if (p == NULL) {
+		scrape_job_free(sj);
+		return;
+	}
+	p->job = NULL;
+	if (j->run == NULL)
+		scrape_fail(p, "the import was dropped (stopping)");
+	else if (sj->rc == -1)
+		scrape_fail(p, "the profile was not stored: %s", sj->err.msg);
+	else {
+		p->st.in_flight = 0;
+		p->st.last_success_ns = now_ns();
+		if (sj->res.duplicate)
+			p->st.duplicates++;
+		else
+			p->st.stored++;
+		scrape_next(p, 0);
+	}
+	scrape_job_free(sj);
+}
+
+/* The body as a push of the target's scope and labels: instance (unless
+ * configured), then the configured ones. */
+static void
+scrape_import(struct scrape_prof *p, struct evbuffer *body)
+{
+	struct scrape_tgt *t = p->t;
+	struct scrape_job *sj = xcalloc(1, sizeof *sj);
+	struct api_push *push = xcalloc(1, sizeof *push);
+	size_t i;
+	char *kv, *eq;
+
+	p->st.last_bytes = (int64_t)evbuffer_get_length(body);
+	sj->job.run = scrape_job_run;
+	sj->job.done = scrape_job_done;
+	sj->p = p;
+	sj->host = t->s->host;
+	sj->push = push;
+	push->scope = xstrdup(t->cfg.scope);
+	push->format = xstrdup("auto");
+	xasprintf(&push->name, "%s%s", t->cfg.url, p->path);
+	push->bucket_ns = 1000000000;
+	push->time_ns = p->started_ns;
+	push->source = ACT_SCRAPE;
+	push->body = evbuffer_new();
+	evbuffer_add_buffer(push->body, body);
+	for (i = 0; i < t->cfg.labels.n; i++)
+		if (strncmp(t->cfg.labels.v[i], "instance=", 9) == 0)
+			break;
+	if (i == t->cfg.labels.n)
+		api_push_label(push, "instance", 8, t->instance);
+	for (i = 0; i < t->cfg.labels.n; i++) {
+		kv = t->cfg.labels.v[i];
+		eq = strchr(kv, '=');
+		api_push_label(push, kv, (size_t)(eq - kv), eq + 1);
+	}
+	if (jobq_push(t->s->host->queues[API_IMPORT], &sj->job) == -1) {
+		scrape_job_free(sj);
+		scrape_fail(p, "the import queue is full");
+		return;
+	}
+	p->job = sj;
+}
+
+/* ---- the request ---- */
+
+/* The reply of either client: a 200's body is imported. */
+static void
+scrape_reply(struct scrape_prof *p, int code, struct evbuffer *body)
+{
+	size_t n = evbuffer_get_length(body), i;
+	char text[121];
+	const char *b;
+
+	evtimer_del(p->timer);
+	if (code != 200) {
+		b = (const char *)evbuffer_pullup(body, n < 120 ? (ssize_t)n :
+		    120);
+		for (i = 0; i < n && i < 120; i++)
+			text[i] = b[i] >= 0x20 && b[i] < 0x7f ? b[i] : ' ';
+		text[i] = '\0';
+		scrape_fail(p, "%s%s answered %d: %s", p->t->cfg.url, p->path,
+		    code, text);
+		return;
+	}
+	if (n == 0) {
+		scrape_fail(p, "%s%s answered 200 with an empty body",
+		    p->t->cfg.url, p->path);
+		return;
+	}
+	scrape_import(p, body);
+}
+
+static const char *
+scrape_reason(const struct scrape_prof *p)
+{
+	if (!p->have_req_err)
+		return "cannot connect, or the connection closed";
+	switch (p->req_err) {
+	case EVREQ_HTTP_TIMEOUT:
+		return "timed out";
+	case EVREQ_HTTP_EOF:
+		return "the connection closed (or was refused)";
+	case EVREQ_HTTP_INVALID_HEADER:
+		return "the reply is not HTTP";
+	case EVREQ_HTTP_BUFFER_ERROR:
+		return "reading or writing failed";
+	case EVREQ_HTTP_REQUEST_CANCEL:
+		return "cancelled";
+	case EVREQ_HTTP_DATA_TOO_LONG:
+		return "the body is over max-body";
+	}
+	return "failed";
+}
+
+static void
+scrape_req_err_cb(enum evhttp_request_error e, void *arg)
+{
+	struct scrape_prof *p = arg;
+
+	p->req_err = e;
+	p->have_req_err = 1;
+}
+
+static void
+scrape_http_cb(struct evhttp_request *req, void *arg)
+{
+	struct scrape_prof *p = arg;
+	int code;
+
+	p->req = NULL;
+	if (req == NULL || (code = evhttp_request_get_response_code(req)) ==
+	    0) {
+		/* Not freed here: libevent may use it after this callback.
+		 * The next scrape begins with a new one. */
+		p->conn_bad = 1;
+		evtimer_del(p->timer);
+		scrape_fail(p, "%s%s: %s", p->t->cfg.url, p->path,
+		    scrape_reason(p));
+		return;
+	}
+	scrape_reply(p, code, evhttp_request_get_input_buffer(req));
+}
+
+static void
+scrape_unix_done(int code, struct evbuffer *body, const char *err, void *arg)
+{
+	struct scrape_prof *p = arg;
+
+	p->ux = NULL;
+	if (code == 0) {
+		evtimer_del(p->timer);
+		scrape_fail(p, "%s%s: %s", p->t->cfg.url, p->path, err);
+		return;
+	}
+	scrape_reply(p, code, body);
+}
+
+/* Whatever is on the wire dropped; the connection too (a new one for the
+ * next scrape: a cancelled exchange leaves it in an unknown state). */
+static void
+scrape_cancel_request(struct scrape_prof *p)
+{
+	if (p->req != NULL)
+		evhttp_cancel_request(p->req);
+	p->req = NULL;
+	if (p->conn != NULL)
+		evhttp_connection_free(p->conn);
+	p->conn = NULL;
+	scrape_unix_cancel(p->ux);
+	p->ux = NULL;
+}
+
+static void
+scrape_deadline_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct scrape_prof *p = arg;
+
+	(void)fd;
+	(void)what;
+	scrape_cancel_request(p);
+	scrape_fail(p, "%s%s: no whole answer within the timeout (%" PRId64
+	    " s)", p->t->cfg.url, p->path, p->t->cfg.timeout);
+}
+
+static int
+scrape_http_get(struct scrape_prof *p, const struct scrape_tgt *t)
+{
+	struct evhttp_request *req;
+	struct evkeyvalq *h;
+
+	/* A connection that failed is not used again. */
+	if (p->conn != NULL && p->conn_bad) {
+		evhttp_connection_free(p->conn);
+		p->conn = NULL;
+	}
+	p->conn_bad = 0;
+	p->have_req_err = 0;
+	if (p->conn == NULL) {
+		p->conn = evhttp_connection_base_new(t->s->base, t->s->dns,
+		    t->http_host, (unsigned short)t->port);
+		if (p->conn == NULL)
+			return -1;
+		evhttp_connection_set_retries(p->conn, 0);
+	}
+	evhttp_connection_set_timeout(p->conn, (int)t->cfg.timeout);
+	evhttp_connection_set_max_body_size(p->conn,
+	    (ev_ssize_t)t->s->host->cfg->limits.max_body);
+	if ((req = evhttp_request_new(scrape_http_cb, p)) == NULL)
+		return -1;
+	evhttp_request_set_error_cb(req, scrape_req_err_cb);
+	h = evhttp_request_get_output_headers(req);
+	evhttp_add_header(h, "Host", t->http_host);
+	evhttp_add_header(h, "User-Agent", "profd/" PROFD_VERSION);
+	p->req = req;
+	if (evhttp_make_request(p->conn, req, EVHTTP_REQ_GET, p->path) ==
+	    -1) {
+		/* libevent freed the request. */
+		p->req = NULL;
+		evhttp_connection_free(p->conn);
+		p->conn = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static void
+scrape_start_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct scrape_prof *p = arg;
+	struct scrape_tgt *t = p->t;
+	char err[200];
+
+	(void)fd;
+	(void)what;
+	if (p->req != NULL || p->ux != NULL || p->job != NULL)
+		return;			/* never two at once */
+	p->started_ns = now_ns();
+	p->started_mono = mono_ns();
+	p->st.scrapes++;
+	p->st.in_flight = 1;
+	p->st.next_ns = 0;
+	if (t->unix_path != NULL) {
+		p->ux = scrape_unix_get(t->s->base, t->unix_path, p->path,
+		    t->cfg.timeout, t->s->host->cfg->limits.max_body,
+		    scrape_unix_done, p, err, sizeof err);
+		if (p->ux == NULL) {
+			scrape_fail(p, "%s%s: %s", t->cfg.url, p->path, err);
+			return;
+		}
+	} else if (scrape_http_get(p, t) == -1) {
+		scrape_fail(p, "%s%s: cannot send the request", t->cfg.url,
+		    p->path);
+		return;
+	}
+	/* libevent's timeouts are per read; this bounds the whole. */
+	scrape_timer(p, scrape_deadline_cb, t->cfg.timeout * 1000 + 500);
+}
+
+/* ---- targets ---- */
+
+static unsigned
+scrape_hash(const char *s)
+{
+	unsigned h = 2166136261u;
+
+	for (; *s != '\0'; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static struct scrape_tgt *
+scrape_tgt_new(struct scraper *s, const struct scrape_target *cfg)
+{
+	struct scrape_tgt *t = xcalloc(1, sizeof *t);
+	struct evhttp_uri *u;
+	int64_t first;
+	size_t i;
+
+	t->s = s;
+	config_scrape_copy(&t->cfg, cfg);
+	if (strncmp(cfg->url, "unix:", 5) == 0) {
+		t->unix_path = xstrdup(cfg->url + 5);
+		t->instance = xstrdup(t->unix_path);
+	} else {
+		/* The loader checked it. */
+		u = evhttp_uri_parse(cfg->url);
+		t->http_host = xstrdup(evhttp_uri_get_host(u));
+		t->port = evhttp_uri_get_port(u) > 0 ?
+		    evhttp_uri_get_port(u) : 80;
+		evhttp_uri_free(u);
+		xasprintf(&t->instance, "%s:%d", t->http_host, t->port);
+	}
+	/* Targets spread over the interval (the name and the moment mixed):
+	 * a restart does not have them all at once. */
+	first = (int64_t)((scrape_hash(cfg->name) ^ (unsigned)now_ns()) %
+	    (unsigned)(cfg->interval * 1000));
+	t->np = cfg->profiles.n;
+	t->p = xcalloc(t->np, sizeof *t->p);
+	for (i = 0; i < t->np; i++) {
+		struct scrape_prof *p = &t->p[i];
+
+		p->t = t;
+		p->st.name = t->cfg.profiles.v[i];
+		if (strcmp(p->st.name, "cpu") == 0)
+			xasprintf(&p->path, "%s/debug/pprof/profile?seconds="
+			    "%" PRId64, cfg->path_prefix, cfg->cpu_seconds);
+		else
+			xasprintf(&p->path, "%s/debug/pprof/%s",
+			    cfg->path_prefix, p->st.name);
+		p->timer = evtimer_new(s->base, scrape_start_cb, p);
+		p->st.next_ns = now_ns() + first * 1000000;
+		scrape_timer(p, scrape_start_cb, first);
+	}
+	log_info("scrape %s: %s every %" PRId64 " s into scope %s, first in "
+	    "%" PRId64 " ms", cfg->name, cfg->url, cfg->interval, cfg->scope,
+	    first);
+	return t;
+}
+
+/* In flight: cancelled; a queued import finishes and is dropped. */
+static void
+scrape_tgt_stop(struct scrape_tgt *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->np; i++) {
+		evtimer_del(t->p[i].timer);
+		scrape_cancel_request(&t->p[i]);
+		if (t->p[i].job != NULL)
+			t->p[i].job->p = NULL;
+		t->p[i].job = NULL;
+		t->p[i].st.in_flight = 0;
+	}
+}
+
+static void
+scrape_tgt_free(struct scrape_tgt *t)
+{
+	size_t i;
+
+	scrape_tgt_stop(t);
+	for (i = 0; i < t->np; i++) {
+		event_free(t->p[i].timer);
+		free(t->p[i].path);
+	}
+	free(t->p);
+	free(t->http_host);
+	free(t->unix_path);
+	free(t->instance);
+	config_scrape_clear(&t->cfg);
+	free(t);
+}
+
+struct scraper *
+scraper_new(struct event_base *base, struct api_host *host)
+{
+	struct scraper *s = xcalloc(1, sizeof *s);
+
+	s->base = base;
+	s->host = host;
+	return s;
+}
+
+void
+scraper_apply(struct scraper *s, const struct config *cfg)
+{
+	struct scrape_tgt **nt = xcalloc(cfg->nscrapes + 1, sizeof *nt);
+	size_t i, j;
+
+	for (i = 0; i < cfg->nscrapes; i++)
+		for (j = 0; j < s->nt; j++)
+			if (s->t[j] != NULL &&
+			    config_scrape_same(&s->t[j]->cfg, &cfg->scrapes[i])) {
+				nt[i] = s->t[j];	/* as it was */
+				s->t[j] = NULL;
+				break;
+			}
+	for (j = 0; j < s->nt; j++)
+		if (s->t[j] != NULL) {
+			log_info("scrape %s: stopped", s->t[j]->cfg.name);
+			scrape_tgt_free(s->t[j]);
+		}
+	if (s->dns == NULL && cfg->nscrapes > 0)
+		s->dns = evdns_base_new(s->base,
+		    EVDNS_BASE_INITIALIZE_NAMESERVERS);
+	for (i = 0; i < cfg->nscrapes; i++)
+		if (nt[i] == NULL)
+			nt[i] = scrape_tgt_new(s, &cfg->scrapes[i]);
+	free(s->t);
+	s->t = nt;
+	s->nt = cfg->nscrapes;
+}
+
+void
+scraper_stop(struct scraper *s)
+{
+	size_t i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < s->nt; i++)
+		scrape_tgt_stop(s->t[i]);
+}
+
+void
+scraper_free(struct scraper *s)
+{
+	size_t i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < s->nt; i++)
+		scrape_tgt_free(s->t[i]);
+	free(s->t);
+	if (s->dns != NULL)
+		evdns_base_free(s->dns, 0);
+	free(s);
+}
+
+size_t
+scraper_stats(struct scraper *s, struct api_scrape_target **out)
+{
+	struct api_scrape_target *v;
+	struct api_scrape_profile *pv;
+	size_t i, j, np = 0;
+
+	*out = NULL;
+	if (s == NULL || s->nt == 0)
+		return 0;
+	for (i = 0; i < s->nt; i++)
+		np += s->t[i]->np;
+	/* One block: the targets, then all their profiles. */
+	v = xcalloc(1, s->nt * sizeof *v + np * sizeof *pv);
+	pv = (struct api_scrape_profile *)(v + s->nt);
+	for (i = 0; i < s->nt; i++) {
+		struct scrape_tgt *t = s->t[i];
+
+		v[i].name = t->cfg.name;
+		v[i].url = t->cfg.url;
+		v[i].scope = t->cfg.scope;
+		v[i].interval = t->cfg.interval;
+		v[i].cpu_seconds = t->cfg.cpu_seconds;
+		v[i].timeout = t->cfg.timeout;
+		v[i].profiles = pv;
+		v[i].nprofiles = t->np;
+		for (j = 0; j < t->np; j++)
+			*pv++ = t->p[j].st;
+	}
+	*out = v;
+	return s->nt;
+}

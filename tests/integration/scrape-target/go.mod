@@ -1,0 +1,3 @@
+module profd-scrape-target
+
+go 1.19

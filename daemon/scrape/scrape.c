@@ -359,7 +359,8 @@ scrape_http_get(struct scrape_prof *p, const struct scrape_tgt *t)
 			return -1;
 		evhttp_connection_set_retries(p->conn, 0);
 	}
-	evhttp_connection_set_timeout(p->conn, (int)t->cfg.timeout);
+	/* Past the deadline (scrape_deadline_cb): its error is the one. */
+	evhttp_connection_set_timeout(p->conn, (int)t->cfg.timeout + 1);
 	evhttp_connection_set_max_body_size(p->conn,
 	    (ev_ssize_t)t->s->host->cfg->limits.max_body);
 	if ((req = evhttp_request_new(scrape_http_cb, p)) == NULL)
@@ -398,7 +399,7 @@ scrape_start_cb(evutil_socket_t fd, short what, void *arg)
 	p->st.next_ns = 0;
 	if (t->unix_path != NULL) {
 		p->ux = scrape_unix_get(t->s->base, t->unix_path, p->path,
-		    t->cfg.timeout, t->s->host->cfg->limits.max_body,
+		    t->cfg.timeout + 1, t->s->host->cfg->limits.max_body,
 		    scrape_unix_done, p, err, sizeof err);
 		if (p->ux == NULL) {
 			scrape_fail(p, "%s%s: %s", t->cfg.url, p->path, err);

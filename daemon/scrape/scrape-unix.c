@@ -21,7 +21,8 @@
 
 struct scrape_unix {
 	struct bufferevent *bev;
-	size_t max;			/* head and body */
+	size_t max_body;
+	ssize_t head;			/* its length once read, else -1 */
 	scrape_unix_cb *cb;
 	void *arg;
 };
@@ -82,15 +83,29 @@ scrape_unix_reply(struct scrape_unix *su)
 	scrape_unix_end(su, code, in, NULL);
 }
 
+/* The head within its bound, then the body within max-body. */
 static void
 scrape_unix_read_cb(struct bufferevent *bev, void *arg)
 {
 	struct scrape_unix *su = arg;
+	struct evbuffer *in = bufferevent_get_input(bev);
+	size_t n = evbuffer_get_length(in);
+	struct evbuffer_ptr end;
 	char err[96];
 
-	if (evbuffer_get_length(bufferevent_get_input(bev)) > su->max) {
-		snprintf(err, sizeof err, "the reply is over %zu bytes",
-		    su->max - SCRAPE_UNIX_HEAD_MAX);
+	if (su->head < 0) {
+		end = evbuffer_search(in, "\r\n\r\n", 4, NULL);
+		if (end.pos >= 0)
+			su->head = end.pos + 4;
+		else if (n > SCRAPE_UNIX_HEAD_MAX) {
+			scrape_unix_end(su, 0, NULL, "the reply's head is "
+			    "over 64 KiB");
+			return;
+		}
+	}
+	if (su->head >= 0 && n - (size_t)su->head > su->max_body) {
+		snprintf(err, sizeof err, "the body is over max-body (%zu "
+		    "bytes)", su->max_body);
 		scrape_unix_end(su, 0, NULL, err);
 	}
 }
@@ -147,7 +162,8 @@ scrape_unix_get(struct event_base *base, const char *path, const char *uri,
 	su = xcalloc(1, sizeof *su);
 	su->cb = cb;
 	su->arg = arg;
-	su->max = max_body + SCRAPE_UNIX_HEAD_MAX;
+	su->max_body = max_body;
+	su->head = -1;
 	if ((su->bev = bufferevent_socket_new(base, fd,
 	    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
 		close(fd);

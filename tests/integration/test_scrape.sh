@@ -94,7 +94,7 @@ label = team=perf
 [scrape down]
 url = http://127.0.0.1:$DOWN
 profiles = heap
-interval = 2s
+interval = $([ "$1" = reloaded ] && echo 3s || echo 2s)
 
 [scrape slow]
 url = http://127.0.0.1:$SLOW
@@ -211,7 +211,8 @@ ok "down, slow and garbage fail with their errors, backoff capped at the interva
 [ "$(target_field go-svc "['failures']")" = 0 ] || fail "go-svc failed: $(target_field go-svc "['last_error']")"
 ok "go-svc never failed meanwhile"
 
-# (b) SIGHUP: garbage removed, a Unix socket target added.
+# (b) SIGHUP: garbage removed, a Unix socket target added, down changed.
+down_failures=$(target_field down "['failures']")
 conf reloaded >"$T/profd.conf"
 kill -HUP "$PROFD_PID"
 reloaded() {
@@ -229,6 +230,12 @@ inst=$(api GET "/v1/profiles?scope=go-unix" | sed '$d' | json "j['profiles'][0][
 has "main.scrapeParked" "$T/top.unix" || fail "top go-unix: $(head "$T/top.unix")"
 ok "SIGHUP removed garbage and added over-unix: its profiles stored with instance=$T/target.sock"
 
+# down changed: started again (its counts too).
+[ "$(status | json "[t['interval_s'] for t in j['scrape'] if t['name'] == 'down'][0]")" = 3 ] ||
+	fail "down's interval after SIGHUP"
+[ "$(target_field down "['failures']")" -lt "$down_failures" ] ||
+	fail "down was not started again ($down_failures failures before)"
+ok "a changed target started again"
 # go-svc unchanged: its schedule went on (its counts were kept).
 [ "$(target_field go-svc "['scrapes']")" -ge 5 ] || fail "go-svc started again on SIGHUP"
 ok "an unchanged target kept its schedule and counts"
@@ -245,3 +252,31 @@ t0=$(date +%s)
 stop_profd
 [ $(($(date +%s) - t0)) -le 5 ] || fail "SIGTERM took $(($(date +%s) - t0)) s"
 ok "SIGTERM with scrapes in flight stops at once"
+
+# (c) The body is bounded by max-body: over it, the scrape fails (both
+# clients), nothing is stored.
+cat >"$T/small.conf" <<EOF
+[scrape tcp-big]
+url = http://$ADDR
+profiles = heap
+interval = 2s
+
+[scrape unix-big]
+url = unix:$T/target.sock
+profiles = heap
+interval = 2s
+EOF
+rm -f "$DB"
+start_profd --config "$T/small.conf" --max-body 1k
+too_big() {
+	[ "$(target_field tcp-big "['failures']")" -ge 1 ] &&
+	    [ "$(target_field unix-big "['failures']")" -ge 1 ]
+}
+WAIT_S=20 wait_until "the bodies over max-body refused" too_big
+e=$(target_field tcp-big "['last_error']")
+case $e in *"the body is over max-body"*) ;; *) fail "tcp-big's error: $e" ;; esac
+e=$(target_field unix-big "['last_error']")
+case $e in *"the body is over max-body (1024 bytes)"*) ;; *) fail "unix-big's error: $e" ;; esac
+[ "$(target_field tcp-big "['stored']")" = 0 ] && [ "$(target_field unix-big "['stored']")" = 0 ] ||
+	fail "a body over max-body was stored"
+ok "bodies over max-body (1k) refused over TCP and the Unix socket"

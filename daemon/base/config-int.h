@@ -1,7 +1,8 @@
 /* config-int.h: the settings table shared by config-options.c (the table,
  * parsing and formatting one value), config.c (defaults, files, the
- * command line) and config-print.c (--help, --print-config).  Calls go
- * config-print -> config -> config-options. */
+ * command line), config-print.c (--help, --print-config) and
+ * config-scrape.c (the [scrape NAME] sections).  Calls go config-print ->
+ * config -> config-scrape, config-options. */
 #ifndef PROFD_CONFIG_INT_H
 #define PROFD_CONFIG_INT_H
 
@@ -49,13 +50,13 @@ void config_format_duration(uint64_t seconds, char *out, size_t n);
 void config_format_bytes(uint64_t bytes, char *out, size_t n);
 /* config-scrape.c: a [scrape NAME] section begun (an error if the name
  * is taken or not a scope name), one of its keys, the defaults applied
- * and checked at the end of a file, the sections printed. */
+ * and checked at the end of a file; whether it scrapes a profile. */
 struct scrape_target *config_scrape_begin(struct config *, const char *name,
     const char *file, int line, struct error *);
 int config_scrape_set(struct scrape_target *, const char *key,
     const char *value, struct error *);
 int config_scrape_finish(struct config *, struct error *);
-void config_scrape_print(FILE *, const struct config *);
+int config_scrape_has(const struct scrape_target *, const char *profile);
 
 /* Is this a system instance (root or run by systemd)? */
 int config_system_instance(void);

@@ -75,6 +75,35 @@ config_quoted(const char *v, char *out, size_t size)
 	return out;
 }
 
+/* The [scrape NAME] sections with every key, defaults applied. */
+static void
+config_scrape_print(FILE *f, const struct config *c)
+{
+	const struct scrape_target *t;
+	char q[PATH_MAX + 16];
+	size_t i, j;
+
+	for (i = 0; i < c->nscrapes; i++) {
+		t = &c->scrapes[i];
+		fprintf(f, "\n[scrape %s]\nurl = %s\nprofiles =", t->name,
+		    t->url);
+		for (j = 0; j < t->profiles.n; j++)
+			fprintf(f, " %s", t->profiles.v[j]);
+		fprintf(f, "\ninterval = %llds\n", (long long)t->interval);
+		/* Without cpu it is not checked and may be 0s, which does
+		 * not load back. */
+		if (config_scrape_has(t, "cpu"))
+			fprintf(f, "cpu_seconds = %llds\n",
+			    (long long)t->cpu_seconds);
+		fprintf(f, "scope = %s\n", t->scope);
+		for (j = 0; j < t->labels.n; j++)
+			fprintf(f, "label = %s\n", config_quoted(t->labels.v[j],
+			    q, sizeof q));
+		fprintf(f, "timeout = %llds\npath_prefix = %s\n",
+		    (long long)t->timeout, t->path_prefix);
+	}
+}
+
 void
 config_print(FILE *f, const struct config *c)
 {

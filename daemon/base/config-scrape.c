@@ -250,8 +250,8 @@ config_scrape_set(struct scrape_target *t, const char *key,
 	    "timeout, path_prefix)", key, t->name);
 }
 
-static int
-scrape_has(const struct scrape_target *t, const char *profile)
+int
+config_scrape_has(const struct scrape_target *t, const char *profile)
 {
 	size_t i;
 
@@ -283,43 +283,17 @@ config_scrape_finish(struct config *c, struct error *err)
 			t->timeout = t->cpu_seconds + SCRAPE_TIMEOUT_EXTRA;
 		if (t->url == NULL)
 			why = "url is missing (http://HOST:PORT or unix:/PATH)";
-		else if (scrape_has(t, "cpu") && (t->cpu_seconds < 1 ||
+		else if (config_scrape_has(t, "cpu") && (t->cpu_seconds < 1 ||
 		    t->cpu_seconds >= t->interval))
 			why = "cpu_seconds must be at least 1s and less than "
 			    "interval";
-		else if (scrape_has(t, "cpu") && t->timeout <= t->cpu_seconds)
+		else if (config_scrape_has(t, "cpu") && t->timeout <= t->cpu_seconds)
 			why = "timeout must be longer than cpu_seconds";
 		if (why != NULL)
 			return error_set(err, ERR_INPUT, "%s:%d: [scrape %s]: "
 			    "%s", t->file, t->line, t->name, why);
 	}
 	return 0;
-}
-
-void
-config_scrape_print(FILE *f, const struct config *c)
-{
-	const struct scrape_target *t;
-	size_t i, j;
-
-	for (i = 0; i < c->nscrapes; i++) {
-		t = &c->scrapes[i];
-		fprintf(f, "\n[scrape %s]\nurl = %s\nprofiles =", t->name,
-		    t->url);
-		for (j = 0; j < t->profiles.n; j++)
-			fprintf(f, " %s", t->profiles.v[j]);
-		fprintf(f, "\ninterval = %llds\n", (long long)t->interval);
-		/* Without cpu it is not checked and may be 0s, which does
-		 * not load back. */
-		if (scrape_has(t, "cpu"))
-			fprintf(f, "cpu_seconds = %llds\n",
-			    (long long)t->cpu_seconds);
-		fprintf(f, "scope = %s\n", t->scope);
-		for (j = 0; j < t->labels.n; j++)
-			fprintf(f, "label = %s\n", t->labels.v[j]);
-		fprintf(f, "timeout = %llds\npath_prefix = %s\n",
-		    (long long)t->timeout, t->path_prefix);
-	}
 }
 
 void

@@ -35,45 +35,72 @@ scrape_unix_end(struct scrape_unix *su, int code, struct evbuffer *body,
 	scrape_unix_cancel(su);
 }
 
-/* The reply whole: "HTTP/1.x NNN ...", headers, an empty line, the
- * body.  Chunks are refused (an HTTP/1.0 request does not get them); a
- * Content-Length must be what came. */
+const char *
+scrape_unix_head(const char *head, size_t n, int *code, long long *clen)
+{
+	char *h = xstrndup(head, n), *line, *save = NULL, *end;
+	const char *err = NULL;
+
+	*code = 0;
+	*clen = -1;
+	line = strtok_r(h, "\r\n", &save);
+	if (line == NULL || strncmp(line, "HTTP/1.", 7) != 0 ||
+	    (line[7] != '0' && line[7] != '1') || line[8] != ' ' ||
+	    line[9] < '1' || line[9] > '5' || line[10] < '0' ||
+	    line[10] > '9' || line[11] < '0' || line[11] > '9' ||
+	    (line[12] != ' ' && line[12] != '\0'))
+		err = "the reply is not HTTP/1.x";
+	else
+		*code = (line[9] - '0') * 100 + (line[10] - '0') * 10 +
+		    (line[11] - '0');
+	while (err == NULL && (line = strtok_r(NULL, "\r\n", &save)) !=
+	    NULL) {
+		if (strncasecmp(line, "Content-Length:", 15) == 0) {
+			errno = 0;
+			*clen = strtoll(line + 15, &end, 10);
+			while (*end == ' ' || *end == '\t')
+				end++;
+			if (errno != 0 || *clen < 0 || *end != '\0')
+				err = "the reply's Content-Length is not a "
+				    "number";
+		} else if (strncasecmp(line, "Transfer-Encoding:", 18) == 0 &&
+		    strcasestr(line + 18, "chunked") != NULL)
+			err = "the reply is chunked (to an HTTP/1.0 request)";
+	}
+	free(h);
+	if (err != NULL)
+		*code = 0;
+	return err;
+}
+
+/* The reply whole: its head, then the body, which must be as long as a
+ * Content-Length says. */
 static void
 scrape_unix_reply(struct scrape_unix *su)
 {
 	struct evbuffer *in = bufferevent_get_input(su->bev);
-	struct evbuffer_ptr end = evbuffer_search(in, "\r\n\r\n", 4, NULL);
-	char *head, *line, *save = NULL, err[128];
-	long long clen = -1;
-	int code = 0;
+	struct evbuffer_ptr end;
+	const char *e;
+	char err[128];
+	long long clen;
+	int code;
 	size_t hn;
 
-	if (end.pos < 0 || (size_t)end.pos > SCRAPE_UNIX_HEAD_MAX) {
+	if (su->head < 0 && (end = evbuffer_search(in, "\r\n\r\n", 4,
+	    NULL)).pos >= 0)
+		su->head = end.pos + 4;
+	if (su->head < 0) {
 		scrape_unix_end(su, 0, NULL, "the reply has no HTTP head");
 		return;
 	}
-	hn = (size_t)end.pos + 4;
-	head = xstrndup((const char *)evbuffer_pullup(in, (ssize_t)hn), hn);
-	evbuffer_drain(in, hn);
-	line = strtok_r(head, "\r\n", &save);
-	if (line == NULL || sscanf(line, "HTTP/1.%*1[01] %3d", &code) != 1 ||
-	    code < 100) {
-		free(head);
-		scrape_unix_end(su, 0, NULL, "the reply is not HTTP/1.x");
+	hn = (size_t)su->head;
+	e = scrape_unix_head((const char *)evbuffer_pullup(in, (ssize_t)hn),
+	    hn, &code, &clen);
+	if (e != NULL) {
+		scrape_unix_end(su, 0, NULL, e);
 		return;
 	}
-	while ((line = strtok_r(NULL, "\r\n", &save)) != NULL) {
-		if (strncasecmp(line, "Content-Length:", 15) == 0)
-			clen = strtoll(line + 15, NULL, 10);
-		else if (strncasecmp(line, "Transfer-Encoding:", 18) == 0 &&
-		    strcasestr(line + 18, "chunked") != NULL) {
-			free(head);
-			scrape_unix_end(su, 0, NULL, "the reply is chunked "
-			    "(to an HTTP/1.0 request)");
-			return;
-		}
-	}
-	free(head);
+	evbuffer_drain(in, hn);
 	if (clen >= 0 && (size_t)clen != evbuffer_get_length(in)) {
 		snprintf(err, sizeof err, "the body ended at %zu of its %lld "
 		    "bytes", evbuffer_get_length(in), clen);

@@ -20,6 +20,11 @@ struct scrape_unix;
 typedef void scrape_unix_cb(int code, struct evbuffer *body, const char *err,
     void *arg);
 
+/* The reply's head (n bytes, up to its empty line): NULL with *code the
+ * status and *clen the Content-Length (-1: none), or why it is refused
+ * (chunks, not HTTP/1.x, a bad length). */
+const char *scrape_unix_head(const char *head, size_t n, int *code,
+    long long *clen);
 /* NULL with err (size errlen) if the socket cannot be connected to. */
 struct scrape_unix *scrape_unix_get(struct event_base *, const char *path,
     const char *uri, int64_t timeout_s, size_t max_body, scrape_unix_cb *,

@@ -56,8 +56,12 @@ scrape_unix_head(const char *head, size_t n, int *code, long long *clen)
 	while (err == NULL && (line = strtok_r(NULL, "\r\n", &save)) !=
 	    NULL) {
 		if (strncasecmp(line, "Content-Length:", 15) == 0) {
+			/* Digits only: strtoll takes "" as 0, and signs. */
+			for (end = line + 15; *end == ' ' || *end == '\t';)
+				end++;
 			errno = 0;
-			*clen = strtoll(line + 15, &end, 10);
+			*clen = *end >= '0' && *end <= '9' ?
+			    strtoll(end, &end, 10) : -2;
 			while (*end == ' ' || *end == '\t')
 				end++;
 			if (errno != 0 || *clen < 0 || *end != '\0')

@@ -22,17 +22,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Unterminated, as the evbuffer hands it over. */
 	memcpy(copy, data, size);
 	err = scrape_unix_head(copy, size, &code, &clen);
-	if (err != NULL) {
-		if (code != 0)
-			fuzz_fail("refused (%s) with status %d", err, code);
-	} else {
-		if (code < 100 || code > 599)
-			fuzz_fail("taken with status %d", code);
-		if (clen < -1)
-			fuzz_fail("taken with length %lld", clen);
+	if (err != NULL)
+		FZ_CHECK(code == 0);
+	else {
+		FZ_CHECK(code >= 100 && code <= 599);
+		FZ_CHECK(clen >= -1);
 		snprintf(num, sizeof num, "%lld", clen);
-		if (clen >= 0 && memmem(copy, size, num, strlen(num)) == NULL)
-			fuzz_fail("length %lld is not in the head", clen);
+		FZ_CHECK(clen == -1 || memmem(copy, size, num, strlen(num)) !=
+		    NULL);
 	}
 	free(copy);
 	return 0;

@@ -159,6 +159,15 @@ has "main.scrapeAllocate" "$T/top.heap" || fail "top heap: $(head -12 "$T/top.he
 has "main.scrapeParked" "$T/top.gr" || fail "top goroutine: $(head -12 "$T/top.gr")"
 ok "profctl top shows scrapeBurnCPU (cpu), scrapeAllocate (heap), scrapeParked (goroutines)"
 
+# One goroutine profile: the program parks exactly 20 goroutines.
+id=$(api GET "/v1/profiles?scope=go-svc" | sed '$d' |
+    json "[p['id'] for p in j['profiles'] if p['name'].endswith('/goroutine')][0]")
+"$PROFCTL" top --scope go-svc --profile "$id" --metric goroutine --cum >"$T/top.one" ||
+	fail "profctl top of profile $id"
+parked=$(awk '$6 == "main.scrapeParked" { print $4 }' "$T/top.one")
+[ "$parked" = 20 ] || fail "scrapeParked in profile $id: '$parked' goroutines: $(head "$T/top.one")"
+ok "one scraped goroutine profile has the 20 goroutines parked in scrapeParked"
+
 # On schedule: every 2 s, never two at once, so about 3 more in 6 s.
 n0=$(prof_count go-svc /goroutine)
 sleep 6
@@ -178,11 +187,12 @@ failed_twice() {
 	    [ "$(target_field garbage "['failures']")" -ge 3 ]
 }
 slowest=0
+# curl's own time: from connecting to the last byte of the answer.
 for i in $(seq 1 20); do
-	t0=$(date +%s%N)
-	curl -sf --max-time 5 --unix-socket "$SOCK" http://localhost/v1/health >/dev/null ||
+	s=$(curl -sf --max-time 5 -o /dev/null -w '%{time_total}' \
+	    --unix-socket "$SOCK" http://localhost/v1/health) ||
 		fail "health did not answer while targets fail"
-	ms=$((($(date +%s%N) - t0) / 1000000))
+	ms=$(python3 -c "print(int(float('$s') * 1000))")
 	[ "$ms" -gt "$slowest" ] && slowest=$ms
 	sleep 0.1
 done
@@ -280,3 +290,6 @@ case $e in *"the body is over max-body (1024 bytes)"*) ;; *) fail "unix-big's er
 [ "$(target_field tcp-big "['stored']")" = 0 ] && [ "$(target_field unix-big "['stored']")" = 0 ] ||
 	fail "a body over max-body was stored"
 ok "bodies over max-body (1k) refused over TCP and the Unix socket"
+
+stop_profd
+ok "profd stopped cleanly"

@@ -3,14 +3,19 @@
 // its state in the URL's query with the API's parameter names (so a link
 // is shareable and Back works), and draws the views: flame graph, top
 // table, sandwich, diff (diff.js), peek, traces and tags (views.js), with
-// the timeline's window driving them all.
+// the timeline's window driving them all.  With fleet=1 in the URL (the
+// fleet switch, shown when profd ships to ClickHouse) the views answer for
+// every host of the fleet, or the hosts named, from ClickHouse.
 'use strict';
 
 // Parameters that make the API's selection, and those of the page only.
-const SEL_MULTI = ['scope', 'label', 'profile'];
-const SEL_ONE = ['metric', 'since', 'until', 'focus', 'ignore', 'hide', 'show'];
+const SEL_MULTI = ['scope', 'label', 'profile', 'host'];
+const SEL_ONE = ['metric', 'since', 'until', 'focus', 'ignore', 'hide', 'show', 'fleet'];
 const FILTERS = ['focus', 'ignore', 'hide', 'show'];
 const VIEWS = ['flamegraph', 'top', 'peek', 'sandwich', 'traces', 'tags', 'diff'];
+// What ClickHouse answers for the fleet: traces and tags need the
+// samples' labels one by one, which only a host's own store keeps.
+const FLEET_VIEWS = ['flamegraph', 'top', 'peek', 'sandwich', 'diff'];
 // The base selection of a diff: the API's base.* parameters.
 const BASE_MULTI = ['base.scope', 'base.label', 'base.profile'];
 const BASE_ONE = ['base.since', 'base.until'];
@@ -42,7 +47,12 @@ function state() {
   const s = { q };
   for (const k of SEL_MULTI) s[k] = q.getAll(k).filter((v) => v !== '');
   for (const k of SEL_ONE) s[k] = q.get(k) || '';
+  s.fleet = s.fleet === '1' ? '1' : '';
+  if (!s.fleet) s.host = [];
+  // A profile id names a profile of this host's store only.
+  if (s.fleet) s.profile = [];
   s.view = VIEWS.includes(q.get('view')) ? q.get('view') : 'flamegraph';
+  if (s.fleet && !FLEET_VIEWS.includes(s.view)) s.view = 'flamegraph';
   s.search = q.get('search') || '';
   s.zoom = q.get('zoom') ? q.get('zoom').split(';') : [];
   s.fn = q.get('fn') || '';
@@ -70,7 +80,7 @@ function go(changes, replace) {
     else if (v !== '' && v != null && v !== false) q.set(k, v === true ? '1' : v);
   }
   // A new selection keeps no zoom into the old one's tree.
-  if (['scope', 'metric', 'label', 'profile', ...FILTERS].some((k) => k in changes) && !('zoom' in changes))
+  if (['scope', 'metric', 'label', 'profile', 'fleet', 'host', ...FILTERS].some((k) => k in changes) && !('zoom' in changes))
     q.delete('zoom');
   const url = location.pathname + (q.toString() ? '?' + q : '');
   if (url === location.pathname + location.search) return;
@@ -121,7 +131,19 @@ function showError(e) {
 
 // --- the header: pickers and filters ---
 
-let scopesReply = null;
+let scopesReply = null, scopesFleet = null;
+
+// The scopes of this host, or with fleet=1 those ClickHouse holds for the
+// fleet (with its hosts).
+const scopesPath = (s) => '/v1/scopes' + (s.fleet ? '?fleet=1' : '');
+
+// Whether this profd ships to a fleet: the switch is shown only then.
+let fleetStatus;
+async function fleetConfigured() {
+  if (fleetStatus === undefined)
+    fleetStatus = await api('/v1/status').then((j) => j.fleet || null).catch(() => null);
+  return fleetStatus;
+}
 
 function fillPickers(s, top) {
   const names = scopesReply.scopes.map((x) => x.name);
@@ -149,8 +171,18 @@ function fillPickers(s, top) {
   if (s.since || s.until)
     $('filters').append(el('span', { class: 'chip' }, 'window ' + (s.since || '…') + ' – ' + (s.until || '…'),
       el('button', { type: 'button', title: 'The whole range', onclick: () => go({ since: '', until: '' }) }, '\u00d7')));
-  for (const b of document.querySelectorAll('#views button'))
+  for (const b of document.querySelectorAll('#views button')) {
     b.classList.toggle('on', b.dataset.view === s.view);
+    b.disabled = !!s.fleet && !FLEET_VIEWS.includes(b.dataset.view);
+  }
+  $('fleet').checked = !!s.fleet;
+  $('hosts-l').hidden = !s.fleet;
+  const hosts = $('hosts');
+  if (document.activeElement !== hosts) hosts.value = s.host.join(', ');
+  const known = (scopesReply.hosts || []).filter((h) => !s.host.includes(h));
+  $('host-add').hidden = !s.fleet || !known.length;
+  $('host-add').replaceChildren(el('option', { value: '' }, '+ host'), ...known.map((h) => el('option', { value: h }, h)));
+  $('dl-pprof').hidden = !!s.fleet;
   $('side').checked = s.side;
   $('side-l').hidden = s.view !== 'flamegraph';
   $('colour').value = s.colour;
@@ -195,7 +227,7 @@ function labelsFor(s) {
 }
 
 async function fillLabels(s) {
-  const choices = await labelsFor(s);
+  const choices = s.fleet ? [] : await labelsFor(s);
   const add = $('label-add');
   add.replaceChildren(el('option', { value: '' }, choices.length ? '+ label' : '(no labels)'),
     ...choices.filter((c) => !s.label.includes(c)).map((c) => el('option', { value: c }, c)));
@@ -210,6 +242,12 @@ function wireHeader() {
     if (e.target.value) go({ scope: [...state().scope, e.target.value] });
   });
   $('metric').addEventListener('change', (e) => go({ metric: e.target.value }));
+  $('fleet').addEventListener('change', (e) => go({ fleet: e.target.checked, host: [], profile: [], 'base.profile': [] }));
+  $('hosts').addEventListener('change', (e) => go({
+    host: e.target.value.split(',').map((x) => x.trim()).filter((x) => x) }));
+  $('host-add').addEventListener('change', (e) => {
+    if (e.target.value) go({ host: [...state().host, e.target.value] });
+  });
   $('label').addEventListener('change', (e) => go({
     label: e.target.value.split(',').map((x) => x.trim()).filter((x) => x) }));
   for (const b of document.querySelectorAll('#views button'))
@@ -247,6 +285,7 @@ function wireHeader() {
     else if (e.key === 't') go({ view: 'top' });
     else if (e.key === 's' && state().fn) go({ view: 'sandwich' });
     else if (e.key === 'p') go({ view: 'peek' });
+    else if (e.key === 'F' && !$('fleet-l').hidden) go({ fleet: !state().fleet, host: [], profile: [] });
     else if (e.key === 'd') go({ view: 'diff' });
   });
   window.addEventListener('popstate', render);
@@ -593,9 +632,14 @@ function wirePush() {
   });
 }
 
-function viewScopes(main) {
+function viewScopes(main, s) {
   $('pickers').hidden = $('views').hidden = $('refine').hidden = $('timeline').hidden = true;
   const sc = scopesReply.scopes;
+  const link = (name) => '?' + (s.fleet ? 'fleet=1&' : '') + 'scope=' + encodeURIComponent(name);
+  if (s.fleet && !sc.length) {
+    main.replaceChildren(el('p', { class: 'note' }, 'No profile has reached the fleet yet (profctl status shows the shipping lag).'));
+    return;
+  }
   if (!sc.length) {
     main.replaceChildren(el('p', { class: 'note' }, 'No profiles yet: drop a pprof, Perfetto or folded file here, ' +
       'pick one with "file…", or push one with profctl push.'));
@@ -604,11 +648,14 @@ function viewScopes(main) {
   const t = el('table', { id: 'scopes' }, el('tr', {}, el('th', {}, 'scope'), el('th', { class: 'num' }, 'profiles'),
     el('th', {}, 'metrics'), el('th', {}, 'first'), el('th', {}, 'last')));
   for (const x of sc)
-    t.append(el('tr', {}, el('td', {}, el('a', { href: '?scope=' + encodeURIComponent(x.name) }, x.name)),
+    t.append(el('tr', {}, el('td', {}, el('a', { href: link(x.name) }, x.name)),
       el('td', { class: 'num' }, String(x.profiles)),
       el('td', {}, x.metrics.map((m) => m.type + '/' + m.unit).join(' ')),
       el('td', {}, x.first_time || ''), el('td', {}, x.last_time || '')));
-  main.replaceChildren(el('h2', {}, 'Scopes'), t);
+  main.replaceChildren(el('h2', {}, s.fleet ? 'Scopes of the fleet' : 'Scopes'), t);
+  if (s.fleet && scopesReply.hosts)
+    main.append(el('p', { class: 'note', id: 'fleet-hosts' }, scopesReply.hosts.length + ' host' +
+      (scopesReply.hosts.length === 1 ? '' : 's') + ': ' + scopesReply.hosts.join(', ')));
 }
 
 async function render() {
@@ -620,16 +667,23 @@ async function render() {
   showError(null);
   $('tooltip').hidden = true;
   try {
-    if (!scopesReply) scopesReply = await api('/v1/scopes');
+    const fleet = await fleetConfigured();
+    $('fleet-l').hidden = !fleet;
+    $('fleet-l').title = fleet ? 'Every host shipping to ' + fleet.url + ' (ClickHouse), not only this one (F)' : '';
+    if (!scopesReply || scopesFleet !== s.fleet) {
+      scopesReply = await api(scopesPath(s));
+      scopesFleet = s.fleet;
+    }
     if (stale(seq)) return;
+    document.body.classList.toggle('fleet', !!s.fleet);
     if (!s.scope.length) {
-      document.title = 'profd';
-      viewScopes(main);
+      document.title = s.fleet ? 'profd · fleet' : 'profd';
+      viewScopes(main, s);
       document.body.dataset.ready = location.search;
       return;
     }
     $('pickers').hidden = $('views').hidden = $('refine').hidden = $('timeline').hidden = false;
-    document.title = s.scope.join('+') + ' · ' + s.view + ' · profd';
+    document.title = s.scope.join('+') + ' · ' + s.view + (s.fleet ? ' · fleet' : '') + ' · profd';
     fillPickers(s, null);
     fillLabels(s);
     const q = selQuery(s, false);
@@ -663,7 +717,7 @@ async function livePoll() {
   const s = state();
   if (!s.live || !s.scope.length || document.hidden) return;
   try {
-    const r = await fetch('/v1/scopes', { credentials: 'same-origin' });
+    const r = await fetch(scopesPath(s), { credentials: 'same-origin' });
     if (!r.ok) return;
     const j = await r.json();
     const key = liveKey(j, s.scope);

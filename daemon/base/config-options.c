@@ -92,6 +92,10 @@ const struct opt config_opts[] = {
 	    "the ClickHouse database of the fleet tables" },
 	{ "fleet-batch", T_COUNT, F(fleet_batch), 1, 10000, 1,
 	    "profiles shipped per batch" },
+	{ "fleet-batch-bytes", T_U64, F(fleet_batch_bytes), 1,
+	    UINT64_MAX / 2, 1,
+	    "bytes of rows past which a batch takes no more profiles (one "
+	    "profile is always taken)" },
 	{ "fleet-interval", T_DURATION, F(fleet_interval), 1, 86400, 1,
 	    "time between two looks for new profiles when all have shipped" },
 	{ "fleet-timeout", T_DURATION, F(fleet_timeout), 1, 3600, 1,

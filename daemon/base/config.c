@@ -53,6 +53,7 @@ config_defaults(struct config *c)
 	c->idle_timeout = 300;	/* as before: a long import or query */
 	c->fleet_database = xstrdup("profd");
 	c->fleet_batch = 100;
+	c->fleet_batch_bytes = (uint64_t)32 << 20;
 	c->fleet_interval = 10;
 	c->fleet_timeout = 30;
 	{

@@ -83,6 +83,7 @@ struct config {
 	char *fleet_host;		/* default: the host name */
 	char *fleet_database;
 	size_t fleet_batch;		/* profiles per batch */
+	uint64_t fleet_batch_bytes;	/* rows past which a batch ends */
 	int64_t fleet_interval;		/* seconds between polls when idle */
 	int64_t fleet_timeout;		/* seconds for one HTTP exchange */
 	uint64_t fleet_backlog_max;	/* unshipped bytes; 0: no limit */

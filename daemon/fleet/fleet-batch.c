@@ -375,7 +375,8 @@ out:
 
 int
 fleet_batch_build(struct fleet_batch *b, struct store *s,
-    struct csindex *idx, const char *host, size_t max, struct error *err)
+    struct csindex *idx, const char *host, size_t max, size_t max_bytes,
+    struct error *err)
 {
 	struct store_ship_profile *sp = NULL;
 	struct fb x;
@@ -397,11 +398,14 @@ fleet_batch_build(struct fleet_batch *b, struct store *s,
 	}
 	if (csindex_acquire(idx, s, err) == -1)
 		goto out;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n && !b->more; i++) {
 		if (fb_profile(&x, &sp[i]) == -1)
 			break;
+		b->more = i + 1 < n && b->samples.n + b->stacks.n +
+		    b->profiles.n >= max_bytes;
+	}
 	csindex_release(idx);
-	rc = i == n ? 0 : -1;
+	rc = i == n || b->more ? 0 : -1;
 out:
 	store_ship_profiles_free(sp, n);
 	for (i = 0; i < x.nm; i++)

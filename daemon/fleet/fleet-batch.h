@@ -30,14 +30,20 @@ struct fleet_batch {
 	struct buf samples, stacks, profiles;
 	size_t nstacks;
 	int64_t bytes;			/* the batch's profiles, as pushed */
+	int more;			/* stopped at max_bytes */
 };
 
 /* The deduplication key of a profile: the first 8 bytes of the SHA-256 of
  * its scope name and content hash (the store's dedup is per scope). */
 uint64_t fleet_profile_key(const char *scope, const uint8_t hash[32]);
-/* Up to max unshipped profiles, oldest first, as rows for host. */
+/* Up to max unshipped profiles, oldest first, as rows for host; fewer
+ * (and more set) once their rows pass max_bytes.  The rows are held in
+ * memory and sent as one INSERT body, so a batch of 100 heap profiles
+ * of a million rows each must not be read at once; one profile is always
+ * taken, however large, or it would never ship. */
 int fleet_batch_build(struct fleet_batch *, struct store *,
-    struct csindex *, const char *host, size_t max, struct error *);
+    struct csindex *, const char *host, size_t max, size_t max_bytes,
+    struct error *);
 void fleet_batch_clear(struct fleet_batch *);
 /* SELECT the keys of the batch's profiles ClickHouse has rows of. */
 char *fleet_batch_present_sql(const struct fleet_batch *, const char *db,

@@ -54,7 +54,7 @@ struct fleet {
 	struct fleet_job *job;		/* in a queue */
 	char *url, *host, *database, *http_host, *path;
 	int port;
-	size_t batch;
+	size_t batch, batch_bytes;
 	int64_t interval, timeout;
 	enum fleet_state state;
 	struct fleet_batch b;		/* the round's */
@@ -189,7 +189,7 @@ fleet_read_run(struct job *j, void *worker)
 	struct query_worker *w = worker;
 
 	if (fleet_batch_build(&fj->b, w->store, w->index, fj->f->host,
-	    fj->f->batch, &fj->err) == 0)
+	    fj->f->batch, fj->f->batch_bytes, &fj->err) == 0)
 		store_ship_lag(w->store, &fj->lag_profiles, &fj->lag_bytes,
 		    &fj->err);
 }
@@ -267,7 +267,8 @@ fleet_job_done(struct job *j)
 			f->st.lag_bytes -= f->b.bytes;
 		fleet_job_free(fj);
 		/* A full batch: there may be more right away. */
-		fleet_schedule(f, f->b.n == f->batch ? 0 : f->interval);
+		fleet_schedule(f, f->b.n == f->batch || f->b.more ? 0 :
+		    f->interval);
 		fleet_batch_clear(&f->b);
 		return;
 	}
@@ -523,6 +524,7 @@ fleet_new(struct event_base *base, const struct fleet_config *cfg,
 	f->host = xstrdup(cfg->host);
 	f->database = xstrdup(cfg->database);
 	f->batch = cfg->batch;
+	f->batch_bytes = cfg->batch_bytes;
 	f->interval = cfg->interval;
 	f->timeout = cfg->timeout;
 	f->reads = reads;

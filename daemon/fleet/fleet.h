@@ -22,6 +22,7 @@ struct fleet_config {
 	const char *host;		/* this host's name in the fleet */
 	const char *database;
 	size_t batch;			/* profiles per batch */
+	size_t batch_bytes;		/* rows past which a batch ends */
 	int64_t interval;		/* seconds between polls when idle */
 	int64_t timeout;		/* seconds for one HTTP exchange */
 };

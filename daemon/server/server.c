@@ -347,6 +347,7 @@ server_start(struct server *srv)
 			.url = cfg->fleet_url, .host = cfg->fleet_host,
 			.database = cfg->fleet_database,
 			.batch = cfg->fleet_batch,
+			.batch_bytes = (size_t)cfg->fleet_batch_bytes,
 			.interval = cfg->fleet_interval,
 			.timeout = cfg->fleet_timeout,
 		};

@@ -4,7 +4,9 @@
 # between ClickHouse's acknowledgement and the cursor's advance.
 #
 # 0. Before ClickHouse is up, a push succeeds and counts as lag.
-# 1. ClickHouse up, profd ships four profiles; status shows no lag.
+# 1. Three more pushed, ClickHouse up, profd ships the four; status shows
+#    no lag.  --fleet-batch-bytes 1 makes each batch one profile (the
+#    rows of any profile pass a byte): four batches, not two of 2.
 # 2. ClickHouse is killed; eight more are pushed: the pushes succeed, the
 #    status shows the lag (8 profiles, their bytes) and the last error.
 # 3. ClickHouse comes back; profd is killed -9 once shipping has resumed.
@@ -26,7 +28,8 @@ command -v sqlite3 >/dev/null ||
 
 ch_config a
 FLEET=(--fleet-url "$(ch_url a)" --fleet-host h1 --fleet-database fleet_t
-    --fleet-interval 1 --fleet-batch 2 --fleet-timeout 5)
+    --fleet-interval 1 --fleet-batch 2 --fleet-timeout 5
+    --fleet-batch-bytes 1)
 start_profd "${FLEET[@]}"
 
 push() {	# push FILE SCOPE [label]
@@ -49,11 +52,13 @@ push cpu web
 lag1() { has_error && [ "$(fleet_status lag_profiles)" = 1 ]; }
 wait_until "a lag of 1 before ClickHouse is up" lag1
 ok "ClickHouse not up: lag 1, error: $(fleet_status last_error)"
-ch_start a
 for f in heap mutex block; do push "$f" web; done
+ch_start a
 wait_until "the first four shipped" shipped_all
 [ "$(fleet_status shipped_profiles)" = 4 ] ||
     fail "shipped $(fleet_status shipped_profiles), not 4"
+[ "$(fleet_status batches)" = 4 ] ||
+    fail "$(fleet_status batches) batches for 4 profiles with --fleet-batch-bytes 1, not 4"
 [ "$(fleet_status schema_version)" = 1 ] || fail "schema version"
 [ "$(ch a "SELECT count() FROM fleet_t.profiles FINAL")" = 4 ] ||
     fail "ClickHouse has not the four profiles"

@@ -60,16 +60,20 @@ config_usage(FILE *f)
 }
 
 /* A value the loader would read back otherwise (spaces at its ends,
- * which it trims, or quotes at both ends, which it takes off) is printed
- * in quotes: the loader takes off exactly one pair. */
+ * which it trims; a quote first, which may start a quoted value; a blank
+ * then '#' or ';', which starts an inline comment) is printed in quotes:
+ * the loader takes off exactly one pair. */
 static const char *
 config_quoted(const char *v, char *out, size_t size)
 {
-	size_t n = strlen(v);
+	size_t n = strlen(v), i;
+	int quote = n > 0 && (isspace((unsigned char)v[0]) ||
+	    isspace((unsigned char)v[n - 1]) || v[0] == '"' || v[0] == '\'');
 
-	if (n == 0 || (!isspace((unsigned char)v[0]) &&
-	    !isspace((unsigned char)v[n - 1]) &&
-	    !(n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0])))
+	for (i = 1; i < n && !quote; i++)
+		quote = (v[i] == '#' || v[i] == ';') &&
+		    isspace((unsigned char)v[i - 1]);
+	if (!quote)
 		return v;
 	snprintf(out, size, "\"%s\"", v);
 	return out;

@@ -220,6 +220,42 @@ unquote(char *v)
 	return v;
 }
 
+/* Nothing, or an inline comment: blanks, then '#' or ';'. */
+static int
+config_rest_blank(const char *s)
+{
+	const char *p = s;
+
+	while (isspace((unsigned char)*p))
+		p++;
+	return *p == '\0' || (p > s && (*p == '#' || *p == ';'));
+}
+
+/* The value after "key =" (trimmed): in quotes (the last quote that only
+ * a comment follows ends it), or bare up to an inline comment, " # ..."
+ * or " ; ...": the issue's and most INI examples put them there, and a
+ * value that needs " #" keeps it in quotes (config_print quotes it). */
+static char *
+config_value(char *v)
+{
+	size_t n = strlen(v);
+	char *q;
+
+	if (n >= 2 && (v[0] == '"' || v[0] == '\''))
+		for (q = v + n - 1; q > v; q--)
+			if (*q == v[0] && config_rest_blank(q + 1)) {
+				*q = '\0';
+				return v + 1;
+			}
+	for (q = v + 1; *q != '\0'; q++)
+		if ((*q == '#' || *q == ';') &&
+		    isspace((unsigned char)q[-1])) {
+			*q = '\0';
+			break;
+		}
+	return trim(v);
+}
+
 int
 config_load(struct config *c, const char *path, int must_exist,
     struct error *err)
@@ -298,7 +334,7 @@ config_load(struct config *c, const char *path, int must_exist,
 		}
 		*eq = '\0';
 		key = trim(p);
-		val = unquote(trim(eq + 1));
+		val = config_value(trim(eq + 1));
 		error_clear(&e);
 		if (sp != NULL)
 			rc = scope_policy_set(sp, key, val, &e);

@@ -157,6 +157,22 @@ test_file(void)
 	CHECK(age == 30 * 86400 && size == 100 << 20);
 	free(p);
 
+	/* Inline comments, as the examples people copy have them; quotes
+	 * keep a " #" or " ;" in the value. */
+	config_clear(&c);
+	config_defaults(&c);
+	p = write_file("i.conf",
+	    "max-body = 2M ; the push limit\n"
+	    "log-level = debug\t# chatty\n"
+	    "db = \"/var/a #1/profd.db\"  ; quoted\n"
+	    "spool = /var/s;p#q\n");
+	CHECK(config_load(&c, p, 1, &err) == 0);
+	CHECK(c.limits.max_body == 2 << 20);
+	CHECK(c.log_level == LOG_DEBUG);
+	CHECK(STREQ(c.db_path, "/var/a #1/profd.db"));
+	CHECK(STREQ(c.spool_dir, "/var/s;p#q"));
+	free(p);
+
 	/* Errors say file and line. */
 	p = write_file("b.conf", "max-body = 1M\n\nmax-bodyy = 2M\n");
 	CHECK(config_load(&c, p, 1, &err) == -1);
@@ -264,6 +280,7 @@ test_print_quotes(void)
 {
 	static const char *paths[] = {
 		"cke ", " lead", "\"q\"", "'q'", "a\"b", "'",
+		"a #b", "a ;b", "\"a\" #b", "'a' ; b'", "#a", "a#b;c",
 	};
 	struct config a, b;
 	struct error err = { 0 };

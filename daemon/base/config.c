@@ -247,10 +247,10 @@ config_value(char *v)
 				*q = '\0';
 				return v + 1;
 			}
-	for (q = v + 1; *q != '\0'; q++)
-		if ((*q == '#' || *q == ';') &&
-		    isspace((unsigned char)q[-1])) {
-			*q = '\0';
+	for (q = v; *q != '\0' && q[1] != '\0'; q++)
+		if (isspace((unsigned char)q[0]) &&
+		    (q[1] == '#' || q[1] == ';')) {
+			q[1] = '\0';
 			break;
 		}
 	return trim(v);

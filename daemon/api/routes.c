@@ -29,6 +29,8 @@ const struct route routes[] = {
 	{ "POST", "/v1/uploads", ROUTE_IO, api_uploads_post },
 	{ "PUT", "/v1/uploads", ROUTE_IO, api_uploads_put },
 	{ "DELETE", "/v1/uploads", ROUTE_IO, api_uploads_delete },
+	/* Pyroscope's push API (api-ingest.c). */
+	{ "POST", "/ingest", ROUTE_NEEDS_WRITER, api_ingest_post },
 	/* The browser UI (web/), from memory. */
 	{ "GET", "/ui", ROUTE_LOOP | ROUTE_PREFIX, api_ui_get },
 	{ "GET", "/", ROUTE_LOOP, api_ui_get },

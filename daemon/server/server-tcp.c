@@ -86,6 +86,15 @@ server_tcp_open(struct server *srv)
 	srv->tcp_fd = -1;
 	if (cfg->listen_tcp == NULL)
 		return 0;
+	if (cfg->tcp_basic_auth != NULL && (strchr(cfg->tcp_basic_auth, ':') ==
+	    NULL || cfg->tcp_basic_auth[0] == ':')) {
+		log_err("tcp-basic-auth is not USER:PASSWORD");
+		return -1;
+	}
+	if (cfg->tcp_auth_token != NULL && strlen(cfg->tcp_auth_token) < 16)
+		log_warn("tcp-auth-token is %zu characters: a guessable "
+		    "token (16 or more random ones, e.g. openssl rand -hex "
+		    "16)", strlen(cfg->tcp_auth_token));
 	if (tcp_split(cfg->listen_tcp, buf, sizeof buf, &host, &port) == -1) {
 		log_err("listen-tcp: \"%s\" is not ADDR:PORT (e.g. "
 		    "127.0.0.1:4040, [::1]:4040, 0.0.0.0:4040)",

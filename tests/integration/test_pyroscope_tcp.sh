@@ -12,6 +12,12 @@ free_port() {
 
 # Refusals at start: not loopback without credentials, a bad address.
 PORT=$(free_port)
+if "$PROFD" --foreground --no-config --spool none --socket "$T/x.sock" \
+    --db "$T/x.db" --listen-tcp "0.0.0.0:$PORT" --tcp-basic-auth nocolon \
+    >"$T/refused.log" 2>&1; then
+	fail "profd started with a tcp-basic-auth without a password"
+fi
+has -e "tcp-basic-auth is not USER:PASSWORD" "$T/refused.log" || fail "basic: $(cat "$T/refused.log")"
 for spec in "0.0.0.0:$PORT" "[::]:$PORT" "nonsense" "127.0.0.1:99999"; do
 	if "$PROFD" --foreground --no-config --spool none --socket "$T/x.sock" \
 	    --db "$T/x.db" --listen-tcp "$spec" >"$T/refused.log" 2>&1; then

@@ -49,23 +49,30 @@ ingest_free(void *arg)
 
 /* The profile type suffixes Pyroscope's clients put after the app name:
  * pyroscope-go's, the Node client's, the Java agent's, with the metric
- * of a folded body of each. */
+ * of a folded body of each and the units its counts are in when the
+ * push does not say. */
 static const struct suffix {
-	const char *suffix, *type;
+	const char *suffix, *type, *units;
 } suffixes[] = {
-	{ "cpu", "cpu" }, { "itimer", "cpu" }, { "wall", "wall" },
-	{ "alloc_objects", "alloc_objects" },
-	{ "alloc_space", "alloc_space" },
-	{ "inuse_objects", "inuse_objects" },
-	{ "inuse_space", "inuse_space" },
-	{ "goroutines", "goroutine" },
-	{ "mutex_count", "contentions" }, { "mutex_duration", "delay" },
-	{ "block_count", "contentions" }, { "block_duration", "delay" },
-	{ "lock_count", "contentions" }, { "lock_duration", "delay" },
-	{ "alloc_in_new_tlab_objects", "alloc_in_new_tlab_objects" },
-	{ "alloc_in_new_tlab_bytes", "alloc_in_new_tlab_bytes" },
-	{ "alloc_outside_tlab_objects", "alloc_outside_tlab_objects" },
-	{ "alloc_outside_tlab_bytes", "alloc_outside_tlab_bytes" },
+	{ "cpu", "cpu", "samples" }, { "itimer", "cpu", "samples" },
+	{ "wall", "wall", "samples" },
+	{ "alloc_objects", "alloc_objects", "objects" },
+	{ "alloc_space", "alloc_space", "bytes" },
+	{ "inuse_objects", "inuse_objects", "objects" },
+	{ "inuse_space", "inuse_space", "bytes" },
+	{ "goroutines", "goroutine", "goroutines" },
+	{ "mutex_count", "contentions", "lock_samples" },
+	{ "mutex_duration", "delay", "lock_nanoseconds" },
+	{ "block_count", "contentions", "lock_samples" },
+	{ "block_duration", "delay", "lock_nanoseconds" },
+	{ "lock_count", "contentions", "lock_samples" },
+	{ "lock_duration", "delay", "lock_nanoseconds" },
+	{ "alloc_in_new_tlab_objects", "alloc_in_new_tlab_objects",
+	    "objects" },
+	{ "alloc_in_new_tlab_bytes", "alloc_in_new_tlab_bytes", "bytes" },
+	{ "alloc_outside_tlab_objects", "alloc_outside_tlab_objects",
+	    "objects" },
+	{ "alloc_outside_tlab_bytes", "alloc_outside_tlab_bytes", "bytes" },
 };
 
 /* name=APP.TYPE{k=v,...}: scope, the suffix's row (or NULL) and labels. */
@@ -189,6 +196,8 @@ ingest_metric(struct api_call *call, struct ingest *in,
 			return -1;
 		}
 	}
+	if ((units == NULL || *units == '\0') && sfx != NULL)
+		units = sfx->units;
 	if (units == NULL || *units == '\0' || strcmp(units, "samples") == 0) {
 		in->p.metric_type = xstrdup(type && strcmp(type, "wall") == 0 ?
 		    "wall" : "cpu");

@@ -122,7 +122,13 @@ r=$(api GET "/v1/profiles?scope=objs")
 r=$(ingest "name=mem.inuse_space&units=bytes" --data-binary $'a;b 4096\n')
 [ "$(api GET "/v1/profiles?scope=mem" | sed '$d' | json 'j["profiles"][0]["metrics"]')" = \
     '[{"type": "inuse_space", "unit": "bytes"}]' ] || fail "bytes metric"
-ok "lines, sampleRate 250, units objects and bytes"
+# Without units, the name's profile type says what the counts are.
+r=$(ingest "name=locks.mutex_duration" --data-binary $'a;lock 1500\n')
+[ "$(api GET "/v1/profiles?scope=locks" | sed '$d' | json 'j["profiles"][0]["metrics"]')" = \
+    '[{"type": "delay", "unit": "nanoseconds"}]' ] || fail "units from .mutex_duration"
+"$PROFCTL" top --scope locks --json | json 'j["total"]' | has -x 1500 ||
+    fail "a lock duration is not scaled by a sample rate"
+ok "lines, sampleRate 250, units objects and bytes, units from the suffix"
 
 # Errors: 400 bad metadata, 413 too large, 422 unreadable; nothing stored.
 before=$(api GET /v1/scopes | sed '$d' | json 'sum(s["profiles"] for s in j["scopes"])')

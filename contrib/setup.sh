@@ -13,7 +13,8 @@ pkgs=(build-essential cmake pkg-config curl python3 gzip
       libre2-dev)
 # The tests also use Go (fixture regeneration, pprof comparisons) and a
 # real browser for the flame graph (Chromium driven by Node's
-# playwright-core, installed into the build directory by the test).
+# playwright-core, installed into the build directory by the test; so is
+# the Pyroscope Node.js client, @pyroscope/nodejs, for test_pyroscope_node).
 # clang-14 and libclang-rt-14-dev build the libFuzzer harnesses of
 # tests/fuzz (gcc has no libFuzzer). clickhouse-server and -client: the
 # fleet tests start their own ClickHouse as a user process on loopback

@@ -15,6 +15,8 @@ http_error_kind(int status)
 	switch (status) {
 	case 400:
 		return "bad request";
+	case 401:
+		return "unauthorized";
 	case 403:
 		return "forbidden";
 	case 404:
@@ -29,6 +31,8 @@ http_error_kind(int status)
 		return "too large";
 	case 417:
 		return "expectation failed";
+	case 422:
+		return "unprocessable";
 	case 431:
 		return "header too large";
 	case 501:
@@ -50,6 +54,8 @@ http_error_reason(int status)
 		return "Continue";
 	case 400:
 		return "Bad Request";
+	case 401:
+		return "Unauthorized";
 	case 403:
 		return "Forbidden";
 	case 404:
@@ -64,6 +70,8 @@ http_error_reason(int status)
 		return "Payload Too Large";
 	case 417:
 		return "Expectation Failed";
+	case 422:
+		return "Unprocessable Entity";
 	case 431:
 		return "Request Header Fields Too Large";
 	case 501:

@@ -69,6 +69,17 @@ const struct opt config_opts[] = {
 	    "time a client has to send a whole request body" },
 	{ "idle-timeout", T_DURATION, F(idle_timeout), 1, 86400, 0,
 	    "time a connection may stay silent (reading or writing)" },
+	{ "listen-tcp", T_TEXT, F(listen_tcp), 0, 0, 1,
+	    "ADDR:PORT of a TCP listener for Pyroscope agents, serving only "
+	    "/ingest, /push.v1.PusherService/Push and /v1/health (none: no "
+	    "listener; not loopback: tcp-auth-token or tcp-basic-auth "
+	    "needed)" },
+	{ "tcp-auth-token", T_TEXT, F(tcp_auth_token), 0, 0, 1,
+	    "bearer token the TCP listener asks of agents (none: no token; "
+	    "set it in the config file, not on a command line ps shows)" },
+	{ "tcp-basic-auth", T_TEXT, F(tcp_basic_auth), 0, 0, 1,
+	    "USER:PASSWORD of HTTP basic auth on the TCP listener (none: "
+	    "none)" },
 	{ "allowed-host", T_HOSTS, F(allowed_hosts), 0, 0, 0,
 	    "a Host header name answered beside localhost, 127.0.0.1 and "
 	    "[::1] (repeatable; none: clear the list)" },

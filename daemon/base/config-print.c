@@ -34,7 +34,10 @@ config_usage(FILE *f)
 		    o->type == T_BOOL ? "[yes|no]" :
 		    o->type == T_PATH || o->type == T_OPTPATH ? "PATH" :
 		    o->type == T_TEXT ? (strcmp(o->name, "fleet-url") == 0 ?
-		    "URL" : "NAME") :
+		    "URL" : strcmp(o->name, "listen-tcp") == 0 ? "ADDR:PORT" :
+		    strcmp(o->name, "tcp-auth-token") == 0 ? "TOKEN" :
+		    strcmp(o->name, "tcp-basic-auth") == 0 ? "USER:PASS" :
+		    "NAME") :
 		    o->type == T_DURATION ? "TIME" :
 		    o->type == T_LEVEL ? "LEVEL" :
 		    o->type == T_HOSTS ? "NAME" :

@@ -143,6 +143,9 @@ config_clear(struct config *c)
 	free(c->uploads_dir);
 	free(c->spool_dir);
 	free(c->fleet_url);
+	free(c->listen_tcp);
+	free(c->tcp_auth_token);
+	free(c->tcp_basic_auth);
 	free(c->fleet_host);
 	free(c->fleet_database);
 	config_retention_clear(&c->retention);

@@ -87,6 +87,11 @@ struct config {
 	int64_t fleet_interval;		/* seconds between polls when idle */
 	int64_t fleet_timeout;		/* seconds for one HTTP exchange */
 	uint64_t fleet_backlog_max;	/* unshipped bytes; 0: no limit */
+	/* The TCP listener for Pyroscope agents (server-tcp.c): ADDR:PORT
+	 * (NULL: none), and the credentials it asks for (NULL: none). */
+	char *listen_tcp;
+	char *tcp_auth_token;		/* Authorization: Bearer TOKEN */
+	char *tcp_basic_auth;		/* USER:PASSWORD, HTTP basic auth */
 	/* Host header names answered beside localhost, 127.0.0.1, [::1]. */
 	struct strlist allowed_hosts;
 	/* Targets scraped for profiles, in the file's order. */

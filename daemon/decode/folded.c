@@ -64,6 +64,7 @@ struct folded {
 	uint64_t		 lineno;
 	uint64_t		 off;		/* stream offset of the line */
 	uint64_t		 samples;
+	int64_t			 scale;		/* decode_opts.scale */
 };
 
 static int
@@ -321,6 +322,13 @@ folded_line(struct folded *f, const uint8_t *p, size_t n)
 		    "(a line is \"root;...;leaf COUNT\")");
 	if (folded_count(f, p, sep, e, &count) == -1)
 		return -1;
+	if (f->scale > 1) {
+		if (count > INT64_MAX / f->scale)
+			return folded_fail(f, ERR_INPUT, sep, p + sep, e - sep,
+			    "count times %lld (the sampling period) is past "
+			    "%lld", (long long)f->scale, (long long)INT64_MAX);
+		count *= f->scale;
+	}
 	/* p[b] is not blank, p[sep - 1] is: the stack is not empty. */
 	for (se = sep - 1; se > b && folded_blank(p[se - 1]); se--)
 		/* nothing */;
@@ -376,6 +384,7 @@ folded_decode(struct stream *in, const struct decode_opts *opts,
 		type = opts->metric_type;
 	if (opts != NULL && opts->metric_unit.n > 0)
 		unit = opts->metric_unit;
+	f.scale = opts != NULL ? opts->scale : 0;
 
 	if (sink->metric(sink->ctx, type, unit, err) == -1) {
 		folded_sink_fail(&f, "metric");

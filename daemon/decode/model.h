@@ -95,6 +95,9 @@ struct model_meta {
 struct decode_opts {
 	struct mstr metric_type;	/* folded: the metric of the counts */
 	struct mstr metric_unit;
+	/* folded: each count is multiplied by this (0: 1), e.g. the
+	 * nanoseconds of one sample at a sampling rate. */
+	int64_t scale;
 	int64_t bucket_ns;		/* time bucket of timed samples */
 };
 

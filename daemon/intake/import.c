@@ -102,7 +102,8 @@ importer_finish(struct importer *im, const struct import_request *req,
 	time_ns = im->meta.time_ns ? im->meta.time_ns : req->time_ns ?
 	    req->time_ns : imported_ns;
 	pm.time_ns = time_ns;
-	pm.duration_ns = im->meta.duration_ns;
+	pm.duration_ns = im->meta.time_ns || im->meta.duration_ns ?
+	    im->meta.duration_ns : req->duration_ns;
 	pm.period = im->meta.period;
 	pm.doc_url = im->doc_url;
 	pm.samples = (int64_t)im->meta.samples;
@@ -313,6 +314,8 @@ importer_run(struct importer *im, const struct import_request *req,
 		size_t niov = req->niov > 0 ? req->niov : 1;
 
 		sha256_init(&sh);
+		if (req->salt_len > 0)
+			sha256_update(&sh, req->salt, req->salt_len);
 		for (i = 0; i < niov; i++)
 			sha256_update(&sh, iov[i].iov_base, iov[i].iov_len);
 		sha256_final(&sh, hash);

@@ -42,9 +42,16 @@ struct import_request {
 	void *read_all_arg;
 	int fd;
 	int no_quote;			/* errors never quote the input */
-	/* The profile's time if it has none (0: the import's): a scrape's
-	 * time, not the moment its body reached the import thread. */
-	int64_t time_ns;
+	/* The profile's time and duration when the blob has none of its
+	 * own: a Pyroscope push's from and until (folded text), a scrape's
+	 * time (not the moment its body reached the import thread); 0: the
+	 * import time and no duration. */
+	int64_t time_ns, duration_ns;
+	/* Hashed before the blob (in memory only): what makes two pushes of
+	 * the same bytes different profiles (the same folded text for two
+	 * time ranges is two profiles, not a duplicate). */
+	const uint8_t *salt;
+	size_t salt_len;
 };
 
 struct import_count {

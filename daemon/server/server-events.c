@@ -51,6 +51,8 @@ server_signal_cb(evutil_socket_t sig, short what, void *arg)
 	atomic_store(&srv->stopping, 1);
 	sd_stopping();
 	server_http_unlisten(srv->guard);
+	if (srv->tcp_guard != NULL)
+		server_http_unlisten(srv->tcp_guard);
 	fleet_stop(srv->fleet);
 	scraper_stop(srv->scraper);
 	for (i = 0; i < API_NQUEUES; i++)
@@ -134,6 +136,17 @@ server_reload_cb(evutil_socket_t sig, short what, void *arg)
 	free(nc->spool_dir);
 	nc->spool_dir = srv->cfg->spool_dir != NULL ?
 	    xstrdup(srv->cfg->spool_dir) : NULL;
+	/* The TCP listener asks for what it was started with: a reload
+	 * cannot leave it open without the credentials that let it bind. */
+	free(nc->listen_tcp);
+	nc->listen_tcp = srv->cfg->listen_tcp != NULL ?
+	    xstrdup(srv->cfg->listen_tcp) : NULL;
+	free(nc->tcp_auth_token);
+	nc->tcp_auth_token = srv->cfg->tcp_auth_token != NULL ?
+	    xstrdup(srv->cfg->tcp_auth_token) : NULL;
+	free(nc->tcp_basic_auth);
+	nc->tcp_basic_auth = srv->cfg->tcp_basic_auth != NULL ?
+	    xstrdup(srv->cfg->tcp_basic_auth) : NULL;
 	nc->foreground = srv->cfg->foreground;
 	nc->query_threads = srv->cfg->query_threads;
 	nc->import_queue = srv->cfg->import_queue;
@@ -149,6 +162,8 @@ server_reload_cb(evutil_socket_t sig, short what, void *arg)
 	uploads_set_max_open(srv->host.uploads, nc->max_uploads);
 	server_http_set_config(srv->guard, nc);
 	scraper_apply(srv->scraper, nc);
+	if (srv->tcp_guard != NULL)
+		server_http_set_config(srv->tcp_guard, nc);
 	lj = xcalloc(1, sizeof *lj);
 	lj->job.run = server_limits_run;
 	lj->job.done = server_limits_done;

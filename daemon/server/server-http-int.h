@@ -65,6 +65,7 @@ struct server_http {
 	int64_t episode_ns;		/* first failed accept of an episode */
 	uint64_t episode_errors;	/* failed accepts since the last one */
 	struct server_http *next;	/* in listening */
+	int any_host;			/* no Host check */
 };
 
 /* conn.c: evhttp_set_bevcb's callback: the filter over a new connection

@@ -169,7 +169,7 @@ server_http_dispatch(struct evhttp_request *req, void *arg)
 		    "the HTTP version is not 1.0 or 1.1");
 		return;
 	}
-	if (!server_http_check_host(sh, req))
+	if (!sh->any_host && !server_http_check_host(sh, req))
 		return;
 	/* No route takes HEAD, and libevent 2.1 would send the 405's body
 	 * without its length on a connection kept open: the client would
@@ -215,6 +215,12 @@ server_http_setup(struct evhttp *http, struct event_base *base,
 	evhttp_set_bevcb(http, conn_new, sh);
 	evhttp_set_gencb(http, server_http_dispatch, sh);
 	return sh;
+}
+
+void
+server_http_any_host(struct server_http *sh)
+{
+	sh->any_host = 1;
 }
 
 void

@@ -31,6 +31,10 @@ struct server_http *server_http_setup(struct evhttp *, struct event_base *,
 /* The settings after a reload (limits and timeouts take effect for new
  * requests). */
 void server_http_set_config(struct server_http *, const struct config *);
+/* Answer any Host header: the TCP listener's agents name the host they
+ * reach, and it serves only ingest with credentials, which a page of
+ * another site (DNS rebinding) does not have. */
+void server_http_any_host(struct server_http *);
 /* Accept on a listening socket (taken); -1 if libevent refuses it. */
 int server_http_listen(struct server_http *, int fd);
 /* Stop accepting (SIGTERM); connections open stay. */

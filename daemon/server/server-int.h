@@ -31,6 +31,11 @@ struct server {
 	struct event *retention;	/* the periodic pass */
 	atomic_int stopping;		/* SIGTERM: roll back long imports */
 	struct server_http *guard;	/* limits and deadlines per connection */
+	/* The TCP listener (server-tcp.c), NULL without listen-tcp. */
+	struct server_http *tcp_guard;
+	struct evhttp *tcp_http;
+	int tcp_fd;			/* until evhttp has it; -1: none */
+	char *tcp_name;			/* what it is bound to */
 	struct event *drain;		/* after SIGTERM, until idle */
 	int64_t stop_deadline_ns;
 	struct event_base *base;
@@ -44,6 +49,15 @@ struct server {
 	struct event *sigs[3], *sweep, *status, *watchdog;
 	uint64_t status_done, status_failed;	/* last sent in STATUS= */
 };
+
+/* server-tcp.c: the TCP listener of listen-tcp.  Open binds and listens
+ * (before detaching, so that a refusal is seen), -1 after logging why:
+ * an address that is not loopback needs tcp-auth-token or
+ * tcp-basic-auth.  Start serves it on the loop; 0 and nothing done
+ * without listen-tcp. */
+int server_tcp_open(struct server *);
+int server_tcp_start(struct server *);
+void server_tcp_free(struct server *);
 
 /* server-events.c: signals, timers, systemd notifications. */
 void server_events_start(struct server *);

@@ -189,8 +189,20 @@ static void
 server_host_http_stats(void *ctx, struct api_http_stats *st)
 {
 	struct server *srv = ctx;
+	struct api_http_stats t;
 
 	server_http_stats(srv->guard, st);
+	if (srv->tcp_guard == NULL)
+		return;
+	/* The TCP listener's connections count beside the socket's. */
+	server_http_stats(srv->tcp_guard, &t);
+	st->connections += t.connections;
+	st->inflight_body_bytes += t.inflight_body_bytes;
+	st->accept_errors += t.accept_errors;
+	st->refused_connections += t.refused_connections;
+	st->refused_bodies += t.refused_bodies;
+	st->refused_heads += t.refused_heads;
+	st->timed_out += t.timed_out;
 }
 
 static int
@@ -279,6 +291,10 @@ server_open(struct server *srv)
 		log_err("libevent has no pthreads support");
 		return -1;
 	}
+	/* First: a listener refused for want of credentials starts
+	 * nothing. */
+	if (server_tcp_open(srv) == -1)
+		return -1;
 	if (server_open_store(srv) == -1)
 		return -1;
 	if (cfg->uploads_dir != NULL)
@@ -328,6 +344,8 @@ server_start(struct server *srv)
 		close(srv->fd);
 		return -1;
 	}
+	if (server_tcp_start(srv) == -1)
+		return -1;
 	srv->iwp = &srv->iw;
 	/* The importer lowers its own thread's priority further. */
 	srv->host.queues[API_IMPORT] = jobq_new(srv->base, "import",
@@ -406,6 +424,7 @@ server_close(struct server *srv)
 	free(srv->listen_path);
 	uploads_free(srv->host.uploads);
 	free(srv->updir);
+	server_tcp_free(srv);
 	if (srv->guard != NULL)
 		server_http_free(srv->guard);	/* and srv->http */
 	else if (srv->http != NULL)
@@ -446,6 +465,7 @@ server_run(struct config *cfg, int argc, char **argv)
 	srv.argc = argc;
 	srv.argv = argv;
 	srv.fd = -1;
+	srv.tcp_fd = -1;
 	api_host_init(&srv.host);
 	srv.host.cfg = cfg;
 	srv.host.ctx = &srv;

@@ -204,3 +204,32 @@ need_playwright() {
 		exit 77
 	}
 }
+
+# need_pyroscope_node: node and the Pyroscope Node.js client
+# (@pyroscope/nodejs, whose @datadog/pprof brings prebuilt native
+# binaries), installed by npm into the build directory once, else skip
+# (77).  The version is pinned: the test checks what that client sends.
+# Sets PYRO_NODE_DIR.
+PYROSCOPE_NODEJS_VERSION=0.6.4
+need_pyroscope_node() {
+	PYRO_NODE_DIR=${BUILD_DIR:-/tmp}/node-pyroscope
+	command -v node >/dev/null ||
+	    { echo "SKIP: no node (apt-get install nodejs)"; exit 77; }
+	if [ ! -d "$PYRO_NODE_DIR/node_modules/@pyroscope/nodejs" ]; then
+		command -v npm >/dev/null ||
+		    { echo "SKIP: no npm to install @pyroscope/nodejs"; exit 77; }
+		mkdir -p "$PYRO_NODE_DIR"
+		npm install --no-save --no-audit --no-fund --prefix "$PYRO_NODE_DIR" \
+		    "@pyroscope/nodejs@$PYROSCOPE_NODEJS_VERSION" >"$T/npm.log" 2>&1 || {
+			echo "SKIP: npm install @pyroscope/nodejs failed:" \
+			    "$(tail -n 3 "$T/npm.log")"
+			exit 77
+		}
+	fi
+	node -e 'require(process.argv[1] + "/node_modules/@pyroscope/nodejs")' \
+	    "$PYRO_NODE_DIR" 2>"$T/node.err" || {
+		echo "SKIP: @pyroscope/nodejs does not load here" \
+		    "(its native @datadog/pprof): $(tail -n 2 "$T/node.err")"
+		exit 77
+	}
+}

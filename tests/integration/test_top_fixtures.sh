@@ -25,28 +25,8 @@ for tsv in "$FIXTURES"/expected/*.tsv; do
 	metric=${base#*.}
 	"$PROFCTL" top --scope "fx-$prof" --metric "$metric" --json \
 	    >"$T/top.json" || fail "profctl top $base"
-	python3 - "$tsv" "$T/top.json" <<'PY' || fail "numbers of $base differ from pprof"
-import json, sys
-want_rows, want_total = [], None
-for line in open(sys.argv[1]):
-    line = line.rstrip("\n")
-    if line.startswith("#total\t"):
-        want_total = int(line.split("\t")[1])
-        continue
-    name, flat, cum = line.rsplit("\t", 2)
-    want_rows.append((name, int(flat), int(cum)))
-got = json.load(open(sys.argv[2]))
-got_rows = [(r["function"], r["flat"], r["cum"]) for r in got["rows"]]
-bad = 0
-if got["total"] != want_total:
-    print("total: got %d, pprof %d" % (got["total"], want_total)); bad = 1
-if len(got_rows) != len(want_rows):
-    print("rows: got %d, pprof %d" % (len(got_rows), len(want_rows))); bad = 1
-for i, (g, w) in enumerate(zip(got_rows, want_rows)):
-    if g != w:
-        print("row %d: got %r, pprof %r" % (i, g, w)); bad = 1
-sys.exit(bad)
-PY
+	python3 "$TESTS_DIR/tools/top_tsv.py" "$tsv" "$T/top.json" ||
+	    fail "numbers of $base differ from pprof"
 	# The text table, from the "Showing nodes" line on, byte for byte.
 	"$PROFCTL" top --scope "fx-$prof" --metric "$metric" >"$T/top.txt" ||
 	    fail "profctl top $base (text)"

@@ -1,0 +1,288 @@
+/* api-connect.c: POST /push.v1.PusherService/Push, Pyroscope's push
+ * service as Grafana Alloy's pyroscope.write calls it: a Connect unary
+ * call over HTTP/1.1 whose body is a push.v1.PushRequest in protobuf
+ * (Content-Type application/proto) or JSON (application/json), gzipped
+ * if Content-Encoding says so.
+ *
+ * Each raw_profile of each series is a pprof (gzipped or not) imported
+ * as a push of its own.  The scope is the series' service_name label,
+ * else its __name__; characters a scope name cannot hold become '_'
+ * (Alloy's eBPF service names hold '/').  The stored labels are the
+ * series' others but service_name and those starting "__" (Pyroscope's
+ * internal ones: __name__, the profile type, __delta__,
+ * __session_id__...).  Errors are Connect's: {"code", "message"} in
+ * JSON with the HTTP status Connect maps the code to. */
+#include <event2/buffer.h>
+#include <event2/http.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "api-pyro.h"
+#include "inflate.h"
+#include "pushreq.h"
+#include "stream.h"
+#include "util.h"
+
+struct cpush {
+	struct evbuffer *body;
+	int json, gzip;
+};
+
+static void
+cpush_free(void *arg)
+{
+	struct cpush *c = arg;
+
+	if (c->body != NULL)
+		evbuffer_free(c->body);
+	free(c);
+}
+
+/* Connect's code for an error of ours, and its HTTP status. */
+static const char *
+connect_code(const struct error *err, int *status)
+{
+	switch (err->kind) {
+	case ERR_INPUT:
+		*status = 400;
+		return "invalid_argument";
+	case ERR_TOO_LARGE:
+	case ERR_NO_SPACE:
+		*status = 429;
+		return "resource_exhausted";
+	case ERR_BUSY:
+	case ERR_TIMEOUT:
+		*status = 503;
+		return "unavailable";
+	default:
+		*status = 500;
+		return "internal";
+	}
+}
+
+static json_t *
+connect_body(const char *code, const char *msg)
+{
+	json_t *m = json_string(msg);
+
+	/* A message quoting bad bytes may not be UTF-8. */
+	if (m == NULL)
+		m = json_string("(the message is not printable)");
+	return json_pack("{s:s, s:o}", "code", code, "message", m);
+}
+
+/* On the loop: reply with a Connect error now. */
+static void
+connect_refuse(struct api_call *call, int status, const char *code,
+    const char *msg)
+{
+	api_reply(call, status, connect_body(code, msg));
+}
+
+/* The series' scope into buf (129 bytes); -1 if it has none. */
+static int
+connect_scope(const struct pushreq_series *s, char *buf)
+{
+	const char *v = pushreq_label(s, "service_name");
+	size_t i, n;
+
+	if (v == NULL || *v == '\0')
+		v = pushreq_label(s, "__name__");
+	if (v == NULL || *v == '\0')
+		return -1;
+	n = strlen(v) > 128 ? 128 : strlen(v);
+	for (i = 0; i < n; i++) {
+		char c = v[i];
+
+		buf[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+		    c == '-' ? c : '_';
+	}
+	buf[n] = '\0';
+	if (!scope_name_valid(buf))	/* "." or ".." */
+		buf[0] = '_';
+	return 0;
+}
+
+/* Every series is checked before the first import: a request refused for
+ * its labels stores nothing. */
+static int
+connect_check(const struct pushreq *req, struct error *err)
+{
+	char scope[129];
+	size_t i, j;
+
+	for (i = 0; i < req->nseries; i++) {
+		const struct pushreq_series *s = &req->series[i];
+
+		if (s->nsamples > 0 && connect_scope(s, scope) == -1)
+			return error_set(err, ERR_INPUT, "series %zu has "
+			    "neither a service_name nor a __name__ label", i);
+		for (j = 0; j < s->nlabels; j++)
+			if (!api_pyro_label_name_valid(s->labels[j].name,
+			    strlen(s->labels[j].name)))
+				return error_set(err, ERR_INPUT, "series %zu: "
+				    "the label name \"%s\" is not "
+				    "[A-Za-z_][A-Za-z0-9_.]*", i,
+				    s->labels[j].name);
+	}
+	return 0;
+}
+
+static int
+connect_import(struct api_call *call, void *worker,
+    const struct pushreq *req, size_t *stored, struct error *err)
+{
+	struct pyro_push p;
+	struct import_result res;
+	char scope[129];
+	const char *name;
+	size_t i, j;
+	int rc = 0;
+
+	for (i = 0; i < req->nseries && rc == 0; i++) {
+		const struct pushreq_series *s = &req->series[i];
+
+		if (s->nsamples == 0)
+			continue;
+		memset(&p, 0, sizeof p);
+		(void)connect_scope(s, scope);
+		p.scope = xstrdup(scope);
+		name = pushreq_label(s, "__name__");
+		p.name = xstrdup(name ? name : "");
+		for (j = 0; j < s->nlabels; j++) {
+			const struct pushreq_label *l = &s->labels[j];
+
+			if (strncmp(l->name, "__", 2) != 0 &&
+			    strcmp(l->name, "service_name") != 0)
+				api_pyro_label(&p, l->name, strlen(l->name),
+				    l->value, strlen(l->value));
+		}
+		for (j = 0; j < s->nsamples && rc == 0; j++) {
+			if ((rc = api_pyro_import(call, worker, &p, "pprof",
+			    s->samples[j].raw ? s->samples[j].raw :
+			    (const uint8_t *)"", s->samples[j].len, &res,
+			    err)) == 0) {
+				(*stored)++;
+				import_result_clear(&res);
+			} else {
+				char msg[sizeof err->msg];
+				enum error_kind kind = err->kind;
+
+				memcpy(msg, err->msg, sizeof msg);
+				err->kind = ERR_NONE;
+				error_set(err, kind, "series %zu, sample %zu: "
+				    "%.440s", i, j, msg);
+			}
+		}
+		api_pyro_push_clear(&p);
+	}
+	return rc;
+}
+
+/* The body, gunzipped if Content-Encoding said gzip. */
+static int
+connect_body_bytes(struct api_call *call, struct cpush *c, uint8_t **own,
+    const uint8_t **data, size_t *len, struct error *err)
+{
+	const struct limits *lim = &call->host->cfg->limits;
+	struct stream *in;
+	int rc;
+
+	*own = NULL;
+	*len = evbuffer_get_length(c->body);
+	*data = *len ? evbuffer_pullup(c->body, -1) : (const uint8_t *)"";
+	if (!c->gzip)
+		return 0;
+	in = inflate_stream(stream_mem(*data, *len), lim);
+	rc = stream_slurp(in, lim->max_inflated, own, len, err);
+	stream_free(in);
+	*data = *own;
+	return rc;
+}
+
+static void
+connect_work(struct api_call *call, void *worker)
+{
+	struct cpush *c = call->data;
+	struct pushreq req;
+	struct error err = { 0 };
+	const uint8_t *data;
+	uint8_t *own;
+	size_t len, stored = 0;
+	const char *code;
+	int status, rc;
+
+	rc = connect_body_bytes(call, c, &own, &data, &len, &err);
+	if (rc == 0)
+		rc = c->json ? pushreq_decode_json(data, len, &req, &err) :
+		    pushreq_decode(data, len, &req, &err);
+	free(own);
+	if (rc == 0) {
+		if ((rc = connect_check(&req, &err)) == 0)
+			rc = connect_import(call, worker, &req, &stored, &err);
+		pushreq_clear(&req);
+	}
+	if (rc == -1) {
+		char msg[sizeof err.msg + 64];
+
+		code = connect_code(&err, &status);
+		snprintf(msg, sizeof msg, "%s%s", err.msg, stored ?
+		    " (the profiles before it were stored)" : "");
+		api_result(call, status, connect_body(code, msg));
+		return;
+	}
+	/* PushResponse is empty: no bytes in protobuf, {} in JSON. */
+	if (c->json)
+		api_result_text(call, 200, "application/json", xstrdup("{}"));
+	else
+		api_result_blob(call, 200, "application/proto", xstrdup(""), 0);
+}
+
+void
+api_connect_push_post(struct api_call *call)
+{
+	struct evkeyvalq *h = evhttp_request_get_input_headers(call->req);
+	const char *ct = evhttp_find_header(h, "Content-Type");
+	const char *enc = evhttp_find_header(h, "Content-Encoding");
+	const char *ver = evhttp_find_header(h, "Connect-Protocol-Version");
+	struct cpush *c;
+	size_t n;
+	int json;
+
+	n = ct ? strcspn(ct, "; \t") : 0;
+	if (ct != NULL && n == 17 && strncasecmp(ct, "application/proto",
+	    n) == 0)
+		json = 0;
+	else if (ct != NULL && n == 16 && strncasecmp(ct, "application/json",
+	    n) == 0)
+		json = 1;
+	else {
+		connect_refuse(call, 415, "invalid_argument", "Content-Type "
+		    "must be application/proto or application/json (a Connect "
+		    "unary call)");
+		return;
+	}
+	if (ver != NULL && strcmp(ver, "1") != 0) {
+		connect_refuse(call, 400, "invalid_argument",
+		    "Connect-Protocol-Version must be 1");
+		return;
+	}
+	if (enc != NULL && strcasecmp(enc, "identity") != 0 &&
+	    strcasecmp(enc, "gzip") != 0) {
+		connect_refuse(call, 501, "unimplemented", "Content-Encoding "
+		    "must be gzip or identity");
+		return;
+	}
+	c = xcalloc(1, sizeof *c);
+	call->data = c;
+	call->free_data = cpush_free;
+	c->json = json;
+	c->gzip = enc != NULL && strcasecmp(enc, "gzip") == 0;
+	c->body = evbuffer_new();
+	evbuffer_add_buffer(c->body, evhttp_request_get_input_buffer(
+	    call->req));
+	api_submit(call, API_IMPORT, connect_work);
+}

@@ -1,0 +1,391 @@
+/* pushreq.c: push.v1.PushRequest from protobuf (through pb.c's field
+ * loop) or from Connect's JSON form (protojson: bytes as base64, standard
+ * or URL-safe, padded or not; field names in lowerCamelCase or as in the
+ * .proto). */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb.h"
+#include "pushreq.h"
+#include "util.h"
+
+void
+pushreq_clear(struct pushreq *r)
+{
+	size_t i, j;
+
+	for (i = 0; i < r->nseries; i++) {
+		struct pushreq_series *s = &r->series[i];
+
+		for (j = 0; j < s->nlabels; j++) {
+			free(s->labels[j].name);
+			free(s->labels[j].value);
+		}
+		free(s->labels);
+		for (j = 0; j < s->nsamples; j++) {
+			free(s->samples[j].raw);
+			free(s->samples[j].id);
+		}
+		free(s->samples);
+	}
+	free(r->series);
+	memset(r, 0, sizeof *r);
+}
+
+const char *
+pushreq_label(const struct pushreq_series *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < s->nlabels; i++)
+		if (strcmp(s->labels[i].name, name) == 0)
+			return s->labels[i].value;
+	return NULL;
+}
+
+/* A string field's bytes as a C string: UTF-8 without NUL, as proto3
+ * strings are (and as they go into JSON replies). */
+static char *
+pushreq_str(const uint8_t *p, size_t n, const char *what, struct error *err)
+{
+	json_t *valid;
+
+	/* jansson refuses a string that is not UTF-8: its check, not one
+	 * more of our own. */
+	if (memchr(p, '\0', n) != NULL ||
+	    (valid = json_stringn((const char *)p, n)) == NULL) {
+		error_set(err, ERR_INPUT, "PushRequest: %s is not UTF-8 "
+		    "without NUL", what);
+		return NULL;
+	}
+	json_decref(valid);
+	return xstrndup((const char *)p, n);
+}
+
+static struct pushreq_series *
+pushreq_series_add(struct pushreq *r, struct error *err)
+{
+	if (r->nseries == PUSHREQ_MAX_SERIES) {
+		error_set(err, ERR_TOO_LARGE, "PushRequest: more than %d "
+		    "series", PUSHREQ_MAX_SERIES);
+		return NULL;
+	}
+	r->series = xreallocarray(r->series, r->nseries + 1,
+	    sizeof *r->series);
+	memset(&r->series[r->nseries], 0, sizeof *r->series);
+	return &r->series[r->nseries++];
+}
+
+static struct pushreq_label *
+pushreq_label_add(struct pushreq_series *s, struct error *err)
+{
+	if (s->nlabels == PUSHREQ_MAX_LABELS) {
+		error_set(err, ERR_TOO_LARGE, "PushRequest: a series has more "
+		    "than %d labels", PUSHREQ_MAX_LABELS);
+		return NULL;
+	}
+	s->labels = xreallocarray(s->labels, s->nlabels + 1,
+	    sizeof *s->labels);
+	memset(&s->labels[s->nlabels], 0, sizeof *s->labels);
+	return &s->labels[s->nlabels++];
+}
+
+static struct pushreq_sample *
+pushreq_sample_add(struct pushreq *r, struct pushreq_series *s,
+    struct error *err)
+{
+	if (r->nsamples == PUSHREQ_MAX_SAMPLES) {
+		error_set(err, ERR_TOO_LARGE, "PushRequest: more than %d "
+		    "samples", PUSHREQ_MAX_SAMPLES);
+		return NULL;
+	}
+	r->nsamples++;
+	s->samples = xreallocarray(s->samples, s->nsamples + 1,
+	    sizeof *s->samples);
+	memset(&s->samples[s->nsamples], 0, sizeof *s->samples);
+	return &s->samples[s->nsamples++];
+}
+
+/* Fields of a message: each must be of wire type LEN (every field this
+ * decoder reads is a string, bytes or a message); others are skipped. */
+static int
+pb_label(const struct pb *c, const struct pb_field *f,
+    struct pushreq_label *l, struct error *err)
+{
+	struct pb s;
+	struct pb_field g;
+	char **dst;
+	int r;
+
+	pb_sub(c, f, &s);
+	while ((r = pb_next(&s, &g, err)) == 1) {
+		if (g.num != 1 && g.num != 2)
+			continue;
+		if (g.wt != PB_LEN)
+			return error_set(err, ERR_INPUT, "PushRequest: "
+			    "LabelPair field %u at byte %zu is not "
+			    "length-delimited", g.num, g.off);
+		dst = g.num == 1 ? &l->name : &l->value;
+		free(*dst);
+		if ((*dst = pushreq_str(g.data, g.len, g.num == 1 ?
+		    "a label name" : "a label value", err)) == NULL)
+			return -1;
+	}
+	if (r == -1)
+		return -1;
+	if (l->name == NULL)
+		l->name = xstrdup("");
+	if (l->value == NULL)
+		l->value = xstrdup("");
+	return 0;
+}
+
+static int
+pb_sample(const struct pb *c, const struct pb_field *f,
+    struct pushreq_sample *smp, struct error *err)
+{
+	struct pb s;
+	struct pb_field g;
+	int r;
+
+	pb_sub(c, f, &s);
+	while ((r = pb_next(&s, &g, err)) == 1) {
+		if (g.num != 1 && g.num != 2)
+			continue;
+		if (g.wt != PB_LEN)
+			return error_set(err, ERR_INPUT, "PushRequest: "
+			    "RawSample field %u at byte %zu is not "
+			    "length-delimited", g.num, g.off);
+		if (g.num == 1) {
+			free(smp->raw);
+			smp->raw = xmalloc(g.len ? g.len : 1);
+			memcpy(smp->raw, g.data, g.len);
+			smp->len = g.len;
+		} else {
+			free(smp->id);
+			if ((smp->id = pushreq_str(g.data, g.len,
+			    "a sample ID", err)) == NULL)
+				return -1;
+		}
+	}
+	return r;
+}
+
+static int
+pb_series(struct pushreq *req, const struct pb *c, const struct pb_field *f,
+    struct error *err)
+{
+	struct pushreq_series *ser;
+	struct pushreq_label *l;
+	struct pushreq_sample *smp;
+	struct pb s;
+	struct pb_field g;
+	int r;
+
+	if ((ser = pushreq_series_add(req, err)) == NULL)
+		return -1;
+	pb_sub(c, f, &s);
+	while ((r = pb_next(&s, &g, err)) == 1) {
+		if (g.num != 1 && g.num != 2)
+			continue;	/* annotations: dropped */
+		if (g.wt != PB_LEN)
+			return error_set(err, ERR_INPUT, "PushRequest: "
+			    "RawProfileSeries field %u at byte %zu is not "
+			    "length-delimited", g.num, g.off);
+		if (g.num == 1) {
+			if ((l = pushreq_label_add(ser, err)) == NULL ||
+			    pb_label(&s, &g, l, err) == -1)
+				return -1;
+		} else if ((smp = pushreq_sample_add(req, ser, err)) == NULL ||
+		    pb_sample(&s, &g, smp, err) == -1)
+			return -1;
+	}
+	return r;
+}
+
+int
+pushreq_decode(const uint8_t *data, size_t n, struct pushreq *req,
+    struct error *err)
+{
+	struct pb c;
+	struct pb_field f;
+	int r;
+
+	memset(req, 0, sizeof *req);
+	pb_init(&c, data, n);
+	while ((r = pb_next(&c, &f, err)) == 1) {
+		if (f.num != 1)
+			continue;
+		if (f.wt != PB_LEN) {
+			r = error_set(err, ERR_INPUT, "PushRequest: field 1 "
+			    "at byte %zu is not length-delimited", f.off);
+			break;
+		}
+		if ((r = pb_series(req, &c, &f, err)) == -1)
+			break;
+	}
+	if (r == -1) {
+		char msg[sizeof err->msg];
+
+		if (err->kind == ERR_NONE)
+			err->kind = ERR_INPUT;
+		/* pb's own errors do not name the message. */
+		if (strncmp(err->msg, "PushRequest", 11) != 0) {
+			enum error_kind kind = err->kind;
+
+			memcpy(msg, err->msg, sizeof msg);
+			err->kind = ERR_NONE;
+			error_set(err, kind, "PushRequest: %.480s", msg);
+		}
+		pushreq_clear(req);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- JSON ---- */
+
+static int
+b64_value(unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+' || c == '-')
+		return 62;
+	if (c == '/' || c == '_')
+		return 63;
+	return -1;
+}
+
+/* protojson's bytes: base64, standard or URL-safe, padding optional. */
+static int
+b64_decode(const char *s, size_t n, uint8_t **out, size_t *outlen,
+    struct error *err)
+{
+	uint8_t *o;
+	size_t i, k = 0, pad = 0;
+	uint32_t acc = 0;
+	int v, bits = 0;
+
+	while (n > 0 && s[n - 1] == '=' && pad < 2)
+		n--, pad++;
+	o = xmalloc(n * 3 / 4 + 1);
+	for (i = 0; i < n; i++) {
+		if ((v = b64_value((unsigned char)s[i])) < 0) {
+			free(o);
+			return error_set(err, ERR_INPUT, "PushRequest: "
+			    "rawProfile is not base64 (byte %zu)", i);
+		}
+		acc = acc << 6 | (uint32_t)v;
+		if ((bits += 6) >= 8) {
+			bits -= 8;
+			o[k++] = (uint8_t)(acc >> bits);
+		}
+	}
+	/* A single leftover character (6 bits) cannot end base64. */
+	if (n % 4 == 1) {
+		free(o);
+		return error_set(err, ERR_INPUT, "PushRequest: rawProfile is "
+		    "not base64 (its length)");
+	}
+	*out = o;
+	*outlen = k;
+	return 0;
+}
+
+static json_t *
+json_member(json_t *o, const char *a, const char *b)
+{
+	json_t *v = json_object_get(o, a);
+
+	return v != NULL || b == NULL ? v : json_object_get(o, b);
+}
+
+static int
+json_series(struct pushreq *req, json_t *js, struct error *err)
+{
+	struct pushreq_series *ser;
+	json_t *labels = json_object_get(js, "labels");
+	json_t *samples = json_object_get(js, "samples"), *v, *name, *value;
+	size_t i;
+
+	if (!json_is_object(js) || (labels && !json_is_array(labels)) ||
+	    (samples && !json_is_array(samples)))
+		return error_set(err, ERR_INPUT, "PushRequest: a series is "
+		    "not {\"labels\": [...], \"samples\": [...]}");
+	if ((ser = pushreq_series_add(req, err)) == NULL)
+		return -1;
+	json_array_foreach(labels, i, v) {
+		struct pushreq_label *l;
+
+		name = json_object_get(v, "name");
+		value = json_object_get(v, "value");
+		if (!json_is_object(v) || (name && !json_is_string(name)) ||
+		    (value && !json_is_string(value)))
+			return error_set(err, ERR_INPUT, "PushRequest: a "
+			    "label is not {\"name\": \"...\", \"value\": "
+			    "\"...\"}");
+		if ((l = pushreq_label_add(ser, err)) == NULL ||
+		    (l->name = pushreq_str((const uint8_t *)(name ?
+		    json_string_value(name) : ""), name ?
+		    json_string_length(name) : 0, "a label name", err)) ==
+		    NULL || (l->value = pushreq_str((const uint8_t *)(value ?
+		    json_string_value(value) : ""), value ?
+		    json_string_length(value) : 0, "a label value", err)) ==
+		    NULL)
+			return -1;
+	}
+	json_array_foreach(samples, i, v) {
+		struct pushreq_sample *smp;
+		json_t *raw = json_member(v, "rawProfile", "raw_profile");
+		json_t *id = json_member(v, "ID", "iD");
+
+		if (!json_is_object(v) || (raw && !json_is_string(raw)) ||
+		    (id && !json_is_string(id)))
+			return error_set(err, ERR_INPUT, "PushRequest: a "
+			    "sample is not {\"rawProfile\": BASE64, \"ID\": "
+			    "\"...\"}");
+		if ((smp = pushreq_sample_add(req, ser, err)) == NULL)
+			return -1;
+		if (raw != NULL && b64_decode(json_string_value(raw),
+		    json_string_length(raw), &smp->raw, &smp->len, err) == -1)
+			return -1;
+		if (id != NULL && (smp->id = pushreq_str((const uint8_t *)
+		    json_string_value(id), json_string_length(id),
+		    "a sample ID", err)) == NULL)
+			return -1;
+	}
+	return 0;
+}
+
+int
+pushreq_decode_json(const uint8_t *data, size_t n, struct pushreq *req,
+    struct error *err)
+{
+	json_error_t je;
+	json_t *root, *series, *v;
+	size_t i;
+	int rc = 0;
+
+	memset(req, 0, sizeof *req);
+	if ((root = json_loadb((const char *)data, n, JSON_REJECT_DUPLICATES,
+	    &je)) == NULL)
+		return error_set(err, ERR_INPUT, "PushRequest: JSON: %s at "
+		    "byte %d", je.text, je.position);
+	series = json_object_get(root, "series");
+	if (!json_is_object(root) || (series && !json_is_array(series)))
+		rc = error_set(err, ERR_INPUT, "PushRequest: not "
+		    "{\"series\": [...]}");
+	json_array_foreach(series, i, v)
+		if (rc == 0 && json_series(req, v, err) == -1)
+			rc = -1;
+	json_decref(root);
+	if (rc == -1)
+		pushreq_clear(req);
+	return rc;
+}

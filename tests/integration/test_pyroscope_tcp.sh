@@ -1,0 +1,133 @@
+# --listen-tcp: the listener Pyroscope agents push to over TCP.  It serves
+# /ingest, /push.v1.PusherService/Push and /v1/health only; off loopback
+# profd refuses to start without tcp-auth-token or tcp-basic-auth; with
+# them set a push without the right credentials is a 401 naming the
+# schemes; the connection guard (header-timeout) holds on it too; any
+# Host is answered there, while the socket still refuses a foreign one.
+. "$(dirname "$0")/lib.sh"
+BODY="$TESTS_DIR/tools/pyroscope_body.py"
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# Refusals at start: not loopback without credentials, a bad address.
+PORT=$(free_port)
+if "$PROFD" --foreground --no-config --spool none --socket "$T/x.sock" \
+    --db "$T/x.db" --listen-tcp "0.0.0.0:$PORT" --tcp-basic-auth nocolon \
+    >"$T/refused.log" 2>&1; then
+	fail "profd started with a tcp-basic-auth without a password"
+fi
+has -e "tcp-basic-auth is not USER:PASSWORD" "$T/refused.log" || fail "basic: $(cat "$T/refused.log")"
+for spec in "0.0.0.0:$PORT" "[::]:$PORT" "nonsense" "127.0.0.1:99999"; do
+	if "$PROFD" --foreground --no-config --spool none --socket "$T/x.sock" \
+	    --db "$T/x.db" --listen-tcp "$spec" >"$T/refused.log" 2>&1; then
+		fail "profd started with --listen-tcp $spec"
+	fi
+	has -e "listen-tcp" "$T/refused.log" || fail "$spec: $(cat "$T/refused.log")"
+done
+has -e "not a loopback address: set tcp-auth-token or tcp-basic-auth" \
+    <(PROFD_X=1 "$PROFD" --foreground --no-config --spool none --socket "$T/x.sock" \
+    --db "$T/x.db" --listen-tcp "0.0.0.0:$PORT" 2>&1) || fail "refusal message"
+[ ! -e "$T/x.sock" ] || fail "a refused start left a socket"
+ok "off loopback without credentials, and bad addresses: profd refuses to start"
+
+# Loopback, no credentials: ingest only, any Host.
+start_profd --listen-tcp "127.0.0.1:$PORT" --header-timeout 2
+URL="http://127.0.0.1:$PORT"
+tcp() {
+	local method=$1 path=$2
+	shift 2
+	curl -s -X "$method" -w '\n%{http_code}\n' "$URL$path" "$@"
+}
+r=$(tcp POST "/ingest?name=tcpapp.cpu&from=1700000000&until=1700000010" \
+    -H "Host: profiles.example.com:$PORT" --data-binary $'main;run 5\n')
+[ "$(status_of "$r")" = 200 ] || fail "ingest over TCP: $r"
+python3 "$BODY" push "$T/p.bin" --label service_name=tcppush "$FIXTURES/mutex.pprof"
+r=$(tcp POST /push.v1.PusherService/Push -H "Content-Type: application/proto" \
+    --data-binary @"$T/p.bin")
+[ "$(status_of "$r")" = 200 ] || fail "Connect push over TCP: $r"
+[ "$(status_of "$(tcp GET /v1/health)")" = 200 ] || fail "health over TCP"
+for route in "GET /v1/scopes" "GET /v1/top?scope=tcpapp" "DELETE /v1/profiles?scope=tcpapp" \
+    "GET /ui/" "GET /" "POST /v1/profiles?scope=x" "POST /v1/query" "GET /ingestx"; do
+	r=$(tcp $route --data-binary x)
+	[ "$(status_of "$r")" = 404 ] || fail "$route over TCP: $r"
+done
+r=$(api GET /v1/scopes)
+[ "$(body_of "$r" | json '[s["name"] for s in j["scopes"]]')" = '["tcpapp", "tcppush"]' ] ||
+    fail "what TCP pushed: $r"
+r=$(api GET /v1/scopes -H "Host: profiles.example.com")
+[ "$(status_of "$r")" = 403 ] || fail "the socket answered a foreign Host: $r"
+ok "loopback listener: ingest and Connect push, 404 for the rest, any Host"
+
+# The guard: a head trickled past header-timeout is cut; profd serves on.
+python3 - "$PORT" <<'PY' || fail "slow head over TCP not cut"
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(b"POST /ingest?name=slow.cpu HTTP/1.1\r\nHost: x\r\n")
+start = time.time()
+s.settimeout(10)
+try:
+    while time.time() - start < 8:
+        s.sendall(b"X-Slow: 1\r\n")
+        time.sleep(0.5)
+        s.setblocking(False)
+        try:
+            if s.recv(4096) == b"":
+                break
+        except BlockingIOError:
+            pass
+        s.setblocking(True)
+except (BrokenPipeError, ConnectionResetError):
+    pass
+took = time.time() - start
+sys.exit(0 if took < 6 else 1)
+PY
+[ "$(status_of "$(tcp GET /v1/health)")" = 200 ] || fail "health after the slow head"
+ok "header-timeout cuts a trickled head on the TCP listener"
+stop_profd
+
+# Off loopback with credentials from the config file: 401 without them.
+TOKEN=tok-$RANDOM$RANDOM
+cat >"$T/profd.conf" <<CONF
+listen-tcp = 0.0.0.0:$PORT
+tcp-auth-token = $TOKEN
+tcp-basic-auth = agent:pa:ss word
+CONF
+"$PROFD" --foreground --config "$T/profd.conf" --spool none --socket "$SOCK" \
+    --db "$DB" >>"$T/profd.log" 2>&1 &
+PROFD_PID=$!
+wait_health "$SOCK"
+at() { printf '/ingest?name=authapp.cpu&from=%s&until=%s' "$1" $(($1 + 10)); }
+q=$(at 1700000000)
+for creds in "" "-H Authorization:" "-H Authorization:Bearer" \
+    "-H Authorization:Bearer ${TOKEN}x" "-H Authorization:Bearer ${TOKEN%?}" \
+    "-u agent:wrong" "-u agent:pa:ss" "-u other:pa:ss word" \
+    "-H Authorization:Basic ${TOKEN}"; do
+	curl -s -D "$T/h" -o "$T/b" -X POST "$URL$q" --data-binary $'a 1\n' ${creds:+"${creds%% *}"} ${creds:+"${creds#* }"} || true
+	grep -q '^HTTP/1.1 401' "$T/h" || fail "credentials '$creds': $(cat "$T/h" "$T/b")"
+	grep -qi '^WWW-Authenticate: Bearer realm="profd"' "$T/h" || fail "no Bearer challenge: $(cat "$T/h")"
+	grep -qi '^WWW-Authenticate: Basic realm="profd"' "$T/h" || fail "no Basic challenge: $(cat "$T/h")"
+done
+r=$(tcp POST "$q" -H "Authorization: Bearer $TOKEN" --data-binary $'a 1\n')
+[ "$(status_of "$r")" = 200 ] || fail "bearer: $r"
+r=$(tcp POST "$(at 1700000020)" -u "agent:pa:ss word" --data-binary $'a 1\n')
+[ "$(status_of "$r")" = 200 ] || fail "basic: $r"
+r=$(tcp POST /push.v1.PusherService/Push -H "Content-Type: application/proto" \
+    --data-binary @"$T/p.bin")
+[ "$(status_of "$r")" = 401 ] || fail "Connect push without credentials: $r"
+r=$(tcp POST /push.v1.PusherService/Push -H "Content-Type: application/proto" \
+    -H "Authorization: Bearer $TOKEN" --data-binary @"$T/p.bin")
+[ "$(status_of "$r")" = 200 ] || fail "Connect push with the token: $r"
+[ "$(status_of "$(tcp GET /v1/health)")" = 200 ] || fail "health needs no credentials"
+[ "$(status_of "$(tcp GET /v1/scopes -H "Authorization: Bearer $TOKEN")")" = 404 ] ||
+    fail "credentials open no other route"
+[ "$(api GET "/v1/profiles?scope=authapp" | sed '$d' | json 'len(j["profiles"])')" = 2 ] ||
+    fail "the authorized pushes"
+# A reload keeps the listener and its credentials.
+kill -HUP "$PROFD_PID"
+sleep 0.5
+r=$(tcp POST "$(at 1700000040)" --data-binary $'a 1\n')
+[ "$(status_of "$r")" = 401 ] || fail "after SIGHUP without credentials: $r"
+r=$(tcp POST "$(at 1700000040)" -H "Authorization: Bearer $TOKEN" --data-binary $'a 1\n')
+[ "$(status_of "$r")" = 200 ] || fail "after SIGHUP with the token: $r"
+ok "off loopback: 401 with both challenges for missing or wrong credentials, token and basic work"

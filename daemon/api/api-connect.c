@@ -135,7 +135,7 @@ static int
 connect_import(struct api_call *call, void *worker,
     const struct pushreq *req, size_t *stored, struct error *err)
 {
-	struct pyro_push p;
+	struct api_push p;
 	struct import_result res;
 	char scope[129];
 	const char *name;
@@ -150,6 +150,7 @@ connect_import(struct api_call *call, void *worker,
 		memset(&p, 0, sizeof p);
 		(void)connect_scope(s, scope);
 		p.scope = xstrdup(scope);
+		p.format = xstrdup("pprof");
 		name = pushreq_label(s, "__name__");
 		p.name = xstrdup(name ? name : "");
 		for (j = 0; j < s->nlabels; j++) {
@@ -157,13 +158,13 @@ connect_import(struct api_call *call, void *worker,
 
 			if (strncmp(l->name, "__", 2) != 0 &&
 			    strcmp(l->name, "service_name") != 0)
-				api_pyro_label(&p, l->name, strlen(l->name),
+				api_push_label(&p, l->name, strlen(l->name),
 				    l->value, strlen(l->value));
 		}
 		for (j = 0; j < s->nsamples && rc == 0; j++) {
-			if ((rc = api_pyro_import(call, worker, &p, "pprof",
-			    s->samples[j].raw ? s->samples[j].raw :
-			    (const uint8_t *)"", s->samples[j].len, &res,
+			p.data = s->samples[j].raw;
+			p.len = s->samples[j].len;
+			if ((rc = api_pyro_import(call, worker, &p, &res,
 			    err)) == 0) {
 				(*stored)++;
 				import_result_clear(&res);
@@ -177,7 +178,7 @@ connect_import(struct api_call *call, void *worker,
 				    "%.440s", i, j, msg);
 			}
 		}
-		api_pyro_push_clear(&p);
+		api_push_clear(&p);
 	}
 	return rc;
 }

@@ -30,7 +30,7 @@
 #include "util.h"
 
 struct ingest {
-	struct pyro_push p;
+	struct api_push p;
 	const char *format;		/* folded, lines or pprof */
 	char boundary[MULTIPART_MAX_BOUNDARY + 1];	/* "": not multipart */
 	struct evbuffer *body;
@@ -41,7 +41,7 @@ ingest_free(void *arg)
 {
 	struct ingest *in = arg;
 
-	api_pyro_push_clear(&in->p);
+	api_push_clear(&in->p);
 	if (in->body != NULL)
 		evbuffer_free(in->body);
 	free(in);
@@ -142,7 +142,7 @@ ingest_name(struct api_call *call, struct ingest *in, const char *name,
 			    "not [A-Za-z_][A-Za-z0-9_.]*", (int)(ke - k), k);
 			return -1;
 		}
-		api_pyro_label(&in->p, k, (size_t)(ke - k), v, (size_t)(ve - v));
+		api_push_label(&in->p, k, (size_t)(ke - k), v, (size_t)(ve - v));
 	}
 	return 0;
 }
@@ -345,8 +345,11 @@ ingest_work(struct api_call *call, void *worker)
 		data = folded ? (const uint8_t *)folded : (const uint8_t *)"";
 		len = flen;
 	}
-	rc = api_pyro_import(call, worker, &in->p, strcmp(in->format,
-	    "pprof") == 0 ? "pprof" : "folded", data, len, &res, &call->err);
+	in->p.format = xstrdup(strcmp(in->format, "pprof") == 0 ? "pprof" :
+	    "folded");
+	in->p.data = data;
+	in->p.len = len;
+	rc = api_pyro_import(call, worker, &in->p, &res, &call->err);
 	free(folded);
 	if (rc == -1) {
 		if (call->err.kind == ERR_INPUT)
@@ -400,7 +403,7 @@ api_ingest_post(struct api_call *call)
 		return;
 	}
 	if (spy != NULL && *spy != '\0')
-		api_pyro_label(&in->p, "pyroscope_spy", 13, spy, strlen(spy));
+		api_push_label(&in->p, "pyroscope_spy", 13, spy, strlen(spy));
 	in->body = evbuffer_new();
 	evbuffer_add_buffer(in->body, evhttp_request_get_input_buffer(
 	    call->req));

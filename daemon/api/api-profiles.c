@@ -18,9 +18,8 @@
 #include "util.h"
 
 void
-api_push_free(void *arg)
+api_push_clear(struct api_push *p)
 {
-	struct api_push *p = arg;
 	size_t i;
 
 	free(p->scope);
@@ -36,17 +35,33 @@ api_push_free(void *arg)
 	free(p->labels);
 	if (p->body != NULL)
 		evbuffer_free(p->body);
-	free(p);
+	memset(p, 0, sizeof *p);
+}
+
+void
+api_push_free(void *arg)
+{
+	api_push_clear(arg);
+	free(arg);
 }
 
 void
 api_push_label(struct api_push *p, const char *key, size_t keylen,
-    const char *value)
+    const char *value, size_t valuelen)
 {
+	size_t i;
+
+	for (i = 0; i < p->nlabels; i++)
+		if (strlen(p->labels[i].key) == keylen &&
+		    memcmp(p->labels[i].key, key, keylen) == 0) {
+			free(p->labels[i].value);
+			p->labels[i].value = xstrndup(value, valuelen);
+			return;
+		}
 	p->labels = xreallocarray(p->labels, p->nlabels + 1,
 	    sizeof *p->labels);
 	p->labels[p->nlabels].key = xstrndup(key, keylen);
-	p->labels[p->nlabels].value = xstrdup(value);
+	p->labels[p->nlabels].value = xstrndup(value, valuelen);
 	p->nlabels++;
 }
 
@@ -99,8 +114,9 @@ api_push_run(struct api_host *h, struct import_worker *w, struct api_push *p,
 	struct import_request req;
 	struct activity *act = h->activity;
 	enum activity_source src = p->upload ? ACT_UPLOAD : p->source;
-	size_t len = p->body != NULL ? evbuffer_get_length(p->body) : 0;
+	size_t len = p->body != NULL ? evbuffer_get_length(p->body) : p->len;
 	struct evbuffer_iovec *iov = NULL;
+	char salt[48];
 	int rc, n;
 
 	memset(&req, 0, sizeof req);
@@ -118,13 +134,26 @@ api_push_run(struct api_host *h, struct import_worker *w, struct api_push *p,
 	req.nlabels = p->nlabels;
 	req.opts.metric_type = mstr_from(p->metric_type);
 	req.opts.metric_unit = mstr_from(p->metric_unit);
+	req.opts.scale = p->scale;
 	req.opts.bucket_ns = p->bucket_ns;
 	req.time_ns = p->time_ns;
+	req.duration_ns = p->duration_ns;
+	/* Folded text has no time of its own: the same stacks pushed for
+	 * two time ranges are two profiles, not a duplicate. */
+	if (p->format != NULL && strcmp(p->format, "folded") == 0 &&
+	    p->time_ns != 0) {
+		snprintf(salt, sizeof salt, "folded at %lld for %lld\n",
+		    (long long)p->time_ns, (long long)p->duration_ns);
+		req.salt = (const uint8_t *)salt;
+		req.salt_len = strlen(salt);
+	}
 	/* The body as it came, in the pieces libevent read it into: one
 	 * contiguous copy would cost its size again for the whole import. */
-	req.data = (const uint8_t *)"";
+	req.data = p->body == NULL && p->data != NULL ? p->data :
+	    (const uint8_t *)"";
 	req.len = len;
-	if (len > 0 && (n = evbuffer_peek(p->body, -1, NULL, NULL, 0)) > 0) {
+	if (p->body != NULL && len > 0 &&
+	    (n = evbuffer_peek(p->body, -1, NULL, NULL, 0)) > 0) {
 		/* evbuffer_iovec is struct iovec where sys/uio.h exists. */
 		iov = xreallocarray(NULL, (size_t)n, sizeof *iov);
 		evbuffer_peek(p->body, -1, NULL, iov, n);
@@ -266,7 +295,7 @@ api_profiles_post(struct api_call *call)
 			return;
 		}
 		api_push_label(p, kv->value, (size_t)(eq - kv->value),
-		    eq + 1);
+		    eq + 1, strlen(eq + 1));
 	}
 	p->body = evbuffer_new();
 	evbuffer_add_buffer(p->body, evhttp_request_get_input_buffer(

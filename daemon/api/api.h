@@ -61,16 +61,21 @@ struct api_fleet_stats {
 };
 
 /* One blob imported as POST /v1/profiles imports it (api-profiles.c);
- * the scraper hands its bodies over the same way. */
+ * the scraper and the Pyroscope endpoints (api-ingest.c, api-connect.c)
+ * hand theirs over the same way. */
 struct api_push {
 	char *scope, *format, *name;
-	char *metric_type, *metric_unit;
+	char *metric_type, *metric_unit;	/* folded: what counts are */
+	int64_t scale;			/* folded: each count times this */
 	int64_t bucket_ns;
-	int64_t time_ns;		/* if the profile has none; 0: now */
+	/* If the profile has none: its time (0: now) and duration. */
+	int64_t time_ns, duration_ns;
 	struct import_label *labels;
 	size_t nlabels;
 	struct evbuffer *body;	/* moved out of the request, no copy */
 	char *upload;		/* or the id of a chunked upload */
+	const uint8_t *data;	/* or bytes the caller holds */
+	size_t len;
 	int source;		/* enum activity_source, if not an upload */
 };
 
@@ -203,8 +208,11 @@ struct import_worker;
 struct import_result;
 int api_push_run(struct api_host *, struct import_worker *, struct api_push *,
     struct import_result *, struct error *);
+/* Add a label (copied); a key already there gets the new value. */
 void api_push_label(struct api_push *, const char *key, size_t keylen,
-    const char *value);
+    const char *value, size_t valuelen);
+/* What p holds freed, p zeroed; api_push_free frees p too. */
+void api_push_clear(struct api_push *);
 void api_push_free(void *);
 void api_profiles_get(struct api_call *);
 void api_profiles_delete(struct api_call *);

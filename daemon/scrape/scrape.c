@@ -200,15 +200,13 @@ scrape_import(struct scrape_prof *p, struct evbuffer *body)
 	push->source = ACT_SCRAPE;
 	push->body = evbuffer_new();
 	evbuffer_add_buffer(push->body, body);
-	for (i = 0; i < t->cfg.labels.n; i++)
-		if (strncmp(t->cfg.labels.v[i], "instance=", 9) == 0)
-			break;
-	if (i == t->cfg.labels.n)
-		api_push_label(push, "instance", 8, t->instance);
+	/* A configured instance= replaces the one profd adds. */
+	api_push_label(push, "instance", 8, t->instance, strlen(t->instance));
 	for (i = 0; i < t->cfg.labels.n; i++) {
 		kv = t->cfg.labels.v[i];
 		eq = strchr(kv, '=');
-		api_push_label(push, kv, (size_t)(eq - kv), eq + 1);
+		api_push_label(push, kv, (size_t)(eq - kv), eq + 1,
+		    strlen(eq + 1));
 	}
 	if (jobq_push(t->s->host->queues[API_IMPORT], &sj->job) == -1) {
 		scrape_job_free(sj);

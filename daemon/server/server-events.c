@@ -146,6 +146,8 @@ server_reload_cb(evutil_socket_t sig, short what, void *arg)
 	uploads_set_max(srv->host.uploads, nc->limits.max_upload);
 	uploads_set_max_open(srv->host.uploads, nc->max_uploads);
 	server_http_set_config(srv->guard, nc);
+	if (srv->fleet != NULL)
+		fleet_set_retention(srv->fleet, &nc->retention);
 	lj = xcalloc(1, sizeof *lj);
 	lj->job.run = server_limits_run;
 	lj->job.done = server_limits_done;

@@ -127,6 +127,13 @@ class ClickHouse:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def cpu_seconds(pid):
+    """User and system CPU time of a process so far."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def fleet_status(d):
     st, body = m.http_call(d.sock, "GET", "/v1/status")
     if st != 200:
@@ -135,12 +142,14 @@ def fleet_status(d):
 
 
 def ship_run(h, store, ch, i, n, batch):
-    """One profd shipping a copy of store: (seconds, sample rows)."""
+    """One profd shipping a copy of store: (seconds, sample rows, the
+    database, profd's CPU seconds, ClickHouse's CPU seconds meanwhile)."""
     db = "bench_%d" % i
     d = m.Daemon(h, "fleet-ship-%d" % i, NOCONF + [
         "--fleet-url", ch.url, "--fleet-host", "bench", "--fleet-database",
         db, "--fleet-batch", str(batch), "--fleet-interval", "1"])
     shutil.copyfile(store, d.db)
+    ch0 = cpu_seconds(ch.proc.pid)
     t0 = time.monotonic()
     d.start()
     try:
@@ -149,6 +158,8 @@ def ship_run(h, store, ch, i, n, batch):
             fl = fleet_status(d)
             if fl["lag_profiles"] == 0 and fl["shipped_profiles"] == n:
                 secs = time.monotonic() - t0
+                ch_cpu = cpu_seconds(ch.proc.pid) - ch0
+                cpu = cpu_seconds(d.proc.pid)
                 break
             if time.monotonic() > deadline:
                 raise m.Timeout("fleet-ship: %s of %d shipped after %g s; "
@@ -169,7 +180,7 @@ def ship_run(h, store, ch, i, n, batch):
             got, n))
     if ch.sql("SELECT count() FROM %s.samples" % db) != str(rows):
         raise m.CaseError("fleet-ship: sample rows differ from shipped_rows")
-    return secs, rows, db
+    return secs, rows, db, cpu, ch_cpu
 
 
 def parts(ch, db):
@@ -203,12 +214,15 @@ def case(h):
     gz = statistics.mean(os.path.getsize(f) for f in files)
     ch = ClickHouse(h.work).start()
     try:
-        secs, rows = [], 0
+        secs, rows, cpu, ch_cpu = [], 0, [], []
         for i in range(h.runs):
-            s, rows, db = ship_run(h, store, ch, i, n, batch)
+            s, rows, db, c, cc = ship_run(h, store, ch, i, n, batch)
             secs.append(s)
-            m.log("fleet-ship run %d: %d profiles, %d rows in %.2f s" % (
-                i + 1, n, rows, s))
+            cpu.append(c / n)
+            ch_cpu.append(cc / n)
+            m.log("fleet-ship run %d: %d profiles, %d rows in %.2f s, "
+                  "CPU profd %.1f s, ClickHouse %.1f s" % (
+                      i + 1, n, rows, s, c, cc))
             if i + 1 < h.runs:
                 ch.sql("DROP DATABASE %s" % db)
         before = parts(ch, db)
@@ -242,6 +256,13 @@ def case(h):
                 note="%d rows in samples (one per profile, metric, stack "
                      "and label set) for the %d samples profd stored" % (
                          rows, samples)))
+    h.add(m.Row("fleet-ship", "fleet-ship.cpu",
+                "fleet-ship: CPU per profile shipped",
+                m.Fig(cpu, "s"), m.Fig(ch_cpu, "s", "ClickHouse "),
+                note="profd's user+system time over the run (its start "
+                     "included) and clickhouse-server's meanwhile (its "
+                     "merges included), over the profiles: what the rates "
+                     "cost on a machine of its own"))
     h.add(m.Row("fleet-ship", "fleet-ship.bytes",
                 "fleet-ship: ClickHouse bytes per profile",
                 m.Fig([per_profile], "B"), m.Fig([gz], "B", "gzipped file "),

@@ -26,8 +26,9 @@ struct fleet_retain {
 };
 
 /* The age ClickHouse may drop past: every scope's rows share the day
- * partitions, so the longest max-age of the policy (0 when a scope keeps
- * its profiles forever). */
+ * partitions, so the longest max-age of the policy (0 when the policy
+ * has none: its scopes' overrides are then ages of their own, but the
+ * others keep their profiles forever). */
 void fleet_retain_set(struct fleet_retain *, const struct retention *);
 /* A pass, if one is due at now_ns: the SQL listing the partitions past
  * the age; NULL if none is due (and always with max-age 0). */

@@ -4,7 +4,9 @@
  * samples, stacks and profiles rows inserted, the batch marked shipped by
  * the import thread.  Any failure ends the round and the next one waits
  * a backoff that doubles up to a minute.  schema/clickhouse/README.md
- * says why this is exactly once. */
+ * says why this is exactly once.  A round that went well ends, once a
+ * retention interval, with the day partitions past max-age dropped
+ * (fleet-retain.c), one request at a time like the rest. */
 #include <event2/buffer.h>
 #include <event2/dns.h>
 #include <event2/event.h>

@@ -14,7 +14,8 @@
  * a day partition (docs/FLEET.md says to give them one max-age).
  *
  * stacks is not partitioned and keeps the stacks no sample names any
- * more: docs/FLEET.md ("Retention") says why and how to collect them. */
+ * more: docs/FLEET.md ("Retention in ClickHouse") says why and how to
+ * collect them. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>

@@ -16,6 +16,11 @@
 # 3. Dropping a partition that is gone (another profd on the node got
 #    there first) is no error, and a restarted profd with the same max-age
 #    finds nothing more to drop.
+# 4. Two profd sharing the node, same max-age: h1 (all shipped) and h2
+#    shipping the same dated profiles from a store of its own. Both pass
+#    every second over the same partitions: no failure on either, and the
+#    end state is as with one: D-1 to D-3 with both hosts' rows, no D-4
+#    or D-5.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/fleet-lib.sh"
 
@@ -137,5 +142,53 @@ sleep 2
     fail "after a restart: dropped $(fleet_status partitions_dropped), failures $(fleet_status failures)"
 per_day >"$T/days"
 diff "$T/want" "$T/days" >&2 || fail "the restart changed something"
-stop_profd
 ok "a drop of a gone partition is a no-op; restarted, nothing more to drop (failures before: $failures)"
+
+# 4. A second profd, host h2, on the same node.
+"$PROFD" --foreground --no-config --spool none --socket "$T/h2.sock" \
+    --db "$T/h2.db" --fleet-url "$(ch_url a)" --fleet-host h2 \
+    --fleet-database fleet_t --fleet-interval 1 --retention-interval 1 \
+    --max-age "${age}s" >>"$T/h2.log" 2>&1 &
+H2_PID=$!
+CH_PIDS+=("$H2_PID")	# killed at exit with the servers
+wait_health "$T/h2.sock"
+h2_status() {
+	curl -s --unix-socket "$T/h2.sock" http://localhost/v1/status |
+	    json "j['fleet']['$1']"
+}
+for f in "$T"/noon/*.pb.gz "$T"/early/*.pb.gz; do
+	r=$(curl -s -w '\n%{http_code}' --unix-socket "$T/h2.sock" \
+	    "http://localhost/v1/profiles?scope=web" --data-binary "@$f")
+	[ "$(status_of "$r")" = 201 ] || fail "push $f to h2: $r"
+done
+h2_done() {
+	[ "$(h2_status shipped_profiles)" = 6 ] &&
+	    [ "$(h2_status lag_profiles)" = 0 ] &&
+	    [ "$(ch a "SELECT count() FROM system.parts WHERE
+	    database = 'fleet_t' AND active AND partition IN
+	    ('$(day 4)', '$(day 5)')")" = 0 ]
+}
+for _ in $(seq 600); do h2_done && break; sleep 0.1; done
+h2_done || fail "h2 shipped and the old days dropped: shipped $(h2_status shipped_profiles), lag $(h2_status lag_profiles), dropped $(h2_status partitions_dropped), error $(h2_status last_error), parts $(ch a "SELECT table, partition FROM system.parts WHERE database = 'fleet_t' AND active" | tr '\t\n' ': ')"
+# A few more passes of both over the same partitions.
+sleep 3
+[ "$(h2_status failures)" = 0 ] && [ "$(fleet_status failures)" = 0 ] ||
+    fail "failures: h1 $(fleet_status failures), h2 $(h2_status failures): $(h2_status last_error)"
+ch a "SELECT date, host, uniqExact(profile), count() FROM fleet_t.samples
+    GROUP BY date, host ORDER BY date, host" >"$T/days"
+for d in 3 2 1; do
+	for h in h1 h2; do
+		if [ "$d" = 3 ]; then
+			printf '%s\t%s\t2\t%s\n' "$(day $d)" $h $((2 * one))
+		else
+			printf '%s\t%s\t1\t%s\n' "$(day $d)" $h "$one"
+		fi
+	done
+done >"$T/want"
+diff "$T/want" "$T/days" >&2 || fail "two hosts: not D-1 to D-3 of each"
+[ "$(ch a "SELECT count() FROM fleet_t.profiles FINAL WHERE
+    date < '$(day 3)'")" = 0 ] || fail "profiles rows of D-4 or D-5 left"
+kill "$H2_PID"
+wait "$H2_PID" 2>/dev/null || fail "h2 did not stop cleanly"
+stop_profd
+ok "two profd on one node drop the same old days: no failure, D-1 to D-3 of both kept, $(grep -c 'dropped partition' "$T/h2.log") drops by h2"

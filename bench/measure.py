@@ -32,6 +32,7 @@ import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 import faults  # noqa: E402  (bench/faults.py: the load's workers)
+import fleetship  # noqa: E402  (bench/fleetship.py: the fleet-ship case)
 
 CASES = ["import", "throughput", "inflate", "query", "views", "growth",
          "concurrent",
@@ -39,9 +40,11 @@ CASES = ["import", "throughput", "inflate", "query", "views", "growth",
          "trickle", "crash"]
 # The cases that need no generated input (bench/faults.py makes its own).
 FAULT_CASES = ["load", "trickle", "crash"]
-# Cases run only when named (--only): perf (perf(1)), ui (Chromium); ui
-# needs of the generated inputs only the large CPU profile.
-OPT_CASES = ["perf", "ui"]
+# Cases run only when named (--only): perf (perf(1)), ui (Chromium);
+# fleet-ship (clickhouse-server, bench/fleetship.py).  ui needs of the
+# generated inputs only the large CPU profile, fleet-ship only its own.
+OPT_CASES = ["perf", "ui", "fleet-ship"]
+OWN_INPUT_CASES = FAULT_CASES + ["ui", "fleet-ship"]
 MIB = 1024 * 1024
 
 
@@ -1650,6 +1653,10 @@ class Harness:
                                               mb(lz), mb(top), mb(tz))))
         self.meta["ui.merged"] = merged
 
+    def case_fleet_ship(self):
+        fleetship.m = sys.modules[__name__]
+        fleetship.case(self)
+
     def case_perf(self):
         os.makedirs(self.a.perf_dir, exist_ok=True)
         self.perf_push(self.large, "large", self.a.timeout)
@@ -1666,7 +1673,8 @@ class Harness:
                          "2-12 over 60 functions, tests/tools/genpprof.py) "
                          "pushed to one scope until its tree had %d nodes; "
                          "the page 1280 px wide" % self.meta["ui.merged"])
-        return lines + self.meta.get("faults.inputs", [])
+        return lines + self.meta.get("faults.inputs", []) + \
+            self.meta.get("fleet.inputs", [])
 
     def describe_generated(self):
         large = self.memo.get("large")
@@ -1960,9 +1968,9 @@ def main():
         for c in cases:
             log("case %s" % c)
             try:
-                if c not in FAULT_CASES + ["ui"] and not h.generated:
+                if c not in OWN_INPUT_CASES and not h.generated:
                     raise CaseError("no generated inputs in " + a.inputs)
-                getattr(h, "case_" + c)()
+                getattr(h, "case_" + c.replace("-", "_"))()
             except (CaseError, Timeout, OSError) as e:
                 log("case %s failed: %s" % (c, e))
                 h.failed.append((c, str(e)))

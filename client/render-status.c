@@ -146,6 +146,15 @@ render_status_fleet(FILE *f, json_t *fl)
 		    "profiles deleted by retention\n",
 		    render_status_bytes(render_get_int(fl, "backlog_max"), b,
 		    sizeof b), render_get_int(fl, "unshipped_deleted"));
+	if (render_get_int(fl, "max_age_s") > 0) {
+		fprintf(f, "  retention in ClickHouse: day partitions past ");
+		render_status_uptime(f, (double)render_get_int(fl,
+		    "max_age_s"));
+		fprintf(f, " dropped: %" PRId64 " so far, last %s\n",
+		    render_get_int(fl, "partitions_dropped"),
+		    render_time(fl, "last_drop", ok, sizeof ok));
+	} else
+		fprintf(f, "  retention in ClickHouse: none (no max-age)\n");
 	if (err[0] != '\0')
 		fprintf(f, "  last error %s: %s (retry in %" PRId64 " s)\n",
 		    render_time(fl, "last_error_time", bad, sizeof bad), err,

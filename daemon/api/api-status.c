@@ -67,7 +67,7 @@ status_fleet(struct api_host *h)
 	if (h->fleet_stats == NULL || h->fleet_stats(h->ctx, &st) == 0)
 		return json_null();
 	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:I, "
-	    "s:I, s:I, s:o, s:o, s:s?, s:I, s:i}",
+	    "s:I, s:I, s:o, s:o, s:s?, s:I, s:i, s:I, s:I, s:o}",
 	    "url", st.url,
 	    "host", st.host,
 	    "database", st.database,
@@ -84,7 +84,10 @@ status_fleet(struct api_host *h)
 	    "last_error_time", status_time(st.last_error_ns),
 	    "last_error", st.last_error[0] != '\0' ? st.last_error : NULL,
 	    "backoff_s", (json_int_t)st.backoff,
-	    "schema_version", st.schema_version);
+	    "schema_version", st.schema_version,
+	    "max_age_s", (json_int_t)st.retain_max_age,
+	    "partitions_dropped", (json_int_t)st.partitions_dropped,
+	    "last_drop", status_time(st.last_drop_ns));
 }
 
 /* The scrape targets, each profile with its last success and error and

@@ -58,6 +58,10 @@ struct api_fleet_stats {
 	char last_error[256];			/* "": none */
 	int64_t backoff;			/* seconds, while failing */
 	int schema_version;
+	/* Retention in ClickHouse: day partitions past the max-age. */
+	int64_t retain_max_age;			/* seconds; 0: none dropped */
+	uint64_t partitions_dropped;
+	int64_t last_drop_ns;			/* 0: never */
 };
 
 /* One blob imported as POST /v1/profiles imports it (api-profiles.c);

@@ -4,7 +4,9 @@
  * samples, stacks and profiles rows inserted, the batch marked shipped by
  * the import thread.  Any failure ends the round and the next one waits
  * a backoff that doubles up to a minute.  schema/clickhouse/README.md
- * says why this is exactly once. */
+ * says why this is exactly once.  A round that went well ends, once a
+ * retention interval, with the day partitions past max-age dropped
+ * (fleet-retain.c), one request at a time like the rest. */
 #include <event2/buffer.h>
 #include <event2/dns.h>
 #include <event2/event.h>
@@ -18,6 +20,7 @@
 
 #include "api.h"
 #include "fleet-batch.h"
+#include "fleet-retain.h"
 #include "fleet.h"
 #include "fleet_schema.h"
 #include "import.h"
@@ -30,7 +33,7 @@
 
 enum fleet_state {
 	FS_IDLE, FS_TABLES, FS_VERSION, FS_SCHEMA, FS_READ, FS_CHECK, FS_SAMPLES,
-	FS_STACKS, FS_PROFILES, FS_MARK,
+	FS_STACKS, FS_PROFILES, FS_MARK, FS_RETAIN,
 };
 
 struct fleet_job {
@@ -61,6 +64,8 @@ struct fleet {
 	int step;			/* the schema step being applied */
 	size_t stmt;			/* its statement */
 	int have_schema;
+	struct fleet_retain retain;	/* old day partitions dropped */
+	int64_t delay;			/* the next round's, after retention */
 	struct api_fleet_stats st;	/* url, host, database: set on reads */
 };
 
@@ -149,6 +154,27 @@ fleet_post(struct fleet *f, const char *sql, const void *body, size_t n,
 
 static void fleet_next(struct fleet *, const char *reply, size_t n);
 
+/* A round went well: retention's pass if one is due (fleet-retain.c),
+ * then the next round in delay seconds. */
+static void
+fleet_round_end(struct fleet *f, int64_t delay)
+{
+	char *sql;
+	int rc;
+
+	f->delay = delay;
+	if ((sql = fleet_retain_start(&f->retain, f->database, now_ns())) ==
+	    NULL) {
+		fleet_schedule(f, delay);
+		return;
+	}
+	f->state = FS_RETAIN;
+	rc = fleet_post(f, sql, NULL, 0, 0);
+	free(sql);
+	if (rc == -1)
+		fleet_fail(f, "cannot send a request to %s", f->url);
+}
+
 static void
 fleet_http_cb(struct evhttp_request *req, void *arg)
 {
@@ -173,7 +199,8 @@ fleet_http_cb(struct evhttp_request *req, void *arg)
 	if ((n = evbuffer_get_length(in)) > 0)
 		body = (const char *)evbuffer_pullup(in, -1);
 	if (code != 200) {
-		fleet_fail(f, "ClickHouse answered %d: %.*s", code,
+		fleet_fail(f, "ClickHouse answered %d%s: %.*s", code,
+		    f->state == FS_RETAIN ? " to a DROP PARTITION pass" : "",
 		    (int)(n > 200 ? 200 : n), body);
 		return;
 	}
@@ -267,7 +294,7 @@ fleet_job_done(struct job *j)
 			f->st.lag_bytes -= f->b.bytes;
 		fleet_job_free(fj);
 		/* A full batch: there may be more right away. */
-		fleet_schedule(f, f->b.n == f->batch || f->b.more ? 0 :
+		fleet_round_end(f, f->b.n == f->batch || f->b.more ? 0 :
 		    f->interval);
 		fleet_batch_clear(&f->b);
 		return;
@@ -424,7 +451,7 @@ fleet_next(struct fleet *f, const char *reply, size_t n)
 		if (f->b.n == 0) {
 			f->st.last_success_ns = now_ns();
 			f->st.backoff = 0;
-			fleet_schedule(f, f->interval);
+			fleet_round_end(f, f->interval);
 			return;
 		}
 		f->state = FS_CHECK;
@@ -471,6 +498,20 @@ fleet_next(struct fleet *f, const char *reply, size_t n)
 		fj->nids = f->b.n;
 		fleet_submit(f, fj, f->writes);
 		return;
+	case FS_RETAIN:
+		sql = fleet_retain_next(&f->retain, f->database, reply, n,
+		    &err);
+		if (err.kind != ERR_NONE) {
+			fleet_fail(f, "%s", err.msg);
+			return;
+		}
+		if (sql == NULL) {
+			fleet_schedule(f, f->delay);
+			return;
+		}
+		rc = fleet_post(f, sql, NULL, 0, 0);
+		free(sql);
+		break;
 	default:
 		return;
 	}
@@ -564,6 +605,7 @@ fleet_free(struct fleet *f)
 	if (f->dns != NULL)
 		evdns_base_free(f->dns, 0);
 	fleet_batch_clear(&f->b);
+	fleet_retain_clear(&f->retain);
 	free(f->url);
 	free(f->host);
 	free(f->database);
@@ -579,4 +621,13 @@ fleet_get_stats(struct fleet *f, struct api_fleet_stats *st)
 	st->url = f->url;
 	st->host = f->host;
 	st->database = f->database;
+	st->retain_max_age = f->retain.max_age;
+	st->partitions_dropped = f->retain.dropped;
+	st->last_drop_ns = f->retain.last_drop_ns;
+}
+
+void
+fleet_set_retention(struct fleet *f, const struct retention *r)
+{
+	fleet_retain_set(&f->retain, r);
 }

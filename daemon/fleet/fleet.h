@@ -16,6 +16,7 @@ struct api_fleet_stats;
 struct event_base;
 struct jobq;
 struct fleet;
+struct retention;
 
 struct fleet_config {
 	const char *url;		/* ClickHouse's HTTP interface */
@@ -37,6 +38,9 @@ struct fleet *fleet_new(struct event_base *, const struct fleet_config *,
 void fleet_stop(struct fleet *);
 /* After the queues are gone. */
 void fleet_free(struct fleet *);
+/* The store's retention policy (at the start and on SIGHUP): the day
+ * partitions past its max-age are dropped in ClickHouse. */
+void fleet_set_retention(struct fleet *, const struct retention *);
 /* What /v1/status shows of it. */
 void fleet_get_stats(struct fleet *, struct api_fleet_stats *);
 

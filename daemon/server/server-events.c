@@ -164,6 +164,8 @@ server_reload_cb(evutil_socket_t sig, short what, void *arg)
 	scraper_apply(srv->scraper, nc);
 	if (srv->tcp_guard != NULL)
 		server_http_set_config(srv->tcp_guard, nc);
+	if (srv->fleet != NULL)
+		fleet_set_retention(srv->fleet, &nc->retention);
 	lj = xcalloc(1, sizeof *lj);
 	lj->job.run = server_limits_run;
 	lj->job.done = server_limits_done;

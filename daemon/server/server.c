@@ -380,6 +380,7 @@ server_start(struct server *srv)
 			log_err("%s", err.msg);
 			return -1;
 		}
+		fleet_set_retention(srv->fleet, &cfg->retention);
 		log_info("shipping to %s as host %s, database %s",
 		    cfg->fleet_url, cfg->fleet_host, cfg->fleet_database);
 	}

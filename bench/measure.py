@@ -33,6 +33,7 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 import faults  # noqa: E402  (bench/faults.py: the load's workers)
 import fleetship  # noqa: E402  (bench/fleetship.py: the fleet-ship case)
+import fleettop  # noqa: E402  (bench/fleettop.py: the fleet-top case)
 
 CASES = ["import", "throughput", "inflate", "query", "views", "growth",
          "concurrent",
@@ -43,8 +44,8 @@ FAULT_CASES = ["load", "trickle", "crash"]
 # Cases run only when named (--only): perf (perf(1)), ui (Chromium);
 # fleet-ship (clickhouse-server, bench/fleetship.py).  ui needs of the
 # generated inputs only the large CPU profile, fleet-ship only its own.
-OPT_CASES = ["perf", "ui", "fleet-ship"]
-OWN_INPUT_CASES = FAULT_CASES + ["ui", "fleet-ship"]
+OPT_CASES = ["perf", "ui", "fleet-ship", "fleet-top"]
+OWN_INPUT_CASES = FAULT_CASES + ["ui", "fleet-ship", "fleet-top"]
 MIB = 1024 * 1024
 
 
@@ -1656,6 +1657,10 @@ class Harness:
     def case_fleet_ship(self):
         fleetship.m = sys.modules[__name__]
         fleetship.case(self)
+
+    def case_fleet_top(self):
+        fleetship.m = fleettop.m = sys.modules[__name__]
+        fleettop.case(self)
 
     def case_perf(self):
         os.makedirs(self.a.perf_dir, exist_ok=True)

@@ -18,6 +18,7 @@
 
 struct route;
 struct api_stream;
+struct selection;
 
 /* Imports (the writer), queries (readers), file I/O (uploads). */
 enum api_queue { API_IMPORT, API_QUERY, API_IO, API_NQUEUES };
@@ -59,6 +60,20 @@ struct api_fleet_stats {
 	int schema_version;
 };
 
+/* A view asked of the fleet (fleet=1): the selection (compiled) and
+ * the hosts (none: all).  Whatever holds the fleet answers it
+ * (fleet/fleet-query.c, through api_host): the API knows no more of it. */
+struct top_result;
+struct api_fleet_view {
+	const struct selection *sel;
+	char *const *hosts;
+	size_t nhosts;
+	int sort_cum;
+};
+/* The answer, on the loop, once: the result (taken) or err. */
+typedef void api_fleet_top_done(void *arg, struct top_result *,
+    const struct error *);
+
 /* What the endpoints use of the process around them.  The server fills
  * it before the first request and keeps cfg current (SIGHUP, on the
  * loop); the API calls nothing above itself: what only the server knows
@@ -76,6 +91,10 @@ struct api_host {
 	int (*spool_stats)(void *ctx, struct api_spool_stats *);
 	/* 0 if nothing ships to a fleet. */
 	int (*fleet_stats)(void *ctx, struct api_fleet_stats *);
+	/* NULL if no fleet is configured (no fleet-url).  Calls done once,
+	 * on the loop, after it returned. */
+	void (*fleet_top)(void *ctx, const struct api_fleet_view *,
+	    api_fleet_top_done *done, void *arg);
 	struct api_counters *counters;	/* api-host.c */
 };
 
@@ -117,6 +136,9 @@ struct api_call {
 	void *data;
 	void (*free_data)(void *);
 	void (*work)(struct api_call *, void *worker);
+	/* Set by a work whose call goes on on the loop: called there
+	 * instead of replying (which it must see to). */
+	void (*then)(struct api_call *);
 };
 
 /* The value of a query parameter, or NULL. */
@@ -132,6 +154,8 @@ void api_error(struct api_call *, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Reply with the error in call->err. */
 void api_reply_err(struct api_call *);
+/* Reply with what a work set (api_result*, or the error in call->err). */
+void api_finish(struct api_call *);
 /* In work functions: set the result; the loop sends it. */
 void api_result(struct api_call *, int status, json_t *);
 /* A reply that is not JSON (text is taken, freed with the call). */
@@ -185,6 +209,22 @@ int api_granularity(struct api_call *, int *);
  * profd, for profctl to print as it is. */
 int api_text_format(struct api_call *, int *text);
 int api_limit(struct api_call *, long long *);
+/* api-fleet.c: fleet=1 and host: *fleet set (hosts copied into v); -1
+ * once a 400 is sent (host without fleet=1, or no fleet configured). */
+struct api_fleet_params {
+	int fleet;
+	char **hosts;
+	size_t nhosts;
+};
+int api_fleet_params(struct api_call *, struct api_fleet_params *);
+void api_fleet_params_clear(struct api_fleet_params *);
+/* 400 (and -1) for what a fleet view cannot take. */
+int api_fleet_check(struct api_call *, const struct selection *,
+    int granularity);
+/* Queue the call to compile its selection on a worker, then run start on
+ * the loop (the fleet's answers come back there). */
+void api_fleet_submit(struct api_call *, void (*start)(struct api_call *));
+
 /* api-peek.c: the regex parameter of peek and list, copied; NULL once a
  * 400 is sent. */
 char *api_regex_param(struct api_call *);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "fleet.h"
+#include "fleet-query.h"
 #include "import.h"
 #include "log.h"
 #include "retainer.h"
@@ -51,6 +52,8 @@ server_signal_cb(evutil_socket_t sig, short what, void *arg)
 	sd_stopping();
 	server_http_unlisten(srv->guard);
 	fleet_stop(srv->fleet);
+	/* Fleet views waiting on ClickHouse are answered now. */
+	fleet_queries_stop(srv->fq);
 	for (i = 0; i < API_NQUEUES; i++)
 		jobq_drain(srv->host.queues[i]);
 	srv->stop_deadline_ns = mono_ns() + 60 * 1000000000LL;

@@ -24,6 +24,7 @@
 #include "api.h"
 #include "csindex.h"
 #include "fleet.h"
+#include "fleet-query.h"
 #include "import.h"
 #include "jobq.h"
 #include "log.h"
@@ -220,6 +221,15 @@ server_host_fleet_stats(void *ctx, struct api_fleet_stats *st)
 	return 1;
 }
 
+static void
+server_host_fleet_top(void *ctx, const struct api_fleet_view *v,
+    api_fleet_top_done *done, void *arg)
+{
+	struct server *srv = ctx;
+
+	fleet_queries_top(srv->fq, v, done, arg);
+}
+
 /* The store's connections: the writer for the import thread, a reader
  * per query thread. */
 static int
@@ -354,6 +364,17 @@ server_start(struct server *srv)
 		}
 		log_info("shipping to %s as host %s, database %s",
 		    cfg->fleet_url, cfg->fleet_host, cfg->fleet_database);
+		struct fleet_queries_config qc = {
+			.url = cfg->fleet_url, .database = cfg->fleet_database,
+			.timeout = cfg->fleet_timeout,
+		};
+
+		if ((srv->fq = fleet_queries_new(srv->base, &qc,
+		    &err)) == NULL) {
+			log_err("%s", err.msg);
+			return -1;
+		}
+		srv->host.fleet_top = server_host_fleet_top;
 	}
 	srv->host.retainer = retainer_new();
 	server_events_start(srv);
@@ -386,6 +407,7 @@ server_close(struct server *srv)
 	server_stop_threads(srv);
 	spool_free(srv->spool);
 	fleet_free(srv->fleet);
+	fleet_queries_free(srv->fq);
 	server_events_free(srv);
 	retainer_free(srv->host.retainer);
 	free(srv->listen_path);

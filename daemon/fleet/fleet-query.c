@@ -1,0 +1,420 @@
+/* fleet-query.c: one fleet view is a few questions to ClickHouse, one
+ * after the other, each on a connection of its own (freed by libevent
+ * once answered): the default metric when none is named, the metrics
+ * the selection matches with its profile count, then the stacks.  The
+ * stacks' reply is read as it arrives, line by line, into the view, so
+ * memory follows the view's size, not the reply's.  ClickHouse is also
+ * told the timeout (max_execution_time), so it stops working too. */
+#include <sys/queue.h>
+
+#include <event2/buffer.h>
+#include <event2/dns.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleet-query.h"
+#include "fleet-sql.h"
+#include "fleet-top.h"
+#include "fleet-tsv.h"
+#include "selection.h"
+#include "util.h"
+
+/* A line of the reply (a stack's frames) may be this long. */
+#define FQ_MAX_LINE		(64u * 1024 * 1024)
+/* What is kept of an error reply. */
+#define FQ_MAX_ERROR		400
+
+enum fq_step { FQ_DEFAULT, FQ_METRICS, FQ_STACKS };
+
+struct fq {
+	TAILQ_ENTRY(fq) entry;
+	struct fleet_queries *c;
+	struct evhttp_request *req;	/* in flight */
+	enum fq_step step;
+	struct fleet_sql q;
+	char *metric;
+	int nmetrics;
+	int64_t nprofiles;
+	struct fleet_tsv tsv;
+	struct fleet_tsv_array a[3];
+	struct fleet_top top;
+	int code;			/* the reply's HTTP status */
+	int failed;			/* a request error: timeout or not */
+	struct buf errbody;
+	struct error err;
+	api_fleet_top_done *done;
+	void *arg;
+};
+
+struct fleet_queries {
+	struct event_base *base;
+	struct evdns_base *dns;
+	char *url, *http_host, *path, *database;
+	int port;
+	int cluster;
+	int64_t timeout;
+	TAILQ_HEAD(, fq) inflight;
+};
+
+static void fq_send(struct fq *, char *sql);
+
+static void
+fq_free(struct fq *f)
+{
+	size_t i;
+
+	fleet_tsv_clear(&f->tsv);
+	for (i = 0; i < NITEMS(f->a); i++)
+		fleet_tsv_array_clear(&f->a[i]);
+	fleet_top_clear(&f->top);
+	buf_free(&f->errbody);
+	free(f->metric);
+	free(f);
+}
+
+/* The answer (the view or the error), and the question is over. */
+static void
+fq_finish(struct fq *f)
+{
+	struct top_result r;
+
+	TAILQ_REMOVE(&f->c->inflight, f, entry);
+	if (f->err.kind == ERR_NONE) {
+		fleet_top_finish(&f->top, &r);
+		r.metric.type = xstrdup(f->metric);
+		r.metric.unit = strchr(r.metric.type, '/');
+		*r.metric.unit = '\0';
+		r.metric.unit = xstrdup(r.metric.unit + 1);
+		r.nprofiles = f->nprofiles;
+		f->done(f->arg, &r, NULL);
+	} else
+		f->done(f->arg, NULL, &f->err);
+	fq_free(f);
+}
+
+/* ---- the replies' lines ---- */
+
+static int
+fq_default_row(void *arg, struct fleet_tsv_field *v, size_t n,
+    struct error *err)
+{
+	struct fq *f = arg;
+	size_t len;
+
+	(void)err;
+	if (n >= 1 && f->metric == NULL)
+		f->metric = xstrdup(fleet_tsv_str(&v[0], &len));
+	return 0;
+}
+
+static int
+fq_metrics_row(void *arg, struct fleet_tsv_field *v, size_t n,
+    struct error *err)
+{
+	struct fq *f = arg;
+	size_t len;
+
+	if (n != 2)
+		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: "
+		    "%zu fields, not 2 (metric, profiles)", n);
+	if (f->nmetrics++ == 0) {
+		free(f->metric);
+		f->metric = xstrdup(fleet_tsv_str(&v[0], &len));
+		return fleet_tsv_int(&v[1], &f->nprofiles, err);
+	}
+	return 0;
+}
+
+static int
+fq_stacks_row(void *arg, struct fleet_tsv_field *v, size_t n,
+    struct error *err)
+{
+	struct fq *f = arg;
+	int64_t value;
+
+	if (n != 4)
+		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: "
+		    "%zu fields, not 4 (value, functions, files, inlined)", n);
+	if (fleet_tsv_int(&v[0], &value, err) == -1 ||
+	    fleet_tsv_array(&v[1], &f->a[0], err) == -1 ||
+	    fleet_tsv_array(&v[2], &f->a[1], err) == -1 ||
+	    fleet_tsv_array(&v[3], &f->a[2], err) == -1)
+		return -1;
+	if (f->a[1].n != f->a[0].n)
+		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: a "
+		    "stack of %zu functions and %zu files", f->a[0].n,
+		    f->a[1].n);
+	return fleet_top_stack(&f->top, value, f->a[0].v, f->a[1].v,
+	    f->a[2].v, f->a[2].n, f->a[0].n, err);
+}
+
+/* ---- HTTP ---- */
+
+static void
+fq_chunk_cb(struct evhttp_request *req, void *arg)
+{
+	struct fq *f = arg;
+	struct evbuffer *in = evhttp_request_get_input_buffer(req);
+	struct evbuffer_iovec v[8];
+	size_t used, k;
+	int i, nv;
+
+	f->code = evhttp_request_get_response_code(req);
+	while (evbuffer_get_length(in) > 0) {
+		nv = evbuffer_peek(in, -1, NULL, v, NITEMS(v));
+		if (nv > (int)NITEMS(v))
+			nv = NITEMS(v);
+		used = 0;
+		for (i = 0; i < nv; i++) {
+			used += v[i].iov_len;
+			if (f->code != 200) {
+				/* An error message: its start is enough. */
+				k = FQ_MAX_ERROR - f->errbody.n;
+				buf_add(&f->errbody, v[i].iov_base,
+				    v[i].iov_len < k ? v[i].iov_len : k);
+			} else if (f->err.kind == ERR_NONE)
+				fleet_tsv_feed(&f->tsv, v[i].iov_base,
+				    v[i].iov_len, &f->err);
+		}
+		evbuffer_drain(in, used);
+	}
+}
+
+static void
+fq_error_cb(enum evhttp_request_error e, void *arg)
+{
+	struct fq *f = arg;
+
+	f->failed = e == EVREQ_HTTP_TIMEOUT ? 2 : 1;
+}
+
+static void fq_next(struct fq *);
+
+static void
+fq_http_cb(struct evhttp_request *req, void *arg)
+{
+	struct fq *f = arg;
+
+	f->req = NULL;
+	if (req != NULL && f->code == 0)
+		f->code = evhttp_request_get_response_code(req);
+	if (req != NULL)
+		/* What the chunk callback had not seen. */
+		fq_chunk_cb(req, f);
+	if (req == NULL || f->code == 0) {
+		if (f->failed == 2)
+			error_set(&f->err, ERR_TIMEOUT, "ClickHouse at %s did "
+			    "not answer within the fleet timeout (%lld s)",
+			    f->c->url, (long long)f->c->timeout);
+		else
+			error_set(&f->err, ERR_BUSY, "ClickHouse at %s is "
+			    "unreachable", f->c->url);
+	} else if (f->code != 200) {
+		/* A bad query would be profd's bug; a refusal (memory,
+		 * a missing table) ClickHouse's state: both 502-like, and
+		 * the message says which. */
+		error_set(&f->err, ERR_BUSY, "ClickHouse at %s answered %d: "
+		    "%.*s", f->c->url, f->code, (int)f->errbody.n,
+		    (const char *)f->errbody.p);
+	} else if (f->err.kind == ERR_NONE)
+		fleet_tsv_end(&f->tsv, &f->err);
+	if (f->err.kind != ERR_NONE) {
+		fq_finish(f);
+		return;
+	}
+	fq_next(f);
+}
+
+static void
+fq_send(struct fq *f, char *sql)
+{
+	struct fleet_queries *c = f->c;
+	struct evhttp_connection *conn;
+	struct evhttp_request *req;
+	char *uri;
+
+	f->code = 0;
+	f->failed = 0;
+	f->errbody.n = 0;
+	conn = evhttp_connection_base_new(c->base, c->dns, c->http_host,
+	    (unsigned short)c->port);
+	if (conn == NULL || (req = evhttp_request_new(fq_http_cb, f)) ==
+	    NULL) {
+		if (conn != NULL)
+			evhttp_connection_free(conn);
+		error_set(&f->err, ERR_INTERNAL, "cannot make a request to "
+		    "%s", c->url);
+		free(sql);
+		fq_finish(f);
+		return;
+	}
+	evhttp_connection_set_timeout(conn, (int)c->timeout);
+	evhttp_connection_set_retries(conn, 0);
+	evhttp_request_set_chunked_cb(req, fq_chunk_cb);
+	evhttp_request_set_error_cb(req, fq_error_cb);
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Host",
+	    c->http_host);
+	evbuffer_add(evhttp_request_get_output_buffer(req), sql, strlen(sql));
+	free(sql);
+	xasprintf(&uri, "%s?max_execution_time=%lld", c->path,
+	    (long long)c->timeout);
+	if (evhttp_make_request(conn, req, EVHTTP_REQ_POST, uri) == -1) {
+		/* libevent freed the request. */
+		evhttp_connection_free(conn);
+		free(uri);
+		error_set(&f->err, ERR_BUSY, "cannot send a request to %s",
+		    c->url);
+		fq_finish(f);
+		return;
+	}
+	free(uri);
+	evhttp_connection_free_on_completion(conn);
+	f->req = req;
+}
+
+static void
+fq_ask(struct fq *f, enum fq_step step,
+    int (*row)(void *, struct fleet_tsv_field *, size_t, struct error *),
+    char *sql)
+{
+	f->step = step;
+	fleet_tsv_clear(&f->tsv);
+	fleet_tsv_init(&f->tsv, FQ_MAX_LINE, row, f);
+	fq_send(f, sql);
+}
+
+/* The question after the step that was answered. */
+static void
+fq_next(struct fq *f)
+{
+	switch (f->step) {
+	case FQ_DEFAULT:
+		if (f->metric == NULL) {
+			error_set(&f->err, ERR_NOT_FOUND, "scope \"%s\" has no "
+			    "profiles in the fleet", f->q.sel->scopes[0]);
+			fq_finish(f);
+			return;
+		}
+		fq_ask(f, FQ_METRICS, fq_metrics_row,
+		    fleet_sql_metrics(&f->q, f->metric));
+		return;
+	case FQ_METRICS:
+		if (f->nmetrics == 0) {
+			error_set(&f->err, ERR_INPUT, "metric: no selected "
+			    "scope has metric \"%s\" in the fleet",
+			    f->metric);
+			fq_finish(f);
+			return;
+		}
+		if (f->nmetrics > 1) {
+			error_set(&f->err, ERR_INPUT, "metric: \"%s\" has "
+			    "several units in the selected scopes: name one "
+			    "as %s/UNIT", f->metric, f->metric);
+			fq_finish(f);
+			return;
+		}
+		fq_ask(f, FQ_STACKS, fq_stacks_row,
+		    fleet_sql_stacks(&f->q, f->metric));
+		return;
+	case FQ_STACKS:
+		fq_finish(f);
+		return;
+	}
+}
+
+void
+fleet_queries_top(void *arg, const struct api_fleet_view *v,
+    api_fleet_top_done *done, void *darg)
+{
+	struct fleet_queries *c = arg;
+	struct fq *f = xcalloc(1, sizeof *f);
+
+	f->c = c;
+	f->done = done;
+	f->arg = darg;
+	f->q.db = c->database;
+	f->q.cluster = c->cluster;
+	f->q.sel = v->sel;
+	f->q.hosts = v->hosts;
+	f->q.nhosts = v->nhosts;
+	fleet_top_init(&f->top, v->sel, v->sort_cum);
+	TAILQ_INSERT_TAIL(&c->inflight, f, entry);
+	if (v->sel->metric != NULL) {
+		f->metric = xstrdup(v->sel->metric);
+		fq_ask(f, FQ_METRICS, fq_metrics_row,
+		    fleet_sql_metrics(&f->q, f->metric));
+	} else
+		fq_ask(f, FQ_DEFAULT, fq_default_row,
+		    fleet_sql_default_metric(&f->q));
+}
+
+struct fleet_queries *
+fleet_queries_new(struct event_base *base,
+    const struct fleet_queries_config *cfg, struct error *err)
+{
+	struct evhttp_uri *u;
+	struct fleet_queries *c;
+	const char *h, *p;
+
+	if ((u = evhttp_uri_parse(cfg->url)) == NULL ||
+	    evhttp_uri_get_scheme(u) == NULL ||
+	    strcmp(evhttp_uri_get_scheme(u), "http") != 0 ||
+	    (h = evhttp_uri_get_host(u)) == NULL || *h == '\0' ||
+	    evhttp_uri_get_query(u) != NULL ||
+	    evhttp_uri_get_userinfo(u) != NULL) {
+		if (u != NULL)
+			evhttp_uri_free(u);
+		error_set(err, ERR_INPUT, "fleet-url: \"%s\" is not "
+		    "http://HOST[:PORT][/PATH] (ClickHouse's HTTP interface)",
+		    cfg->url);
+		return NULL;
+	}
+	c = xcalloc(1, sizeof *c);
+	c->base = base;
+	c->http_host = xstrdup(h);
+	c->port = evhttp_uri_get_port(u) > 0 ? evhttp_uri_get_port(u) : 8123;
+	p = evhttp_uri_get_path(u);
+	c->path = xstrdup(p != NULL && *p != '\0' ? p : "/");
+	evhttp_uri_free(u);
+	c->url = xstrdup(cfg->url);
+	c->database = xstrdup(cfg->database);
+	c->cluster = cfg->cluster != NULL && *cfg->cluster != '\0';
+	c->timeout = cfg->timeout;
+	c->dns = evdns_base_new(base, EVDNS_BASE_INITIALIZE_NAMESERVERS);
+	TAILQ_INIT(&c->inflight);
+	return c;
+}
+
+void
+fleet_queries_stop(struct fleet_queries *c)
+{
+	struct fq *f;
+
+	if (c == NULL)
+		return;
+	while ((f = TAILQ_FIRST(&c->inflight)) != NULL) {
+		if (f->req != NULL)
+			evhttp_cancel_request(f->req);
+		f->req = NULL;
+		error_set(&f->err, ERR_BUSY, "profd is shutting down");
+		fq_finish(f);
+	}
+}
+
+void
+fleet_queries_free(struct fleet_queries *c)
+{
+	if (c == NULL)
+		return;
+	fleet_queries_stop(c);
+	if (c->dns != NULL)
+		evdns_base_free(c->dns, 0);
+	free(c->url);
+	free(c->http_host);
+	free(c->path);
+	free(c->database);
+	free(c);
+}

@@ -1,0 +1,34 @@
+/* fleet-query.h: views of the fleet answered by ClickHouse (fleet=1).
+ * Each question is sent from the loop with libevent's HTTP client, its
+ * reply read as it arrives (fleet-tsv.c) into the view (fleet-top.c);
+ * nothing waits.  A ClickHouse that does not answer is an error naming
+ * it and its URL after the fleet timeout. */
+#ifndef PROFD_FLEET_QUERY_H
+#define PROFD_FLEET_QUERY_H
+
+#include <stdint.h>
+
+#include "api.h"
+#include "error.h"
+
+struct event_base;
+struct fleet_queries;
+
+struct fleet_queries_config {
+	const char *url;		/* ClickHouse's HTTP interface */
+	const char *database;
+	const char *cluster;		/* NULL: the local tables */
+	int64_t timeout;		/* seconds, per question */
+};
+
+/* NULL with err if the URL is not http://host[:port][/path]. */
+struct fleet_queries *fleet_queries_new(struct event_base *,
+    const struct fleet_queries_config *, struct error *);
+/* api_host's fleet_top. */
+void fleet_queries_top(void *fq, const struct api_fleet_view *,
+    api_fleet_top_done *, void *arg);
+/* Every question in flight answered with an error ("shutting down"). */
+void fleet_queries_stop(struct fleet_queries *);
+void fleet_queries_free(struct fleet_queries *);
+
+#endif

@@ -1,0 +1,155 @@
+# Fleet queries (issue 16): two profd (hosts a and b) ship Go-written
+# profiles to one ClickHouse; the fleet's answers are asked of either.
+#
+# 1. profctl top --fleet (every sample type of the four fixtures and of a
+#    second set written now by tests/fixtures/gen, one set per host)
+#    prints what go tool pprof -top prints over both files, flat and cum
+#    orders, and its JSON equals a third profd's that holds all files.
+# 2. Selections: --host a (a's own answer), frame filters, labels (a
+#    sample label and a push label), several scopes, time ranges: the
+#    fleet's JSON equals the single profd's over the same profiles.
+# 3. Errors: fleet=1 on a profd without --fleet-url is a 400; host
+#    without fleet=1 a 400; with ClickHouse stopped, a 503 naming
+#    ClickHouse and its URL, while local queries are answered.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/fleet-lib.sh"
+
+command -v go >/dev/null ||
+    { echo "skip: go is not installed (go tool pprof is the oracle)"; exit 77; }
+export TZ=UTC LC_ALL=C GOFLAGS= GOPROXY=off GOTOOLCHAIN=local GOWORK=off
+GEN2="$T/gen2"
+"$FIXTURES/regen.sh" "$GEN2" >"$T/regen.log" 2>&1 ||
+    fail "tests/fixtures/regen.sh: $(tail -5 "$T/regen.log")"
+
+ch_start a
+fleet() {	# fleet HOST: the options of a profd shipping as HOST
+	echo --fleet-url "$(ch_url a)" --fleet-host "$1" --fleet-database \
+	    fq --fleet-interval 1 --fleet-timeout 5
+}
+# shellcheck disable=SC2046
+start_profd $(fleet a)
+A_PID=$PROFD_PID
+other() {	# other NAME [OPTIONS]: a profd on $T/NAME.sock
+	local name=$1
+	shift
+	"$PROFD" --foreground --no-config --spool none --socket \
+	    "$T/$name.sock" --db "$T/$name.db" "$@" >>"$T/$name.log" 2>&1 &
+	echo $! >"$T/$name.pid"
+	PROFD_PID=$! wait_health "$T/$name.sock"
+}
+# shellcheck disable=SC2046
+other b $(fleet b)
+other all
+trap 'kill "$(cat "$T/b.pid")" "$(cat "$T/all.pid")" 2>/dev/null; ch_cleanup' EXIT
+
+push() {	# push SOCK FILE SCOPE [LABEL]
+	"$PROFCTL" --socket "$1" push "$2" --scope "$3" ${4:+--label "$4"} \
+	    >/dev/null || fail "push $2 to $1"
+}
+for p in cpu heap mutex block; do
+	push "$SOCK" "$FIXTURES/$p.pprof" "fx-$p"
+	push "$T/b.sock" "$GEN2/$p.pprof" "fx-$p"
+	push "$T/all.sock" "$FIXTURES/$p.pprof" "fx-$p"
+	push "$T/all.sock" "$GEN2/$p.pprof" "fx-$p"
+done
+# A push label on b's only: selects its profile in either store.
+push "$T/b.sock" "$FIXTURES/cpu.pprof" lab env=prod
+push "$T/all.sock" "$FIXTURES/cpu.pprof" lab env=prod
+shipped() {	# shipped SOCK N: N profiles shipped (the lag can read 0
+	# while a push that came during a round waits for the next)
+	[ "$(curl -s --unix-socket "$1" http://localhost/v1/status |
+	    json "j['fleet']['shipped_profiles']")" = "$2" ]
+}
+wait_until "a's profiles shipped" shipped "$SOCK" 4
+wait_until "b's profiles shipped" shipped "$T/b.sock" 5
+ok "a and b shipped their profiles to ClickHouse"
+
+# 1. Every sample type: pprof's text over both files, and the JSON of
+#    the profd holding both.
+PPROF=(go tool pprof -symbolize=none -top -nodefraction=0 -nodecount=100000)
+checked=0
+for tsv in "$FIXTURES"/expected/*.tsv; do
+	base=$(basename "$tsv" .tsv)
+	prof=${base%%.*}
+	metric=${base#*.}
+	for cum in "" --cum; do
+		"$PROFCTL" top --fleet --scope "fx-$prof" --metric "$metric" \
+		    $cum >"$T/got.top" || fail "profctl top --fleet $base $cum"
+		"${PPROF[@]}" ${cum:+-cum} -sample_index="$metric" \
+		    "$FIXTURES/$prof.pprof" "$GEN2/$prof.pprof" \
+		    >"$T/want.top" 2>"$T/pprof.err" ||
+		    fail "go tool pprof $base: $(cat "$T/pprof.err")"
+		sed -n '/^Showing nodes/,$p' "$T/want.top" >"$T/want.txt"
+		sed -n '/^Showing nodes/,$p' "$T/got.top" >"$T/got.txt"
+		[ -s "$T/want.txt" ] || fail "pprof printed no table for $base"
+		diff -u "$T/want.txt" "$T/got.txt" ||
+		    fail "profctl top --fleet $cum of $base differs from go tool pprof -top over both files"
+	done
+	"$PROFCTL" top --fleet --scope "fx-$prof" --metric "$metric" --json \
+	    >"$T/fleet.json"
+	"$PROFCTL" --socket "$T/b.sock" top --fleet --scope "fx-$prof" \
+	    --metric "$metric" --json >"$T/fleet-b.json"
+	"$PROFCTL" --socket "$T/all.sock" top --scope "fx-$prof" \
+	    --metric "$metric" --json >"$T/all.json"
+	cmp -s "$T/fleet.json" "$T/all.json" ||
+	    fail "top --fleet of $base: $(head -c 300 "$T/fleet.json") is not the single profd's $(head -c 300 "$T/all.json")"
+	cmp -s "$T/fleet.json" "$T/fleet-b.json" ||
+	    fail "top --fleet of $base differs asked of a and of b"
+	checked=$((checked + 1))
+done
+[ "$checked" -ge 10 ] || fail "only $checked sample types checked"
+[ "$(json "j['profiles']" <"$T/fleet.json")" = 2 ] ||
+    fail "the fleet's top does not count 2 profiles: $(head -c 300 "$T/fleet.json")"
+ok "top --fleet equals go tool pprof -top over both hosts' files and the single profd's, for $checked sample types, asked of a or b"
+
+# 2. Selections, the fleet's JSON against the single profd's (or, with
+#    host=a, a's own).
+same() {	# same QUERY [LOCAL-SOCK]
+	local f l
+	f=$(curl -s --unix-socket "$SOCK" "http://localhost/v1/top?$1&fleet=1")
+	l=$(curl -s --unix-socket "${2:-$T/all.sock}" "http://localhost/v1/top?${1//&host=a/}")
+	case "$l" in *'"rows"'*) ;; *) fail "local top $1: $l" ;; esac
+	[ "$f" = "$l" ] || fail "top $1: fleet ${f:0:400} local ${l:0:400}"
+}
+same "scope=fx-cpu"
+same "scope=fx-cpu&sort=cum&limit=7"
+same "scope=fx-heap"
+same "scope=fx-cpu&host=a" "$SOCK"
+same "scope=fx-heap&metric=alloc_space&host=a" "$SOCK"
+same "scope=fx-cpu&focus=main%5C.&ignore=sha256"
+same "scope=fx-cpu&hide=runtime&show=main"
+same "scope=fx-cpu&focus=escapeTime"
+same "scope=fx-heap&label=bytes=1024"
+same "scope=fx-heap&label=bytes!=1024"
+same "scope=lab&label=env=prod"
+same "scope=fx-cpu&scope=lab&label=env!=prod"
+same "scope=fx-cpu&scope=lab&metric=cpu"
+same "scope=fx-cpu&since=-1h&until=-0s"
+[ "$(curl -s --unix-socket "$SOCK" \
+    "http://localhost/v1/top?scope=fx-cpu&fleet=1&host=c" |
+    json "j['error']")" = "not found" ] || fail "host=c found profiles"
+ok "hosts, frame filters, sample and push labels, scopes, time: the fleet's top equals the single profd's"
+
+# 3. Errors.
+r=$(api GET "/v1/top?scope=fx-cpu&host=a")
+[ "$(status_of "$r")" = 400 ] || fail "host without fleet=1: $r"
+r=$(curl -s -w '\n%{http_code}' --unix-socket "$T/all.sock" \
+    "http://localhost/v1/top?scope=fx-cpu&fleet=1")
+[ "$(status_of "$r")" = 400 ] && has -- "--fleet-url" <(body_of "$r") ||
+    fail "fleet=1 without a fleet: $r"
+r=$(api GET "/v1/top?scope=fx-cpu&fleet=1&profile=1")
+[ "$(status_of "$r")" = 400 ] || fail "fleet=1 with a profile id: $r"
+r=$(api GET "/v1/top?scope=fx-cpu&fleet=1&granularity=line")
+[ "$(status_of "$r")" = 400 ] || fail "fleet=1 by line: $r"
+ch_stop a
+r=$(api GET "/v1/top?scope=fx-cpu&fleet=1")
+[ "$(status_of "$r")" = 503 ] || fail "ClickHouse stopped: $r"
+has "ClickHouse at $(ch_url a)" <(body_of "$r") ||
+    fail "the error does not name ClickHouse and its URL: $r"
+"$PROFCTL" top --fleet --scope fx-cpu >"$T/err.txt" 2>&1 &&
+    fail "profctl top --fleet succeeded with ClickHouse stopped"
+has "ClickHouse" "$T/err.txt" || fail "profctl: $(cat "$T/err.txt")"
+r=$(api GET "/v1/top?scope=fx-cpu")
+[ "$(status_of "$r")" = 200 ] || fail "local top with ClickHouse stopped: $r"
+kill -0 "$A_PID" || fail "profd died"
+ok "errors: no fleet 400, host alone 400, ClickHouse stopped 503 naming it; local queries answered"

@@ -62,10 +62,13 @@ api_fleet_compiled(struct api_call *call, void *worker)
 }
 
 void
-api_fleet_submit(struct api_call *call, void (*start)(struct api_call *))
+api_fleet_submit(struct api_call *call,
+    void (*compile)(struct api_call *, void *),
+    void (*start)(struct api_call *))
 {
 	call->then = start;
-	api_submit(call, API_QUERY, api_fleet_compiled);
+	api_submit(call, API_QUERY, compile != NULL ? compile :
+	    api_fleet_compiled);
 }
 
 /* What a fleet view cannot take: profile ids are each host's own, and

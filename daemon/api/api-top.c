@@ -188,7 +188,7 @@ api_top_get(struct api_call *call)
 		return;
 	if (t->fleet.fleet) {
 		if (api_fleet_check(call, &t->sel, t->granularity) == 0)
-			api_fleet_submit(call, top_fleet_start);
+			api_fleet_submit(call, NULL, top_fleet_start);
 		return;
 	}
 	api_submit(call, API_QUERY, top_work);

@@ -69,6 +69,7 @@ struct api_fleet_view {
 	char *const *hosts;
 	size_t nhosts;
 	int sort_cum;
+	int edges;			/* top's graph, as top_graph */
 };
 /* The answer, on the loop, once: the result (taken) or err. */
 typedef void api_fleet_top_done(void *arg, struct top_result *,
@@ -221,9 +222,12 @@ void api_fleet_params_clear(struct api_fleet_params *);
 /* 400 (and -1) for what a fleet view cannot take. */
 int api_fleet_check(struct api_call *, const struct selection *,
     int granularity);
-/* Queue the call to compile its selection on a worker, then run start on
- * the loop (the fleet's answers come back there). */
-void api_fleet_submit(struct api_call *, void (*start)(struct api_call *));
+/* Queue the call to compile its selection (and what compile does, if
+ * not NULL) on a worker, then run start on the loop (the fleet's answers
+ * come back there). */
+void api_fleet_submit(struct api_call *,
+    void (*compile)(struct api_call *, void *worker),
+    void (*start)(struct api_call *));
 
 /* api-peek.c: the regex parameter of peek and list, copied; NULL once a
  * 400 is sent. */

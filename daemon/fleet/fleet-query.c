@@ -340,7 +340,7 @@ fleet_queries_top(void *arg, const struct api_fleet_view *v,
 	f->q.sel = v->sel;
 	f->q.hosts = v->hosts;
 	f->q.nhosts = v->nhosts;
-	fleet_top_init(&f->top, v->sel, v->sort_cum);
+	fleet_top_init(&f->top, v->sel, v->sort_cum, v->edges);
 	TAILQ_INSERT_TAIL(&c->inflight, f, entry);
 	if (v->sel->metric != NULL) {
 		f->metric = xstrdup(v->sel->metric);

@@ -16,11 +16,12 @@
 
 void
 fleet_top_init(struct fleet_top *t, const struct selection *sel,
-    int sort_cum)
+    int sort_cum, int edges)
 {
 	memset(t, 0, sizeof *t);
 	t->sel = sel;
 	t->sort_cum = sort_cum;
+	t->edges = edges;
 }
 
 void
@@ -154,7 +155,7 @@ fleet_top_stack(struct fleet_top *t, int64_t value, char *const *fn,
 void
 fleet_top_finish(struct fleet_top *t, struct top_result *out)
 {
-	top_build_finish(&t->b, &t->r, t->sort_cum, 0);
+	top_build_finish(&t->b, &t->r, t->sort_cum, t->edges);
 	*out = t->r;
 	memset(&t->r, 0, sizeof t->r);
 }

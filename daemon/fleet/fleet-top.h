@@ -19,6 +19,7 @@ struct selection;
 struct fleet_top {
 	const struct selection *sel;	/* compiled */
 	int sort_cum;
+	int edges;
 	struct top_result r;
 	struct top_build b;
 	struct hmap rowof;		/* function name -> 1 + row */
@@ -31,7 +32,7 @@ struct fleet_top {
 };
 
 void fleet_top_init(struct fleet_top *, const struct selection *,
-    int sort_cum);
+    int sort_cum, int edges);
 /* One stack: its value and n frames, leaf first (inl NULL or empty:
  * none inlined). */
 int fleet_top_stack(struct fleet_top *, int64_t value, char *const *fn,

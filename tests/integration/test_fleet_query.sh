@@ -102,6 +102,33 @@ done
     fail "the fleet's top does not count 2 profiles: $(head -c 300 "$T/fleet.json")"
 ok "top --fleet equals go tool pprof -top over both hosts' files and the single profd's, for $checked sample types, asked of a or b"
 
+# Peek: pprof's -peek over both files, and the single profd's JSON.
+n=0
+for c in "cpu cpu main\\." "cpu cpu runtime\\.mallocgc" "heap alloc_space main\\." \
+    "mutex delay sync" "block contentions chan"; do
+	set -- $c
+	go tool pprof -symbolize=none -peek="$3" -sample_index="$2" \
+	    "$FIXTURES/$1.pprof" "$GEN2/$1.pprof" >"$T/want.peek" 2>/dev/null ||
+	    fail "go tool pprof -peek $c"
+	"$PROFCTL" peek "$3" --fleet --scope "fx-$1" --metric "$2" \
+	    >"$T/got.peek" || fail "profctl peek --fleet $c"
+	diff -u <(sed -n '/^Showing nodes/,$p' "$T/want.peek") \
+	    <(sed -n '/^Showing nodes/,$p' "$T/got.peek") ||
+	    fail "peek --fleet $c differs from go tool pprof -peek over both files"
+	"$PROFCTL" peek "$3" --fleet --scope "fx-$1" --metric "$2" --json \
+	    >"$T/fleet.json"
+	"$PROFCTL" --socket "$T/all.sock" peek "$3" --scope "fx-$1" \
+	    --metric "$2" --json >"$T/all.json"
+	cmp -s "$T/fleet.json" "$T/all.json" ||
+	    fail "peek --fleet $c is not the single profd's"
+	n=$((n + 1))
+done
+r=$(api GET "/v1/peek?scope=fx-cpu&regex=no_such_function&fleet=1")
+[ "$(status_of "$r")" = 404 ] || fail "fleet peek without a match: $r"
+r=$(api GET "/v1/peek?scope=fx-cpu&regex=(&fleet=1")
+[ "$(status_of "$r")" = 400 ] || fail "fleet peek of a bad regex: $r"
+ok "peek --fleet equals go tool pprof -peek over both files and the single profd's ($n cases)"
+
 # 2. Selections, the fleet's JSON against the single profd's (or, with
 #    host=a, a's own).
 same() {	# same QUERY [LOCAL-SOCK]

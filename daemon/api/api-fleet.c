@@ -33,7 +33,7 @@ api_fleet_params(struct api_call *call, struct api_fleet_params *p)
 		    "answers for its own host)");
 		return -1;
 	}
-	if (p->fleet && call->host->fleet_top == NULL) {
+	if (p->fleet && call->host->fleet_view == NULL) {
 		api_error(call, 400, "fleet=1: this profd has no fleet "
 		    "(start it with --fleet-url, ClickHouse's HTTP interface)");
 		return -1;

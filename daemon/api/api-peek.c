@@ -243,7 +243,8 @@ peek_work(struct api_call *call, void *worker)
 }
 
 static void
-peek_fleet_done(void *arg, struct top_result *top, const struct error *err)
+peek_fleet_done(void *arg, const struct api_fleet_answer *a,
+    const struct error *err)
 {
 	struct api_call *call = arg;
 	struct peek_req *t = call->data;
@@ -255,9 +256,9 @@ peek_fleet_done(void *arg, struct top_result *top, const struct error *err)
 	p.granularity = t->granularity;
 	p.re_src = t->regex;
 	p.re = t->re;
-	if (top == NULL)
+	if (a == NULL)
 		call->err = *err;
-	else if (peek_of_graph(top, &p, &r, &call->err) == 0)
+	else if (peek_of_graph(a->top, &p, &r, &call->err) == 0)
 		peek_reply(call, &r);
 	api_finish(call);
 }
@@ -271,7 +272,7 @@ peek_fleet_start(struct api_call *call)
 		.nhosts = t->fleet.nhosts, .edges = 1,
 	};
 
-	call->host->fleet_top(call->host->ctx, &v, peek_fleet_done, call);
+	call->host->fleet_view(call->host->ctx, &v, peek_fleet_done, call);
 }
 
 /* On the worker: the regex, as the local peek compiles it. */

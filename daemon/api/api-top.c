@@ -85,12 +85,13 @@ top_work(struct api_call *call, void *worker)
 }
 
 static void
-top_fleet_done(void *arg, struct top_result *r, const struct error *err)
+top_fleet_done(void *arg, const struct api_fleet_answer *a,
+    const struct error *err)
 {
 	struct api_call *call = arg;
 
-	if (r != NULL)
-		top_reply(call, r);
+	if (a != NULL)
+		top_reply(call, a->top);
 	else
 		call->err = *err;
 	api_finish(call);
@@ -105,7 +106,7 @@ top_fleet_start(struct api_call *call)
 		.nhosts = t->fleet.nhosts, .sort_cum = t->sort_cum,
 	};
 
-	call->host->fleet_top(call->host->ctx, &v, top_fleet_done, call);
+	call->host->fleet_view(call->host->ctx, &v, top_fleet_done, call);
 }
 
 int

@@ -64,15 +64,23 @@ struct api_fleet_stats {
  * the hosts (none: all).  Whatever holds the fleet answers it
  * (fleet/fleet-query.c, through api_host): the API knows no more of it. */
 struct top_result;
+struct tree_result;
 struct api_fleet_view {
+	int tree;			/* the tree, else top */
 	const struct selection *sel;
 	char *const *hosts;
 	size_t nhosts;
-	int sort_cum;
+	int sort_cum;			/* top */
 	int edges;			/* top's graph, as top_graph */
+	double min_fraction;		/* tree */
 };
-/* The answer, on the loop, once: the result (taken) or err. */
-typedef void api_fleet_top_done(void *arg, struct top_result *,
+/* The answer, on the loop, once: the result (taken; a tree's strings
+ * last only until the callback returns) or err. */
+struct api_fleet_answer {
+	struct top_result *top;
+	struct tree_result *tree;
+};
+typedef void api_fleet_done(void *arg, const struct api_fleet_answer *,
     const struct error *);
 
 /* What the endpoints use of the process around them.  The server fills
@@ -94,8 +102,8 @@ struct api_host {
 	int (*fleet_stats)(void *ctx, struct api_fleet_stats *);
 	/* NULL if no fleet is configured (no fleet-url).  Calls done once,
 	 * on the loop, after it returned. */
-	void (*fleet_top)(void *ctx, const struct api_fleet_view *,
-	    api_fleet_top_done *done, void *arg);
+	void (*fleet_view)(void *ctx, const struct api_fleet_view *,
+	    api_fleet_done *done, void *arg);
 	struct api_counters *counters;	/* api-host.c */
 };
 

@@ -28,7 +28,7 @@ struct fleet_batch {
 	struct fleet_profile *p;
 	size_t n;
 	struct buf samples, stacks, profiles;
-	struct buf inline_rows;		/* stack_inline's, one per stack */
+	struct buf frame_rows;		/* stack_frames', one per stack */
 	size_t nstacks;
 	int64_t bytes;			/* the batch's profiles, as pushed */
 };

@@ -18,6 +18,7 @@
 #include "fleet-query.h"
 #include "fleet-sql.h"
 #include "fleet-top.h"
+#include "tree.h"
 #include "fleet-tsv.h"
 #include "selection.h"
 #include "util.h"
@@ -39,13 +40,13 @@ struct fq {
 	int nmetrics;
 	int64_t nprofiles;
 	struct fleet_tsv tsv;
-	struct fleet_tsv_array a[3];
-	struct fleet_top top;
+	struct fleet_tsv_array a[6];
+	struct fleet_view view;
 	int code;			/* the reply's HTTP status */
 	int failed;			/* a request error: timeout or not */
 	struct buf errbody;
 	struct error err;
-	api_fleet_top_done *done;
+	api_fleet_done *done;
 	void *arg;
 };
 
@@ -69,7 +70,7 @@ fq_free(struct fq *f)
 	fleet_tsv_clear(&f->tsv);
 	for (i = 0; i < NITEMS(f->a); i++)
 		fleet_tsv_array_clear(&f->a[i]);
-	fleet_top_clear(&f->top);
+	fleet_view_clear(&f->view);
 	buf_free(&f->errbody);
 	free(f->metric);
 	free(f);
@@ -79,19 +80,35 @@ fq_free(struct fq *f)
 static void
 fq_finish(struct fq *f)
 {
-	struct top_result r;
+	struct api_fleet_answer a = { NULL, NULL };
+	struct store_metric *m;
+	struct top_result top;
+	struct tree_result tree;
+	char *slash;
 
 	TAILQ_REMOVE(&f->c->inflight, f, entry);
-	if (f->err.kind == ERR_NONE) {
-		fleet_top_finish(&f->top, &r);
-		r.metric.type = xstrdup(f->metric);
-		r.metric.unit = strchr(r.metric.type, '/');
-		*r.metric.unit = '\0';
-		r.metric.unit = xstrdup(r.metric.unit + 1);
-		r.nprofiles = f->nprofiles;
-		f->done(f->arg, &r, NULL);
-	} else
+	if (f->err.kind != ERR_NONE) {
 		f->done(f->arg, NULL, &f->err);
+		fq_free(f);
+		return;
+	}
+	if (f->view.kind == FV_TOP) {
+		fleet_view_top(&f->view, &top);
+		top.nprofiles = f->nprofiles;
+		m = &top.metric;
+		a.top = &top;
+	} else {
+		fleet_view_tree(&f->view, &tree);
+		tree.nprofiles = f->nprofiles;
+		m = &tree.metric;
+		a.tree = &tree;
+	}
+	/* TYPE/UNIT, as shipped. */
+	slash = strchr(f->metric, '/');
+	m->type = xstrndup(f->metric, slash != NULL ? (size_t)(slash -
+	    f->metric) : strlen(f->metric));
+	m->unit = xstrdup(slash != NULL ? slash + 1 : "");
+	f->done(f->arg, &a, NULL);
 	fq_free(f);
 }
 
@@ -128,27 +145,44 @@ fq_metrics_row(void *arg, struct fleet_tsv_field *v, size_t n,
 	return 0;
 }
 
+int
+fleet_query_stack_row(struct fleet_tsv_array *a, struct fleet_view *view,
+    struct fleet_tsv_field *v, size_t n, struct error *err)
+{
+	struct fleet_stack s;
+	size_t i;
+
+	if (n != 7)
+		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: "
+		    "%zu fields, not 7 (value and 6 arrays)", n);
+	if (fleet_tsv_int(&v[0], &s.value, err) == -1)
+		return -1;
+	for (i = 0; i < 6; i++)
+		if (fleet_tsv_array(&v[i + 1], &a[i], err) == -1)
+			return -1;
+	s.n = a[0].n;
+	for (i = 1; i < 3; i++)
+		if (a[i].n != s.n)
+			return error_set(err, ERR_INTERNAL, "ClickHouse's "
+			    "reply: a stack of %zu functions and %zu files or "
+			    "lines", s.n, a[i].n);
+	s.fn = a[0].v;
+	s.file = a[1].v;
+	s.line = a[2].v;
+	/* stack_frames' row: none (an empty array) or one of the stack. */
+	s.inlined = a[3].n == s.n ? a[3].v : NULL;
+	s.start = a[4].n == s.n ? a[4].v : NULL;
+	s.mapping = a[5].n == s.n ? a[5].v : NULL;
+	return fleet_view_stack(view, &s);
+}
+
 static int
 fq_stacks_row(void *arg, struct fleet_tsv_field *v, size_t n,
     struct error *err)
 {
 	struct fq *f = arg;
-	int64_t value;
 
-	if (n != 4)
-		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: "
-		    "%zu fields, not 4 (value, functions, files, inlined)", n);
-	if (fleet_tsv_int(&v[0], &value, err) == -1 ||
-	    fleet_tsv_array(&v[1], &f->a[0], err) == -1 ||
-	    fleet_tsv_array(&v[2], &f->a[1], err) == -1 ||
-	    fleet_tsv_array(&v[3], &f->a[2], err) == -1)
-		return -1;
-	if (f->a[1].n != f->a[0].n)
-		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: a "
-		    "stack of %zu functions and %zu files", f->a[0].n,
-		    f->a[1].n);
-	return fleet_top_stack(&f->top, value, f->a[0].v, f->a[1].v,
-	    f->a[2].v, f->a[2].n, f->a[0].n, err);
+	return fleet_query_stack_row(f->a, &f->view, v, n, err);
 }
 
 /* ---- HTTP ---- */
@@ -326,10 +360,9 @@ fq_next(struct fq *f)
 }
 
 void
-fleet_queries_top(void *arg, const struct api_fleet_view *v,
-    api_fleet_top_done *done, void *darg)
+fleet_queries_view(struct fleet_queries *c, const struct api_fleet_view *v,
+    api_fleet_done *done, void *darg)
 {
-	struct fleet_queries *c = arg;
 	struct fq *f = xcalloc(1, sizeof *f);
 
 	f->c = c;
@@ -340,7 +373,10 @@ fleet_queries_top(void *arg, const struct api_fleet_view *v,
 	f->q.sel = v->sel;
 	f->q.hosts = v->hosts;
 	f->q.nhosts = v->nhosts;
-	fleet_top_init(&f->top, v->sel, v->sort_cum, v->edges);
+	fleet_view_init(&f->view, v->tree ? FV_TREE : FV_TOP, v->sel);
+	f->view.sort_cum = v->sort_cum;
+	f->view.edges = v->edges;
+	f->view.min_fraction = v->min_fraction;
 	TAILQ_INSERT_TAIL(&c->inflight, f, entry);
 	if (v->sel->metric != NULL) {
 		f->metric = xstrdup(v->sel->metric);

@@ -169,20 +169,21 @@ fleet_sql_stacks(const struct fleet_sql *q, const char *metric)
 	sql_lit(&where, " AND metric = ");
 	sql_str(&where, metric);
 	buf_add(&where, "", 1);
-	sql_lit(&b, "SELECT v, functions, files, inlined FROM (SELECT "
-	    "stack_hash, v, functions, files FROM (SELECT stack_hash, "
-	    "sum(value) AS v FROM ");
+	sql_lit(&b, "SELECT v, functions, files, lines, inlined, start_lines, "
+	    "mappings FROM (SELECT stack_hash, v, functions, files, lines "
+	    "FROM (SELECT stack_hash, sum(value) AS v FROM ");
 	sql_table(&b, q, "samples");
 	buf_printf(&b, "%s GROUP BY stack_hash) ANY INNER JOIN (SELECT "
-	    "stack_hash, any(functions) AS functions, any(files) AS files "
-	    "FROM ", (const char *)where.p);
+	    "stack_hash, any(functions) AS functions, any(files) AS files, "
+	    "any(lines) AS lines FROM ", (const char *)where.p);
 	sql_table(&b, q, "stacks");
 	buf_printf(&b, " WHERE stack_hash %s (SELECT stack_hash FROM ", in);
 	sql_table(&b, q, "samples");
 	buf_printf(&b, "%s) GROUP BY stack_hash) USING stack_hash) ANY LEFT "
-	    "JOIN (SELECT stack_hash, any(inlined) AS inlined FROM ",
+	    "JOIN (SELECT stack_hash, any(inlined) AS inlined, any(start_lines) "
+	    "AS start_lines, any(mappings) AS mappings FROM ",
 	    (const char *)where.p);
-	sql_table(&b, q, "stack_inline");
+	sql_table(&b, q, "stack_frames");
 	buf_printf(&b, " WHERE stack_hash %s (SELECT stack_hash FROM ", in);
 	sql_table(&b, q, "samples");
 	buf_printf(&b, "%s) GROUP BY stack_hash) USING stack_hash",

@@ -27,7 +27,8 @@ char *fleet_sql_default_metric(const struct fleet_sql *);
  * the metric and how many profiles the selection has of it. */
 char *fleet_sql_metrics(const struct fleet_sql *, const char *metric);
 /* Per distinct stack of the selection with metric: its summed value and
- * its frames (functions, files, inline flags; leaf first). */
+ * its frames, leaf first: functions, files, lines (stacks), inline
+ * flags, start lines, mappings (stack_frames; empty if it has no row). */
 char *fleet_sql_stacks(const struct fleet_sql *, const char *metric);
 
 #endif

@@ -1,9 +1,9 @@
-/* fleet-top.h: top built from the fleet's stacks as ClickHouse sums them
- * (one row per distinct stack: its value, its frames' functions, files
- * and inline flags, leaf first), with pprof's frame filters applied as
- * stackwalk.c applies them to stored stacks, so that the result is the
- * one top_query gives over the same profiles in one store.  Knows no
- * HTTP and no SQL. */
+/* fleet-top.h: the views built from the fleet's stacks as ClickHouse
+ * sums them (one row per distinct stack: its value and its frames, leaf
+ * first) after the frame filters (fleet-frames.c): top (and its graph)
+ * with the local top's builder, the tree with the local tree's, so that
+ * each equals what one store holding the same profiles answers.  Knows
+ * no HTTP and no SQL. */
 #ifndef PROFD_FLEET_TOP_H
 #define PROFD_FLEET_TOP_H
 
@@ -11,35 +11,39 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "fleet-frames.h"
 #include "hmap.h"
 #include "top.h"
+#include "tree.h"
 
-struct selection;
+enum fleet_view_kind { FV_TOP, FV_TREE };
 
-struct fleet_top {
-	const struct selection *sel;	/* compiled */
-	int sort_cum;
-	int edges;
-	struct top_result r;
-	struct top_build b;
-	struct hmap rowof;		/* function name -> 1 + row */
-	struct hmap memo;		/* string -> 1 + match bits */
-	size_t nstacks;
-	int64_t *row;
-	unsigned *flags;
-	size_t *keep;
-	size_t cap;
+struct fleet_view {
+	enum fleet_view_kind kind;
+	int sort_cum, edges;		/* top */
+	double min_fraction;		/* tree */
+	struct fleet_frames w;
+	int64_t total;			/* sum of |value|, before filters */
+	struct top_result top;
+	struct top_build tb;
+	struct tree_result tree;
+	struct tree_build trb;
+	/* Each distinct string once, for the rows and nodes to point to. */
+	struct hmap ids;		/* string -> 1 + index */
+	char **strs;
+	size_t nstrs;
+	int64_t *row;			/* per string id: 1 + top row */
+	int64_t *rows;			/* a stack's rows */
+	size_t nstacks, cap;
 };
 
-void fleet_top_init(struct fleet_top *, const struct selection *,
-    int sort_cum, int edges);
-/* One stack: its value and n frames, leaf first (inl NULL or empty:
- * none inlined). */
-int fleet_top_stack(struct fleet_top *, int64_t value, char *const *fn,
-    char *const *file, char *const *inl, size_t ninl, size_t n,
-    struct error *);
-/* The rows in order, the result taken into *out. */
-void fleet_top_finish(struct fleet_top *, struct top_result *out);
-void fleet_top_clear(struct fleet_top *);
+void fleet_view_init(struct fleet_view *, enum fleet_view_kind,
+    const struct selection *);
+int fleet_view_stack(struct fleet_view *, const struct fleet_stack *);
+/* The top or tree, taken.  A tree's strings are the view's: it is to be
+ * used before fleet_view_clear. */
+void fleet_view_top(struct fleet_view *, struct top_result *);
+void fleet_view_tree(struct fleet_view *, struct tree_result *);
+void fleet_view_clear(struct fleet_view *);
 
 #endif

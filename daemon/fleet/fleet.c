@@ -1,7 +1,7 @@
 /* fleet.c: the shipper's rounds on the event loop.  A round: a batch
  * read on a query thread (the backlog counted), the schema made sure of
  * (once), ClickHouse asked which of its profiles it has (a retry after a crash), the others'
- * samples, stacks (with their inline flags) and profiles rows inserted, the batch marked shipped by
+ * samples, stacks (and more of their frames) and profiles rows inserted, the batch marked shipped by
  * the import thread.  Any failure ends the round and the next one waits
  * a backoff that doubles up to a minute.  schema/clickhouse/README.md
  * says why this is exactly once. */
@@ -30,7 +30,7 @@
 
 enum fleet_state {
 	FS_IDLE, FS_TABLES, FS_VERSION, FS_SCHEMA, FS_READ, FS_CHECK, FS_SAMPLES,
-	FS_STACKS, FS_INLINE, FS_PROFILES, FS_MARK,
+	FS_STACKS, FS_FRAMES, FS_PROFILES, FS_MARK,
 };
 
 struct fleet_job {
@@ -448,11 +448,11 @@ fleet_next(struct fleet *f, const char *reply, size_t n)
 		    "lines", &f->b.stacks, f->b.nstacks);
 		break;
 	case FS_STACKS:
-		f->state = FS_INLINE;
-		rc = fleet_insert(f, "stack_inline", "stack_hash, inlined",
-		    &f->b.inline_rows, f->b.nstacks);
+		f->state = FS_FRAMES;
+		rc = fleet_insert(f, "stack_frames", "stack_hash, inlined, "
+		    "start_lines, mappings", &f->b.frame_rows, f->b.nstacks);
 		break;
-	case FS_INLINE:
+	case FS_FRAMES:
 		f->state = FS_PROFILES;
 		fleet_batch_rows(&f->b, 1, &rows, &nrows);
 		rc = fleet_insert(f, "profiles", "host, scope, profile, time, "

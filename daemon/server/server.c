@@ -222,12 +222,12 @@ server_host_fleet_stats(void *ctx, struct api_fleet_stats *st)
 }
 
 static void
-server_host_fleet_top(void *ctx, const struct api_fleet_view *v,
-    api_fleet_top_done *done, void *arg)
+server_host_fleet_view(void *ctx, const struct api_fleet_view *v,
+    api_fleet_done *done, void *arg)
 {
 	struct server *srv = ctx;
 
-	fleet_queries_top(srv->fq, v, done, arg);
+	fleet_queries_view(srv->fq, v, done, arg);
 }
 
 /* The store's connections: the writer for the import thread, a reader
@@ -374,7 +374,7 @@ server_start(struct server *srv)
 			log_err("%s", err.msg);
 			return -1;
 		}
-		srv->host.fleet_top = server_host_fleet_top;
+		srv->host.fleet_view = server_host_fleet_view;
 	}
 	srv->host.retainer = retainer_new();
 	server_events_start(srv);

@@ -1,14 +1,16 @@
 /* fuzz_fleet_tsv.c: ClickHouse's TabSeparated replies to fleet queries
- * (fleet-tsv.c), read as the HTTP client hands them over, into the view
- * (fleet-top.c): any bytes.  The first byte sets the size of the pieces
+ * (fleet-tsv.c), read as the HTTP client hands them over, into a view
+ * (fleet-view.c: top with its graph, or the tree): any bytes.  The first byte sets the size of the pieces
  * the rest is fed in.  Beside not crashing: the rows seen, their fields
  * unescaped and their arrays, are the same whether the reply comes in
- * one piece or in many; a string never grows in unescaping; the total
- * of the top is the sum of |value| of the stacks it took. */
+ * one piece or in many; a string never grows in unescaping; the view's
+ * total is the sum of |value| of the stacks it took; a tree's selves add
+ * up to its root. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fleet-query.h"
 #include "fleet-top.h"
 #include "fleet-tsv.h"
 #include "selection.h"
@@ -18,8 +20,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 struct fz {
 	uint64_t digest;
 	size_t rows;
-	struct fleet_tsv_array a[3];
-	struct fleet_top top;
+	struct fleet_tsv_array a[6];
+	struct fleet_view view;
 	int64_t total;
 };
 
@@ -46,20 +48,19 @@ fz_row(void *arg, struct fleet_tsv_field *f, size_t n, struct error *err)
 	(void)err;
 	z->rows++;
 	mix(z, &n, sizeof n);
-	/* As the stacks' reply: a value and three arrays. */
-	if (n == 4 && fleet_tsv_int(&f[0], &v, &e) == 0 &&
-	    v > INT64_MIN && fleet_tsv_array(&f[1], &z->a[0], &e) == 0 &&
-	    fleet_tsv_array(&f[2], &z->a[1], &e) == 0 &&
-	    fleet_tsv_array(&f[3], &z->a[2], &e) == 0 &&
-	    z->a[0].n == z->a[1].n) {
-		for (k = 0; k < 3; k++)
-			for (i = 0; i < z->a[k].n; i++)
-				mix(z, z->a[k].v[i], strlen(z->a[k].v[i]));
-		if (fleet_top_stack(&z->top, v, z->a[0].v, z->a[1].v,
-		    z->a[2].v, z->a[2].n, z->a[0].n, &e) == -1)
+	/* As the stacks' reply: a value and six arrays, into a view. */
+	if (n == 7 && fleet_tsv_int(&f[0], &v, &e) == 0 && v > INT64_MIN &&
+	    v < INT64_MAX / 4096 && v > -INT64_MAX / 4096) {
+		if (fleet_query_stack_row(z->a, &z->view, f, n, &e) == 0) {
+			z->total += v < 0 ? -v : v;
+			for (k = 0; k < 6; k++)
+				for (i = 0; i < z->a[k].n; i++)
+					mix(z, z->a[k].v[i],
+					    strlen(z->a[k].v[i]));
+		} else if (e.kind == ERR_NONE)
 			abort();
-		z->total += v < 0 ? -v : v;
 	}
+	error_clear(&e);
 	for (i = 0; i < n; i++) {
 		if (fleet_tsv_array(&f[i], &z->a[0], &e) == 0) {
 			mix(z, &z->a[0].n, sizeof z->a[0].n);
@@ -90,7 +91,9 @@ fz_read(const uint8_t *data, size_t size, size_t step, struct fz *z)
 	int rc = 0;
 
 	memset(z, 0, sizeof *z);
-	fleet_top_init(&z->top, &none, 0, 1);
+	/* Top with its graph on odd steps, the tree on even ones. */
+	fleet_view_init(&z->view, step % 2 ? FV_TOP : FV_TREE, &none);
+	z->view.edges = 1;
 	fleet_tsv_init(&t, 4096, fz_row, z);
 	for (off = 0; off < size && rc == 0; off += k) {
 		k = step == 0 || size - off < step ? size - off : step;
@@ -100,11 +103,29 @@ fz_read(const uint8_t *data, size_t size, size_t step, struct fz *z)
 		rc = fleet_tsv_end(&t, &err);
 	if (rc == -1 && err.kind == ERR_NONE)
 		abort();
-	if (z->top.r.total != z->total)
+	if (z->view.total != z->total)
 		abort();
+	if (z->view.kind == FV_TOP) {
+		struct top_result r;
+
+		fleet_view_top(&z->view, &r);
+		top_result_clear(&r);
+	} else {
+		struct tree_result r;
+
+		int64_t self = 0;
+
+		fleet_view_tree(&z->view, &r);
+		/* Every value kept is some node's self, once. */
+		for (k = 0; k < r.nnodes; k++)
+			self += r.nodes[k].self;
+		if (self != r.nodes[0].total)
+			abort();
+		tree_result_clear(&r);
+	}
 	fleet_tsv_clear(&t);
-	fleet_top_clear(&z->top);
-	for (k = 0; k < 3; k++)
+	fleet_view_clear(&z->view);
+	for (k = 0; k < 6; k++)
 		fleet_tsv_array_clear(&z->a[k]);
 	return rc;
 }

@@ -129,6 +129,57 @@ r=$(api GET "/v1/peek?scope=fx-cpu&regex=(&fleet=1")
 [ "$(status_of "$r")" = 400 ] || fail "fleet peek of a bad regex: $r"
 ok "peek --fleet equals go tool pprof -peek over both files and the single profd's ($n cases)"
 
+# Tree (JSON and folded) and flamegraph: the single profd's.  A node's
+# mapping is that of one of the fleet's stacks with its frames, and the
+# stacks table is keyed by function, file and line: stacks that differ
+# only in their mapping (the same program built at two paths, as the two
+# fixture sets are) are one stack there, with one mapping.  So trees are
+# compared without their sources (file, lines, mapping), which are only
+# checked to be there.
+tree_same() {	# tree_same QUERY [LOCAL-SOCK]
+	local f l
+	f=$(curl -s --unix-socket "$SOCK" "http://localhost/v1/tree?$1&fleet=1")
+	l=$(curl -s --unix-socket "${2:-$T/all.sock}" "http://localhost/v1/tree?${1//&host=a/}")
+	case "$l" in *'"root"'*|*' '[0-9]*) ;; *) fail "local tree $1: ${l:0:300}" ;; esac
+	[ "$f" = "$l" ] || fail "tree $1: $(python3 -c 'import sys; a, b = sys.argv[1:]; i = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), min(len(a), len(b))); print("at", i, "fleet", a[max(0, i-200):i+200], "local", b[max(0, i-200):i+200])' "$f" "$l")"
+}
+for c in "cpu cpu" "cpu samples" "heap inuse_space" "heap alloc_objects" \
+    "mutex delay" "block contentions"; do
+	set -- $c
+	tree_same "scope=fx-$1&metric=$2&source=false"
+	tree_same "scope=fx-$1&metric=$2&format=folded"
+	tree_same "scope=fx-$1&metric=$2&host=a&source=false" "$SOCK"
+done
+tree_same "scope=fx-cpu&min_fraction=0.01&source=false"
+tree_same "scope=fx-cpu&focus=main&hide=runtime&source=false"
+tree_same "scope=fx-cpu&ignore=sha256&show=main%7Cfib&host=a&source=false" "$SOCK"
+tree_same "scope=fx-heap&label=bytes=1024&source=false"
+tree_same "scope=lab&label=env=prod&source=false"
+curl -s --unix-socket "$SOCK" \
+    "http://localhost/v1/tree?scope=fx-cpu&fleet=1" >"$T/src.json"
+python3 - "$T/src.json" <<'PY' || fail "the fleet's tree lacks sources"
+import json, sys
+def walk(n):
+    yield n
+    for c in n["children"]:
+        yield from walk(c)
+nodes = list(walk(json.load(open(sys.argv[1]))["root"]))[1:]
+assert nodes and all("file" in n and "mapping" in n
+    for n in nodes if n["name"].startswith("main.")), nodes[:3]
+PY
+"$PROFCTL" flamegraph --fleet --scope fx-cpu -o "$T/fleet.svg" ||
+    fail "profctl flamegraph --fleet"
+"$PROFCTL" --socket "$T/all.sock" flamegraph --scope fx-cpu \
+    -o "$T/all.svg" || fail "profctl flamegraph"
+cmp -s "$T/fleet.svg" "$T/all.svg" ||
+    fail "flamegraph --fleet is not the single profd's"
+"$PROFCTL" tree --fleet --scope fx-heap --metric alloc_space \
+    >"$T/fleet.tree" || fail "profctl tree --fleet"
+"$PROFCTL" --socket "$T/all.sock" tree --scope fx-heap \
+    --metric alloc_space >"$T/all.tree" || fail "profctl tree"
+cmp -s "$T/fleet.tree" "$T/all.tree" || fail "tree --fleet is not the single profd's"
+ok "tree (JSON, folded, filters, min_fraction), profctl tree and flamegraph --fleet equal the single profd's"
+
 # 2. Selections, the fleet's JSON against the single profd's (or, with
 #    host=a, a's own).
 same() {	# same QUERY [LOCAL-SOCK]

@@ -268,7 +268,7 @@ peek_fleet_start(struct api_call *call)
 {
 	struct peek_req *t = call->data;
 	struct api_fleet_view v = {
-		.sel = &t->sel, .hosts = t->fleet.hosts,
+		.top = 1, .sel = &t->sel, .hosts = t->fleet.hosts,
 		.nhosts = t->fleet.nhosts, .edges = 1,
 	};
 

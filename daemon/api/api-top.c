@@ -102,7 +102,7 @@ top_fleet_start(struct api_call *call)
 {
 	struct top_req *t = call->data;
 	struct api_fleet_view v = {
-		.sel = &t->sel, .hosts = t->fleet.hosts,
+		.top = 1, .sel = &t->sel, .hosts = t->fleet.hosts,
 		.nhosts = t->fleet.nhosts, .sort_cum = t->sort_cum,
 	};
 

@@ -66,7 +66,7 @@ struct api_fleet_stats {
 struct top_result;
 struct tree_result;
 struct api_fleet_view {
-	int tree;			/* the tree, else top */
+	int top, tree;			/* which of them (both: diff's) */
 	const struct selection *sel;
 	char *const *hosts;
 	size_t nhosts;

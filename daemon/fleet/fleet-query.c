@@ -85,6 +85,7 @@ fq_finish(struct fq *f)
 	struct top_result top;
 	struct tree_result tree;
 	char *slash;
+	int i;
 
 	TAILQ_REMOVE(&f->c->inflight, f, entry);
 	if (f->err.kind != ERR_NONE) {
@@ -92,22 +93,26 @@ fq_finish(struct fq *f)
 		fq_free(f);
 		return;
 	}
-	if (f->view.kind == FV_TOP) {
+	if (f->view.kind & FV_TOP) {
 		fleet_view_top(&f->view, &top);
 		top.nprofiles = f->nprofiles;
-		m = &top.metric;
 		a.top = &top;
-	} else {
+	}
+	if (f->view.kind & FV_TREE) {
 		fleet_view_tree(&f->view, &tree);
 		tree.nprofiles = f->nprofiles;
-		m = &tree.metric;
 		a.tree = &tree;
 	}
 	/* TYPE/UNIT, as shipped. */
 	slash = strchr(f->metric, '/');
-	m->type = xstrndup(f->metric, slash != NULL ? (size_t)(slash -
-	    f->metric) : strlen(f->metric));
-	m->unit = xstrdup(slash != NULL ? slash + 1 : "");
+	for (i = 0; i < 2; i++) {
+		if ((m = i == 0 ? (a.top ? &top.metric : NULL) : (a.tree ?
+		    &tree.metric : NULL)) == NULL)
+			continue;
+		m->type = xstrndup(f->metric, slash != NULL ?
+		    (size_t)(slash - f->metric) : strlen(f->metric));
+		m->unit = xstrdup(slash != NULL ? slash + 1 : "");
+	}
 	f->done(f->arg, &a, NULL);
 	fq_free(f);
 }
@@ -373,7 +378,8 @@ fleet_queries_view(struct fleet_queries *c, const struct api_fleet_view *v,
 	f->q.sel = v->sel;
 	f->q.hosts = v->hosts;
 	f->q.nhosts = v->nhosts;
-	fleet_view_init(&f->view, v->tree ? FV_TREE : FV_TOP, v->sel);
+	fleet_view_init(&f->view, (v->top ? FV_TOP : 0) | (v->tree ?
+	    FV_TREE : 0), v->sel);
 	f->view.sort_cum = v->sort_cum;
 	f->view.edges = v->edges;
 	f->view.min_fraction = v->min_fraction;

@@ -16,7 +16,7 @@
 #include "top.h"
 #include "tree.h"
 
-enum fleet_view_kind { FV_TOP, FV_TREE };
+enum fleet_view_kind { FV_TOP = 1, FV_TREE = 2, FV_BOTH = 3 };
 
 struct fleet_view {
 	enum fleet_view_kind kind;

@@ -17,7 +17,7 @@ fleet_view_init(struct fleet_view *v, enum fleet_view_kind kind,
 	memset(v, 0, sizeof *v);
 	v->kind = kind;
 	fleet_frames_init(&v->w, sel);
-	if (kind == FV_TREE)
+	if (kind & FV_TREE)
 		tree_build_init(&v->trb, &v->tree);
 }
 
@@ -126,9 +126,9 @@ fleet_view_stack(struct fleet_view *v, const struct fleet_stack *s)
 	v->total += s->value < 0 ? -s->value : s->value;
 	if (s->value == 0 || fleet_frames_walk(&v->w, s) == 0)
 		return 0;
-	if (v->kind == FV_TOP)
+	if (v->kind & FV_TOP)
 		fv_top(v, s);
-	else
+	if (v->kind & FV_TREE)
 		fv_tree(v, s);
 	return 0;
 }

@@ -105,7 +105,7 @@ fz_read(const uint8_t *data, size_t size, size_t step, struct fz *z)
 		abort();
 	if (z->view.total != z->total)
 		abort();
-	if (z->view.kind == FV_TOP) {
+	if (z->view.kind & FV_TOP) {
 		struct top_result r;
 
 		fleet_view_top(&z->view, &r);

@@ -180,6 +180,27 @@ cmp -s "$T/fleet.svg" "$T/all.svg" ||
 cmp -s "$T/fleet.tree" "$T/all.tree" || fail "tree --fleet is not the single profd's"
 ok "tree (JSON, folded, filters, min_fraction), profctl tree and flamegraph --fleet equal the single profd's"
 
+# Diff: the single profd's, JSON and text.
+diff_same() {	# diff_same QUERY
+	local f l
+	f=$(curl -s --unix-socket "$SOCK" "http://localhost/v1/diff?$1&fleet=1")
+	l=$(curl -s --unix-socket "$T/all.sock" "http://localhost/v1/diff?$1")
+	case "$l" in *'"rows"'*) ;; *) fail "local diff $1: ${l:0:300}" ;; esac
+	[ "$f" = "$l" ] || fail "diff $1: fleet ${f:0:300} local ${l:0:300}"
+}
+diff_same "scope=fx-cpu&base.scope=lab"
+diff_same "scope=fx-cpu&base.scope=lab&normalize=true&limit=5"
+diff_same "scope=fx-heap&metric=alloc_space&base.scope=fx-heap&base.label=bytes=1024"
+diff_same "scope=fx-cpu&focus=main&base.scope=lab&base.hide=runtime"
+"$PROFCTL" diff --fleet --scope fx-cpu --base-scope lab >"$T/fleet.diff" ||
+    fail "profctl diff --fleet"
+"$PROFCTL" --socket "$T/all.sock" diff --scope fx-cpu --base-scope lab \
+    >"$T/all.diff" || fail "profctl diff"
+cmp -s "$T/fleet.diff" "$T/all.diff" || fail "diff --fleet is not the single profd's"
+r=$(api GET "/v1/diff?scope=fx-cpu&base.scope=fx-heap&base.metric=alloc_space&fleet=1")
+[ "$(status_of "$r")" = 400 ] || fail "fleet diff of two metrics: $r"
+ok "diff --fleet equals the single profd's"
+
 # 2. Selections, the fleet's JSON against the single profd's (or, with
 #    host=a, a's own).
 same() {	# same QUERY [LOCAL-SOCK]

@@ -67,6 +67,8 @@ struct top_result;
 struct tree_result;
 struct api_fleet_view {
 	int top, tree;			/* which of them (both: diff's) */
+	int timeline;			/* or the timeline */
+	int64_t step_s;			/* timeline */
 	const struct selection *sel;
 	char *const *hosts;
 	size_t nhosts;
@@ -76,9 +78,11 @@ struct api_fleet_view {
 };
 /* The answer, on the loop, once: the result (taken; a tree's strings
  * last only until the callback returns) or err. */
+struct timeline_result;
 struct api_fleet_answer {
 	struct top_result *top;
 	struct tree_result *tree;
+	struct timeline_result *timeline;
 };
 typedef void api_fleet_done(void *arg, const struct api_fleet_answer *,
     const struct error *);

@@ -80,10 +80,11 @@ fq_free(struct fq *f)
 static void
 fq_finish(struct fq *f)
 {
-	struct api_fleet_answer a = { NULL, NULL };
+	struct api_fleet_answer a = { NULL, NULL, NULL };
 	struct store_metric *m;
 	struct top_result top;
 	struct tree_result tree;
+	struct timeline_result tl;
 	char *slash;
 	int i;
 
@@ -103,11 +104,16 @@ fq_finish(struct fq *f)
 		tree.nprofiles = f->nprofiles;
 		a.tree = &tree;
 	}
+	if (f->view.kind == FV_TIMELINE) {
+		fleet_view_timeline(&f->view, &tl);
+		a.timeline = &tl;
+	}
 	/* TYPE/UNIT, as shipped. */
 	slash = strchr(f->metric, '/');
-	for (i = 0; i < 2; i++) {
-		if ((m = i == 0 ? (a.top ? &top.metric : NULL) : (a.tree ?
-		    &tree.metric : NULL)) == NULL)
+	for (i = 0; i < 3; i++) {
+		if ((m = i == 0 ? (a.top ? &top.metric : NULL) : i == 1 ?
+		    (a.tree ? &tree.metric : NULL) : (a.timeline ?
+		    &tl.metric : NULL)) == NULL)
 			continue;
 		m->type = xstrndup(f->metric, slash != NULL ?
 		    (size_t)(slash - f->metric) : strlen(f->metric));
@@ -155,8 +161,16 @@ fleet_query_stack_row(struct fleet_tsv_array *a, struct fleet_view *view,
     struct fleet_tsv_field *v, size_t n, struct error *err)
 {
 	struct fleet_stack s;
+	int64_t bucket = 0;
 	size_t i;
 
+	/* A timeline's rows start with their time bucket. */
+	if (view->kind == FV_TIMELINE && n == 8) {
+		if (fleet_tsv_int(&v[0], &bucket, err) == -1)
+			return -1;
+		v++;
+		n--;
+	}
 	if (n != 7)
 		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: "
 		    "%zu fields, not 7 (value and 6 arrays)", n);
@@ -178,7 +192,7 @@ fleet_query_stack_row(struct fleet_tsv_array *a, struct fleet_view *view,
 	s.inlined = a[3].n == s.n ? a[3].v : NULL;
 	s.start = a[4].n == s.n ? a[4].v : NULL;
 	s.mapping = a[5].n == s.n ? a[5].v : NULL;
-	return fleet_view_stack(view, &s);
+	return fleet_view_stack(view, &s, bucket);
 }
 
 static int
@@ -356,7 +370,8 @@ fq_next(struct fq *f)
 			return;
 		}
 		fq_ask(f, FQ_STACKS, fq_stacks_row,
-		    fleet_sql_stacks(&f->q, f->metric));
+		    f->view.kind == FV_TIMELINE ? fleet_sql_buckets(&f->q,
+		    f->metric) : fleet_sql_stacks(&f->q, f->metric));
 		return;
 	case FQ_STACKS:
 		fq_finish(f);
@@ -378,8 +393,9 @@ fleet_queries_view(struct fleet_queries *c, const struct api_fleet_view *v,
 	f->q.sel = v->sel;
 	f->q.hosts = v->hosts;
 	f->q.nhosts = v->nhosts;
-	fleet_view_init(&f->view, (v->top ? FV_TOP : 0) | (v->tree ?
-	    FV_TREE : 0), v->sel);
+	fleet_view_init(&f->view, v->timeline ? FV_TIMELINE : (v->top ?
+	    FV_TOP : 0) | (v->tree ? FV_TREE : 0), v->sel);
+	f->view.step_s = v->step_s;
 	f->view.sort_cum = v->sort_cum;
 	f->view.edges = v->edges;
 	f->view.min_fraction = v->min_fraction;

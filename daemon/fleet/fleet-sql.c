@@ -159,8 +159,9 @@ fleet_sql_metrics(const struct fleet_sql *q, const char *metric)
 	return sql_done(&b);
 }
 
-char *
-fleet_sql_stacks(const struct fleet_sql *q, const char *metric)
+/* Per stack (and bucket, when by_time) with its frames. */
+static char *
+sql_stacks(const struct fleet_sql *q, const char *metric, int by_time)
 {
 	struct buf b = { 0 }, where = { 0 };
 	const char *in = q->cluster ? "GLOBAL IN" : "IN";
@@ -169,13 +170,23 @@ fleet_sql_stacks(const struct fleet_sql *q, const char *metric)
 	sql_lit(&where, " AND metric = ");
 	sql_str(&where, metric);
 	buf_add(&where, "", 1);
-	sql_lit(&b, "SELECT v, functions, files, lines, inlined, start_lines, "
-	    "mappings FROM (SELECT stack_hash, v, functions, files, lines "
-	    "FROM (SELECT stack_hash, sum(value) AS v FROM ");
+	if (by_time)
+		sql_lit(&b, "SELECT bucket, ");
+	else
+		sql_lit(&b, "SELECT ");
+	sql_lit(&b, "v, functions, files, lines, inlined, start_lines, "
+	    "mappings FROM (SELECT ");
+	if (by_time)
+		sql_lit(&b, "bucket, ");
+	sql_lit(&b, "stack_hash, v, functions, files, lines FROM (SELECT ");
+	if (by_time)
+		sql_lit(&b, "toInt64(toUInt32(time)) AS bucket, ");
+	sql_lit(&b, "stack_hash, sum(value) AS v FROM ");
 	sql_table(&b, q, "samples");
-	buf_printf(&b, "%s GROUP BY stack_hash) ANY INNER JOIN (SELECT "
+	buf_printf(&b, "%s GROUP BY %sstack_hash) ANY INNER JOIN (SELECT "
 	    "stack_hash, any(functions) AS functions, any(files) AS files, "
-	    "any(lines) AS lines FROM ", (const char *)where.p);
+	    "any(lines) AS lines FROM ", (const char *)where.p, by_time ?
+	    "bucket, " : "");
 	sql_table(&b, q, "stacks");
 	buf_printf(&b, " WHERE stack_hash %s (SELECT stack_hash FROM ", in);
 	sql_table(&b, q, "samples");
@@ -187,6 +198,35 @@ fleet_sql_stacks(const struct fleet_sql *q, const char *metric)
 	buf_printf(&b, " WHERE stack_hash %s (SELECT stack_hash FROM ", in);
 	sql_table(&b, q, "samples");
 	buf_printf(&b, "%s) GROUP BY stack_hash) USING stack_hash",
+	    (const char *)where.p);
+	if (by_time)
+		sql_lit(&b, " ORDER BY bucket");
+	buf_free(&where);
+	return sql_done(&b);
+}
+
+char *
+fleet_sql_stacks(const struct fleet_sql *q, const char *metric)
+{
+	return sql_stacks(q, metric, 0);
+}
+
+char *
+fleet_sql_buckets(const struct fleet_sql *q, const char *metric)
+{
+	struct buf b = { 0 }, where = { 0 };
+
+	if (selection_frame_filters(q->sel))
+		return sql_stacks(q, metric, 1);
+	/* Every stack counts: the sums per bucket are enough. */
+	sql_where(&where, q);
+	sql_lit(&where, " AND metric = ");
+	sql_str(&where, metric);
+	buf_add(&where, "", 1);
+	sql_lit(&b, "SELECT toInt64(toUInt32(time)) AS bucket, sum(value), "
+	    "[], [], [], [], [], [] FROM ");
+	sql_table(&b, q, "samples");
+	buf_printf(&b, "%s GROUP BY bucket ORDER BY bucket",
 	    (const char *)where.p);
 	buf_free(&where);
 	return sql_done(&b);

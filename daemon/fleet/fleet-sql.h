@@ -30,5 +30,8 @@ char *fleet_sql_metrics(const struct fleet_sql *, const char *metric);
  * its frames, leaf first: functions, files, lines (stacks), inline
  * flags, start lines, mappings (stack_frames; empty if it has no row). */
 char *fleet_sql_stacks(const struct fleet_sql *, const char *metric);
+/* The same per time bucket (seconds), the bucket first, in time order;
+ * without frame filters, per bucket only (the arrays empty). */
+char *fleet_sql_buckets(const struct fleet_sql *, const char *metric);
 
 #endif

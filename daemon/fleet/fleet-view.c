@@ -37,6 +37,9 @@ fleet_view_clear(struct fleet_view *v)
 	free(v->strs);
 	free(v->row);
 	free(v->rows);
+	imap_clear(&v->bucket);
+	free(v->bucket_s);
+	free(v->bucket_v);
 	memset(v, 0, sizeof *v);
 }
 
@@ -119,9 +122,45 @@ fv_tree(struct fleet_view *v, const struct fleet_stack *s)
 	r->nodes[at].self += s->value;
 }
 
-int
-fleet_view_stack(struct fleet_view *v, const struct fleet_stack *s)
+/* timeline.c's points: every bucket seen sets the range, the stacks the
+ * frame filters keep add up. */
+static void
+fv_bucket(struct fleet_view *v, const struct fleet_stack *s, int64_t bucket)
 {
+	uint64_t key = (uint64_t)bucket + 1;
+	int64_t at;
+
+	if (v->nstacks == 0)
+		v->first = v->last = bucket;
+	if (bucket < v->first)
+		v->first = bucket;
+	if (bucket > v->last)
+		v->last = bucket;
+	if (s->value == 0 || (selection_frame_filters(v->w.sel) &&
+	    fleet_frames_walk(&v->w, s) == 0))
+		return;
+	if ((at = imap_get(&v->bucket, key)) == 0) {
+		v->bucket_s = xreallocarray(v->bucket_s, v->nbuckets + 1,
+		    sizeof *v->bucket_s);
+		v->bucket_v = xreallocarray(v->bucket_v, v->nbuckets + 1,
+		    sizeof *v->bucket_v);
+		v->bucket_s[v->nbuckets] = bucket;
+		v->bucket_v[v->nbuckets] = 0;
+		at = (int64_t)++v->nbuckets;
+		imap_put(&v->bucket, key, at);
+	}
+	v->bucket_v[at - 1] += s->value;
+}
+
+int
+fleet_view_stack(struct fleet_view *v, const struct fleet_stack *s,
+    int64_t bucket)
+{
+	if (v->kind == FV_TIMELINE) {
+		fv_bucket(v, s, bucket);
+		v->nstacks++;
+		return 0;
+	}
 	/* pprof's total is taken before its frame filters. */
 	v->total += s->value < 0 ? -s->value : s->value;
 	if (s->value == 0 || fleet_frames_walk(&v->w, s) == 0)
@@ -151,4 +190,22 @@ fleet_view_tree(struct fleet_view *v, struct tree_result *out)
 	memset(&v->tree, 0, sizeof v->tree);
 	/* The build points at the result it made. */
 	v->trb.r = NULL;
+}
+
+void
+fleet_view_timeline(struct fleet_view *v, struct timeline_result *out)
+{
+	size_t i, at;
+
+	memset(out, 0, sizeof *out);
+	if (v->nstacks == 0) {
+		out->step_s = v->step_s > 0 ? v->step_s : 1;
+		return;
+	}
+	timeline_points(out, v->first, v->last, v->step_s);
+	for (i = 0; i < v->nbuckets; i++) {
+		at = (size_t)((v->bucket_s[i] - out->start_s) / out->step_s);
+		out->values[at] += v->bucket_v[i];
+		out->total += v->bucket_v[i];
+	}
 }

@@ -201,6 +201,27 @@ r=$(api GET "/v1/diff?scope=fx-cpu&base.scope=fx-heap&base.metric=alloc_space&fl
 [ "$(status_of "$r")" = 400 ] || fail "fleet diff of two metrics: $r"
 ok "diff --fleet equals the single profd's"
 
+# Timeline: the single profd's.
+tl_same() {	# tl_same QUERY
+	local f l
+	f=$(curl -s --unix-socket "$SOCK" "http://localhost/v1/timeline?$1&fleet=1")
+	l=$(curl -s --unix-socket "$T/all.sock" "http://localhost/v1/timeline?$1")
+	case "$l" in *'"points"'*) ;; *) fail "local timeline $1: ${l:0:300}" ;; esac
+	[ "$f" = "$l" ] || fail "timeline $1: fleet ${f:0:300} local ${l:0:300}"
+}
+tl_same "scope=fx-cpu"
+tl_same "scope=fx-cpu&scope=lab&step=1m"
+tl_same "scope=fx-heap&metric=alloc_space&focus=main"
+tl_same "scope=fx-cpu&ignore=sha256&hide=runtime"
+tl_same "scope=fx-heap&label=bytes=1024"
+tl_same "scope=fx-cpu&since=2000-01-01T00:00:00Z&until=2000-01-02T00:00:00Z"
+"$PROFCTL" timeline --fleet --scope fx-cpu >"$T/fleet.tl" ||
+    fail "profctl timeline --fleet"
+"$PROFCTL" --socket "$T/all.sock" timeline --scope fx-cpu >"$T/all.tl" ||
+    fail "profctl timeline"
+cmp -s "$T/fleet.tl" "$T/all.tl" || fail "timeline --fleet is not the single profd's"
+ok "timeline --fleet equals the single profd's"
+
 # 2. Selections, the fleet's JSON against the single profd's (or, with
 #    host=a, a's own).
 same() {	# same QUERY [LOCAL-SOCK]

@@ -144,6 +144,7 @@ config_clear(struct config *c)
 	free(c->fleet_url);
 	free(c->fleet_host);
 	free(c->fleet_database);
+	free(c->fleet_cluster);
 	config_retention_clear(&c->retention);
 	for (i = 0; i < c->allowed_hosts.n; i++)
 		free(c->allowed_hosts.v[i]);

@@ -60,6 +60,7 @@ struct config {
 	char *fleet_url;		/* NULL: no shipping */
 	char *fleet_host;		/* default: the host name */
 	char *fleet_database;
+	char *fleet_cluster;		/* NULL: query the url's node only */
 	size_t fleet_batch;		/* profiles per batch */
 	int64_t fleet_interval;		/* seconds between polls when idle */
 	int64_t fleet_timeout;		/* seconds for one HTTP exchange */

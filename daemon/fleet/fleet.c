@@ -52,7 +52,7 @@ struct fleet {
 	struct event *timer;
 	struct jobq *reads, *writes;
 	struct fleet_job *job;		/* in a queue */
-	char *url, *host, *database, *http_host, *path;
+	char *url, *host, *database, *cluster, *http_host, *path;
 	int port;
 	size_t batch;
 	int64_t interval, timeout;
@@ -281,11 +281,12 @@ fleet_job_done(struct job *j)
 
 /* ---- the round ---- */
 
-/* The statement stmt of a schema step, {db} replaced; NULL past the
- * last.  Statements end with ";" at a line's end; "--" lines are
- * comments. */
+/* The statement stmt of a schema step, {db} and {cluster} replaced;
+ * NULL past the last.  Statements end with ";" at a line's end; "--"
+ * lines are comments.  *skip: it names {cluster} and none is set. */
 static char *
-fleet_statement(const struct fleet *f, const char *sql, size_t stmt)
+fleet_statement(const struct fleet *f, const char *sql, size_t stmt,
+    int *skip)
 {
 	struct buf b = { 0 };
 	const char *p = sql, *q;
@@ -302,6 +303,13 @@ fleet_statement(const struct fleet *f, const char *sql, size_t stmt)
 					buf_add(&b, f->database,
 					    strlen(f->database));
 					q += 3;
+				} else if (strncmp(q, "{cluster}", 9) == 0) {
+					if (f->cluster != NULL)
+						buf_add(&b, f->cluster,
+						    strlen(f->cluster));
+					else
+						*skip = 1;
+					q += 8;
 				} else
 					buf_add(&b, q, 1);
 			}
@@ -321,22 +329,38 @@ fleet_statement(const struct fleet *f, const char *sql, size_t stmt)
 static int
 fleet_schema_next(struct fleet *f)
 {
+	const struct schema_step *st;
 	char *sql;
-	int rc;
+	int rc, skip, applied;
 
 	while (f->step < fleet_schema_nsteps) {
-		if (fleet_schema_steps[f->step].version <=
-		    f->st.schema_version) {
+		st = &fleet_schema_steps[f->step];
+		/* The cluster's statements run at every first connect with
+		 * a cluster set, recorded or not (schema/clickhouse/003). */
+		applied = st->version <= f->st.schema_version;
+		if (applied && (f->cluster == NULL ||
+		    strstr(st->sql, "{cluster}") == NULL)) {
 			f->step++;
 			continue;
 		}
-		sql = fleet_statement(f, fleet_schema_steps[f->step].sql,
-		    f->stmt);
+		for (;;) {
+			skip = 0;
+			sql = fleet_statement(f, st->sql, f->stmt, &skip);
+			if (sql == NULL || !skip)
+				break;
+			free(sql);
+			f->stmt++;
+		}
 		if (sql != NULL) {
 			f->stmt++;
 			rc = fleet_post(f, sql, NULL, 0, 0);
 			free(sql);
 			return rc;
+		}
+		if (applied) {
+			f->step++;
+			f->stmt = 0;
+			continue;
 		}
 		/* The step is done: recorded, then the next. */
 		xasprintf(&sql, "INSERT INTO %s.schema_version VALUES "
@@ -527,6 +551,7 @@ fleet_new(struct event_base *base, const struct fleet_config *cfg,
 	f->url = xstrdup(cfg->url);
 	f->host = xstrdup(cfg->host);
 	f->database = xstrdup(cfg->database);
+	f->cluster = cfg->cluster != NULL ? xstrdup(cfg->cluster) : NULL;
 	f->batch = cfg->batch;
 	f->interval = cfg->interval;
 	f->timeout = cfg->timeout;
@@ -570,6 +595,7 @@ fleet_free(struct fleet *f)
 	free(f->url);
 	free(f->host);
 	free(f->database);
+	free(f->cluster);
 	free(f->http_host);
 	free(f->path);
 	free(f);

@@ -21,6 +21,7 @@ struct fleet_config {
 	const char *url;		/* ClickHouse's HTTP interface */
 	const char *host;		/* this host's name in the fleet */
 	const char *database;
+	const char *cluster;		/* NULL: none (no Distributed tables) */
 	size_t batch;			/* profiles per batch */
 	int64_t interval;		/* seconds between polls when idle */
 	int64_t timeout;		/* seconds for one HTTP exchange */

@@ -347,6 +347,7 @@ server_start(struct server *srv)
 		struct fleet_config fc = {
 			.url = cfg->fleet_url, .host = cfg->fleet_host,
 			.database = cfg->fleet_database,
+			.cluster = cfg->fleet_cluster,
 			.batch = cfg->fleet_batch,
 			.interval = cfg->fleet_interval,
 			.timeout = cfg->fleet_timeout,
@@ -366,6 +367,7 @@ server_start(struct server *srv)
 		    cfg->fleet_url, cfg->fleet_host, cfg->fleet_database);
 		struct fleet_queries_config qc = {
 			.url = cfg->fleet_url, .database = cfg->fleet_database,
+			.cluster = cfg->fleet_cluster,
 			.timeout = cfg->fleet_timeout,
 		};
 

@@ -94,3 +94,24 @@ fleet_status() {
 	curl -s --unix-socket "$SOCK" http://localhost/v1/status |
 	    json "j['fleet']['$1']"
 }
+
+# ch_cluster_config CLUSTER NAME...: the servers NAME... (configs made
+# first, with ch_config) as one ClickHouse cluster CLUSTER of one shard
+# each, written into every one's config.d (read at its start).
+ch_cluster_config() {
+	local cluster=$1 name shards=""
+	shift
+	for name in "$@"; do
+		[ -f "$T/ch-$name/config.xml" ] || ch_config "$name"
+		shards+="<shard><replica><host>127.0.0.1</host><port>$(sed -n \
+		    's|.*<tcp_port>\([0-9]*\)</tcp_port>.*|\1|p' \
+		    "$T/ch-$name/config.xml")</port></replica></shard>"
+	done
+	for name in "$@"; do
+		mkdir -p "$T/ch-$name/config.d"
+		cat >"$T/ch-$name/config.d/cluster.xml" <<XML
+<?xml version="1.0"?>
+<yandex><remote_servers><$cluster>$shards</$cluster></remote_servers></yandex>
+XML
+	done
+}

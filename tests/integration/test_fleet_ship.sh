@@ -54,7 +54,7 @@ for f in heap mutex block; do push "$f" web; done
 wait_until "the first four shipped" shipped_all
 [ "$(fleet_status shipped_profiles)" = 4 ] ||
     fail "shipped $(fleet_status shipped_profiles), not 4"
-[ "$(fleet_status schema_version)" = 2 ] || fail "schema version"
+[ "$(fleet_status schema_version)" = 3 ] || fail "schema version"
 [ "$(ch a "SELECT count() FROM fleet_t.profiles FINAL")" = 4 ] ||
     fail "ClickHouse has not the four profiles"
 ok "four profiles shipped, no lag"

@@ -253,7 +253,8 @@ config_opt_set(struct config *c, const struct opt *o, const char *value,
 			return error_set(err, ERR_INPUT, "%s: a value is one "
 			    "line of 1 to 1023 bytes", o->name);
 		if ((strcmp(o->name, "fleet-database") == 0 ||
-		    strcmp(o->name, "fleet-cluster") == 0) &&
+		    (strcmp(o->name, "fleet-cluster") == 0 &&
+		    strcmp(value, "none") != 0)) &&
 		    (strcmp(value, "none") == 0 ||
 		    value[strspn(value, "abcdefghijklmnopqrstuvwxyz"
 		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")] != '\0' ||

@@ -266,9 +266,9 @@ fq_http_cb(struct evhttp_request *req, void *arg)
 			error_set(&f->err, ERR_BUSY, "ClickHouse at %s is "
 			    "unreachable", f->c->url);
 	} else if (f->code != 200) {
-		/* A bad query would be profd's bug; a refusal (memory,
-		 * a missing table) ClickHouse's state: both 502-like, and
-		 * the message says which. */
+		/* A refusal (memory, a shard down, a table not made yet)
+		 * or, were it profd's bug, a bad query: ClickHouse's
+		 * message says which. */
 		error_set(&f->err, ERR_BUSY, "ClickHouse at %s answered %d: "
 		    "%.*s", f->c->url, f->code, (int)f->errbody.n,
 		    (const char *)f->errbody.p);
@@ -409,15 +409,14 @@ fleet_queries_view(struct fleet_queries *c, const struct api_fleet_view *v,
 		    fleet_sql_default_metric(&f->q));
 }
 
-struct fleet_queries *
-fleet_queries_new(struct event_base *base,
-    const struct fleet_queries_config *cfg, struct error *err)
+int
+fleet_url_parse(const char *url, char **host, int *port, char **path,
+    struct error *err)
 {
 	struct evhttp_uri *u;
-	struct fleet_queries *c;
 	const char *h, *p;
 
-	if ((u = evhttp_uri_parse(cfg->url)) == NULL ||
+	if ((u = evhttp_uri_parse(url)) == NULL ||
 	    evhttp_uri_get_scheme(u) == NULL ||
 	    strcmp(evhttp_uri_get_scheme(u), "http") != 0 ||
 	    (h = evhttp_uri_get_host(u)) == NULL || *h == '\0' ||
@@ -425,18 +424,30 @@ fleet_queries_new(struct event_base *base,
 	    evhttp_uri_get_userinfo(u) != NULL) {
 		if (u != NULL)
 			evhttp_uri_free(u);
-		error_set(err, ERR_INPUT, "fleet-url: \"%s\" is not "
+		return error_set(err, ERR_INPUT, "fleet-url: \"%s\" is not "
 		    "http://HOST[:PORT][/PATH] (ClickHouse's HTTP interface)",
-		    cfg->url);
+		    url);
+	}
+	*host = xstrdup(h);
+	*port = evhttp_uri_get_port(u) > 0 ? evhttp_uri_get_port(u) : 8123;
+	p = evhttp_uri_get_path(u);
+	*path = xstrdup(p != NULL && *p != '\0' ? p : "/");
+	evhttp_uri_free(u);
+	return 0;
+}
+
+struct fleet_queries *
+fleet_queries_new(struct event_base *base,
+    const struct fleet_queries_config *cfg, struct error *err)
+{
+	struct fleet_queries *c = xcalloc(1, sizeof *c);
+
+	if (fleet_url_parse(cfg->url, &c->http_host, &c->port, &c->path,
+	    err) == -1) {
+		free(c);
 		return NULL;
 	}
-	c = xcalloc(1, sizeof *c);
 	c->base = base;
-	c->http_host = xstrdup(h);
-	c->port = evhttp_uri_get_port(u) > 0 ? evhttp_uri_get_port(u) : 8123;
-	p = evhttp_uri_get_path(u);
-	c->path = xstrdup(p != NULL && *p != '\0' ? p : "/");
-	evhttp_uri_free(u);
 	c->url = xstrdup(cfg->url);
 	c->database = xstrdup(cfg->database);
 	c->cluster = cfg->cluster != NULL && *cfg->cluster != '\0';

@@ -21,6 +21,10 @@ struct fleet_queries_config {
 	int64_t timeout;		/* seconds, per question */
 };
 
+/* ClickHouse's URL, http://HOST[:PORT][/PATH]: its parts (copies), or
+ * -1 with err (ERR_INPUT naming fleet-url). */
+int fleet_url_parse(const char *url, char **host, int *port, char **path,
+    struct error *);
 /* NULL with err if the URL is not http://host[:port][/path]. */
 struct fleet_queries *fleet_queries_new(struct event_base *,
     const struct fleet_queries_config *, struct error *);

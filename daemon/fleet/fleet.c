@@ -19,6 +19,7 @@
 #include "api.h"
 #include "fleet-batch.h"
 #include "fleet.h"
+#include "fleet-query.h"
 #include "fleet_schema.h"
 #include "import.h"
 #include "jobq.h"
@@ -524,30 +525,14 @@ struct fleet *
 fleet_new(struct event_base *base, const struct fleet_config *cfg,
     struct jobq *reads, struct jobq *writes, struct error *err)
 {
-	struct evhttp_uri *u;
-	struct fleet *f;
-	const char *h, *p;
+	struct fleet *f = xcalloc(1, sizeof *f);
 
-	if ((u = evhttp_uri_parse(cfg->url)) == NULL ||
-	    evhttp_uri_get_scheme(u) == NULL ||
-	    strcmp(evhttp_uri_get_scheme(u), "http") != 0 ||
-	    (h = evhttp_uri_get_host(u)) == NULL || *h == '\0' ||
-	    evhttp_uri_get_query(u) != NULL ||
-	    evhttp_uri_get_userinfo(u) != NULL) {
-		if (u != NULL)
-			evhttp_uri_free(u);
-		error_set(err, ERR_INPUT, "fleet-url: \"%s\" is not "
-		    "http://HOST[:PORT][/PATH] (ClickHouse's HTTP interface)",
-		    cfg->url);
+	if (fleet_url_parse(cfg->url, &f->http_host, &f->port, &f->path,
+	    err) == -1) {
+		free(f);
 		return NULL;
 	}
-	f = xcalloc(1, sizeof *f);
 	f->base = base;
-	f->http_host = xstrdup(h);
-	f->port = evhttp_uri_get_port(u) > 0 ? evhttp_uri_get_port(u) : 8123;
-	p = evhttp_uri_get_path(u);
-	f->path = xstrdup(p != NULL && *p != '\0' ? p : "/");
-	evhttp_uri_free(u);
 	f->url = xstrdup(cfg->url);
 	f->host = xstrdup(cfg->host);
 	f->database = xstrdup(cfg->database);

@@ -9,8 +9,9 @@
 #    sample label and a push label), several scopes, time ranges: the
 #    fleet's JSON equals the single profd's over the same profiles.
 # 3. Errors: fleet=1 on a profd without --fleet-url is a 400; host
-#    without fleet=1 a 400; with ClickHouse stopped, a 503 naming
-#    ClickHouse and its URL, while local queries are answered.
+#    without fleet=1 a 400; a ClickHouse that never answers, a 503 after
+#    --fleet-timeout; with ClickHouse stopped, a 503 naming ClickHouse
+#    and its URL, while local queries are answered.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/fleet-lib.sh"
 
@@ -40,7 +41,9 @@ other() {	# other NAME [OPTIONS]: a profd on $T/NAME.sock
 # shellcheck disable=SC2046
 other b $(fleet b)
 other all
-trap 'kill "$(cat "$T/b.pid")" "$(cat "$T/all.pid")" 2>/dev/null; ch_cleanup' EXIT
+MUTE_PID=
+# shellcheck disable=SC2046
+trap 'kill "$(cat "$T/b.pid")" "$(cat "$T/all.pid")" $(cat "$T/mute.pid" 2>/dev/null) $MUTE_PID 2>/dev/null; ch_cleanup' EXIT
 
 push() {	# push SOCK FILE SCOPE [LABEL]
 	"$PROFCTL" --socket "$1" push "$2" --scope "$3" ${4:+--label "$4"} \
@@ -261,6 +264,25 @@ r=$(api GET "/v1/top?scope=fx-cpu&fleet=1&profile=1")
 [ "$(status_of "$r")" = 400 ] || fail "fleet=1 with a profile id: $r"
 r=$(api GET "/v1/top?scope=fx-cpu&fleet=1&granularity=line")
 [ "$(status_of "$r")" = 400 ] || fail "fleet=1 by line: $r"
+# A ClickHouse that takes the connection and never answers: 503 after
+# --fleet-timeout (1 s), naming it.
+python3 -c 'import socket, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+print(s.getsockname()[1], flush=True)
+c = []
+while True: c.append(s.accept()[0])' >"$T/mute.port" &
+MUTE_PID=$!
+wait_until "the mute server" test -s "$T/mute.port"
+other mute --fleet-url "http://127.0.0.1:$(cat "$T/mute.port")" \
+    --fleet-host m --fleet-timeout 1
+start=$SECONDS
+r=$(curl -s -w '\n%{http_code}' --unix-socket "$T/mute.sock" \
+    "http://localhost/v1/top?scope=fx-cpu&fleet=1&metric=cpu")
+[ "$(status_of "$r")" = 503 ] &&
+    has "ClickHouse at http://127.0.0.1:$(cat "$T/mute.port") did not answer" <(body_of "$r") ||
+    fail "a ClickHouse that does not answer: $r"
+[ $((SECONDS - start)) -le 5 ] || fail "the fleet timeout took $((SECONDS - start)) s"
+kill "$MUTE_PID" "$(cat "$T/mute.pid")"
 ch_stop a
 r=$(api GET "/v1/top?scope=fx-cpu&fleet=1")
 [ "$(status_of "$r")" = 503 ] || fail "ClickHouse stopped: $r"
@@ -272,4 +294,4 @@ has "ClickHouse" "$T/err.txt" || fail "profctl: $(cat "$T/err.txt")"
 r=$(api GET "/v1/top?scope=fx-cpu")
 [ "$(status_of "$r")" = 200 ] || fail "local top with ClickHouse stopped: $r"
 kill -0 "$A_PID" || fail "profd died"
-ok "errors: no fleet 400, host alone 400, ClickHouse stopped 503 naming it; local queries answered"
+ok "errors: no fleet 400, host alone 400, a mute ClickHouse 503 after --fleet-timeout, ClickHouse stopped 503 naming it; local queries answered"

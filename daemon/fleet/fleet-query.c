@@ -17,7 +17,7 @@
 
 #include "fleet-query.h"
 #include "fleet-sql.h"
-#include "fleet-top.h"
+#include "fleet-view.h"
 #include "tree.h"
 #include "fleet-tsv.h"
 #include "selection.h"

@@ -1,11 +1,11 @@
-/* fleet-view.c: top and tree over the fleet's stacks, one stack at a
- * time, as the local views walk theirs with frame filters (top.c's
+/* fleet-view.c: top, tree and timeline over the fleet's stacks, one
+ * stack at a time, as the local views walk theirs with frame filters (top.c's
  * top_stacks, tree.c's tree_stacks): the same builders, the same order
  * of nodes and rows, so the same answers. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleet-top.h"
+#include "fleet-view.h"
 #include "model.h"
 #include "selection.h"
 #include "util.h"

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "fleet-query.h"
-#include "fleet-top.h"
+#include "fleet-view.h"
 #include "fleet-tsv.h"
 #include "selection.h"
 

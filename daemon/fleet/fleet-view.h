@@ -1,11 +1,12 @@
-/* fleet-top.h: the views built from the fleet's stacks as ClickHouse
+/* fleet-view.h: the views built from the fleet's stacks as ClickHouse
  * sums them (one row per distinct stack: its value and its frames, leaf
  * first) after the frame filters (fleet-frames.c): top (and its graph)
- * with the local top's builder, the tree with the local tree's, so that
- * each equals what one store holding the same profiles answers.  Knows
- * no HTTP and no SQL. */
-#ifndef PROFD_FLEET_TOP_H
-#define PROFD_FLEET_TOP_H
+ * with the local top's builder, the tree with the local tree's, the
+ * timeline (stacks per second) laid out as timeline.c's, so that each
+ * equals what one store holding the same profiles answers.  Knows no
+ * HTTP and no SQL. */
+#ifndef PROFD_FLEET_VIEW_H
+#define PROFD_FLEET_VIEW_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -105,7 +105,8 @@ struct api_host {
 	/* 0 if nothing ships to a fleet. */
 	int (*fleet_stats)(void *ctx, struct api_fleet_stats *);
 	/* NULL if no fleet is configured (no fleet-url).  Calls done once,
-	 * on the loop, after it returned. */
+	 * on the loop: later, or before it returns when the question cannot
+	 * even be sent (the caller does nothing after calling it). */
 	void (*fleet_view)(void *ctx, const struct api_fleet_view *,
 	    api_fleet_done *done, void *arg);
 	struct api_counters *counters;	/* api-host.c */

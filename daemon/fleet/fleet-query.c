@@ -1,6 +1,6 @@
 /* fleet-query.c: one fleet view is a few questions to ClickHouse, one
- * after the other, each on a connection of its own (freed by libevent
- * once answered): the default metric when none is named, the metrics
+ * after the other on one kept-alive connection (a new one after a
+ * failure): the default metric when none is named, the metrics
  * the selection matches with its profile count, then the stacks.  The
  * stacks' reply is read as it arrives, line by line, into the view, so
  * memory follows the view's size, not the reply's.  ClickHouse is also
@@ -33,6 +33,7 @@ enum fq_step { FQ_DEFAULT, FQ_METRICS, FQ_STACKS };
 struct fq {
 	TAILQ_ENTRY(fq) entry;
 	struct fleet_queries *c;
+	struct evhttp_connection *conn;	/* the questions', kept alive */
 	struct evhttp_request *req;	/* in flight */
 	enum fq_step step;
 	struct fleet_sql q;
@@ -63,10 +64,34 @@ struct fleet_queries {
 static void fq_send(struct fq *, char *sql);
 
 static void
+fq_conn_free_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	evhttp_connection_free(arg);
+}
+
+/* A connection is freed once its callback has returned: libevent still
+ * uses it after calling the callback. */
+static void
+fq_conn_drop(struct fq *f)
+{
+	static const struct timeval now = { 0, 0 };
+
+	if (f->conn == NULL)
+		return;
+	if (event_base_once(f->c->base, -1, EV_TIMEOUT, fq_conn_free_cb,
+	    f->conn, &now) == -1)
+		evhttp_connection_free(f->conn);
+	f->conn = NULL;
+}
+
+static void
 fq_free(struct fq *f)
 {
 	size_t i;
 
+	fq_conn_drop(f);
 	fleet_tsv_clear(&f->tsv);
 	for (i = 0; i < NITEMS(f->a); i++)
 		fleet_tsv_array_clear(&f->a[i]);
@@ -258,6 +283,8 @@ fq_http_cb(struct evhttp_request *req, void *arg)
 		/* What the chunk callback had not seen. */
 		fq_chunk_cb(req, f);
 	if (req == NULL || f->code == 0) {
+		/* Not reused after a failure. */
+		fq_conn_drop(f);
 		if (f->failed == 2)
 			error_set(&f->err, ERR_TIMEOUT, "ClickHouse at %s did "
 			    "not answer within the fleet timeout (%lld s)",
@@ -292,20 +319,20 @@ fq_send(struct fq *f, char *sql)
 	f->code = 0;
 	f->failed = 0;
 	f->errbody.n = 0;
-	conn = evhttp_connection_base_new(c->base, c->dns, c->http_host,
-	    (unsigned short)c->port);
+	if ((conn = f->conn) == NULL && (conn = f->conn =
+	    evhttp_connection_base_new(c->base, c->dns, c->http_host,
+	    (unsigned short)c->port)) != NULL) {
+		evhttp_connection_set_timeout(conn, (int)c->timeout);
+		evhttp_connection_set_retries(conn, 0);
+	}
 	if (conn == NULL || (req = evhttp_request_new(fq_http_cb, f)) ==
 	    NULL) {
-		if (conn != NULL)
-			evhttp_connection_free(conn);
 		error_set(&f->err, ERR_INTERNAL, "cannot make a request to "
 		    "%s", c->url);
 		free(sql);
 		fq_finish(f);
 		return;
 	}
-	evhttp_connection_set_timeout(conn, (int)c->timeout);
-	evhttp_connection_set_retries(conn, 0);
 	evhttp_request_set_chunked_cb(req, fq_chunk_cb);
 	evhttp_request_set_error_cb(req, fq_error_cb);
 	evhttp_add_header(evhttp_request_get_output_headers(req), "Host",
@@ -316,7 +343,6 @@ fq_send(struct fq *f, char *sql)
 	    (long long)c->timeout);
 	if (evhttp_make_request(conn, req, EVHTTP_REQ_POST, uri) == -1) {
 		/* libevent freed the request. */
-		evhttp_connection_free(conn);
 		free(uri);
 		error_set(&f->err, ERR_BUSY, "cannot send a request to %s",
 		    c->url);
@@ -324,7 +350,6 @@ fq_send(struct fq *f, char *sql)
 		return;
 	}
 	free(uri);
-	evhttp_connection_free_on_completion(conn);
 	f->req = req;
 }
 
@@ -465,8 +490,11 @@ fleet_queries_stop(struct fleet_queries *c)
 	if (c == NULL)
 		return;
 	while ((f = TAILQ_FIRST(&c->inflight)) != NULL) {
-		if (f->req != NULL)
-			evhttp_cancel_request(f->req);
+		/* Not in a callback of the connection: freed now, with the
+		 * request in flight (the loop may not run again). */
+		if (f->conn != NULL)
+			evhttp_connection_free(f->conn);
+		f->conn = NULL;
 		f->req = NULL;
 		error_set(&f->err, ERR_BUSY, "profd is shutting down");
 		fq_finish(f);

@@ -8,12 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/fleet-lib.sh"
 
-command -v go >/dev/null ||
-    { echo "skip: go is not installed (go tool pprof is the oracle)"; exit 77; }
-export TZ=UTC LC_ALL=C GOFLAGS= GOPROXY=off GOTOOLCHAIN=local GOWORK=off
-GEN2="$T/gen2"
-"$FIXTURES/regen.sh" "$GEN2" >"$T/regen.log" 2>&1 ||
-    fail "tests/fixtures/regen.sh: $(tail -5 "$T/regen.log")"
+fleet_gen2
 
 ch_cluster_config fleet2 s1 s2
 ch_start s1
@@ -25,35 +20,19 @@ fleet() {	# fleet SHARD HOST
 }
 # shellcheck disable=SC2046
 start_profd $(fleet s1 a)
-other() {	# other NAME [OPTIONS]: a profd on $T/NAME.sock
-	local name=$1
-	shift
-	"$PROFD" --foreground --no-config --spool none --socket \
-	    "$T/$name.sock" --db "$T/$name.db" "$@" >>"$T/$name.log" 2>&1 &
-	echo $! >"$T/$name.pid"
-	PROFD_PID=$! wait_health "$T/$name.sock"
-}
 # shellcheck disable=SC2046
-other b $(fleet s2 b)
-other all
+fleet_profd b $(fleet s2 b)
+fleet_profd all
 trap 'kill "$(cat "$T/b.pid")" "$(cat "$T/all.pid")" 2>/dev/null; ch_cleanup' EXIT
 
-push() {	# push SOCK FILE SCOPE [LABEL]
-	"$PROFCTL" --socket "$1" push "$2" --scope "$3" ${4:+--label "$4"} \
-	    >/dev/null || fail "push $2 to $1"
-}
 for p in cpu heap mutex block; do
-	push "$SOCK" "$FIXTURES/$p.pprof" "fx-$p"
-	push "$T/b.sock" "$GEN2/$p.pprof" "fx-$p" env=prod
-	push "$T/all.sock" "$FIXTURES/$p.pprof" "fx-$p"
-	push "$T/all.sock" "$GEN2/$p.pprof" "fx-$p" env=prod
+	fleet_push "$SOCK" "$FIXTURES/$p.pprof" "fx-$p"
+	fleet_push "$T/b.sock" "$GEN2/$p.pprof" "fx-$p" env=prod
+	fleet_push "$T/all.sock" "$FIXTURES/$p.pprof" "fx-$p"
+	fleet_push "$T/all.sock" "$GEN2/$p.pprof" "fx-$p" env=prod
 done
-shipped() {	# shipped SOCK N
-	[ "$(curl -s --unix-socket "$1" http://localhost/v1/status |
-	    json "j['fleet']['shipped_profiles']")" = "$2" ]
-}
-wait_until "a's profiles shipped" shipped "$SOCK" 4
-wait_until "b's profiles shipped" shipped "$T/b.sock" 4
+wait_until "a's profiles shipped" fleet_shipped "$SOCK" 4
+wait_until "b's profiles shipped" fleet_shipped "$T/b.sock" 4
 [ "$(ch s1 "SELECT count() FROM fc.samples WHERE host = 'b'")" = 0 ] &&
     [ "$(ch s2 "SELECT count() FROM fc.samples WHERE host = 'a'")" = 0 ] &&
     [ "$(ch s1 "SELECT uniqExact(host) FROM fc.samples_all")" = 2 ] ||
@@ -90,19 +69,10 @@ done
 [ "$checked" -ge 10 ] || fail "only $checked sample types checked"
 ok "top --fleet across the cluster equals go tool pprof -top over all files and the single profd's, asked of a or b ($checked sample types)"
 
-same() {	# same VIEW QUERY
-	local f l
-	f=$(curl -s --unix-socket "$T/b.sock" "http://localhost/v1/$1?$2&fleet=1")
-	l=$(curl -s --unix-socket "$T/all.sock" "http://localhost/v1/$1?$2")
-	case "$l" in *'"error"'*) fail "local $1 $2: ${l:0:300}" ;; esac
-	[ "$f" = "$l" ] || fail "$1 $2: fleet ${f:0:300} local ${l:0:300}"
-}
-same top "scope=fx-cpu&label=env=prod"
-same top "scope=fx-heap&label=env!=prod&focus=main"
-same tree "scope=fx-cpu&source=false"
-same timeline "scope=fx-cpu&scope=fx-heap&metric=cpu"
-same diff "scope=fx-cpu&base.scope=fx-cpu&base.label=env=prod"
-f=$(curl -s --unix-socket "$SOCK" "http://localhost/v1/top?scope=fx-heap&host=b&fleet=1")
-l=$(curl -s --unix-socket "$T/b.sock" "http://localhost/v1/top?scope=fx-heap")
-[ "$f" = "$l" ] || fail "top host=b asked of a: ${f:0:300}, b's own: ${l:0:300}"
+fleet_same top "scope=fx-cpu&label=env=prod" "$T/b.sock" "$T/all.sock"
+fleet_same top "scope=fx-heap&label=env!=prod&focus=main" "$T/b.sock" "$T/all.sock"
+fleet_same tree "scope=fx-cpu&source=false" "$T/b.sock" "$T/all.sock"
+fleet_same timeline "scope=fx-cpu&scope=fx-heap&metric=cpu" "$T/b.sock" "$T/all.sock"
+fleet_same diff "scope=fx-cpu&base.scope=fx-cpu&base.label=env=prod" "$T/b.sock" "$T/all.sock"
+fleet_same top "scope=fx-heap&host=b" "$SOCK" "$T/b.sock"
 ok "labels (GLOBAL IN), filters, tree, timeline, diff and host=b across the cluster equal the single profd's (b's own)"

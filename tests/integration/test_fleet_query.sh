@@ -15,12 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/fleet-lib.sh"
 
-command -v go >/dev/null ||
-    { echo "skip: go is not installed (go tool pprof is the oracle)"; exit 77; }
-export TZ=UTC LC_ALL=C GOFLAGS= GOPROXY=off GOTOOLCHAIN=local GOWORK=off
-GEN2="$T/gen2"
-"$FIXTURES/regen.sh" "$GEN2" >"$T/regen.log" 2>&1 ||
-    fail "tests/fixtures/regen.sh: $(tail -5 "$T/regen.log")"
+fleet_gen2
 
 ch_start a
 fleet() {	# fleet HOST: the options of a profd shipping as HOST
@@ -30,41 +25,24 @@ fleet() {	# fleet HOST: the options of a profd shipping as HOST
 # shellcheck disable=SC2046
 start_profd $(fleet a)
 A_PID=$PROFD_PID
-other() {	# other NAME [OPTIONS]: a profd on $T/NAME.sock
-	local name=$1
-	shift
-	"$PROFD" --foreground --no-config --spool none --socket \
-	    "$T/$name.sock" --db "$T/$name.db" "$@" >>"$T/$name.log" 2>&1 &
-	echo $! >"$T/$name.pid"
-	PROFD_PID=$! wait_health "$T/$name.sock"
-}
 # shellcheck disable=SC2046
-other b $(fleet b)
-other all
+fleet_profd b $(fleet b)
+fleet_profd all
 MUTE_PID=
 # shellcheck disable=SC2046
 trap 'kill "$(cat "$T/b.pid")" "$(cat "$T/all.pid")" $(cat "$T/mute.pid" 2>/dev/null) $MUTE_PID 2>/dev/null; ch_cleanup' EXIT
 
-push() {	# push SOCK FILE SCOPE [LABEL]
-	"$PROFCTL" --socket "$1" push "$2" --scope "$3" ${4:+--label "$4"} \
-	    >/dev/null || fail "push $2 to $1"
-}
 for p in cpu heap mutex block; do
-	push "$SOCK" "$FIXTURES/$p.pprof" "fx-$p"
-	push "$T/b.sock" "$GEN2/$p.pprof" "fx-$p"
-	push "$T/all.sock" "$FIXTURES/$p.pprof" "fx-$p"
-	push "$T/all.sock" "$GEN2/$p.pprof" "fx-$p"
+	fleet_push "$SOCK" "$FIXTURES/$p.pprof" "fx-$p"
+	fleet_push "$T/b.sock" "$GEN2/$p.pprof" "fx-$p"
+	fleet_push "$T/all.sock" "$FIXTURES/$p.pprof" "fx-$p"
+	fleet_push "$T/all.sock" "$GEN2/$p.pprof" "fx-$p"
 done
 # A push label on b's only: selects its profile in either store.
-push "$T/b.sock" "$FIXTURES/cpu.pprof" lab env=prod
-push "$T/all.sock" "$FIXTURES/cpu.pprof" lab env=prod
-shipped() {	# shipped SOCK N: N profiles shipped (the lag can read 0
-	# while a push that came during a round waits for the next)
-	[ "$(curl -s --unix-socket "$1" http://localhost/v1/status |
-	    json "j['fleet']['shipped_profiles']")" = "$2" ]
-}
-wait_until "a's profiles shipped" shipped "$SOCK" 4
-wait_until "b's profiles shipped" shipped "$T/b.sock" 5
+fleet_push "$T/b.sock" "$FIXTURES/cpu.pprof" lab env=prod
+fleet_push "$T/all.sock" "$FIXTURES/cpu.pprof" lab env=prod
+wait_until "a's profiles shipped" fleet_shipped "$SOCK" 4
+wait_until "b's profiles shipped" fleet_shipped "$T/b.sock" 5
 ok "a and b shipped their profiles to ClickHouse"
 
 # 1. Every sample type: pprof's text over both files, and the JSON of
@@ -139,25 +117,18 @@ ok "peek --fleet equals go tool pprof -peek over both files and the single profd
 # fixture sets are) are one stack there, with one mapping.  So trees are
 # compared without their sources (file, lines, mapping), which are only
 # checked to be there.
-tree_same() {	# tree_same QUERY [LOCAL-SOCK]
-	local f l
-	f=$(curl -s --unix-socket "$SOCK" "http://localhost/v1/tree?$1&fleet=1")
-	l=$(curl -s --unix-socket "${2:-$T/all.sock}" "http://localhost/v1/tree?${1//&host=a/}")
-	case "$l" in *'"root"'*|*' '[0-9]*) ;; *) fail "local tree $1: ${l:0:300}" ;; esac
-	[ "$f" = "$l" ] || fail "tree $1: $(python3 -c 'import sys; a, b = sys.argv[1:]; i = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), min(len(a), len(b))); print("at", i, "fleet", a[max(0, i-200):i+200], "local", b[max(0, i-200):i+200])' "$f" "$l")"
-}
 for c in "cpu cpu" "cpu samples" "heap inuse_space" "heap alloc_objects" \
     "mutex delay" "block contentions"; do
 	set -- $c
-	tree_same "scope=fx-$1&metric=$2&source=false"
-	tree_same "scope=fx-$1&metric=$2&format=folded"
-	tree_same "scope=fx-$1&metric=$2&host=a&source=false" "$SOCK"
+	fleet_same tree "scope=fx-$1&metric=$2&source=false" "$SOCK" "$T/all.sock"
+	fleet_same tree "scope=fx-$1&metric=$2&format=folded" "$SOCK" "$T/all.sock"
+	fleet_same tree "scope=fx-$1&metric=$2&host=a&source=false" "$SOCK" "$SOCK"
 done
-tree_same "scope=fx-cpu&min_fraction=0.01&source=false"
-tree_same "scope=fx-cpu&focus=main&hide=runtime&source=false"
-tree_same "scope=fx-cpu&ignore=sha256&show=main%7Cfib&host=a&source=false" "$SOCK"
-tree_same "scope=fx-heap&label=bytes=1024&source=false"
-tree_same "scope=lab&label=env=prod&source=false"
+fleet_same tree "scope=fx-cpu&min_fraction=0.01&source=false" "$SOCK" "$T/all.sock"
+fleet_same tree "scope=fx-cpu&focus=main&hide=runtime&source=false" "$SOCK" "$T/all.sock"
+fleet_same tree "scope=fx-cpu&ignore=sha256&show=main%7Cfib&host=a&source=false" "$SOCK" "$SOCK"
+fleet_same tree "scope=fx-heap&label=bytes=1024&source=false" "$SOCK" "$T/all.sock"
+fleet_same tree "scope=lab&label=env=prod&source=false" "$SOCK" "$T/all.sock"
 curl -s --unix-socket "$SOCK" \
     "http://localhost/v1/tree?scope=fx-cpu&fleet=1" >"$T/src.json"
 python3 - "$T/src.json" <<'PY' || fail "the fleet's tree lacks sources"
@@ -184,17 +155,10 @@ cmp -s "$T/fleet.tree" "$T/all.tree" || fail "tree --fleet is not the single pro
 ok "tree (JSON, folded, filters, min_fraction), profctl tree and flamegraph --fleet equal the single profd's"
 
 # Diff: the single profd's, JSON and text.
-diff_same() {	# diff_same QUERY
-	local f l
-	f=$(curl -s --unix-socket "$SOCK" "http://localhost/v1/diff?$1&fleet=1")
-	l=$(curl -s --unix-socket "$T/all.sock" "http://localhost/v1/diff?$1")
-	case "$l" in *'"rows"'*) ;; *) fail "local diff $1: ${l:0:300}" ;; esac
-	[ "$f" = "$l" ] || fail "diff $1: fleet ${f:0:300} local ${l:0:300}"
-}
-diff_same "scope=fx-cpu&base.scope=lab"
-diff_same "scope=fx-cpu&base.scope=lab&normalize=true&limit=5"
-diff_same "scope=fx-heap&metric=alloc_space&base.scope=fx-heap&base.label=bytes=1024"
-diff_same "scope=fx-cpu&focus=main&base.scope=lab&base.hide=runtime"
+fleet_same diff "scope=fx-cpu&base.scope=lab" "$SOCK" "$T/all.sock"
+fleet_same diff "scope=fx-cpu&base.scope=lab&normalize=true&limit=5" "$SOCK" "$T/all.sock"
+fleet_same diff "scope=fx-heap&metric=alloc_space&base.scope=fx-heap&base.label=bytes=1024" "$SOCK" "$T/all.sock"
+fleet_same diff "scope=fx-cpu&focus=main&base.scope=lab&base.hide=runtime" "$SOCK" "$T/all.sock"
 "$PROFCTL" diff --fleet --scope fx-cpu --base-scope lab >"$T/fleet.diff" ||
     fail "profctl diff --fleet"
 "$PROFCTL" --socket "$T/all.sock" diff --scope fx-cpu --base-scope lab \
@@ -205,19 +169,12 @@ r=$(api GET "/v1/diff?scope=fx-cpu&base.scope=fx-heap&base.metric=alloc_space&fl
 ok "diff --fleet equals the single profd's"
 
 # Timeline: the single profd's.
-tl_same() {	# tl_same QUERY
-	local f l
-	f=$(curl -s --unix-socket "$SOCK" "http://localhost/v1/timeline?$1&fleet=1")
-	l=$(curl -s --unix-socket "$T/all.sock" "http://localhost/v1/timeline?$1")
-	case "$l" in *'"points"'*) ;; *) fail "local timeline $1: ${l:0:300}" ;; esac
-	[ "$f" = "$l" ] || fail "timeline $1: fleet ${f:0:300} local ${l:0:300}"
-}
-tl_same "scope=fx-cpu"
-tl_same "scope=fx-cpu&scope=lab&step=1m"
-tl_same "scope=fx-heap&metric=alloc_space&focus=main"
-tl_same "scope=fx-cpu&ignore=sha256&hide=runtime"
-tl_same "scope=fx-heap&label=bytes=1024"
-tl_same "scope=fx-cpu&since=2000-01-01T00:00:00Z&until=2000-01-02T00:00:00Z"
+fleet_same timeline "scope=fx-cpu" "$SOCK" "$T/all.sock"
+fleet_same timeline "scope=fx-cpu&scope=lab&step=1m" "$SOCK" "$T/all.sock"
+fleet_same timeline "scope=fx-heap&metric=alloc_space&focus=main" "$SOCK" "$T/all.sock"
+fleet_same timeline "scope=fx-cpu&ignore=sha256&hide=runtime" "$SOCK" "$T/all.sock"
+fleet_same timeline "scope=fx-heap&label=bytes=1024" "$SOCK" "$T/all.sock"
+fleet_same timeline "scope=fx-cpu&since=2000-01-01T00:00:00Z&until=2000-01-02T00:00:00Z" "$SOCK" "$T/all.sock"
 "$PROFCTL" timeline --fleet --scope fx-cpu >"$T/fleet.tl" ||
     fail "profctl timeline --fleet"
 "$PROFCTL" --socket "$T/all.sock" timeline --scope fx-cpu >"$T/all.tl" ||
@@ -227,27 +184,20 @@ ok "timeline --fleet equals the single profd's"
 
 # 2. Selections, the fleet's JSON against the single profd's (or, with
 #    host=a, a's own).
-same() {	# same QUERY [LOCAL-SOCK]
-	local f l
-	f=$(curl -s --unix-socket "$SOCK" "http://localhost/v1/top?$1&fleet=1")
-	l=$(curl -s --unix-socket "${2:-$T/all.sock}" "http://localhost/v1/top?${1//&host=a/}")
-	case "$l" in *'"rows"'*) ;; *) fail "local top $1: $l" ;; esac
-	[ "$f" = "$l" ] || fail "top $1: fleet ${f:0:400} local ${l:0:400}"
-}
-same "scope=fx-cpu"
-same "scope=fx-cpu&sort=cum&limit=7"
-same "scope=fx-heap"
-same "scope=fx-cpu&host=a" "$SOCK"
-same "scope=fx-heap&metric=alloc_space&host=a" "$SOCK"
-same "scope=fx-cpu&focus=main%5C.&ignore=sha256"
-same "scope=fx-cpu&hide=runtime&show=main"
-same "scope=fx-cpu&focus=escapeTime"
-same "scope=fx-heap&label=bytes=1024"
-same "scope=fx-heap&label=bytes!=1024"
-same "scope=lab&label=env=prod"
-same "scope=fx-cpu&scope=lab&label=env!=prod"
-same "scope=fx-cpu&scope=lab&metric=cpu"
-same "scope=fx-cpu&since=-1h&until=-0s"
+fleet_same top "scope=fx-cpu" "$SOCK" "$T/all.sock"
+fleet_same top "scope=fx-cpu&sort=cum&limit=7" "$SOCK" "$T/all.sock"
+fleet_same top "scope=fx-heap" "$SOCK" "$T/all.sock"
+fleet_same top "scope=fx-cpu&host=a" "$SOCK" "$SOCK"
+fleet_same top "scope=fx-heap&metric=alloc_space&host=a" "$SOCK" "$SOCK"
+fleet_same top "scope=fx-cpu&focus=main%5C.&ignore=sha256" "$SOCK" "$T/all.sock"
+fleet_same top "scope=fx-cpu&hide=runtime&show=main" "$SOCK" "$T/all.sock"
+fleet_same top "scope=fx-cpu&focus=escapeTime" "$SOCK" "$T/all.sock"
+fleet_same top "scope=fx-heap&label=bytes=1024" "$SOCK" "$T/all.sock"
+fleet_same top "scope=fx-heap&label=bytes!=1024" "$SOCK" "$T/all.sock"
+fleet_same top "scope=lab&label=env=prod" "$SOCK" "$T/all.sock"
+fleet_same top "scope=fx-cpu&scope=lab&label=env!=prod" "$SOCK" "$T/all.sock"
+fleet_same top "scope=fx-cpu&scope=lab&metric=cpu" "$SOCK" "$T/all.sock"
+fleet_same top "scope=fx-cpu&since=-1h&until=-0s" "$SOCK" "$T/all.sock"
 [ "$(curl -s --unix-socket "$SOCK" \
     "http://localhost/v1/top?scope=fx-cpu&fleet=1&host=c" |
     json "j['error']")" = "not found" ] || fail "host=c found profiles"
@@ -273,7 +223,7 @@ c = []
 while True: c.append(s.accept()[0])' >"$T/mute.port" &
 MUTE_PID=$!
 wait_until "the mute server" test -s "$T/mute.port"
-other mute --fleet-url "http://127.0.0.1:$(cat "$T/mute.port")" \
+fleet_profd mute --fleet-url "http://127.0.0.1:$(cat "$T/mute.port")" \
     --fleet-host m --fleet-timeout 1
 start=$SECONDS
 r=$(curl -s -w '\n%{http_code}' --unix-socket "$T/mute.sock" \

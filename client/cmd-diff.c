@@ -10,7 +10,8 @@ static int	cmd_diff_exec(struct client *, int, char **);
 
 const struct cmd_entry cmd_diff_entry = {
 	"diff",
-	"diff SELECTION BASE-SELECTION [--normalize] [--limit N] [--json]",
+	"diff SELECTION BASE-SELECTION [--fleet [--host H ...]] [--normalize]\n"
+	"    [--limit N] [--json]",
 	cmd_diff_exec
 };
 
@@ -40,6 +41,7 @@ cmd_diff_exec(struct client *c, int argc, char **argv)
 	static const struct option	 opts[] = {
 		SELECTION_OPTIONS,
 		SELECTION_BASE_OPTIONS,
+		FLEET_OPTIONS,
 		{ "normalize",	no_argument,		NULL, 'N' },
 		{ "limit",	required_argument,	NULL, 'n' },
 		CMD_JSON_OPTION,

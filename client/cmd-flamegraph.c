@@ -11,7 +11,8 @@ static int	cmd_flamegraph_exec(struct client *, int, char **);
 
 const struct cmd_entry cmd_flamegraph_entry = {
 	"flamegraph",
-	"flamegraph SELECTION [BASE-SELECTION] [--min-fraction F] "
+	"flamegraph SELECTION [BASE-SELECTION] [--fleet [--host H ...]]\n"
+	"    [--min-fraction F] "
 	"[--title T] [--width PX] [--diff FILE] [-o FILE.svg]",
 	cmd_flamegraph_exec
 };
@@ -88,6 +89,7 @@ cmd_flamegraph_exec(struct client *c, int argc, char **argv)
 	static const struct option	 opts[] = {
 		SELECTION_OPTIONS,
 		SELECTION_BASE_OPTIONS,
+		FLEET_OPTIONS,
 		{ "min-fraction",	required_argument,	NULL, 'f' },
 		{ "title",		required_argument,	NULL, 't' },
 		{ "width",		required_argument,	NULL, 'w' },

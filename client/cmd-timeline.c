@@ -10,7 +10,7 @@ static int	cmd_timeline_exec(struct client *, int, char **);
 
 const struct cmd_entry cmd_timeline_entry = {
 	"timeline",
-	"timeline SELECTION [--step DURATION] [--json]",
+	"timeline SELECTION [--fleet [--host H ...]] [--step DURATION] [--json]",
 	cmd_timeline_exec
 };
 
@@ -40,6 +40,7 @@ cmd_timeline_exec(struct client *c, int argc, char **argv)
 {
 	static const struct option	 opts[] = {
 		SELECTION_OPTIONS,
+		FLEET_OPTIONS,
 		{ "step",	required_argument,	NULL, 't' },
 		CMD_JSON_OPTION,
 		CMD_COMMON_OPTIONS

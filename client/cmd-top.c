@@ -11,7 +11,7 @@ static int	cmd_top_exec(struct client *, int, char **);
 
 const struct cmd_entry cmd_top_entry = {
 	"top",
-	"top SELECTION [--limit N] [--cum] [--json]",
+	"top SELECTION [--fleet [--host H ...]] [--limit N] [--cum] [--json]",
 	cmd_top_exec
 };
 
@@ -40,6 +40,7 @@ cmd_top_exec(struct client *c, int argc, char **argv)
 {
 	static const struct option	 opts[] = {
 		SELECTION_OPTIONS,
+		FLEET_OPTIONS,
 		{ "limit",	required_argument,	NULL, 'n' },
 		{ "cum",	no_argument,		NULL, 'c' },
 		CMD_JSON_OPTION,

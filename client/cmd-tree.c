@@ -13,7 +13,8 @@ static int	cmd_tree_exec(struct client *, int, char **);
 
 const struct cmd_entry cmd_tree_entry = {
 	"tree",
-	"tree SELECTION [--min-fraction F] [--json | --folded]",
+	"tree SELECTION [--fleet [--host H ...]] [--min-fraction F]\n"
+	"    [--json | --folded]",
 	cmd_tree_exec
 };
 
@@ -64,6 +65,7 @@ cmd_tree_exec(struct client *c, int argc, char **argv)
 {
 	static const struct option	 opts[] = {
 		SELECTION_OPTIONS,
+		FLEET_OPTIONS,
 		{ "min-fraction",	required_argument,	NULL, 'f' },
 		CMD_JSON_OPTION,
 		{ "folded",		no_argument,		NULL, 'F' },

@@ -14,7 +14,8 @@ static int	cmd_tags_exec(struct client *, int, char **);
 
 const struct cmd_entry cmd_peek_entry = {
 	"peek",
-	"peek REGEX SELECTION [--granularity function|line|file] [--json]",
+	"peek REGEX SELECTION [--fleet [--host H ...]]\n"
+	"    [--granularity function|line|file] [--json]",
 	cmd_peek_exec
 };
 
@@ -144,6 +145,7 @@ cmd_peek_exec(struct client *c, int argc, char **argv)
 {
 	static const struct option	 opts[] = {
 		SELECTION_OPTIONS,
+		FLEET_OPTIONS,
 		{ "granularity", required_argument,	NULL, 'g' },
 		CMD_JSON_OPTION,
 		CMD_COMMON_OPTIONS

@@ -16,7 +16,7 @@ main_usage(FILE *f)
 	    "       profctl --help | --version\n\ncommands:\n");
 	for (e = cmd_table; *e != NULL; e++)
 		fprintf(f, "  %s\n", (*e)->usage);
-	fprintf(f, "\n%s", SELECTION_USAGE);
+	fprintf(f, "\n%s%s", SELECTION_USAGE, FLEET_USAGE);
 	def = paths_default_socket();
 	fprintf(f, "\noptions:\n"
 	    "  --socket PATH  profd's socket (default: $PROFD_SOCKET, else\n"

@@ -182,6 +182,16 @@ int	 client_post_type(struct client *, const char *, const char *,
 	{ "base-ignore", required_argument, NULL, SELECTION_BASE_OPT + 7 }, \
 	{ "base-hide",	required_argument, NULL, SELECTION_BASE_OPT + 8 }, \
 	{ "base-show",	required_argument, NULL, SELECTION_BASE_OPT + 9 }
+/* --fleet and --host H (repeatable): the view of the whole fleet, as
+ * ClickHouse holds it (fleet=1, host=H), for the views that have one. */
+#define FLEET_OPT		0x380
+#define FLEET_OPTIONS							\
+	{ "fleet",	no_argument,		NULL, FLEET_OPT },		\
+	{ "host",	required_argument,	NULL, FLEET_OPT + 1 }
+#define FLEET_USAGE							\
+	"--fleet asks the fleet (every profd shipping to the ClickHouse of\n" \
+	"    this profd's --fleet-url) instead of this host; --host H (more\n" \
+	"    than once) limits it to those hosts\n"
 /* The usage of the flags, for the commands' usage lines and --help. */
 #define SELECTION_USAGE							\
 	"SELECTION is --scope S [--scope S ...] [--metric TYPE[/UNIT]]\n"	\

@@ -67,6 +67,18 @@ selection_option(struct selection *s, int ch, const char *arg, char **cause)
 	char		*k;
 	int		 i, base;
 
+	if (ch == FLEET_OPT) {
+		selection_add(s, "fleet", "1");
+		return (0);
+	}
+	if (ch == FLEET_OPT + 1) {
+		if (*arg == '\0') {
+			*cause = xstrdup("--host must not be empty");
+			return (-1);
+		}
+		selection_add(s, "host", arg);
+		return (0);
+	}
 	if ((i = selection_index(ch, &base)) == -1)
 		return (1);
 	key = selection_keys[i];

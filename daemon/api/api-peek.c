@@ -17,6 +17,8 @@
 
 struct peek_req {
 	struct selection sel;
+	struct api_fleet_params fleet;
+	struct rx *re;			/* compiled on a worker, for fleet=1 */
 	char *regex;
 	int granularity;
 	int text;			/* format=text */
@@ -28,6 +30,8 @@ peek_req_free(void *arg)
 	struct peek_req *t = arg;
 
 	selection_clear(&t->sel);
+	api_fleet_params_clear(&t->fleet);
+	rx_free(t->re);
 	free(t->regex);
 	free(t);
 }
@@ -129,29 +133,16 @@ peek_text(struct buf *out, const struct peek_req *t,
 		buf_add(out, sep, sizeof sep - 1);
 }
 
+/* The reply of a peek, local or of the fleet. */
 static void
-peek_work(struct api_call *call, void *worker)
+peek_reply(struct api_call *call, struct peek_result *rp)
 {
-	struct query_worker *w = worker;
 	struct peek_req *t = call->data;
-	struct peek_params p;
-	struct peek_result r;
+	struct peek_result r = *rp;
 	struct buf out = { 0 };
-	struct rx *re;
 	uint32_t *fn_at;
 	size_t i, *fns, nfns = 0;
-	int rc;
 
-	memset(&p, 0, sizeof p);
-	p.sel = &t->sel;
-	p.granularity = t->granularity;
-	p.re_src = t->regex;
-	if ((p.re = re = api_regex_compile(call, t->regex)) == NULL)
-		return;
-	rc = peek_query(w->store, w->index, &p, &r, &call->err);
-	rx_free(re);
-	if (rc == -1)
-		return;
 	if (t->text) {
 		peek_text(&out, t, &r);
 		api_result_blob(call, 200, "text/plain; charset=utf-8", out.p,
@@ -229,11 +220,76 @@ api_regex_param(struct api_call *call)
 	return xstrdup(re);
 }
 
+static void
+peek_work(struct api_call *call, void *worker)
+{
+	struct query_worker *w = worker;
+	struct peek_req *t = call->data;
+	struct peek_params p;
+	struct peek_result r;
+	struct rx *re;
+	int rc;
+
+	memset(&p, 0, sizeof p);
+	p.sel = &t->sel;
+	p.granularity = t->granularity;
+	p.re_src = t->regex;
+	if ((p.re = re = api_regex_compile(call, t->regex)) == NULL)
+		return;
+	rc = peek_query(w->store, w->index, &p, &r, &call->err);
+	rx_free(re);
+	if (rc == 0)
+		peek_reply(call, &r);
+}
+
+static void
+peek_fleet_done(void *arg, const struct api_fleet_answer *a,
+    const struct error *err)
+{
+	struct api_call *call = arg;
+	struct peek_req *t = call->data;
+	struct peek_params p;
+	struct peek_result r;
+
+	memset(&p, 0, sizeof p);
+	p.sel = &t->sel;
+	p.granularity = t->granularity;
+	p.re_src = t->regex;
+	p.re = t->re;
+	if (a == NULL)
+		call->err = *err;
+	else if (peek_of_graph(a->top, &p, &r, &call->err) == 0)
+		peek_reply(call, &r);
+	api_finish(call);
+}
+
+static void
+peek_fleet_start(struct api_call *call)
+{
+	struct peek_req *t = call->data;
+	struct api_fleet_view v = {
+		.top = 1, .sel = &t->sel, .hosts = t->fleet.hosts,
+		.nhosts = t->fleet.nhosts, .edges = 1,
+	};
+
+	call->host->fleet_view(call->host->ctx, &v, peek_fleet_done, call);
+}
+
+/* On the worker: the regex, as the local peek compiles it. */
+static void
+peek_fleet_compile(struct api_call *call, void *worker)
+{
+	struct peek_req *t = call->data;
+
+	(void)worker;
+	t->re = api_regex_compile(call, t->regex);
+}
+
 void
 api_peek_get(struct api_call *call)
 {
 	static const char *const own[] = { "regex", "granularity", "format",
-	    NULL };
+	    "fleet", "host", NULL };
 	struct peek_req *t;
 	char *re;
 
@@ -246,7 +302,14 @@ api_peek_get(struct api_call *call)
 	    (re = api_regex_param(call)) == NULL)
 		return;
 	t->regex = re;
-	if (api_text_format(call, &t->text) == -1)
+	if (api_text_format(call, &t->text) == -1 ||
+	    api_fleet_params(call, &t->fleet) == -1)
 		return;
+	if (t->fleet.fleet) {
+		if (api_fleet_check(call, &t->sel, t->granularity) == 0)
+			api_fleet_submit(call, peek_fleet_compile,
+			    peek_fleet_start);
+		return;
+	}
 	api_submit(call, API_QUERY, peek_work);
 }

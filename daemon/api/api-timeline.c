@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "csindex.h"
 #include "query.h"
 #include "selection.h"
 #include "timeline.h"
@@ -11,6 +12,7 @@
 
 struct timeline_req {
 	struct selection sel;
+	struct api_fleet_params fleet;
 	int64_t step_s;
 };
 
@@ -20,25 +22,19 @@ timeline_req_free(void *arg)
 	struct timeline_req *t = arg;
 
 	selection_clear(&t->sel);
+	api_fleet_params_clear(&t->fleet);
 	free(t);
 }
 
+/* The reply of a timeline, local or of the fleet. */
 static void
-timeline_work(struct api_call *call, void *worker)
+timeline_reply(struct api_call *call, struct timeline_result *rp)
 {
-	struct query_worker *w = worker;
-	struct timeline_req *t = call->data;
-	struct timeline_params p;
-	struct timeline_result r;
+	struct timeline_result r = *rp;
 	json_t *points;
 	char when[64];
 	size_t i;
 
-	memset(&p, 0, sizeof p);
-	p.sel = &t->sel;
-	p.step_s = t->step_s;
-	if (timeline_query(w->store, w->index, &p, &r, &call->err) == -1)
-		return;
 	points = json_array();
 	for (i = 0; i < r.npoints; i++) {
 		int64_t ns = (r.start_s + (int64_t)i * r.step_s) * 1000000000;
@@ -57,10 +53,51 @@ timeline_work(struct api_call *call, void *worker)
 	timeline_result_clear(&r);
 }
 
+static void
+timeline_work(struct api_call *call, void *worker)
+{
+	struct query_worker *w = worker;
+	struct timeline_req *t = call->data;
+	struct timeline_params p;
+	struct timeline_result r;
+
+	memset(&p, 0, sizeof p);
+	p.sel = &t->sel;
+	p.step_s = t->step_s;
+	if (timeline_query(w->store, w->index, &p, &r, &call->err) == 0)
+		timeline_reply(call, &r);
+}
+
+static void
+timeline_fleet_done(void *arg, const struct api_fleet_answer *a,
+    const struct error *err)
+{
+	struct api_call *call = arg;
+
+	if (a != NULL)
+		timeline_reply(call, a->timeline);
+	else
+		call->err = *err;
+	api_finish(call);
+}
+
+static void
+timeline_fleet_start(struct api_call *call)
+{
+	struct timeline_req *t = call->data;
+	struct api_fleet_view v = {
+		.timeline = 1, .sel = &t->sel, .hosts = t->fleet.hosts,
+		.nhosts = t->fleet.nhosts, .step_s = t->step_s,
+	};
+
+	call->host->fleet_view(call->host->ctx, &v, timeline_fleet_done,
+	    call);
+}
+
 void
 api_timeline_get(struct api_call *call)
 {
-	static const char *const own[] = { "step", NULL };
+	static const char *const own[] = { "step", "fleet", "host", NULL };
 	const char *step = api_param(call, "step");
 	struct timeline_req *t;
 	char *end;
@@ -87,6 +124,13 @@ api_timeline_get(struct api_call *call)
 			return;
 		}
 		t->step_s = v;
+	}
+	if (api_fleet_params(call, &t->fleet) == -1)
+		return;
+	if (t->fleet.fleet) {
+		if (api_fleet_check(call, &t->sel, GRAN_FUNCTION) == 0)
+			api_fleet_submit(call, NULL, timeline_fleet_start);
+		return;
 	}
 	api_submit(call, API_QUERY, timeline_work);
 }

@@ -13,6 +13,7 @@
 
 struct top_req {
 	struct selection sel;
+	struct api_fleet_params fleet;
 	int sort_cum;
 	int granularity;
 	long long limit;		/* -1 = all */
@@ -24,6 +25,7 @@ top_req_free(void *arg)
 	struct top_req *t = arg;
 
 	selection_clear(&t->sel);
+	api_fleet_params_clear(&t->fleet);
 	free(t);
 }
 
@@ -33,22 +35,15 @@ static const char *const inline_names[] = {
 	[TOP_PARTIAL_INLINE] = "partial-inline",
 };
 
+/* The reply of a top, local or of the fleet. */
 static void
-top_work(struct api_call *call, void *worker)
+top_reply(struct api_call *call, struct top_result *rp)
 {
-	struct query_worker *w = worker;
 	struct top_req *t = call->data;
-	struct top_params p;
-	struct top_result r;
+	struct top_result r = *rp;
 	struct buf out = { 0 };
 	size_t i, n;
 
-	memset(&p, 0, sizeof p);
-	p.sel = &t->sel;
-	p.sort_cum = t->sort_cum;
-	p.granularity = t->granularity;
-	if (top_query(w->store, w->index, &p, &r, &call->err) == -1)
-		return;
 	n = r.nrows;
 	if (t->limit >= 0 && (size_t)t->limit < n)
 		n = (size_t)t->limit;
@@ -70,6 +65,48 @@ top_work(struct api_call *call, void *worker)
 	buf_add(&out, "", 1);
 	api_result_text(call, 200, "application/json", (char *)out.p);
 	top_result_clear(&r);
+}
+
+static void
+top_work(struct api_call *call, void *worker)
+{
+	struct query_worker *w = worker;
+	struct top_req *t = call->data;
+	struct top_params p;
+	struct top_result r;
+
+	memset(&p, 0, sizeof p);
+	p.sel = &t->sel;
+	p.sort_cum = t->sort_cum;
+	p.granularity = t->granularity;
+	if (top_query(w->store, w->index, &p, &r, &call->err) == -1)
+		return;
+	top_reply(call, &r);
+}
+
+static void
+top_fleet_done(void *arg, const struct api_fleet_answer *a,
+    const struct error *err)
+{
+	struct api_call *call = arg;
+
+	if (a != NULL)
+		top_reply(call, a->top);
+	else
+		call->err = *err;
+	api_finish(call);
+}
+
+static void
+top_fleet_start(struct api_call *call)
+{
+	struct top_req *t = call->data;
+	struct api_fleet_view v = {
+		.top = 1, .sel = &t->sel, .hosts = t->fleet.hosts,
+		.nhosts = t->fleet.nhosts, .sort_cum = t->sort_cum,
+	};
+
+	call->host->fleet_view(call->host->ctx, &v, top_fleet_done, call);
 }
 
 int
@@ -129,7 +166,7 @@ void
 api_top_get(struct api_call *call)
 {
 	static const char *const own[] = { "limit", "sort", "granularity",
-	    NULL };
+	    "fleet", "host", NULL };
 	const char *sort = api_param(call, "sort");
 	struct top_req *t;
 
@@ -147,7 +184,13 @@ api_top_get(struct api_call *call)
 		return;
 	}
 	t->sort_cum = sort != NULL && strcmp(sort, "cum") == 0;
-	if (api_granularity(call, &t->granularity) == -1)
+	if (api_granularity(call, &t->granularity) == -1 ||
+	    api_fleet_params(call, &t->fleet) == -1)
 		return;
+	if (t->fleet.fleet) {
+		if (api_fleet_check(call, &t->sel, t->granularity) == 0)
+			api_fleet_submit(call, NULL, top_fleet_start);
+		return;
+	}
 	api_submit(call, API_QUERY, top_work);
 }

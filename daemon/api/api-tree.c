@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "csindex.h"
 #include "jsonw.h"
 #include "query.h"
 #include "selection.h"
@@ -14,6 +15,7 @@
 
 struct tree_req {
 	struct selection sel;
+	struct api_fleet_params fleet;
 	double min_fraction;
 	int folded;
 	int source;			/* file, line, mapping in the JSON */
@@ -25,6 +27,7 @@ tree_req_free(void *arg)
 	struct tree_req *t = arg;
 
 	selection_clear(&t->sel);
+	api_fleet_params_clear(&t->fleet);
 	free(t);
 }
 
@@ -115,20 +118,14 @@ node_folded(const struct tree_result *r, size_t i, struct buf *path,
 	path->n = mark;
 }
 
+/* The reply of a tree, local or of the fleet. */
 static void
-tree_work(struct api_call *call, void *worker)
+tree_reply(struct api_call *call, struct tree_result *rp)
 {
-	struct query_worker *w = worker;
 	struct tree_req *t = call->data;
-	struct tree_params p;
-	struct tree_result r;
+	struct tree_result r = *rp;
 	struct buf path = { 0 }, out = { 0 };
 
-	memset(&p, 0, sizeof p);
-	p.sel = &t->sel;
-	p.min_fraction = t->min_fraction;
-	if (tree_query(w->store, w->index, &p, &r, &call->err) == -1)
-		return;
 	if (t->folded) {
 		node_folded(&r, 0, &path, &out);
 		buf_free(&path);
@@ -140,11 +137,52 @@ tree_work(struct api_call *call, void *worker)
 	tree_result_clear(&r);
 }
 
+static void
+tree_work(struct api_call *call, void *worker)
+{
+	struct query_worker *w = worker;
+	struct tree_req *t = call->data;
+	struct tree_params p;
+	struct tree_result r;
+
+	memset(&p, 0, sizeof p);
+	p.sel = &t->sel;
+	p.min_fraction = t->min_fraction;
+	if (tree_query(w->store, w->index, &p, &r, &call->err) == 0)
+		tree_reply(call, &r);
+}
+
+static void
+tree_fleet_done(void *arg, const struct api_fleet_answer *a,
+    const struct error *err)
+{
+	struct api_call *call = arg;
+
+	/* The reply is written now: the tree's strings are the fleet's. */
+	if (a != NULL)
+		tree_reply(call, a->tree);
+	else
+		call->err = *err;
+	api_finish(call);
+}
+
+static void
+tree_fleet_start(struct api_call *call)
+{
+	struct tree_req *t = call->data;
+	struct api_fleet_view v = {
+		.tree = 1, .sel = &t->sel, .hosts = t->fleet.hosts,
+		.nhosts = t->fleet.nhosts, .min_fraction = t->min_fraction,
+	};
+
+	call->host->fleet_view(call->host->ctx, &v, tree_fleet_done, call);
+}
+
 void
 api_tree_get(struct api_call *call)
 {
 	static const char *const own[] = { "format", "min_fraction", "source",
-	    NULL };
+	    "fleet", "host", NULL };
 	const char *format = api_param(call, "format");
 	const char *frac = api_param(call, "min_fraction");
 	struct tree_req *t;
@@ -174,6 +212,13 @@ api_tree_get(struct api_call *call)
 			    "number in [0, 1)", frac);
 			return;
 		}
+	}
+	if (api_fleet_params(call, &t->fleet) == -1)
+		return;
+	if (t->fleet.fleet) {
+		if (api_fleet_check(call, &t->sel, GRAN_FUNCTION) == 0)
+			api_fleet_submit(call, NULL, tree_fleet_start);
+		return;
 	}
 	api_submit(call, API_QUERY, tree_work);
 }

@@ -152,12 +152,23 @@ static void
 api_job_done(struct job *j)
 {
 	struct api_call *call = (struct api_call *)j;
-	json_t *body;
 
 	if (j->run == NULL) {
 		api_error(call, 503, "profd is shutting down");
 		return;
 	}
+	if (call->then != NULL && call->err.kind == ERR_NONE) {
+		call->then(call);
+		return;
+	}
+	api_finish(call);
+}
+
+void
+api_finish(struct api_call *call)
+{
+	json_t *body;
+
 	if (api_stream_started(call)) {
 		api_stream_end(call);
 		api_host_route_done(call->host, call->route, call->status ?

@@ -19,6 +19,7 @@
 struct route;
 struct api_stream;
 struct import_label;
+struct selection;
 
 /* Imports (the writer), queries (readers), file I/O (uploads). */
 enum api_queue { API_IMPORT, API_QUERY, API_IO, API_NQUEUES };
@@ -103,6 +104,33 @@ struct api_scrape_target {
 	size_t nprofiles;
 };
 
+/* A view asked of the fleet (fleet=1): the selection (compiled) and
+ * the hosts (none: all).  Whatever holds the fleet answers it
+ * (fleet/fleet-query.c, through api_host): the API knows no more of it. */
+struct top_result;
+struct tree_result;
+struct api_fleet_view {
+	int top, tree;			/* which of them (both: diff's) */
+	int timeline;			/* or the timeline */
+	int64_t step_s;			/* timeline */
+	const struct selection *sel;
+	char *const *hosts;
+	size_t nhosts;
+	int sort_cum;			/* top */
+	int edges;			/* top's graph, as top_graph */
+	double min_fraction;		/* tree */
+};
+/* The answer, on the loop, once: the result (taken; a tree's strings
+ * last only until the callback returns) or err. */
+struct timeline_result;
+struct api_fleet_answer {
+	struct top_result *top;
+	struct tree_result *tree;
+	struct timeline_result *timeline;
+};
+typedef void api_fleet_done(void *arg, const struct api_fleet_answer *,
+    const struct error *);
+
 /* What the endpoints use of the process around them.  The server fills
  * it before the first request and keeps cfg current (SIGHUP, on the
  * loop); the API calls nothing above itself: what only the server knows
@@ -122,6 +150,11 @@ struct api_host {
 	int (*fleet_stats)(void *ctx, struct api_fleet_stats *);
 	/* The scrape targets, or 0 if there are none; freed with free(). */
 	size_t (*scrape_stats)(void *ctx, struct api_scrape_target **);
+	/* NULL if no fleet is configured (no fleet-url).  Calls done once,
+	 * on the loop: later, or before it returns when the question cannot
+	 * even be sent (the caller does nothing after calling it). */
+	void (*fleet_view)(void *ctx, const struct api_fleet_view *,
+	    api_fleet_done *done, void *arg);
 	struct api_counters *counters;	/* api-host.c */
 };
 
@@ -163,6 +196,9 @@ struct api_call {
 	void *data;
 	void (*free_data)(void *);
 	void (*work)(struct api_call *, void *worker);
+	/* Set by a work whose call goes on on the loop: called there
+	 * instead of replying (which it must see to). */
+	void (*then)(struct api_call *);
 };
 
 /* The value of a query parameter, or NULL. */
@@ -178,6 +214,8 @@ void api_error(struct api_call *, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Reply with the error in call->err. */
 void api_reply_err(struct api_call *);
+/* Reply with what a work set (api_result*, or the error in call->err). */
+void api_finish(struct api_call *);
 /* In work functions: set the result; the loop sends it. */
 void api_result(struct api_call *, int status, json_t *);
 /* A reply that is not JSON (text is taken, freed with the call). */
@@ -244,6 +282,25 @@ int api_granularity(struct api_call *, int *);
  * profd, for profctl to print as it is. */
 int api_text_format(struct api_call *, int *text);
 int api_limit(struct api_call *, long long *);
+/* api-fleet.c: fleet=1 and host: *fleet set (hosts copied into v); -1
+ * once a 400 is sent (host without fleet=1, or no fleet configured). */
+struct api_fleet_params {
+	int fleet;
+	char **hosts;
+	size_t nhosts;
+};
+int api_fleet_params(struct api_call *, struct api_fleet_params *);
+void api_fleet_params_clear(struct api_fleet_params *);
+/* 400 (and -1) for what a fleet view cannot take. */
+int api_fleet_check(struct api_call *, const struct selection *,
+    int granularity);
+/* Queue the call to compile its selection (and what compile does, if
+ * not NULL) on a worker, then run start on the loop (the fleet's answers
+ * come back there). */
+void api_fleet_submit(struct api_call *,
+    void (*compile)(struct api_call *, void *worker),
+    void (*start)(struct api_call *));
+
 /* api-peek.c: the regex parameter of peek and list, copied; NULL once a
  * 400 is sent. */
 char *api_regex_param(struct api_call *);

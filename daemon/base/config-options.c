@@ -101,6 +101,10 @@ const struct opt config_opts[] = {
 	    "this host's name in the fleet" },
 	{ "fleet-database", T_TEXT, F(fleet_database), 0, 0, 1,
 	    "the ClickHouse database of the fleet tables" },
+	{ "fleet-cluster", T_TEXT, F(fleet_cluster), 0, 0, 1,
+	    "the ClickHouse cluster (remote_servers) fleet queries read "
+	    "across, through Distributed tables made on first connect "
+	    "(none: the node of fleet-url only)" },
 	{ "fleet-batch", T_COUNT, F(fleet_batch), 1, 10000, 1,
 	    "profiles shipped per batch" },
 	{ "fleet-batch-bytes", T_U64, F(fleet_batch_bytes), 1,
@@ -263,14 +267,16 @@ config_opt_set(struct config *c, const struct opt *o, const char *value,
 		    strpbrk(value, "\r\n"))
 			return error_set(err, ERR_INPUT, "%s: a value is one "
 			    "line of 1 to 1023 bytes", o->name);
-		if (strcmp(o->name, "fleet-database") == 0 &&
+		if ((strcmp(o->name, "fleet-database") == 0 ||
+		    (strcmp(o->name, "fleet-cluster") == 0 &&
+		    strcmp(value, "none") != 0)) &&
 		    (strcmp(value, "none") == 0 ||
 		    value[strspn(value, "abcdefghijklmnopqrstuvwxyz"
 		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")] != '\0' ||
 		    isdigit((unsigned char)value[0])))
 			return error_set(err, ERR_INPUT, "%s: \"%s\" is not "
-			    "a database name (letters, digits, _)", o->name,
-			    value);
+			    "a %s name (letters, digits, _)", o->name, value,
+			    o->name[6] == 'd' ? "database" : "cluster");
 		if (strcmp(o->name, "fleet-host") == 0 &&
 		    strcmp(value, "none") == 0)
 			return error_set(err, ERR_INPUT, "%s: a name is "

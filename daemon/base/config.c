@@ -148,6 +148,7 @@ config_clear(struct config *c)
 	free(c->tcp_basic_auth);
 	free(c->fleet_host);
 	free(c->fleet_database);
+	free(c->fleet_cluster);
 	config_retention_clear(&c->retention);
 	for (i = 0; i < c->nscrapes; i++)
 		config_scrape_clear(&c->scrapes[i]);

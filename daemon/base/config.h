@@ -82,6 +82,7 @@ struct config {
 	char *fleet_url;		/* NULL: no shipping */
 	char *fleet_host;		/* default: the host name */
 	char *fleet_database;
+	char *fleet_cluster;		/* NULL: query the url's node only */
 	size_t fleet_batch;		/* profiles per batch */
 	uint64_t fleet_batch_bytes;	/* rows past which a batch ends */
 	int64_t fleet_interval;		/* seconds between polls when idle */

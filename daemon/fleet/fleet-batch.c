@@ -11,6 +11,7 @@
 #include "csindex.h"
 #include "fleet-batch.h"
 #include "hmap.h"
+#include "model.h"
 #include "sha256.h"
 
 /* What one batch build keeps across its profiles. */
@@ -117,8 +118,9 @@ static int
 fb_stack(struct fb *x, int64_t leaf, uint64_t *out)
 {
 	struct store_frame_row *fr = NULL;
-	struct buf fn = { 0 }, files = { 0 }, lines = { 0 };
-	int64_t *cs = NULL, c, hi, line;
+	struct buf fn = { 0 }, files = { 0 }, lines = { 0 }, inl = { 0 };
+	struct buf starts = { 0 }, maps = { 0 };
+	int64_t *cs = NULL, c, hi, line, start;
 	size_t n = 0, i;
 	const char *name, *file, *mapping;
 	struct sha256 h;
@@ -143,9 +145,12 @@ fb_stack(struct fb *x, int64_t leaf, uint64_t *out)
 	buf_add(&fn, "[", 1);
 	buf_add(&files, "[", 1);
 	buf_add(&lines, "[", 1);
+	buf_add(&inl, "[", 1);
+	buf_add(&starts, "[", 1);
+	buf_add(&maps, "[", 1);
 	for (i = 0; i < n; i++) {
 		name = csindex_name_str(x->idx, csindex_name(x->idx, cs[i]));
-		csindex_source(x->idx, cs[i], &file, &line, &mapping);
+		csindex_source(x->idx, cs[i], &file, &start, &mapping);
 		line = fr[i].line;
 		sha256_update(&h, name, strlen(name) + 1);
 		sha256_update(&h, file, strlen(file) + 1);
@@ -154,7 +159,14 @@ fb_stack(struct fb *x, int64_t leaf, uint64_t *out)
 			buf_add(&fn, ",", 1);
 			buf_add(&files, ",", 1);
 			buf_add(&lines, ",", 1);
+			buf_add(&inl, ",", 1);
+			buf_add(&starts, ",", 1);
+			buf_add(&maps, ",", 1);
 		}
+		buf_printf(&starts, "%" PRId64, start);
+		fleet_quote(&maps, mapping, strlen(mapping));
+		buf_add(&inl, csindex_flags(x->idx, cs[i]) & FRAME_INLINED ?
+		    "1" : "0", 1);
 		fleet_quote(&fn, name, strlen(name));
 		fleet_quote(&files, file, strlen(file));
 		buf_printf(&lines, "%" PRId64, line);
@@ -171,6 +183,13 @@ fb_stack(struct fb *x, int64_t leaf, uint64_t *out)
 		buf_add(&x->b->stacks, "]\t", 2);
 		buf_add(&x->b->stacks, lines.p, lines.n);
 		buf_add(&x->b->stacks, "]\n", 2);
+		buf_printf(&x->b->frame_rows, "%" PRIu64 "\t", k);
+		buf_add(&x->b->frame_rows, inl.p, inl.n);
+		buf_add(&x->b->frame_rows, "]\t", 2);
+		buf_add(&x->b->frame_rows, starts.p, starts.n);
+		buf_add(&x->b->frame_rows, "]\t", 2);
+		buf_add(&x->b->frame_rows, maps.p, maps.n);
+		buf_add(&x->b->frame_rows, "]\n", 2);
 		x->b->nstacks++;
 	}
 	x->hashes = xreallocarray(x->hashes, x->nhashes + 1,
@@ -181,6 +200,9 @@ fb_stack(struct fb *x, int64_t leaf, uint64_t *out)
 	buf_free(&fn);
 	buf_free(&files);
 	buf_free(&lines);
+	buf_free(&inl);
+	buf_free(&starts);
+	buf_free(&maps);
 	free(cs);
 	free(fr);
 	return 0;
@@ -428,6 +450,7 @@ fleet_batch_clear(struct fleet_batch *b)
 	free(b->p);
 	buf_free(&b->samples);
 	buf_free(&b->stacks);
+	buf_free(&b->frame_rows);
 	buf_free(&b->profiles);
 	memset(b, 0, sizeof *b);
 }

@@ -28,6 +28,7 @@ struct fleet_batch {
 	struct fleet_profile *p;
 	size_t n;
 	struct buf samples, stacks, profiles;
+	struct buf frame_rows;		/* stack_frames', one per stack */
 	size_t nstacks;
 	int64_t bytes;			/* the batch's profiles, as pushed */
 	int more;			/* stopped at max_bytes */

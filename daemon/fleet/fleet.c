@@ -1,7 +1,7 @@
 /* fleet.c: the shipper's rounds on the event loop.  A round: a batch
  * read on a query thread (the backlog counted), the schema made sure of
  * (once), ClickHouse asked which of its profiles it has (a retry after a crash), the others'
- * samples, stacks and profiles rows inserted, the batch marked shipped by
+ * samples, stacks (and more of their frames) and profiles rows inserted, the batch marked shipped by
  * the import thread.  Any failure ends the round and the next one waits
  * a backoff that doubles up to a minute.  schema/clickhouse/README.md
  * says why this is exactly once.  A round that went well ends, once a
@@ -22,6 +22,7 @@
 #include "fleet-batch.h"
 #include "fleet-retain.h"
 #include "fleet.h"
+#include "fleet-query.h"
 #include "fleet_schema.h"
 #include "import.h"
 #include "jobq.h"
@@ -33,7 +34,7 @@
 
 enum fleet_state {
 	FS_IDLE, FS_TABLES, FS_VERSION, FS_SCHEMA, FS_READ, FS_CHECK, FS_SAMPLES,
-	FS_STACKS, FS_PROFILES, FS_MARK, FS_RETAIN,
+	FS_STACKS, FS_FRAMES, FS_PROFILES, FS_MARK, FS_RETAIN,
 };
 
 struct fleet_job {
@@ -55,7 +56,7 @@ struct fleet {
 	struct event *timer;
 	struct jobq *reads, *writes;
 	struct fleet_job *job;		/* in a queue */
-	char *url, *host, *database, *http_host, *path;
+	char *url, *host, *database, *cluster, *http_host, *path;
 	int port;
 	size_t batch, batch_bytes;
 	int64_t interval, timeout;
@@ -309,11 +310,12 @@ fleet_job_done(struct job *j)
 
 /* ---- the round ---- */
 
-/* The statement stmt of a schema step, {db} replaced; NULL past the
- * last.  Statements end with ";" at a line's end; "--" lines are
- * comments. */
+/* The statement stmt of a schema step, {db} and {cluster} replaced;
+ * NULL past the last.  Statements end with ";" at a line's end; "--"
+ * lines are comments.  *skip: it names {cluster} and none is set. */
 static char *
-fleet_statement(const struct fleet *f, const char *sql, size_t stmt)
+fleet_statement(const struct fleet *f, const char *sql, size_t stmt,
+    int *skip)
 {
 	struct buf b = { 0 };
 	const char *p = sql, *q;
@@ -330,6 +332,13 @@ fleet_statement(const struct fleet *f, const char *sql, size_t stmt)
 					buf_add(&b, f->database,
 					    strlen(f->database));
 					q += 3;
+				} else if (strncmp(q, "{cluster}", 9) == 0) {
+					if (f->cluster != NULL)
+						buf_add(&b, f->cluster,
+						    strlen(f->cluster));
+					else
+						*skip = 1;
+					q += 8;
 				} else
 					buf_add(&b, q, 1);
 			}
@@ -349,22 +358,38 @@ fleet_statement(const struct fleet *f, const char *sql, size_t stmt)
 static int
 fleet_schema_next(struct fleet *f)
 {
+	const struct schema_step *st;
 	char *sql;
-	int rc;
+	int rc, skip, applied;
 
 	while (f->step < fleet_schema_nsteps) {
-		if (fleet_schema_steps[f->step].version <=
-		    f->st.schema_version) {
+		st = &fleet_schema_steps[f->step];
+		/* The cluster's statements run at every first connect with
+		 * a cluster set, recorded or not (schema/clickhouse/003). */
+		applied = st->version <= f->st.schema_version;
+		if (applied && (f->cluster == NULL ||
+		    strstr(st->sql, "{cluster}") == NULL)) {
 			f->step++;
 			continue;
 		}
-		sql = fleet_statement(f, fleet_schema_steps[f->step].sql,
-		    f->stmt);
+		for (;;) {
+			skip = 0;
+			sql = fleet_statement(f, st->sql, f->stmt, &skip);
+			if (sql == NULL || !skip)
+				break;
+			free(sql);
+			f->stmt++;
+		}
 		if (sql != NULL) {
 			f->stmt++;
 			rc = fleet_post(f, sql, NULL, 0, 0);
 			free(sql);
 			return rc;
+		}
+		if (applied) {
+			f->step++;
+			f->stmt = 0;
+			continue;
 		}
 		/* The step is done: recorded, then the next. */
 		xasprintf(&sql, "INSERT INTO %s.schema_version VALUES "
@@ -476,6 +501,11 @@ fleet_next(struct fleet *f, const char *reply, size_t n)
 		    "lines", &f->b.stacks, f->b.nstacks);
 		break;
 	case FS_STACKS:
+		f->state = FS_FRAMES;
+		rc = fleet_insert(f, "stack_frames", "stack_hash, inlined, "
+		    "start_lines, mappings", &f->b.frame_rows, f->b.nstacks);
+		break;
+	case FS_FRAMES:
 		f->state = FS_PROFILES;
 		fleet_batch_rows(&f->b, 1, &rows, &nrows);
 		rc = fleet_insert(f, "profiles", "host, scope, profile, time, "
@@ -537,33 +567,18 @@ struct fleet *
 fleet_new(struct event_base *base, const struct fleet_config *cfg,
     struct jobq *reads, struct jobq *writes, struct error *err)
 {
-	struct evhttp_uri *u;
-	struct fleet *f;
-	const char *h, *p;
+	struct fleet *f = xcalloc(1, sizeof *f);
 
-	if ((u = evhttp_uri_parse(cfg->url)) == NULL ||
-	    evhttp_uri_get_scheme(u) == NULL ||
-	    strcmp(evhttp_uri_get_scheme(u), "http") != 0 ||
-	    (h = evhttp_uri_get_host(u)) == NULL || *h == '\0' ||
-	    evhttp_uri_get_query(u) != NULL ||
-	    evhttp_uri_get_userinfo(u) != NULL) {
-		if (u != NULL)
-			evhttp_uri_free(u);
-		error_set(err, ERR_INPUT, "fleet-url: \"%s\" is not "
-		    "http://HOST[:PORT][/PATH] (ClickHouse's HTTP interface)",
-		    cfg->url);
+	if (fleet_url_parse(cfg->url, &f->http_host, &f->port, &f->path,
+	    err) == -1) {
+		free(f);
 		return NULL;
 	}
-	f = xcalloc(1, sizeof *f);
 	f->base = base;
-	f->http_host = xstrdup(h);
-	f->port = evhttp_uri_get_port(u) > 0 ? evhttp_uri_get_port(u) : 8123;
-	p = evhttp_uri_get_path(u);
-	f->path = xstrdup(p != NULL && *p != '\0' ? p : "/");
-	evhttp_uri_free(u);
 	f->url = xstrdup(cfg->url);
 	f->host = xstrdup(cfg->host);
 	f->database = xstrdup(cfg->database);
+	f->cluster = cfg->cluster != NULL ? xstrdup(cfg->cluster) : NULL;
 	f->batch = cfg->batch;
 	f->batch_bytes = cfg->batch_bytes;
 	f->interval = cfg->interval;
@@ -609,6 +624,7 @@ fleet_free(struct fleet *f)
 	free(f->url);
 	free(f->host);
 	free(f->database);
+	free(f->cluster);
 	free(f->http_host);
 	free(f->path);
 	free(f);

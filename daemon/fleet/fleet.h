@@ -22,6 +22,7 @@ struct fleet_config {
 	const char *url;		/* ClickHouse's HTTP interface */
 	const char *host;		/* this host's name in the fleet */
 	const char *database;
+	const char *cluster;		/* NULL: none (no Distributed tables) */
 	size_t batch;			/* profiles per batch */
 	size_t batch_bytes;		/* rows past which a batch ends */
 	int64_t interval;		/* seconds between polls when idle */

@@ -116,6 +116,36 @@ rows_merge(struct diff_result *r, const struct top_result *bt,
 }
 
 int
+diff_of(struct tree_result *bt, struct tree_result *ct,
+    const struct top_result *btop, const struct top_result *ctop,
+    int normalize, struct diff_result *r, struct error *err)
+{
+	size_t cap = 0;
+
+	memset(r, 0, sizeof *r);
+	/* One metric is one (type, unit): the store's id, the fleet's
+	 * name. */
+	if (strcmp(bt->metric.type, ct->metric.type) != 0 ||
+	    strcmp(bt->metric.unit, ct->metric.unit) != 0)
+		return error_set(err, ERR_INPUT, "base.metric: %s/%s cannot be "
+		    "compared with %s/%s", bt->metric.type, bt->metric.unit,
+		    ct->metric.type, ct->metric.unit);
+	r->metric = ct->metric;
+	memset(&ct->metric, 0, sizeof ct->metric);
+	r->base_total = bt->total;
+	r->cur_total = ct->total;
+	r->base_profiles = bt->nprofiles;
+	r->cur_profiles = ct->nprofiles;
+	r->scale = 1;
+	if (normalize && bt->total != 0)
+		r->scale = (double)ct->total / (double)bt->total;
+	dnode_add(r, &cap, "root");
+	merge(r, &cap, 0, bt, 0, ct, 0, r->scale);
+	rows_merge(r, btop, ctop, r->scale);
+	return 0;
+}
+
+int
 diff_query(struct store *s, struct csindex *idx, const struct diff_params *p,
     struct diff_result *r, struct error *err)
 {
@@ -123,7 +153,6 @@ diff_query(struct store *s, struct csindex *idx, const struct diff_params *p,
 	struct top_result btop, ctop;
 	struct tree_params tp;
 	struct top_params op;
-	size_t cap = 0;
 	int rc = -1;
 
 	memset(r, 0, sizeof *r);
@@ -145,25 +174,7 @@ diff_query(struct store *s, struct csindex *idx, const struct diff_params *p,
 	if (tree_query(s, idx, &tp, &bt, err) == -1 ||
 	    top_query(s, idx, &op, &btop, err) == -1)
 		goto out;
-	if (bt.metric.id != ct.metric.id) {
-		error_set(err, ERR_INPUT, "base.metric: %s/%s cannot be "
-		    "compared with %s/%s", bt.metric.type, bt.metric.unit,
-		    ct.metric.type, ct.metric.unit);
-		goto out;
-	}
-	r->metric = ct.metric;
-	memset(&ct.metric, 0, sizeof ct.metric);
-	r->base_total = bt.total;
-	r->cur_total = ct.total;
-	r->base_profiles = bt.nprofiles;
-	r->cur_profiles = ct.nprofiles;
-	r->scale = 1;
-	if (p->normalize && bt.total != 0)
-		r->scale = (double)ct.total / (double)bt.total;
-	dnode_add(r, &cap, "root");
-	merge(r, &cap, 0, &bt, 0, &ct, 0, r->scale);
-	rows_merge(r, &btop, &ctop, r->scale);
-	rc = 0;
+	rc = diff_of(&bt, &ct, &btop, &ctop, p->normalize, r, err);
 out:
 	if (rc == -1)
 		diff_result_clear(r);

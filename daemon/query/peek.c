@@ -85,15 +85,28 @@ peek_query(struct store *s, struct csindex *idx, const struct peek_params *p,
     struct peek_result *r, struct error *err)
 {
 	struct top_params tp;
+	struct top_result t;
+
+	memset(&tp, 0, sizeof tp);
+	tp.sel = p->sel;
+	tp.granularity = p->granularity;
+	if (top_graph(s, idx, &tp, &t, err) == -1) {
+		memset(r, 0, sizeof *r);
+		return -1;
+	}
+	return peek_of_graph(&t, p, r, err);
+}
+
+int
+peek_of_graph(struct top_result *t, const struct peek_params *p,
+    struct peek_result *r, struct error *err)
+{
 	struct peek_node *n;
 	size_t i, cap = 0;
 
 	memset(r, 0, sizeof *r);
-	memset(&tp, 0, sizeof tp);
-	tp.sel = p->sel;
-	tp.granularity = p->granularity;
-	if (top_graph(s, idx, &tp, &r->top, err) == -1)
-		return -1;
+	r->top = *t;
+	memset(t, 0, sizeof *t);
 	for (i = 0; i < r->top.nrows; i++) {
 		const struct top_row *row = &r->top.rows[i];
 		int64_t m = peek_abs(row->flat);

@@ -42,6 +42,9 @@ struct peek_result {
  * regexp". */
 int peek_query(struct store *, struct csindex *, const struct peek_params *,
     struct peek_result *, struct error *);
+/* The same from top's graph (top_graph's, or the fleet's), taken. */
+int peek_of_graph(struct top_result *, const struct peek_params *,
+    struct peek_result *, struct error *);
 void peek_result_clear(struct peek_result *);
 
 #endif

@@ -12,6 +12,22 @@
 #include "timeline.h"
 #include "util.h"
 
+void
+timeline_points(struct timeline_result *r, int64_t first, int64_t last,
+    int64_t step_s)
+{
+	int64_t step = step_s > 0 ? step_s : 1;
+
+	/* At most TIMELINE_MAX_POINTS points: a coarser step if need be. */
+	if ((last - first) / step + 1 > TIMELINE_MAX_POINTS)
+		step = (last - first) / TIMELINE_MAX_POINTS + 1;
+	first = first / step * step;
+	r->step_s = step;
+	r->npoints = (size_t)((last - first) / step + 1);
+	r->start_s = first;
+	r->values = xcalloc(r->npoints, sizeof *r->values);
+}
+
 int
 timeline_query(struct store *s, struct csindex *idx,
     const struct timeline_params *p, struct timeline_result *r,
@@ -21,7 +37,7 @@ timeline_query(struct store *s, struct csindex *idx,
 	struct store_bucket_value *v = NULL;
 	struct stackwalk w;
 	struct imap kept = { 0 };	/* callsite -> 1 kept, 2 dropped */
-	int64_t *ids = NULL, first, last, step, k;
+	int64_t *ids = NULL, first, step, k;
 	size_t n = 0, i, at;
 	int rc = -1, locked = 0, walked, totals = 0;
 
@@ -47,17 +63,9 @@ timeline_query(struct store *s, struct csindex *idx,
 		rc = 0;
 		goto out;
 	}
-	first = v[0].bucket;
-	last = v[n - 1].bucket;
-	/* At most TIMELINE_MAX_POINTS points: a coarser step if need be. */
-	step = p->step_s > 0 ? p->step_s : 1;
-	if ((last - first) / step + 1 > TIMELINE_MAX_POINTS)
-		step = (last - first) / TIMELINE_MAX_POINTS + 1;
-	first = first / step * step;
-	r->step_s = step;
-	r->npoints = (size_t)((last - first) / step + 1);
-	r->start_s = first;
-	r->values = xcalloc(r->npoints, sizeof *r->values);
+	timeline_points(r, v[0].bucket, v[n - 1].bucket, p->step_s);
+	first = r->start_s;
+	step = r->step_s;
 	for (i = 0; i < n; i++) {
 		if (v[i].callsite == 0 || v[i].value == 0)
 			continue;

@@ -44,28 +44,12 @@ row_cmp(const void *a, const void *b, void *arg)
 	return xk > yk ? -1 : xk < yk;
 }
 
-/* A call edge between two rows, as pprof's graph keeps it: its weight is
- * the sum of the stacks through it (each stack once), and it is inline
- * only if the callee was inlined into the caller in all of them. */
-struct edge {
-	int64_t caller, callee, weight;
-	int inl;
-	size_t last_stack;		/* dedupe within one stack */
-};
-
-struct top_build {
-	struct imap index;		/* caller << 32 | callee -> 1 + edge */
-	struct edge *edges;
-	size_t nedges, edgecap;
-	int64_t *seen;			/* per row: last stack + 1 that counted */
-};
-
-static struct edge *
+static struct top_build_edge *
 edge_get(struct top_build *b, int64_t caller, int64_t callee)
 {
 	uint64_t key = (uint64_t)caller << 32 | (uint32_t)callee;
 	int64_t at;
-	struct edge *e;
+	struct top_build_edge *e;
 
 	if ((at = imap_get(&b->index, key)) != 0)
 		return &b->edges[at - 1];
@@ -90,7 +74,7 @@ static void
 edge_add(struct top_build *b, int64_t caller, int64_t callee, int inl,
     int64_t value, size_t stack)
 {
-	struct edge *e;
+	struct top_build_edge *e;
 
 	/* pprof adds no edge from a node to itself. */
 	if (caller == callee)
@@ -120,7 +104,7 @@ edges_label(const struct top_build *b, int64_t flat_sum, struct top_row *rows,
 	if (cutoff < 0)
 		cutoff = -cutoff;
 	for (i = 0; i < b->nedges; i++) {
-		const struct edge *e = &b->edges[i];
+		const struct top_build_edge *e = &b->edges[i];
 		int64_t w = e->weight < 0 ? -e->weight : e->weight;
 
 		if (w < cutoff)
@@ -133,57 +117,72 @@ edges_label(const struct top_build *b, int64_t flat_sum, struct top_row *rows,
 	free(in);
 }
 
+int64_t
+top_build_row(struct top_build *b, struct top_result *r, const char *name)
+{
+	r->rows = xreallocarray(r->rows, r->nrows + 1, sizeof *r->rows);
+	r->rows[r->nrows].function = xstrdup(name);
+	r->rows[r->nrows].flat = 0;
+	r->rows[r->nrows].cum = 0;
+	r->rows[r->nrows].inl = TOP_NOT_INLINED;
+	r->rows[r->nrows].made = r->nrows;
+	b->seen = xreallocarray(b->seen, r->nrows + 1, sizeof *b->seen);
+	b->seen[r->nrows] = 0;
+	return (int64_t)r->nrows++;
+}
+
 /* The row of a printable name, made when first met. */
 static int64_t
 top_row(struct top_result *r, struct top_build *b, int64_t *rowof,
     const struct csindex *idx, uint32_t name)
 {
-	if (rowof[name] < 0) {
-		r->rows = xreallocarray(r->rows, r->nrows + 1, sizeof *r->rows);
-		r->rows[r->nrows].function = xstrdup(csindex_name_str(idx,
-		    name));
-		r->rows[r->nrows].flat = 0;
-		r->rows[r->nrows].cum = 0;
-		r->rows[r->nrows].inl = TOP_NOT_INLINED;
-		r->rows[r->nrows].made = r->nrows;
-		b->seen = xreallocarray(b->seen, r->nrows + 1,
-		    sizeof *b->seen);
-		b->seen[r->nrows] = 0;
-		rowof[name] = (int64_t)r->nrows++;
-	}
+	if (rowof[name] < 0)
+		rowof[name] = top_build_row(b, r, csindex_name_str(idx, name));
 	return rowof[name];
+}
+
+void
+top_build_stack(struct top_build *b, struct top_result *r,
+    const int64_t *row, const unsigned *flags, size_t n, int64_t v,
+    size_t stack)
+{
+	size_t depth;
+
+	b->flat_sum += v;
+	r->rows[row[n - 1]].flat += v;
+	/* Root to leaf, as pprof walks a sample. */
+	for (depth = 0; depth < n; depth++) {
+		if (b->seen[row[depth]] != (int64_t)stack + 1) {
+			b->seen[row[depth]] = (int64_t)stack + 1;
+			r->rows[row[depth]].cum += v;
+		}
+		if (depth + 1 < n)
+			edge_add(b, row[depth], row[depth + 1],
+			    (flags[depth + 1] & FRAME_INLINED) != 0, v, stack);
+	}
 }
 
 /* With frame filters: stack by stack, as pprof walks its samples. */
 static int
 top_stacks(const struct query_walk *q, struct stackwalk *w,
     struct top_build *b, int64_t *rowof, struct top_result *r,
-    int64_t *flat_sum, struct error *err)
+    struct error *err)
 {
-	size_t i, depth;
+	int64_t *row = NULL;
+	size_t i, depth, cap = 0;
 	int rc;
 
 	for (i = 0; (rc = query_walk_next(q, w, &i, err)) == 1; i++) {
-		int64_t v = q->vals[i].value;
-
-		*flat_sum += v;
-		for (depth = 0; depth < w->n; depth++)
-			top_row(r, b, rowof, w->idx, w->name[depth]);
-		r->rows[rowof[w->name[w->n - 1]]].flat += v;
-		/* Root to leaf, as pprof walks a sample. */
-		for (depth = 0; depth < w->n; depth++) {
-			int64_t row = rowof[w->name[depth]];
-
-			if (b->seen[row] != (int64_t)i + 1) {
-				b->seen[row] = (int64_t)i + 1;
-				r->rows[row].cum += v;
-			}
-			if (depth + 1 < w->n)
-				edge_add(b, row, rowof[w->name[depth + 1]],
-				    (w->flags[depth + 1] & FRAME_INLINED) != 0,
-				    v, i);
+		if (w->n > cap) {
+			cap = w->n;
+			row = xreallocarray(row, cap, sizeof *row);
 		}
+		for (depth = 0; depth < w->n; depth++)
+			row[depth] = top_row(r, b, rowof, w->idx,
+			    w->name[depth]);
+		top_build_stack(b, r, row, w->flags, w->n, q->vals[i].value, i);
 	}
+	free(row);
 	return rc;
 }
 
@@ -215,7 +214,7 @@ top_bit(uint64_t key, size_t *word, uint64_t *bit)
 static int
 top_cstree(const struct query_walk *q, const struct csindex *idx,
     int granularity, struct top_build *b, int64_t *rowof,
-    struct top_result *r, int64_t *flat_sum, struct error *err)
+    struct top_result *r, struct error *err)
 {
 	static const struct top_filter none;
 	struct cstree t;
@@ -252,7 +251,7 @@ top_cstree(const struct query_walk *q, const struct csindex *idx,
 		rows_above[i] = *rf;
 		rows_above[i].w[word] |= bit;
 		r->rows[me].flat += t.self[i];
-		*flat_sum += t.self[i];
+		b->flat_sum += t.self[i];
 		pairs_above[i] = *pf;
 		if (p == CSTREE_ROOT || (caller = row[p]) == me)
 			continue;
@@ -298,6 +297,28 @@ top_edges_out(const struct top_build *b, struct top_result *r)
 	free(at);
 }
 
+void
+top_build_finish(struct top_build *b, struct top_result *r, int sort_cum,
+    int edges)
+{
+	edges_label(b, b->flat_sum, r->rows, r->nrows);
+	r->flat_sum = b->flat_sum;
+	if (r->nrows > 0)
+		qsort_r(r->rows, r->nrows, sizeof *r->rows, row_cmp,
+		    (void *)(uintptr_t)&sort_cum);
+	if (edges)
+		top_edges_out(b, r);
+}
+
+void
+top_build_clear(struct top_build *b)
+{
+	imap_clear(&b->index);
+	free(b->edges);
+	free(b->seen);
+	memset(b, 0, sizeof *b);
+}
+
 static int
 top_build_rows(struct store *s, struct csindex *idx,
     const struct top_params *p, int edges, struct top_result *r,
@@ -306,7 +327,7 @@ top_build_rows(struct store *s, struct csindex *idx,
 	struct query_walk q;
 	struct top_build b;
 	struct stackwalk w;
-	int64_t *rowof = NULL, flat_sum = 0;
+	int64_t *rowof = NULL;
 	size_t nnames, i;
 	int rc = -1;
 
@@ -323,25 +344,16 @@ top_build_rows(struct store *s, struct csindex *idx,
 	for (i = 0; i < nnames; i++)
 		rowof[i] = -1;
 	if ((selection_frame_filters(p->sel) ?
-	    top_stacks(&q, &w, &b, rowof, r, &flat_sum, err) :
-	    top_cstree(&q, idx, p->granularity, &b, rowof, r, &flat_sum,
-	    err)) == -1)
+	    top_stacks(&q, &w, &b, rowof, r, err) :
+	    top_cstree(&q, idx, p->granularity, &b, rowof, r, err)) == -1)
 		goto out;
-	edges_label(&b, flat_sum, r->rows, r->nrows);
-	r->flat_sum = flat_sum;
-	if (r->nrows > 0)
-		qsort_r(r->rows, r->nrows, sizeof *r->rows, row_cmp,
-		    (void *)(uintptr_t)&p->sort_cum);
-	if (edges)
-		top_edges_out(&b, r);
+	top_build_finish(&b, r, p->sort_cum, edges);
 	rc = 0;
 out:
 	query_walk_close(idx, &q, &w);
 	if (rc == -1)
 		top_result_clear(r);
-	imap_clear(&b.index);
-	free(b.edges);
-	free(b.seen);
+	top_build_clear(&b);
 	free(rowof);
 	return rc;
 }

@@ -14,15 +14,8 @@
 #include "tree.h"
 #include "util.h"
 
-struct build {
-	struct tree_result *r;
-	size_t cap;
-	struct imap kids;		/* parent << 32 | name id -> 1 + node */
-	uint32_t *name_of;		/* name id per node */
-};
-
 static void
-build_reserve(struct build *b, size_t cap)
+build_reserve(struct tree_build *b, size_t cap)
 {
 	if (cap <= b->cap)
 		return;
@@ -32,7 +25,7 @@ build_reserve(struct build *b, size_t cap)
 }
 
 static size_t
-node_add(struct build *b, const char *name, size_t parent)
+node_add(struct tree_build *b, const char *name, size_t parent)
 {
 	struct tree_result *r = b->r;
 	struct tree_node *n;
@@ -51,33 +44,48 @@ node_add(struct build *b, const char *name, size_t parent)
 	return r->nnodes++;
 }
 
-/* The node of callsite cs under parent, its frame's FRAME_* flags those
- * of the stack walked (frame filters recompute the inline ones). */
-static size_t
-node_child(struct build *b, const struct csindex *idx, size_t parent,
-    int64_t cs, unsigned flags)
+size_t
+tree_build_child(struct tree_build *b, size_t parent,
+    const struct tree_frame *f)
 {
-	uint32_t name = csindex_name(idx, cs);
-	uint64_t key = (uint64_t)parent << 32 | name;
-	int64_t at, line = csindex_line(idx, cs);
+	uint64_t key = (uint64_t)parent << 32 | f->name_id;
 	struct tree_node *n;
+	int64_t at;
 	size_t i;
 
 	if ((at = imap_get(&b->kids, key)) != 0) {
 		n = &b->r->nodes[at - 1];
-		if (n->frame_line != line)
+		if (n->frame_line != f->frame_line)
 			n->frame_line = -1;
-		n->inlined &= (flags & FRAME_INLINED) != 0;
+		n->inlined &= (f->flags & FRAME_INLINED) != 0;
 		return (size_t)at - 1;
 	}
-	i = node_add(b, csindex_name_str(idx, name), parent);
-	b->name_of[i] = name;
+	i = node_add(b, f->name, parent);
+	b->name_of[i] = f->name_id;
 	n = &b->r->nodes[i];
-	csindex_source(idx, cs, &n->file, &n->line, &n->mapping);
-	n->frame_line = line;
-	n->inlined = (flags & FRAME_INLINED) != 0;
+	n->file = f->file;
+	n->line = f->line;
+	n->mapping = f->mapping;
+	n->frame_line = f->frame_line;
+	n->inlined = (f->flags & FRAME_INLINED) != 0;
 	imap_put(&b->kids, key, (int64_t)i + 1);
 	return i;
+}
+
+/* The node of callsite cs under parent, its frame's FRAME_* flags those
+ * of the stack walked (frame filters recompute the inline ones). */
+static size_t
+node_child(struct tree_build *b, const struct csindex *idx, size_t parent,
+    int64_t cs, unsigned flags)
+{
+	struct tree_frame f;
+
+	f.name_id = csindex_name(idx, cs);
+	f.name = csindex_name_str(idx, f.name_id);
+	csindex_source(idx, cs, &f.file, &f.line, &f.mapping);
+	f.frame_line = csindex_line(idx, cs);
+	f.flags = flags;
+	return tree_build_child(b, parent, &f);
 }
 
 static int
@@ -92,7 +100,7 @@ name_cmp(const void *a, const void *b, void *arg)
 /* Sort every node's children by name; fold those under cutoff into one
  * "other" child (their totals and selves summed, their subtrees gone). */
 static void
-tree_finish(struct build *b, int64_t cutoff)
+tree_finish(struct tree_build *b, int64_t cutoff)
 {
 	struct tree_result *r = b->r;
 	size_t i, j, n, *kids = NULL, cap = 0, nnodes = r->nnodes;
@@ -145,7 +153,7 @@ tree_finish(struct build *b, int64_t cutoff)
 
 /* With frame filters: stack by stack, root to leaf. */
 static int
-tree_stacks(struct build *b, const struct query_walk *q, struct stackwalk *w,
+tree_stacks(struct tree_build *b, const struct query_walk *q, struct stackwalk *w,
     struct error *err)
 {
 	struct tree_result *r = b->r;
@@ -170,7 +178,7 @@ tree_stacks(struct build *b, const struct query_walk *q, struct stackwalk *w,
 /* Without: callsite by callsite over the union of the stacks, each
  * callsite's node found once under its parent's. */
 static int
-tree_cstree(struct build *b, const struct query_walk *q,
+tree_cstree(struct tree_build *b, const struct query_walk *q,
     const struct csindex *idx, struct error *err)
 {
 	struct tree_result *r = b->r;
@@ -204,40 +212,59 @@ out:
 	return rc;
 }
 
+void
+tree_build_init(struct tree_build *b, struct tree_result *r)
+{
+	memset(r, 0, sizeof *r);
+	memset(b, 0, sizeof *b);
+	b->r = r;
+	node_add(b, "root", 0);
+}
+
+void
+tree_build_finish(struct tree_build *b, double min_fraction)
+{
+	struct tree_result *r = b->r;
+
+	tree_finish(b, (int64_t)(min_fraction * (double)(r->nodes[0].total <
+	    0 ? -r->nodes[0].total : r->nodes[0].total)));
+}
+
+void
+tree_build_clear(struct tree_build *b)
+{
+	imap_clear(&b->kids);
+	free(b->name_of);
+	memset(b, 0, sizeof *b);
+}
+
 int
 tree_query(struct store *s, struct csindex *idx, const struct tree_params *p,
     struct tree_result *r, struct error *err)
 {
 	struct query_walk q;
-	struct build b;
+	struct tree_build b;
 	struct stackwalk w;
-	int64_t cutoff;
 	size_t i;
 	int rc = -1;
 
-	memset(r, 0, sizeof *r);
-	memset(&b, 0, sizeof b);
-	b.r = r;
+	tree_build_init(&b, r);
 	if (query_walk_open(s, idx, p->sel, GRAN_FUNCTION, &r->metric,
 	    &r->nprofiles, &q, &w, err) == -1)
 		goto out;
 	for (i = 0; i < q.nvals; i++)
 		r->total += q.vals[i].value < 0 ? -q.vals[i].value :
 		    q.vals[i].value;
-	node_add(&b, "root", 0);
 	if ((selection_frame_filters(p->sel) ? tree_stacks(&b, &q, &w, err) :
 	    tree_cstree(&b, &q, idx, err)) == -1)
 		goto out;
-	cutoff = (int64_t)(p->min_fraction * (double)(r->nodes[0].total < 0 ?
-	    -r->nodes[0].total : r->nodes[0].total));
-	tree_finish(&b, cutoff);
+	tree_build_finish(&b, p->min_fraction);
 	rc = 0;
 out:
 	query_walk_close(idx, &q, &w);
 	if (rc == -1)
 		tree_result_clear(r);
-	imap_clear(&b.kids);
-	free(b.name_of);
+	tree_build_clear(&b);
 	return rc;
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "fleet.h"
+#include "fleet-query.h"
 #include "import.h"
 #include "log.h"
 #include "retainer.h"
@@ -55,6 +56,8 @@ server_signal_cb(evutil_socket_t sig, short what, void *arg)
 		server_http_unlisten(srv->tcp_guard);
 	fleet_stop(srv->fleet);
 	scraper_stop(srv->scraper);
+	/* Fleet views waiting on ClickHouse are answered now. */
+	fleet_queries_stop(srv->fq);
 	for (i = 0; i < API_NQUEUES; i++)
 		jobq_drain(srv->host.queues[i]);
 	srv->stop_deadline_ns = mono_ns() + 60 * 1000000000LL;

@@ -43,6 +43,7 @@ struct server {
 	struct spool *spool;		/* NULL: no spool directory */
 	struct fleet *fleet;		/* NULL: no shipping */
 	struct scraper *scraper;
+	struct fleet_queries *fq;	/* fleet=1 views; NULL: none */
 	char *listen_path;		/* what the socket is bound to */
 	int fd;				/* the listening socket until evhttp has it */
 	int activated;			/* systemd's socket: it owns the path */

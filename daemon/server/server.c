@@ -25,6 +25,7 @@
 #include "csindex.h"
 #include "fleet.h"
 #include "scrape.h"
+#include "fleet-query.h"
 #include "import.h"
 #include "jobq.h"
 #include "log.h"
@@ -241,6 +242,15 @@ server_host_scrape_stats(void *ctx, struct api_scrape_target **v)
 	return scraper_stats(srv->scraper, v);
 }
 
+static void
+server_host_fleet_view(void *ctx, const struct api_fleet_view *v,
+    api_fleet_done *done, void *arg)
+{
+	struct server *srv = ctx;
+
+	fleet_queries_view(srv->fq, v, done, arg);
+}
+
 /* The store's connections: the writer for the import thread, a reader
  * per query thread. */
 static int
@@ -364,6 +374,7 @@ server_start(struct server *srv)
 		struct fleet_config fc = {
 			.url = cfg->fleet_url, .host = cfg->fleet_host,
 			.database = cfg->fleet_database,
+			.cluster = cfg->fleet_cluster,
 			.batch = cfg->fleet_batch,
 			.batch_bytes = (size_t)cfg->fleet_batch_bytes,
 			.interval = cfg->fleet_interval,
@@ -383,6 +394,18 @@ server_start(struct server *srv)
 		fleet_set_retention(srv->fleet, &cfg->retention);
 		log_info("shipping to %s as host %s, database %s",
 		    cfg->fleet_url, cfg->fleet_host, cfg->fleet_database);
+		struct fleet_queries_config qc = {
+			.url = cfg->fleet_url, .database = cfg->fleet_database,
+			.cluster = cfg->fleet_cluster,
+			.timeout = cfg->fleet_timeout,
+		};
+
+		if ((srv->fq = fleet_queries_new(srv->base, &qc,
+		    &err)) == NULL) {
+			log_err("%s", err.msg);
+			return -1;
+		}
+		srv->host.fleet_view = server_host_fleet_view;
 	}
 	/* Always there: SIGHUP may add targets. */
 	srv->scraper = scraper_new(srv->base, &srv->host);
@@ -420,6 +443,7 @@ server_close(struct server *srv)
 	spool_free(srv->spool);
 	fleet_free(srv->fleet);
 	scraper_free(srv->scraper);
+	fleet_queries_free(srv->fq);
 	server_events_free(srv);
 	retainer_free(srv->host.retainer);
 	free(srv->listen_path);

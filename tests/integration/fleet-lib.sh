@@ -94,3 +94,77 @@ fleet_status() {
 	curl -s --unix-socket "$SOCK" http://localhost/v1/status |
 	    json "j['fleet']['$1']"
 }
+
+# ch_cluster_config CLUSTER NAME...: the servers NAME... (configs made
+# first, with ch_config) as one ClickHouse cluster CLUSTER of one shard
+# each, written into every one's config.d (read at its start).
+ch_cluster_config() {
+	local cluster=$1 name shards=""
+	shift
+	for name in "$@"; do
+		[ -f "$T/ch-$name/config.xml" ] || ch_config "$name"
+		shards+="<shard><replica><host>127.0.0.1</host><port>$(sed -n \
+		    's|.*<tcp_port>\([0-9]*\)</tcp_port>.*|\1|p' \
+		    "$T/ch-$name/config.xml")</port></replica></shard>"
+	done
+	for name in "$@"; do
+		mkdir -p "$T/ch-$name/config.d"
+		cat >"$T/ch-$name/config.d/cluster.xml" <<XML
+<?xml version="1.0"?>
+<yandex><remote_servers><$cluster>$shards</$cluster></remote_servers></yandex>
+XML
+	done
+}
+
+# The fleet query tests' helpers (test_fleet_query.sh, test_fleet_cluster.sh).
+
+# fleet_gen2: a second set of Go-written fixtures in $GEN2, written now
+# by tests/fixtures/gen (the committed ones are the first); skips (77)
+# without go, whose pprof is the tests' oracle.
+fleet_gen2() {
+	command -v go >/dev/null ||
+	    { echo "skip: go is not installed (go tool pprof is the oracle)"; exit 77; }
+	export TZ=UTC LC_ALL=C GOFLAGS= GOPROXY=off GOTOOLCHAIN=local GOWORK=off
+	GEN2="$T/gen2"
+	"$FIXTURES/regen.sh" "$GEN2" >"$T/regen.log" 2>&1 ||
+	    fail "tests/fixtures/regen.sh: $(tail -5 "$T/regen.log")"
+}
+
+# fleet_profd NAME [OPTIONS]: another profd, on $T/NAME.sock (its pid in
+# $T/NAME.pid).
+fleet_profd() {
+	local name=$1
+	shift
+	"$PROFD" --foreground --no-config --spool none --socket \
+	    "$T/$name.sock" --db "$T/$name.db" "$@" >>"$T/$name.log" 2>&1 &
+	echo $! >"$T/$name.pid"
+	PROFD_PID=$! wait_health "$T/$name.sock"
+}
+
+# fleet_push SOCK FILE SCOPE [LABEL]
+fleet_push() {
+	"$PROFCTL" --socket "$1" push "$2" --scope "$3" ${4:+--label "$4"} \
+	    >/dev/null || fail "push $2 to $1"
+}
+
+# fleet_shipped SOCK N: N profiles shipped (the lag can read 0 while a
+# push that came during a round waits for the next).
+fleet_shipped() {
+	[ "$(curl -s --unix-socket "$1" http://localhost/v1/status |
+	    json "j['fleet']['shipped_profiles']")" = "$2" ]
+}
+
+# fleet_same VIEW QUERY FLEET-SOCK LOCAL-SOCK: GET /v1/VIEW?QUERY with
+# fleet=1 of FLEET-SOCK answers what LOCAL-SOCK's own answers (host=H
+# left out there); a local error fails too.
+fleet_same() {
+	local f l
+	f=$(curl -s --unix-socket "$3" "http://localhost/v1/$1?$2&fleet=1")
+	l=$(curl -s --unix-socket "$4" "http://localhost/v1/$1?$(printf '%s' \
+	    "$2" | sed 's/&host=[^&]*//g')")
+	case "$l" in *'"error"'*|'') fail "local $1 $2: ${l:0:300}" ;; esac
+	[ "$f" = "$l" ] || fail "$1 $2: $(python3 -c 'import sys
+a, b = sys.argv[1:]
+i = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), min(len(a), len(b)))
+print("differ at", i, "fleet:", a[max(0, i - 200):i + 200], "local:", b[max(0, i - 200):i + 200])' "$f" "$l")"
+}

@@ -1,0 +1,44 @@
+/* fleet-query.h: views of the fleet answered by ClickHouse (fleet=1).
+ * Each question is sent from the loop with libevent's HTTP client, its
+ * reply read as it arrives (fleet-tsv.c) into the view (fleet-view.c);
+ * nothing waits.  A ClickHouse that does not answer is an error naming
+ * it and its URL after the fleet timeout. */
+#ifndef PROFD_FLEET_QUERY_H
+#define PROFD_FLEET_QUERY_H
+
+#include <stdint.h>
+
+#include "api.h"
+#include "error.h"
+
+struct event_base;
+struct fleet_queries;
+
+struct fleet_queries_config {
+	const char *url;		/* ClickHouse's HTTP interface */
+	const char *database;
+	const char *cluster;		/* NULL: the local tables */
+	int64_t timeout;		/* seconds, per question */
+};
+
+/* ClickHouse's URL, http://HOST[:PORT][/PATH]: its parts (copies), or
+ * -1 with err (ERR_INPUT naming fleet-url). */
+int fleet_url_parse(const char *url, char **host, int *port, char **path,
+    struct error *);
+/* NULL with err if the URL is not http://host[:port][/path]. */
+struct fleet_queries *fleet_queries_new(struct event_base *,
+    const struct fleet_queries_config *, struct error *);
+/* api_host's fleet_view. */
+void fleet_queries_view(struct fleet_queries *, const struct api_fleet_view *,
+    api_fleet_done *, void *arg);
+/* One line of the stacks' reply into the view (a: 6 arrays' room). */
+struct fleet_tsv_array;
+struct fleet_tsv_field;
+struct fleet_view;
+int fleet_query_stack_row(struct fleet_tsv_array *a, struct fleet_view *,
+    struct fleet_tsv_field *, size_t n, struct error *);
+/* Every question in flight answered with an error ("shutting down"). */
+void fleet_queries_stop(struct fleet_queries *);
+void fleet_queries_free(struct fleet_queries *);
+
+#endif

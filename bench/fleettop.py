@@ -44,9 +44,10 @@ def timed(h, d, query):
 
 
 def copy_hosts(ch, db, table):
-    cols = ch.sql("SELECT name FROM system.columns WHERE database = '%s' "
-                  "AND table = '%s' ORDER BY position FORMAT TabSeparated" % (
-                      db, table)).split("\n")
+    # DESCRIBE lists them in order (18.16's system.columns has no
+    # position).
+    cols = [line.split("\t")[0] for line in ch.sql(
+        "DESCRIBE TABLE %s.%s FORMAT TabSeparated" % (db, table)).split("\n")]
     if "host" not in cols:
         raise m.CaseError("fleet-top: %s.%s has no host column" % (db, table))
     sel = ", ".join("concat('h', substring(toString(1000 + n), 2))"

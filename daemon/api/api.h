@@ -111,6 +111,7 @@ struct top_result;
 struct tree_result;
 struct api_fleet_view {
 	int top, tree;			/* which of them (both: diff's) */
+	int scopes;			/* or the fleet's scopes and hosts */
 	int timeline;			/* or the timeline */
 	int64_t step_s;			/* timeline */
 	const struct selection *sel;
@@ -123,10 +124,17 @@ struct api_fleet_view {
 /* The answer, on the loop, once: the result (taken; a tree's strings
  * last only until the callback returns) or err. */
 struct timeline_result;
+struct store_scope_info;
 struct api_fleet_answer {
 	struct top_result *top;
 	struct tree_result *tree;
 	struct timeline_result *timeline;
+	/* scopes: as the store lists its own (metrics TYPE/UNIT split),
+	 * by name, and the hosts that shipped, by name. */
+	const struct store_scope_info *scopes;
+	size_t nscopes;
+	char *const *hosts;
+	size_t nhosts;
 };
 typedef void api_fleet_done(void *arg, const struct api_fleet_answer *,
     const struct error *);

@@ -28,7 +28,7 @@
 /* What is kept of an error reply. */
 #define FQ_MAX_ERROR		400
 
-enum fq_step { FQ_DEFAULT, FQ_METRICS, FQ_STACKS };
+enum fq_step { FQ_DEFAULT, FQ_METRICS, FQ_STACKS, FQ_SCOPES, FQ_HOSTS };
 
 struct fq {
 	TAILQ_ENTRY(fq) entry;
@@ -43,6 +43,10 @@ struct fq {
 	struct fleet_tsv tsv;
 	struct fleet_tsv_array a[6];
 	struct fleet_view view;
+	struct store_scope_info *scopes;	/* FQ_SCOPES' */
+	size_t nscopes;
+	char **hosts;			/* FQ_HOSTS' */
+	size_t nhosts;
 	int code;			/* the reply's HTTP status */
 	int failed;			/* a request error: timeout or not */
 	struct buf errbody;
@@ -96,6 +100,10 @@ fq_free(struct fq *f)
 	for (i = 0; i < NITEMS(f->a); i++)
 		fleet_tsv_array_clear(&f->a[i]);
 	fleet_view_clear(&f->view);
+	store_scope_info_free(f->scopes, f->nscopes);
+	for (i = 0; i < f->nhosts; i++)
+		free(f->hosts[i]);
+	free(f->hosts);
 	buf_free(&f->errbody);
 	free(f->metric);
 	free(f);
@@ -105,7 +113,7 @@ fq_free(struct fq *f)
 static void
 fq_finish(struct fq *f)
 {
-	struct api_fleet_answer a = { NULL, NULL, NULL };
+	struct api_fleet_answer a;
 	struct store_metric *m;
 	struct top_result top;
 	struct tree_result tree;
@@ -113,9 +121,19 @@ fq_finish(struct fq *f)
 	char *slash;
 	int i;
 
+	memset(&a, 0, sizeof a);
 	TAILQ_REMOVE(&f->c->inflight, f, entry);
 	if (f->err.kind != ERR_NONE) {
 		f->done(f->arg, NULL, &f->err);
+		fq_free(f);
+		return;
+	}
+	if (f->step == FQ_HOSTS) {
+		a.scopes = f->scopes;
+		a.nscopes = f->nscopes;
+		a.hosts = f->hosts;
+		a.nhosts = f->nhosts;
+		f->done(f->arg, &a, NULL);
 		fq_free(f);
 		return;
 	}
@@ -218,6 +236,56 @@ fleet_query_stack_row(struct fleet_tsv_array *a, struct fleet_view *view,
 	s.start = a[4].n == s.n ? a[4].v : NULL;
 	s.mapping = a[5].n == s.n ? a[5].v : NULL;
 	return fleet_view_stack(view, &s, bucket);
+}
+
+/* scope, profiles, first and last time, metrics (TYPE/UNIT). */
+static int
+fq_scopes_row(void *arg, struct fleet_tsv_field *v, size_t n,
+    struct error *err)
+{
+	struct fq *f = arg;
+	struct store_scope_info *si;
+	const char *slash;
+	size_t len, i;
+
+	if (n != 5)
+		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: "
+		    "%zu fields, not 5 (scope, profiles, times, metrics)", n);
+	f->scopes = xreallocarray(f->scopes, f->nscopes + 1,
+	    sizeof *f->scopes);
+	si = &f->scopes[f->nscopes++];
+	memset(si, 0, sizeof *si);
+	si->name = xstrdup(fleet_tsv_str(&v[0], &len));
+	if (fleet_tsv_int(&v[1], &si->profiles, err) == -1 ||
+	    fleet_tsv_int(&v[2], &si->first_ns, err) == -1 ||
+	    fleet_tsv_int(&v[3], &si->last_ns, err) == -1 ||
+	    fleet_tsv_array(&v[4], &f->a[0], err) == -1)
+		return -1;
+	si->metrics = xcalloc(f->a[0].n ? f->a[0].n : 1,
+	    sizeof *si->metrics);
+	for (i = 0; i < f->a[0].n; i++) {
+		slash = strchr(f->a[0].v[i], '/');
+		si->metrics[i].type = xstrndup(f->a[0].v[i], slash != NULL ?
+		    (size_t)(slash - f->a[0].v[i]) : strlen(f->a[0].v[i]));
+		si->metrics[i].unit = xstrdup(slash != NULL ? slash + 1 : "");
+	}
+	si->nmetrics = f->a[0].n;
+	return 0;
+}
+
+static int
+fq_hosts_row(void *arg, struct fleet_tsv_field *v, size_t n,
+    struct error *err)
+{
+	struct fq *f = arg;
+	size_t len;
+
+	if (n != 1)
+		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: "
+		    "%zu fields, not 1 (host)", n);
+	f->hosts = xreallocarray(f->hosts, f->nhosts + 1, sizeof *f->hosts);
+	f->hosts[f->nhosts++] = xstrdup(fleet_tsv_str(&v[0], &len));
+	return 0;
 }
 
 static int
@@ -398,7 +466,11 @@ fq_next(struct fq *f)
 		    f->view.kind == FV_TIMELINE ? fleet_sql_buckets(&f->q,
 		    f->metric) : fleet_sql_stacks(&f->q, f->metric));
 		return;
+	case FQ_SCOPES:
+		fq_ask(f, FQ_HOSTS, fq_hosts_row, fleet_sql_hosts(&f->q));
+		return;
 	case FQ_STACKS:
+	case FQ_HOSTS:
 		fq_finish(f);
 		return;
 	}
@@ -425,7 +497,9 @@ fleet_queries_view(struct fleet_queries *c, const struct api_fleet_view *v,
 	f->view.edges = v->edges;
 	f->view.min_fraction = v->min_fraction;
 	TAILQ_INSERT_TAIL(&c->inflight, f, entry);
-	if (v->sel->metric != NULL) {
+	if (v->scopes)
+		fq_ask(f, FQ_SCOPES, fq_scopes_row, fleet_sql_scopes(&f->q));
+	else if (v->sel->metric != NULL) {
 		f->metric = xstrdup(v->sel->metric);
 		fq_ask(f, FQ_METRICS, fq_metrics_row,
 		    fleet_sql_metrics(&f->q, f->metric));

@@ -127,6 +127,32 @@ fleet_sql_default_metric(const struct fleet_sql *q)
 }
 
 char *
+fleet_sql_scopes(const struct fleet_sql *q)
+{
+	struct buf b = { 0 };
+
+	/* A profile shipped again after a crash is a second row until the
+	 * merge: counted once by its key. */
+	sql_lit(&b, "SELECT scope, uniqExact(host, profile), min(time_ns), "
+	    "max(time_ns), arraySort(groupUniqArray(metric)) FROM ");
+	sql_table(&b, q, "profiles");
+	sql_lit(&b, " ARRAY JOIN metrics AS metric GROUP BY scope "
+	    "ORDER BY scope");
+	return sql_done(&b);
+}
+
+char *
+fleet_sql_hosts(const struct fleet_sql *q)
+{
+	struct buf b = { 0 };
+
+	sql_lit(&b, "SELECT DISTINCT host FROM ");
+	sql_table(&b, q, "profiles");
+	sql_lit(&b, " ORDER BY host");
+	return sql_done(&b);
+}
+
+char *
 fleet_sql_metrics(const struct fleet_sql *q, const char *metric)
 {
 	struct buf b = { 0 }, cond = { 0 }, t = { 0 };

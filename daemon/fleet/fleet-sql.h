@@ -30,6 +30,11 @@ char *fleet_sql_metrics(const struct fleet_sql *, const char *metric);
  * its frames, leaf first: functions, files, lines (stacks), inline
  * flags, start lines, mappings (stack_frames; empty if it has no row). */
 char *fleet_sql_stacks(const struct fleet_sql *, const char *metric);
+/* Per scope of the fleet, by name: its profiles, first and last time
+ * (ns) and its metrics (TYPE/UNIT), from the profiles table. */
+char *fleet_sql_scopes(const struct fleet_sql *);
+/* The hosts that shipped profiles, by name. */
+char *fleet_sql_hosts(const struct fleet_sql *);
 /* The same per time bucket (seconds), the bucket first, in time order;
  * without frame filters, per bucket only (the arrays empty). */
 char *fleet_sql_buckets(const struct fleet_sql *, const char *metric);

@@ -203,6 +203,24 @@ fleet_same top "scope=fx-cpu&since=-1h&until=-0s" "$SOCK" "$T/all.sock"
     json "j['error']")" = "not found" ] || fail "host=c found profiles"
 ok "hosts, frame filters, sample and push labels, scopes, time: the fleet's top equals the single profd's"
 
+# The fleet's scopes (what the UI's fleet switch lists): the single
+# profd's, with the hosts that shipped them.
+curl -s --unix-socket "$SOCK" "http://localhost/v1/scopes?fleet=1" >"$T/fleet-scopes.json"
+curl -s --unix-socket "$T/all.sock" "http://localhost/v1/scopes" >"$T/all-scopes.json"
+python3 - "$T/fleet-scopes.json" "$T/all-scopes.json" <<'PYC' || fail "scopes?fleet=1 differ from the single profd's"
+import json, sys
+f, l = (json.load(open(p)) for p in sys.argv[1:])
+def norm(j):
+    return [(s["name"], s["profiles"], sorted((m["type"], m["unit"]) for m in s["metrics"]),
+             s["first_time_ns"], s["last_time_ns"]) for s in j["scopes"]]
+assert f["hosts"] == ["a", "b"], f["hosts"]
+assert norm(f) == norm(l), (norm(f), norm(l))
+assert len(f["scopes"]) >= 5, f
+PYC
+r=$(api GET "/v1/scopes?host=a&fleet=1")
+[ "$(status_of "$r")" = 400 ] || fail "scopes with host: $r"
+ok "scopes?fleet=1 lists the single profd's scopes and the hosts a, b"
+
 # 3. Errors.
 r=$(api GET "/v1/top?scope=fx-cpu&host=a")
 [ "$(status_of "$r")" = 400 ] || fail "host without fleet=1: $r"

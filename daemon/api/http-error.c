@@ -1,5 +1,6 @@
 /* http-error.c: error bodies that are always the documented JSON. */
 #include <event2/buffer.h>
+#include <event2/http.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -221,4 +222,20 @@ http_error_rewrite(struct evbuffer *src, struct evbuffer *dst,
 		evbuffer_drain(src, evbuffer_get_length(src));
 	}
 	return 0;
+}
+
+void
+http_error_send(struct evhttp_request *req, int status, const char *detail,
+    int close_it)
+{
+	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
+	size_t len;
+	char *body = http_error_json(status, detail, &len);
+
+	evhttp_add_header(h, "Content-Type", "application/json");
+	if (close_it)
+		evhttp_add_header(h, "Connection", "close");
+	evbuffer_add(evhttp_request_get_output_buffer(req), body, len);
+	free(body);
+	evhttp_send_reply(req, status, http_error_reason(status), NULL);
 }

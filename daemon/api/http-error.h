@@ -18,6 +18,12 @@ const char *http_error_reason(int status);
 char *http_utf8_clean(const char *s);
 /* The error body, newline-terminated (malloc'ed; *len set). */
 char *http_error_json(int status, const char *detail, size_t *len);
+/* That body sent as req's reply (with Connection: close if close_it),
+ * where no api_call is made yet: the server's guards, the TCP
+ * listener's refusals. */
+struct evhttp_request;
+void http_error_send(struct evhttp_request *, int status,
+    const char *detail, int close_it);
 /* Rewrite the replies libevent wrote itself from src into dst: its fixed
  * HTML error pages become the JSON error (the status kept, the rest of
  * the output discarded: *discard set, the connection closes), "100

@@ -63,48 +63,52 @@ pushreq_str(const uint8_t *p, size_t n, const char *what, struct error *err)
 	return xstrndup((const char *)p, n);
 }
 
+/* One more zeroed element of *v (of size bytes, *n of them), or NULL
+ * with err once count (what the bound counts) reached max. */
+static void *
+pushreq_grow(void *v, size_t *n, size_t size, size_t *count, size_t max,
+    const char *what, struct error *err)
+{
+	void **vp = v;
+	char *at;
+
+	if (*count == max) {
+		error_set(err, ERR_TOO_LARGE, "PushRequest: more than %zu %s",
+		    max, what);
+		return NULL;
+	}
+	(*count)++;
+	*vp = xreallocarray(*vp, *n + 1, size);
+	at = (char *)*vp + *n * size;
+	memset(at, 0, size);
+	(*n)++;
+	return at;
+}
+
 static struct pushreq_series *
 pushreq_series_add(struct pushreq *r, struct error *err)
 {
-	if (r->nseries == PUSHREQ_MAX_SERIES) {
-		error_set(err, ERR_TOO_LARGE, "PushRequest: more than %d "
-		    "series", PUSHREQ_MAX_SERIES);
-		return NULL;
-	}
-	r->series = xreallocarray(r->series, r->nseries + 1,
-	    sizeof *r->series);
-	memset(&r->series[r->nseries], 0, sizeof *r->series);
-	return &r->series[r->nseries++];
+	size_t count = r->nseries;
+
+	return pushreq_grow(&r->series, &r->nseries, sizeof *r->series,
+	    &count, PUSHREQ_MAX_SERIES, "series", err);
 }
 
 static struct pushreq_label *
 pushreq_label_add(struct pushreq_series *s, struct error *err)
 {
-	if (s->nlabels == PUSHREQ_MAX_LABELS) {
-		error_set(err, ERR_TOO_LARGE, "PushRequest: a series has more "
-		    "than %d labels", PUSHREQ_MAX_LABELS);
-		return NULL;
-	}
-	s->labels = xreallocarray(s->labels, s->nlabels + 1,
-	    sizeof *s->labels);
-	memset(&s->labels[s->nlabels], 0, sizeof *s->labels);
-	return &s->labels[s->nlabels++];
+	size_t count = s->nlabels;
+
+	return pushreq_grow(&s->labels, &s->nlabels, sizeof *s->labels,
+	    &count, PUSHREQ_MAX_LABELS, "labels in a series", err);
 }
 
 static struct pushreq_sample *
 pushreq_sample_add(struct pushreq *r, struct pushreq_series *s,
     struct error *err)
 {
-	if (r->nsamples == PUSHREQ_MAX_SAMPLES) {
-		error_set(err, ERR_TOO_LARGE, "PushRequest: more than %d "
-		    "samples", PUSHREQ_MAX_SAMPLES);
-		return NULL;
-	}
-	r->nsamples++;
-	s->samples = xreallocarray(s->samples, s->nsamples + 1,
-	    sizeof *s->samples);
-	memset(&s->samples[s->nsamples], 0, sizeof *s->samples);
-	return &s->samples[s->nsamples++];
+	return pushreq_grow(&s->samples, &s->nsamples, sizeof *s->samples,
+	    &r->nsamples, PUSHREQ_MAX_SAMPLES, "samples", err);
 }
 
 /* Fields of a message: each must be of wire type LEN (every field this

@@ -49,15 +49,7 @@ is_health(struct evhttp_request *req)
 static void
 server_http_refuse(struct evhttp_request *req, int status, const char *detail)
 {
-	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
-	size_t len;
-	char *body = http_error_json(status, detail, &len);
-
-	evhttp_add_header(h, "Content-Type", "application/json");
-	evhttp_add_header(h, "Connection", "close");
-	evbuffer_add(evhttp_request_get_output_buffer(req), body, len);
-	free(body);
-	evhttp_send_reply(req, status, http_error_reason(status), NULL);
+	http_error_send(req, status, detail, 1);
 }
 
 static int

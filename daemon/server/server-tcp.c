@@ -201,14 +201,7 @@ tcp_authorized(const struct config *cfg, struct evhttp_request *req)
 static void
 tcp_refuse(struct evhttp_request *req, int status, const char *detail)
 {
-	size_t len;
-	char *body = http_error_json(status, detail, &len);
-
-	evhttp_add_header(evhttp_request_get_output_headers(req),
-	    "Content-Type", "application/json");
-	evbuffer_add(evhttp_request_get_output_buffer(req), body, len);
-	free(body);
-	evhttp_send_reply(req, status, http_error_reason(status), NULL);
+	http_error_send(req, status, detail, 0);
 }
 
 static void

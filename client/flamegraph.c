@@ -364,7 +364,7 @@ flamegraph_frame(struct flamegraph *g, json_t *node, int depth, int64_t start)
 	json_array_foreach(json_object_get(node, "children"), i, kid) {
 		flamegraph_frame(g, kid, depth + 1, at);
 		if (flamegraph_value(g, kid) > 0)
-			at += flamegraph_value(g, kid);
+			at = profctl_add(at, flamegraph_value(g, kid));
 	}
 }
 

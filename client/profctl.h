@@ -16,6 +16,14 @@
 #endif
 
 /* Exit codes, documented in profctl --help. */
+/* A sum of values from a reply, wrapping as Go's int64 does in pprof
+ * (a signed overflow would be undefined; fuzz_client_render found one). */
+static inline int64_t
+profctl_add(int64_t a, int64_t b)
+{
+	return ((int64_t)((uint64_t)a + (uint64_t)b));
+}
+
 #define PROFCTL_EXIT_OK		0	/* success */
 #define PROFCTL_EXIT_REFUSED	1	/* the daemon refused the request */
 #define PROFCTL_EXIT_USAGE	2	/* usage error or daemon unreachable */

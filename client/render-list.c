@@ -272,8 +272,9 @@ list_file(FILE *f, const char *name, json_t *file, const char *unit,
 			if (render_get_int(l, "line") > ln)
 				break;
 			if (render_get_int(l, "line") == ln) {
-				lf += render_get_int(l, "flat");
-				lc += render_get_int(l, "cum");
+				lf = profctl_add(lf, render_get_int(l,
+				    "flat"));
+				lc = profctl_add(lc, render_get_int(l, "cum"));
 			}
 		}
 		fprintf(f, "%10s %10s %6" PRId64 ":%s\n",

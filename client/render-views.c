@@ -53,7 +53,7 @@ render_tags_key(FILE *f, const char *key, const char *unit,
 	double		 v;
 
 	for (i = 0; i < n; i++)
-		total += tags[i].flat;
+		total = profctl_add(total, tags[i].flat);
 	if (n > 1)
 		qsort(tags, n, sizeof *tags, render_tag_cmp);
 	cells = xcalloc(n + 1, sizeof *cells);
@@ -120,7 +120,7 @@ render_tags_json(FILE *f, json_t *reply, char **cause)
 					break;
 			if (m == n)
 				tags[n++].name = xstrdup(s);
-			tags[m].flat += value;
+			tags[m].flat = profctl_add(tags[m].flat, value);
 		}
 		render_tags_key(f, key, unit, tags, n);
 		for (m = 0; m < n; m++)

@@ -184,6 +184,14 @@ mono_ns(void)
 	return clock_ns(CLOCK_MONOTONIC);
 }
 
+int64_t
+backoff_next(int64_t cur, int64_t max)
+{
+	int64_t next = cur <= 0 ? 1 : cur > max / 2 ? max : cur * 2;
+
+	return next < max ? next : max;
+}
+
 void
 format_rfc3339(int64_t ns, char *out, size_t outlen)
 {

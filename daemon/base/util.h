@@ -42,6 +42,10 @@ void buf_free(struct buf *);
 
 int64_t now_ns(void);		/* CLOCK_REALTIME */
 int64_t mono_ns(void);		/* CLOCK_MONOTONIC */
+/* The wait after one more failure: 1 after none (cur 0), else twice
+ * cur, at most max (the spool's disk-full retries, the shipper's and the
+ * scraper's). */
+int64_t backoff_next(int64_t cur, int64_t max);
 /* RFC 3339 in UTC with nanoseconds trimmed to what is non-zero. */
 void format_rfc3339(int64_t ns, char *out, size_t outlen);
 

@@ -387,14 +387,11 @@ fq_send(struct fq *f, char *sql)
 	f->code = 0;
 	f->failed = 0;
 	f->errbody.n = 0;
-	if ((conn = f->conn) == NULL && (conn = f->conn =
-	    evhttp_connection_base_new(c->base, c->dns, c->http_host,
-	    (unsigned short)c->port)) != NULL) {
-		evhttp_connection_set_timeout(conn, (int)c->timeout);
-		evhttp_connection_set_retries(conn, 0);
-	}
-	if (conn == NULL || (req = evhttp_request_new(fq_http_cb, f)) ==
-	    NULL) {
+	if ((conn = f->conn) == NULL)
+		conn = f->conn = fleet_http_conn(c->base, c->dns,
+		    c->http_host, c->port, c->timeout);
+	if (conn == NULL || (req = fleet_http_request(fq_http_cb, f,
+	    c->http_host)) == NULL) {
 		error_set(&f->err, ERR_INTERNAL, "cannot make a request to "
 		    "%s", c->url);
 		free(sql);
@@ -403,8 +400,6 @@ fq_send(struct fq *f, char *sql)
 	}
 	evhttp_request_set_chunked_cb(req, fq_chunk_cb);
 	evhttp_request_set_error_cb(req, fq_error_cb);
-	evhttp_add_header(evhttp_request_get_output_headers(req), "Host",
-	    c->http_host);
 	evbuffer_add(evhttp_request_get_output_buffer(req), sql, strlen(sql));
 	free(sql);
 	xasprintf(&uri, "%s?max_execution_time=%lld", c->path,
@@ -506,6 +501,32 @@ fleet_queries_view(struct fleet_queries *c, const struct api_fleet_view *v,
 	} else
 		fq_ask(f, FQ_DEFAULT, fq_default_row,
 		    fleet_sql_default_metric(&f->q));
+}
+
+struct evhttp_connection *
+fleet_http_conn(struct event_base *base, struct evdns_base *dns,
+    const char *host, int port, int64_t timeout)
+{
+	struct evhttp_connection *conn;
+
+	if ((conn = evhttp_connection_base_new(base, dns, host,
+	    (unsigned short)port)) != NULL) {
+		evhttp_connection_set_timeout(conn, (int)timeout);
+		evhttp_connection_set_retries(conn, 0);
+	}
+	return conn;
+}
+
+struct evhttp_request *
+fleet_http_request(void (*cb)(struct evhttp_request *, void *), void *arg,
+    const char *host)
+{
+	struct evhttp_request *req;
+
+	if ((req = evhttp_request_new(cb, arg)) != NULL)
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "Host", host);
+	return req;
 }
 
 int

@@ -25,6 +25,18 @@ struct fleet_queries_config {
  * -1 with err (ERR_INPUT naming fleet-url). */
 int fleet_url_parse(const char *url, char **host, int *port, char **path,
     struct error *);
+/* The shipper's and the views' HTTP to ClickHouse: a connection kept
+ * alive, with no retries (a failure is the caller's to retry) and the
+ * fleet timeout; a request with the Host ClickHouse is reached by.  NULL
+ * if libevent could not make one. */
+struct evdns_base;
+struct evhttp_connection;
+struct evhttp_request;
+struct evhttp_connection *fleet_http_conn(struct event_base *,
+    struct evdns_base *, const char *host, int port, int64_t timeout);
+struct evhttp_request *fleet_http_request(
+    void (*cb)(struct evhttp_request *, void *), void *arg,
+    const char *host);
 /* NULL with err if the URL is not http://host[:port][/path]. */
 struct fleet_queries *fleet_queries_new(struct event_base *,
     const struct fleet_queries_config *, struct error *);

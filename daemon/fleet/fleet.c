@@ -95,9 +95,7 @@ fleet_fail(struct fleet *f, const char *fmt, ...)
 	va_end(ap);
 	f->st.last_error_ns = now_ns();
 	f->st.failures++;
-	f->st.backoff = f->st.backoff == 0 ? 1 : f->st.backoff * 2;
-	if (f->st.backoff > FLEET_BACKOFF_MAX)
-		f->st.backoff = FLEET_BACKOFF_MAX;
+	f->st.backoff = backoff_next(f->st.backoff, FLEET_BACKOFF_MAX);
 	log_warn("fleet: %s (retry in %" PRId64 " s)", f->st.last_error,
 	    f->st.backoff);
 	fleet_batch_clear(&f->b);
@@ -117,18 +115,12 @@ fleet_post(struct fleet *f, const char *sql, const void *body, size_t n,
 	struct evhttp_request *req;
 	char *enc, *uri;
 
-	if (f->conn == NULL) {
-		f->conn = evhttp_connection_base_new(f->base, f->dns,
-		    f->http_host, (unsigned short)f->port);
-		if (f->conn == NULL)
-			return -1;
-		evhttp_connection_set_timeout(f->conn, (int)f->timeout);
-		evhttp_connection_set_retries(f->conn, 0);
-	}
-	if ((req = evhttp_request_new(fleet_http_cb, f)) == NULL)
+	if (f->conn == NULL && (f->conn = fleet_http_conn(f->base, f->dns,
+	    f->http_host, f->port, f->timeout)) == NULL)
 		return -1;
-	evhttp_add_header(evhttp_request_get_output_headers(req), "Host",
-	    f->http_host);
+	if ((req = fleet_http_request(fleet_http_cb, f, f->http_host)) ==
+	    NULL)
+		return -1;
 	if (body != NULL) {
 		enc = evhttp_encode_uri(sql);
 		if (block_rows > 0)

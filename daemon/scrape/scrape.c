@@ -17,6 +17,7 @@
 
 #include "activity.h"
 #include "api.h"
+#include "hmap.h"
 #include "import.h"
 #include "jobq.h"
 #include "log.h"
@@ -94,9 +95,7 @@ scrape_next(struct scrape_prof *p, int failed)
 	    p->t->cfg.interval : SCRAPE_BACKOFF_MAX;
 
 	if (failed) {
-		p->st.backoff = p->st.backoff == 0 ? 1 : p->st.backoff * 2;
-		if (p->st.backoff > cap)
-			p->st.backoff = cap;
+		p->st.backoff = backoff_next(p->st.backoff, cap);
 		ms = p->st.backoff * 1000;
 	} else {
 		p->st.backoff = 0;
@@ -414,16 +413,6 @@ scrape_start_cb(evutil_socket_t fd, short what, void *arg)
 
 /* ---- targets ---- */
 
-static unsigned
-scrape_hash(const char *s)
-{
-	unsigned h = 2166136261u;
-
-	for (; *s != '\0'; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
 static struct scrape_tgt *
 scrape_tgt_new(struct scraper *s, const struct scrape_target *cfg)
 {
@@ -448,8 +437,8 @@ scrape_tgt_new(struct scraper *s, const struct scrape_target *cfg)
 	}
 	/* Targets spread over the interval (the name and the moment mixed):
 	 * a restart does not have them all at once. */
-	first = (int64_t)((scrape_hash(cfg->name) ^ (unsigned)now_ns()) %
-	    (unsigned)(cfg->interval * 1000));
+	first = (int64_t)((hmap_hash(cfg->name, strlen(cfg->name)) ^
+	    (uint64_t)now_ns()) % (uint64_t)(cfg->interval * 1000));
 	t->np = cfg->profiles.n;
 	t->p = xcalloc(t->np, sizeof *t->p);
 	for (i = 0; i < t->np; i++) {

@@ -168,13 +168,11 @@ spool_hold(struct spool *sp, struct spool_entry *e, const struct error *err)
 		log_err("spool: %s/%s: %s; kept in the spool, imports wait "
 		    "and try again (every %d s at most) until it is stored",
 		    sp->dir, e->rel, err->msg, SPOOL_BACKOFF_MAX_S);
-	} else
+	}
+	sp->backoff_s = (int)backoff_next(sp->backoff_s, SPOOL_BACKOFF_MAX_S);
+	if (sp->backoff_s > 1)
 		log_debug("spool: %s/%s: %s; tried again in %d s", sp->dir,
-		    e->rel, err->msg, sp->backoff_s * 2 > SPOOL_BACKOFF_MAX_S ?
-		    SPOOL_BACKOFF_MAX_S : sp->backoff_s * 2);
-	sp->backoff_s = sp->backoff_s == 0 ? 1 :
-	    sp->backoff_s * 2 > SPOOL_BACKOFF_MAX_S ? SPOOL_BACKOFF_MAX_S :
-	    sp->backoff_s * 2;
+		    e->rel, err->msg, sp->backoff_s);
 	sp->paused = 1;
 	tv.tv_sec = sp->backoff_s;
 	evtimer_add(sp->backoff, &tv);

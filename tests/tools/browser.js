@@ -17,4 +17,18 @@ function launch() {
   });
 }
 
-module.exports = { launch };
+// A check's outcome, as every browser test prints it.
+function fail(msg) {
+  console.error('FAIL: ' + msg);
+  process.exit(1);
+}
+
+function ok(msg) { console.log('ok: ' + msg); }
+
+// The UI has drawn the state in its URL (app.js sets data-ready).
+async function ready(page) {
+  await page.waitForFunction(() => document.body.dataset.ready === location.search,
+    null, { timeout: 30000 });
+}
+
+module.exports = { launch, fail, ok, ready };

@@ -25,7 +25,7 @@
 
 const fs = require('fs');
 const path = require('path');
-const { launch } = require('./browser.js');
+const { launch, fail, ok, ready } = require('./browser.js');
 
 const [url, outdir, topJson, topTxt, svg, drop, pick, live, big, peekJson, tracesJson, tagsJson] = process.argv.slice(2);
 const { execFileSync } = require('child_process');
@@ -33,20 +33,7 @@ const SEARCH = 'main\\.(cryptoPhase|digestLoop)';
 const ZOOM = 'main.cryptoPhase';
 const PEEK = 'main\\.(fib|hashBlock)';
 
-function fail(msg) {
-  console.error('FAIL: ' + msg);
-  process.exit(1);
-}
-
-function ok(msg) { console.log('ok: ' + msg); }
-
 const origin = new URL(url).origin;
-
-// The page has drawn the state in its URL.
-async function ready(page) {
-  await page.waitForFunction(() => document.body.dataset.ready === location.search,
-    null, { timeout: 30000 });
-}
 
 async function nav(page, q) {
   await page.goto(origin + '/ui/' + q);

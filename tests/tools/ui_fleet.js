@@ -15,25 +15,13 @@
 'use strict';
 
 const path = require('path');
-const { launch } = require('./browser.js');
+const { launch, fail, ok, ready } = require('./browser.js');
 
 const [url, outdir, fleetJson, localJson] = process.argv.slice(2);
 const fleet = require(path.resolve(fleetJson));
 const local = require(path.resolve(localJson));
 
-function fail(msg) {
-  console.error('FAIL: ' + msg);
-  process.exit(1);
-}
-
-function ok(msg) { console.log('ok: ' + msg); }
-
 const origin = new URL(url).origin;
-
-async function ready(page) {
-  await page.waitForFunction(() => document.body.dataset.ready === location.search,
-    null, { timeout: 30000 });
-}
 
 function param(page, k) { return new URL(page.url()).searchParams.getAll(k); }
 

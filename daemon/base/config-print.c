@@ -62,12 +62,13 @@ config_usage(FILE *f)
 	config_clear(&d);
 }
 
-/* A value the loader would read back otherwise (spaces at its ends,
- * which it trims; a quote first, which may start a quoted value; a blank
- * then '#' or ';', which starts an inline comment) is printed in quotes:
- * the loader takes off exactly one pair. */
-static const char *
-config_quoted(const char *v, char *out, size_t size)
+/* "key = value": a value the loader would read back otherwise (spaces
+ * at its ends, which it trims; a quote first, which may start a quoted
+ * value; a blank then '#' or ';', which starts an inline comment) is
+ * printed in quotes: the loader takes off exactly one pair.  Straight to
+ * the stream: a label or a URL may be longer than any buffer. */
+static void
+config_put(FILE *f, const char *key, const char *v)
 {
 	size_t n = strlen(v), i;
 	int quote = n > 0 && (isspace((unsigned char)v[0]) ||
@@ -76,10 +77,7 @@ config_quoted(const char *v, char *out, size_t size)
 	for (i = 1; i < n && !quote; i++)
 		quote = (v[i] == '#' || v[i] == ';') &&
 		    isspace((unsigned char)v[i - 1]);
-	if (!quote)
-		return v;
-	snprintf(out, size, "\"%s\"", v);
-	return out;
+	fprintf(f, quote ? "%s = \"%s\"\n" : "%s = %s\n", key, v);
 }
 
 /* The [scrape NAME] sections with every key, defaults applied. */
@@ -87,13 +85,14 @@ static void
 config_scrape_print(FILE *f, const struct config *c)
 {
 	const struct scrape_target *t;
-	char q[PATH_MAX + 16];
 	size_t i, j;
 
 	for (i = 0; i < c->nscrapes; i++) {
 		t = &c->scrapes[i];
-		fprintf(f, "\n[scrape %s]\nurl = %s\nprofiles =", t->name,
-		    t->url);
+		fprintf(f, "\n[scrape %s]\n", t->name);
+		/* A unix: path may hold blanks, even " ;". */
+		config_put(f, "url", t->url);
+		fprintf(f, "profiles =");
 		for (j = 0; j < t->profiles.n; j++)
 			fprintf(f, " %s", t->profiles.v[j]);
 		fprintf(f, "\ninterval = %llds\n", (long long)t->interval);
@@ -104,8 +103,7 @@ config_scrape_print(FILE *f, const struct config *c)
 			    (long long)t->cpu_seconds);
 		fprintf(f, "scope = %s\n", t->scope);
 		for (j = 0; j < t->labels.n; j++)
-			fprintf(f, "label = %s\n", config_quoted(t->labels.v[j],
-			    q, sizeof q));
+			config_put(f, "label", t->labels.v[j]);
 		fprintf(f, "timeout = %llds\npath_prefix = %s\n",
 		    (long long)t->timeout, t->path_prefix);
 	}
@@ -114,7 +112,7 @@ config_scrape_print(FILE *f, const struct config *c)
 void
 config_print(FILE *f, const struct config *c)
 {
-	char v[PATH_MAX + 8], q[PATH_MAX + 16];
+	char v[PATH_MAX + 8];
 	size_t i, j;
 
 	fprintf(f, "# profd %s; from %s\n[profd]\n", PROFD_VERSION,
@@ -137,15 +135,14 @@ config_print(FILE *f, const struct config *c)
 			continue;
 		}
 		config_opt_format(c, o, v, sizeof v);
-		fprintf(f, "%s = %s\n", o->name, config_quoted(v, q, sizeof q));
+		config_put(f, o->name, v);
 	}
 	fprintf(f, "\n[fleet]\n");
 	for (i = 0; i < config_nopts; i++) {
 		if (strncmp(config_opts[i].name, "fleet-", 6) != 0)
 			continue;
 		config_opt_format(c, &config_opts[i], v, sizeof v);
-		fprintf(f, "%s = %s\n", config_opts[i].name + 6,
-		    config_quoted(v, q, sizeof q));
+		config_put(f, config_opts[i].name + 6, v);
 	}
 	for (i = 0; i < c->retention.nscopes; i++) {
 		const struct scope_policy *sp = &c->retention.scopes[i];

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "http-error.h"
 #include "routes.h"
 #include "util.h"
 #include "webasset.h"
@@ -49,6 +50,7 @@ api_ui_get(struct api_call *call)
 		evbuffer_add_reference(evhttp_request_get_output_buffer(
 		    call->req), r.body, r.len, NULL, NULL);
 	}
-	evhttp_send_reply(call->req, r.status, NULL, NULL);
+	evhttp_send_reply(call->req, r.status, http_error_reason(r.status),
+	    NULL);
 	api_done(call, r.status);
 }

@@ -50,9 +50,9 @@ http_error_kind(int status)
 const char *
 http_error_reason(int status)
 {
+	if (status < 400)
+		return NULL;
 	switch (status) {
-	case 100:
-		return "Continue";
 	case 400:
 		return "Bad Request";
 	case 401:

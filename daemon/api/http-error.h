@@ -10,7 +10,9 @@ struct evbuffer;
 
 /* The short kind of an error status ("bad request", "busy", ...). */
 const char *http_error_kind(int status);
-/* The reason phrase of a status line. */
+/* The reason phrase of an error status line; NULL below 400, where
+ * libevent's own are right (its table stops at 417: 422 would be
+ * "Client Error"). */
 const char *http_error_reason(int status);
 /* A copy of s in which every byte that is not part of valid UTF-8 is
  * replaced by U+FFFD, so that a detail quoting client bytes still

@@ -155,6 +155,10 @@ head -c 5000000 /dev/zero >"$T/big"
 expect 413 "over max-body" "name=app.cpu" --data-binary @"$T/big"
 expect 422 "garbage pprof" "name=app.cpu&format=pprof" --data-binary 'not a profile at all'
 expect 422 "bad folded" "name=app.cpu" --data-binary $'a;b 1\na;;c 2\n'
+# Its status line's phrase too (libevent's table stops at 417).
+curl -s -i --unix-socket "$SOCK" "http://localhost/ingest?name=app.cpu" \
+    --data-binary $'a;b 1\na;;c 2\n' | head -n 1 | tr -d '\r' |
+    has -x 'HTTP/1.1 422 Unprocessable Entity' || fail "422's reason phrase"
 printf 'xx' >"$T/junk.pprof"
 ct=$(python3 "$BODY" multipart "$T/junk.body" "$T/junk.pprof")
 expect 422 "garbage pprof part" "name=app.cpu" -H "Content-Type: $ct" --data-binary @"$T/junk.body"

@@ -68,6 +68,8 @@ test_json(void)
 	free(body);
 	CHECK(STREQ(http_error_kind(431), "header too large"));
 	CHECK(STREQ(http_error_reason(503), "Service Unavailable"));
+	CHECK(STREQ(http_error_reason(422), "Unprocessable Entity"));
+	CHECK(http_error_reason(200) == NULL);
 }
 
 /* libevent's 400 page, then its 413 after a 100 Continue. */

@@ -204,6 +204,27 @@ render_status_scrape(FILE *f, json_t *targets)
 	}
 }
 
+/* The TCP listener for agents: where, which credentials, what it got. */
+static void
+render_status_tcp(FILE *f, json_t *t)
+{
+	char	*listen, *auth;
+
+	if (!json_is_object(t))
+		return;
+	listen = render_status_str(t, "listen");
+	auth = render_status_str(t, "auth");
+	fprintf(f, "tcp listener: %s, credentials: %s\n", listen, auth);
+	fprintf(f, "  %" PRId64 " connection%s open, %" PRId64 " requests: %"
+	    PRId64 " without valid credentials (401), %" PRId64 " to paths "
+	    "it does not serve (404)\n", render_get_int(t, "connections"),
+	    render_get_int(t, "connections") == 1 ? "" : "s",
+	    render_get_int(t, "requests"), render_get_int(t, "unauthorized"),
+	    render_get_int(t, "not_found"));
+	free(listen);
+	free(auth);
+}
+
 static void
 render_status_errors(FILE *f, json_t *errors, int64_t total)
 {
@@ -272,6 +293,7 @@ render_status_json(FILE *f, json_t *reply, char **cause)
 	render_status_spool(f, json_object_get(reply, "spool"));
 	render_status_fleet(f, json_object_get(reply, "fleet"));
 	render_status_scrape(f, json_object_get(reply, "scrape"));
+	render_status_tcp(f, json_object_get(reply, "tcp"));
 	render_status_errors(f, json_object_get(reply, "errors"),
 	    render_get_int(reply, "errors_total"));
 	return (0);

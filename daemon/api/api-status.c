@@ -90,6 +90,22 @@ status_fleet(struct api_host *h)
 	    "last_drop", status_time(st.last_drop_ns));
 }
 
+static json_t *
+status_tcp(struct api_host *h)
+{
+	struct api_tcp_stats st;
+
+	if (h->tcp_stats == NULL || h->tcp_stats(h->ctx, &st) == 0)
+		return json_null();
+	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I}",
+	    "listen", st.listen,
+	    "auth", st.auth,
+	    "connections", (json_int_t)st.connections,
+	    "requests", (json_int_t)st.requests,
+	    "unauthorized", (json_int_t)st.unauthorized,
+	    "not_found", (json_int_t)st.not_found);
+}
+
 /* The scrape targets, each profile with its last success and error and
  * its next scrape ([] when there is none). */
 static json_t *
@@ -164,7 +180,7 @@ api_status_get(struct api_call *call)
 		    "scope", snap.errors[i].scope,
 		    "error", snap.errors[i].msg));
 	api_reply(call, 200, json_pack("{s:s, s:s, s:f, s:o, s:o, s:I, s:I, "
-	    "s:o, s:o, s:o, s:o, s:I}",
+	    "s:o, s:o, s:o, s:o, s:o, s:I}",
 	    "status", "ok",
 	    "version", PROFD_VERSION,
 	    "uptime_s", api_host_uptime(call->host),
@@ -175,6 +191,7 @@ api_status_get(struct api_call *call)
 	    "spool", status_spool(call->host),
 	    "fleet", status_fleet(call->host),
 	    "scrape", status_scrape(call->host),
+	    "tcp", status_tcp(call->host),
 	    "errors", errors,
 	    "errors_total", (json_int_t)snap.nerrors_total));
 }

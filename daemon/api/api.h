@@ -65,6 +65,17 @@ struct api_fleet_stats {
 	int64_t last_drop_ns;			/* 0: never */
 };
 
+/* The TCP listener of listen-tcp in /v1/status (server-tcp.c fills it;
+ * its connections also count in /v1/health's). */
+struct api_tcp_stats {
+	const char *listen;		/* the address it is bound to */
+	const char *auth;		/* "token", "basic", "token basic", "none" */
+	size_t connections;		/* open now */
+	uint64_t requests;		/* every one answered, health included */
+	uint64_t unauthorized;		/* 401: no or wrong credentials */
+	uint64_t not_found;		/* 404: a path it does not serve */
+};
+
 /* One blob imported as POST /v1/profiles imports it (api-profiles.c);
  * the scraper and the Pyroscope endpoints (api-ingest.c, api-connect.c)
  * hand theirs over the same way. */
@@ -156,6 +167,8 @@ struct api_host {
 	int (*spool_stats)(void *ctx, struct api_spool_stats *);
 	/* 0 if nothing ships to a fleet. */
 	int (*fleet_stats)(void *ctx, struct api_fleet_stats *);
+	/* 0 without listen-tcp. */
+	int (*tcp_stats)(void *ctx, struct api_tcp_stats *);
 	/* The scrape targets, or 0 if there are none; freed with free(). */
 	size_t (*scrape_stats)(void *ctx, struct api_scrape_target **);
 	/* NULL if no fleet is configured (no fleet-url).  Calls done once,

@@ -36,6 +36,7 @@ struct server {
 	struct evhttp *tcp_http;
 	int tcp_fd;			/* until evhttp has it; -1: none */
 	char *tcp_name;			/* what it is bound to */
+	uint64_t tcp_requests, tcp_unauthorized, tcp_not_found;
 	struct event *drain;		/* after SIGTERM, until idle */
 	int64_t stop_deadline_ns;
 	struct event_base *base;
@@ -58,6 +59,8 @@ struct server {
  * without listen-tcp. */
 int server_tcp_open(struct server *);
 int server_tcp_start(struct server *);
+/* For /v1/status: 0 without a listener. */
+int server_tcp_stats(struct server *, struct api_tcp_stats *);
 void server_tcp_free(struct server *);
 
 /* server-events.c: signals, timers, systemd notifications. */

@@ -213,9 +213,11 @@ tcp_dispatch(struct evhttp_request *req, void *arg)
 	const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
 	struct evkeyvalq *out = evhttp_request_get_output_headers(req);
 
+	srv->tcp_requests++;
 	if (path == NULL || (strcmp(path, "/ingest") != 0 &&
 	    strcmp(path, "/push.v1.PusherService/Push") != 0 &&
 	    strcmp(path, "/v1/health") != 0)) {
+		srv->tcp_not_found++;
 		tcp_refuse(req, 404, "the TCP listener serves /ingest, "
 		    "/push.v1.PusherService/Push and /v1/health only; the "
 		    "rest of the API is on the Unix socket");
@@ -228,6 +230,7 @@ tcp_dispatch(struct evhttp_request *req, void *arg)
 		if (cfg->tcp_auth_token != NULL)
 			evhttp_add_header(out, "WWW-Authenticate",
 			    "Bearer realm=\"profd\"");
+		srv->tcp_unauthorized++;
 		tcp_refuse(req, 401, "the credentials are missing or wrong "
 		    "(Authorization: Bearer TOKEN of tcp-auth-token, or Basic "
 		    "of tcp-basic-auth)");
@@ -257,6 +260,26 @@ server_tcp_start(struct server *srv)
 	    srv->cfg->tcp_basic_auth != NULL ? "credentials required" :
 	    "loopback, no credentials");
 	return 0;
+}
+
+int
+server_tcp_stats(struct server *srv, struct api_tcp_stats *st)
+{
+	const struct config *cfg = srv->cfg;
+	struct api_http_stats h;
+
+	if (srv->tcp_guard == NULL)
+		return 0;
+	server_http_stats(srv->tcp_guard, &h);
+	st->listen = srv->tcp_name;
+	st->auth = cfg->tcp_auth_token != NULL ? (cfg->tcp_basic_auth != NULL ?
+	    "token basic" : "token") : cfg->tcp_basic_auth != NULL ? "basic" :
+	    "none";
+	st->connections = h.connections;
+	st->requests = srv->tcp_requests;
+	st->unauthorized = srv->tcp_unauthorized;
+	st->not_found = srv->tcp_not_found;
+	return 1;
 }
 
 void

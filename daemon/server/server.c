@@ -234,6 +234,12 @@ server_host_fleet_stats(void *ctx, struct api_fleet_stats *st)
 	return 1;
 }
 
+static int
+server_host_tcp_stats(void *ctx, struct api_tcp_stats *st)
+{
+	return server_tcp_stats(ctx, st);
+}
+
 static size_t
 server_host_scrape_stats(void *ctx, struct api_scrape_target **v)
 {
@@ -498,6 +504,7 @@ server_run(struct config *cfg, int argc, char **argv)
 	srv.host.spool_stats = server_host_spool_stats;
 	srv.host.fleet_stats = server_host_fleet_stats;
 	srv.host.scrape_stats = server_host_scrape_stats;
+	srv.host.tcp_stats = server_host_tcp_stats;
 	srv.host.activity = activity_new();
 	signal(SIGPIPE, SIG_IGN);
 	sd_init();

@@ -131,3 +131,21 @@ r=$(tcp POST "$(at 1700000040)" --data-binary $'a 1\n')
 r=$(tcp POST "$(at 1700000040)" -H "Authorization: Bearer $TOKEN" --data-binary $'a 1\n')
 [ "$(status_of "$r")" = 200 ] || fail "after SIGHUP with the token: $r"
 ok "off loopback: 401 with both challenges for missing or wrong credentials, token and basic work"
+
+# /v1/status (on the socket) tells where the listener is, which
+# credentials it takes and what it refused: 11 pushes without valid ones
+# above (9 tries, the Connect push, the one after SIGHUP), 1 path it does
+# not serve, 17 requests in all.
+r=$(api GET /v1/status)
+body_of "$r" | json 'j["tcp"]' >"$T/tcp.json"
+[ "$(json '[j["listen"], j["auth"], j["requests"], j["unauthorized"], j["not_found"]]' <"$T/tcp.json")" = \
+    "[\"0.0.0.0:$PORT\", \"token basic\", 17, 11, 1]" ] || fail "status tcp: $(cat "$T/tcp.json")"
+"$PROFCTL" status >"$T/status.txt"
+has -x "tcp listener: 0.0.0.0:$PORT, credentials: token basic" "$T/status.txt" ||
+    fail "profctl status: $(cat "$T/status.txt")"
+has -E '^  [0-9]+ connections? open, 17 requests: 11 without valid credentials \(401\), 1 to paths it does not serve \(404\)$' \
+    "$T/status.txt" || fail "profctl status counts: $(cat "$T/status.txt")"
+stop_profd
+start_profd
+[ "$(api GET /v1/status | sed '$d' | json 'j["tcp"]')" = None ] || fail "status tcp without a listener"
+ok "status: the listener's address, credentials and refusals"

@@ -141,6 +141,10 @@ render_status_fleet(FILE *f, json_t *fl)
 	    render_get_int(fl, "skipped_profiles"),
 	    render_get_int(fl, "failures"),
 	    render_time(fl, "last_success", ok, sizeof ok));
+	if (render_get_int(fl, "expired_profiles") > 0)
+		fprintf(f, "  %" PRId64 " not sent: older than ClickHouse "
+		    "keeps (max-age), their day dropped there\n",
+		    render_get_int(fl, "expired_profiles"));
 	if (render_get_int(fl, "backlog_max") > 0)
 		fprintf(f, "  backlog limit %s: %" PRId64 " unshipped "
 		    "profiles deleted by retention\n",

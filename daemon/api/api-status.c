@@ -67,7 +67,7 @@ status_fleet(struct api_host *h)
 	if (h->fleet_stats == NULL || h->fleet_stats(h->ctx, &st) == 0)
 		return json_null();
 	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:I, "
-	    "s:I, s:I, s:o, s:o, s:s?, s:I, s:i, s:I, s:I, s:o}",
+	    "s:I, s:I, s:I, s:o, s:o, s:s?, s:I, s:i, s:I, s:I, s:o}",
 	    "url", st.url,
 	    "host", st.host,
 	    "database", st.database,
@@ -76,6 +76,7 @@ status_fleet(struct api_host *h)
 	    "shipped_profiles", (json_int_t)st.shipped_profiles,
 	    "shipped_rows", (json_int_t)st.shipped_rows,
 	    "skipped_profiles", (json_int_t)st.skipped_profiles,
+	    "expired_profiles", (json_int_t)st.expired_profiles,
 	    "backlog_max", (json_int_t)st.backlog_max,
 	    "unshipped_deleted", (json_int_t)st.unshipped_deleted,
 	    "batches", (json_int_t)st.batches,

@@ -52,6 +52,7 @@ struct api_fleet_stats {
 	const char *url, *host, *database;
 	int64_t lag_profiles, lag_bytes;	/* -1: not read yet */
 	uint64_t shipped_profiles, shipped_rows, skipped_profiles;
+	uint64_t expired_profiles;	/* past the fleet's age: not sent */
 	uint64_t unshipped_deleted;	/* by retention, over backlog-max */
 	int64_t backlog_max;		/* bytes; 0: no limit */
 	uint64_t batches, failures;

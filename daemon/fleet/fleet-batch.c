@@ -20,6 +20,7 @@ struct fb {
 	struct store *s;
 	struct csindex *idx;
 	const char *host;
+	int64_t before_s;
 	struct error *err;
 	struct imap leaf;		/* callsite -> 1 + stack hash index */
 	uint64_t *hashes;
@@ -284,6 +285,11 @@ fb_profile(struct fb *x, const struct store_ship_profile *sp)
 	fp->key = fleet_profile_key(sp->scope, sp->hash);
 	fp->time_s = sp->time_ns / 1000000000;
 	b->bytes += sp->bytes;
+	if (fp->time_s < x->before_s) {
+		fp->expired = 1;
+		b->nexpired++;
+		return 0;
+	}
 	memset(&f, 0, sizeof f);
 	f.scopes = &sp->scope_id;
 	f.nscopes = 1;
@@ -392,7 +398,7 @@ out:
 int
 fleet_batch_build(struct fleet_batch *b, struct store *s,
     struct csindex *idx, const char *host, size_t max, size_t max_bytes,
-    struct error *err)
+    int64_t before_s, struct error *err)
 {
 	struct store_ship_profile *sp = NULL;
 	struct fb x;
@@ -405,6 +411,7 @@ fleet_batch_build(struct fleet_batch *b, struct store *s,
 	x.s = s;
 	x.idx = idx;
 	x.host = host;
+	x.before_s = before_s;
 	x.err = err;
 	if (store_ship_pending(s, max, &sp, &n, err) == -1)
 		return -1;
@@ -455,10 +462,12 @@ fleet_batch_present_sql(const struct fleet_batch *b, const char *db,
 {
 	struct buf q = { 0 };
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
-	size_t i;
+	size_t i, k = 0;
 	char *s;
 
 	for (i = 0; i < b->n; i++) {
+		if (b->p[i].expired)
+			continue;
 		if (b->p[i].time_s < lo)
 			lo = b->p[i].time_s;
 		if (b->p[i].time_s > hi)
@@ -470,7 +479,9 @@ fleet_batch_present_sql(const struct fleet_batch *b, const char *db,
 	fleet_quote(&q, host, strlen(host));
 	buf_add(&q, " AND profile IN (", 17);
 	for (i = 0; i < b->n; i++)
-		buf_printf(&q, "%s%" PRIu64, i ? "," : "", b->p[i].key);
+		if (!b->p[i].expired)
+			buf_printf(&q, "%s%" PRIu64, k++ ? "," : "",
+			    b->p[i].key);
 	buf_add(&q, ") FORMAT TabSeparated", 22);
 	s = xstrndup((const char *)q.p, q.n);
 	buf_free(&q);
@@ -517,7 +528,7 @@ fleet_batch_rows(const struct fleet_batch *b, int profiles_table,
 		/* A profile's row goes again (ReplacingMergeTree merges
 		 * the repeat): a crash may have come between its samples and
 		 * it. */
-		if (b->p[i].present && !profiles_table)
+		if (b->p[i].expired || (b->p[i].present && !profiles_table))
 			continue;
 		if (profiles_table) {
 			buf_add(out, b->profiles.p + b->p[i].poff,

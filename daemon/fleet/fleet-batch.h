@@ -22,6 +22,7 @@ struct fleet_profile {
 	size_t off, len, rows;		/* its sample rows in samples */
 	size_t poff, plen;		/* its row in profiles */
 	int present;			/* ClickHouse has it already */
+	int expired;			/* not sent: past the fleet's age */
 };
 
 struct fleet_batch {
@@ -30,6 +31,7 @@ struct fleet_batch {
 	struct buf samples, stacks, profiles;
 	struct buf frame_rows;		/* stack_frames', one per stack */
 	size_t nstacks;
+	size_t nexpired;
 	int64_t bytes;			/* the batch's profiles, as pushed */
 	int more;			/* stopped at max_bytes */
 };
@@ -41,19 +43,22 @@ uint64_t fleet_profile_key(const char *scope, const uint8_t hash[32]);
  * (and more set) once their rows pass max_bytes.  The rows are held in
  * memory and sent as one INSERT body, so a batch of 100 heap profiles
  * of a million rows each must not be read at once; one profile is always
- * taken, however large, or it would never ship. */
+ * taken, however large, or it would never ship.  Those of a time before
+ * before_s are taken without rows, expired: retention in ClickHouse
+ * would drop them (fleet_retain_unsent_before), they are only marked. */
 int fleet_batch_build(struct fleet_batch *, struct store *,
     struct csindex *, const char *host, size_t max, size_t max_bytes,
-    struct error *);
+    int64_t before_s, struct error *);
 void fleet_batch_clear(struct fleet_batch *);
-/* SELECT the keys of the batch's profiles ClickHouse has rows of. */
+/* SELECT the keys of the batch's profiles ClickHouse has rows of (the
+ * expired left out: call it only if some are not). */
 char *fleet_batch_present_sql(const struct fleet_batch *, const char *db,
     const char *host);
 /* The reply of that query (one key a line): marks them present. */
 int fleet_batch_present(struct fleet_batch *, const char *reply, size_t n,
     struct error *);
 /* The sample rows of the profiles not present (and their number), or
- * the profiles rows of all (and their number). */
+ * the profiles rows of all (and their number); never the expired. */
 void fleet_batch_rows(const struct fleet_batch *, int profiles_table,
     struct buf *out, size_t *rows);
 

@@ -157,6 +157,18 @@ fleet_retain_next(struct fleet_retain *r, const char *db, const char *reply,
 	return s;
 }
 
+/* A pass drops a day whose last date is before the cutoff's date, in
+ * ClickHouse's time zone, which profd does not know.  A time more than
+ * 26 hours before the cutoff is on an earlier date in any zone: a day is
+ * at most 25 hours (a DST change), and both dates are of one zone. */
+int64_t
+fleet_retain_unsent_before(const struct fleet_retain *r, int64_t now)
+{
+	if (r->max_age <= 0)
+		return INT64_MIN;
+	return now / 1000000000 - r->max_age - 26 * 3600;
+}
+
 void
 fleet_retain_clear(struct fleet_retain *r)
 {

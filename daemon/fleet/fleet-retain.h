@@ -38,6 +38,11 @@ char *fleet_retain_start(struct fleet_retain *, const char *db,
  * with the pass over (err set if the reply is not what was asked). */
 char *fleet_retain_next(struct fleet_retain *, const char *db,
     const char *reply, size_t n, struct error *);
+/* Profiles older than this (Unix seconds) need not ship: their day
+ * partition lies wholly before the age, so the next pass would drop
+ * them (INT64_MIN with max-age 0). */
+int64_t fleet_retain_unsent_before(const struct fleet_retain *,
+    int64_t now_ns);
 void fleet_retain_clear(struct fleet_retain *);
 
 #endif

@@ -45,6 +45,7 @@ struct fleet_job {
 	int64_t *ids;
 	size_t nids;
 	int64_t lag_profiles, lag_bytes;
+	int64_t before_s;		/* older ones are not sent */
 	struct error err;
 };
 
@@ -147,6 +148,7 @@ fleet_post(struct fleet *f, const char *sql, const void *body, size_t n,
 
 static void fleet_next(struct fleet *, const char *reply, size_t n);
 
+
 /* A round went well: retention's pass if one is due (fleet-retain.c),
  * then the next round in delay seconds. */
 static void
@@ -209,7 +211,7 @@ fleet_read_run(struct job *j, void *worker)
 	struct query_worker *w = worker;
 
 	if (fleet_batch_build(&fj->b, w->store, w->index, fj->f->host,
-	    fj->f->batch, fj->f->batch_bytes, &fj->err) == 0)
+	    fj->f->batch, fj->f->batch_bytes, fj->before_s, &fj->err) == 0)
 		store_ship_lag(w->store, &fj->lag_profiles, &fj->lag_bytes,
 		    &fj->err);
 }
@@ -235,6 +237,8 @@ fleet_job_new(struct fleet *f, int mark)
 	fj->f = f;
 	fj->mark = mark;
 	fj->lag_profiles = fj->lag_bytes = -1;
+	/* Read on the loop: SIGHUP changes the age there. */
+	fj->before_s = fleet_retain_unsent_before(&f->retain, now_ns());
 	return fj;
 }
 
@@ -301,6 +305,36 @@ fleet_job_done(struct job *j)
 }
 
 /* ---- the round ---- */
+
+/* ClickHouse has the batch (or, for the expired, needs none of it): the
+ * store marks it shipped. */
+static void
+fleet_mark(struct fleet *f)
+{
+	struct fleet_job *fj;
+	size_t i;
+
+	f->state = FS_MARK;
+	fj = fleet_job_new(f, 1);
+	fj->ids = xcalloc(f->b.n, sizeof *fj->ids);
+	for (i = 0; i < f->b.n; i++) {
+		fj->ids[i] = f->b.p[i].id;
+		if (f->b.p[i].expired)
+			f->st.expired_profiles++;
+		else if (f->b.p[i].present)
+			f->st.skipped_profiles++;
+		else {
+			f->st.shipped_profiles++;
+			f->st.shipped_rows += f->b.p[i].rows;
+		}
+	}
+	fj->nids = f->b.n;
+	if (f->b.nexpired > 0)
+		log_info("fleet: %zu profile%s not sent, older than max-age "
+		    "by more than a day: ClickHouse drops their day",
+		    f->b.nexpired, f->b.nexpired == 1 ? "" : "s");
+	fleet_submit(f, fj, f->writes);
+}
 
 /* The statement stmt of a schema step, {db} and {cluster} replaced;
  * NULL past the last.  Statements end with ";" at a line's end; "--"
@@ -420,9 +454,8 @@ static void
 fleet_next(struct fleet *f, const char *reply, size_t n)
 {
 	struct error err = { 0 };
-	struct fleet_job *fj;
 	struct buf rows = { 0 };
-	size_t nrows = 0, i;
+	size_t nrows = 0;
 	char *sql;
 	int rc = 0;
 
@@ -471,6 +504,10 @@ fleet_next(struct fleet *f, const char *reply, size_t n)
 			fleet_round_end(f, f->interval);
 			return;
 		}
+		if (f->b.nexpired == f->b.n) {
+			fleet_mark(f);
+			return;
+		}
 		f->state = FS_CHECK;
 		sql = fleet_batch_present_sql(&f->b, f->database, f->host);
 		rc = fleet_post(f, sql, NULL, 0, 0);
@@ -505,20 +542,7 @@ fleet_next(struct fleet *f, const char *reply, size_t n)
 		    "label_keys, label_values", &rows, nrows);
 		break;
 	case FS_PROFILES:
-		f->state = FS_MARK;
-		fj = fleet_job_new(f, 1);
-		fj->ids = xcalloc(f->b.n, sizeof *fj->ids);
-		for (i = 0; i < f->b.n; i++) {
-			fj->ids[i] = f->b.p[i].id;
-			if (f->b.p[i].present)
-				f->st.skipped_profiles++;
-			else {
-				f->st.shipped_profiles++;
-				f->st.shipped_rows += f->b.p[i].rows;
-			}
-		}
-		fj->nids = f->b.n;
-		fleet_submit(f, fj, f->writes);
+		fleet_mark(f);
 		return;
 	case FS_RETAIN:
 		sql = fleet_retain_next(&f->retain, f->database, reply, n,

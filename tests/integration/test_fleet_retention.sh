@@ -17,10 +17,14 @@
 #    there first) is no error, and a restarted profd with the same max-age
 #    finds nothing more to drop.
 # 4. Two profd sharing the node, same max-age: h1 (all shipped) and h2
-#    shipping the same dated profiles from a store of its own. Both pass
-#    every second over the same partitions: no failure on either, and the
-#    end state is as with one: D-1 to D-3 with both hosts' rows, no D-4
-#    or D-5.
+#    shipping the same dated profiles from a store of its own. h2 does
+#    not send D-5's (more than 26 hours before the cutoff, so on an
+#    earlier day in any time zone: a day ClickHouse drops) but marks it
+#    shipped and counts it expired; D-4's noon is 13 hours before the
+#    cutoff and goes, then its day is dropped by the passes. Both pass
+#    every second over the same partitions: no failure on either, and
+#    the end state is as with one: D-1 to D-3 with both hosts' rows, no
+#    D-4 or D-5.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/fleet-lib.sh"
 
@@ -162,14 +166,15 @@ for f in "$T"/noon/*.pb.gz "$T"/early/*.pb.gz; do
 	[ "$(status_of "$r")" = 201 ] || fail "push $f to h2: $r"
 done
 h2_done() {
-	[ "$(h2_status shipped_profiles)" = 6 ] &&
+	[ "$(h2_status shipped_profiles)" = 5 ] &&
+	    [ "$(h2_status expired_profiles)" = 1 ] &&
 	    [ "$(h2_status lag_profiles)" = 0 ] &&
 	    [ "$(ch a "SELECT count() FROM system.parts WHERE
 	    database = 'fleet_t' AND active AND partition IN
 	    ('$(day 4)', '$(day 5)')")" = 0 ]
 }
 for _ in $(seq 600); do h2_done && break; sleep 0.1; done
-h2_done || fail "h2 shipped and the old days dropped: shipped $(h2_status shipped_profiles), lag $(h2_status lag_profiles), dropped $(h2_status partitions_dropped), error $(h2_status last_error), parts $(ch a "SELECT table, partition FROM system.parts WHERE database = 'fleet_t' AND active" | tr '\t\n' ': ')"
+h2_done || fail "h2 shipped and the old days dropped: shipped $(h2_status shipped_profiles), expired $(h2_status expired_profiles), lag $(h2_status lag_profiles), dropped $(h2_status partitions_dropped), error $(h2_status last_error), parts $(ch a "SELECT table, partition FROM system.parts WHERE database = 'fleet_t' AND active" | tr '\t\n' ': ')"
 # A few more passes of both over the same partitions.
 sleep 3
 [ "$(h2_status failures)" = 0 ] && [ "$(fleet_status failures)" = 0 ] ||
@@ -188,7 +193,16 @@ done >"$T/want"
 diff "$T/want" "$T/days" >&2 || fail "two hosts: not D-1 to D-3 of each"
 [ "$(ch a "SELECT count() FROM fleet_t.profiles FINAL WHERE
     date < '$(day 3)'")" = 0 ] || fail "profiles rows of D-4 or D-5 left"
+[ "$(sqlite3 "$T/h2.db" "SELECT count(*) FROM profile WHERE shipped_ns = 0")" = 0 ] ||
+    fail "h2 left profiles unmarked"
+has -F "fleet: 1 profile not sent, older than max-age by more than a day" "$T/h2.log" ||
+    fail "the expired profile was not logged"
+! has -F "dropped partition $(day 5)" "$T/h2.log" || fail "h2 sent rows of D-5"
+[ "$(fleet_status expired_profiles)" = 0 ] || fail "h1 counts expired profiles"
+PROFD_SOCKET=$T/h2.sock "$PROFCTL" status >"$T/h2status.txt" || fail "profctl status of h2"
+has -x "  1 not sent: older than ClickHouse keeps (max-age), their day dropped there" \
+    "$T/h2status.txt" || fail "profctl status of h2: $(cat "$T/h2status.txt")"
 kill "$H2_PID"
 wait "$H2_PID" 2>/dev/null || fail "h2 did not stop cleanly"
 stop_profd
-ok "two profd on one node drop the same old days: no failure, D-1 to D-3 of both kept, $(grep -c 'dropped partition' "$T/h2.log") drops by h2"
+ok "two profd on one node: no failure, D-1 to D-3 of both kept, h2 sent 5 and marked D-5's without sending, $(grep -c 'dropped partition' "$T/h2.log") drops by h2"

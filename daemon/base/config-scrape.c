@@ -165,15 +165,20 @@ bad:
 	return -1;
 }
 
+/* Up to a day; a timeout up to 25 h: its default, cpu_seconds + 10 s,
+ * passes a day when the interval is one, and --print-config prints it. */
 static int
 scrape_seconds(const char *key, const char *value, int64_t *out,
     struct error *err)
 {
+	int day = strcmp(key, "timeout") != 0;
 	uint64_t v;
 
-	if (config_parse_duration(value, &v) == -1 || v == 0 || v > 86400)
+	if (config_parse_duration(value, &v) == -1 || v == 0 ||
+	    v > (day ? 86400 : 90000))
 		return error_set(err, ERR_INPUT, "%s: \"%s\" is not a "
-		    "duration from 1s to 1d (e.g. 15s, 1m)", key, value);
+		    "duration from 1s to %s (e.g. 15s, 1m)", key, value,
+		    day ? "1d" : "25h");
 	*out = (int64_t)v;
 	return 0;
 }

@@ -310,6 +310,52 @@ test_print_quotes(void)
 	config_clear(&a);
 }
 
+/* Found by fuzz_config: a scrape target's unix: url with " ;" or a blank
+ * at its end came back cut (printed bare); an interval of 1d made a
+ * default timeout (cpu_seconds + 10 s) over the 1d limit, printed as is
+ * and refused on loading. */
+static void
+test_print_scrape(void)
+{
+	static const char *const files[] = {
+		"[scrape a]\nurl = \"unix:/run/a ;b\"\n",
+		"[scrape a]\nurl = \"unix:/run/a \"\n",
+		"[scrape a]\nurl = unix:/run/a\ninterval = 1d\n",
+	};
+	struct config a, b;
+	struct error err = { 0 };
+	char *text, *file, *again;
+	size_t i;
+
+	for (i = 0; i < sizeof files / sizeof files[0]; i++) {
+		file = write_file("scrape.conf", files[i]);
+		config_defaults(&a);
+		CHECK(config_load(&a, file, 1, &err) == 0);
+		free(file);
+		text = printed(&a);
+		file = write_file("scrape2.conf", text);
+		config_defaults(&b);
+		CHECK(config_load(&b, file, 1, &err) == 0);
+		CHECK(b.nscrapes == 1 && STREQ(b.scrapes[0].url,
+		    a.scrapes[0].url));
+		CHECK(b.scrapes[0].timeout == a.scrapes[0].timeout);
+		again = printed(&b);
+		CHECK(STREQ(strchr(text, '\n'), strchr(again, '\n')));
+		free(again);
+		free(text);
+		free(file);
+		config_clear(&a);
+		config_clear(&b);
+	}
+	file = write_file("scrape.conf", files[2]);
+	config_defaults(&a);
+	CHECK(config_load(&a, file, 1, &err) == 0);
+	CHECK(a.scrapes[0].cpu_seconds == 86399 &&
+	    a.scrapes[0].timeout == 86409);
+	config_clear(&a);
+	free(file);
+}
+
 static void
 test_restart_needed(void)
 {
@@ -343,6 +389,7 @@ main(void)
 	test_file();
 	test_args();
 	test_restart_needed();
+	test_print_scrape();
 	test_print_quotes();
 	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
 	CHECK(system(cmd) == 0);

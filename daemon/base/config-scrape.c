@@ -202,6 +202,16 @@ scrape_label_add(struct scrape_target *t, const char *value,
 	return 0;
 }
 
+/* A blank or a control byte: nothing a path in a request line takes. */
+static int
+scrape_has_ctl(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s <= ' ' || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
 int
 config_scrape_set(struct scrape_target *t, const char *key,
     const char *value, struct error *err)
@@ -240,7 +250,8 @@ config_scrape_set(struct scrape_target *t, const char *key,
 	if (strcmp(key, "path_prefix") == 0) {
 		size_t n = strlen(value);
 
-		if ((n > 0 && value[0] != '/') || strpbrk(value, "?# \t"))
+		if ((n > 0 && value[0] != '/') || strpbrk(value, "?#") ||
+		    scrape_has_ctl(value))
 			return error_set(err, ERR_INPUT, "path_prefix: \"%s\" "
 			    "is not empty or a path such as /internal",
 			    value);

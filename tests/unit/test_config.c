@@ -313,7 +313,7 @@ test_print_quotes(void)
 /* Found by fuzz_config: a scrape target's unix: url with " ;" or a blank
  * at its end came back cut (printed bare); an interval of 1d made a
  * default timeout (cpu_seconds + 10 s) over the 1d limit, printed as is
- * and refused on loading. */
+ * and refused on loading; a path_prefix with a control byte. */
 static void
 test_print_scrape(void)
 {
@@ -352,6 +352,15 @@ test_print_scrape(void)
 	CHECK(config_load(&a, file, 1, &err) == 0);
 	CHECK(a.scrapes[0].cpu_seconds == 86399 &&
 	    a.scrapes[0].timeout == 86409);
+	config_clear(&a);
+	free(file);
+	/* A path_prefix ending in "\r/" was kept as "/x\r", printed bare
+	 * and trimmed on loading: a control byte is no path's. */
+	file = write_file("scrape.conf", "[scrape a]\nurl = unix:/run/a\n"
+	    "path_prefix = \"/x\r/\"\n");
+	config_defaults(&a);
+	CHECK(config_load(&a, file, 1, &err) == -1 &&
+	    HAS(err.msg, "path_prefix"));
 	config_clear(&a);
 	free(file);
 }

@@ -96,6 +96,20 @@ tsv_array(struct buf *b, const char *const *v, size_t n)
 	buf_add(b, "]", 1);
 }
 
+/* "hash\t[a]\t[b]\t[c]\n": a, b and c are the arrays without their "]". */
+static void
+fb_stack_row(struct buf *out, uint64_t k, const struct buf *a,
+    const struct buf *b, const struct buf *c)
+{
+	buf_printf(out, "%" PRIu64 "\t", k);
+	buf_add(out, a->p, a->n);
+	buf_add(out, "]\t", 2);
+	buf_add(out, b->p, b->n);
+	buf_add(out, "]\t", 2);
+	buf_add(out, c->p, c->n);
+	buf_add(out, "]\n", 2);
+}
+
 static const char *
 fb_metric(struct fb *x, int64_t id)
 {
@@ -172,20 +186,8 @@ fb_stack(struct fb *x, int64_t leaf, uint64_t *out)
 		k = k << 8 | d[i];
 	if (imap_get(&x->shipped, k) == 0) {
 		imap_put(&x->shipped, k, 1);
-		buf_printf(&x->b->stacks, "%" PRIu64 "\t", k);
-		buf_add(&x->b->stacks, fn.p, fn.n);
-		buf_add(&x->b->stacks, "]\t", 2);
-		buf_add(&x->b->stacks, files.p, files.n);
-		buf_add(&x->b->stacks, "]\t", 2);
-		buf_add(&x->b->stacks, lines.p, lines.n);
-		buf_add(&x->b->stacks, "]\n", 2);
-		buf_printf(&x->b->frame_rows, "%" PRIu64 "\t", k);
-		buf_add(&x->b->frame_rows, inl.p, inl.n);
-		buf_add(&x->b->frame_rows, "]\t", 2);
-		buf_add(&x->b->frame_rows, starts.p, starts.n);
-		buf_add(&x->b->frame_rows, "]\t", 2);
-		buf_add(&x->b->frame_rows, maps.p, maps.n);
-		buf_add(&x->b->frame_rows, "]\n", 2);
+		fb_stack_row(&x->b->stacks, k, &fn, &files, &lines);
+		fb_stack_row(&x->b->frame_rows, k, &inl, &starts, &maps);
 		x->b->nstacks++;
 	}
 	x->hashes = xreallocarray(x->hashes, x->nhashes + 1,

@@ -168,3 +168,18 @@ a, b = sys.argv[1:]
 i = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), min(len(a), len(b)))
 print("differ at", i, "fleet:", a[max(0, i - 200):i + 200], "local:", b[max(0, i - 200):i + 200])' "$f" "$l")"
 }
+
+# pprof_want PROF METRIC [-cum]: go tool pprof -top over the fixture PROF
+# and its $GEN2 copy (what the two hosts pushed), the table in
+# $T/want.txt.
+pprof_want() {
+	go tool pprof -symbolize=none -top -nodefraction=0 -nodecount=100000 \
+	    ${3:+"$3"} -sample_index="$2" "$FIXTURES/$1.pprof" \
+	    "$GEN2/$1.pprof" >"$T/want.top" 2>"$T/pprof.err" ||
+	    fail "go tool pprof $1.$2: $(cat "$T/pprof.err")"
+	table_of "$T/want.top" >"$T/want.txt"
+	[ -s "$T/want.txt" ] || fail "pprof printed no table for $1.$2"
+}
+
+# table_of FILE: pprof's table from "Showing nodes" on.
+table_of() { sed -n '/^Showing nodes/,$p' "$1"; }

@@ -39,24 +39,19 @@ wait_until "b's profiles shipped" fleet_shipped "$T/b.sock" 4
     fail "each shard should hold its host's samples, samples_all both"
 ok "a and b shipped to their shards; the Distributed tables read both"
 
-PPROF=(go tool pprof -symbolize=none -top -nodefraction=0 -nodecount=100000)
 checked=0
 for tsv in "$FIXTURES"/expected/*.tsv; do
 	base=$(basename "$tsv" .tsv)
 	prof=${base%%.*}
 	metric=${base#*.}
-	"${PPROF[@]}" -sample_index="$metric" "$FIXTURES/$prof.pprof" \
-	    "$GEN2/$prof.pprof" >"$T/want.top" 2>"$T/pprof.err" ||
-	    fail "go tool pprof $base: $(cat "$T/pprof.err")"
-	sed -n '/^Showing nodes/,$p' "$T/want.top" >"$T/want.txt"
-	[ -s "$T/want.txt" ] || fail "pprof printed no table for $base"
+	pprof_want "$prof" "$metric"
 	"$PROFCTL" --socket "$T/all.sock" top --scope "fx-$prof" \
 	    --metric "$metric" --json >"$T/all.json"
 	for s in "$SOCK" "$T/b.sock"; do
 		"$PROFCTL" --socket "$s" top --fleet --scope "fx-$prof" \
 		    --metric "$metric" >"$T/got.top" ||
 		    fail "profctl top --fleet $base of $s"
-		sed -n '/^Showing nodes/,$p' "$T/got.top" >"$T/got.txt"
+		table_of "$T/got.top" >"$T/got.txt"
 		diff -u "$T/want.txt" "$T/got.txt" ||
 		    fail "top --fleet of $base asked of $s differs from go tool pprof -top over all files"
 		"$PROFCTL" --socket "$s" top --fleet --scope "fx-$prof" \

@@ -47,7 +47,6 @@ ok "a and b shipped their profiles to ClickHouse"
 
 # 1. Every sample type: pprof's text over both files, and the JSON of
 #    the profd holding both.
-PPROF=(go tool pprof -symbolize=none -top -nodefraction=0 -nodecount=100000)
 checked=0
 for tsv in "$FIXTURES"/expected/*.tsv; do
 	base=$(basename "$tsv" .tsv)
@@ -56,13 +55,8 @@ for tsv in "$FIXTURES"/expected/*.tsv; do
 	for cum in "" --cum; do
 		"$PROFCTL" top --fleet --scope "fx-$prof" --metric "$metric" \
 		    $cum >"$T/got.top" || fail "profctl top --fleet $base $cum"
-		"${PPROF[@]}" ${cum:+-cum} -sample_index="$metric" \
-		    "$FIXTURES/$prof.pprof" "$GEN2/$prof.pprof" \
-		    >"$T/want.top" 2>"$T/pprof.err" ||
-		    fail "go tool pprof $base: $(cat "$T/pprof.err")"
-		sed -n '/^Showing nodes/,$p' "$T/want.top" >"$T/want.txt"
-		sed -n '/^Showing nodes/,$p' "$T/got.top" >"$T/got.txt"
-		[ -s "$T/want.txt" ] || fail "pprof printed no table for $base"
+		pprof_want "$prof" "$metric" ${cum:+-cum}
+		table_of "$T/got.top" >"$T/got.txt"
 		diff -u "$T/want.txt" "$T/got.txt" ||
 		    fail "profctl top --fleet $cum of $base differs from go tool pprof -top over both files"
 	done
@@ -93,8 +87,8 @@ for c in "cpu cpu main\\." "cpu cpu runtime\\.mallocgc" "heap alloc_space main\\
 	    fail "go tool pprof -peek $c"
 	"$PROFCTL" peek "$3" --fleet --scope "fx-$1" --metric "$2" \
 	    >"$T/got.peek" || fail "profctl peek --fleet $c"
-	diff -u <(sed -n '/^Showing nodes/,$p' "$T/want.peek") \
-	    <(sed -n '/^Showing nodes/,$p' "$T/got.peek") ||
+	diff -u <(table_of "$T/want.peek") \
+	    <(table_of "$T/got.peek") ||
 	    fail "peek --fleet $c differs from go tool pprof -peek over both files"
 	"$PROFCTL" peek "$3" --fleet --scope "fx-$1" --metric "$2" --json \
 	    >"$T/fleet.json"

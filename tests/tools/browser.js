@@ -31,4 +31,14 @@ async function ready(page) {
     null, { timeout: 30000 });
 }
 
-module.exports = { launch, fail, ok, ready };
+// What a page must not do, collected into errors: throw, log an error or
+// a warning, or ask anything outside profd's origin.
+function watch(page, origin, errors) {
+  page.on('pageerror', (e) => errors.push('page error: ' + e));
+  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') errors.push('console ' + m.type() + ': ' + m.text()); });
+  page.on('request', (r) => {
+    if (!r.url().startsWith(origin + '/')) errors.push('request outside the origin: ' + r.url());
+  });
+}
+
+module.exports = { launch, fail, ok, ready, watch };

@@ -25,7 +25,7 @@
 
 const fs = require('fs');
 const path = require('path');
-const { launch, fail, ok, ready } = require('./browser.js');
+const { launch, fail, ok, ready, watch } = require('./browser.js');
 
 const [url, outdir, topJson, topTxt, svg, drop, pick, live, big, peekJson, tracesJson, tagsJson] = process.argv.slice(2);
 const { execFileSync } = require('child_process');
@@ -70,11 +70,7 @@ async function clickFrame(page, name, button) {
   try {
     const want = await svgShare(browser);
     const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
-    page.on('pageerror', (e) => errors.push('page error: ' + e));
-    page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') errors.push('console ' + m.type() + ': ' + m.text()); });
-    page.on('request', (r) => {
-      if (!r.url().startsWith(origin + '/')) errors.push('request outside the origin: ' + r.url());
-    });
+    watch(page, origin, errors);
 
     // The landing page: the scopes.
     await page.goto(url);

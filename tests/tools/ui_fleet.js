@@ -15,7 +15,7 @@
 'use strict';
 
 const path = require('path');
-const { launch, fail, ok, ready } = require('./browser.js');
+const { launch, fail, ok, ready, watch } = require('./browser.js');
 
 const [url, outdir, fleetJson, localJson] = process.argv.slice(2);
 const fleet = require(path.resolve(fleetJson));
@@ -40,11 +40,7 @@ async function sameTop(page, want, what) {
   const errors = [];
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
-    page.on('pageerror', (e) => errors.push('page error: ' + e));
-    page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') errors.push('console ' + m.type() + ': ' + m.text()); });
-    page.on('request', (r) => {
-      if (!r.url().startsWith(origin + '/')) errors.push('request outside the origin: ' + r.url());
-    });
+    watch(page, origin, errors);
     await page.goto(url);
     await ready(page);
     await page.goto(origin + '/ui/?scope=fx&view=top');

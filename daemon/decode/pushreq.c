@@ -111,8 +111,28 @@ pushreq_sample_add(struct pushreq *r, struct pushreq_series *s,
 	    &r->nsamples, PUSHREQ_MAX_SAMPLES, "samples", err);
 }
 
-/* Fields of a message: each must be of wire type LEN (every field this
- * decoder reads is a string, bytes or a message); others are skipped. */
+/* The next field of s numbered 1 to last, others skipped: it must be of
+ * wire type LEN (every field this decoder reads is a string, bytes or a
+ * message).  1, 0 at the message's end, -1 with err; msg names the
+ * message in the error ("" for PushRequest itself). */
+static int
+pb_next_len(struct pb *s, struct pb_field *g, uint32_t last,
+    const char *msg, struct error *err)
+{
+	int r;
+
+	while ((r = pb_next(s, g, err)) == 1) {
+		if (g->num < 1 || g->num > last)
+			continue;
+		if (g->wt != PB_LEN)
+			return error_set(err, ERR_INPUT, "PushRequest: %s%s"
+			    "field %u at byte %zu is not length-delimited",
+			    msg, *msg != '\0' ? " " : "", g->num, g->off);
+		return 1;
+	}
+	return r;
+}
+
 static int
 pb_label(const struct pb *c, const struct pb_field *f,
     struct pushreq_label *l, struct error *err)
@@ -123,13 +143,7 @@ pb_label(const struct pb *c, const struct pb_field *f,
 	int r;
 
 	pb_sub(c, f, &s);
-	while ((r = pb_next(&s, &g, err)) == 1) {
-		if (g.num != 1 && g.num != 2)
-			continue;
-		if (g.wt != PB_LEN)
-			return error_set(err, ERR_INPUT, "PushRequest: "
-			    "LabelPair field %u at byte %zu is not "
-			    "length-delimited", g.num, g.off);
+	while ((r = pb_next_len(&s, &g, 2, "LabelPair", err)) == 1) {
 		dst = g.num == 1 ? &l->name : &l->value;
 		free(*dst);
 		if ((*dst = pushreq_str(g.data, g.len, g.num == 1 ?
@@ -154,13 +168,7 @@ pb_sample(const struct pb *c, const struct pb_field *f,
 	int r;
 
 	pb_sub(c, f, &s);
-	while ((r = pb_next(&s, &g, err)) == 1) {
-		if (g.num != 1 && g.num != 2)
-			continue;
-		if (g.wt != PB_LEN)
-			return error_set(err, ERR_INPUT, "PushRequest: "
-			    "RawSample field %u at byte %zu is not "
-			    "length-delimited", g.num, g.off);
+	while ((r = pb_next_len(&s, &g, 2, "RawSample", err)) == 1) {
 		if (g.num == 1) {
 			free(smp->raw);
 			smp->raw = xmalloc(g.len ? g.len : 1);
@@ -190,13 +198,8 @@ pb_series(struct pushreq *req, const struct pb *c, const struct pb_field *f,
 	if ((ser = pushreq_series_add(req, err)) == NULL)
 		return -1;
 	pb_sub(c, f, &s);
-	while ((r = pb_next(&s, &g, err)) == 1) {
-		if (g.num != 1 && g.num != 2)
-			continue;	/* annotations: dropped */
-		if (g.wt != PB_LEN)
-			return error_set(err, ERR_INPUT, "PushRequest: "
-			    "RawProfileSeries field %u at byte %zu is not "
-			    "length-delimited", g.num, g.off);
+	/* Field 3, annotations: dropped. */
+	while ((r = pb_next_len(&s, &g, 2, "RawProfileSeries", err)) == 1) {
 		if (g.num == 1) {
 			if ((l = pushreq_label_add(ser, err)) == NULL ||
 			    pb_label(&s, &g, l, err) == -1)
@@ -218,17 +221,9 @@ pushreq_decode(const uint8_t *data, size_t n, struct pushreq *req,
 
 	memset(req, 0, sizeof *req);
 	pb_init(&c, data, n);
-	while ((r = pb_next(&c, &f, err)) == 1) {
-		if (f.num != 1)
-			continue;
-		if (f.wt != PB_LEN) {
-			r = error_set(err, ERR_INPUT, "PushRequest: field 1 "
-			    "at byte %zu is not length-delimited", f.off);
-			break;
-		}
+	while ((r = pb_next_len(&c, &f, 1, "", err)) == 1)
 		if ((r = pb_series(req, &c, &f, err)) == -1)
 			break;
-	}
 	if (r == -1) {
 		char msg[sizeof err->msg];
 

@@ -275,7 +275,10 @@ render_status_json(FILE *f, json_t *reply, char **cause)
 			    "no imports");
 		return (-1);
 	}
-	fprintf(f, "profd %s, up ", version);
+	fprintf(f, "profd %s", version);
+	if (json_is_integer(json_object_get(reply, "pid")))
+		fprintf(f, ", pid %" PRId64, render_get_int(reply, "pid"));
+	fprintf(f, ", up ");
 	render_status_uptime(f, json_number_value(json_object_get(reply,
 	    "uptime_s")));
 	fprintf(f, "\nimports since start: %" PRId64 " done, %" PRId64

@@ -29,6 +29,7 @@ api_host_init(struct api_host *h)
 	c->routes = xcalloc((size_t)nroutes, sizeof *c->routes);
 	h->counters = c;
 	h->started_ns = mono_ns();
+	atomic_init(&h->abort, 0);
 }
 
 void

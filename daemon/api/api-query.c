@@ -282,6 +282,7 @@ query_work(struct api_call *call, void *worker)
 	p.len = q->len;
 	p.max_rows = q->max_rows;
 	p.timeout_ms = q->timeout_ms;
+	p.abort = &call->host->abort;
 	rc = store_sql_run(q->db_path, &p, &cb, q, &truncated, &call->err);
 	if (!api_stream_started(call)) {
 		/* All of it is in the buffer: an ordinary reply. */

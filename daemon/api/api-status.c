@@ -7,6 +7,7 @@
 #include "util.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 static json_t *
 status_count(int64_t n)
@@ -180,10 +181,11 @@ api_status_get(struct api_call *call)
 		    "what", snap.errors[i].what,
 		    "scope", snap.errors[i].scope,
 		    "error", snap.errors[i].msg));
-	api_reply(call, 200, json_pack("{s:s, s:s, s:f, s:o, s:o, s:I, s:I, "
-	    "s:o, s:o, s:o, s:o, s:o, s:I}",
+	api_reply(call, 200, json_pack("{s:s, s:s, s:I, s:f, s:o, s:o, s:I, "
+	    "s:I, s:o, s:o, s:o, s:o, s:o, s:I}",
 	    "status", "ok",
 	    "version", PROFD_VERSION,
+	    "pid", (json_int_t)getpid(),
 	    "uptime_s", api_host_uptime(call->host),
 	    "imports", imports,
 	    "importing", status_current(&snap.current),

@@ -36,6 +36,7 @@
 #define STREAM_HIGH_WATER	(1024 * 1024)
 #define STREAM_LOW_WATER	(256 * 1024)
 #define STREAM_MAX_OUTS		4	/* bufferevents in a connection's chain */
+#define STREAM_ABORT_POLL_NS	(100 * 1000000LL)
 
 struct api_stream {
 	struct api_call *call;		/* NULL once the work is done */
@@ -237,22 +238,34 @@ api_stream_write(struct api_call *call, const void *p, size_t n,
 {
 	struct api_stream *s = call->stream;
 	struct timespec ts;
+	int64_t until;
 	int rc = 0;
 
 	if (n == 0)
 		return 0;
-	ts.tv_sec = (time_t)(deadline_ns / 1000000000);
-	ts.tv_nsec = (long)(deadline_ns % 1000000000);
 	pthread_mutex_lock(&s->mu);
 	if (evbuffer_get_length(s->pending) + s->unsent >= STREAM_HIGH_WATER) {
 		while (!s->closed && evbuffer_get_length(s->pending) +
 		    s->unsent > STREAM_LOW_WATER) {
-			if (pthread_cond_timedwait(&s->cv, &s->mu, &ts) ==
-			    ETIMEDOUT) {
+			/* A shutdown that stops waiting sets the host's abort
+			 * flag and signals no stream: look at it a few times
+			 * a second. */
+			if (atomic_load(&call->host->abort)) {
+				rc = error_set(err, ERR_BUSY, "profd is "
+				    "stopping: the reply was cut short");
+				break;
+			}
+			if (mono_ns() >= deadline_ns) {
 				rc = error_set(err, ERR_TIMEOUT, "the client "
 				    "did not read the reply in time");
 				break;
 			}
+			until = mono_ns() + STREAM_ABORT_POLL_NS;
+			if (until > deadline_ns)
+				until = deadline_ns;
+			ts.tv_sec = (time_t)(until / 1000000000);
+			ts.tv_nsec = (long)(until % 1000000000);
+			pthread_cond_timedwait(&s->cv, &s->mu, &ts);
 		}
 	}
 	if (rc == 0 && s->closed)

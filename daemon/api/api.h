@@ -10,6 +10,7 @@
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 #include <jansson.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "config.h"
@@ -178,6 +179,9 @@ struct api_host {
 	void (*fleet_view)(void *ctx, const struct api_fleet_view *,
 	    api_fleet_done *done, void *arg);
 	struct api_counters *counters;	/* api-host.c */
+	/* Set when a shutdown stops waiting (shutdown-timeout, a second
+	 * signal): work in flight gives up, any thread reads it. */
+	atomic_int abort;
 };
 
 /* api-host.c: the counters every endpoint and the spool keep. */

@@ -69,6 +69,9 @@ const struct opt config_opts[] = {
 	    "time a client has to send a whole request body" },
 	{ "idle-timeout", T_DURATION, F(idle_timeout), 1, 86400, 0,
 	    "time a connection may stay silent (reading or writing)" },
+	{ "shutdown-timeout", T_DURATION, F(shutdown_timeout), 1, 3600, 0,
+	    "time from SIGTERM to exit: what still runs then is cut short "
+	    "(an import rolled back, a reply ended)" },
 	{ "listen-tcp", T_TEXT, F(listen_tcp), 0, 0, 1,
 	    "ADDR:PORT of a TCP listener for Pyroscope agents, serving only "
 	    "/ingest, /push.v1.PusherService/Push and /v1/health (none: no "

@@ -51,6 +51,7 @@ config_defaults(struct config *c)
 	c->header_timeout = 10;
 	c->body_timeout = 120;
 	c->idle_timeout = 300;	/* as before: a long import or query */
+	c->shutdown_timeout = 10;
 	c->fleet_database = xstrdup("profd");
 	c->fleet_batch = 100;
 	c->fleet_batch_bytes = (uint64_t)32 << 20;

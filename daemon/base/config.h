@@ -78,6 +78,7 @@ struct config {
 	int64_t header_timeout;		/* seconds to send a whole head */
 	int64_t body_timeout;		/* seconds to send a whole body */
 	int64_t idle_timeout;		/* seconds of silence on a connection */
+	int64_t shutdown_timeout;	/* seconds from SIGTERM to exit, at most */
 	/* Shipping to ClickHouse ([fleet] in the file; fleet.h). */
 	char *fleet_url;		/* NULL: no shipping */
 	char *fleet_host;		/* default: the host name */

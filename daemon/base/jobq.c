@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "jobq.h"
@@ -33,6 +34,7 @@ struct jobq {
 	char name[16];
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
+	pthread_cond_t idle_cv;		/* running fell to 0 (monotonic) */
 	struct job *head, *tail;	/* waiting */
 	struct job *done;		/* finished, for the loop */
 	struct event **activate;	/* for the loop to make active */
@@ -90,7 +92,8 @@ jobq_worker_main(void *arg)
 		j->run(j, w->state);
 
 		pthread_mutex_lock(&q->mu);
-		q->running--;
+		if (--q->running == 0)
+			pthread_cond_broadcast(&q->idle_cv);
 		j->next = q->done;
 		q->done = j;
 		pthread_mutex_unlock(&q->mu);
@@ -167,9 +170,15 @@ jobq_new(struct event_base *base, const char *name, void **workers,
 	struct jobq *q = xcalloc(1, sizeof *q);
 	int i;
 
+	pthread_condattr_t ca;
+
 	snprintf(q->name, sizeof q->name, "%s", name);
 	pthread_mutex_init(&q->mu, NULL);
 	pthread_cond_init(&q->cv, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&q->idle_cv, &ca);
+	pthread_condattr_destroy(&ca);
 	q->max_depth = max_depth;
 	q->nice = nice;
 	if ((q->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) == -1) {
@@ -276,6 +285,24 @@ jobq_drain(struct jobq *q)
 }
 
 int
+jobq_wait_running(struct jobq *q, int64_t deadline_ns)
+{
+	struct timespec ts = { (time_t)(deadline_ns / 1000000000),
+	    (long)(deadline_ns % 1000000000) };
+	int rc = 0;
+
+	if (q == NULL)
+		return 0;
+	pthread_mutex_lock(&q->mu);
+	while (q->running > 0 && rc == 0)
+		if (pthread_cond_timedwait(&q->idle_cv, &q->mu, &ts) ==
+		    ETIMEDOUT && q->running > 0)
+			rc = -1;
+	pthread_mutex_unlock(&q->mu);
+	return rc;
+}
+
+int
 jobq_idle(struct jobq *q)
 {
 	int idle;
@@ -303,6 +330,7 @@ jobq_free(struct jobq *q)
 	event_free(q->wake);
 	close(q->efd);
 	pthread_cond_destroy(&q->cv);
+	pthread_cond_destroy(&q->idle_cv);
 	pthread_mutex_destroy(&q->mu);
 	free(q->workers);
 	free(q);

@@ -5,6 +5,7 @@
 #define PROFD_JOBQ_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct event;
 struct event_base;
@@ -32,6 +33,9 @@ size_t jobq_running(struct jobq *);
 void jobq_drain(struct jobq *);
 /* Nothing waiting, running, or finished and not yet handed over. */
 int jobq_idle(struct jobq *);
+/* Wait (off the loop's callbacks: it blocks) until no job runs, at most
+ * until deadline_ns (CLOCK_MONOTONIC); -1 if one still runs then. */
+int jobq_wait_running(struct jobq *, int64_t deadline_ns);
 /* Stop taking jobs, let the running ones finish, join the threads; jobs
  * still waiting are dropped through their done callback with run unset. */
 void jobq_free(struct jobq *);

@@ -613,6 +613,9 @@ fleet_stop(struct fleet *f)
 {
 	if (f == NULL)
 		return;
+	if (f->req != NULL || f->job != NULL)
+		log_info("fleet: the round in flight was cut short (what it "
+		    "had not shipped ships after the next start)");
 	evtimer_del(f->timer);
 	if (f->req != NULL)
 		evhttp_cancel_request(f->req);

@@ -26,6 +26,8 @@ struct importer {
 	struct store *store;
 	const struct limits *limits;
 	const atomic_int *stop;		/* set: give up imports from files */
+	const atomic_int *abort;	/* set: give up any import */
+	unsigned polls;			/* sink calls since abort was read */
 	struct bmap cache[C_COUNT];
 	unsigned stuck;			/* 1 << cache: refused room */
 	size_t hits, refused;		/* this import's, once full */

@@ -259,6 +259,18 @@ sink_frame(void *ctx, const struct model_frame *fr, struct error *err)
 	    fr->flags, err));
 }
 
+/* Past the shutdown timeout an import gives up; the flag is read once
+ * every 4096 stacks and samples, off the per-sample path. */
+static int
+sink_aborted(struct importer *im, struct error *err)
+{
+	if ((++im->polls & 4095) != 0 || im->abort == NULL ||
+	    !atomic_load(im->abort))
+		return 0;
+	return error_set(err, ERR_BUSY, "profd is stopping: the import was "
+	    "cut short and rolled back");
+}
+
 static int64_t
 sink_stack(void *ctx, const int64_t *frames, size_t n, struct error *err)
 {
@@ -267,6 +279,8 @@ sink_stack(void *ctx, const int64_t *frames, size_t n, struct error *err)
 	int64_t parent = 0;
 	size_t i, k = 0, depth = 0;
 
+	if (sink_aborted(im, err) == -1)
+		return -1;
 	if (n > im->limits->max_stack_depth)
 		return error_set(err, ERR_TOO_LARGE, "a stack has %zu frames "
 		    "(limit %u)", n, im->limits->max_stack_depth);
@@ -453,6 +467,8 @@ sink_sample(void *ctx, const struct model_sample *s, struct error *err)
 	struct importer *im = ctx;
 	size_t i;
 
+	if (sink_aborted(im, err) == -1)
+		return -1;
 	if (s->nvalues > im->nmetrics)
 		return error_set(err, ERR_INPUT, "a sample has %zu values for "
 		    "%zu sample types", s->nvalues, im->nmetrics);

@@ -74,6 +74,12 @@ importer_set_stop(struct importer *im, const atomic_int *stop)
 }
 
 void
+importer_set_abort(struct importer *im, const atomic_int *abort)
+{
+	im->abort = abort;
+}
+
+void
 importer_free(struct importer *im)
 {
 	if (im == NULL)
@@ -183,7 +189,7 @@ struct hashsrc {
 	struct stream *in;
 	struct sha256 sh;
 	uint64_t bytes;
-	const atomic_int *stop;
+	const atomic_int *stop, *abort;
 };
 
 static ssize_t
@@ -194,7 +200,8 @@ hashsrc_read(void *ctx, uint8_t *buf, size_t n, struct error *err)
 	size_t got;
 
 	/* A long import from a file gives way to SIGTERM: rolled back. */
-	if (h->stop != NULL && atomic_load(h->stop))
+	if ((h->stop != NULL && atomic_load(h->stop)) ||
+	    (h->abort != NULL && atomic_load(h->abort)))
 		return error_set(err, ERR_BUSY, "profd is stopping: the import "
 		    "was rolled back after %llu bytes",
 		    (unsigned long long)h->bytes);
@@ -215,6 +222,7 @@ struct memsrc {
 	struct stream *in;
 	void (*read_all)(void *);
 	void *arg;
+	const atomic_int *abort;
 };
 
 static ssize_t
@@ -226,6 +234,9 @@ memsrc_read(void *ctx, uint8_t *buf, size_t n, struct error *err)
 
 	if (m->in == NULL)
 		return 0;
+	if (m->abort != NULL && atomic_load(m->abort))
+		return error_set(err, ERR_BUSY, "profd is stopping: the import "
+		    "was cut short and rolled back");
 	if (stream_peek(m->in, n, &p, &got, err) == -1)
 		return -1;
 	memcpy(buf, p, got);
@@ -286,7 +297,7 @@ importer_run(struct importer *im, const struct import_request *req,
 	const struct format *fmt = NULL;
 	struct stream *in = NULL, *raw = NULL;
 	struct hashsrc *hs = NULL;
-	struct memsrc ms = { NULL, NULL, NULL };
+	struct memsrc ms = { NULL, NULL, NULL, NULL };
 	uint8_t hash[32];
 	int64_t scope_id, dup = 0;
 	size_t i;
@@ -329,6 +340,7 @@ importer_run(struct importer *im, const struct import_request *req,
 			ms.in = in;
 			ms.read_all = req->read_all;
 			ms.arg = req->read_all_arg;
+			ms.abort = im->abort;
 			in = stream_new(&src);
 		}
 	} else {
@@ -341,6 +353,7 @@ importer_run(struct importer *im, const struct import_request *req,
 		raw = stream_fd(req->fd, 0);
 		hs->in = raw;
 		hs->stop = im->stop;
+		hs->abort = im->abort;
 		sha256_init(&hs->sh);
 		src.ctx = hs;
 		in = stream_new(&src);

@@ -78,6 +78,9 @@ void importer_set_limits(struct importer *, const struct limits *);
 /* Once *stop is set, an import read from a file (an upload, a spool file)
  * fails with ERR_BUSY and is rolled back; one from memory finishes. */
 void importer_set_stop(struct importer *, const atomic_int *stop);
+/* Once *abort is set, any import fails with ERR_BUSY within a few
+ * thousand samples and is rolled back (the shutdown timeout passed). */
+void importer_set_abort(struct importer *, const atomic_int *abort);
 int importer_run(struct importer *, const struct import_request *,
     struct import_result *, struct error *);
 void import_result_clear(struct import_result *);

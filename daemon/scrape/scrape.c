@@ -469,6 +469,9 @@ scrape_tgt_stop(struct scrape_tgt *t)
 	size_t i;
 
 	for (i = 0; i < t->np; i++) {
+		if (t->p[i].st.in_flight)
+			log_info("scrape %s: the %s fetch in flight was cut "
+			    "short", t->cfg.name, t->p[i].st.name);
 		evtimer_del(t->p[i].timer);
 		scrape_cancel_request(&t->p[i]);
 		if (t->p[i].job != NULL)

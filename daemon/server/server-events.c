@@ -8,35 +8,83 @@
 
 #include "fleet.h"
 #include "fleet-query.h"
+#include "activity.h"
 #include "import.h"
 #include "log.h"
 #include "retainer.h"
 #include "scrape.h"
 #include "sd.h"
+#include "store.h"
 #include "server-http.h"
 #include "server-int.h"
 #include "uploads.h"
 #include "util.h"
 
+/* The part of the shutdown timeout kept for what is cut short to end:
+ * a quarter of it, 2 s at most.  The loop stops a quarter of that before
+ * the deadline, and server_run waits the rest for the threads. */
+static int64_t
+server_cut_grace_ns(const struct server *srv)
+{
+	int64_t q = srv->cfg->shutdown_timeout * 1000000000LL / 4;
+
+	return q < 2000000000LL ? q : 2000000000LL;
+}
+
+void
+server_cut_short(struct server *srv, const char *why)
+{
+	struct activity_snapshot snap;
+	const struct activity_current *c = &snap.current;
+	int i;
+
+	if (atomic_exchange(&srv->host.abort, 1))
+		return;
+	activity_snapshot(srv->host.activity, &snap);
+	if (c->active)
+		log_warn("%s: cutting short the import of %s (scope %s) "
+		    "after %.1f s, %lld of %lld bytes read: rolled back", why,
+		    c->what, c->scope, (double)(mono_ns() - c->started_ns) /
+		    1e9, (long long)c->bytes_read, (long long)c->bytes);
+	log_warn("%s: cutting short %zu import job(s), %zu query or "
+	    "stream job(s), %zu upload job(s)", why,
+	    jobq_running(srv->host.queues[API_IMPORT]),
+	    jobq_running(srv->host.queues[API_QUERY]),
+	    jobq_running(srv->host.queues[API_IO]));
+	/* SQLite's own loops stop at once; profd's poll host.abort. */
+	store_interrupt(srv->iw.store);
+	for (i = 0; i < srv->cfg->query_threads; i++)
+		store_interrupt(srv->readers[i].store);
+}
+
 /* After SIGTERM: once no job is waiting, running or unanswered, give the
- * loop a moment to send the last replies and stop. */
+ * loop a moment to send the last replies and stop.  A grace before the
+ * deadline, what runs is cut short (and its clients answered as it
+ * ends); at the deadline the loop stops whatever is left. */
 static void
 server_drain_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct server *srv = arg;
+	int64_t now = mono_ns();
 	int i, idle = 1;
 
 	for (i = 0; i < API_NQUEUES; i++)
 		idle = idle && jobq_idle(srv->host.queues[i]);
-	if (idle || mono_ns() > srv->stop_deadline_ns) {
+	if (idle) {
 		event_del(srv->drain);
 		event_base_loopexit(srv->base, &(struct timeval){ 0, 100000 });
-	}
+	} else if (now >= srv->stop_deadline_ns - server_cut_grace_ns(srv) /
+	    4) {
+		event_del(srv->drain);
+		event_base_loopbreak(srv->base);
+	} else if (now >= srv->stop_deadline_ns - server_cut_grace_ns(srv))
+		server_cut_short(srv, "shutdown-timeout passed");
 }
 
 /* SIGTERM, SIGINT: stop listening, answer the waiting requests with 503,
- * let the running ones end (an import from a file rolls back at once),
- * then stop.  A second signal stops at once. */
+ * let the running ones end (an import from a file rolls back at once)
+ * for shutdown-timeout at most, then stop.  A second signal cuts short
+ * what runs and stops at once. */
 static void
 server_signal_cb(evutil_socket_t sig, short what, void *arg)
 {
@@ -45,10 +93,15 @@ server_signal_cb(evutil_socket_t sig, short what, void *arg)
 
 	if (atomic_load(&srv->stopping)) {
 		log_info("signal %d again: stopping now", (int)sig);
-		event_base_loopbreak(srv->base);
+		server_cut_short(srv, "a second signal");
+		if (srv->stop_deadline_ns > mono_ns() +
+		    server_cut_grace_ns(srv))
+			srv->stop_deadline_ns = mono_ns() +
+			    server_cut_grace_ns(srv);
 		return;
 	}
-	log_info("signal %d: stopping", (int)sig);
+	log_info("signal %d: stopping within %llds", (int)sig,
+	    (long long)srv->cfg->shutdown_timeout);
 	atomic_store(&srv->stopping, 1);
 	sd_stopping();
 	server_http_unlisten(srv->guard);
@@ -60,7 +113,8 @@ server_signal_cb(evutil_socket_t sig, short what, void *arg)
 	fleet_queries_stop(srv->fq);
 	for (i = 0; i < API_NQUEUES; i++)
 		jobq_drain(srv->host.queues[i]);
-	srv->stop_deadline_ns = mono_ns() + 60 * 1000000000LL;
+	srv->stop_deadline_ns = mono_ns() + srv->cfg->shutdown_timeout *
+	    1000000000LL;
 	srv->drain = event_new(srv->base, -1, EV_PERSIST, server_drain_cb, srv);
 	event_add(srv->drain, &(struct timeval){ 0, 20000 });
 }

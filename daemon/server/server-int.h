@@ -38,7 +38,7 @@ struct server {
 	char *tcp_name;			/* what it is bound to */
 	uint64_t tcp_requests, tcp_unauthorized, tcp_not_found;
 	struct event *drain;		/* after SIGTERM, until idle */
-	int64_t stop_deadline_ns;
+	int64_t stop_deadline_ns;	/* exit by then (monotonic; 0: none) */
 	struct event_base *base;
 	struct evhttp *http;
 	struct spool *spool;		/* NULL: no spool directory */
@@ -65,6 +65,9 @@ void server_tcp_free(struct server *);
 
 /* server-events.c: signals, timers, systemd notifications. */
 void server_events_start(struct server *);
+/* Make what runs give up now (imports roll back, queries and streamed
+ * replies end), saying why and what; once. */
+void server_cut_short(struct server *, const char *why);
 /* Tell systemd we serve (READY=1 with a status line). */
 void server_events_ready(struct server *);
 void server_events_free(struct server *);

@@ -23,6 +23,7 @@
 #include "activity.h"
 #include "api.h"
 #include "csindex.h"
+#include "detach.h"
 #include "fleet.h"
 #include "scrape.h"
 #include "fleet-query.h"
@@ -279,6 +280,7 @@ server_open_store(struct server *srv)
 	srv->iw.importer = importer_new(srv->iw.store, &cfg->limits);
 	srv->iw.index = srv->index;
 	importer_set_stop(srv->iw.importer, &srv->stopping);
+	importer_set_abort(srv->iw.importer, &srv->host.abort);
 	srv->readers = xcalloc((size_t)cfg->query_threads,
 	    sizeof *srv->readers);
 	srv->rwp = xcalloc((size_t)cfg->query_threads, sizeof *srv->rwp);
@@ -296,7 +298,7 @@ server_open_store(struct server *srv)
 
 /* Everything that can fail on a bad setting, before detaching, so that
  * start-up errors reach the terminal: the store, the uploads directory,
- * the spool, the socket. */
+ * the spool, the socket.  It starts no thread (see detach.c). */
 static int
 server_open(struct server *srv)
 {
@@ -351,6 +353,10 @@ server_start(struct server *srv)
 	const struct config *cfg = srv->cfg;
 	struct error err = { 0 };
 
+	if (store_start_threads(srv->iw.store, &err) == -1) {
+		log_err("%s", err.msg);
+		return -1;
+	}
 	srv->base = event_base_new();
 	srv->http = evhttp_new(srv->base);
 	srv->guard = server_http_setup(srv->http, srv->base, cfg,
@@ -419,6 +425,31 @@ server_start(struct server *srv)
 	srv->host.retainer = retainer_new();
 	server_events_start(srv);
 	return 0;
+}
+
+/* The loop stops just before the shutdown deadline even if work still
+ * runs (it was cut short a grace earlier): wait for it until the
+ * deadline, then exit without it.  The store stays whole: SQLite rolls
+ * back at the next open what was not committed. */
+static void
+server_wait_threads(struct server *srv)
+{
+	int64_t end = srv->stop_deadline_ns;
+	size_t stuck = 0;
+	int i;
+
+	for (i = 0; i < API_NQUEUES; i++)
+		if (jobq_wait_running(srv->host.queues[i], end) == -1)
+			stuck += jobq_running(srv->host.queues[i]);
+	if (stuck == 0)
+		return;
+	server_cut_short(srv, "the shutdown deadline passed");
+	log_err("%zu job(s) still running at the shutdown deadline: exiting "
+	    "without them (what they had not committed is rolled back)",
+	    stuck);
+	if (!srv->activated)
+		unlink(srv->cfg->socket_path);
+	_exit(1);
 }
 
 /* Join the threads (idle unless a second signal came); spool files not
@@ -512,11 +543,14 @@ server_run(struct config *cfg, int argc, char **argv)
 
 	if (server_open(&srv) == -1)
 		goto out;
-	/* Detach once the socket listens, and before any thread exists;
-	 * not under systemd, which tracks our pid and reads our stderr. */
+	/* Detach once the socket listens, and before any thread exists
+	 * (detach() refuses otherwise); not under systemd, which tracks our
+	 * pid and reads our stderr. */
 	if (!cfg->foreground && !sd_managed()) {
-		if (daemon(1, 0) == -1) {
-			log_err("daemon: %s", strerror(errno));
+		struct error err = { 0 };
+
+		if (detach(&err) == -1) {
+			log_err("%s", err.msg);
 			goto out;
 		}
 		log_to_syslog();
@@ -529,6 +563,7 @@ server_run(struct config *cfg, int argc, char **argv)
 	server_events_ready(&srv);
 	event_base_dispatch(srv.base);
 	rc = 0;
+	server_wait_threads(&srv);
 	server_stop_threads(&srv);
 	if (!srv.activated)
 		unlink(cfg->socket_path);

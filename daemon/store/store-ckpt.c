@@ -11,7 +11,8 @@
  * behind and the WAL passes STORE_CKPT_HARD pages, the writer waits for a
  * round of it after its commit: imports slow down, the WAL stays bounded.
  * A WAL that restarts from its start is cut back to STORE_WAL_LIMIT bytes
- * (journal_size_limit).  On close the writer truncates the WAL, and the
+ * (journal_size_limit).  The thread starts with store_start_threads(),
+ * not at open: until then SQLite checkpoints after commits itself.  On close the writer truncates the WAL, and the
  * last connection to close (the writer: see server.c) removes it.
  */
 #include <pthread.h>
@@ -31,6 +32,7 @@ struct store_ckpt {
 	pthread_mutex_t mu;
 	pthread_cond_t cv, done_cv;
 	int want, busy, stop;
+	int running;			/* the thread was started */
 	uint64_t rounds;		/* checkpoint rounds finished */
 	sqlite3 *db;
 };
@@ -105,8 +107,10 @@ store_ckpt_wal_mode(sqlite3 *db)
 	return rc;
 }
 
+/* The connection and the WAL settings, with the writer: what can fail on
+ * a bad file fails at open, before profd detaches. */
 int
-store_ckpt_start(struct store *s, const char *path, struct error *err)
+store_ckpt_open(struct store *s, const char *path, struct error *err)
 {
 	struct store_ckpt *c = xcalloc(1, sizeof *c);
 	char pragma[64];
@@ -131,18 +135,25 @@ store_ckpt_start(struct store *s, const char *path, struct error *err)
 	pthread_mutex_init(&c->mu, NULL);
 	pthread_cond_init(&c->cv, NULL);
 	pthread_cond_init(&c->done_cv, NULL);
-	if (pthread_create(&c->thread, NULL, store_ckpt_main, c) != 0) {
-		error_set(err, ERR_INTERNAL, "store: cannot start the "
-		    "checkpoint thread");
-		pthread_mutex_destroy(&c->mu);
-		pthread_cond_destroy(&c->cv);
-		pthread_cond_destroy(&c->done_cv);
-		sqlite3_close(c->db);
-		free(c);
-		return -1;
-	}
-	pthread_setname_np(c->thread, "checkpoint");
 	s->ckpt = c;
+	return 0;
+}
+
+/* The thread, apart from the open: a process that detaches (fork) after
+ * opening its store must start it afterwards, in the child, or the
+ * child's commits wait for rounds of a thread it does not have. */
+int
+store_start_threads(struct store *s, struct error *err)
+{
+	struct store_ckpt *c = s->ckpt;
+
+	if (c == NULL || c->running)
+		return 0;
+	if (pthread_create(&c->thread, NULL, store_ckpt_main, c) != 0)
+		return error_set(err, ERR_INTERNAL, "store: cannot start the "
+		    "checkpoint thread");
+	pthread_setname_np(c->thread, "checkpoint");
+	c->running = 1;
 	/* Replaces SQLite's own checkpoint after a commit. */
 	sqlite3_wal_hook(s->db, store_ckpt_hook, c);
 	return 0;
@@ -155,13 +166,15 @@ store_ckpt_stop(struct store *s)
 
 	if (c == NULL)
 		return;
-	sqlite3_wal_hook(s->db, NULL, NULL);
-	pthread_mutex_lock(&c->mu);
-	c->stop = 1;
-	pthread_cond_signal(&c->cv);
-	pthread_cond_broadcast(&c->done_cv);
-	pthread_mutex_unlock(&c->mu);
-	pthread_join(c->thread, NULL);
+	if (c->running) {
+		sqlite3_wal_hook(s->db, NULL, NULL);
+		pthread_mutex_lock(&c->mu);
+		c->stop = 1;
+		pthread_cond_signal(&c->cv);
+		pthread_cond_broadcast(&c->done_cv);
+		pthread_mutex_unlock(&c->mu);
+		pthread_join(c->thread, NULL);
+	}
 	sqlite3_close(c->db);
 	pthread_mutex_destroy(&c->mu);
 	pthread_cond_destroy(&c->cv);

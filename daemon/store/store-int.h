@@ -148,8 +148,9 @@ int store_file_prepare(const char *path, struct error *);
  * one rebuilt once (before the schema is migrated). */
 int store_vacuum_setup(struct store *, struct error *);
 
-/* store-ckpt.c: the writer's checkpoint thread and WAL bound. */
-int store_ckpt_start(struct store *, const char *path, struct error *);
+/* store-ckpt.c: the writer's checkpoint thread and WAL bound; the
+ * connection at open, the thread by store_start_threads (store.h). */
+int store_ckpt_open(struct store *, const char *path, struct error *);
 /* Stops the thread and truncates the WAL. */
 void store_ckpt_stop(struct store *);
 

@@ -21,7 +21,8 @@
 
 struct sql_run {
 	int64_t deadline_ns;
-	int timed_out;
+	const atomic_int *abort;
+	int timed_out, aborted;
 	char denied[160];		/* what the authorizer refused first */
 };
 
@@ -141,6 +142,10 @@ sql_progress(void *arg)
 {
 	struct sql_run *r = arg;
 
+	if (r->abort != NULL && atomic_load(r->abort)) {
+		r->aborted = 1;
+		return 1;
+	}
 	if (mono_ns() < r->deadline_ns)
 		return 0;
 	r->timed_out = 1;
@@ -160,6 +165,9 @@ static int
 sql_fail(sqlite3 *db, struct sql_run *r, const struct store_sql_params *p,
     int rc, struct error *err)
 {
+	if (r->aborted)
+		return error_set(err, ERR_BUSY, "profd is stopping: the query "
+		    "was interrupted");
 	if (r->timed_out || rc == SQLITE_INTERRUPT)
 		return store_sql_timeout(err, p->timeout_ms);
 	if (rc == SQLITE_AUTH || r->denied[0] != '\0')
@@ -319,6 +327,7 @@ store_sql_run(const char *path, const struct store_sql_params *p,
 	*truncated = 0;
 	memset(&r, 0, sizeof r);
 	r.deadline_ns = mono_ns() + p->timeout_ms * 1000000;
+	r.abort = p->abort;
 	if ((db = sql_open(path, &r, p->timeout_ms, err)) == NULL)
 		return -1;
 	if (sql_prepare_one(db, &r, p, &st, err) == -1)

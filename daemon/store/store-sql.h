@@ -10,6 +10,7 @@
 #ifndef PROFD_STORE_SQL_H
 #define PROFD_STORE_SQL_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +40,7 @@ struct store_sql_params {
 	size_t len;
 	int64_t max_rows;		/* rows handed to the callback */
 	int64_t timeout_ms;		/* from the call to the last row */
+	const atomic_int *abort;	/* set: stop now (NULL: never) */
 };
 
 /* Each returns 0 to go on, -1 to fail the run with err set; row may

@@ -165,12 +165,19 @@ store_open(const char *path, int readonly, struct error *err)
 	if (store_prepare_table(s, stmt_sql, S_COUNT, s->st, "statement",
 	    err) == -1 || store_samples_prepare(s, err) == -1)
 		goto fail;
-	if (!readonly && store_ckpt_start(s, path, err) == -1)
+	if (!readonly && store_ckpt_open(s, path, err) == -1)
 		goto fail;
 	return s;
 fail:
 	store_close(s);
 	return NULL;
+}
+
+void
+store_interrupt(struct store *s)
+{
+	if (s != NULL)
+		sqlite3_interrupt(s->db);
 }
 
 void

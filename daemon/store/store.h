@@ -14,7 +14,15 @@
 
 struct store;
 
+/* Opening starts no thread (a process may fork after it); a writer's
+ * background checkpoints start with store_start_threads(), without which
+ * SQLite checkpoints at commits as usual. */
 struct store *store_open(const char *path, int readonly, struct error *);
+int store_start_threads(struct store *, struct error *);
+/* From any thread: the statement running on s fails (SQLITE_INTERRUPT,
+ * an error of kind ERR_BUSY), its transaction rolled back; for a shutdown
+ * that cannot wait. */
+void store_interrupt(struct store *);
 void store_close(struct store *);
 int store_version(struct store *);
 

@@ -98,6 +98,24 @@ stop_profd() {
 	PROFD_PID=
 }
 
+# big_profile: prints the path of a gzipped pprof of more than 25 MB
+# (720,000 samples of random stacks over 20,000 functions: a new callsite
+# tree, so its import writes tens of MB of WAL in one commit and takes
+# seconds), made once per build directory; tests running at once share it.
+big_profile() {
+	local f="$BUILD_DIR/test-inputs/big-25mb.pb.gz"
+	mkdir -p "$BUILD_DIR/test-inputs"
+	(
+		flock 9
+		[ -s "$f" ] || {
+			python3 "$TESTS_DIR/tools/genpprof.py" "$f.tmp" \
+			    --samples 720000 --functions 20000 --depth 30 \
+			    --seed 24 && mv "$f.tmp" "$f"
+		}
+	) 9>"$BUILD_DIR/test-inputs/.lock" || fail "genpprof: the large profile"
+	printf '%s\n' "$f"
+}
+
 # api METHOD PATH [curl args...]: prints the body, then the status on the
 # last line.
 api() {

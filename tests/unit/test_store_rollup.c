@@ -466,7 +466,7 @@ static void
 sql(const char *q, struct sqlres *r)
 {
 	static const struct store_sql_cb cb = { sql_cols, sql_row };
-	struct store_sql_params p = { q, strlen(q), 10000000, 60000 };
+	struct store_sql_params p = { q, strlen(q), 10000000, 60000, NULL };
 	struct error err = { 0 };
 	int trunc;
 

@@ -54,12 +54,10 @@ sql_label(struct buf *b, const char *key, const char *value)
 	sql_lit(b, ", label_keys, label_values)");
 }
 
-/* The time bounds, in seconds as the store keeps them. */
+/* A time bound, in seconds as the store keeps them (selection_window). */
 static void
-sql_time(struct buf *b, int64_t ns, const char *op)
+sql_time(struct buf *b, int64_t s, const char *op)
 {
-	int64_t s = ns / 1000000000;
-
 	if (s < 0 || s > FLEET_TIME_MAX) {
 		/* Past what DateTime holds: open, or nothing. */
 		if ((s < 0) != (op[0] == '>'))
@@ -75,16 +73,18 @@ static void
 sql_where(struct buf *b, const struct fleet_sql *q)
 {
 	const struct selection *sel = q->sel;
+	int64_t since_s, until_s;
 	size_t i;
 
 	sql_lit(b, " WHERE 1");
 	sql_in(b, "scope", sel->scopes, sel->nscopes);
 	if (q->nhosts > 0)
 		sql_in(b, "host", q->hosts, q->nhosts);
-	if (sel->since_ns != 0)
-		sql_time(b, sel->since_ns, ">=");
-	if (sel->until_ns != 0)
-		sql_time(b, sel->until_ns, "<=");
+	selection_window(sel, &since_s, &until_s);
+	if (sel->has_since)
+		sql_time(b, since_s, ">=");
+	if (sel->has_until)
+		sql_time(b, until_s, "<=");
 	for (i = 0; i < sel->nlabels; i++) {
 		const struct label_filter *l = &sel->labels[i];
 

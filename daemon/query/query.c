@@ -74,8 +74,7 @@ query_resolve(struct store *s, const struct selection *sel,
 	f->scopes = ids;
 	f->nscopes = sel->nscopes;
 	f->metric_id = metric;
-	f->since_s = sel->since_ns ? sel->since_ns / 1000000000 : INT64_MIN;
-	f->until_s = sel->until_ns ? sel->until_ns / 1000000000 : INT64_MAX;
+	selection_window(sel, &f->since_s, &f->until_s);
 	f->profiles = sel->profiles;
 	f->nprofiles = sel->nprofiles;
 	f->labels = sel->labels;

@@ -133,6 +133,10 @@ selection_param(struct selection *sel, const char *key, const char *value,
 			return error_set(err, ERR_INPUT, "%s: %.400s", key,
 			    msg);
 		}
+		if (key[0] == 's')
+			sel->has_since = 1;
+		else
+			sel->has_until = 1;
 		return 1;
 	}
 	if (strcmp(key, "profile") == 0) {
@@ -210,14 +214,34 @@ selection_frame_filters(const struct selection *sel)
 	return 0;
 }
 
+/* Floor division by 10^9: the second a time falls in (1969-12-31T23:59:59.5Z
+ * is second -1, as the store's time buckets count). */
+static int64_t
+selection_secs(int64_t ns)
+{
+	return ns / 1000000000 - (ns % 1000000000 < 0);
+}
+
+void
+selection_window(const struct selection *sel, int64_t *since_s,
+    int64_t *until_s)
+{
+	*since_s = sel->has_since ? selection_secs(sel->since_ns) : INT64_MIN;
+	*until_s = sel->has_until ? selection_secs(sel->until_ns) : INT64_MAX;
+}
+
 int
 selection_check(const struct selection *sel, struct error *err)
 {
 	if (sel->nscopes == 0)
 		return error_set(err, ERR_INPUT, "scope: missing (scope=NAME, "
 		    "repeatable)");
-	if (sel->since_ns != 0 && sel->until_ns != 0 &&
-	    sel->since_ns >= sel->until_ns)
+	/* Both past the same end of the range (clamped equal) select
+	 * nothing, and are no mistake of the caller's. */
+	if (sel->has_since && sel->has_until &&
+	    sel->since_ns >= sel->until_ns && !(sel->since_ns ==
+	    sel->until_ns && (sel->since_ns == INT64_MAX ||
+	    sel->since_ns == INT64_MIN)))
 		return error_set(err, ERR_INPUT, "since: not before until");
 	return 0;
 }

@@ -25,7 +25,8 @@ struct selection {
 	char **scopes;
 	size_t nscopes;
 	char *metric;			/* TYPE or TYPE/UNIT, NULL = default */
-	int64_t since_ns, until_ns;	/* 0 = open */
+	int64_t since_ns, until_ns;	/* when has_since, has_until */
+	int has_since, has_until;	/* 0: that end is open */
 	int64_t *profiles;
 	size_t nprofiles;
 	struct label_filter *labels;
@@ -37,6 +38,10 @@ struct selection {
  * RFC 3339 or relative to now ("-1h", "-30m", "-10s", "-2d"). */
 int selection_param(struct selection *, const char *key, const char *value,
     int64_t now_ns, struct error *);
+/* The window's ends in whole seconds, as the store's time buckets count
+ * them (floor); an open end is INT64_MIN or INT64_MAX. */
+void selection_window(const struct selection *, int64_t *since_s,
+    int64_t *until_s);
 /* After the parameters: at least one scope, since before until. */
 int selection_check(const struct selection *, struct error *);
 /* Compile the frame filters (once; again is a no-op): -1 with ERR_INPUT
@@ -47,7 +52,8 @@ void selection_clear(struct selection *);
 int selection_frame_filters(const struct selection *);
 /* An RFC 3339 time or one relative to now, in ns since the epoch.  Times
  * past what int64 ns can hold (before 1677-09-21, after 2262-04-11) are
- * clamped to INT64_MIN and INT64_MAX: as bounds they mean "open". */
+ * clamped to INT64_MIN and INT64_MAX, which as bounds keep their side:
+ * a since after 2262 selects nothing, an until after it everything. */
 int selection_time(const char *, int64_t now_ns, int64_t *ns,
     struct error *);
 

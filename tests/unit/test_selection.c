@@ -109,6 +109,66 @@ test_window(void)
 	selection_clear(&sel);
 }
 
+/* The window in the store's seconds: an end past the range of int64 ns
+ * keeps its side (issue 24: a since in 2300 selected everything), the
+ * epoch itself is a bound like any other (it was "open"), and seconds
+ * are floored. */
+static void
+test_far_bounds(void)
+{
+	static const struct {
+		const char *key, *value;
+		int64_t since_s, until_s;
+	} c[] = {
+		{ "since", "2300-01-01T00:00:00Z", INT64_C(9223372036),
+		    INT64_MAX },
+		{ "until", "2300-01-01T00:00:00Z", INT64_MIN,
+		    INT64_C(9223372036) },
+		{ "since", "1600-01-01T00:00:00Z", INT64_C(-9223372037),
+		    INT64_MAX },
+		{ "until", "1600-01-01T00:00:00Z", INT64_MIN,
+		    INT64_C(-9223372037) },
+		{ "until", "1970-01-01T00:00:00Z", INT64_MIN, 0 },
+		{ "since", "1970-01-01T00:00:00Z", 0, INT64_MAX },
+		{ "until", "1969-12-31T23:59:59.5Z", INT64_MIN, -1 },
+		{ "since", "2026-11-21T15:04:05.9Z", INT64_C(1795273445),
+		    INT64_MAX },
+	};
+	struct selection sel;
+	struct error err = { 0 };
+	int64_t lo, hi;
+	size_t i;
+
+	memset(&sel, 0, sizeof sel);
+	selection_window(&sel, &lo, &hi);
+	CHECK(lo == INT64_MIN && hi == INT64_MAX);
+	for (i = 0; i < NITEMS(c); i++) {
+		memset(&sel, 0, sizeof sel);
+		CHECK(selection_param(&sel, c[i].key, c[i].value, 0,
+		    &err) == 1);
+		selection_window(&sel, &lo, &hi);
+		if (lo != c[i].since_s || hi != c[i].until_s)
+			fprintf(stderr, "%s=%s: [%lld, %lld]\n", c[i].key,
+			    c[i].value, (long long)lo, (long long)hi);
+		CHECK(lo == c[i].since_s && hi == c[i].until_s);
+		selection_clear(&sel);
+	}
+	/* Both past the same end: nothing selected, no error; past
+	 * opposite ends, or since after until: the usual 400. */
+	memset(&sel, 0, sizeof sel);
+	CHECK(selection_param(&sel, "scope", "a", 0, &err) == 1);
+	CHECK(selection_param(&sel, "since", "2300-01-01T00:00:00Z", 0,
+	    &err) == 1);
+	CHECK(selection_param(&sel, "until", "2400-01-01T00:00:00Z", 0,
+	    &err) == 1);
+	CHECK(selection_check(&sel, &err) == 0);
+	CHECK(selection_param(&sel, "until", "1600-01-01T00:00:00Z", 0,
+	    &err) == 1);
+	CHECK(selection_check(&sel, &err) == -1);
+	CHECK(HAS(err.msg, "since: not before until"));
+	selection_clear(&sel);
+}
+
 static void
 test_profiles_labels(void)
 {
@@ -217,6 +277,7 @@ main(void)
 {
 	test_times();
 	test_window();
+	test_far_bounds();
 	test_scopes();
 	test_profiles_labels();
 	test_filters();

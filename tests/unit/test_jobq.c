@@ -384,6 +384,56 @@ test_free(struct event_base *eb)
 	printf("ok: free lets the running job finish, drops the waiting\n");
 }
 
+static int64_t
+mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Opens the gate after 200 ms, from a thread of its own. */
+static void *
+late_opener(void *arg)
+{
+	(void)arg;
+	nanosleep(&(struct timespec){ 0, 200000000 }, NULL);
+	gate(1);
+	return NULL;
+}
+
+/* The shutdown's bounded wait: -1 at the deadline while a job runs (and
+ * the job is left running), 0 as soon as it ends; never waits with none
+ * running. */
+static void
+test_wait_running(struct event_base *eb)
+{
+	struct qjob t[1];
+	struct jobq *q = qstart(eb, 1, 8, t, 1);
+	pthread_t th;
+	int64_t t0;
+
+	CHECK(jobq_wait_running(q, mono_now() - 1) == 0);
+	CHECK(jobq_wait_running(NULL, 0) == 0);
+	CHECK(jobq_push(q, &t[0].j) == 0);
+	wait_started(1);
+	t0 = mono_now();
+	CHECK(jobq_wait_running(q, t0 + 50000000) == -1);
+	CHECK(mono_now() - t0 >= 50000000);
+	CHECK(jobq_running(q) == 1);
+	CHECK(pthread_create(&th, NULL, late_opener, NULL) == 0);
+	CHECK(jobq_wait_running(q, mono_now() + 60 * INT64_C(1000000000)) ==
+	    0);
+	CHECK(jobq_running(q) == 0);
+	CHECK(pthread_join(th, NULL) == 0);
+	loop_until(eb, 1);
+	check_ran(&t[0]);
+	jobq_free(q);
+	printf("ok: waiting for the running job stops at its deadline, or "
+	    "when it ends\n");
+}
+
 int
 main(void)
 {
@@ -437,6 +487,7 @@ main(void)
 	test_depth(base);
 	test_drain(base);
 	test_free(base);
+	test_wait_running(base);
 
 	event_free(ev);
 	event_base_free(base);

@@ -9,6 +9,7 @@
  * sort helper thread) read back per callsite and per bucket, from the
  * rollups and from the blocks alike, with label filters, after a delete,
  * and on a reader connection. */
+#include <dirent.h>
 #include <limits.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -54,6 +55,42 @@ test_open(void)
 	memset(&err, 0, sizeof err);
 	CHECK(store_open(path, 1, &err) == NULL);
 	CHECK(HAS(err.msg, "schema version"));
+}
+
+static int
+nthreads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	CHECK(d != NULL);
+	while ((e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* Opening starts no thread (profd forks after it, issue 24); the writer's
+ * checkpoint thread starts once with store_start_threads, a reader has
+ * none, and closing joins it. */
+static void
+test_threads(void)
+{
+	struct error err = { 0 };
+	const char *path = ts_new_path("threads.db");
+	struct store *w = ts_open(path, 0), *r = ts_open(path, 1);
+
+	CHECK(nthreads() == 1);
+	CHECK(store_start_threads(r, &err) == 0);
+	CHECK(nthreads() == 1);
+	CHECK(store_start_threads(w, &err) == 0);
+	CHECK(nthreads() == 2);
+	CHECK(store_start_threads(w, &err) == 0);
+	CHECK(nthreads() == 2);
+	store_close(r);
+	store_close(w);
+	CHECK(nthreads() == 1);
 }
 
 static void
@@ -623,6 +660,7 @@ int
 main(void)
 {
 	test_open();
+	test_threads();
 	test_intern();
 	test_profiles();
 	test_samples();

@@ -9,7 +9,8 @@
  * GET /v1/health (404 for any other path: no query, no delete, no UI
  * over the network).  With tcp-auth-token and/or tcp-basic-auth set, the
  * two ingest routes need one of them (401 with WWW-Authenticate
- * otherwise); health never does, for load balancers.  An address that
+ * otherwise); health never does, for load balancers, and says "ok" and
+ * nothing else (no paths, versions or counters).  An address that
  * is not loopback needs one: profd refuses to start without.  No Host
  * check: agents name the host they reach, and what a page of another
  * site could send through a rebound name is refused without the
@@ -89,6 +90,17 @@ server_tcp_open(struct server *srv)
 	if (cfg->tcp_basic_auth != NULL && (strchr(cfg->tcp_basic_auth, ':') ==
 	    NULL || cfg->tcp_basic_auth[0] == ':')) {
 		log_err("tcp-basic-auth is not USER:PASSWORD");
+		return -1;
+	}
+	/* "agent:" would let anyone who knows the user name push, and
+	 * open a listener off loopback on the strength of it. */
+	if (cfg->tcp_basic_auth != NULL &&
+	    strchr(cfg->tcp_basic_auth, ':')[1] == '\0') {
+		log_err("tcp-basic-auth has an empty password");
+		return -1;
+	}
+	if (cfg->tcp_auth_token != NULL && cfg->tcp_auth_token[0] == '\0') {
+		log_err("tcp-auth-token is empty");
 		return -1;
 	}
 	if (cfg->tcp_auth_token != NULL && strlen(cfg->tcp_auth_token) < 16)
@@ -223,7 +235,18 @@ tcp_dispatch(struct evhttp_request *req, void *arg)
 		    "rest of the API is on the Unix socket");
 		return;
 	}
-	if (strcmp(path, "/v1/health") != 0 && !tcp_authorized(cfg, req)) {
+	/* For load balancers: that profd serves, and nothing of what it is
+	 * (paths, counters, versions) to whoever asks. */
+	if (strcmp(path, "/v1/health") == 0) {
+		struct evbuffer *b = evbuffer_new();
+
+		evhttp_add_header(out, "Content-Type", "application/json");
+		evbuffer_add_printf(b, "{\"status\":\"ok\"}\n");
+		evhttp_send_reply(req, 200, "OK", b);
+		evbuffer_free(b);
+		return;
+	}
+	if (!tcp_authorized(cfg, req)) {
 		if (cfg->tcp_basic_auth != NULL)
 			evhttp_add_header(out, "WWW-Authenticate",
 			    "Basic realm=\"profd\", charset=\"UTF-8\"");

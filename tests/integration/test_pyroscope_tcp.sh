@@ -18,6 +18,14 @@ if "$PROFD" --foreground --no-config --spool none --socket "$T/x.sock" \
 	fail "profd started with a tcp-basic-auth without a password"
 fi
 has -e "tcp-basic-auth is not USER:PASSWORD" "$T/refused.log" || fail "basic: $(cat "$T/refused.log")"
+# An empty password (or token) opens nothing (issue 25).
+if "$PROFD" --foreground --no-config --spool none --socket "$T/x.sock" \
+    --db "$T/x.db" --listen-tcp "0.0.0.0:$PORT" --tcp-basic-auth agent: \
+    >"$T/refused.log" 2>&1; then
+	fail "profd started with tcp-basic-auth = agent:"
+fi
+has -e "tcp-basic-auth has an empty password" "$T/refused.log" ||
+	fail "empty password: $(cat "$T/refused.log")"
 for spec in "0.0.0.0:$PORT" "[::]:$PORT" "nonsense" "127.0.0.1:99999"; do
 	if "$PROFD" --foreground --no-config --spool none --socket "$T/x.sock" \
 	    --db "$T/x.db" --listen-tcp "$spec" >"$T/refused.log" 2>&1; then
@@ -46,7 +54,10 @@ python3 "$BODY" push "$T/p.bin" --label service_name=tcppush "$FIXTURES/mutex.pp
 r=$(tcp POST /push.v1.PusherService/Push -H "Content-Type: application/proto" \
     --data-binary @"$T/p.bin")
 [ "$(status_of "$r")" = 200 ] || fail "Connect push over TCP: $r"
-[ "$(status_of "$(tcp GET /v1/health)")" = 200 ] || fail "health over TCP"
+r=$(tcp GET /v1/health)
+[ "$(status_of "$r")" = 200 ] || fail "health over TCP"
+# It tells a stranger nothing but that profd serves (issue 25).
+[ "$(body_of "$r")" = '{"status":"ok"}' ] || fail "health over TCP says: $r"
 for route in "GET /v1/scopes" "GET /v1/top?scope=tcpapp" "DELETE /v1/profiles?scope=tcpapp" \
     "GET /ui/" "GET /" "POST /v1/profiles?scope=x" "POST /v1/query" "GET /ingestx"; do
 	r=$(tcp $route --data-binary x)

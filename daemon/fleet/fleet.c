@@ -24,6 +24,7 @@
 #include "fleet.h"
 #include "fleet-query.h"
 #include "fleet_schema.h"
+#include "httpc.h"
 #include "import.h"
 #include "jobq.h"
 #include "log.h"
@@ -115,6 +116,7 @@ fleet_post(struct fleet *f, const char *sql, const void *body, size_t n,
 {
 	struct evhttp_request *req;
 	char *enc, *uri;
+	int rc;
 
 	if (f->conn == NULL && (f->conn = fleet_http_conn(f->base, f->dns,
 	    f->http_host, f->port, f->timeout)) == NULL)
@@ -136,14 +138,14 @@ fleet_post(struct fleet *f, const char *sql, const void *body, size_t n,
 		evbuffer_add(evhttp_request_get_output_buffer(req), sql,
 		    strlen(sql));
 	}
+	/* Set first: a connection that cannot even start answers within
+	 * the call (fleet_http_cb, which clears it and fails the round). */
 	f->req = req;
-	if (evhttp_make_request(f->conn, req, EVHTTP_REQ_POST, uri) == -1) {
-		f->req = NULL;
-		free(uri);
-		return -1;
-	}
+	rc = httpc_make_request(f->conn, req, EVHTTP_REQ_POST, uri);
 	free(uri);
-	return 0;
+	if (rc == -1)
+		f->req = NULL;		/* and the request freed */
+	return rc;
 }
 
 static void fleet_next(struct fleet *, const char *reply, size_t n);
@@ -183,8 +185,7 @@ fleet_http_cb(struct evhttp_request *req, void *arg)
 	if (req == NULL || (code = evhttp_request_get_response_code(req)) ==
 	    0) {
 		/* The connection is not reused after a failure. */
-		if (f->conn != NULL)
-			evhttp_connection_free(f->conn);
+		fleet_http_conn_drop(f->base, f->conn);
 		f->conn = NULL;
 		fleet_fail(f, "ClickHouse at %s is unreachable or timed out",
 		    f->url);

@@ -310,6 +310,9 @@ server_http_free(struct server_http *sh)
 	sh->listener = NULL;
 	if (sh->resume != NULL)
 		event_del(sh->resume);
+	if (sh->trim != NULL)
+		event_free(sh->trim);
+	sh->trim = NULL;
 	evhttp_free(sh->http);
 	for (i = 0; i < 16 && (i < 2 || sh->nconns > 0); i++)
 		event_base_loop(sh->base, EVLOOP_NONBLOCK);

@@ -146,10 +146,12 @@ render_status_fleet(FILE *f, json_t *fl)
 		    "keeps (max-age), their day dropped there\n",
 		    render_get_int(fl, "expired_profiles"));
 	if (render_get_int(fl, "backlog_max") > 0)
-		fprintf(f, "  backlog limit %s: %" PRId64 " unshipped "
-		    "profiles deleted by retention\n",
-		    render_status_bytes(render_get_int(fl, "backlog_max"), b,
-		    sizeof b), render_get_int(fl, "unshipped_deleted"));
+		fprintf(f, "  backlog limit %s\n", render_status_bytes(
+		    render_get_int(fl, "backlog_max"), b, sizeof b));
+	if (render_get_int(fl, "unshipped_deleted") > 0)
+		fprintf(f, "  %" PRId64 " unshipped profiles deleted (by "
+		    "retention past the backlog limit, or DELETE)\n",
+		    render_get_int(fl, "unshipped_deleted"));
 	if (render_get_int(fl, "max_age_s") > 0) {
 		fprintf(f, "  retention in ClickHouse: day partitions past ");
 		render_status_uptime(f, (double)render_get_int(fl,

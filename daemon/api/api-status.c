@@ -68,7 +68,7 @@ status_fleet(struct api_host *h)
 	if (h->fleet_stats == NULL || h->fleet_stats(h->ctx, &st) == 0)
 		return json_null();
 	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:I, "
-	    "s:I, s:I, s:I, s:o, s:o, s:s?, s:I, s:i, s:I, s:I, s:o}",
+	    "s:o, s:I, s:I, s:o, s:o, s:s?, s:I, s:i, s:I, s:I, s:o}",
 	    "url", st.url,
 	    "host", st.host,
 	    "database", st.database,
@@ -79,7 +79,7 @@ status_fleet(struct api_host *h)
 	    "skipped_profiles", (json_int_t)st.skipped_profiles,
 	    "expired_profiles", (json_int_t)st.expired_profiles,
 	    "backlog_max", (json_int_t)st.backlog_max,
-	    "unshipped_deleted", (json_int_t)st.unshipped_deleted,
+	    "unshipped_deleted", status_count(st.unshipped_deleted),
 	    "batches", (json_int_t)st.batches,
 	    "failures", (json_int_t)st.failures,
 	    "last_success", status_time(st.last_success_ns),

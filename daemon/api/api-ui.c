@@ -50,7 +50,6 @@ api_ui_get(struct api_call *call)
 		evbuffer_add_reference(evhttp_request_get_output_buffer(
 		    call->req), r.body, r.len, NULL, NULL);
 	}
-	evhttp_send_reply(call->req, r.status, http_error_reason(r.status),
-	    NULL);
+	http_reply_send(call->req, r.status);
 	api_done(call, r.status);
 }

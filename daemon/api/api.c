@@ -60,8 +60,7 @@ api_reply(struct api_call *call, int status, json_t *body)
 	evhttp_add_header(h, "Content-Type", "application/json");
 	if (status == 503)
 		evhttp_add_header(h, "Retry-After", "1");
-	evhttp_send_reply(call->req, status, http_error_reason(status),
-	    NULL);
+	http_reply_send(call->req, status);
 	api_done(call, status);
 }
 
@@ -129,8 +128,7 @@ api_reply_text(struct api_call *call)
 	evbuffer_add(out, call->reply_text, call->reply_len);
 	evhttp_add_header(evhttp_request_get_output_headers(call->req),
 	    "Content-Type", call->reply_type);
-	evhttp_send_reply(call->req, call->status,
-	    http_error_reason(call->status), NULL);
+	http_reply_send(call->req, call->status);
 	api_done(call, call->status);
 }
 

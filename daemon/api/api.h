@@ -48,13 +48,16 @@ struct api_spool_stats {
 	uint64_t imported, duplicates, refused, retried;
 };
 
-/* What the fleet shipper reports in /v1/status (fleet/fleet.c fills it). */
+/* What the fleet shipper reports in /v1/status (fleet/fleet.c fills it,
+ * the server the backlog's counts from the store). */
 struct api_fleet_stats {
 	const char *url, *host, *database;
-	int64_t lag_profiles, lag_bytes;	/* -1: not read yet */
+	/* The unshipped profiles and their bytes, and those deleted before
+	 * they shipped (by retention past backlog-max, by DELETE), as the
+	 * store's writer committed them; -1: not counted. */
+	int64_t lag_profiles, lag_bytes, unshipped_deleted;
 	uint64_t shipped_profiles, shipped_rows, skipped_profiles;
 	uint64_t expired_profiles;	/* past the fleet's age: not sent */
-	uint64_t unshipped_deleted;	/* by retention, over backlog-max */
 	int64_t backlog_max;		/* bytes; 0: no limit */
 	uint64_t batches, failures;
 	int64_t last_success_ns, last_error_ns;	/* 0: never */

@@ -1,6 +1,7 @@
 /* http-error.c: error bodies that are always the documented JSON. */
 #include <event2/buffer.h>
 #include <event2/http.h>
+#include <event2/keyvalq_struct.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -224,6 +225,30 @@ http_error_rewrite(struct evbuffer *src, struct evbuffer *dst,
 	return 0;
 }
 
+/* libevent 2.1 adds Content-Length only to HTTP/1.1 replies and to 1.0
+ * ones kept alive (it closes the others after them), and to no reply to
+ * HEAD, whose body it sends anyway (evhttp_make_header): a 1.0 client
+ * cannot tell a whole reply from a cut one, and a HEAD's body would be
+ * read as the start of the next reply.  So the length is set here, and a
+ * HEAD, answered as its GET, loses its body once it is measured. */
+void
+http_reply_send(struct evhttp_request *req, int status)
+{
+	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
+	struct evbuffer *out = evhttp_request_get_output_buffer(req);
+	char len[24];
+
+	/* 1xx, 204 and 304 have no body, and then no length. */
+	if (status >= 200 && status != 204 && status != 304 &&
+	    evhttp_find_header(h, "Content-Length") == NULL) {
+		snprintf(len, sizeof len, "%zu", evbuffer_get_length(out));
+		evhttp_add_header(h, "Content-Length", len);
+	}
+	if (evhttp_request_get_command(req) == EVHTTP_REQ_HEAD)
+		evbuffer_drain(out, evbuffer_get_length(out));
+	evhttp_send_reply(req, status, http_error_reason(status), NULL);
+}
+
 void
 http_error_send(struct evhttp_request *req, int status, const char *detail,
     int close_it)
@@ -237,5 +262,5 @@ http_error_send(struct evhttp_request *req, int status, const char *detail,
 		evhttp_add_header(h, "Connection", "close");
 	evbuffer_add(evhttp_request_get_output_buffer(req), body, len);
 	free(body);
-	evhttp_send_reply(req, status, http_error_reason(status), NULL);
+	http_reply_send(req, status);
 }

@@ -92,7 +92,11 @@ routes_dispatch(struct evhttp_request *req, void *arg)
 		if (!routes_path_matches(&routes[i], path))
 			continue;
 		path_known = 1;
-		if (strcmp(routes[i].method, method) == 0) {
+		/* HEAD is its GET, answered without the body
+		 * (http_reply_send). */
+		if (strcmp(routes[i].method, method) == 0 ||
+		    (strcmp(method, "HEAD") == 0 &&
+		    strcmp(routes[i].method, "GET") == 0)) {
 			found = &routes[i];
 			break;
 		}

@@ -286,7 +286,6 @@ fb_profile(struct fb *x, const struct store_ship_profile *sp)
 	fp->id = sp->id;
 	fp->key = fleet_profile_key(sp->scope, sp->hash);
 	fp->time_s = sp->time_ns / 1000000000;
-	b->bytes += sp->bytes;
 	if (fp->time_s < x->before_s) {
 		fp->expired = 1;
 		b->nexpired++;

@@ -32,7 +32,6 @@ struct fleet_batch {
 	struct buf frame_rows;		/* stack_frames', one per stack */
 	size_t nstacks;
 	size_t nexpired;
-	int64_t bytes;			/* the batch's profiles, as pushed */
 	int more;			/* stopped at max_bytes */
 };
 

@@ -18,6 +18,7 @@
 #include "fleet-query.h"
 #include "fleet-sql.h"
 #include "fleet-view.h"
+#include "httpc.h"
 #include "tree.h"
 #include "fleet-tsv.h"
 #include "selection.h"
@@ -68,25 +69,27 @@ struct fleet_queries {
 static void fq_send(struct fq *, char *sql);
 
 static void
-fq_conn_free_cb(evutil_socket_t fd, short what, void *arg)
+fleet_http_conn_free_cb(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
 	evhttp_connection_free(arg);
 }
 
-/* A connection is freed once its callback has returned: libevent still
- * uses it after calling the callback. */
-static void
-fq_conn_drop(struct fq *f)
+void
+fleet_http_conn_drop(struct event_base *base, struct evhttp_connection *conn)
 {
 	static const struct timeval now = { 0, 0 };
 
-	if (f->conn == NULL)
-		return;
-	if (event_base_once(f->c->base, -1, EV_TIMEOUT, fq_conn_free_cb,
-	    f->conn, &now) == -1)
-		evhttp_connection_free(f->conn);
+	if (conn != NULL && event_base_once(base, -1, EV_TIMEOUT,
+	    fleet_http_conn_free_cb, conn, &now) == -1)
+		evhttp_connection_free(conn);
+}
+
+static void
+fq_conn_drop(struct fq *f)
+{
+	fleet_http_conn_drop(f->c->base, f->conn);
 	f->conn = NULL;
 }
 
@@ -383,6 +386,7 @@ fq_send(struct fq *f, char *sql)
 	struct evhttp_connection *conn;
 	struct evhttp_request *req;
 	char *uri;
+	int rc;
 
 	f->code = 0;
 	f->failed = 0;
@@ -404,16 +408,19 @@ fq_send(struct fq *f, char *sql)
 	free(sql);
 	xasprintf(&uri, "%s?max_execution_time=%lld", c->path,
 	    (long long)c->timeout);
-	if (evhttp_make_request(conn, req, EVHTTP_REQ_POST, uri) == -1) {
-		/* libevent freed the request. */
-		free(uri);
+	/* Set first: a connection that cannot even start answers within
+	 * the call, and fq_http_cb may finish (free) f before it returns. */
+	f->req = req;
+	rc = httpc_make_request(conn, req, EVHTTP_REQ_POST, uri);
+	free(uri);
+	if (rc == -1) {
+		/* The request is freed; the connection is not used again. */
+		f->req = NULL;
+		fq_conn_drop(f);
 		error_set(&f->err, ERR_BUSY, "cannot send a request to %s",
 		    c->url);
 		fq_finish(f);
-		return;
 	}
-	free(uri);
-	f->req = req;
 }
 
 static void

@@ -37,6 +37,10 @@ struct evhttp_connection *fleet_http_conn(struct event_base *,
 struct evhttp_request *fleet_http_request(
     void (*cb)(struct evhttp_request *, void *), void *arg,
     const char *host);
+/* A connection freed once the callback that drops it has returned:
+ * libevent still uses it after calling a request's callback, which may
+ * run inside another of its callbacks (httpc.h). */
+void fleet_http_conn_drop(struct event_base *, struct evhttp_connection *);
 /* NULL with err if the URL is not http://host[:port][/path]. */
 struct fleet_queries *fleet_queries_new(struct event_base *,
     const struct fleet_queries_config *, struct error *);

@@ -1,5 +1,5 @@
 /* fleet.c: the shipper's rounds on the event loop.  A round: a batch
- * read on a query thread (the backlog counted), the schema made sure of
+ * read on a query thread, the schema made sure of
  * (once), ClickHouse asked which of its profiles it has (a retry after a crash), the others'
  * samples, stacks (and more of their frames) and profiles rows inserted, the batch marked shipped by
  * the import thread.  Any failure ends the round and the next one waits
@@ -24,6 +24,7 @@
 #include "fleet.h"
 #include "fleet-query.h"
 #include "fleet_schema.h"
+#include "httpc.h"
 #include "import.h"
 #include "jobq.h"
 #include "log.h"
@@ -44,7 +45,6 @@ struct fleet_job {
 	struct fleet_batch b;
 	int64_t *ids;
 	size_t nids;
-	int64_t lag_profiles, lag_bytes;
 	int64_t before_s;		/* older ones are not sent */
 	struct error err;
 };
@@ -115,6 +115,7 @@ fleet_post(struct fleet *f, const char *sql, const void *body, size_t n,
 {
 	struct evhttp_request *req;
 	char *enc, *uri;
+	int rc;
 
 	if (f->conn == NULL && (f->conn = fleet_http_conn(f->base, f->dns,
 	    f->http_host, f->port, f->timeout)) == NULL)
@@ -136,14 +137,14 @@ fleet_post(struct fleet *f, const char *sql, const void *body, size_t n,
 		evbuffer_add(evhttp_request_get_output_buffer(req), sql,
 		    strlen(sql));
 	}
+	/* Set first: a connection that cannot even start answers within
+	 * the call (fleet_http_cb, which clears it and fails the round). */
 	f->req = req;
-	if (evhttp_make_request(f->conn, req, EVHTTP_REQ_POST, uri) == -1) {
-		f->req = NULL;
-		free(uri);
-		return -1;
-	}
+	rc = httpc_make_request(f->conn, req, EVHTTP_REQ_POST, uri);
 	free(uri);
-	return 0;
+	if (rc == -1)
+		f->req = NULL;		/* and the request freed */
+	return rc;
 }
 
 static void fleet_next(struct fleet *, const char *reply, size_t n);
@@ -183,8 +184,7 @@ fleet_http_cb(struct evhttp_request *req, void *arg)
 	if (req == NULL || (code = evhttp_request_get_response_code(req)) ==
 	    0) {
 		/* The connection is not reused after a failure. */
-		if (f->conn != NULL)
-			evhttp_connection_free(f->conn);
+		fleet_http_conn_drop(f->base, f->conn);
 		f->conn = NULL;
 		fleet_fail(f, "ClickHouse at %s is unreachable or timed out",
 		    f->url);
@@ -210,10 +210,8 @@ fleet_read_run(struct job *j, void *worker)
 	struct fleet_job *fj = (struct fleet_job *)j;
 	struct query_worker *w = worker;
 
-	if (fleet_batch_build(&fj->b, w->store, w->index, fj->f->host,
-	    fj->f->batch, fj->f->batch_bytes, fj->before_s, &fj->err) == 0)
-		store_ship_lag(w->store, &fj->lag_profiles, &fj->lag_bytes,
-		    &fj->err);
+	fleet_batch_build(&fj->b, w->store, w->index, fj->f->host,
+	    fj->f->batch, fj->f->batch_bytes, fj->before_s, &fj->err);
 }
 
 static void
@@ -236,7 +234,6 @@ fleet_job_new(struct fleet *f, int mark)
 	fj->job.done = fleet_job_done;
 	fj->f = f;
 	fj->mark = mark;
-	fj->lag_profiles = fj->lag_bytes = -1;
 	/* Read on the loop: SIGHUP changes the age there. */
 	fj->before_s = fleet_retain_unsent_before(&f->retain, now_ns());
 	return fj;
@@ -285,10 +282,6 @@ fleet_job_done(struct job *j)
 		f->st.batches++;
 		f->st.last_success_ns = now_ns();
 		f->st.backoff = 0;
-		if (f->st.lag_profiles >= (int64_t)f->b.n)
-			f->st.lag_profiles -= (int64_t)f->b.n;
-		if (f->st.lag_bytes >= f->b.bytes)
-			f->st.lag_bytes -= f->b.bytes;
 		fleet_job_free(fj);
 		/* A full batch: there may be more right away. */
 		fleet_round_end(f, f->b.n == f->batch || f->b.more ? 0 :
@@ -296,8 +289,6 @@ fleet_job_done(struct job *j)
 		fleet_batch_clear(&f->b);
 		return;
 	}
-	f->st.lag_profiles = fj->lag_profiles;
-	f->st.lag_bytes = fj->lag_bytes;
 	f->b = fj->b;
 	memset(&fj->b, 0, sizeof fj->b);
 	fleet_job_free(fj);
@@ -486,9 +477,9 @@ fleet_next(struct fleet *f, const char *reply, size_t n)
 		fleet_next(f, NULL, 0);
 		return;
 	case FS_READ:
-		/* The batch is read first, so the lag is counted even while
-		 * ClickHouse is away.  Then, once, the schema: whether the
-		 * version table is there (a fresh database has version 0). */
+		/* The batch is read first, then, once, the schema: whether
+		 * the version table is there (a fresh database has version
+		 * 0). */
 		if (!f->have_schema) {
 			f->state = FS_TABLES;
 			xasprintf(&sql, "SELECT count() FROM system.tables "
@@ -603,7 +594,8 @@ fleet_new(struct event_base *base, const struct fleet_config *cfg,
 	f->writes = writes;
 	f->dns = evdns_base_new(base, EVDNS_BASE_INITIALIZE_NAMESERVERS);
 	f->timer = evtimer_new(base, fleet_round_cb, f);
-	f->st.lag_profiles = f->st.lag_bytes = -1;
+	/* The store's writer counts the backlog (store_ship_live). */
+	f->st.lag_profiles = f->st.lag_bytes = f->st.unshipped_deleted = -1;
 	fleet_schedule(f, 0);
 	return f;
 }

@@ -24,7 +24,7 @@
 struct retainer {
 	atomic_int gc_wanted;
 	int running;
-	uint64_t passes, dropped, collected, unshipped_dropped;
+	uint64_t passes, dropped, collected;
 	int64_t last_pass_ns, last_dropped, last_collected;
 	char last_error[512];
 };
@@ -69,7 +69,6 @@ retainer_stats(const struct retainer *rt, struct retainer_stats *st)
 	st->passes = rt->passes;
 	st->dropped = rt->dropped;
 	st->collected = rt->collected;
-	st->unshipped_dropped = rt->unshipped_dropped;
 	st->last_pass_ns = rt->last_pass_ns;
 	st->last_dropped = rt->last_dropped;
 	st->last_collected = rt->last_collected;
@@ -257,7 +256,6 @@ rjob_done(struct job *job)
 	}
 	rt->passes++;
 	rt->dropped += (uint64_t)j->dropped;
-	rt->unshipped_dropped += (uint64_t)j->unshipped;
 	rt->collected += (uint64_t)j->collected;
 	rt->last_pass_ns = now_ns();
 	rt->last_dropped = j->dropped;

@@ -25,7 +25,6 @@ void retainer_want_gc(struct retainer *);
 struct retainer_stats {
 	int running;
 	uint64_t passes, dropped, collected;
-	uint64_t unshipped_dropped;	/* over fleet-backlog-max */
 	int64_t last_pass_ns;		/* 0: none yet */
 	int64_t last_dropped, last_collected;
 	char last_error[512];		/* "": none */

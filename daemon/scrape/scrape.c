@@ -18,6 +18,7 @@
 #include "activity.h"
 #include "api.h"
 #include "hmap.h"
+#include "httpc.h"
 #include "import.h"
 #include "jobq.h"
 #include "log.h"
@@ -366,10 +367,12 @@ scrape_http_get(struct scrape_prof *p, const struct scrape_tgt *t)
 	h = evhttp_request_get_output_headers(req);
 	evhttp_add_header(h, "Host", t->http_host);
 	evhttp_add_header(h, "User-Agent", "profd/" PROFD_VERSION);
+	/* Set first: a connection that cannot even start answers within
+	 * the call (scrape_http_cb, which clears it). */
 	p->req = req;
-	if (evhttp_make_request(p->conn, req, EVHTTP_REQ_GET, p->path) ==
+	if (httpc_make_request(p->conn, req, EVHTTP_REQ_GET, p->path) ==
 	    -1) {
-		/* libevent freed the request. */
+		/* The request is freed. */
 		p->req = NULL;
 		evhttp_connection_free(p->conn);
 		p->conn = NULL;
@@ -406,7 +409,8 @@ scrape_start_cb(evutil_socket_t fd, short what, void *arg)
 		scrape_fail(p, "%s%s: cannot send the request", t->cfg.url,
 		    p->path);
 		return;
-	}
+	} else if (p->req == NULL)
+		return;		/* failed at once: counted, the next one set */
 	/* libevent's timeouts are per read; this bounds the whole. */
 	scrape_timer(p, scrape_deadline_cb, t->cfg.timeout * 1000 + 500);
 }

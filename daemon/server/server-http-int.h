@@ -64,6 +64,10 @@ struct server_http {
 	int64_t warned_ns;		/* last accept warning */
 	int64_t episode_ns;		/* first failed accept of an episode */
 	uint64_t episode_errors;	/* failed accepts since the last one */
+	struct event *trim;		/* conn.c: the heap trimmed after bodies */
+	uint64_t released;		/* body bytes released since */
+	int64_t trimmed_ns;		/* the last trim (monotonic) */
+	int64_t trim_due_ns;		/* the next, if no body is held */
 	struct server_http *next;	/* in listening */
 	int any_host;			/* no Host check */
 };

@@ -41,7 +41,8 @@ is_health(struct evhttp_request *req)
 	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
 	const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
 
-	return evhttp_request_get_command(req) == EVHTTP_REQ_GET &&
+	return (evhttp_request_get_command(req) == EVHTTP_REQ_GET ||
+	    evhttp_request_get_command(req) == EVHTTP_REQ_HEAD) &&
 	    path != NULL && strcmp(path, "/v1/health") == 0;
 }
 
@@ -133,7 +134,6 @@ server_http_dispatch(struct evhttp_request *req, void *arg)
 {
 	struct server_http *sh = arg;
 	struct conn *c = conn_of(sh, req);
-	struct evkeyvalq *h;
 	char msg[160];
 
 	if (c != NULL) {
@@ -163,16 +163,6 @@ server_http_dispatch(struct evhttp_request *req, void *arg)
 	}
 	if (!sh->any_host && !server_http_check_host(sh, req))
 		return;
-	/* No route takes HEAD, and libevent 2.1 would send the 405's body
-	 * without its length on a connection kept open: the client would
-	 * read it as the start of the next reply.  Headers only, and close. */
-	if (evhttp_request_get_command(req) == EVHTTP_REQ_HEAD) {
-		h = evhttp_request_get_output_headers(req);
-		evhttp_add_header(h, "Allow", "GET, POST, PUT, DELETE");
-		evhttp_add_header(h, "Connection", "close");
-		evhttp_send_reply(req, 405, http_error_reason(405), NULL);
-		return;
-	}
 	sh->cb(req, sh->cbarg);
 }
 
@@ -320,6 +310,9 @@ server_http_free(struct server_http *sh)
 	sh->listener = NULL;
 	if (sh->resume != NULL)
 		event_del(sh->resume);
+	if (sh->trim != NULL)
+		event_free(sh->trim);
+	sh->trim = NULL;
 	evhttp_free(sh->http);
 	for (i = 0; i < 16 && (i < 2 || sh->nconns > 0); i++)
 		event_base_loop(sh->base, EVLOOP_NONBLOCK);

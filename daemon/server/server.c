@@ -225,12 +225,11 @@ server_host_fleet_stats(void *ctx, struct api_fleet_stats *st)
 
 	if (srv->fleet == NULL)
 		return 0;
-	struct retainer_stats rs;
-
 	fleet_get_stats(srv->fleet, st);
-	/* Retention, not the shipper, deletes over the backlog limit. */
-	retainer_stats(srv->host.retainer, &rs);
-	st->unshipped_deleted = rs.unshipped_dropped;
+	/* The backlog as the writer committed it, deletes by retention or
+	 * DELETE included: the shipper sees it only at its rounds. */
+	store_ship_live(srv->iw.store, &st->lag_profiles, &st->lag_bytes,
+	    &st->unshipped_deleted);
 	st->backlog_max = (int64_t)srv->cfg->fleet_backlog_max;
 	return 1;
 }

@@ -5,6 +5,7 @@
  * those below it:
  *	store-read.c, store-gc.c, csindex.c	(csindex reads store-read's)
  *	store.c			open/close, interning, profile rows
+ *	store-fleet.c		the shipping cursor, the backlog counted
  *	store-migrate.c		schema steps, the version 2 conversion
  *	store-samples.c		the sample writer, the sample statements
  *	store-select.c		sample reads
@@ -20,6 +21,7 @@
 #define PROFD_STORE_INT_H
 
 #include <sqlite3.h>
+#include <stdatomic.h>
 
 #include "error.h"
 #include "store.h"
@@ -84,6 +86,11 @@ struct store {
 	int keep_unshipped;		/* retention passes over them (fleet) */
 	int64_t backlog_max;		/* ...unless they pass this; 0: never */
 	int64_t backlog_over;		/* the backlog's bytes when last over */
+	/* store-fleet.c: the backlog as the writer's commits leave it,
+	 * counted by TEMP triggers once keep_unshipped is first set. */
+	int ship_tracked;
+	int64_t ship_pend[3];		/* the open transaction's changes */
+	_Atomic int64_t ship_live[3];	/* committed: any thread reads */
 	sqlite3_stmt **st;		/* store.c's, by its enum stmt */
 	sqlite3_stmt *sb[SB_COUNT];
 	sqlite3_stmt *sc[SC_COUNT];
@@ -131,6 +138,10 @@ void store_samples_finalize(struct store *);
 
 /* store-select.c: the reader connections' cache and mmap. */
 void store_select_tune(struct store *);
+
+/* store-fleet.c: the writer's transaction ended (store_commit,
+ * store_rollback): its changes to the backlog stand, or not. */
+void store_ship_end(struct store *, int committed);
 
 /* store-counts.c */
 void store_counts_finalize(struct store *);

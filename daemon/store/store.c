@@ -243,6 +243,7 @@ store_commit(struct store *s, struct error *err)
 		store_cs_forget(s);
 	else
 		store_cs_committed(s);
+	store_ship_end(s, rc == 0);
 	store_fk_on(s);
 	return rc;
 }
@@ -253,6 +254,7 @@ store_rollback(struct store *s)
 	if (!sqlite3_get_autocommit(s->db))
 		store_step_id(s, s->st[S_ROLLBACK], NULL, "rollback");
 	store_cs_forget(s);
+	store_ship_end(s, 0);
 	store_fk_on(s);
 }
 

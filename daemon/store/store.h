@@ -370,7 +370,8 @@ int store_labels_by_set(struct store *, const int64_t *labelsets, size_t n,
 /* ---- fleet shipping (store-fleet.c) ---- */
 
 /* While profiles ship to a fleet, retention (store_oldest_profiles)
- * passes over those that have not shipped yet. */
+ * passes over those that have not shipped yet.  From the first time it
+ * is set, the writer keeps the backlog's counts (store_ship_live). */
 void store_set_keep_unshipped(struct store *, int);
 /* ...unless the backlog (store_ship_lag's bytes) is above bytes (0: no
  * limit): then the oldest go as shipped ones do, marked unshipped in
@@ -392,6 +393,15 @@ int store_ship_pending(struct store *, size_t max,
 /* The backlog: unshipped profiles and their bytes (as pushed). */
 int store_ship_lag(struct store *, int64_t *profiles, int64_t *bytes,
     struct error *);
+/* The backlog as the writer committed it, read on any thread without
+ * SQL (for /v1/status): the unshipped profiles and their bytes (as
+ * store_ship_lag counts them, kept as each transaction commits: an
+ * import adds, a batch marked shipped and a delete take off), and the
+ * profiles deleted before they shipped since the counts began (by
+ * retention past fleet-backlog-max, by DELETE /v1/profiles: by id, age
+ * or scope).  -1 each on a store that does not keep them. */
+void store_ship_live(struct store *, int64_t *profiles, int64_t *bytes,
+    int64_t *deleted);
 /* Profiles marked shipped at now_ns, all or none (the writer; after
  * ClickHouse acknowledged them). */
 int store_ship_mark(struct store *, const int64_t *ids, size_t n,

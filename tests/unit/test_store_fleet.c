@@ -5,7 +5,13 @@
  * is deleted and a new one pushed: SQLite gives it the same id again,
  * and it must still be pending (what an id cursor would get wrong).
  * Retention's list of the oldest profiles leaves out the unshipped ones
- * while the store keeps them (a fleet is on), and only then. */
+ * while the store keeps them (a fleet is on), and only then.
+ *
+ * The backlog's counts the writer keeps (store_ship_live, /v1/status)
+ * are the store's at every commit: they start from the profiles there,
+ * an import adds, a marked batch takes off, a delete takes off and
+ * counts an unshipped profile deleted, by id or with a whole scope; a
+ * transaction rolled back changes none of them. */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +40,78 @@ check_lag(struct store *s, int64_t want_n, int64_t want_bytes)
 	ts_ok(store_ship_lag(s, &n, &bytes, &err), "lag", &err);
 	CHECK(n == want_n);
 	CHECK(bytes == want_bytes);
+}
+
+/* The live counts, equal to what SQL counts. */
+static void
+check_live(struct store *s, int64_t want_n, int64_t want_bytes,
+    int64_t want_deleted)
+{
+	int64_t n, bytes, deleted;
+
+	store_ship_live(s, &n, &bytes, &deleted);
+	CHECK(n == want_n);
+	CHECK(bytes == want_bytes);
+	CHECK(deleted == want_deleted);
+	check_lag(s, want_n, want_bytes);
+}
+
+static void
+live(void)
+{
+	struct error err = { 0 };
+	struct store *s;
+	int64_t scope, other, id[4], n, bytes, deleted;
+
+	s = ts_open(ts_new_path("live.db"), 0);
+	store_ship_live(s, &n, &bytes, &deleted);
+	CHECK(n == -1 && bytes == -1 && deleted == -1);
+	ts_ok(store_begin(s, &err), "begin", &err);
+	scope = ts_ok_id(store_scope(s, "web", 1, &err), "scope", &err);
+	other = ts_ok_id(store_scope(s, "db", 1, &err), "scope", &err);
+	ts_ok(store_commit(s, &err), "commit", &err);
+	id[0] = add(s, scope, 1);
+	id[1] = add(s, scope, 2);
+	store_set_keep_unshipped(s, 1);
+	check_live(s, 2, 200, 0);
+	id[2] = add(s, scope, 3);
+	id[3] = add(s, other, 4);
+	check_live(s, 4, 400, 0);
+
+	/* Rolled back: not counted. */
+	ts_ok(store_begin(s, &err), "begin", &err);
+	ts_profile(s, scope, 5, 1700000000000000005);
+	store_rollback(s);
+	check_live(s, 4, 400, 0);
+
+	/* Shipped, then one of them deleted: no unshipped one deleted. */
+	ts_ok(store_ship_mark(s, &id[0], 1, 5, &err), "mark", &err);
+	check_live(s, 3, 300, 0);
+	ts_ok(store_begin(s, &err), "begin", &err);
+	ts_ok(store_ship_mark(s, &id[1], 1, 5, &err), "mark", &err);
+	store_rollback(s);
+	check_live(s, 3, 300, 0);
+	ts_ok(store_begin(s, &err), "begin", &err);
+	ts_ok(store_profile_delete(s, id[0], &err), "delete", &err);
+	ts_ok(store_commit(s, &err), "commit", &err);
+	check_live(s, 3, 300, 0);
+
+	/* Unshipped, deleted by id (rolled back first), then a scope. */
+	ts_ok(store_begin(s, &err), "begin", &err);
+	ts_ok(store_profile_delete(s, id[1], &err), "delete", &err);
+	store_rollback(s);
+	check_live(s, 3, 300, 0);
+	ts_ok(store_begin(s, &err), "begin", &err);
+	ts_ok(store_profile_delete(s, id[1], &err), "delete", &err);
+	ts_ok(store_commit(s, &err), "commit", &err);
+	check_live(s, 2, 200, 1);
+	ts_ok(store_begin(s, &err), "begin", &err);
+	ts_ok(store_scope_delete(s, scope, &n, &bytes, &err), "scope delete",
+	    &err);
+	ts_ok(store_commit(s, &err), "commit", &err);
+	CHECK(n == 1);
+	check_live(s, 1, 100, 2);
+	store_close(s);
 }
 
 int
@@ -116,6 +194,7 @@ main(void)
 
 	store_close(ro);
 	store_close(s);
+	live();
 	printf("ok\n");
 	return 0;
 }

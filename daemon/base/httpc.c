@@ -1,0 +1,39 @@
+/* httpc.c: evhttp_make_request without a leak or a double free.
+ *
+ * libevent (2.1.12 as Debian 12 ships it, and 2.2 alike) returns -1 from
+ * evhttp_make_request on two paths that differ in who frees the request:
+ * when copying the URI fails it frees it (unless the user owns it); when
+ * the connection cannot start (evhttp_connection_connect_ failing in
+ * bind, bufferevent_setfd or bufferevent_enable, e.g. an event_add short
+ * of memory) it only takes it off the connection's queue and leaves it to
+ * no one.  The caller cannot tell which happened.  It may also answer the
+ * request before returning 0: a connect that fails at once (socket()
+ * out of descriptors once a numeric host is "resolved" on the spot, a
+ * port out of range) runs the request's callback inside the call and
+ * frees the request after it.
+ *
+ * Marked EVHTTP_REQ_DEFER_FREE for the call (what libevent itself does
+ * around a callback that may free the request: evhttp_request_free then
+ * only records NEEDS_FREE), the request outlives every path inside it;
+ * after it, the request is freed here if the call failed or libevent
+ * wanted it freed, and left to libevent if it is on its way. */
+#include <event2/http.h>
+#include <event2/http_struct.h>
+
+#include "httpc.h"
+
+int
+httpc_make_request(struct evhttp_connection *conn, struct evhttp_request *req,
+    enum evhttp_cmd_type type, const char *uri)
+{
+	int rc;
+
+	req->flags |= EVHTTP_REQ_DEFER_FREE;
+	rc = evhttp_make_request(conn, req, type, uri);
+	req->flags &= ~EVHTTP_REQ_DEFER_FREE;
+	if (rc == -1 || (req->flags & EVHTTP_REQ_NEEDS_FREE) != 0) {
+		req->flags &= ~EVHTTP_REQ_NEEDS_FREE;
+		evhttp_request_free(req);
+	}
+	return rc;
+}

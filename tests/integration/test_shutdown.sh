@@ -118,9 +118,11 @@ except subprocess.TimeoutExpired:
     die("profd still runs 60 s after SIGTERM")
 took = time.monotonic() - t0
 bound = 2.0 if case == "twice" else timeout
-# A bound of the design (the deadline, then _exit), plus scheduling slack
-# for a loaded sanitizer run, not a speed target.
-if took > bound + 1.0:
+# A bound of the design (the deadline, then _exit), plus slack for the
+# close after the loop (the WAL's last checkpoint; LeakSanitizer's scan in
+# a sanitizer build) on a loaded machine: a check against hanging (the
+# old drain waited 60 s, a join forever), not a speed target.
+if took > bound + 3.0:
     die("profd took %.2f s to exit (shutdown bound %.1f s)" % (took, bound))
 print("ok: %s: profd exited (status %d) %.2f s after %s" % (
     case, rc, took, "the second SIGTERM" if case == "twice" else "SIGTERM"))

@@ -1,8 +1,8 @@
 /* cmd-web.c: profctl web, the browser UI on a local HTTP port, like
  * go tool pprof -http: the UI's files compiled in, API calls forwarded to
  * profd's socket.  Loopback unless told otherwise; a random token in the
- * printed URL (then a cookie) for every request; see webserve.c for the
- * checks of each request. */
+ * printed URL (then a cookie) for every request; see webloop.c for how
+ * connections are read and webserve.c for the checks of each request. */
 #include <sys/types.h>
 #include <sys/random.h>
 #include <sys/socket.h>
@@ -11,18 +11,13 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <netdb.h>
-#include <pthread.h>
 #include <spawn.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "profctl.h"
 #include "webserve.h"
-
-#define CMD_WEB_MAX_CONNS	256	/* open at once; more wait in listen() */
 
 extern char **environ;
 
@@ -40,13 +35,6 @@ struct cmd_web_opts {
 	const char	*listen;
 	int		 open, allow_write, read_only;
 };
-
-struct cmd_web_conn {
-	const struct webserve	*ws;
-	int			 fd;
-};
-
-static atomic_int	cmd_web_conns;
 
 static int
 cmd_web_option(const struct cmd_entry *e, int ch, const char *arg, void *p)
@@ -176,56 +164,6 @@ cmd_web_open(const char *url)
 	free(u);
 }
 
-static void *
-cmd_web_thread(void *p)
-{
-	struct cmd_web_conn	*wc = p;
-
-	webserve_conn(wc->ws, wc->fd);
-	free(wc);
-	atomic_fetch_sub(&cmd_web_conns, 1);
-	return (NULL);
-}
-
-static int
-cmd_web_serve(const struct webserve *ws, int lfd)
-{
-	struct cmd_web_conn	*wc;
-	pthread_attr_t		 attr;
-	pthread_t		 t;
-	int			 fd;
-
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	for (;;) {
-		if ((fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) == -1) {
-			if (errno == EINTR || errno == ECONNABORTED)
-				continue;
-			/* Out of descriptors: let some connections end. */
-			if (errno == EMFILE || errno == ENFILE ||
-			    errno == ENOBUFS || errno == ENOMEM) {
-				nanosleep(&(struct timespec){ 0, 100000000 },
-				    NULL);
-				continue;
-			}
-			fprintf(stderr, "profctl web: accept: %s\n",
-			    strerror(errno));
-			return (PROFCTL_EXIT_REFUSED);
-		}
-		while (atomic_load(&cmd_web_conns) >= CMD_WEB_MAX_CONNS)
-			nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
-		wc = xmalloc(sizeof *wc);
-		wc->ws = ws;
-		wc->fd = fd;
-		atomic_fetch_add(&cmd_web_conns, 1);
-		if (pthread_create(&t, &attr, cmd_web_thread, wc) != 0) {
-			atomic_fetch_sub(&cmd_web_conns, 1);
-			close(fd);
-			free(wc);
-		}
-	}
-}
-
 static int
 cmd_web_exec(struct client *c, int argc, char **argv)
 {
@@ -271,7 +209,7 @@ cmd_web_exec(struct client *c, int argc, char **argv)
 	if (o.open)
 		cmd_web_open(url);
 	free(url);
-	rc = cmd_web_serve(&ws, lfd);
+	rc = webloop_run(&ws, lfd);
 	close(lfd);
 	free(sock);
 	return (rc);

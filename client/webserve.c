@@ -1,11 +1,11 @@
-/* webserve.c: one connection to profctl web: a request read, checked
- * (Host, token, what may be forwarded) and answered, from the UI files
- * compiled in or by forwarding it to profd's socket and the reply back.
- * One request per connection ("Connection: close"), each on its own
- * thread, blocking I/O: a local server for one user's browser. */
+/* webserve.c: one request to profctl web: its head (read by webloop.c)
+ * parsed, checked (Host, token, what may be forwarded) and answered, from
+ * the UI files compiled in or by forwarding it to profd's socket and the
+ * reply back.  One request per connection ("Connection: close"), answered
+ * on a worker of webpool.c with blocking I/O, each read and write bounded
+ * there: a local server for one user's browser. */
 #include <sys/types.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <sys/uio.h>
 
 #include <errno.h>
@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "http-int.h"
@@ -21,8 +20,6 @@
 #include "webserve.h"
 
 #define WEBSERVE_HEADERS_MAX	100
-#define WEBSERVE_IO_TIMEOUT	60	/* s without a byte from the browser */
-#define WEBSERVE_LINGER		2	/* s to read away what a refusal left */
 
 struct webserve_req {
 	char	 method[16];
@@ -49,6 +46,7 @@ webserve_reason(int status)
 	case 411: return ("Length Required");
 	case 431: return ("Request Header Fields Too Large");
 	case 502: return ("Bad Gateway");
+	case 503: return ("Service Unavailable");
 	default: return ("Error");
 	}
 }
@@ -64,6 +62,7 @@ webserve_kind(int status)
 	case 411: return ("length required");
 	case 431: return ("header too large");
 	case 502: return ("bad gateway");
+	case 503: return ("unavailable");
 	default: return ("bad request");
 	}
 }
@@ -251,16 +250,45 @@ webserve_has_ctl(const char *s)
 	return (0);
 }
 
+/* The head's bytes, taken a line at a time. */
+struct webserve_head {
+	const char	*p, *end;
+};
+
+/* The next line as http_conn_line gives one: its LF (and a CR before it)
+ * dropped, NUL-terminated into line[HTTP_LINE_MAX]. */
+static enum http_line
+webserve_line(struct webserve_head *h, char *line, size_t *len)
+{
+	const char	*nl;
+	size_t		 n;
+
+	*len = 0;
+	nl = memchr(h->p, '\n', (size_t)(h->end - h->p));
+	n = nl != NULL ? (size_t)(nl - h->p) : (size_t)(h->end - h->p);
+	if (n >= HTTP_LINE_MAX)
+		return (HTTP_LINE_LONG);
+	if (nl == NULL)
+		return (HTTP_LINE_EOF);
+	memcpy(line, h->p, n);
+	h->p = nl + 1;
+	if (n > 0 && line[n - 1] == '\r')
+		n--;
+	line[n] = '\0';
+	*len = n;
+	return (HTTP_LINE_OK);
+}
+
 /* The request line and headers.  0, or an HTTP status to refuse with. */
 static int
-webserve_read_head(struct http_conn *c, struct webserve_req *r)
+webserve_read_head(struct webserve_head *h, struct webserve_req *r)
 {
 	char	 line[HTTP_LINE_MAX], *sp, *sp2, *colon, *v, **slot;
 	size_t	 len;
 	int	 n = 0;
 	char	*end;
 
-	if (http_conn_line(c, line, &len) != HTTP_LINE_OK)
+	if (webserve_line(h, line, &len) != HTTP_LINE_OK)
 		return (-1);
 	if (strlen(line) != len || webserve_has_ctl(line))
 		return (400);
@@ -281,7 +309,7 @@ webserve_read_head(struct http_conn *c, struct webserve_req *r)
 	if (r->path[0] != '/')
 		return (400);
 	for (;;) {
-		switch (http_conn_line(c, line, &len)) {
+		switch (webserve_line(h, line, &len)) {
 		case HTTP_LINE_OK:
 			break;
 		case HTTP_LINE_LONG:
@@ -466,40 +494,20 @@ webserve_proxy(struct http_conn *c, const struct webserve *ws,
 	http_conn_close(up);
 }
 
-/* Close gently: a refused request's body may still be on its way, and a
- * close with unread bytes resets the connection, which the browser would
- * report instead of the reply.  Our side is shut, what comes is read away
- * until the client closes, for WEBSERVE_LINGER seconds at most. */
-static void
-webserve_linger(struct http_conn *c)
-{
-	struct timeval	 tv = { 1, 0 };
-	char		 buf[65536];
-	int64_t		 left = (int64_t)WEBSERVE_LINGER * 64 << 20;
-	time_t		 end = time(NULL) + WEBSERVE_LINGER;
-	ssize_t		 n;
-
-	if (shutdown(c->fd, SHUT_WR) == -1)
-		return;
-	(void)setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-	while (left > 0 && time(NULL) < end &&
-	    (n = http_conn_read(c, buf, sizeof buf)) > 0)
-		left -= n;
-}
-
+/* Answer the request whose head is head[0..len) on fd, which stays open
+ * (webloop.c closes it gently). */
 void
-webserve_conn(const struct webserve *ws, int fd)
+webserve_answer(const struct webserve *ws, int fd, const char *head,
+    size_t len)
 {
 	struct http_conn	*c = http_conn_new(fd);
+	struct webserve_head	 h = { head, head + len };
 	struct webserve_req	 r;
-	struct timeval		 tv = { WEBSERVE_IO_TIMEOUT, 0 };
 	char			*setcookie = xstrdup("");
 	int			 rc, kind;
 
-	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-	(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
 	memset(&r, 0, sizeof r);
-	if ((rc = webserve_read_head(c, &r)) != 0) {
+	if ((rc = webserve_read_head(&h, &r)) != 0) {
 		if (rc > 0)
 			webserve_error(c, rc, "not a request profctl web "
 			    "takes");
@@ -538,8 +546,18 @@ webserve_conn(const struct webserve *ws, int fd)
 	}
 	webserve_proxy(c, ws, &r, setcookie);
 out:
-	webserve_linger(c);
 	free(setcookie);
 	webserve_req_free(&r);
-	http_conn_close(c);
+	free(c);		/* not the fd */
+}
+
+/* A request refused before it was read whole (a head too long) or
+ * answered (every worker busy), on a socket that does not block: the
+ * reply is small and the socket new, so it fits. */
+void
+webserve_refuse(int fd, int status, const char *detail)
+{
+	struct http_conn	 c = { .fd = fd };
+
+	webserve_error(&c, status, "%s", detail);
 }

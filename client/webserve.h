@@ -1,7 +1,11 @@
 /* webserve.h: profctl web's server, shared by cmd-web.c (listening) and
- * webserve.c (a connection). */
+ * the files that serve: webloop.c (the thread that accepts and reads
+ * request heads), webhead.c (a head read without blocking), webpool.c (the
+ * workers) and webserve.c (a request checked and answered). */
 #ifndef PROFCTL_WEBSERVE_H
 #define PROFCTL_WEBSERVE_H
+
+#include <stddef.h>
 
 struct webserve {
 	const char	*socket;	/* profd's */
@@ -13,7 +17,38 @@ struct webserve {
 	int		 read_only;	/* refuse pushes too */
 };
 
-/* webserve.c: answer one request on fd and close it. */
-void	webserve_conn(const struct webserve *, int);
+#define WEBHEAD_MAX	65536	/* request line and headers, bytes */
+
+/* A request head as far as it came: buf[0..len) (len bytes, no NUL). */
+struct webhead {
+	char	*buf;
+	size_t	 len, cap;
+	size_t	 bol;		/* where the line being read starts */
+};
+
+enum webhead_state {
+	WEBHEAD_MORE,		/* nothing more to read now */
+	WEBHEAD_DONE,		/* the blank line that ends the head came */
+	WEBHEAD_EOF,		/* the client closed before it */
+	WEBHEAD_ERROR,
+	WEBHEAD_LONG		/* WEBHEAD_MAX bytes and no end */
+};
+
+/* webhead.c: read what a connection has of its head, never blocking. */
+void			 webhead_init(struct webhead *);
+void			 webhead_free(struct webhead *);
+enum webhead_state	 webhead_read(struct webhead *, int);
+
+/* webserve.c: answer a request whose head was read; refuse one early. */
+void	webserve_answer(const struct webserve *, int, const char *, size_t);
+void	webserve_refuse(int, int, const char *);
+
+/* webpool.c: the workers that answer, and the queue before them. */
+struct webpool;
+struct webpool	*webpool_new(const struct webserve *, int);
+int		 webpool_push(struct webpool *, int, struct webhead *);
+
+/* webloop.c: accept, read heads, hand them over, close. */
+int	webloop_run(const struct webserve *, int);
 
 #endif

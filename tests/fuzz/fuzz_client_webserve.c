@@ -1,8 +1,10 @@
 /* fuzz_client_webserve.c: profctl web's request reader and checks
- * (client/webserve.c) on whatever a browser, or anything else that
- * reaches the port, sends.  The input is written to one end of a
- * socketpair, which is then shut for writing; webserve_conn reads the
- * other end as it reads a connection.  A profd socket that does not exist
+ * (client/webhead.c, client/webserve.c) on whatever a browser, or anything
+ * else that reaches the port, sends.  The input is written to one end of
+ * a socketpair, which is then shut for writing; the other end is read as
+ * profctl web reads a connection: its head by webhead_read, as the loop
+ * does, then answered by webserve_answer, as a worker does (a head too
+ * long is refused with webserve_refuse).  A profd socket that does not exist
  * makes every forwarded request a 502; the token and Host are those of a
  * fixed server, so the dictionary can find them.  Beside not crashing:
  * the reply, if any, starts with a status line. */
@@ -29,9 +31,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.token = "0123456789abcdef0123456789abcdef",
 		.cookie_name = "profd_token_8080",
 	};
-	char	 out[256];
-	ssize_t	 n;
-	int	 sv[2];
+	struct webhead		 h;
+	enum webhead_state	 st;
+	char			 out[256];
+	ssize_t			 n;
+	int			 sv[2];
 
 	if (size > 200000)
 		return 0;
@@ -45,7 +49,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Replies larger than the buffer fail to be written, not block. */
 	(void)fcntl(sv[1], F_SETFL, O_NONBLOCK);
 	ws.read_only = size > 0 && (data[0] & 1);
-	webserve_conn(&ws, sv[1]);
+	webhead_init(&h);
+	/* The writer is shut: never MORE, which would be a loop. */
+	if ((st = webhead_read(&h, sv[1])) == WEBHEAD_MORE)
+		abort();
+	if (st == WEBHEAD_DONE)
+		webserve_answer(&ws, sv[1], h.buf, h.len);
+	else if (st == WEBHEAD_LONG)
+		webserve_refuse(sv[1], 431, "too long");
+	webhead_free(&h);
+	close(sv[1]);
 	n = read(sv[0], out, sizeof out - 1);
 	if (n > 0 && strncmp(out, "HTTP/1.1 ", n < 9 ? (size_t)n : 9) != 0)
 		abort();

@@ -315,6 +315,7 @@ conn_in(struct evbuffer *src, struct evbuffer *dst, ev_ssize_t lim,
 	const struct config *cfg = sh->cfg;
 	struct evbuffer_iovec v;
 	size_t len = evbuffer_get_length(src), off = 0, n;
+	const char *why;
 	int end;
 	char msg[160];
 
@@ -332,6 +333,7 @@ conn_in(struct evbuffer *src, struct evbuffer *dst, ev_ssize_t lim,
 			c->nl = 0;
 			c->linelen = 0;
 			c->line_done = 0;
+			reqhead_init(&c->rh);
 			conn_arm(c, c->over && cfg->header_timeout > 2 ? 2 :
 			    cfg->header_timeout);
 			continue;
@@ -348,6 +350,11 @@ conn_in(struct evbuffer *src, struct evbuffer *dst, ev_ssize_t lim,
 				break;
 			}
 			n = conn_scan_head(c, v.iov_base, v.iov_len, &end);
+			if ((why = reqhead_feed(&c->rh, v.iov_base, n)) !=
+			    NULL) {
+				conn_refuse(c, 400, why);
+				break;
+			}
 			c->head_bytes += n;
 			off += n;
 			if (c->head_bytes > cfg->max_header_size) {

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "reqhead.h"
 #include "config.h"
 
 /* Where a connection is in its request. */
@@ -40,6 +41,7 @@ struct conn {
 	char line[24];
 	size_t linelen;
 	int line_done;
+	struct reqhead rh;		/* its header lines (reqhead.c) */
 	int64_t close_by_ns;		/* C_REFUSED: give up flushing */
 	size_t head_bytes;
 	uint64_t body_bytes;		/* counted in sh->inflight */

@@ -43,6 +43,35 @@ client_print_error(const struct http_reply *reply, const char *what)
 	free(d);
 }
 
+/* The http made on first use. */
+static struct http *
+client_http(struct client *c)
+{
+	char	*socket_path;
+
+	if (c->http == NULL) {
+		socket_path = paths_socket(c->socket);
+		c->http = http_new(socket_path);
+		free(socket_path);
+	}
+	return (c->http);
+}
+
+/* A request that failed (rc from http.c) said as such; the exit code. */
+static int
+client_broken(struct client *c, int rc, char *cause)
+{
+	if (rc == HTTP_ECONNECT)
+		fprintf(stderr, "profctl: cannot connect to profd at %s: %s "
+		    "(is profd running? set --socket or PROFD_SOCKET)\n",
+		    http_socket(c->http), cause);
+	else
+		fprintf(stderr, "profctl: lost connection to profd at %s: %s\n",
+		    http_socket(c->http), cause);
+	free(cause);
+	return (PROFCTL_EXIT_USAGE);
+}
+
 /*
  * Send a request and check the answer. Returns PROFCTL_EXIT_OK with a JSON
  * reply from a 2xx status, otherwise prints why (prefixed by what if not
@@ -54,31 +83,14 @@ client_call_type(struct client *c, const char *method, const char *path,
     const char *ctype, const void *body, size_t len, struct http_reply *reply,
     const char *what, int raw)
 {
-	char	*socket_path, *cause = NULL;
+	char	*cause = NULL;
 	int	 rc;
 
 	memset(reply, 0, sizeof *reply);
-	if (c->http == NULL) {
-		socket_path = paths_socket(c->socket);
-		c->http = http_new(socket_path);
-		free(socket_path);
-	}
-
-	rc = http_request_type(c->http, method, path, ctype, body, len, reply,
-	    &cause);
-	if (rc == HTTP_ECONNECT) {
-		fprintf(stderr, "profctl: cannot connect to profd at %s: %s "
-		    "(is profd running? set --socket or PROFD_SOCKET)\n",
-		    http_socket(c->http), cause);
-		free(cause);
-		return (PROFCTL_EXIT_USAGE);
-	}
-	if (rc != 0) {
-		fprintf(stderr, "profctl: lost connection to profd at %s: %s\n",
-		    http_socket(c->http), cause);
-		free(cause);
-		return (PROFCTL_EXIT_USAGE);
-	}
+	rc = http_request_type(client_http(c), method, path, ctype, body, len,
+	    reply, &cause);
+	if (rc != 0)
+		return (client_broken(c, rc, cause));
 	if (reply->status < 200 || reply->status > 299) {
 		client_print_error(reply, what);
 		http_reply_clear(reply);
@@ -92,6 +104,63 @@ client_call_type(struct client *c, const char *method, const char *path,
 		return (PROFCTL_EXIT_REFUSED);
 	}
 	return (PROFCTL_EXIT_OK);
+}
+
+/*
+ * Send a request and hand the body of a 2xx reply to fn as it arrives, a
+ * piece at a time, then once more with no bytes at its end; so a reply of
+ * any size goes through CLIENT_STREAM_BUF of memory here. fn returns 0,
+ * or -1 to stop, with a message in *cause (NULL: it said why itself).
+ * Any other status is an error reply, said as client_call says it.
+ * Returns the exit code.
+ */
+int
+client_stream(struct client *c, const char *method, const char *path,
+    const char *ctype, const void *body, size_t len, client_feed_fn fn,
+    void *arg)
+{
+	struct http_stream	*s;
+	struct http_reply	 reply;
+	char			*buf, *cause = NULL;
+	ssize_t			 n;
+	long			 status;
+	int			 rc;
+
+	if ((rc = http_stream_open(client_http(c), method, path, ctype, body,
+	    len, &s, &cause)) != 0)
+		return (client_broken(c, rc, cause));
+	status = http_stream_status(s);
+	if (status < 200 || status > 299) {
+		rc = http_stream_rest(s, CLIENT_ERROR_MAX, &reply, &cause);
+		http_stream_close(s);
+		if (rc != 0)
+			return (client_broken(c, rc, cause));
+		client_print_error(&reply, NULL);
+		http_reply_clear(&reply);
+		return (PROFCTL_EXIT_REFUSED);
+	}
+	buf = xmalloc(CLIENT_STREAM_BUF);
+	for (;;) {
+		if ((n = http_stream_read(s, buf, CLIENT_STREAM_BUF,
+		    &cause)) == -1) {
+			rc = client_broken(c, HTTP_EBROKEN, cause);
+			break;
+		}
+		if (fn(arg, buf, (size_t)n, &cause) != 0) {
+			if (cause != NULL)
+				fprintf(stderr, "profctl: %s\n", cause);
+			free(cause);
+			rc = PROFCTL_EXIT_REFUSED;
+			break;
+		}
+		if (n == 0) {
+			rc = PROFCTL_EXIT_OK;
+			break;
+		}
+	}
+	free(buf);
+	http_stream_close(s);
+	return (rc);
 }
 
 int

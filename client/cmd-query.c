@@ -1,5 +1,5 @@
 /* cmd-query.c: one read-only SQL statement, POST /v1/query, its rows
- * printed as a table, CSV or JSON. */
+ * printed as a table, CSV or JSON as the reply streams in. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -9,6 +9,8 @@
 #include "profctl.h"
 
 static int	cmd_query_exec(struct client *, int, char **);
+
+#define CMD_QUERY_TYPE	"text/plain; charset=utf-8"
 
 const struct cmd_entry cmd_query_entry = {
 	"query",
@@ -77,30 +79,43 @@ cmd_query_option(const struct cmd_entry *e, int ch, const char *arg, void *p)
 }
 
 /*
- * A reply whose status was sent before the query failed (past max_bytes,
- * past the time limit, a run-time error) ends with the members of an error
- * reply: the rows before it are not all there is, so say so and print
- * none of them.
+ * The rows as a table or CSV, printed as they come (a table at the end:
+ * its widths depend on every row). A reply whose status was sent before
+ * the query failed (past max_bytes, past the time limit, a run-time error)
+ * ends with the members of an error reply: the rows before it are not all
+ * there is, so say so; the table prints none of them.
  */
 static int
-cmd_query_failed(const struct http_reply *reply)
+cmd_query_rows(struct client *c, const char *url, const char *sql, int csv)
 {
-	const char	*error, *detail;
-	char		*e, *d;
+	struct render_query	*q;
+	const char		*error, *detail;
+	char			*printed;
+	size_t			 n;
+	int			 rc;
 
-	error = json_string_value(json_object_get(reply->json, "error"));
-	if (error == NULL)
-		return (0);
-	detail = json_string_value(json_object_get(reply->json, "detail"));
-	e = xstrdup(error);
-	d = xstrdup(detail != NULL ? detail : "");
-	render_clean(e);
-	render_clean(d);
-	fprintf(stderr, "profctl: query: %s: %s (the reply was cut short; "
-	    "nothing printed)\n", e, d);
-	free(e);
-	free(d);
-	return (1);
+	q = render_query_new(stdout, csv);
+	rc = client_stream(c, "POST", url, CMD_QUERY_TYPE, sql, strlen(sql),
+	    render_query_feed, q);
+	n = render_query_rows(q);
+	if (rc == PROFCTL_EXIT_OK && render_query_failed(q, &error, &detail)) {
+		if (csv)
+			xasprintf(&printed, "the %zu row%s before it %s "
+			    "printed", n, n == 1 ? "" : "s", n == 1 ? "was" :
+			    "were");
+		else
+			printed = xstrdup("nothing printed");
+		cmd_reply_cut("query", error, detail, printed);
+		free(printed);
+		rc = PROFCTL_EXIT_REFUSED;
+	} else if (rc == PROFCTL_EXIT_OK && !csv) {
+		fflush(stdout);
+		fprintf(stderr, "(%zu row%s)\n", n, n == 1 ? "" : "s");
+		if (render_query_truncated(q))
+			fprintf(stderr, "(truncated at %zu rows)\n", n);
+	}
+	render_query_free(q);
+	return (rc);
 }
 
 static int
@@ -117,9 +132,7 @@ cmd_query_exec(struct client *c, int argc, char **argv)
 	const struct cmd_entry	*e = &cmd_query_entry;
 	struct cmd_query_args	 a;
 	struct cmd_args		 ca;
-	struct http_reply	 reply;
 	char			*url;
-	json_t			*jrows;
 	int			 rc;
 
 	memset(&a, 0, sizeof a);
@@ -146,26 +159,11 @@ cmd_query_exec(struct client *c, int argc, char **argv)
 		http_query_add(&url, "max_bytes", a.bytes);
 	if (a.timeout != NULL)
 		http_query_add(&url, "timeout_ms", a.timeout);
-	rc = client_post_type(c, url, "text/plain; charset=utf-8", a.sql,
-	    strlen(a.sql), &reply);
+	if (ca.json)
+		rc = cmd_stream_json(c, "POST", url, CMD_QUERY_TYPE, a.sql,
+		    strlen(a.sql), "query");
+	else
+		rc = cmd_query_rows(c, url, a.sql, a.csv);
 	free(url);
-	if (rc != PROFCTL_EXIT_OK)
-		return (rc);
-	if (cmd_query_failed(&reply)) {
-		http_reply_clear(&reply);
-		return (PROFCTL_EXIT_REFUSED);
-	}
-	rc = cmd_render(reply.json, ca.json,
-	    a.csv ? render_query_csv : render_query_table);
-	if (rc == PROFCTL_EXIT_OK && !ca.json && !a.csv) {
-		jrows = json_object_get(reply.json, "rows");
-		fflush(stdout);
-		fprintf(stderr, "(%zu row%s)\n", json_array_size(jrows),
-		    json_array_size(jrows) == 1 ? "" : "s");
-		if (json_is_true(json_object_get(reply.json, "truncated")))
-			fprintf(stderr, "(truncated at %zu rows)\n",
-			    json_array_size(jrows));
-	}
-	http_reply_clear(&reply);
 	return (rc);
 }

@@ -70,39 +70,86 @@ cmd_view_option(const struct cmd_entry *e, int ch, const char *arg, void *p)
 	return (CMD_OPT_NOT_MINE);
 }
 
-/* Parse, ask path with the view's parameters, print with render (NULL:
- * the reply is text to print as it is, or JSON with --json).  REGEX is
- * the one operand of peek and none of the others'. */
+/*
+ * The text of a view (format=text) to standard output as it streams in,
+ * a line once it is whole. A reply cut short ends in profd's error line,
+ * "profd: ...", where the last separator would be: that goes to standard
+ * error. So a line that may be it (and the blank lines after it) is held
+ * until the next one begins or the reply ends.
+ */
+struct cmd_view_text {
+	char	*held;
+	size_t	 n, cap;
+	int	 nl;		/* the last byte was a newline, or none came */
+};
+
+/* Can what is held still be profd's error line? */
+static int
+cmd_view_text_maybe_error(const struct cmd_view_text *t)
+{
+	return (memcmp(t->held, "profd: ", t->n < 7 ? t->n : 7) == 0);
+}
+
+static int
+cmd_view_text_feed(void *arg, const char *p, size_t n, char **cause)
+{
+	struct cmd_view_text	*t = arg;
+	const char		*end = p + n, *nl;
+	size_t			 k;
+
+	(void)cause;
+	while (p < end) {
+		if (t->nl && *p != '\n' && t->n > 0) {
+			fwrite(t->held, 1, t->n, stdout);
+			t->n = 0;
+		}
+		nl = memchr(p, '\n', (size_t)(end - p));
+		k = nl != NULL ? (size_t)(nl + 1 - p) : (size_t)(end - p);
+		if (t->cap - t->n <= k) {
+			t->cap = (t->n + k + 1) * 2;
+			t->held = xreallocarray(t->held, t->cap, 1);
+		}
+		memcpy(t->held + t->n, p, k);
+		t->n += k;
+		t->nl = nl != NULL;
+		p += k;
+		/* Whole lines that are not the error line go out now. */
+		if (t->nl && !cmd_view_text_maybe_error(t)) {
+			fwrite(t->held, 1, t->n, stdout);
+			t->n = 0;
+		}
+	}
+	return (0);
+}
+
 /* GET url (freed) with format=text, its body to standard output. */
 static int
-cmd_get_text(struct client *c, char *url)
+cmd_view_text(struct client *c, char *url)
 {
-	struct http_reply	 reply;
-	size_t			 n;
+	struct cmd_view_text	 t = { NULL, 0, 0, 1 };
 	int			 rc;
 
 	http_query_add(&url, "format", "text");
-	rc = client_get_raw(c, url, &reply);
+	rc = client_stream(c, "GET", url, NULL, NULL, 0, cmd_view_text_feed,
+	    &t);
 	free(url);
-	if (rc != PROFCTL_EXIT_OK)
-		return (rc);
-	/* A reply cut short ends in profd's error line, not the last
-	 * separator: that goes to standard error. */
-	for (n = reply.len; n > 0 && reply.body[n - 1] == '\n'; n--)
-		;
-	while (n > 0 && reply.body[n - 1] != '\n')
-		n--;
-	if (strncmp(reply.body + n, "profd: ", 7) == 0) {
-		fwrite(reply.body, 1, n, stdout);
-		fflush(stdout);
-		fprintf(stderr, "profctl: %s", reply.body + n + 7);
-		rc = PROFCTL_EXIT_REFUSED;
-	} else
-		fwrite(reply.body, 1, reply.len, stdout);
-	http_reply_clear(&reply);
+	if (rc == PROFCTL_EXIT_OK && t.n > 0) {
+		t.held[t.n] = '\0';
+		if (strncmp(t.held, "profd: ", 7) == 0) {
+			fflush(stdout);
+			fprintf(stderr, "profctl: %s", t.held + 7);
+			rc = PROFCTL_EXIT_REFUSED;
+		} else
+			fwrite(t.held, 1, t.n, stdout);
+	}
+	free(t.held);
 	return (rc);
 }
 
+/* Parse, ask path with the view's parameters, print with render (NULL:
+ * the reply is text to print as it is, or JSON with --json, either as it
+ * streams in). REGEX is the one operand of peek and none of the
+ * others'. */
 static int
 cmd_view_run(const struct cmd_entry *e, struct client *c, int argc,
     char **argv, const char *optstring, const struct option *opts,
@@ -132,8 +179,12 @@ cmd_view_run(const struct cmd_entry *e, struct client *c, int argc,
 			http_query_add(&url, "tag", a.tag);
 		cmd_limit_query(&url, a.limit);
 		if (render == NULL && !ca.json)
-			rc = cmd_get_text(c, url);
-		else
+			rc = cmd_view_text(c, url);
+		else if (render == NULL) {
+			rc = cmd_stream_json(c, "GET", url, NULL, NULL, 0,
+			    NULL);
+			free(url);
+		} else
 			rc = cmd_get_render(c, url, ca.json, render);
 	}
 	selection_clear(&ca.sel);

@@ -277,6 +277,49 @@ cmd_get_render(struct client *c, char *url, int json, cmd_render_fn render)
 	return (rc);
 }
 
+/* A reply that ended in profd's error after its status went out (a query
+ * past its limits): "profctl: [what: ]error: detail (the reply was cut
+ * short; printed)", printed saying what became of what came before. */
+void
+cmd_reply_cut(const char *what, const char *error, const char *detail,
+    const char *printed)
+{
+	char	*e, *d;
+
+	e = xstrdup(error);
+	d = xstrdup(detail);
+	render_clean(e);
+	render_clean(d);
+	fflush(stdout);
+	fprintf(stderr, "profctl: %s%s%s: %s (the reply was cut short; %s)\n",
+	    what != NULL ? what : "", what != NULL ? ": " : "", e, d, printed);
+	free(e);
+	free(d);
+}
+
+/* Send a request and print its JSON reply as render_json does, as it
+ * arrives (a reply can be larger than memory). A reply that ends in an
+ * error is printed as it came, and fails. */
+int
+cmd_stream_json(struct client *c, const char *method, const char *url,
+    const char *ctype, const void *body, size_t len, const char *what)
+{
+	struct render_json_stream	*s;
+	const char			*error, *detail;
+	int				 rc;
+
+	s = render_json_stream_new(stdout);
+	rc = client_stream(c, method, url, ctype, body, len,
+	    render_json_stream_feed, s);
+	if (rc == PROFCTL_EXIT_OK && render_json_stream_error(s, &error,
+	    &detail)) {
+		cmd_reply_cut(what, error, detail, "printed as it came");
+		rc = PROFCTL_EXIT_REFUSED;
+	}
+	render_json_stream_free(s);
+	return (rc);
+}
+
 /*
  * Write a file through a temporary file beside path, renamed over it once
  * complete, so a failure never leaves half a file. fill writes to the

@@ -44,8 +44,34 @@ int			 http_conn_send(struct http_conn *, struct iovec *,
 ssize_t			 http_conn_read(struct http_conn *, char *, size_t);
 enum http_line		 http_conn_line(struct http_conn *, char *, size_t *);
 
+/* How a reply's body comes, and how much of it has come: read a piece
+ * at a time (http_reply_body), so that a reply of any size can be
+ * handled in a buffer of fixed size. */
+enum http_framing {
+	HTTP_BODY_NONE,		/* no body, or all of it read */
+	HTTP_BODY_LENGTH,	/* Content-Length bytes */
+	HTTP_BODY_CHUNKED,
+	HTTP_BODY_CLOSE		/* until the connection closes */
+};
+struct http_body {
+	enum http_framing	 framing;
+	size_t			 length;	/* LENGTH: the Content-Length */
+	size_t			 size;		/* CHUNKED: the chunk's size */
+	size_t			 left;		/* ... and what is left of it */
+	size_t			 n;		/* body bytes read so far */
+	char			 line[HTTP_LINE_MAX];	/* lines of the head,
+						   chunk sizes, the trailer */
+};
+
 /* http-reply.c: a reply read off a connection: status, headers, body in
  * its framing (Content-Length, chunked, or until the close). */
+int			 http_reply_start(struct http_conn *, int, long *,
+			     struct http_body *, char **);
+ssize_t			 http_reply_body(struct http_conn *,
+			     struct http_body *, char *, size_t, char **);
+int			 http_reply_collect(struct http_conn *,
+			     struct http_body *, size_t, struct http_reply *,
+			     char **);
 int			 http_reply_read(struct http_conn *, int,
 			     struct http_reply *, char **);
 

@@ -1,8 +1,11 @@
 /* http-reply.c: profd's reply read off a connection: the status line and
  * headers (1xx replies skipped), then the body in its framing: sized by
  * Content-Length, chunked (evhttp streams large ones so) or delimited by
- * the close of the connection. Strict, since a reply that does not parse
- * is better refused than guessed at; every error says what and where. */
+ * the close of the connection, read whole (http_reply_read) or a piece at
+ * a time (http_reply_start, http_reply_body) so that a large reply is
+ * handled as it comes, never held. Strict, since a reply that does not
+ * parse is better refused than guessed at; every error says what and
+ * where. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,69 +266,6 @@ http_reply_head(struct http_conn *conn, char *line, struct http_head *head,
 	}
 }
 
-/* n more bytes of the body into the sink: 0, 1 if the reply ended
- * first, -1 on a read error (conn->error); *got says how many came. */
-static int
-http_reply_exact(struct http_conn *conn, struct http_sink *sink, size_t n,
-    size_t *got)
-{
-	ssize_t	 r;
-
-	http_reply_reserve(sink, n < HTTP_RESERVE_MAX ? n : HTTP_RESERVE_MAX);
-	for (*got = 0; *got < n; *got += (size_t)r) {
-		http_reply_reserve(sink, 1);
-		r = http_conn_read(conn, sink->p + sink->n,
-		    n - *got < sink->cap - sink->n - 1 ?
-		    n - *got : sink->cap - sink->n - 1);
-		if (r <= 0)
-			return (r == 0 ? 1 : -1);
-		sink->n += (size_t)r;
-	}
-	return (0);
-}
-
-/* A body of head->length bytes. */
-static int
-http_reply_body_length(struct http_conn *conn, size_t length,
-    struct http_sink *sink, char **cause)
-{
-	size_t	 got;
-
-	switch (http_reply_exact(conn, sink, length, &got)) {
-	case 1:
-		xasprintf(cause, "the reply ended after %zu of %zu bytes", got,
-		    length);
-		return (-1);
-	case -1:
-		xasprintf(cause, "reading the reply after %zu of %zu bytes: %s",
-		    got, length, strerror(conn->error));
-		return (-1);
-	}
-	return (0);
-}
-
-/* A body that ends with the connection. A reset is not an end. */
-static int
-http_reply_body_close(struct http_conn *conn, struct http_sink *sink,
-    char **cause)
-{
-	ssize_t	 r;
-
-	for (;;) {
-		http_reply_reserve(sink, sizeof conn->buf);
-		r = http_conn_read(conn, sink->p + sink->n,
-		    sink->cap - sink->n - 1);
-		if (r == 0)
-			return (0);
-		if (r == -1) {
-			xasprintf(cause, "the reply was cut off after %zu "
-			    "bytes: %s", sink->n, strerror(conn->error));
-			return (-1);
-		}
-		sink->n += (size_t)r;
-	}
-}
-
 /* A chunk-size line: hex digits, then maybe extensions (ignored). */
 static int
 http_reply_chunk_size(const char *line, size_t *size)
@@ -357,59 +297,25 @@ http_reply_chunk_size(const char *line, size_t *size)
 	return (0);
 }
 
-/* A chunked body: chunks until the last (size 0), then the trailer. */
+/* The end of a chunk's data (its CRLF) unless none was read yet, then the
+ * next chunk-size line; after the last chunk (size 0) the trailer, and
+ * the body has ended. */
 static int
-http_reply_body_chunked(struct http_conn *conn, char *line,
-    struct http_sink *sink, char **cause)
+http_reply_chunk_next(struct http_conn *conn, struct http_body *b,
+    char **cause)
 {
-	size_t	 size, got, len, room;
+	size_t	 len, room;
 	char	*q;
 
-	for (;;) {
-		switch (http_conn_line(conn, line, &len)) {
-		case HTTP_LINE_OK:
-			break;
-		case HTTP_LINE_EOF:
-			xasprintf(cause, "the reply ended before its last "
-			    "chunk (after %zu bytes)", sink->n);
-			return (-1);
-		case HTTP_LINE_ERROR:
-			xasprintf(cause, "the reply was cut off after %zu "
-			    "bytes: %s", sink->n, strerror(conn->error));
-			return (-1);
-		case HTTP_LINE_LONG:
-			xasprintf(cause, "a chunk-size line of the reply is "
-			    "longer than %d bytes", HTTP_LINE_MAX);
-			return (-1);
-		}
-		if (http_reply_chunk_size(line, &size) != 0) {
-			q = http_reply_quote(line);
-			xasprintf(cause, "a bad chunk size in the reply: "
-			    "\"%s\"", q);
-			free(q);
-			return (-1);
-		}
-		if (size == 0)
-			break;
-		switch (http_reply_exact(conn, sink, size, &got)) {
-		case 1:
-			xasprintf(cause, "the reply ended %zu bytes into a "
-			    "chunk of %zu bytes", got, size);
-			return (-1);
-		case -1:
-			xasprintf(cause, "the reply was cut off %zu bytes into "
-			    "a chunk of %zu bytes: %s", got, size,
-			    strerror(conn->error));
-			return (-1);
-		}
-		switch (http_conn_line(conn, line, &len)) {
+	if (b->size != 0) {
+		switch (http_conn_line(conn, b->line, &len)) {
 		case HTTP_LINE_OK:
 			if (len == 0)
-				continue;
+				break;
 			/* FALLTHROUGH */
 		case HTTP_LINE_LONG:
 			xasprintf(cause, "a chunk of the reply is longer than "
-			    "its size (%zu bytes)", size);
+			    "its size (%zu bytes)", b->size);
 			return (-1);
 		case HTTP_LINE_EOF:
 			xasprintf(cause, "the reply ended after a chunk, "
@@ -417,13 +323,183 @@ http_reply_body_chunked(struct http_conn *conn, char *line,
 			return (-1);
 		case HTTP_LINE_ERROR:
 			xasprintf(cause, "the reply was cut off after %zu "
-			    "bytes: %s", sink->n, strerror(conn->error));
+			    "bytes: %s", b->n, strerror(conn->error));
 			return (-1);
 		}
 	}
+	switch (http_conn_line(conn, b->line, &len)) {
+	case HTTP_LINE_OK:
+		break;
+	case HTTP_LINE_EOF:
+		xasprintf(cause, "the reply ended before its last chunk "
+		    "(after %zu bytes)", b->n);
+		return (-1);
+	case HTTP_LINE_ERROR:
+		xasprintf(cause, "the reply was cut off after %zu bytes: %s",
+		    b->n, strerror(conn->error));
+		return (-1);
+	case HTTP_LINE_LONG:
+		xasprintf(cause, "a chunk-size line of the reply is longer "
+		    "than %d bytes", HTTP_LINE_MAX);
+		return (-1);
+	}
+	if (http_reply_chunk_size(b->line, &b->size) != 0) {
+		q = http_reply_quote(b->line);
+		xasprintf(cause, "a bad chunk size in the reply: \"%s\"", q);
+		free(q);
+		return (-1);
+	}
+	b->left = b->size;
+	if (b->size != 0)
+		return (0);
+	b->framing = HTTP_BODY_NONE;
 	room = HTTP_HEAD_MAX;
-	return (http_reply_fields(conn, line, &room, "trailer", NULL, NULL,
+	return (http_reply_fields(conn, b->line, &room, "trailer", NULL, NULL,
 	    cause));
+}
+
+/*
+ * Up to n (more than 0) bytes of the body into p, unframed. Returns how
+ * many, 0 once all of it (and a chunked body's trailer) is read, or -1
+ * with *cause saying why.
+ */
+ssize_t
+http_reply_body(struct http_conn *conn, struct http_body *b, char *p,
+    size_t n, char **cause)
+{
+	ssize_t	 r;
+
+	for (;;) {
+		switch (b->framing) {
+		case HTTP_BODY_NONE:
+			return (0);
+		case HTTP_BODY_LENGTH:
+			if (b->n == b->length)
+				return (0);
+			if (n > b->length - b->n)
+				n = b->length - b->n;
+			if ((r = http_conn_read(conn, p, n)) > 0) {
+				b->n += (size_t)r;
+				return (r);
+			}
+			if (r == 0)
+				xasprintf(cause, "the reply ended after %zu of "
+				    "%zu bytes", b->n, b->length);
+			else
+				xasprintf(cause, "reading the reply after %zu "
+				    "of %zu bytes: %s", b->n, b->length,
+				    strerror(conn->error));
+			return (-1);
+		case HTTP_BODY_CLOSE:
+			/* A reset is not an end. */
+			if ((r = http_conn_read(conn, p, n)) == -1) {
+				xasprintf(cause, "the reply was cut off after "
+				    "%zu bytes: %s", b->n,
+				    strerror(conn->error));
+				return (-1);
+			}
+			if (r == 0)
+				b->framing = HTTP_BODY_NONE;
+			b->n += (size_t)r;
+			return (r);
+		case HTTP_BODY_CHUNKED:
+			if (b->left == 0) {
+				if (http_reply_chunk_next(conn, b, cause) != 0)
+					return (-1);
+				continue;
+			}
+			if (n > b->left)
+				n = b->left;
+			if ((r = http_conn_read(conn, p, n)) > 0) {
+				b->left -= (size_t)r;
+				b->n += (size_t)r;
+				return (r);
+			}
+			if (r == 0)
+				xasprintf(cause, "the reply ended %zu bytes into "
+				    "a chunk of %zu bytes", b->size - b->left,
+				    b->size);
+			else
+				xasprintf(cause, "the reply was cut off %zu "
+				    "bytes into a chunk of %zu bytes: %s",
+				    b->size - b->left, b->size,
+				    strerror(conn->error));
+			return (-1);
+		}
+	}
+}
+
+/*
+ * The status line and headers of a reply into *status and b, which then
+ * says how its body comes. A reply to HEAD (head_only) has no body
+ * whatever its headers say. Returns 0, or -1 with *cause saying why.
+ */
+int
+http_reply_start(struct http_conn *conn, int head_only, long *status,
+    struct http_body *b, char **cause)
+{
+	struct http_head	 head;
+
+	memset(b, 0, sizeof *b);
+	if (http_reply_head(conn, b->line, &head, cause) != 0)
+		return (-1);
+	*status = head.status;
+	if (head_only || head.status == 204 || head.status == 304)
+		b->framing = HTTP_BODY_NONE;
+	else if (head.te && head.chunked)
+		b->framing = HTTP_BODY_CHUNKED;
+	else if (head.te || !head.has_length)
+		b->framing = HTTP_BODY_CLOSE;
+	else {
+		b->framing = HTTP_BODY_LENGTH;
+		b->length = head.length;
+	}
+	return (0);
+}
+
+/*
+ * The rest of the body, up to max bytes (what is past them is left
+ * unread), into reply's body, len and json; json is NULL unless the body
+ * parsed as JSON. Returns 0, or -1 with *cause and reply untouched.
+ */
+int
+http_reply_collect(struct http_conn *conn, struct http_body *b, size_t max,
+    struct http_reply *reply, char **cause)
+{
+	struct http_sink	 sink = { NULL, 0, 0 };
+	size_t			 want;
+	ssize_t			 r;
+
+	/* Trust a length only so far: it comes from the other end. */
+	want = max < HTTP_RESERVE_MAX ? max : HTTP_RESERVE_MAX;
+	if (b->framing == HTTP_BODY_LENGTH)
+		http_reply_reserve(&sink, b->length < want ? b->length : want);
+	while (sink.n < max) {
+		want = max - sink.n;
+		http_reply_reserve(&sink, want < sizeof conn->buf ? want :
+		    sizeof conn->buf);
+		if (want > sink.cap - sink.n - 1)
+			want = sink.cap - sink.n - 1;
+		if ((r = http_reply_body(conn, b, sink.p + sink.n, want,
+		    cause)) == -1) {
+			free(sink.p);
+			return (-1);
+		}
+		if (r == 0)
+			break;
+		sink.n += (size_t)r;
+	}
+	if (sink.p == NULL)
+		sink.p = xstrdup("");
+	sink.p[sink.n] = '\0';
+	reply->body = sink.p;
+	reply->len = sink.n;
+	/* profd writes a NUL inside a string (a SQL value, say) as \u0000,
+	 * which jansson refuses unless allowed. */
+	if (reply->len != 0)
+		reply->json = json_loadb(reply->body, reply->len,
+		    JSON_ALLOW_NUL, NULL);
+	return (0);
 }
 
 /*
@@ -436,43 +512,19 @@ int
 http_reply_read(struct http_conn *conn, int head_only,
     struct http_reply *reply, char **cause)
 {
-	struct http_head	 head;
-	struct http_sink	 sink = { NULL, 0, 0 };
-	char			*line;
+	struct http_body	*b;
+	long			 status;
 	int			 rc;
 
 	memset(reply, 0, sizeof *reply);
-	line = xmalloc(HTTP_LINE_MAX);
-	rc = http_reply_head(conn, line, &head, cause);
-	if (rc == 0) {
-		if (head_only || head.status == 204 || head.status == 304)
-			rc = 0;
-		else if (head.te && head.chunked)
-			rc = http_reply_body_chunked(conn, line, &sink, cause);
-		else if (head.te || !head.has_length)
-			rc = http_reply_body_close(conn, &sink, cause);
-		else
-			rc = http_reply_body_length(conn, head.length, &sink,
-			    cause);
-	}
-	free(line);
-	if (rc != 0) {
-		free(sink.p);
-		return (-1);
-	}
-
-	reply->status = head.status;
-	if (sink.p == NULL)
-		sink.p = xstrdup("");
-	sink.p[sink.n] = '\0';
-	reply->body = sink.p;
-	reply->len = sink.n;
-	/* profd writes a NUL inside a string (a SQL value, say) as \u0000,
-	 * which jansson refuses unless allowed. */
-	if (reply->len != 0)
-		reply->json = json_loadb(reply->body, reply->len,
-		    JSON_ALLOW_NUL, NULL);
-	return (0);
+	b = xmalloc(sizeof *b);
+	rc = http_reply_start(conn, head_only, &status, b, cause);
+	if (rc == 0)
+		rc = http_reply_collect(conn, b, SIZE_MAX, reply, cause);
+	free(b);
+	if (rc == 0)
+		reply->status = status;
+	return (rc);
 }
 
 void

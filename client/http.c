@@ -1,8 +1,9 @@
 /* http.c: requests to profd over its Unix socket: a small HTTP/1.1 client,
  * one request per connection. Written here rather than taken from libcurl,
  * whose loading and initialisation cost 7 of the 9 ms of a `profctl top`.
- * This file makes the request; http-conn.c carries the bytes and
- * http-reply.c parses what comes back. */
+ * This file makes the request and hands back the reply, whole or as a
+ * stream whose body is read as it comes; http-conn.c carries the bytes
+ * and http-reply.c parses what comes back. */
 #include <sys/types.h>
 #include <sys/uio.h>
 
@@ -16,6 +17,8 @@
 struct http {
 	char	*socket;
 };
+
+static void	http_stream_fail(struct http_stream *, char **);
 
 /* Never NULL: there is nothing to initialise but the path. */
 struct http *
@@ -63,6 +66,143 @@ http_check_request(const char *method, const char *path)
 	return (0);
 }
 
+/* A reply being read: its connection and how far its body has come. */
+struct http_stream {
+	struct http_conn	*conn;
+	long			 status;
+	int			 send_error;	/* errno of a send cut short */
+	struct http_body	 body;
+};
+
+/*
+ * Send method path (with its query) and body, of Content-Type ctype
+ * (NULL: a blob, application/octet-stream), and read the reply's status
+ * and headers into *sp, whose body is then read with http_stream_read or
+ * http_stream_rest. Returns 0 when profd answered (any status),
+ * HTTP_ECONNECT when it could not be reached, HTTP_EBROKEN when the
+ * exchange broke off later; *cause says why.
+ */
+int
+http_stream_open(struct http *h, const char *method, const char *path,
+    const char *ctype, const void *body, size_t len, struct http_stream **sp,
+    char **cause)
+{
+	struct http_stream	*s;
+	struct iovec		 iov[2];
+	char			*req, cl[48];
+	int			 has_body;
+
+	*sp = NULL;
+	if (body == NULL)
+		len = 0;
+	if (http_check_request(method, path) != 0) {
+		xasprintf(cause, "invalid request: %s %s", method, path);
+		render_clean(*cause);
+		return (HTTP_EBROKEN);
+	}
+	s = xcalloc(1, sizeof *s);
+	if ((s->conn = http_conn_open(h->socket, cause)) == NULL) {
+		free(s);
+		return (HTTP_ECONNECT);
+	}
+
+	has_body = strcmp(method, "POST") == 0 || strcmp(method, "PUT") == 0;
+	cl[0] = '\0';
+	if (has_body || len != 0)
+		snprintf(cl, sizeof cl, "Content-Length: %zu\r\n", len);
+	/* No "Expect: 100-continue": one round trip, no stall. */
+	xasprintf(&req, "%s %s HTTP/1.1\r\n"
+	    "Host: localhost\r\n"
+	    "User-Agent: profctl/" PROFD_VERSION "\r\n"
+	    "Accept: application/json\r\n"
+	    "%s%s%s%s"
+	    "Connection: close\r\n\r\n", method, path,
+	    has_body ? "Content-Type: " : "",
+	    has_body ? (ctype != NULL ? ctype : "application/octet-stream") :
+	    "", has_body ? "\r\n" : "", cl);
+
+	iov[0].iov_base = req;
+	iov[0].iov_len = strlen(req);
+	iov[1].iov_base = (void *)(uintptr_t)body;	/* not written to */
+	iov[1].iov_len = len;
+	if (http_conn_send(s->conn, iov, 2) != 0) {
+		/* profd may have answered (413, say) and closed before
+		 * taking the whole body: its reply is still worth reading. */
+		s->send_error = errno;
+		if (s->send_error != EPIPE && s->send_error != ECONNRESET) {
+			xasprintf(cause, "sending the request: %s",
+			    strerror(s->send_error));
+			free(req);
+			http_stream_close(s);
+			return (HTTP_EBROKEN);
+		}
+	}
+	free(req);
+
+	if (http_reply_start(s->conn, strcmp(method, "HEAD") == 0,
+	    &s->status, &s->body, cause) != 0) {
+		http_stream_fail(s, cause);
+		http_stream_close(s);
+		return (HTTP_EBROKEN);
+	}
+	*sp = s;
+	return (0);
+}
+
+/* A reply that could not be read after a send that failed: the send's
+ * error is what went wrong. */
+static void
+http_stream_fail(struct http_stream *s, char **cause)
+{
+	if (s->send_error == 0)
+		return;
+	free(*cause);
+	xasprintf(cause, "sending the request: %s", strerror(s->send_error));
+}
+
+long
+http_stream_status(const struct http_stream *s)
+{
+	return (s->status);
+}
+
+/* Up to n (more than 0) bytes of the body into p. Returns how many, 0 at
+ * its end, or -1 with *cause (the exchange broke off). */
+ssize_t
+http_stream_read(struct http_stream *s, char *p, size_t n, char **cause)
+{
+	ssize_t	 r;
+
+	if ((r = http_reply_body(s->conn, &s->body, p, n, cause)) == -1)
+		http_stream_fail(s, cause);
+	return (r);
+}
+
+/* The rest of the body into reply, at most max bytes of it (an error
+ * reply is read whole, and a huge one cut). Returns 0 or HTTP_EBROKEN
+ * with *cause. */
+int
+http_stream_rest(struct http_stream *s, size_t max, struct http_reply *reply,
+    char **cause)
+{
+	memset(reply, 0, sizeof *reply);
+	if (http_reply_collect(s->conn, &s->body, max, reply, cause) != 0) {
+		http_stream_fail(s, cause);
+		return (HTTP_EBROKEN);
+	}
+	reply->status = s->status;
+	return (0);
+}
+
+void
+http_stream_close(struct http_stream *s)
+{
+	if (s == NULL)
+		return;
+	http_conn_close(s->conn);
+	free(s);
+}
+
 /*
  * Send method path (with its query) and body; fill reply. Returns 0 when
  * profd answered (any status), HTTP_ECONNECT when it could not be reached,
@@ -85,63 +225,16 @@ http_request_type(struct http *h, const char *method, const char *path,
     const char *ctype, const void *body, size_t len, struct http_reply *reply,
     char **cause)
 {
-	struct http_conn	*conn;
-	struct iovec		 iov[2];
-	char			*req, cl[48];
-	int			 rc, has_body, send_error = 0;
+	struct http_stream	*s;
+	int			 rc;
 
 	memset(reply, 0, sizeof *reply);
-	if (body == NULL)
-		len = 0;
-	if (http_check_request(method, path) != 0) {
-		xasprintf(cause, "invalid request: %s %s", method, path);
-		render_clean(*cause);
-		return (HTTP_EBROKEN);
-	}
-	if ((conn = http_conn_open(h->socket, cause)) == NULL)
-		return (HTTP_ECONNECT);
-
-	has_body = strcmp(method, "POST") == 0 || strcmp(method, "PUT") == 0;
-	cl[0] = '\0';
-	if (has_body || len != 0)
-		snprintf(cl, sizeof cl, "Content-Length: %zu\r\n", len);
-	/* No "Expect: 100-continue": one round trip, no stall. */
-	xasprintf(&req, "%s %s HTTP/1.1\r\n"
-	    "Host: localhost\r\n"
-	    "User-Agent: profctl/" PROFD_VERSION "\r\n"
-	    "Accept: application/json\r\n"
-	    "%s%s%s%s"
-	    "Connection: close\r\n\r\n", method, path,
-	    has_body ? "Content-Type: " : "",
-	    has_body ? (ctype != NULL ? ctype : "application/octet-stream") :
-	    "", has_body ? "\r\n" : "", cl);
-
-	iov[0].iov_base = req;
-	iov[0].iov_len = strlen(req);
-	iov[1].iov_base = (void *)(uintptr_t)body;	/* not written to */
-	iov[1].iov_len = len;
-	if (http_conn_send(conn, iov, 2) != 0) {
-		/* profd may have answered (413, say) and closed before
-		 * taking the whole body: its reply is still worth reading. */
-		send_error = errno;
-		if (send_error != EPIPE && send_error != ECONNRESET) {
-			xasprintf(cause, "sending the request: %s",
-			    strerror(send_error));
-			free(req);
-			http_conn_close(conn);
-			return (HTTP_EBROKEN);
-		}
-	}
-	free(req);
-
-	rc = http_reply_read(conn, strcmp(method, "HEAD") == 0, reply, cause);
-	http_conn_close(conn);
-	if (rc != 0 && send_error != 0) {
-		free(*cause);
-		xasprintf(cause, "sending the request: %s",
-		    strerror(send_error));
-	}
-	return (rc != 0 ? HTTP_EBROKEN : 0);
+	if ((rc = http_stream_open(h, method, path, ctype, body, len, &s,
+	    cause)) != 0)
+		return (rc);
+	rc = http_stream_rest(s, SIZE_MAX, reply, cause);
+	http_stream_close(s);
+	return (rc);
 }
 
 /* Percent-encode everything but RFC 3986's unreserved characters. */

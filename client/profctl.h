@@ -43,7 +43,8 @@ char	*paths_socket(const char *);
 char	*paths_config_socket(const char *);
 #define PATHS_SYSTEM_CONFIG	"/etc/profd/profd.conf"
 
-/* http.c: one request and its reply over profd's Unix socket. */
+/* http.c: one request and its reply over profd's Unix socket, the reply
+ * read whole (http_request) or as it streams in (http_stream_*). */
 #define HTTP_ECONNECT	-1	/* profd could not be reached */
 #define HTTP_EBROKEN	-2	/* the exchange broke off */
 struct http;
@@ -61,11 +62,50 @@ int		 http_request(struct http *, const char *, const char *,
 int		 http_request_type(struct http *, const char *, const char *,
 		     const char *, const void *, size_t, struct http_reply *,
 		     char **);
+struct http_stream;
+int		 http_stream_open(struct http *, const char *, const char *,
+		     const char *, const void *, size_t, struct http_stream **,
+		     char **);
+long		 http_stream_status(const struct http_stream *);
+ssize_t		 http_stream_read(struct http_stream *, char *, size_t,
+		     char **);
+int		 http_stream_rest(struct http_stream *, size_t,
+		     struct http_reply *, char **);
+void		 http_stream_close(struct http_stream *);
 void		 http_query_add(char **, const char *, const char *);
 char		*http_escape(const char *);
 
 /* http-reply.c: the reply parser (its internals in http-int.h). */
 void		 http_reply_clear(struct http_reply *);
+
+/* jstream.c: a JSON reply read as it arrives, each scalar and each
+ * container the user takes whole handed over as a jansson value. */
+enum jstream_ev {
+	JSTREAM_OBJECT,		/* an object begins: KEY, value, ..., END */
+	JSTREAM_OBJECT_END,
+	JSTREAM_ARRAY,		/* an array begins: its values, END */
+	JSTREAM_ARRAY_END,
+	JSTREAM_KEY,		/* a member's key; its value follows */
+	JSTREAM_VALUE		/* a scalar, or a container taken whole */
+};
+struct jstream_event {
+	enum jstream_ev	 ev;
+	size_t		 depth;	/* containers around the value (the top
+				   one: 0); for KEY, around its value */
+	json_t		*key;	/* the member's key (a string) in an
+				   object, NULL in an array and at the top */
+	json_t		*value;	/* JSTREAM_VALUE */
+};
+/* Is the container beginning ('[' or '{') at depth, under key, taken
+ * whole? */
+typedef int	(*jstream_whole_fn)(void *, size_t, json_t *, int);
+typedef int	(*jstream_event_fn)(void *, const struct jstream_event *,
+		    char **);
+struct jstream;
+struct jstream	*jstream_new(jstream_whole_fn, jstream_event_fn, void *);
+void		 jstream_free(struct jstream *);
+int		 jstream_feed(struct jstream *, const char *, size_t, char **);
+int		 jstream_end(struct jstream *, char **);
 
 /* units.c (daemon/base, shared with profd): pprof's measurement rules. */
 #include "units.h"
@@ -105,7 +145,6 @@ int		 render_list(FILE *, json_t *, const struct render_list_opts *,
 		     char **);
 int		 render_scopes_json(FILE *, json_t *, char **);
 int		 render_profiles_json(FILE *, json_t *, char **);
-void		 render_json(FILE *, json_t *);
 void		 render_clean(char *);
 const char	*render_time(json_t *, const char *, char *, size_t);
 int		 render_bad(char **, const char *);
@@ -114,15 +153,30 @@ int64_t		 render_abs(int64_t);
 const char	*render_unit(json_t *);
 const char	*render_output_unit_for(const char *, int64_t, int64_t);
 
+/* render-json.c: a reply as --json prints it, whole or as it streams. */
+void		 render_json(FILE *, json_t *);
+struct render_json_stream;
+struct render_json_stream *render_json_stream_new(FILE *);
+void		 render_json_stream_free(struct render_json_stream *);
+int		 render_json_stream_feed(void *, const char *, size_t, char **);
+int		 render_json_stream_error(const struct render_json_stream *,
+		     const char **, const char **);
+
 /* render-tree.c: GET /v1/tree as an indented tree. */
 int		 render_tree_json(FILE *, json_t *, char **);
 
 /* render-diff.c: GET /v1/diff as a table of the top deltas. */
 int		 render_diff_json(FILE *, json_t *, char **);
 
-/* render-query.c: POST /v1/query's rows as a table, CSV. */
-int		 render_query_table(FILE *, json_t *, char **);
-int		 render_query_csv(FILE *, json_t *, char **);
+/* render-query.c: POST /v1/query's rows as a table, CSV, as they come. */
+struct render_query;
+struct render_query *render_query_new(FILE *, int);
+void		 render_query_free(struct render_query *);
+int		 render_query_feed(void *, const char *, size_t, char **);
+size_t		 render_query_rows(const struct render_query *);
+int		 render_query_truncated(const struct render_query *);
+int		 render_query_failed(const struct render_query *, const char **,
+		     const char **);
 void		 render_query_csv_field(FILE *, const char *);
 
 /* render-timeline.c: GET /v1/timeline as a sparkline. */
@@ -161,6 +215,11 @@ int	 client_get(struct client *, const char *, struct http_reply *);
 int	 client_get_raw(struct client *, const char *, struct http_reply *);
 int	 client_post_type(struct client *, const char *, const char *,
 	     const void *, size_t, struct http_reply *);
+#define CLIENT_STREAM_BUF	65536		/* a piece of a streamed body */
+#define CLIENT_ERROR_MAX	((size_t)1 << 20)	/* of an error reply */
+typedef int	(*client_feed_fn)(void *, const char *, size_t, char **);
+int	 client_stream(struct client *, const char *, const char *,
+	     const char *, const void *, size_t, client_feed_fn, void *);
 
 /* selection.c: the selection flags the query commands share. Options with
  * codes 's' and 'm' (--scope, --metric), SELECTION_OPT + i and
@@ -282,6 +341,11 @@ int			 cmd_get_render(struct client *, char *, int,
 			     cmd_render_fn);
 int			 cmd_write_file(const char *, int (*)(FILE *, void *),
 			     void *);
+void			 cmd_reply_cut(const char *, const char *,
+			     const char *, const char *);
+int			 cmd_stream_json(struct client *, const char *,
+			     const char *, const char *, const void *, size_t,
+			     const char *);
 
 /* cmd-*.c: one file per command. */
 extern const struct cmd_entry	cmd_push_entry;

@@ -489,14 +489,6 @@ render_profiles_json(FILE *f, json_t *reply, char **cause)
 	return (0);
 }
 
-/* A reply as --json prints it: indented by two, then a newline. */
-void
-render_json(FILE *f, json_t *reply)
-{
-	json_dumpf(reply, f, JSON_INDENT(2));
-	fputc('\n', f);
-}
-
 /* Control characters from the daemon's strings would garble a table or the
  * terminal: print them as '?'. */
 void

@@ -2,7 +2,8 @@
  * driven directly on one end of a socketpair (no server, no request):
  * each framing (Content-Length, chunked, until the close), replies cut
  * short in each, malformed ones, and what a HEAD reply and the JSON of a
- * body come to. test_client_http.c covers the same parser end to end. */
+ * body come to; the body read a few bytes at a time as profctl reads a
+ * reply it streams. test_client_http.c covers the same parser end to end. */
 
 /* The checks are asserts: keep them in release builds. */
 #undef NDEBUG
@@ -104,6 +105,110 @@ expect_error(const char *what, const char *reply, size_t n,
 		exit(1);
 	}
 	free(cause);
+}
+
+/* http_reply_start and http_reply_body n bytes at a time, as profctl
+ * reads a reply it streams: the body comes out as http_reply_read has it,
+ * or the same error. */
+static int
+parse_pieces(const char *reply, size_t step, size_t n, char **body,
+    size_t *len, char **cause)
+{
+	struct http_conn	*conn;
+	struct http_body	*b;
+	struct feed		 f;
+	pthread_t		 t;
+	char			*buf;
+	long			 status;
+	ssize_t			 r = 0;
+	int			 sv[2], rc;
+
+	assert(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	f.fd = sv[1];
+	f.p = reply;
+	f.n = strlen(reply);
+	f.step = step;
+	assert(pthread_create(&t, NULL, feed_run, &f) == 0);
+	conn = http_conn_new(sv[0]);
+	b = xmalloc(sizeof *b);
+	*cause = NULL;
+	*body = NULL;
+	*len = 0;
+	rc = http_reply_start(conn, 0, &status, b, cause);
+	buf = xmalloc(n);
+	while (rc == 0 && (r = http_reply_body(conn, b, buf, n, cause)) > 0) {
+		assert((size_t)r <= n);
+		*body = xreallocarray(*body, *len + (size_t)r + 1, 1);
+		memcpy(*body + *len, buf, (size_t)r);
+		*len += (size_t)r;
+	}
+	if (r == -1)
+		rc = -1;
+	/* The end stays the end. */
+	if (rc == 0)
+		assert(http_reply_body(conn, b, buf, n, cause) == 0);
+	free(buf);
+	free(b);
+	http_conn_close(conn);
+	assert(pthread_join(t, NULL) == 0);
+	return (rc);
+}
+
+static void
+test_pieces(void)
+{
+	static const char *const replies[] = {
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+		"5;ext=1\r\nhello\r\n1\r\n \r\n0005\r\nworld\r\n"
+		"0\r\nX-Trailer: 1\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\nhello world",
+		"HTTP/1.1 200 OK\r\n\r\nhello world",
+		"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+		"0\r\n\r\n",
+		/* Cut short, each framing: the same error as whole. */
+		"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+		"5\r\nhello\r\n1",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+		"5\r\nhel",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+		"5\r\nhello\r",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+		"5\r\nhelloXY\r\n0\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+		"0x5\r\nhello\r\n0\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+		"0\r\nX: y\r\n",
+	};
+	struct http_reply	 r;
+	char			*cause, *pcause, *body;
+	size_t			 i, step, n, len;
+	int			 rc, prc;
+
+	for (i = 0; i < sizeof replies / sizeof *replies; i++) {
+		rc = parse(replies[i], 0, 0, 0, &r, &cause);
+		for (step = 0; step <= 3; step++) {
+			for (n = 1; n <= 6; n++) {
+				prc = parse_pieces(replies[i], step, n, &body,
+				    &len, &pcause);
+				assert(prc == rc);
+				if (rc == 0)
+					assert(len == r.len && (len == 0 ||
+					    memcmp(body, r.body, len) == 0));
+				else if (strcmp(pcause, cause) != 0) {
+					fprintf(stderr, "FAIL pieces %zu: %s, "
+					    "not %s\n", i, pcause, cause);
+					exit(1);
+				}
+				free(body);
+				free(pcause);
+			}
+		}
+		if (rc == 0)
+			http_reply_clear(&r);
+		free(cause);
+	}
 }
 
 static void
@@ -260,6 +365,7 @@ int
 main(void)
 {
 	test_chunked();
+	test_pieces();
 	test_head();
 	test_json();
 	test_truncated();

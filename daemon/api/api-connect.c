@@ -183,25 +183,54 @@ connect_import(struct api_call *call, void *worker,
 	return rc;
 }
 
-/* The body, gunzipped if Content-Encoding said gzip. */
+/* The body, gunzipped if Content-Encoding said gzip (the compressed
+ * bytes are let go once inflated).  JSON is held again as jansson's
+ * tree, so its text is bounded by max-json, protobuf by max-inflated. */
 static int
 connect_body_bytes(struct api_call *call, struct cpush *c, uint8_t **own,
     const uint8_t **data, size_t *len, struct error *err)
 {
-	const struct limits *lim = &call->host->cfg->limits;
+	struct limits lim = call->host->cfg->limits;
+	size_t max = c->json ? lim.max_json : lim.max_inflated;
+	struct error e = { 0 };
 	struct stream *in;
-	int rc;
+	int rc = 0;
 
 	*own = NULL;
 	*len = evbuffer_get_length(c->body);
 	*data = *len ? evbuffer_pullup(c->body, -1) : (const uint8_t *)"";
-	if (!c->gzip)
-		return 0;
-	in = inflate_stream(stream_mem(*data, *len), lim);
-	rc = stream_slurp(in, lim->max_inflated, own, len, err);
-	stream_free(in);
-	*data = *own;
-	return rc;
+	if (c->gzip) {
+		if (lim.max_inflated > max)
+			lim.max_inflated = max;
+		in = inflate_stream(stream_mem(*data, *len), &lim);
+		rc = stream_slurp(in, max, own, len, &e);
+		stream_free(in);
+		evbuffer_free(c->body);
+		c->body = NULL;
+		*data = *own;
+	} else if (c->json && *len > max)
+		rc = error_set(&e, ERR_TOO_LARGE, "the body is %zu bytes",
+		    *len);
+	if (rc == -1 && c->json && e.kind == ERR_TOO_LARGE)
+		return error_set(err, e.kind, "%.300s: a JSON push is at most "
+		    "max-json (%zu bytes) after gunzip; protobuf takes up to "
+		    "max-inflated", e.msg, max);
+	if (rc == -1)
+		return error_set(err, e.kind, "%s", e.msg);
+	return 0;
+}
+
+/* What the decoded request no longer needs (the JSON form's samples own
+ * their bytes; the protobuf form's point into the body). */
+static void
+connect_body_release(struct cpush *c, uint8_t **own)
+{
+	free(*own);
+	*own = NULL;
+	if (c->body != NULL) {
+		evbuffer_free(c->body);
+		c->body = NULL;
+	}
 }
 
 static void
@@ -220,11 +249,13 @@ connect_work(struct api_call *call, void *worker)
 	if (rc == 0)
 		rc = c->json ? pushreq_decode_json(data, len, &req, &err) :
 		    pushreq_decode(data, len, &req, &err);
-	free(own);
+	if (rc == -1 || c->json)
+		connect_body_release(c, &own);
 	if (rc == 0) {
 		if ((rc = connect_check(&req, &err)) == 0)
 			rc = connect_import(call, worker, &req, &stored, &err);
 		pushreq_clear(&req);
+		connect_body_release(c, &own);
 	}
 	if (rc == -1) {
 		char msg[sizeof err.msg + 64];

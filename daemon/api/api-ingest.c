@@ -26,8 +26,15 @@
 
 #include "api-pyro.h"
 #include "http-error.h"
+#include "jsonlim.h"
 #include "multipart.h"
 #include "util.h"
+
+/* sample_type_config is a few hundred bytes in every client
+ * (pyroscope-go's: four sample types of {"units", "aggregation"}, 2 deep,
+ * some 20 values): bounds a hundred times that keep its tree small. */
+#define INGEST_STC_MAX		(64u << 10)
+static const struct jsonlim ingest_stc_lim = { 16, 4096, INGEST_STC_MAX };
 
 struct ingest {
 	struct api_push p;
@@ -290,6 +297,31 @@ ingest_lines(const uint8_t *data, size_t len, size_t *outlen)
 	return (char *)b.p;
 }
 
+/* The sample_type_config part must be a JSON object; it is read for
+ * that only, since a pprof's own sample types name its metrics. */
+static int
+ingest_stc(const struct mpart *stc, struct error *err)
+{
+	struct error e = { 0 };
+	json_t *cfg;
+	int ok;
+
+	if (stc->len > INGEST_STC_MAX)
+		return error_set(err, ERR_TOO_LARGE, "multipart: "
+		    "sample_type_config is %zu bytes (at most %u)", stc->len,
+		    INGEST_STC_MAX);
+	if (jsonlim_check(stc->data, stc->len, &ingest_stc_lim, &e) == -1)
+		return error_set(err, e.kind, "multipart: sample_type_config: "
+		    "%.400s", e.msg);
+	cfg = json_loadb((const char *)stc->data, stc->len, 0, NULL);
+	ok = json_is_object(cfg);
+	json_decref(cfg);
+	if (!ok)
+		return error_set(err, ERR_INPUT, "multipart: "
+		    "sample_type_config is not a JSON object");
+	return 0;
+}
+
 static void
 ingest_fail(struct api_call *call, int status)
 {
@@ -311,7 +343,6 @@ ingest_work(struct api_call *call, void *worker)
 	const uint8_t *data = len ? evbuffer_pullup(in->body, -1) :
 	    (const uint8_t *)"";
 	char *folded = NULL;
-	json_t *cfg;
 	int rc;
 
 	if (in->boundary[0] != '\0') {
@@ -323,20 +354,10 @@ ingest_work(struct api_call *call, void *worker)
 			    "\"profile\" part");
 			return ingest_fail(call, 422);
 		}
-		/* Read for its validity only: a pprof's own sample types
-		 * name its metrics. */
 		if ((stc = multipart_find(parts, n, "sample_type_config")) !=
-		    NULL && (cfg = json_loadb((const char *)stc->data,
-		    stc->len, 0, NULL)) != NULL) {
-			rc = json_is_object(cfg);
-			json_decref(cfg);
-		} else
-			rc = stc == NULL;
-		if (!rc) {
-			error_set(&call->err, ERR_INPUT, "multipart: "
-			    "sample_type_config is not a JSON object");
-			return ingest_fail(call, 422);
-		}
+		    NULL && ingest_stc(stc, &call->err) == -1)
+			return ingest_fail(call, call->err.kind ==
+			    ERR_TOO_LARGE ? 413 : 422);
 		data = prof->data;
 		len = prof->len;
 	}

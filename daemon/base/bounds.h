@@ -9,6 +9,9 @@ struct limits {
 	size_t max_body;		/* bytes of one pushed blob */
 	size_t max_inflated;		/* bytes after gunzip */
 	uint32_t max_inflate_ratio;	/* inflated / compressed */
+	/* bytes of a JSON text (a Connect push's), gzipped or not: parsed
+	 * whole, it is held twice, as text and as a tree */
+	size_t max_json;
 	uint32_t max_stack_depth;	/* frames in one stack */
 	uint32_t max_strings;		/* entries of a string table */
 	uint32_t max_string_len;	/* bytes of one string */

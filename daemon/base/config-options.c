@@ -46,6 +46,8 @@ const struct opt config_opts[] = {
 	    "largest blob after gunzip" },
 	{ "max-inflate-ratio", T_U32, F(limits.max_inflate_ratio), 1,
 	    UINT32_MAX, 0, "bound on inflated / compressed size" },
+	{ "max-json", T_SIZE, F(limits.max_json), 1, SIZE_MAX / 2, 0,
+	    "largest JSON push (Connect's JSON form), after gunzip" },
 	{ "max-stack-depth", T_U32, F(limits.max_stack_depth), 1, UINT32_MAX,
 	    0, "frames in one stack" },
 	{ "max-strings", T_U32, F(limits.max_strings), 1, UINT32_MAX, 0,

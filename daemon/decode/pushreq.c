@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonlim.h"
 #include "pb.h"
 #include "pushreq.h"
 #include "util.h"
@@ -24,7 +25,7 @@ pushreq_clear(struct pushreq *r)
 		}
 		free(s->labels);
 		for (j = 0; j < s->nsamples; j++) {
-			free(s->samples[j].raw);
+			free(s->samples[j].own);
 			free(s->samples[j].id);
 		}
 		free(s->samples);
@@ -170,9 +171,7 @@ pb_sample(const struct pb *c, const struct pb_field *f,
 	pb_sub(c, f, &s);
 	while ((r = pb_next_len(&s, &g, 2, "RawSample", err)) == 1) {
 		if (g.num == 1) {
-			free(smp->raw);
-			smp->raw = xmalloc(g.len ? g.len : 1);
-			memcpy(smp->raw, g.data, g.len);
+			smp->raw = g.data;
 			smp->len = g.len;
 		} else {
 			free(smp->id);
@@ -297,12 +296,17 @@ b64_decode(const char *s, size_t n, uint8_t **out, size_t *outlen,
 	return 0;
 }
 
+/* The member of o named a, else b; *key (if key) says which. */
 static json_t *
-json_member(json_t *o, const char *a, const char *b)
+json_member(json_t *o, const char *a, const char *b, const char **key)
 {
 	json_t *v = json_object_get(o, a);
 
-	return v != NULL || b == NULL ? v : json_object_get(o, b);
+	if (v == NULL)
+		v = json_object_get(o, a = b);
+	if (key != NULL)
+		*key = a;
+	return v;
 }
 
 static int
@@ -341,8 +345,10 @@ json_series(struct pushreq *req, json_t *js, struct error *err)
 	}
 	json_array_foreach(samples, i, v) {
 		struct pushreq_sample *smp;
-		json_t *raw = json_member(v, "rawProfile", "raw_profile");
-		json_t *id = json_member(v, "ID", "iD");
+		const char *rawkey;
+		json_t *raw = json_member(v, "rawProfile", "raw_profile",
+		    &rawkey);
+		json_t *id = json_member(v, "ID", "iD", NULL);
 
 		if (!json_is_object(v) || (raw && !json_is_string(raw)) ||
 		    (id && !json_is_string(id)))
@@ -351,13 +357,19 @@ json_series(struct pushreq *req, json_t *js, struct error *err)
 			    "\"...\"}");
 		if ((smp = pushreq_sample_add(req, ser, err)) == NULL)
 			return -1;
-		if (raw != NULL && b64_decode(json_string_value(raw),
-		    json_string_length(raw), &smp->raw, &smp->len, err) == -1)
-			return -1;
 		if (id != NULL && (smp->id = pushreq_str((const uint8_t *)
 		    json_string_value(id), json_string_length(id),
 		    "a sample ID", err)) == NULL)
 			return -1;
+		if (raw == NULL)
+			continue;
+		if (b64_decode(json_string_value(raw), json_string_length(raw),
+		    &smp->own, &smp->len, err) == -1)
+			return -1;
+		smp->raw = smp->own;
+		/* Its base64 is not read again: the tree shrinks as the
+		 * profiles are decoded, instead of holding both. */
+		json_object_del(v, rawkey);
 	}
 	return 0;
 }
@@ -366,12 +378,18 @@ int
 pushreq_decode_json(const uint8_t *data, size_t n, struct pushreq *req,
     struct error *err)
 {
+	const struct jsonlim lim = { PUSHREQ_JSON_MAX_DEPTH,
+	    PUSHREQ_JSON_MAX_VALUES, n };
+	struct error lerr = { 0 };
 	json_error_t je;
 	json_t *root, *series, *v;
 	size_t i;
 	int rc = 0;
 
 	memset(req, 0, sizeof *req);
+	if (jsonlim_check(data, n, &lim, &lerr) == -1)
+		return error_set(err, lerr.kind, "PushRequest: %.480s",
+		    lerr.msg);
 	if ((root = json_loadb((const char *)data, n, JSON_REJECT_DUPLICATES,
 	    &je)) == NULL)
 		return error_set(err, ERR_INPUT, "PushRequest: JSON: %s at "

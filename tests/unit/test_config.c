@@ -73,6 +73,9 @@ test_set(void)
 	CHECK(c.limits.max_upload == 2ULL << 30);
 	CHECK(config_set(&c, "max-strings", "1000", &err) == 0);
 	CHECK(c.limits.max_strings == 1000);
+	CHECK(c.limits.max_json == 16u << 20);
+	CHECK(config_set(&c, "max-json", "1M", &err) == 0);
+	CHECK(c.limits.max_json == 1u << 20);
 	CHECK(config_set(&c, "max-age", "7d", &err) == 0);
 	CHECK(c.retention.max_age == 7 * 86400);
 	CHECK(config_set(&c, "retention-interval", "90", &err) == 0);

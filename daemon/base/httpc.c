@@ -22,6 +22,23 @@
 
 #include "httpc.h"
 
+struct evhttp_connection *
+httpc_conn_new(struct event_base *base, struct evdns_base *dns,
+    const char *host, int port, int64_t timeout)
+{
+	struct evhttp_connection *conn;
+
+	if ((conn = evhttp_connection_base_new(base, dns, host,
+	    (unsigned short)port)) == NULL)
+		return NULL;
+	/* libevent reads a head of any size by default: a server that
+	 * sends headers without end would hold profd's memory. */
+	evhttp_connection_set_max_headers_size(conn, HTTPC_MAX_HEAD);
+	evhttp_connection_set_retries(conn, 0);
+	evhttp_connection_set_timeout(conn, (int)timeout);
+	return conn;
+}
+
 int
 httpc_make_request(struct evhttp_connection *conn, struct evhttp_request *req,
     enum evhttp_cmd_type type, const char *uri)

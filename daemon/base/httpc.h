@@ -5,6 +5,7 @@
 #define PROFD_HTTPC_H
 
 #include <event2/http.h>
+#include <stdint.h>
 
 /* evhttp_make_request, except that on -1 the request has been freed (by
  * libevent or here, never both), and that a request libevent answered
@@ -14,5 +15,16 @@
  * the call, and touch nothing the callback may free after it. */
 int httpc_make_request(struct evhttp_connection *, struct evhttp_request *,
     enum evhttp_cmd_type, const char *uri);
+
+/* The largest response head profd reads from a server (a scrape target,
+ * ClickHouse), the status line and every header line together, and so
+ * any one line: as the Unix socket's heads and the scraper's unix: path. */
+#define HTTPC_MAX_HEAD		(64 * 1024)
+
+/* A new client connection with profd's bounds: HTTPC_MAX_HEAD, no retry,
+ * timeout seconds of silence at most; NULL if it cannot be made. */
+struct evdns_base;
+struct evhttp_connection *httpc_conn_new(struct event_base *,
+    struct evdns_base *, const char *host, int port, int64_t timeout);
 
 #endif

@@ -392,7 +392,7 @@ fq_send(struct fq *f, char *sql)
 	f->failed = 0;
 	f->errbody.n = 0;
 	if ((conn = f->conn) == NULL)
-		conn = f->conn = fleet_http_conn(c->base, c->dns,
+		conn = f->conn = httpc_conn_new(c->base, c->dns,
 		    c->http_host, c->port, c->timeout);
 	if (conn == NULL || (req = fleet_http_request(fq_http_cb, f,
 	    c->http_host)) == NULL) {
@@ -508,20 +508,6 @@ fleet_queries_view(struct fleet_queries *c, const struct api_fleet_view *v,
 	} else
 		fq_ask(f, FQ_DEFAULT, fq_default_row,
 		    fleet_sql_default_metric(&f->q));
-}
-
-struct evhttp_connection *
-fleet_http_conn(struct event_base *base, struct evdns_base *dns,
-    const char *host, int port, int64_t timeout)
-{
-	struct evhttp_connection *conn;
-
-	if ((conn = evhttp_connection_base_new(base, dns, host,
-	    (unsigned short)port)) != NULL) {
-		evhttp_connection_set_timeout(conn, (int)timeout);
-		evhttp_connection_set_retries(conn, 0);
-	}
-	return conn;
 }
 
 struct evhttp_request *

@@ -26,14 +26,11 @@ struct fleet_queries_config {
 int fleet_url_parse(const char *url, char **host, int *port, char **path,
     struct error *);
 /* The shipper's and the views' HTTP to ClickHouse: a connection kept
- * alive, with no retries (a failure is the caller's to retry) and the
- * fleet timeout; a request with the Host ClickHouse is reached by.  NULL
- * if libevent could not make one. */
-struct evdns_base;
+ * alive, made by httpc_conn_new (no retries: a failure is the caller's
+ * to retry; the fleet timeout; a bounded head); a request with the Host
+ * ClickHouse is reached by.  NULL if libevent could not make one. */
 struct evhttp_connection;
 struct evhttp_request;
-struct evhttp_connection *fleet_http_conn(struct event_base *,
-    struct evdns_base *, const char *host, int port, int64_t timeout);
 struct evhttp_request *fleet_http_request(
     void (*cb)(struct evhttp_request *, void *), void *arg,
     const char *host);

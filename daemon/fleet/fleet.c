@@ -117,7 +117,7 @@ fleet_post(struct fleet *f, const char *sql, const void *body, size_t n,
 	char *enc, *uri;
 	int rc;
 
-	if (f->conn == NULL && (f->conn = fleet_http_conn(f->base, f->dns,
+	if (f->conn == NULL && (f->conn = httpc_conn_new(f->base, f->dns,
 	    f->http_host, f->port, f->timeout)) == NULL)
 		return -1;
 	if ((req = fleet_http_request(fleet_http_cb, f, f->http_host)) ==

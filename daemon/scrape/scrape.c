@@ -256,7 +256,8 @@ scrape_reason(const struct scrape_prof *p)
 	case EVREQ_HTTP_EOF:
 		return "the connection closed (or was refused)";
 	case EVREQ_HTTP_INVALID_HEADER:
-		return "the reply is not HTTP";
+		/* libevent says so of a head past its size too. */
+		return "the reply is not HTTP, or its head passes 64 KiB";
 	case EVREQ_HTTP_BUFFER_ERROR:
 		return "reading or writing failed";
 	case EVREQ_HTTP_REQUEST_CANCEL:
@@ -351,11 +352,10 @@ scrape_http_get(struct scrape_prof *p, const struct scrape_tgt *t)
 	p->conn_bad = 0;
 	p->have_req_err = 0;
 	if (p->conn == NULL) {
-		p->conn = evhttp_connection_base_new(t->s->base, t->s->dns,
-		    t->http_host, (unsigned short)t->port);
+		p->conn = httpc_conn_new(t->s->base, t->s->dns,
+		    t->http_host, t->port, t->cfg.timeout + 1);
 		if (p->conn == NULL)
 			return -1;
-		evhttp_connection_set_retries(p->conn, 0);
 	}
 	/* Past the deadline (scrape_deadline_cb): its error is the one. */
 	evhttp_connection_set_timeout(p->conn, (int)t->cfg.timeout + 1);

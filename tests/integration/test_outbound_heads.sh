@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Response heads profd reads are bounded (issue 25, item 2): a scrape
+# target and a "ClickHouse" that answer with headers without end, or with
+# one header line without end, fail the fetch at 64 KiB of head; profd's
+# memory stays put and it keeps serving.  Before, libevent read such a
+# head whole (200 MB of header lines took profd to 2.16 GB).
+source "$TESTS_DIR/integration/lib.sh"
+
+cat >"$T/endless.py" <<'EOF2'
+import socket, sys, threading, time
+mode, portfile = sys.argv[1], sys.argv[2]
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(16)
+open(portfile, "w").write(str(s.getsockname()[1]))
+def serve(c):
+    try:
+        c.recv(65536)
+        c.sendall(b"HTTP/1.1 200 OK\r\n")
+        if mode == "line":
+            c.sendall(b"X-Endless: ")
+        end = time.monotonic() + 20      # 20 s of it at most per fetch
+        chunk = b"a" * 65536 if mode == "line" else b"X-More: yes\r\n" * 4096
+        while time.monotonic() < end:
+            c.sendall(chunk)
+    except OSError:
+        pass
+    c.close()
+end = time.monotonic() + 300
+s.settimeout(1)
+while time.monotonic() < end:
+    try:
+        c, _ = s.accept()
+    except socket.timeout:
+        continue
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+EOF2
+for m in headers line; do
+	python3 "$T/endless.py" "$m" "$T/$m.port" &
+	echo $! >>"$T/servers"
+done
+trap 'kill $(cat "$T/servers") 2>/dev/null; cleanup' EXIT
+wait_until "the endless servers" test -s "$T/headers.port" -a -s "$T/line.port"
+cat >"$T/profd.conf" <<EOF2
+[scrape headers]
+url = http://127.0.0.1:$(cat "$T/headers.port")
+profiles = heap
+interval = 1s
+[scrape line]
+url = http://127.0.0.1:$(cat "$T/line.port")
+profiles = heap
+interval = 1s
+EOF2
+"$PROFD" --foreground --config "$T/profd.conf" --spool none --socket "$SOCK" \
+    --db "$DB" --fleet-url "http://127.0.0.1:$(cat "$T/line.port")" \
+    --fleet-interval 1s >>"$T/profd.log" 2>&1 &
+PROFD_PID=$!
+wait_health "$SOCK"
+"$PROFCTL" push "$FIXTURES/cpu.pprof" --scope a >/dev/null || fail "push"
+
+failed() {
+	local j
+	j=$(api GET /v1/status | sed '$d')
+	printf '%s' "$j" | json 'all(p["failures"] >= 2 for t in j["scrape"] for p in t["profiles"]) and j["fleet"]["failures"] >= 2' |
+	    has -x True
+}
+WAIT_S=120 wait_until "the fetches to fail twice each" failed
+api GET /v1/status | sed '$d' >"$T/status.json"
+for t in headers line; do
+	e=$(json "[t for t in j['scrape'] if t['name'] == '$t'][0]['profiles'][0]['last_error']" <"$T/status.json")
+	case $e in *"head passes 64 KiB"*) ;; *) fail "scrape $t: $e" ;; esac
+	echo "   scrape $t: $e"
+done
+echo "   fleet: $(json 'j["fleet"]["last_error"]' <"$T/status.json")"
+hwm=$(awk '/VmHWM/ {print $2}' "/proc/$PROFD_PID/status")
+# Idle, profd holds about 10 MiB; reading such heads whole took 180 MiB
+# within this test's 20 s of them.
+[ "$hwm" -lt 65536 ] || fail "profd's peak RSS is $hwm kB"
+[ "$(status_of "$(api GET /v1/health)")" = 200 ] || fail "health"
+ok "endless heads refused at 64 KiB: scrape and fleet fail, profd's peak RSS $((hwm / 1024)) MiB, still serving"
+stop_profd

@@ -6,37 +6,8 @@
 # head whole (200 MB of header lines took profd to 2.16 GB).
 source "$TESTS_DIR/integration/lib.sh"
 
-cat >"$T/endless.py" <<'EOF2'
-import socket, sys, threading, time
-mode, portfile = sys.argv[1], sys.argv[2]
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-s.listen(16)
-open(portfile, "w").write(str(s.getsockname()[1]))
-def serve(c):
-    try:
-        c.recv(65536)
-        c.sendall(b"HTTP/1.1 200 OK\r\n")
-        if mode == "line":
-            c.sendall(b"X-Endless: ")
-        end = time.monotonic() + 20      # 20 s of it at most per fetch
-        chunk = b"a" * 65536 if mode == "line" else b"X-More: yes\r\n" * 4096
-        while time.monotonic() < end:
-            c.sendall(chunk)
-    except OSError:
-        pass
-    c.close()
-end = time.monotonic() + 300
-s.settimeout(1)
-while time.monotonic() < end:
-    try:
-        c, _ = s.accept()
-    except socket.timeout:
-        continue
-    threading.Thread(target=serve, args=(c,), daemon=True).start()
-EOF2
 for m in headers line; do
-	python3 "$T/endless.py" "$m" "$T/$m.port" &
+	python3 "$TESTS_DIR/tools/badserver.py" "$m" "$T/$m.port" &
 	echo $! >>"$T/servers"
 done
 trap 'kill $(cat "$T/servers") 2>/dev/null; cleanup' EXIT

@@ -159,28 +159,7 @@ drive twice "$BIG"
 
 # (d) A server that accepts and never answers: a scrape target and a
 # ClickHouse both.
-cat >"$T/hole.py" <<'EOF'
-import socket, sys, threading, time
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-s.listen(16)
-open(sys.argv[1], "w").write(str(s.getsockname()[1]))
-n, held = 0, []
-def count():
-    open(sys.argv[2], "w").write(str(n))
-count()
-end = time.monotonic() + 300
-s.settimeout(1)
-while time.monotonic() < end:
-    try:
-        c, _ = s.accept()
-    except socket.timeout:
-        continue
-    held.append(c)
-    n += 1
-    count()
-EOF
-python3 "$T/hole.py" "$T/hole.port" "$T/hole.conns" &
+python3 "$TESTS_DIR/tools/badserver.py" silent "$T/hole.port" "$T/hole.conns" &
 hole_pid=$!
 trap 'kill $hole_pid 2>/dev/null; cleanup' EXIT
 wait_until "the silent server" test -s "$T/hole.port"

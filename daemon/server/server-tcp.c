@@ -238,12 +238,10 @@ tcp_dispatch(struct evhttp_request *req, void *arg)
 	/* For load balancers: that profd serves, and nothing of what it is
 	 * (paths, counters, versions) to whoever asks. */
 	if (strcmp(path, "/v1/health") == 0) {
-		struct evbuffer *b = evbuffer_new();
-
 		evhttp_add_header(out, "Content-Type", "application/json");
-		evbuffer_add_printf(b, "{\"status\":\"ok\"}\n");
-		evhttp_send_reply(req, 200, "OK", b);
-		evbuffer_free(b);
+		evbuffer_add_printf(evhttp_request_get_output_buffer(req),
+		    "{\"status\":\"ok\"}\n");
+		http_reply_send(req, 200);
 		return;
 	}
 	if (!tcp_authorized(cfg, req)) {

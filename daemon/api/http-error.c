@@ -2,13 +2,13 @@
 #include <event2/buffer.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "http-error.h"
+#include "jsonw.h"
 #include "util.h"
 
 const char *
@@ -143,23 +143,26 @@ http_utf8_clean(const char *s)
 	return out;
 }
 
+/* Written straight into one buffer (jsonw turns bytes that are not UTF-8
+ * into U+FFFD, as http_utf8_clean does), not packed into a jansson tree,
+ * dumped and copied: nothing can fail, and nothing in a system library
+ * built without frame pointers allocates.  ASan's fast unwinder took the
+ * stack addresses json_pack and vasprintf keep in %rbp for frames and
+ * recorded heap pointers as return addresses: a new stack in its depot,
+ * never freed, for every error sent (fuzz_http's RSS grew by 0.1 kB an
+ * execution). */
 char *
 http_error_json(int status, const char *detail, size_t *len)
 {
-	char *clean = http_utf8_clean(detail), *text, *out;
-	json_t *o = json_pack("{s:s, s:s}", "error", http_error_kind(status),
-	    "detail", clean);
+	struct buf b = { NULL, 0, 0 };
 
-	free(clean);
-	text = o != NULL ? json_dumps(o, JSON_COMPACT) : NULL;
-	json_decref(o);
-	if (text == NULL)
-		text = xstrdup("{\"error\": \"internal error\", \"detail\": "
-		    "\"out of memory\"}");
-	xasprintf(&out, "%s\n", text);
-	free(text);
-	*len = strlen(out);
-	return out;
+	jsonw_raw(&b, "{\"error\":");
+	jsonw_str(&b, http_error_kind(status));
+	jsonw_mstr(&b, "detail", detail);
+	jsonw_raw(&b, "}\n");
+	*len = b.n;
+	buf_add(&b, "", 1);
+	return (char *)b.p;
 }
 
 /* libevent's own reply: its fixed HTML error page, or "100 Continue". */

@@ -32,7 +32,6 @@
 #include <sys/queue.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -64,7 +63,7 @@ fuzz_dispatch(struct evhttp_request *req, void *arg)
 	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
 	const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
 	const char *query = uri ? evhttp_uri_get_query(uri) : NULL;
-	struct evkeyvalq q;
+	struct evkeyvalq *q;
 	struct evkeyval *kv;
 	char detail[512];
 	size_t n = 0;
@@ -80,14 +79,22 @@ fuzz_dispatch(struct evhttp_request *req, void *arg)
 		reply_error(req, 404, detail);
 		return;
 	}
-	TAILQ_INIT(&q);
-	if (query != NULL && evhttp_parse_query_str(query, &q) != 0) {
+	/* On the heap, as routes_dispatch's call->query.  libevent, built
+	 * without frame pointers, keeps the list's address in %rbp while it
+	 * adds to it: on the stack, ASan's fast unwinder would take it for a
+	 * frame and record the list's tail pointer as a return address, a
+	 * new stack for every parameter in ASan's stack depot, which never
+	 * frees one (RSS grew by 0.1 kB an execution). */
+	q = xcalloc(1, sizeof *q);
+	TAILQ_INIT(q);
+	if (query != NULL && evhttp_parse_query_str(query, q) != 0) {
+		free(q);
 		reply_error(req, 400, "the query string is not valid");
 		return;
 	}
 	/* Echo every value back in a detail, as handlers quote bad input:
 	 * whatever bytes they hold, the reply must stay JSON. */
-	TAILQ_FOREACH(kv, &q, next) {
+	TAILQ_FOREACH(kv, q, next) {
 		w = snprintf(detail + n, sizeof detail - n, "%s=%s ", kv->key,
 		    kv->value);
 		n += w > 0 ? (size_t)w : 0;
@@ -96,7 +103,8 @@ fuzz_dispatch(struct evhttp_request *req, void *arg)
 			break;
 		}
 	}
-	evhttp_clear_headers(&q);
+	evhttp_clear_headers(q);
+	free(q);
 	if (n > 0) {
 		reply_error(req, 400, detail);
 		return;
@@ -120,6 +128,13 @@ setup(void)
 	/* The corpus names its server "x": allowed, so its requests go on
 	 * past the Host check (server-http.c) to the routes. */
 	FZ_CHECK(config_set(&cfg, "allowed-host", "x", NULL) == 0);
+	/* No deadline of profd's ends an exchange here: one the daemon
+	 * leaves waiting never ends, and libFuzzer's -timeout reports it
+	 * with its input, however fast or loaded the machine (a clock read
+	 * here would make the result depend on the load). */
+	FZ_CHECK(config_set(&cfg, "header-timeout", "1h", NULL) == 0);
+	FZ_CHECK(config_set(&cfg, "body-timeout", "1d", NULL) == 0);
+	FZ_CHECK(config_set(&cfg, "idle-timeout", "1d", NULL) == 0);
 	FZ_CHECK((base = event_base_new()) != NULL);
 	FZ_CHECK((http = evhttp_new(base)) != NULL);
 	sh = server_http_setup(http, base, &cfg, fuzz_dispatch, NULL);
@@ -199,7 +214,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static char *out;
 	static size_t cap;
 	size_t sent = 0, n = 0;
-	struct timespec t0, t;
 	ssize_t r;
 	int c, eof = 0, i;
 
@@ -210,7 +224,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FZ_CHECK((c = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
 	    SOCK_CLOEXEC, 0)) >= 0);
 	FZ_CHECK(connect(c, (struct sockaddr *)&addr, addrlen) == 0);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (!eof) {
 		if (sent < size) {
 			r = send(c, data + sent, size - sent, MSG_NOSIGNAL);
@@ -238,9 +251,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				eof = 1;
 			break;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		/* No deadline of profd's is this short: a hang is a bug. */
-		FZ_CHECK(t.tv_sec - t0.tv_sec < 5);
 	}
 	close(c);
 	check_replies(out, n);

@@ -39,6 +39,8 @@ testimport_open(struct testimport *t)
 	snprintf(path, sizeof path, "%s/profd.db", t->dir);
 	bounds_default(&t->lim);
 	CHECK((t->wr = store_open(path, 0, &err)) != NULL);
+	/* Checkpoints in the background, as profd runs them. */
+	CHECK(store_start_threads(t->wr, &err) == 0);
 	CHECK((t->rd = store_open(path, 1, &err)) != NULL);
 	t->im = importer_new(t->wr, &t->lim);
 	t->idx = csindex_new();

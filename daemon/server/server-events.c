@@ -41,11 +41,18 @@ server_cut_short(struct server *srv, const char *why)
 	if (atomic_exchange(&srv->host.abort, 1))
 		return;
 	activity_snapshot(srv->host.activity, &snap);
-	if (c->active)
+	/* How far it got is known for a file (its offset), not for a
+	 * body decoded from memory. */
+	if (c->active && c->bytes_read >= 0)
 		log_warn("%s: cutting short the import of %s (scope %s) "
 		    "after %.1f s, %lld of %lld bytes read: rolled back", why,
 		    c->what, c->scope, (double)(mono_ns() - c->started_ns) /
 		    1e9, (long long)c->bytes_read, (long long)c->bytes);
+	else if (c->active)
+		log_warn("%s: cutting short the import of %s (scope %s, "
+		    "%lld bytes) after %.1f s: rolled back", why, c->what,
+		    c->scope, (long long)c->bytes, (double)(mono_ns() -
+		    c->started_ns) / 1e9);
 	log_warn("%s: cutting short %zu import job(s), %zu query or "
 	    "stream job(s), %zu upload job(s)", why,
 	    jobq_running(srv->host.queues[API_IMPORT]),

@@ -95,14 +95,20 @@ elif case == "stream":
         die("the query did not start")
 elif case == "outbound":
     # A profile to ship; then wait until the scrape and the fleet round
-    # have both connected.
+    # have both sent their requests (the scrape's timeout is longer than
+    # the test, so the fetch is in flight at the signal).
     subprocess.run([profctl, "--socket", sock, "push", big, "--scope",
-                    "big"], check=True, stdout=subprocess.DEVNULL)
+                    "small"], check=True, stdout=subprocess.DEVNULL)
     conns = os.environ["HOLE_CONNS"]
-    end = time.monotonic() + 60
-    while int(open(conns).read() or 0) < 2:
+    end = time.monotonic() + 120
+    while True:
+        lines = open(conns).read().splitlines()
+        if (any(l.startswith("GET /debug/pprof/heap") for l in lines) and
+                any(l.startswith("POST ") for l in lines)):
+            break
         if time.monotonic() > end:
-            die("the scrape and the fleet round did not connect")
+            die("the scrape and the fleet round did not both send a "
+                "request: %r" % lines)
         time.sleep(0.05)
 
 t0 = time.monotonic()
@@ -169,7 +175,8 @@ cat >"$T/scrape.conf" <<EOF
 url = http://127.0.0.1:$port
 profiles = heap
 interval = 1s
+timeout = 600s
 EOF
-HOLE_CONNS="$T/hole.conns" drive outbound "$BIG" --config "$T/scrape.conf" \
+HOLE_CONNS="$T/hole.conns" drive outbound "$FIXTURES/cpu.pprof" --config "$T/scrape.conf" \
     --fleet-url "http://127.0.0.1:$port" --fleet-interval 1s \
     --shutdown-timeout 3

@@ -3,8 +3,9 @@
 
     badserver.py MODE PORTFILE [CONNFILE]
 
-Writes its port to PORTFILE once it listens, and the count of
-connections it accepted to CONNFILE (if given) after each one.  MODE:
+Writes its port to PORTFILE once it listens, and appends to CONNFILE (if
+given) the request line of each connection as it arrives, so that a test
+can wait for a given client (a scrape's GET, a fleet round's POST).  MODE:
   silent   accepts and never answers (a scrape target or a ClickHouse
            that hangs);
   headers  answers a status line, then header lines without end;
@@ -32,15 +33,31 @@ def endless(c, mode):
     c.close()
 
 
+def note_request(c, connfile, lock):
+    """Reads up to the first line break and appends that line to CONNFILE."""
+    line = b""
+    try:
+        while b"\n" not in line and len(line) < 8192:
+            b = c.recv(4096)
+            if not b:
+                break
+            line += b
+    except OSError:
+        pass
+    with lock:
+        with open(connfile, "a") as f:
+            f.write(line.split(b"\r\n", 1)[0].decode("latin-1") + "\n")
+
+
 def main():
     mode, portfile = sys.argv[1], sys.argv[2]
     connfile = sys.argv[3] if len(sys.argv) > 3 else None
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     s.listen(16)
-    held, n = [], 0
+    held, lock = [], threading.Lock()
     if connfile:
-        open(connfile, "w").write("0")
+        open(connfile, "w").close()
     open(portfile, "w").write(str(s.getsockname()[1]))
     s.settimeout(1)
     end = time.monotonic() + 300
@@ -49,11 +66,12 @@ def main():
             c, _ = s.accept()
         except socket.timeout:
             continue
-        n += 1
-        if connfile:
-            open(connfile, "w").write(str(n))
         if mode == "silent":
             held.append(c)
+            if connfile:
+                threading.Thread(target=note_request,
+                                 args=(c, connfile, lock),
+                                 daemon=True).start()
         else:
             threading.Thread(target=endless, args=(c, mode),
                              daemon=True).start()

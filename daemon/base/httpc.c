@@ -17,6 +17,10 @@
  * only records NEEDS_FREE), the request outlives every path inside it;
  * after it, the request is freed here if the call failed or libevent
  * wanted it freed, and left to libevent if it is on its way. */
+#include <sys/socket.h>
+
+#include <event2/bufferevent.h>
+#include <event2/event.h>
 #include <event2/http.h>
 #include <event2/http_struct.h>
 
@@ -53,4 +57,58 @@ httpc_make_request(struct evhttp_connection *conn, struct evhttp_request *req,
 		evhttp_request_free(req);
 	}
 	return rc;
+}
+
+static void
+httpc_deadline_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct httpc_deadline *d = arg;
+	struct bufferevent *bev;
+
+	(void)fd;
+	(void)what;
+	d->fired = 1;
+	/* Shut, not closed: libevent still owns the descriptor, and reads
+	 * the end of it as it reads a server that hangs up. */
+	if (d->conn != NULL &&
+	    (bev = evhttp_connection_get_bufferevent(d->conn)) != NULL &&
+	    (fd = bufferevent_getfd(bev)) != -1)
+		(void)shutdown(fd, SHUT_RDWR);
+}
+
+void
+httpc_deadline_init(struct httpc_deadline *d, struct event_base *base)
+{
+	d->ev = evtimer_new(base, httpc_deadline_cb, d);
+	d->conn = NULL;
+	d->fired = 0;
+}
+
+void
+httpc_deadline_start(struct httpc_deadline *d, struct evhttp_connection *conn,
+    int64_t seconds)
+{
+	struct timeval tv = { (time_t)seconds, 0 };
+
+	d->conn = conn;
+	d->fired = 0;
+	if (d->ev != NULL)
+		evtimer_add(d->ev, &tv);
+}
+
+void
+httpc_deadline_stop(struct httpc_deadline *d)
+{
+	if (d->ev != NULL)
+		evtimer_del(d->ev);
+	d->conn = NULL;
+}
+
+void
+httpc_deadline_free(struct httpc_deadline *d)
+{
+	if (d->ev != NULL)
+		event_free(d->ev);
+	d->ev = NULL;
+	d->conn = NULL;
 }

@@ -27,4 +27,24 @@ struct evdns_base;
 struct evhttp_connection *httpc_conn_new(struct event_base *,
     struct evdns_base *, const char *host, int port, int64_t timeout);
 
+/* A bound on the time to a response's whole head.  libevent's timeout
+ * is per read: a server that sends a byte of head now and then holds a
+ * request for HTTPC_MAX_HEAD times it.  Started as the request is made,
+ * stopped from the request's header callback (evhttp_request_set_header_cb:
+ * it gets the request's own argument, so the caller's code calls
+ * httpc_deadline_stop) and from its callback.  When it passes, the
+ * connection's socket is shut: the request fails through its callback as
+ * on a read timeout, with fired set so that the error can say which. */
+struct event;
+struct httpc_deadline {
+	struct event *ev;
+	struct evhttp_connection *conn;
+	int fired;
+};
+void httpc_deadline_init(struct httpc_deadline *, struct event_base *);
+void httpc_deadline_start(struct httpc_deadline *,
+    struct evhttp_connection *, int64_t seconds);
+void httpc_deadline_stop(struct httpc_deadline *);
+void httpc_deadline_free(struct httpc_deadline *);
+
 #endif

@@ -36,6 +36,7 @@ struct fq {
 	struct fleet_queries *c;
 	struct evhttp_connection *conn;	/* the questions', kept alive */
 	struct evhttp_request *req;	/* in flight */
+	struct httpc_deadline head;	/* its answer's head */
 	enum fq_step step;
 	struct fleet_sql q;
 	char *metric;
@@ -99,6 +100,7 @@ fq_free(struct fq *f)
 	size_t i;
 
 	fq_conn_drop(f);
+	httpc_deadline_free(&f->head);
 	fleet_tsv_clear(&f->tsv);
 	for (i = 0; i < NITEMS(f->a); i++)
 		fleet_tsv_array_clear(&f->a[i]);
@@ -342,12 +344,23 @@ fq_error_cb(enum evhttp_request_error e, void *arg)
 
 static void fq_next(struct fq *);
 
+static int
+fq_head_cb(struct evhttp_request *req, void *arg)
+{
+	struct fq *f = arg;
+
+	(void)req;
+	httpc_deadline_stop(&f->head);
+	return 0;
+}
+
 static void
 fq_http_cb(struct evhttp_request *req, void *arg)
 {
 	struct fq *f = arg;
 
 	f->req = NULL;
+	httpc_deadline_stop(&f->head);
 	if (req != NULL && f->code == 0)
 		f->code = evhttp_request_get_response_code(req);
 	if (req != NULL)
@@ -356,7 +369,11 @@ fq_http_cb(struct evhttp_request *req, void *arg)
 	if (req == NULL || f->code == 0) {
 		/* Not reused after a failure. */
 		fq_conn_drop(f);
-		if (f->failed == 2)
+		if (f->head.fired)
+			error_set(&f->err, ERR_TIMEOUT, "ClickHouse at %s sent "
+			    "no whole answer head within %lld s", f->c->url,
+			    (long long)f->c->timeout + FLEET_HEAD_SLACK);
+		else if (f->failed == 2)
 			error_set(&f->err, ERR_TIMEOUT, "ClickHouse at %s did "
 			    "not answer within the fleet timeout (%lld s)",
 			    f->c->url, (long long)f->c->timeout);
@@ -394,8 +411,8 @@ fq_send(struct fq *f, char *sql)
 	if ((conn = f->conn) == NULL)
 		conn = f->conn = httpc_conn_new(c->base, c->dns,
 		    c->http_host, c->port, c->timeout);
-	if (conn == NULL || (req = fleet_http_request(fq_http_cb, f,
-	    c->http_host)) == NULL) {
+	if (conn == NULL || (req = fleet_http_request(fq_http_cb, fq_head_cb,
+	    f, c->http_host)) == NULL) {
 		error_set(&f->err, ERR_INTERNAL, "cannot make a request to "
 		    "%s", c->url);
 		free(sql);
@@ -411,11 +428,13 @@ fq_send(struct fq *f, char *sql)
 	/* Set first: a connection that cannot even start answers within
 	 * the call, and fq_http_cb may finish (free) f before it returns. */
 	f->req = req;
+	httpc_deadline_start(&f->head, conn, c->timeout + FLEET_HEAD_SLACK);
 	rc = httpc_make_request(conn, req, EVHTTP_REQ_POST, uri);
 	free(uri);
 	if (rc == -1) {
 		/* The request is freed; the connection is not used again. */
 		f->req = NULL;
+		httpc_deadline_stop(&f->head);
 		fq_conn_drop(f);
 		error_set(&f->err, ERR_BUSY, "cannot send a request to %s",
 		    c->url);
@@ -485,6 +504,7 @@ fleet_queries_view(struct fleet_queries *c, const struct api_fleet_view *v,
 	struct fq *f = xcalloc(1, sizeof *f);
 
 	f->c = c;
+	httpc_deadline_init(&f->head, c->base);
 	f->done = done;
 	f->arg = darg;
 	f->q.db = c->database;
@@ -511,14 +531,17 @@ fleet_queries_view(struct fleet_queries *c, const struct api_fleet_view *v,
 }
 
 struct evhttp_request *
-fleet_http_request(void (*cb)(struct evhttp_request *, void *), void *arg,
+fleet_http_request(void (*cb)(struct evhttp_request *, void *),
+    int (*head_cb)(struct evhttp_request *, void *), void *arg,
     const char *host)
 {
 	struct evhttp_request *req;
 
-	if ((req = evhttp_request_new(cb, arg)) != NULL)
-		evhttp_add_header(evhttp_request_get_output_headers(req),
-		    "Host", host);
+	if ((req = evhttp_request_new(cb, arg)) == NULL)
+		return NULL;
+	evhttp_request_set_header_cb(req, head_cb);
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Host",
+	    host);
 	return req;
 }
 

@@ -28,12 +28,19 @@ int fleet_url_parse(const char *url, char **host, int *port, char **path,
 /* The shipper's and the views' HTTP to ClickHouse: a connection kept
  * alive, made by httpc_conn_new (no retries: a failure is the caller's
  * to retry; the fleet timeout; a bounded head); a request with the Host
- * ClickHouse is reached by.  NULL if libevent could not make one. */
+ * ClickHouse is reached by, head_cb called when its answer's head is in
+ * (to stop the head's deadline, httpc.h).  NULL if libevent could not
+ * make one. */
 struct evhttp_connection;
 struct evhttp_request;
 struct evhttp_request *fleet_http_request(
-    void (*cb)(struct evhttp_request *, void *), void *arg,
+    void (*cb)(struct evhttp_request *, void *),
+    int (*head_cb)(struct evhttp_request *, void *), void *arg,
     const char *host);
+/* How long after the fleet timeout (ClickHouse's max_execution_time: a
+ * query's head comes when its first block is ready) the head of an
+ * answer may take, whole, before the request fails. */
+#define FLEET_HEAD_SLACK	5
 /* A connection freed once the callback that drops it has returned:
  * libevent still uses it after calling a request's callback, which may
  * run inside another of its callbacks (httpc.h). */

@@ -32,6 +32,8 @@
 #include "util.h"
 
 #define FLEET_BACKOFF_MAX	60
+/* The longest answer the shipper reads (fleet_http_cb). */
+#define FLEET_MAX_REPLY		(1024 * 1024)
 
 enum fleet_state {
 	FS_IDLE, FS_TABLES, FS_VERSION, FS_SCHEMA, FS_READ, FS_CHECK, FS_SAMPLES,
@@ -54,6 +56,7 @@ struct fleet {
 	struct evdns_base *dns;
 	struct evhttp_connection *conn;
 	struct evhttp_request *req;	/* in flight */
+	struct httpc_deadline head;	/* its answer's head */
 	struct event *timer;
 	struct jobq *reads, *writes;
 	struct fleet_job *job;		/* in a queue */
@@ -107,6 +110,16 @@ fleet_fail(struct fleet *f, const char *fmt, ...)
 
 static void fleet_http_cb(struct evhttp_request *, void *);
 
+static int
+fleet_head_cb(struct evhttp_request *req, void *arg)
+{
+	struct fleet *f = arg;
+
+	(void)req;
+	httpc_deadline_stop(&f->head);
+	return 0;
+}
+
 /* POST sql (as the query parameter when body is given, else as the
  * body) to ClickHouse. */
 static int
@@ -117,11 +130,17 @@ fleet_post(struct fleet *f, const char *sql, const void *body, size_t n,
 	char *enc, *uri;
 	int rc;
 
-	if (f->conn == NULL && (f->conn = httpc_conn_new(f->base, f->dns,
-	    f->http_host, f->port, f->timeout)) == NULL)
-		return -1;
-	if ((req = fleet_http_request(fleet_http_cb, f, f->http_host)) ==
-	    NULL)
+	if (f->conn == NULL) {
+		if ((f->conn = httpc_conn_new(f->base, f->dns, f->http_host,
+		    f->port, f->timeout)) == NULL)
+			return -1;
+		/* What ClickHouse answers the shipper is a few numbers or
+		 * an error: more is not ClickHouse. */
+		evhttp_connection_set_max_body_size(f->conn,
+		    FLEET_MAX_REPLY);
+	}
+	if ((req = fleet_http_request(fleet_http_cb, fleet_head_cb, f,
+	    f->http_host)) == NULL)
 		return -1;
 	if (body != NULL) {
 		enc = evhttp_encode_uri(sql);
@@ -140,10 +159,14 @@ fleet_post(struct fleet *f, const char *sql, const void *body, size_t n,
 	/* Set first: a connection that cannot even start answers within
 	 * the call (fleet_http_cb, which clears it and fails the round). */
 	f->req = req;
+	httpc_deadline_start(&f->head, f->conn, f->timeout +
+	    FLEET_HEAD_SLACK);
 	rc = httpc_make_request(f->conn, req, EVHTTP_REQ_POST, uri);
 	free(uri);
-	if (rc == -1)
+	if (rc == -1) {
 		f->req = NULL;		/* and the request freed */
+		httpc_deadline_stop(&f->head);
+	}
 	return rc;
 }
 
@@ -181,13 +204,20 @@ fleet_http_cb(struct evhttp_request *req, void *arg)
 	int code;
 
 	f->req = NULL;
+	httpc_deadline_stop(&f->head);
 	if (req == NULL || (code = evhttp_request_get_response_code(req)) ==
 	    0) {
 		/* The connection is not reused after a failure. */
 		fleet_http_conn_drop(f->base, f->conn);
 		f->conn = NULL;
-		fleet_fail(f, "ClickHouse at %s is unreachable or timed out",
-		    f->url);
+		if (f->head.fired)
+			fleet_fail(f, "ClickHouse at %s sent no whole answer "
+			    "head within %" PRId64 " s", f->url, f->timeout +
+			    FLEET_HEAD_SLACK);
+		else
+			fleet_fail(f, "ClickHouse at %s is unreachable, timed "
+			    "out, or answered more than %d bytes", f->url,
+			    FLEET_MAX_REPLY);
 		return;
 	}
 	in = evhttp_request_get_input_buffer(req);
@@ -594,6 +624,7 @@ fleet_new(struct event_base *base, const struct fleet_config *cfg,
 	f->writes = writes;
 	f->dns = evdns_base_new(base, EVDNS_BASE_INITIALIZE_NAMESERVERS);
 	f->timer = evtimer_new(base, fleet_round_cb, f);
+	httpc_deadline_init(&f->head, base);
 	/* The store's writer counts the backlog (store_ship_live). */
 	f->st.lag_profiles = f->st.lag_bytes = f->st.unshipped_deleted = -1;
 	fleet_schedule(f, 0);
@@ -609,6 +640,7 @@ fleet_stop(struct fleet *f)
 		log_info("fleet: the round in flight was cut short (what it "
 		    "had not shipped ships after the next start)");
 	evtimer_del(f->timer);
+	httpc_deadline_stop(&f->head);
 	if (f->req != NULL)
 		evhttp_cancel_request(f->req);
 	f->req = NULL;
@@ -628,6 +660,7 @@ fleet_free(struct fleet *f)
 		return;
 	fleet_stop(f);
 	event_free(f->timer);
+	httpc_deadline_free(&f->head);
 	if (f->dns != NULL)
 		evdns_base_free(f->dns, 0);
 	fleet_batch_clear(&f->b);

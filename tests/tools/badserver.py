@@ -9,8 +9,11 @@ can wait for a given client (a scrape's GET, a fleet round's POST).  MODE:
   silent   accepts and never answers (a scrape target or a ClickHouse
            that hangs);
   headers  answers a status line, then header lines without end;
-  line     answers a status line, then one header line without end.
-An endless answer stops after 20 s per connection.
+  line     answers a status line, then one header line without end;
+  drip     answers a status line, then one header line a byte every
+           0.3 s (never silent for long, never large: only a bound on
+           the head's whole time ends it).
+An endless answer stops after 20 s per connection (drip: 60 s).
 """
 import socket
 import sys
@@ -22,6 +25,14 @@ def endless(c, mode):
     try:
         c.recv(65536)
         c.sendall(b"HTTP/1.1 200 OK\r\n")
+        if mode == "drip":
+            c.sendall(b"X-Drip: ")
+            end = time.monotonic() + 60
+            while time.monotonic() < end:
+                c.sendall(b"a")
+                time.sleep(0.3)
+            c.close()
+            return
         if mode == "line":
             c.sendall(b"X-Endless: ")
         chunk = b"a" * 65536 if mode == "line" else b"X-More: yes\r\n" * 4096

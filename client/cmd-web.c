@@ -122,10 +122,12 @@ out:
 	return (fd);
 }
 
+/* The token of the URL, and the cookie's own secret (webserve.h). */
 static int
 cmd_web_token(struct webserve *ws, char **cause)
 {
-	unsigned char	 r[16];
+	unsigned char	 r[32];
+	char		 cookie[33];
 	size_t		 got = 0;
 	ssize_t		 n;
 	int		 i;
@@ -139,8 +141,14 @@ cmd_web_token(struct webserve *ws, char **cause)
 		}
 		got += (size_t)n;
 	}
-	for (i = 0; i < 16; i++)
+	for (i = 0; i < 16; i++) {
 		snprintf(ws->token + 2 * i, 3, "%02x", r[i]);
+		snprintf(cookie + 2 * i, 3, "%02x", r[16 + i]);
+	}
+	snprintf(ws->cookie_name, sizeof ws->cookie_name, "profd_token_%d",
+	    ws->port);
+	snprintf(ws->cookie_value, sizeof ws->cookie_value, "%d.%s",
+	    ws->port, cookie);
 	return (0);
 }
 
@@ -190,14 +198,13 @@ cmd_web_exec(struct client *c, int argc, char **argv)
 	memset(&ws, 0, sizeof ws);
 	ws.allow_write = o.allow_write;
 	ws.read_only = o.read_only;
-	if (cmd_web_token(&ws, &cause) == -1 ||
-	    (lfd = cmd_web_listen(o.listen, &ws, &cause)) == -1) {
+	/* The token after the port: the cookie names it. */
+	if ((lfd = cmd_web_listen(o.listen, &ws, &cause)) == -1 ||
+	    cmd_web_token(&ws, &cause) == -1) {
 		fprintf(stderr, "profctl web: %s\n", cause);
 		free(cause);
 		return (PROFCTL_EXIT_USAGE);
 	}
-	snprintf(ws.cookie_name, sizeof ws.cookie_name, "profd_token_%d",
-	    ws.port);
 	sock = paths_socket(c->socket);
 	ws.socket = sock;
 	xasprintf(&url, "http://%s/?token=%s", ws.listen_host, ws.token);

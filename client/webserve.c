@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "http-int.h"
+#include "origin.h"
 #include "webasset.h"
 #include "webserve.h"
 
@@ -28,6 +29,8 @@ struct webserve_req {
 	char	*query;			/* after '?', the token taken out */
 	int	 query_token;		/* the query held the right token */
 	char	*host, *cookie, *inm, *ae, *ctype, *clen, *te, *expect;
+	char	*origin, *fetch_site, *fetch_mode, *ui;	/* origin.h */
+	char	*tokhdr;		/* WEBSERVE_TOKEN_HEADER */
 	long long len;			/* Content-Length, -1 if none */
 };
 
@@ -161,7 +164,7 @@ webserve_take_token(struct webserve_req *r, const char *token)
 	*out = '\0';
 }
 
-/* Does the Cookie header carry NAME=token? */
+/* Does the Cookie header carry NAME=PORT.TOKEN? */
 static int
 webserve_cookie_ok(const struct webserve *ws, const char *cookie)
 {
@@ -174,7 +177,7 @@ webserve_cookie_ok(const struct webserve *ws, const char *cookie)
 		if ((size_t)(end - p) > nlen && strncmp(p, ws->cookie_name,
 		    nlen) == 0 && p[nlen] == '=' &&
 		    webserve_token_eq(p + nlen + 1, (size_t)(end - p) - nlen - 1,
-		    ws->token))
+		    ws->cookie_value))
 			return (1);
 		p = end;
 	}
@@ -230,6 +233,11 @@ webserve_header_slot(struct webserve_req *r, const char *name)
 		{ "content-length", offsetof(struct webserve_req, clen) },
 		{ "transfer-encoding", offsetof(struct webserve_req, te) },
 		{ "expect", offsetof(struct webserve_req, expect) },
+		{ "origin", offsetof(struct webserve_req, origin) },
+		{ "sec-fetch-site", offsetof(struct webserve_req, fetch_site) },
+		{ "sec-fetch-mode", offsetof(struct webserve_req, fetch_mode) },
+		{ ORIGIN_UI_HEADER, offsetof(struct webserve_req, ui) },
+		{ WEBSERVE_TOKEN_HEADER, offsetof(struct webserve_req, tokhdr) },
 	};
 	size_t	 i;
 
@@ -360,12 +368,19 @@ webserve_req_free(struct webserve_req *r)
 	free(r->clen);
 	free(r->te);
 	free(r->expect);
+	free(r->origin);
+	free(r->fetch_site);
+	free(r->fetch_mode);
+	free(r->ui);
+	free(r->tokhdr);
 }
 
-/* A file of the UI, or the way to it. */
+/* A file of the UI, or the way to it: the way from the URL profctl web
+ * printed hands the page the token in the fragment, which the browser
+ * keeps and sends to no server (web/request.js stores it). */
 static void
-webserve_asset(struct http_conn *c, const struct webserve_req *r,
-    const char *setcookie)
+webserve_asset(struct http_conn *c, const struct webserve *ws,
+    const struct webserve_req *r, const char *setcookie)
 {
 	struct webasset_reply	 a;
 	char			*extra = NULL, *more;
@@ -383,9 +398,10 @@ webserve_asset(struct http_conn *c, const struct webserve_req *r,
 	}
 	xasprintf(&extra, "%s", setcookie);
 	if (a.status == 302) {
-		xasprintf(&more, "%sLocation: %s%s%s\r\n", extra, a.location,
-		    r->query != NULL && *r->query != '\0' ? "?" : "",
-		    r->query != NULL ? r->query : "");
+		xasprintf(&more, "%sLocation: %s%s%s%s%s\r\n", extra,
+		    a.location, r->query != NULL && *r->query != '\0' ? "?" :
+		    "", r->query != NULL ? r->query : "", r->query_token ?
+		    "#token=" : "", r->query_token ? ws->token : "");
 		free(extra);
 		webserve_reply(c, 302, more, NULL, NULL, 0);
 		free(more);
@@ -494,6 +510,30 @@ webserve_proxy(struct http_conn *c, const struct webserve *ws,
 	http_conn_close(up);
 }
 
+/* A page of another origin (another port of this host among them) is
+ * refused whatever it asks, as profd refuses it (origin.h): this server's
+ * origin is the Host it is reached by, which webserve_host_ok checked. */
+static int
+webserve_origin_ok(struct http_conn *c, const struct webserve_req *r)
+{
+	struct origin_req o = {
+		.origin = r->origin,
+		.fetch_site = r->fetch_site,
+		.fetch_mode = r->fetch_mode,
+		.host = r->host,
+		.ui_header = r->ui != NULL,
+		.write = strcmp(r->method, "GET") != 0 &&
+		    strcmp(r->method, "HEAD") != 0,
+		.serves_ui = 1,
+	};
+	char why[600];
+
+	if (origin_check(&o, why, sizeof why) == NULL)
+		return (1);
+	webserve_error(c, 403, "%s", why);
+	return (0);
+}
+
 /* Answer the request whose head is head[0..len) on fd, which stays open
  * (webloop.c closes it gently). */
 void
@@ -504,7 +544,7 @@ webserve_answer(const struct webserve *ws, int fd, const char *head,
 	struct webserve_head	 h = { head, head + len };
 	struct webserve_req	 r;
 	char			*setcookie = xstrdup("");
-	int			 rc, kind;
+	int			 rc, kind, api;
 
 	memset(&r, 0, sizeof r);
 	if ((rc = webserve_read_head(&h, &r)) != 0) {
@@ -518,19 +558,31 @@ webserve_answer(const struct webserve *ws, int fd, const char *head,
 		    "(%s or localhost)", r.host ? r.host : "", ws->listen_host);
 		goto out;
 	}
+	if (!webserve_origin_ok(c, &r))
+		goto out;
 	webserve_take_token(&r, ws->token);
-	if (!r.query_token && !webserve_cookie_ok(ws, r.cookie)) {
-		webserve_error(c, 401, "the token is missing or wrong: open "
-		    "the URL profctl web printed");
+	api = strncmp(r.path, "/v1/", 4) == 0;
+	/* An API call: the token in the header (a page cannot send it
+	 * without a preflight, and only this origin's page knows it) or the
+	 * query.  The page's files: the cookie will do. */
+	if (!r.query_token && (api ? r.tokhdr == NULL ||
+	    !webserve_token_eq(r.tokhdr, strlen(r.tokhdr), ws->token) :
+	    !webserve_cookie_ok(ws, r.cookie))) {
+		webserve_error(c, 401, api ? "the token is missing or wrong: "
+		    "an API call through profctl web carries it in "
+		    WEBSERVE_TOKEN_HEADER " (profd's page, opened from the "
+		    "URL profctl web printed, sends it) or as token= in the "
+		    "query" : "the token is missing or wrong: open the URL "
+		    "profctl web printed");
 		goto out;
 	}
 	if (r.query_token) {
 		free(setcookie);
 		xasprintf(&setcookie, "Set-Cookie: %s=%s; Path=/; HttpOnly; "
-		    "SameSite=Strict\r\n", ws->cookie_name, ws->token);
+		    "SameSite=Strict\r\n", ws->cookie_name, ws->cookie_value);
 	}
-	if (strncmp(r.path, "/v1/", 4) != 0) {
-		webserve_asset(c, &r, setcookie);
+	if (!api) {
+		webserve_asset(c, ws, &r, setcookie);
 		goto out;
 	}
 	kind = webserve_kind_of(&r);

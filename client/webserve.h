@@ -11,11 +11,22 @@ struct webserve {
 	const char	*socket;	/* profd's */
 	char		 listen_host[80];	/* "127.0.0.1:PORT", as Host */
 	int		 port;
+	/* The token profctl web prints in its URL: every API call carries
+	 * it in WEBSERVE_TOKEN_HEADER (the page keeps it in its origin's
+	 * storage, which no other port reads) or in the query. */
 	char		 token[33];	/* 32 hex digits */
-	char		 cookie_name[32];	/* per port: cookies ignore it */
+	/* Cookies ignore ports: a server on another port of this host that
+	 * the browser visits is sent this cookie too.  So it admits the
+	 * page's files and nothing else, it is not the token (its value is
+	 * "PORT." and a secret of its own, its name profd_token_PORT), and
+	 * a cookie of another port's profctl web is no use here. */
+	char		 cookie_name[32];
+	char		 cookie_value[48];
 	int		 allow_write;	/* forward deletes and other writes */
 	int		 read_only;	/* refuse pushes too */
 };
+
+#define WEBSERVE_TOKEN_HEADER	"X-Profd-Token"
 
 #define WEBHEAD_MAX	65536	/* request line and headers, bytes */
 

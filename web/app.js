@@ -107,7 +107,7 @@ const cache = new Map();
 async function api(path) {
   if (cache.has(path)) return cache.get(path);
   const p = (async () => {
-    const r = await fetch(path, { credentials: 'same-origin' });
+    const r = await request(path);
     const text = await r.text();
     let j = null;
     try { j = JSON.parse(text); } catch (e) { /* not JSON */ }
@@ -190,10 +190,8 @@ function fillPickers(s, top) {
   $('live').checked = s.live;
   const q = selQuery(s, false);
   const base = s.scope.join('+').replace(/[^A-Za-z0-9._+-]/g, '_');
-  $('dl-pprof').href = '/v1/export?' + q;
-  $('dl-pprof').download = base + '.pb.gz';
-  $('dl-folded').href = '/v1/tree?' + q + '&format=folded';
-  $('dl-folded').download = base + '.folded';
+  requestDownload($('dl-pprof'), '/v1/export?' + q, base + '.pb.gz');
+  requestDownload($('dl-folded'), '/v1/tree?' + q + '&format=folded', base + '.folded');
   $('dl-svg').hidden = !(s.view === 'flamegraph' || s.view === 'diff');
   const search = $('search');
   if (document.activeElement !== search) search.value = s.search;
@@ -217,7 +215,7 @@ function labelsFor(s) {
   const list = s.scope.map((x) => "'" + x.replace(/'/g, "''") + "'").join(',');
   const sql = 'SELECT DISTINCT key, value FROM profile_labels WHERE profile_id IN (SELECT profile_id FROM profiles ' +
     'WHERE scope IN (' + list + ') ORDER BY time_ns DESC LIMIT 20) ORDER BY 1, 2';
-  const pushed = fetch('/v1/query?max_rows=500&timeout_ms=3000', { method: 'POST', body: sql, credentials: 'same-origin' })
+  const pushed = request('/v1/query?max_rows=500&timeout_ms=3000', { method: 'POST', body: sql })
     .then((r) => (r.ok ? r.json() : { rows: [] }))
     .then((j) => (j.rows || []).filter((r) => r[1] != null).map((r) => r[0] + '=' + r[1]))
     .catch(() => []);
@@ -717,7 +715,7 @@ async function livePoll() {
   const s = state();
   if (!s.live || !s.scope.length || document.hidden) return;
   try {
-    const r = await fetch(scopesPath(s), { credentials: 'same-origin' });
+    const r = await request(scopesPath(s));
     if (!r.ok) return;
     const j = await r.json();
     const key = liveKey(j, s.scope);

@@ -7,7 +7,7 @@ const PUSH_CHUNKED_OVER = 32 << 20;
 const PUSH_CHUNK = 8 << 20;
 
 async function pushRequest(method, path, body) {
-  const r = await fetch(path, { method, body, credentials: 'same-origin' });
+  const r = await request(path, { method, body });
   const text = await r.text();
   let j = null;
   try { j = JSON.parse(text); } catch (e) { /* not JSON */ }

@@ -31,7 +31,8 @@ health_http(struct api_host *h)
 	struct api_http_stats st = { 0 };
 
 	h->http_stats(h->ctx, &st);
-	return json_pack("{s:I, s:I, s:I, s:b, s:I, s:I, s:I, s:I, s:I}",
+	return json_pack("{s:I, s:I, s:I, s:b, s:I, s:I, s:I, s:I, s:I, "
+	    "s:I}",
 	    "connections", (json_int_t)st.connections,
 	    "max_connections", (json_int_t)st.max_connections,
 	    "inflight_body_bytes", (json_int_t)st.inflight_body_bytes,
@@ -40,7 +41,8 @@ health_http(struct api_host *h)
 	    "refused_connections", (json_int_t)st.refused_connections,
 	    "refused_bodies", (json_int_t)st.refused_bodies,
 	    "refused_heads", (json_int_t)st.refused_heads,
-	    "timed_out", (json_int_t)st.timed_out);
+	    "timed_out", (json_int_t)st.timed_out,
+	    "refused_origins", (json_int_t)st.refused_origins);
 }
 
 void

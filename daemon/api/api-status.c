@@ -99,13 +99,14 @@ status_tcp(struct api_host *h)
 
 	if (h->tcp_stats == NULL || h->tcp_stats(h->ctx, &st) == 0)
 		return json_null();
-	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I}",
+	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I}",
 	    "listen", st.listen,
 	    "auth", st.auth,
 	    "connections", (json_int_t)st.connections,
 	    "requests", (json_int_t)st.requests,
 	    "unauthorized", (json_int_t)st.unauthorized,
-	    "not_found", (json_int_t)st.not_found);
+	    "not_found", (json_int_t)st.not_found,
+	    "refused_origins", (json_int_t)st.refused_origins);
 }
 
 /* The scrape targets, each profile with its last success and error and

@@ -33,6 +33,7 @@ struct api_http_stats {
 	int accept_paused;
 	uint64_t accept_errors, refused_connections, refused_bodies;
 	uint64_t refused_heads, timed_out;
+	uint64_t refused_origins;	/* 403: a page of another origin */
 };
 
 /* What the spool reports in /v1/status (the server's spool fills it). */
@@ -79,6 +80,7 @@ struct api_tcp_stats {
 	uint64_t requests;		/* every one answered, health included */
 	uint64_t unauthorized;		/* 401: no or wrong credentials */
 	uint64_t not_found;		/* 404: a path it does not serve */
+	uint64_t refused_origins;	/* 403: from a web page */
 };
 
 /* One blob imported as POST /v1/profiles imports it (api-profiles.c);

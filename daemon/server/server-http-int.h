@@ -63,6 +63,7 @@ struct server_http {
 	uint64_t inflight;		/* body bytes held */
 	uint64_t accept_errors;
 	uint64_t refused_conns, refused_body, refused_head, timed_out;
+	uint64_t refused_origin;
 	int64_t warned_ns;		/* last accept warning */
 	int64_t episode_ns;		/* first failed accept of an episode */
 	uint64_t episode_errors;	/* failed accepts since the last one */
@@ -71,7 +72,7 @@ struct server_http {
 	int64_t trimmed_ns;		/* the last trim (monotonic) */
 	int64_t trim_due_ns;		/* the next, if no body is held */
 	struct server_http *next;	/* in listening */
-	int any_host;			/* no Host check */
+	int any_host;			/* no Host check, no page */
 };
 
 /* conn.c: evhttp_set_bevcb's callback: the filter over a new connection

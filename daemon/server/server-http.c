@@ -26,6 +26,7 @@
 
 #include "http-error.h"
 #include "log.h"
+#include "origin.h"
 #include "server-http-int.h"
 #include "server-http.h"
 #include "util.h"
@@ -128,6 +129,32 @@ server_http_check_host(struct server_http *sh, struct evhttp_request *req)
 	return 0;
 }
 
+/* Cross-site request forgery (origin.h): a page of another origin
+ * neither writes nor reads through any face.  0 if refused. */
+static int
+server_http_check_origin(struct server_http *sh, struct evhttp_request *req)
+{
+	struct evkeyvalq *in = evhttp_request_get_input_headers(req);
+	enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
+	struct origin_req o = {
+		.origin = evhttp_find_header(in, "Origin"),
+		.fetch_site = evhttp_find_header(in, "Sec-Fetch-Site"),
+		.fetch_mode = evhttp_find_header(in, "Sec-Fetch-Mode"),
+		.host = evhttp_find_header(in, "Host"),
+		.ui_header = evhttp_find_header(in, ORIGIN_UI_HEADER) != NULL,
+		.write = cmd != EVHTTP_REQ_GET && cmd != EVHTTP_REQ_HEAD,
+		/* The TCP face serves agents, not the page. */
+		.serves_ui = !sh->any_host,
+	};
+	char why[600];
+
+	if (origin_check(&o, why, sizeof why) == NULL)
+		return 1;
+	sh->refused_origin++;
+	server_http_refuse(req, 403, why);
+	return 0;
+}
+
 /* A whole request has arrived. */
 static void
 server_http_dispatch(struct evhttp_request *req, void *arg)
@@ -162,6 +189,8 @@ server_http_dispatch(struct evhttp_request *req, void *arg)
 		return;
 	}
 	if (!sh->any_host && !server_http_check_host(sh, req))
+		return;
+	if (!server_http_check_origin(sh, req))
 		return;
 	sh->cb(req, sh->cbarg);
 }
@@ -335,4 +364,5 @@ server_http_stats(const struct server_http *sh, struct api_http_stats *st)
 	st->refused_bodies = sh->refused_body;
 	st->refused_heads = sh->refused_head;
 	st->timed_out = sh->timed_out;
+	st->refused_origins = sh->refused_origin;
 }

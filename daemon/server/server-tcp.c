@@ -300,6 +300,7 @@ server_tcp_stats(struct server *srv, struct api_tcp_stats *st)
 	st->requests = srv->tcp_requests;
 	st->unauthorized = srv->tcp_unauthorized;
 	st->not_found = srv->tcp_not_found;
+	st->refused_origins = h.refused_origins;
 	return 1;
 }
 

@@ -205,6 +205,7 @@ server_host_http_stats(void *ctx, struct api_http_stats *st)
 	st->refused_bodies += t.refused_bodies;
 	st->refused_heads += t.refused_heads;
 	st->timed_out += t.timed_out;
+	st->refused_origins += t.refused_origins;
 }
 
 static int

@@ -44,6 +44,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.port = 8080,
 		.token = "0123456789abcdef0123456789abcdef",
 		.cookie_name = "profd_token_8080",
+		.cookie_value = "8080.0123456789abcdef0123456789abcdef",
 	};
 	struct webhead		 h;
 	enum webhead_state	 st;

@@ -1,7 +1,9 @@
 # profctl web against a real profd: the first line of stdout is the URL with
-# the token; the token (query, then cookie) is needed for every request
-# (401), a Host that is not the listen address or localhost is refused
-# (403), the UI's files are served with ETags, API reads and pushes are
+# the token; the token is needed for every request (401): in the query, or
+# for an API call in X-Profd-Token, for the page's files the cookie (its
+# name and value name the port, its secret is not the token); a Host that
+# is not the listen address or localhost is refused (403), so is a page of
+# another origin (Origin, Sec-Fetch-Site); the UI's files are served with ETags, API reads and pushes are
 # forwarded, deletes are refused unless --allow-write, and --read-only
 # refuses pushes too; a profd that is not there is 502.
 . "$(dirname "$0")/lib.sh"
@@ -28,7 +30,10 @@ start_web() {
 	BASE=${URL%/\?token=*}
 	TOKEN=${URL#*\?token=}
 	PORT=${BASE##*:}
-	COOKIE="profd_token_$PORT=$TOKEN"
+	TOK="X-Profd-Token: $TOKEN"
+	curl -s -o /dev/null -D "$T/head0" "$URL"
+	COOKIE=$(sed -n 's/^[Ss]et-[Cc]ookie: \([^;]*\);.*/\1/p' "$T/head0")
+	CVAL=${COOKIE#*=}
 }
 
 # code ARGS...: the status curl gets.
@@ -45,10 +50,11 @@ ok "first line of stdout: $URL"
 
 # The token.
 [ "$(code "$URL&scope=fx")" = 302 ] || fail "the URL: $(cat "$T/head")"
-grep -qi "^location: /ui/?scope=fx"$'\r' "$T/head" ||
-    fail "not led to /ui/ (the token dropped): $(cat "$T/head")"
-grep -qi "^set-cookie: $COOKIE; Path=/; HttpOnly; SameSite=Strict" \
+grep -qi "^location: /ui/?scope=fx#token=$TOKEN"$'\r' "$T/head" ||
+    fail "not led to /ui/ (the token in the fragment): $(cat "$T/head")"
+grep -qi "^set-cookie: profd_token_$PORT=$PORT\.[0-9a-f]\{32\}; Path=/; HttpOnly; SameSite=Strict" \
     "$T/head" || fail "no cookie: $(cat "$T/head")"
+[ "$CVAL" != "$PORT.$TOKEN" ] || fail "the cookie holds the token"
 [ "$(code -b "$COOKIE" "$BASE/ui/")" = 200 ] || fail "cookie refused"
 cmp -s "$T/body" "$WEB/index.html" || fail "/ui/ is not index.html"
 [ "$(code "$BASE/ui/?token=$TOKEN")" = 200 ] || fail "query token refused"
@@ -64,6 +70,22 @@ done
     fail "a wrong cookie"
 [ "$(code -b "profd_token_1=$TOKEN" "$BASE/v1/scopes")" = 401 ] ||
     fail "another port's cookie"
+# The value names the port too: its secret alone, or with another port
+# (a cookie another port's profctl web set), or the token, is refused.
+C=${CVAL#*.}
+for v in "$C" "1.$C" "$PORT$C" "$CVAL.x" "$PORT.$TOKEN" "$TOKEN"; do
+	[ "$(code -b "profd_token_$PORT=$v" "$BASE/ui/")" = 401 ] ||
+	    fail "cookie value $v"
+done
+# The cookie admits the page's files only: an API call needs the token.
+for args in "-b $COOKIE" "-b $COOKIE -H X-Profd-UI:1" \
+    "-b $COOKIE -H X-Profd-Token:$C" "-b $COOKIE -H X-Profd-Token:$CVAL"; do
+	# shellcheck disable=SC2086
+	[ "$(code $args "$BASE/v1/scopes")" = 401 ] ||
+	    fail "an API call with $args"
+done
+json 'j["detail"]' <"$T/body" | has "X-Profd-Token" || fail "401 detail"
+[ "$(code -H "$TOK" "$BASE/v1/scopes")" = 200 ] || fail "the token header"
 ok "401 without the token, in the query or the cookie"
 
 # The Host header.
@@ -77,7 +99,7 @@ s=socket.create_connection(("127.0.0.1",int(sys.argv[1])))
 s.sendall(sys.stdin.buffer.read()); print(s.recv(100).split(b" ")[1].decode())' "$PORT")
 [ "$r" = 403 ] || fail "no Host: $r"
 for h in "localhost:$PORT" "LOCALHOST:$PORT" localhost "127.0.0.1:$PORT"; do
-	[ "$(code -H "Host: $h" -b "$COOKIE" "$BASE/v1/scopes")" = 200 ] ||
+	[ "$(code -H "Host: $h" -b "$COOKIE" -H "$TOK" "$BASE/v1/scopes")" = 200 ] ||
 	    fail "Host $h refused"
 done
 ok "403 for a Host that is not the listen address or localhost"
@@ -90,6 +112,28 @@ s.sendall(sys.stdin.buffer.read()); print(s.recv(100).split(b" ")[1].decode())' 
 [ "$r" = 400 ] || fail "a bare CR in a header: $r"
 ok "400 for a control character in a header"
 
+# Pages of other origins (issue 25): another port of this host, a foreign
+# name, a sandboxed page; with the cookie and the header both, reads and
+# pushes alike.  The page's own origin passes.
+for o in "http://127.0.0.1:1$PORT" "http://localhost:8080" "null" \
+    "http://evil.example:$PORT" "https://127.0.0.1:$PORT.evil.example"; do
+	[ "$(code -b "$COOKIE" -H "$TOK" -H "Origin: $o" "$BASE/v1/scopes")" = 403 ] ||
+	    fail "a read from Origin $o"
+	[ "$(code -b "$COOKIE" -H "$TOK" -H "Origin: $o" --data-binary \
+	    @"$FIXTURES/heap.pprof" "$BASE/v1/profiles?scope=evil")" = 403 ] ||
+	    fail "a push from Origin $o"
+	json 'j["detail"]' <"$T/body" | has "another origin" ||
+	    fail "the 403 does not say why: $(cat "$T/body")"
+done
+for site in cross-site same-site; do
+	[ "$(code -b "$COOKIE" -H "$TOK" -H "Sec-Fetch-Site: $site" "$BASE/v1/scopes")" = 403 ] ||
+	    fail "Sec-Fetch-Site: $site"
+done
+[ "$(code -b "$COOKIE" -H "$TOK" -H "Origin: $BASE" -H "Sec-Fetch-Site: same-origin" "$BASE/v1/scopes")" = 200 ] ||
+    fail "the page's own origin refused: $(cat "$T/body")"
+"$PROFCTL" scopes | has -w evil && fail "a cross-origin push was stored"
+ok "403 for other origins (Origin, Sec-Fetch-Site)"
+
 # Files and reads.
 [ "$(code -b "$COOKIE" --compressed "$BASE/ui/app.js")" = 200 ] ||
     fail "app.js"
@@ -100,43 +144,43 @@ etag=$(sed -n 's/^[Ee][Tt][Aa][Gg]: \(.*\)\r$/\1/p' "$T/head")
     fail "ETag not revalidated"
 [ "$(code -b "$COOKIE" "$BASE/ui/nope.js")" = 404 ] || fail "404"
 [ "$(code -b "$COOKIE" -X POST "$BASE/ui/")" = 405 ] || fail "405"
-[ "$(code -b "$COOKIE" "$BASE/v1/top?scope=fx&limit=5")" = 200 ] ||
+[ "$(code -b "$COOKIE" -H "$TOK" "$BASE/v1/top?scope=fx&limit=5")" = 200 ] ||
     fail "top through profctl web"
 curl -sf --unix-socket "$SOCK" "http://localhost/v1/top?scope=fx&limit=5" |
     cmp -s - "$T/body" || fail "top differs from profd's"
-[ "$(code -b "$COOKIE" "$BASE/v1/top?scope=nosuch")" = 404 ] ||
+[ "$(code -b "$COOKIE" -H "$TOK" "$BASE/v1/top?scope=nosuch")" = 404 ] ||
     fail "profd's 404 not forwarded"
-[ "$(code -b "$COOKIE" --data 'SELECT 1 AS x' "$BASE/v1/query")" = 200 ] ||
+[ "$(code -b "$COOKIE" -H "$TOK" --data 'SELECT 1 AS x' "$BASE/v1/query")" = 200 ] ||
     fail "read-only SQL: $(cat "$T/body")"
 [ "$(json 'j["rows"]' <"$T/body")" = '[[1]]' ] || fail "SQL: $(cat "$T/body")"
 ok "files revalidated, API reads forwarded as profd answers them"
 
 # Pushes yes, deletes no.
-[ "$(code -b "$COOKIE" --data-binary @"$FIXTURES/heap.pprof" \
+[ "$(code -b "$COOKIE" -H "$TOK" --data-binary @"$FIXTURES/heap.pprof" \
     "$BASE/v1/profiles?scope=pushed")" = 201 ] || fail "push: $(cat "$T/body")"
-[ "$(code -b "$COOKIE" -X POST "$BASE/v1/uploads")" = 201 ] ||
+[ "$(code -b "$COOKIE" -H "$TOK" -X POST "$BASE/v1/uploads")" = 201 ] ||
     fail "upload: $(cat "$T/body")"
-[ "$(code -b "$COOKIE" -X DELETE "$BASE/v1/profiles?scope=pushed")" = 403 ] ||
+[ "$(code -b "$COOKIE" -H "$TOK" -X DELETE "$BASE/v1/profiles?scope=pushed")" = 403 ] ||
     fail "delete forwarded without --allow-write"
-[ "$(code -b "$COOKIE" -X PATCH "$BASE/v1/profiles?scope=pushed")" = 403 ] ||
+[ "$(code -b "$COOKIE" -H "$TOK" -X PATCH "$BASE/v1/profiles?scope=pushed")" = 403 ] ||
     fail "PATCH forwarded"
 "$PROFCTL" scopes | has pushed || fail "the refused delete deleted"
 ok "pushes forwarded, deletes and other writes 403"
 
 start_web --allow-write --listen localhost:0
-[ "$(code -b "$COOKIE" -X DELETE "$BASE/v1/profiles?scope=pushed")" = 200 ] ||
+[ "$(code -b "$COOKIE" -H "$TOK" -X DELETE "$BASE/v1/profiles?scope=pushed")" = 200 ] ||
     fail "delete with --allow-write: $(cat "$T/body")"
 ! "$PROFCTL" scopes | has pushed || fail "not deleted"
 ok "--allow-write forwards deletes"
 
 start_web --read-only
-[ "$(code -b "$COOKIE" --data-binary @"$FIXTURES/heap.pprof" \
+[ "$(code -b "$COOKIE" -H "$TOK" --data-binary @"$FIXTURES/heap.pprof" \
     "$BASE/v1/profiles?scope=ro")" = 403 ] || fail "push with --read-only"
-[ "$(code -b "$COOKIE" -X POST "$BASE/v1/uploads")" = 403 ] ||
+[ "$(code -b "$COOKIE" -H "$TOK" -X POST "$BASE/v1/uploads")" = 403 ] ||
     fail "upload with --read-only"
-[ "$(code -b "$COOKIE" -X DELETE "$BASE/v1/profiles?scope=fx")" = 403 ] ||
+[ "$(code -b "$COOKIE" -H "$TOK" -X DELETE "$BASE/v1/profiles?scope=fx")" = 403 ] ||
     fail "delete with --read-only"
-[ "$(code -b "$COOKIE" "$BASE/v1/scopes")" = 200 ] || fail "read"
+[ "$(code -b "$COOKIE" -H "$TOK" "$BASE/v1/scopes")" = 200 ] || fail "read"
 ! "$PROFCTL" scopes | has -w ro || fail "read-only push stored"
 ok "--read-only refuses pushes too"
 
@@ -149,6 +193,6 @@ rc=0
 ok "contradictory and bad flags refused"
 
 start_web --socket "$T/none.sock"
-[ "$(code -b "$COOKIE" "$BASE/v1/scopes")" = 502 ] || fail "no profd: 502"
+[ "$(code -b "$COOKIE" -H "$TOK" "$BASE/v1/scopes")" = 502 ] || fail "no profd: 502"
 json 'j["detail"]' <"$T/body" | has none.sock || fail "502 detail"
 ok "502 naming the socket when profd is not there"

@@ -23,12 +23,17 @@ def connect(port):
 
 
 def request(port, token, method, target, body=b""):
-    """One request with the cookie; (status, body, seconds taken)."""
+    """One request with the token as the page sends it (the header on
+    API calls; the query for its files, whose cookie this client does not
+    keep); (status, body, seconds taken)."""
     t = time.monotonic()
     s = connect(port)
+    if not target.startswith("/v1/"):
+        target += ("&" if "?" in target else "?") + "token=" + token
     head = ("%s %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
-            "Cookie: profd_token_%d=%s\r\nContent-Length: %d\r\n\r\n" %
-            (method, target, port, port, token, len(body)))
+            "X-Profd-UI: 1\r\nX-Profd-Token: %s\r\n"
+            "Content-Length: %d\r\n\r\n" %
+            (method, target, port, token, len(body)))
     s.sendall(head.encode() + body)
     out = b""
     while True:
@@ -135,9 +140,9 @@ def busy(port, token):
     for i in range(80):
         s = connect(port)
         s.sendall(("POST /v1/profiles?scope=slow HTTP/1.1\r\n"
-                   "Host: 127.0.0.1:%d\r\nCookie: profd_token_%d=%s\r\n"
-                   "Content-Length: 100\r\n\r\n" %
-                   (port, port, token)).encode())
+                   "Host: 127.0.0.1:%d\r\nX-Profd-Token: %s\r\n"
+                   "X-Profd-UI: 1\r\nContent-Length: 100\r\n\r\n" %
+                   (port, token)).encode())
         held.append(s)
         if i % 16 == 15:    # none waits long for its head to be read
             time.sleep(0.05)

@@ -109,7 +109,7 @@ async function clickFrame(page, name, button) {
     // The frame's own line and inline mark, as /v1/tree gives them per
     // node: main.mandelbrot at one line, main.escapeTime inlined into it.
     const node = await page.evaluate(async (names) => {
-      const j = await (await fetch('/v1/tree?scope=fx')).json();
+      const j = await (await request('/v1/tree?scope=fx')).json();
       const find = (x) => (names.includes(x.name) ? x : x.children.map(find).find((y) => y));
       const m = find(j.root);
       return { mandelbrot: m, escapeTime: m.children.find((c) => c.name === names[1]) };
@@ -404,7 +404,7 @@ async function clickFrame(page, name, button) {
       const q = new URLSearchParams(location.search);
       const a = new URLSearchParams();
       for (const k of ['scope', 'since', 'until', 'base.scope', 'base.since', 'base.until']) q.getAll(k).forEach((v) => a.append(k, v));
-      return (await fetch('/v1/diff?' + a)).json();
+      return (await request('/v1/diff?' + a)).json();
     });
     if (!drows.length || drows.length !== dj.rows.length ||
         drows.some(([n, d], k) => n !== dj.rows[k].function || d !== dj.rows[k].delta_flat))
@@ -426,7 +426,7 @@ async function clickFrame(page, name, button) {
     if (param(page, 'base.label') !== 'worker=w1') fail('base label: ' + page.url());
     const lrows = await page.locator('#difftable tbody tr').evaluateAll((trs) => trs.map((tr) => [tr.dataset.name, +tr.dataset.deltaFlat]));
     const lj = await page.evaluate(async () =>
-      (await fetch('/v1/diff?scope=series&label=worker%3Dw3&base.scope=series&base.label=worker%3Dw1')).json());
+      (await request('/v1/diff?scope=series&label=worker%3Dw3&base.scope=series&base.label=worker%3Dw1')).json());
     if (!lrows.length || lrows.some(([n, d], k) => n !== lj.rows[k].function || d !== lj.rows[k].delta_flat))
       fail('label diff table against /v1/diff');
     ok('diff of label sets worker=w3 against worker=w1: ' + lrows.length + ' rows as /v1/diff gives them');

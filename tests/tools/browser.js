@@ -6,14 +6,15 @@
 
 const path = require('path');
 
-function launch() {
+// extra: more command-line switches (test_cross_origin's host rules).
+function launch(extra = []) {
   const { chromium } = require(path.join(process.env.PLAYWRIGHT_DIR || '.',
       'node_modules', 'playwright-core'));
   return chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic',
       '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
+      '--disable-component-update', '--disable-sync', ...extra],
   });
 }
 

@@ -29,7 +29,7 @@ struct webserve_req {
 	char	*query;			/* after '?', the token taken out */
 	int	 query_token;		/* the query held the right token */
 	char	*host, *cookie, *inm, *ae, *ctype, *clen, *te, *expect;
-	char	*origin, *fetch_site, *fetch_mode, *ui;	/* origin.h */
+	char	*origin, *fetch_site, *ui;	/* origin.h */
 	char	*tokhdr;		/* WEBSERVE_TOKEN_HEADER */
 	long long len;			/* Content-Length, -1 if none */
 };
@@ -235,7 +235,6 @@ webserve_header_slot(struct webserve_req *r, const char *name)
 		{ "expect", offsetof(struct webserve_req, expect) },
 		{ "origin", offsetof(struct webserve_req, origin) },
 		{ "sec-fetch-site", offsetof(struct webserve_req, fetch_site) },
-		{ "sec-fetch-mode", offsetof(struct webserve_req, fetch_mode) },
 		{ ORIGIN_UI_HEADER, offsetof(struct webserve_req, ui) },
 		{ WEBSERVE_TOKEN_HEADER, offsetof(struct webserve_req, tokhdr) },
 	};
@@ -370,7 +369,6 @@ webserve_req_free(struct webserve_req *r)
 	free(r->expect);
 	free(r->origin);
 	free(r->fetch_site);
-	free(r->fetch_mode);
 	free(r->ui);
 	free(r->tokhdr);
 }
@@ -519,7 +517,6 @@ webserve_origin_ok(struct http_conn *c, const struct webserve_req *r)
 	struct origin_req o = {
 		.origin = r->origin,
 		.fetch_site = r->fetch_site,
-		.fetch_mode = r->fetch_mode,
 		.host = r->host,
 		.ui_header = r->ui != NULL,
 		.write = strcmp(r->method, "GET") != 0 &&

@@ -49,8 +49,11 @@ origin_check(const struct origin_req *r, char *why, size_t n)
 		    "refused", r->origin, r->host != NULL ? r->host : "");
 		return why;
 	}
+	/* Not Sec-Fetch-Mode alone: Node's fetch (undici), which the
+	 * Pyroscope Node client pushes with, sends "cors" on every
+	 * request; browsers send Origin with every write. */
 	if (r->write && !r->ui_header && (r->origin != NULL ||
-	    r->fetch_site != NULL || r->fetch_mode != NULL)) {
+	    r->fetch_site != NULL)) {
 		snprintf(why, n, "a write from a web page must carry the "
 		    "header " ORIGIN_UI_HEADER " (profd's page sends it; a page "
 		    "of another origin cannot)");

@@ -15,7 +15,6 @@
 struct origin_req {
 	const char *origin;		/* Origin, NULL if none */
 	const char *fetch_site;		/* Sec-Fetch-Site, NULL if none */
-	const char *fetch_mode;		/* Sec-Fetch-Mode, NULL if none */
 	const char *host;		/* Host, NULL if none */
 	int ui_header;			/* ORIGIN_UI_HEADER was sent */
 	int write;			/* a method other than GET and HEAD */
@@ -27,8 +26,10 @@ struct origin_req {
  * and the Host the request names; a face without a page has no origin
  * of its own, so any Origin), Sec-Fetch-Site cross-site or same-site (a
  * page on another port of the same host), or a write from a browser (an
- * Origin or a Sec-Fetch header) without ORIGIN_UI_HEADER.  A client that
- * is not a browser (profctl, curl, an agent) sends none of these. */
+ * Origin, which browsers send with every write, or a Sec-Fetch-Site)
+ * without ORIGIN_UI_HEADER.  A client that is not a browser (profctl,
+ * curl, an agent) sends none of these (Node's fetch sends Sec-Fetch-Mode
+ * only, which is not looked at). */
 const char *origin_check(const struct origin_req *, char *why, size_t n);
 
 #endif

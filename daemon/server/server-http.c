@@ -139,7 +139,6 @@ server_http_check_origin(struct server_http *sh, struct evhttp_request *req)
 	struct origin_req o = {
 		.origin = evhttp_find_header(in, "Origin"),
 		.fetch_site = evhttp_find_header(in, "Sec-Fetch-Site"),
-		.fetch_mode = evhttp_find_header(in, "Sec-Fetch-Mode"),
 		.host = evhttp_find_header(in, "Host"),
 		.ui_header = evhttp_find_header(in, ORIGIN_UI_HEADER) != NULL,
 		.write = cmd != EVHTTP_REQ_GET && cmd != EVHTTP_REQ_HEAD,

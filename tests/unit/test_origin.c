@@ -17,12 +17,13 @@ main(void)
 		struct origin_req r;
 		const char *why;		/* NULL: passes */
 	} c[] = {
-		/* Not a browser: profctl, curl, an agent. */
+		/* Not a browser: profctl, curl, an agent (Node's fetch sends
+		 * Sec-Fetch-Mode, which is not a field here). */
 		{ { .write = 1, .serves_ui = 1 }, NULL },
 		{ { .write = 1, .serves_ui = 0, .host = "db1:4040" }, NULL },
 		/* The page's own calls, through a forward of the socket. */
 		{ { .origin = "http://localhost:8080", .fetch_site =
-		    "same-origin", .fetch_mode = "cors", .host =
+		    "same-origin", .host =
 		    "localhost:8080", .ui_header = 1, .write = 1, .serves_ui =
 		    1 }, NULL },
 		{ { .origin = "HTTP://LOCALHOST:8080", .host = "localhost:8080",
@@ -30,11 +31,11 @@ main(void)
 		{ { .origin = "https://profd.example", .host = "profd.example",
 		    .ui_header = 1, .write = 1, .serves_ui = 1 }, NULL },
 		/* A navigation typed or bookmarked, a reload. */
-		{ { .fetch_site = "none", .fetch_mode = "navigate", .host =
-		    "localhost:8080", .serves_ui = 1 }, NULL },
+		{ { .fetch_site = "none", .host = "localhost:8080",
+		    .serves_ui = 1 }, NULL },
 		/* A same-origin read without the header (an <img>). */
-		{ { .fetch_site = "same-origin", .fetch_mode = "no-cors",
-		    .host = "localhost:8080", .serves_ui = 1 }, NULL },
+		{ { .fetch_site = "same-origin", .host = "localhost:8080",
+		    .serves_ui = 1 }, NULL },
 		/* Other origins. */
 		{ { .origin = "http://localhost:8081", .host = "localhost:8080",
 		    .ui_header = 1, .write = 1, .serves_ui = 1 },
@@ -60,7 +61,7 @@ main(void)
 		/* A browser's write without the header. */
 		{ { .origin = "http://localhost:8080", .host = "localhost:8080",
 		    .write = 1, .serves_ui = 1 }, "X-Profd-UI" },
-		{ { .fetch_mode = "navigate", .host = "localhost:8080",
+		{ { .fetch_site = "same-origin", .host = "localhost:8080",
 		    .write = 1, .serves_ui = 1 }, "X-Profd-UI" },
 	};
 	char why[600];

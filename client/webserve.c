@@ -164,7 +164,7 @@ webserve_take_token(struct webserve_req *r, const char *token)
 	*out = '\0';
 }
 
-/* Does the Cookie header carry NAME=PORT.TOKEN? */
+/* Does the Cookie header carry this port's cookie, NAME=PORT.SECRET? */
 static int
 webserve_cookie_ok(const struct webserve *ws, const char *cookie)
 {

@@ -4,7 +4,7 @@
 # Then the fuzz harnesses of tests/fuzz, built with clang's libFuzzer in
 # build-fuzz/: each replays every crash input ever found and its corpus,
 # then makes a fixed number of mutations from a fixed seed
-# (tests/fuzz/runs.txt, about 10 s each), so a commit's result does not
+# (tests/fuzz/runs.txt, about 5 s each), so a commit's result does not
 # depend on the machine's speed or luck; tests/fuzz/run-long fuzzes for
 # hours.
 #   contrib/test.sh [--sanitize]

@@ -75,7 +75,7 @@ struct ex {
 		int64_t labelset;
 		size_t group;
 	} *smp;
-	size_t nsmp;
+	size_t nsmp, capsmp;
 	int64_t *vals;
 	/* Encoded repeated fields of the Profile. */
 	struct buf out_maps, out_locs, out_fns, msg, line, tmp, key, lkey;
@@ -233,13 +233,19 @@ ex_samples(struct ex *x, struct csindex *idx, const struct selection *sel,
 			;
 		if (!kept)
 			continue;
-		x->smp = xreallocarray(x->smp, x->nsmp + 1, sizeof *x->smp);
+		if (x->nsmp == x->capsmp) {
+			/* Doubling: a realloc a sample copied them all under
+			 * ASan (quadratic). */
+			x->capsmp = x->capsmp ? x->capsmp * 2 : 256;
+			x->smp = xreallocarray(x->smp, x->capsmp,
+			    sizeof *x->smp);
+			x->vals = xreallocarray(x->vals, x->capsmp *
+			    x->nmetrics, sizeof *x->vals);
+		}
 		x->smp[x->nsmp].off = off;
 		x->smp[x->nsmp].n = depth;
 		x->smp[x->nsmp].labelset = v[i].labelset;
 		x->smp[x->nsmp].group = group;
-		x->vals = xreallocarray(x->vals, (x->nsmp + 1) * x->nmetrics,
-		    sizeof *x->vals);
 		vals = x->vals + x->nsmp * x->nmetrics;
 		memset(vals, 0, x->nmetrics * sizeof *vals);
 		x->nsmp++;

@@ -12,6 +12,21 @@ DB="$T/profd.db"
 export PROFD_SOCKET="$SOCK"
 PROFD_PID=
 
+# python3 called straight: where python3 on PATH is a version manager's
+# shim (pyenv's runs a chain of shell scripts on every call: 0.1 s on an
+# idle machine, over 1 s on a loaded one), the hundreds of calls of a test
+# (json, the tools) spend minutes there.  The interpreter the shim picks
+# is run directly instead, from $T/bin first in PATH: the same Python with
+# the same modules, for the tests' own calls and the tools they start.
+py_exe=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) || py_exe=
+if [ -n "$py_exe" ] && [ "$py_exe" != "$(command -v python3)" ] &&
+    [[ $py_exe =~ ^/[A-Za-z0-9_./+-]+$ ]] && [ -x "$py_exe" ]; then
+	mkdir "$T/bin"
+	printf '#!/bin/sh\nexec %s "$@"\n' "$py_exe" >"$T/bin/python3"
+	chmod +x "$T/bin/python3"
+	PATH="$T/bin:$PATH"
+fi
+
 fail() {
 	echo "FAIL: $*" >&2
 	if [ -f "$T/profd.log" ]; then

@@ -12,9 +12,10 @@
  * otherwise); health never does, for load balancers, and says "ok" and
  * nothing else (no paths, versions or counters).  An address that
  * is not loopback needs one: profd refuses to start without.  No Host
- * check: agents name the host they reach, and what a page of another
- * site could send through a rebound name is refused without the
- * credentials, which it does not have. */
+ * check: agents name the host they reach.  A web page (a rebound name
+ * among them) is refused by the guard before this, credentials or not:
+ * any Origin is another's here, where no page is served (base/origin.c,
+ * server_http_check_origin). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <event2/buffer.h>

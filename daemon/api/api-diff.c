@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "api.h"
-#include "csindex.h"
 #include "diff.h"
 #include "query.h"
 #include "selection.h"
@@ -18,29 +17,16 @@ struct diff_req {
 	struct api_fleet_params fleet;
 	int normalize;
 	long long limit;
-	/* fleet=1: the current selection's answer while the base's is
-	 * asked, the tree's names copied (the fleet's last only until its
-	 * callback returns). */
-	struct tree_result cur_tree;
-	struct top_result cur_top;
-	char **names;
 };
 
 static void
 diff_req_free(void *arg)
 {
 	struct diff_req *d = arg;
-	size_t i;
 
 	selection_clear(&d->base);
 	selection_clear(&d->cur);
 	api_fleet_params_clear(&d->fleet);
-	if (d->names != NULL)
-		for (i = 0; i < d->cur_tree.nnodes; i++)
-			free(d->names[i]);
-	free(d->names);
-	tree_result_clear(&d->cur_tree);
-	top_result_clear(&d->cur_top);
 	free(d);
 }
 
@@ -59,7 +45,6 @@ dnode_json(const struct diff_result *r, size_t i)
 	    "current_self", (json_int_t)n->cur_self, "children", kids);
 }
 
-/* The reply of a diff, local or of the fleet. */
 static void
 diff_reply(struct api_call *call, struct diff_result *rp)
 {
@@ -100,9 +85,8 @@ diff_reply(struct api_call *call, struct diff_result *rp)
 }
 
 static void
-diff_work(struct api_call *call, void *worker)
+diff_work(struct api_call *call, struct stack_source *src)
 {
-	struct query_worker *w = worker;
 	struct diff_req *d = call->data;
 	struct diff_params p;
 	struct diff_result r;
@@ -111,82 +95,8 @@ diff_work(struct api_call *call, void *worker)
 	p.base = &d->base;
 	p.cur = &d->cur;
 	p.normalize = d->normalize;
-	if (diff_query(w->store, w->index, &p, &r, &call->err) == 0)
+	if (diff_query(src, &p, &r, &call->err) == 0)
 		diff_reply(call, &r);
-}
-
-static void diff_fleet_ask(struct api_call *, const struct selection *,
-    api_fleet_done *);
-
-static void
-diff_fleet_base(void *arg, const struct api_fleet_answer *a,
-    const struct error *err)
-{
-	struct api_call *call = arg;
-	struct diff_req *d = call->data;
-	struct diff_result r;
-
-	if (a == NULL)
-		call->err = *err;
-	else {
-		if (diff_of(a->tree, &d->cur_tree, a->top, &d->cur_top,
-		    d->normalize, &r, &call->err) == 0)
-			diff_reply(call, &r);
-		tree_result_clear(a->tree);
-		top_result_clear(a->top);
-	}
-	api_finish(call);
-}
-
-static void
-diff_fleet_cur(void *arg, const struct api_fleet_answer *a,
-    const struct error *err)
-{
-	struct api_call *call = arg;
-	struct diff_req *d = call->data;
-	size_t i;
-
-	if (a == NULL) {
-		call->err = *err;
-		api_finish(call);
-		return;
-	}
-	d->cur_tree = *a->tree;
-	d->cur_top = *a->top;
-	/* The merge reads names only. */
-	d->names = xreallocarray(NULL, d->cur_tree.nnodes + 1,
-	    sizeof *d->names);
-	for (i = 0; i < d->cur_tree.nnodes; i++) {
-		d->names[i] = xstrdup(d->cur_tree.nodes[i].name);
-		d->cur_tree.nodes[i].name = d->names[i];
-		d->cur_tree.nodes[i].file = d->cur_tree.nodes[i].mapping = "";
-	}
-	/* The base is of the current's metric unless it names its own. */
-	if (d->base.metric == NULL)
-		xasprintf(&d->base.metric, "%s/%s", d->cur_tree.metric.type,
-		    d->cur_tree.metric.unit);
-	diff_fleet_ask(call, &d->base, diff_fleet_base);
-}
-
-static void
-diff_fleet_ask(struct api_call *call, const struct selection *sel,
-    api_fleet_done *done)
-{
-	struct diff_req *d = call->data;
-	struct api_fleet_view v = {
-		.top = 1, .tree = 1, .sel = sel, .hosts = d->fleet.hosts,
-		.nhosts = d->fleet.nhosts,
-	};
-
-	call->host->fleet_view(call->host->ctx, &v, done, call);
-}
-
-static void
-diff_fleet_start(struct api_call *call)
-{
-	struct diff_req *d = call->data;
-
-	diff_fleet_ask(call, &d->cur, diff_fleet_cur);
 }
 
 void
@@ -217,11 +127,5 @@ api_diff_get(struct api_call *call)
 	}
 	if (api_fleet_params(call, &d->fleet) == -1)
 		return;
-	if (d->fleet.fleet) {
-		if (api_fleet_check(call, &d->cur, GRAN_FUNCTION) == 0 &&
-		    api_fleet_check(call, &d->base, GRAN_FUNCTION) == 0)
-			api_fleet_submit(call, NULL, diff_fleet_start);
-		return;
-	}
-	api_submit(call, API_QUERY, diff_work);
+	api_view_submit(call, &d->fleet, diff_work);
 }

@@ -14,6 +14,7 @@
 
 struct list_req {
 	struct selection sel;
+	struct api_fleet_params fleet;
 	char *regex;
 };
 
@@ -23,6 +24,7 @@ list_req_free(void *arg)
 	struct list_req *t = arg;
 
 	selection_clear(&t->sel);
+	api_fleet_params_clear(&t->fleet);
 	free(t->regex);
 	free(t);
 }
@@ -51,9 +53,8 @@ list_file_json(struct buf *out, const struct list_file *fl, int first)
 }
 
 static void
-list_work(struct api_call *call, void *worker)
+list_work(struct api_call *call, struct stack_source *src)
 {
-	struct query_worker *w = worker;
 	struct list_req *t = call->data;
 	struct list_params p;
 	struct list_result r;
@@ -67,7 +68,7 @@ list_work(struct api_call *call, void *worker)
 	p.re_src = t->regex;
 	if ((p.re = re = api_regex_compile(call, t->regex)) == NULL)
 		return;
-	rc = list_query(w->store, w->index, &p, &r, &call->err);
+	rc = list_query(src, &p, &r, &call->err);
 	rx_free(re);
 	if (rc == -1)
 		return;
@@ -93,7 +94,7 @@ list_work(struct api_call *call, void *worker)
 void
 api_list_get(struct api_call *call)
 {
-	static const char *const own[] = { "regex", NULL };
+	static const char *const own[] = { "regex", "fleet", "host", NULL };
 	struct list_req *t;
 	char *re;
 
@@ -105,5 +106,7 @@ api_list_get(struct api_call *call)
 	    (re = api_regex_param(call)) == NULL)
 		return;
 	t->regex = re;
-	api_submit(call, API_QUERY, list_work);
+	if (api_fleet_params(call, &t->fleet) == -1)
+		return;
+	api_view_submit(call, &t->fleet, list_work);
 }

@@ -18,7 +18,6 @@
 struct peek_req {
 	struct selection sel;
 	struct api_fleet_params fleet;
-	struct rx *re;			/* compiled on a worker, for fleet=1 */
 	char *regex;
 	int granularity;
 	int text;			/* format=text */
@@ -31,7 +30,6 @@ peek_req_free(void *arg)
 
 	selection_clear(&t->sel);
 	api_fleet_params_clear(&t->fleet);
-	rx_free(t->re);
 	free(t->regex);
 	free(t);
 }
@@ -133,7 +131,6 @@ peek_text(struct buf *out, const struct peek_req *t,
 		buf_add(out, sep, sizeof sep - 1);
 }
 
-/* The reply of a peek, local or of the fleet. */
 static void
 peek_reply(struct api_call *call, struct peek_result *rp)
 {
@@ -221,9 +218,8 @@ api_regex_param(struct api_call *call)
 }
 
 static void
-peek_work(struct api_call *call, void *worker)
+peek_work(struct api_call *call, struct stack_source *src)
 {
-	struct query_worker *w = worker;
 	struct peek_req *t = call->data;
 	struct peek_params p;
 	struct peek_result r;
@@ -236,53 +232,10 @@ peek_work(struct api_call *call, void *worker)
 	p.re_src = t->regex;
 	if ((p.re = re = api_regex_compile(call, t->regex)) == NULL)
 		return;
-	rc = peek_query(w->store, w->index, &p, &r, &call->err);
+	rc = peek_query(src, &p, &r, &call->err);
 	rx_free(re);
 	if (rc == 0)
 		peek_reply(call, &r);
-}
-
-static void
-peek_fleet_done(void *arg, const struct api_fleet_answer *a,
-    const struct error *err)
-{
-	struct api_call *call = arg;
-	struct peek_req *t = call->data;
-	struct peek_params p;
-	struct peek_result r;
-
-	memset(&p, 0, sizeof p);
-	p.sel = &t->sel;
-	p.granularity = t->granularity;
-	p.re_src = t->regex;
-	p.re = t->re;
-	if (a == NULL)
-		call->err = *err;
-	else if (peek_of_graph(a->top, &p, &r, &call->err) == 0)
-		peek_reply(call, &r);
-	api_finish(call);
-}
-
-static void
-peek_fleet_start(struct api_call *call)
-{
-	struct peek_req *t = call->data;
-	struct api_fleet_view v = {
-		.top = 1, .sel = &t->sel, .hosts = t->fleet.hosts,
-		.nhosts = t->fleet.nhosts, .edges = 1,
-	};
-
-	call->host->fleet_view(call->host->ctx, &v, peek_fleet_done, call);
-}
-
-/* On the worker: the regex, as the local peek compiles it. */
-static void
-peek_fleet_compile(struct api_call *call, void *worker)
-{
-	struct peek_req *t = call->data;
-
-	(void)worker;
-	t->re = api_regex_compile(call, t->regex);
 }
 
 void
@@ -305,11 +258,5 @@ api_peek_get(struct api_call *call)
 	if (api_text_format(call, &t->text) == -1 ||
 	    api_fleet_params(call, &t->fleet) == -1)
 		return;
-	if (t->fleet.fleet) {
-		if (api_fleet_check(call, &t->sel, t->granularity) == 0)
-			api_fleet_submit(call, peek_fleet_compile,
-			    peek_fleet_start);
-		return;
-	}
-	api_submit(call, API_QUERY, peek_work);
+	api_view_submit(call, &t->fleet, peek_work);
 }

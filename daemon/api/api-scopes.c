@@ -5,6 +5,7 @@
 
 #include "api.h"
 #include "query.h"
+#include "source.h"
 #include "selection.h"
 #include "store.h"
 #include "util.h"
@@ -40,45 +41,28 @@ scopes_json(const struct store_scope_info *v, size_t n)
 }
 
 static void
-scopes_work(struct api_call *call, void *worker)
+scopes_work(struct api_call *call, struct stack_source *src)
 {
-	struct query_worker *w = worker;
+	const struct api_fleet_params *p = call->source;
 	struct store_scope_info *v;
-	size_t n;
+	char **hosts;
+	size_t n, nhosts, i;
+	json_t *reply, *h;
 
-	if (store_scopes(w->store, &v, &n, &call->err) == -1)
+	if (src->ops->scopes(src, &v, &n, &hosts, &nhosts, &call->err) == -1)
 		return;
-	api_result(call, 200, json_pack("{s:o}", "scopes", scopes_json(v, n)));
+	reply = json_pack("{s:o}", "scopes", scopes_json(v, n));
+	if (p->fleet) {
+		h = json_array();
+		for (i = 0; i < nhosts; i++)
+			json_array_append_new(h, json_string(hosts[i]));
+		json_object_set_new(reply, "hosts", h);
+	}
+	api_result(call, 200, reply);
 	store_scope_info_free(v, n);
-}
-
-static void
-scopes_fleet_done(void *arg, const struct api_fleet_answer *a,
-    const struct error *err)
-{
-	struct api_call *call = arg;
-	json_t *hosts;
-	size_t i;
-
-	if (a != NULL) {
-		hosts = json_array();
-		for (i = 0; i < a->nhosts; i++)
-			json_array_append_new(hosts, json_string(a->hosts[i]));
-		api_result(call, 200, json_pack("{s:o, s:o}", "scopes",
-		    scopes_json(a->scopes, a->nscopes), "hosts", hosts));
-	} else
-		call->err = *err;
-	api_finish(call);
-}
-
-static void
-scopes_fleet_start(struct api_call *call)
-{
-	/* No selection: every scope of the fleet. */
-	static const struct selection all;
-	struct api_fleet_view v = { .scopes = 1, .sel = &all };
-
-	call->host->fleet_view(call->host->ctx, &v, scopes_fleet_done, call);
+	for (i = 0; i < nhosts; i++)
+		free(hosts[i]);
+	free(hosts);
 }
 
 static void
@@ -102,8 +86,5 @@ api_scopes_get(struct api_call *call)
 		    "scopes (and the hosts)");
 		return;
 	}
-	if (p->fleet)
-		api_fleet_submit(call, NULL, scopes_fleet_start);
-	else
-		api_submit(call, API_QUERY, scopes_work);
+	api_view_submit(call, p, scopes_work);
 }

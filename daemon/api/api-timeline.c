@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "api.h"
-#include "csindex.h"
 #include "query.h"
 #include "selection.h"
 #include "timeline.h"
@@ -26,7 +25,6 @@ timeline_req_free(void *arg)
 	free(t);
 }
 
-/* The reply of a timeline, local or of the fleet. */
 static void
 timeline_reply(struct api_call *call, struct timeline_result *rp)
 {
@@ -54,9 +52,8 @@ timeline_reply(struct api_call *call, struct timeline_result *rp)
 }
 
 static void
-timeline_work(struct api_call *call, void *worker)
+timeline_work(struct api_call *call, struct stack_source *src)
 {
-	struct query_worker *w = worker;
 	struct timeline_req *t = call->data;
 	struct timeline_params p;
 	struct timeline_result r;
@@ -64,34 +61,8 @@ timeline_work(struct api_call *call, void *worker)
 	memset(&p, 0, sizeof p);
 	p.sel = &t->sel;
 	p.step_s = t->step_s;
-	if (timeline_query(w->store, w->index, &p, &r, &call->err) == 0)
+	if (timeline_query(src, &p, &r, &call->err) == 0)
 		timeline_reply(call, &r);
-}
-
-static void
-timeline_fleet_done(void *arg, const struct api_fleet_answer *a,
-    const struct error *err)
-{
-	struct api_call *call = arg;
-
-	if (a != NULL)
-		timeline_reply(call, a->timeline);
-	else
-		call->err = *err;
-	api_finish(call);
-}
-
-static void
-timeline_fleet_start(struct api_call *call)
-{
-	struct timeline_req *t = call->data;
-	struct api_fleet_view v = {
-		.timeline = 1, .sel = &t->sel, .hosts = t->fleet.hosts,
-		.nhosts = t->fleet.nhosts, .step_s = t->step_s,
-	};
-
-	call->host->fleet_view(call->host->ctx, &v, timeline_fleet_done,
-	    call);
 }
 
 void
@@ -127,10 +98,5 @@ api_timeline_get(struct api_call *call)
 	}
 	if (api_fleet_params(call, &t->fleet) == -1)
 		return;
-	if (t->fleet.fleet) {
-		if (api_fleet_check(call, &t->sel, GRAN_FUNCTION) == 0)
-			api_fleet_submit(call, NULL, timeline_fleet_start);
-		return;
-	}
-	api_submit(call, API_QUERY, timeline_work);
+	api_view_submit(call, &t->fleet, timeline_work);
 }

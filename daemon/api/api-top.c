@@ -35,7 +35,6 @@ static const char *const inline_names[] = {
 	[TOP_PARTIAL_INLINE] = "partial-inline",
 };
 
-/* The reply of a top, local or of the fleet. */
 static void
 top_reply(struct api_call *call, struct top_result *rp)
 {
@@ -68,9 +67,8 @@ top_reply(struct api_call *call, struct top_result *rp)
 }
 
 static void
-top_work(struct api_call *call, void *worker)
+top_work(struct api_call *call, struct stack_source *src)
 {
-	struct query_worker *w = worker;
 	struct top_req *t = call->data;
 	struct top_params p;
 	struct top_result r;
@@ -79,34 +77,9 @@ top_work(struct api_call *call, void *worker)
 	p.sel = &t->sel;
 	p.sort_cum = t->sort_cum;
 	p.granularity = t->granularity;
-	if (top_query(w->store, w->index, &p, &r, &call->err) == -1)
+	if (top_query(src, &p, &r, &call->err) == -1)
 		return;
 	top_reply(call, &r);
-}
-
-static void
-top_fleet_done(void *arg, const struct api_fleet_answer *a,
-    const struct error *err)
-{
-	struct api_call *call = arg;
-
-	if (a != NULL)
-		top_reply(call, a->top);
-	else
-		call->err = *err;
-	api_finish(call);
-}
-
-static void
-top_fleet_start(struct api_call *call)
-{
-	struct top_req *t = call->data;
-	struct api_fleet_view v = {
-		.top = 1, .sel = &t->sel, .hosts = t->fleet.hosts,
-		.nhosts = t->fleet.nhosts, .sort_cum = t->sort_cum,
-	};
-
-	call->host->fleet_view(call->host->ctx, &v, top_fleet_done, call);
 }
 
 int
@@ -187,10 +160,5 @@ api_top_get(struct api_call *call)
 	if (api_granularity(call, &t->granularity) == -1 ||
 	    api_fleet_params(call, &t->fleet) == -1)
 		return;
-	if (t->fleet.fleet) {
-		if (api_fleet_check(call, &t->sel, t->granularity) == 0)
-			api_fleet_submit(call, NULL, top_fleet_start);
-		return;
-	}
-	api_submit(call, API_QUERY, top_work);
+	api_view_submit(call, &t->fleet, top_work);
 }

@@ -118,7 +118,6 @@ node_folded(const struct tree_result *r, size_t i, struct buf *path,
 	path->n = mark;
 }
 
-/* The reply of a tree, local or of the fleet. */
 static void
 tree_reply(struct api_call *call, struct tree_result *rp)
 {
@@ -138,9 +137,8 @@ tree_reply(struct api_call *call, struct tree_result *rp)
 }
 
 static void
-tree_work(struct api_call *call, void *worker)
+tree_work(struct api_call *call, struct stack_source *src)
 {
-	struct query_worker *w = worker;
 	struct tree_req *t = call->data;
 	struct tree_params p;
 	struct tree_result r;
@@ -148,34 +146,8 @@ tree_work(struct api_call *call, void *worker)
 	memset(&p, 0, sizeof p);
 	p.sel = &t->sel;
 	p.min_fraction = t->min_fraction;
-	if (tree_query(w->store, w->index, &p, &r, &call->err) == 0)
+	if (tree_query(src, &p, &r, &call->err) == 0)
 		tree_reply(call, &r);
-}
-
-static void
-tree_fleet_done(void *arg, const struct api_fleet_answer *a,
-    const struct error *err)
-{
-	struct api_call *call = arg;
-
-	/* The reply is written now: the tree's strings are the fleet's. */
-	if (a != NULL)
-		tree_reply(call, a->tree);
-	else
-		call->err = *err;
-	api_finish(call);
-}
-
-static void
-tree_fleet_start(struct api_call *call)
-{
-	struct tree_req *t = call->data;
-	struct api_fleet_view v = {
-		.tree = 1, .sel = &t->sel, .hosts = t->fleet.hosts,
-		.nhosts = t->fleet.nhosts, .min_fraction = t->min_fraction,
-	};
-
-	call->host->fleet_view(call->host->ctx, &v, tree_fleet_done, call);
 }
 
 void
@@ -215,10 +187,5 @@ api_tree_get(struct api_call *call)
 	}
 	if (api_fleet_params(call, &t->fleet) == -1)
 		return;
-	if (t->fleet.fleet) {
-		if (api_fleet_check(call, &t->sel, GRAN_FUNCTION) == 0)
-			api_fleet_submit(call, NULL, tree_fleet_start);
-		return;
-	}
-	api_submit(call, API_QUERY, tree_work);
+	api_view_submit(call, &t->fleet, tree_work);
 }

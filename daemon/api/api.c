@@ -157,10 +157,6 @@ api_job_done(struct job *j)
 		api_error(call, 503, "profd is shutting down");
 		return;
 	}
-	if (call->then != NULL && call->err.kind == ERR_NONE) {
-		call->then(call);
-		return;
-	}
 	api_finish(call);
 }
 

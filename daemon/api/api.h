@@ -19,6 +19,8 @@
 
 struct route;
 struct api_stream;
+struct api_fleet_params;
+struct stack_source;
 struct import_label;
 struct selection;
 
@@ -122,41 +124,6 @@ struct api_scrape_target {
 	size_t nprofiles;
 };
 
-/* A view asked of the fleet (fleet=1): the selection (compiled) and
- * the hosts (none: all).  Whatever holds the fleet answers it
- * (fleet/fleet-query.c, through api_host): the API knows no more of it. */
-struct top_result;
-struct tree_result;
-struct api_fleet_view {
-	int top, tree;			/* which of them (both: diff's) */
-	int scopes;			/* or the fleet's scopes and hosts */
-	int timeline;			/* or the timeline */
-	int64_t step_s;			/* timeline */
-	const struct selection *sel;
-	char *const *hosts;
-	size_t nhosts;
-	int sort_cum;			/* top */
-	int edges;			/* top's graph, as top_graph */
-	double min_fraction;		/* tree */
-};
-/* The answer, on the loop, once: the result (taken; a tree's strings
- * last only until the callback returns) or err. */
-struct timeline_result;
-struct store_scope_info;
-struct api_fleet_answer {
-	struct top_result *top;
-	struct tree_result *tree;
-	struct timeline_result *timeline;
-	/* scopes: as the store lists its own (metrics TYPE/UNIT split),
-	 * by name, and the hosts that shipped, by name. */
-	const struct store_scope_info *scopes;
-	size_t nscopes;
-	char *const *hosts;
-	size_t nhosts;
-};
-typedef void api_fleet_done(void *arg, const struct api_fleet_answer *,
-    const struct error *);
-
 /* What the endpoints use of the process around them.  The server fills
  * it before the first request and keeps cfg current (SIGHUP, on the
  * loop); the API calls nothing above itself: what only the server knows
@@ -178,11 +145,9 @@ struct api_host {
 	int (*tcp_stats)(void *ctx, struct api_tcp_stats *);
 	/* The scrape targets, or 0 if there are none; freed with free(). */
 	size_t (*scrape_stats)(void *ctx, struct api_scrape_target **);
-	/* NULL if no fleet is configured (no fleet-url).  Calls done once,
-	 * on the loop: later, or before it returns when the question cannot
-	 * even be sent (the caller does nothing after calling it). */
-	void (*fleet_view)(void *ctx, const struct api_fleet_view *,
-	    api_fleet_done *done, void *arg);
+	/* A fleet is configured (fleet-url): fleet=1 views read it, from
+	 * the query threads (query_worker's fleet_open). */
+	int fleet;
 	struct api_counters *counters;	/* api-host.c */
 	/* Set when a shutdown stops waiting (shutdown-timeout, a second
 	 * signal): work in flight gives up, any thread reads it. */
@@ -227,9 +192,9 @@ struct api_call {
 	void *data;
 	void (*free_data)(void *);
 	void (*work)(struct api_call *, void *worker);
-	/* Set by a work whose call goes on on the loop: called there
-	 * instead of replying (which it must see to). */
-	void (*then)(struct api_call *);
+	/* A view's (api_view_submit): its work and where it reads. */
+	void (*view)(struct api_call *, struct stack_source *);
+	const struct api_fleet_params *source;
 };
 
 /* The value of a query parameter, or NULL. */
@@ -313,7 +278,7 @@ int api_granularity(struct api_call *, int *);
  * profd, for profctl to print as it is. */
 int api_text_format(struct api_call *, int *text);
 int api_limit(struct api_call *, long long *);
-/* api-fleet.c: fleet=1 and host: *fleet set (hosts copied into v); -1
+/* api-source.c: fleet=1 and host: *fleet set (hosts copied into p); -1
  * once a 400 is sent (host without fleet=1, or no fleet configured). */
 struct api_fleet_params {
 	int fleet;
@@ -322,15 +287,11 @@ struct api_fleet_params {
 };
 int api_fleet_params(struct api_call *, struct api_fleet_params *);
 void api_fleet_params_clear(struct api_fleet_params *);
-/* 400 (and -1) for what a fleet view cannot take. */
-int api_fleet_check(struct api_call *, const struct selection *,
-    int granularity);
-/* Queue the call to compile its selection (and what compile does, if
- * not NULL) on a worker, then run start on the loop (the fleet's answers
- * come back there). */
-void api_fleet_submit(struct api_call *,
-    void (*compile)(struct api_call *, void *worker),
-    void (*start)(struct api_call *));
+/* The one path of a view: its work run on a query thread over the
+ * stack source p names (the fleet's, or NULL or fleet=0: the store's),
+ * which p must outlive.  A 400 for profile ids with fleet=1. */
+void api_view_submit(struct api_call *, const struct api_fleet_params *p,
+    void (*view)(struct api_call *, struct stack_source *));
 
 /* api-peek.c: the regex parameter of peek and list, copied; NULL once a
  * 400 is sent. */

@@ -165,6 +165,14 @@ fb_stack(struct fb *x, int64_t leaf, uint64_t *out)
 		sha256_update(&h, name, strlen(name) + 1);
 		sha256_update(&h, file, strlen(file) + 1);
 		sha256_update(&h, &line, sizeof line);
+		/* What stack_frames holds is the stack's too: two stacks
+		 * that differ only there (an inlined frame, a program built
+		 * at another path) were one row, read with one's flags and
+		 * mappings for both. */
+		sha256_update(&h, &start, sizeof start);
+		sha256_update(&h, mapping, strlen(mapping) + 1);
+		sha256_update(&h, csindex_flags(x->idx, cs[i]) &
+		    FRAME_INLINED ? "1" : "0", 1);
 		if (i > 0) {
 			buf_add(&fn, ",", 1);
 			buf_add(&files, ",", 1);

@@ -238,11 +238,11 @@ fleet_sql_stacks(const struct fleet_sql *q, const char *metric)
 }
 
 char *
-fleet_sql_buckets(const struct fleet_sql *q, const char *metric)
+fleet_sql_buckets(const struct fleet_sql *q, const char *metric, int stacks)
 {
 	struct buf b = { 0 }, where = { 0 };
 
-	if (selection_frame_filters(q->sel))
+	if (stacks)
 		return sql_stacks(q, metric, 1);
 	/* Every stack counts: the sums per bucket are enough. */
 	sql_where(&where, q);

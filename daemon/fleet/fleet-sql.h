@@ -36,7 +36,8 @@ char *fleet_sql_scopes(const struct fleet_sql *);
 /* The hosts that shipped profiles, by name. */
 char *fleet_sql_hosts(const struct fleet_sql *);
 /* The same per time bucket (seconds), the bucket first, in time order;
- * without frame filters, per bucket only (the arrays empty). */
-char *fleet_sql_buckets(const struct fleet_sql *, const char *metric);
+ * without stacks, per bucket only (the arrays empty). */
+char *fleet_sql_buckets(const struct fleet_sql *, const char *metric,
+    int stacks);
 
 #endif

@@ -1,17 +1,15 @@
-/* fleet.c: the shipper's rounds on the event loop.  A round: a batch
- * read on a query thread, the schema made sure of
- * (once), ClickHouse asked which of its profiles it has (a retry after a crash), the others'
- * samples, stacks (and more of their frames) and profiles rows inserted, the batch marked shipped by
- * the import thread.  Any failure ends the round and the next one waits
- * a backoff that doubles up to a minute.  schema/clickhouse/README.md
- * says why this is exactly once.  A round that went well ends, once a
- * retention interval, with the day partitions past max-age dropped
- * (fleet-retain.c), one request at a time like the rest. */
-#include <event2/buffer.h>
-#include <event2/dns.h>
+/* fleet.c: the shipper's rounds on the event loop, as small steps each
+ * a function that asks ClickHouse (ch.c) and names the step its answer
+ * goes to.  A round: a batch read on a query thread (batch_read), the
+ * schema made sure of, once (schema_*), ClickHouse asked which of its
+ * profiles it has (a retry after a crash: present), the others'
+ * samples, stacks, frames and profiles rows inserted (insert_*), the
+ * batch marked shipped by the import thread (acknowledge), and, once a
+ * retention interval, the day partitions past max-age dropped
+ * (retain, fleet-retain.c).  Any failure ends the round and the next
+ * one waits a backoff that doubles up to a minute.
+ * schema/clickhouse/README.md says why this is exactly once. */
 #include <event2/event.h>
-#include <event2/http.h>
-#include <event2/keyvalq_struct.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,12 +17,11 @@
 #include <string.h>
 
 #include "api.h"
+#include "ch.h"
 #include "fleet-batch.h"
 #include "fleet-retain.h"
 #include "fleet.h"
-#include "fleet-query.h"
 #include "fleet_schema.h"
-#include "httpc.h"
 #include "import.h"
 #include "jobq.h"
 #include "log.h"
@@ -32,13 +29,13 @@
 #include "util.h"
 
 #define FLEET_BACKOFF_MAX	60
-/* The longest answer the shipper reads (fleet_http_cb). */
+/* The longest answer the shipper reads: a few numbers or an error;
+ * more is not ClickHouse. */
 #define FLEET_MAX_REPLY		(1024 * 1024)
 
-enum fleet_state {
-	FS_IDLE, FS_TABLES, FS_VERSION, FS_SCHEMA, FS_READ, FS_CHECK, FS_SAMPLES,
-	FS_STACKS, FS_FRAMES, FS_PROFILES, FS_MARK, FS_RETAIN,
-};
+struct fleet;
+/* A step of the round: what follows an answer of ClickHouse. */
+typedef void fleet_step(struct fleet *, const char *reply, size_t n);
 
 struct fleet_job {
 	struct job job;
@@ -53,18 +50,16 @@ struct fleet_job {
 
 struct fleet {
 	struct event_base *base;
-	struct evdns_base *dns;
-	struct evhttp_connection *conn;
-	struct evhttp_request *req;	/* in flight */
-	struct httpc_deadline head;	/* its answer's head */
+	struct ch *ch;
+	struct ch_req *req;		/* in flight */
+	fleet_step *next;		/* where its answer goes */
 	struct event *timer;
 	struct jobq *reads, *writes;
 	struct fleet_job *job;		/* in a queue */
-	char *url, *host, *database, *cluster, *http_host, *path;
-	int port;
+	char *url, *host, *database, *cluster;
 	size_t batch, batch_bytes;
-	int64_t interval, timeout;
-	enum fleet_state state;
+	int64_t interval;
+	int busy;			/* a round is under way */
 	struct fleet_batch b;		/* the round's */
 	int step;			/* the schema step being applied */
 	size_t stmt;			/* its statement */
@@ -75,13 +70,14 @@ struct fleet {
 };
 
 static void fleet_round_cb(evutil_socket_t, short, void *);
+static fleet_step fleet_retain_step;
 
 static void
 fleet_schedule(struct fleet *f, int64_t seconds)
 {
 	struct timeval tv = { (time_t)seconds, 0 };
 
-	f->state = FS_IDLE;
+	f->busy = 0;
 	evtimer_add(f->timer, &tv);
 }
 
@@ -106,130 +102,41 @@ fleet_fail(struct fleet *f, const char *fmt, ...)
 	fleet_schedule(f, f->st.backoff);
 }
 
-/* ---- HTTP ---- */
-
-static void fleet_http_cb(struct evhttp_request *, void *);
-
-static int
-fleet_head_cb(struct evhttp_request *req, void *arg)
+static void
+fleet_answer(void *arg, const char *reply, size_t n, const struct error *err)
 {
 	struct fleet *f = arg;
-
-	(void)req;
-	httpc_deadline_stop(&f->head);
-	return 0;
-}
-
-/* POST sql (as the query parameter when body is given, else as the
- * body) to ClickHouse. */
-static int
-fleet_post(struct fleet *f, const char *sql, const void *body, size_t n,
-    size_t block_rows)
-{
-	struct evhttp_request *req;
-	char *enc, *uri;
-	int rc;
-
-	if (f->conn == NULL) {
-		if ((f->conn = httpc_conn_new(f->base, f->dns, f->http_host,
-		    f->port, f->timeout)) == NULL)
-			return -1;
-		/* What ClickHouse answers the shipper is a few numbers or
-		 * an error: more is not ClickHouse. */
-		evhttp_connection_set_max_body_size(f->conn,
-		    FLEET_MAX_REPLY);
-	}
-	if ((req = fleet_http_request(fleet_http_cb, fleet_head_cb, f,
-	    f->http_host)) == NULL)
-		return -1;
-	if (body != NULL) {
-		enc = evhttp_encode_uri(sql);
-		if (block_rows > 0)
-			xasprintf(&uri, "%s?max_insert_block_size=%zu&query=%s",
-			    f->path, block_rows + 1, enc);
-		else
-			xasprintf(&uri, "%s?query=%s", f->path, enc);
-		free(enc);
-		evbuffer_add(evhttp_request_get_output_buffer(req), body, n);
-	} else {
-		uri = xstrdup(f->path);
-		evbuffer_add(evhttp_request_get_output_buffer(req), sql,
-		    strlen(sql));
-	}
-	/* Set first: a connection that cannot even start answers within
-	 * the call (fleet_http_cb, which clears it and fails the round). */
-	f->req = req;
-	httpc_deadline_start(&f->head, f->conn, f->timeout +
-	    FLEET_HEAD_SLACK);
-	rc = httpc_make_request(f->conn, req, EVHTTP_REQ_POST, uri);
-	free(uri);
-	if (rc == -1) {
-		f->req = NULL;		/* and the request freed */
-		httpc_deadline_stop(&f->head);
-	}
-	return rc;
-}
-
-static void fleet_next(struct fleet *, const char *reply, size_t n);
-
-
-/* A round went well: retention's pass if one is due (fleet-retain.c),
- * then the next round in delay seconds. */
-static void
-fleet_round_end(struct fleet *f, int64_t delay)
-{
-	char *sql;
-	int rc;
-
-	f->delay = delay;
-	if ((sql = fleet_retain_start(&f->retain, f->database, now_ns())) ==
-	    NULL) {
-		fleet_schedule(f, delay);
-		return;
-	}
-	f->state = FS_RETAIN;
-	rc = fleet_post(f, sql, NULL, 0, 0);
-	free(sql);
-	if (rc == -1)
-		fleet_fail(f, "cannot send a request to %s", f->url);
-}
-
-static void
-fleet_http_cb(struct evhttp_request *req, void *arg)
-{
-	struct fleet *f = arg;
-	struct evbuffer *in;
-	const char *body = "";
-	size_t n = 0;
-	int code;
 
 	f->req = NULL;
-	httpc_deadline_stop(&f->head);
-	if (req == NULL || (code = evhttp_request_get_response_code(req)) ==
-	    0) {
-		/* The connection is not reused after a failure. */
-		fleet_http_conn_drop(f->base, f->conn);
-		f->conn = NULL;
-		if (f->head.fired)
-			fleet_fail(f, "ClickHouse at %s sent no whole answer "
-			    "head within %" PRId64 " s", f->url, f->timeout +
-			    FLEET_HEAD_SLACK);
-		else
-			fleet_fail(f, "ClickHouse at %s is unreachable, timed "
-			    "out, or answered more than %d bytes", f->url,
-			    FLEET_MAX_REPLY);
+	if (err != NULL) {
+		fleet_fail(f, "%s%s", err->msg, f->next == fleet_retain_step ?
+		    " (a DROP PARTITION pass)" : "");
 		return;
 	}
-	in = evhttp_request_get_input_buffer(req);
-	if ((n = evbuffer_get_length(in)) > 0)
-		body = (const char *)evbuffer_pullup(in, -1);
-	if (code != 200) {
-		fleet_fail(f, "ClickHouse answered %d%s: %.*s", code,
-		    f->state == FS_RETAIN ? " to a DROP PARTITION pass" : "",
-		    (int)(n > 200 ? 200 : n), body);
-		return;
+	f->next(f, reply, n);
+}
+
+/* Ask ClickHouse sql (taken), with rows as the body of an INSERT; the
+ * answer goes to next. */
+static void
+fleet_ask(struct fleet *f, char *sql, const struct buf *rows, size_t nrows,
+    fleet_step *next)
+{
+	struct ch_request rq;
+
+	memset(&rq, 0, sizeof rq);
+	rq.sql = sql;
+	if (rows != NULL) {
+		rq.body = rows->p != NULL ? (const void *)rows->p : "";
+		rq.n = rows->n;
+		rq.block_rows = nrows;
 	}
-	fleet_next(f, body, n);
+	rq.max_reply = FLEET_MAX_REPLY;
+	rq.done = fleet_answer;
+	rq.arg = f;
+	f->next = next;
+	f->req = ch_post(f->ch, &rq);
+	free(sql);
 }
 
 /* ---- jobs ---- */
@@ -289,6 +196,9 @@ fleet_submit(struct fleet *f, struct fleet_job *fj, struct jobq *q)
 	f->job = fj;
 }
 
+static void fleet_shipping(struct fleet *);
+static void fleet_round_end(struct fleet *, int64_t delay);
+
 static void
 fleet_job_done(struct job *j)
 {
@@ -322,7 +232,7 @@ fleet_job_done(struct job *j)
 	f->b = fj->b;
 	memset(&fj->b, 0, sizeof fj->b);
 	fleet_job_free(fj);
-	fleet_next(f, NULL, 0);
+	fleet_shipping(f);
 }
 
 /* ---- the round ---- */
@@ -330,12 +240,11 @@ fleet_job_done(struct job *j)
 /* ClickHouse has the batch (or, for the expired, needs none of it): the
  * store marks it shipped. */
 static void
-fleet_mark(struct fleet *f)
+fleet_acknowledge(struct fleet *f)
 {
 	struct fleet_job *fj;
 	size_t i;
 
-	f->state = FS_MARK;
 	fj = fleet_job_new(f, 1);
 	fj->ids = xcalloc(f->b.n, sizeof *fj->ids);
 	for (i = 0; i < f->b.n; i++) {
@@ -401,13 +310,16 @@ fleet_statement(const struct fleet *f, const char *sql, size_t stmt,
 	return s;
 }
 
-/* The next statement of the schema, or the version recorded. */
+static fleet_step fleet_schema_apply;
+
+/* The next statement of the schema asked, or the version recorded: 0;
+ * 1 once the schema is whole. */
 static int
 fleet_schema_next(struct fleet *f)
 {
 	const struct schema_step *st;
 	char *sql;
-	int rc, skip, applied;
+	int skip, applied;
 
 	while (f->step < fleet_schema_nsteps) {
 		st = &fleet_schema_steps[f->step];
@@ -429,9 +341,8 @@ fleet_schema_next(struct fleet *f)
 		}
 		if (sql != NULL) {
 			f->stmt++;
-			rc = fleet_post(f, sql, NULL, 0, 0);
-			free(sql);
-			return rc;
+			fleet_ask(f, sql, NULL, 0, fleet_schema_apply);
+			return 0;
 		}
 		if (applied) {
 			f->step++;
@@ -445,9 +356,8 @@ fleet_schema_next(struct fleet *f)
 		f->st.schema_version = fleet_schema_steps[f->step].version;
 		f->step++;
 		f->stmt = 0;
-		rc = fleet_post(f, sql, NULL, 0, 0);
-		free(sql);
-		return rc;
+		fleet_ask(f, sql, NULL, 0, fleet_schema_apply);
+		return 0;
 	}
 	f->have_schema = 1;
 	log_info("fleet: schema version %d in %s at %s",
@@ -455,136 +365,180 @@ fleet_schema_next(struct fleet *f)
 	return 1;
 }
 
-static int
-fleet_insert(struct fleet *f, const char *table, const char *cols,
-    const struct buf *rows, size_t nrows)
+static fleet_step fleet_insert_samples;
+
+/* The schema is whole: which of the batch's profiles ClickHouse has. */
+static void
+fleet_present(struct fleet *f)
+{
+	if (f->b.n == 0) {
+		f->st.last_success_ns = now_ns();
+		f->st.backoff = 0;
+		fleet_round_end(f, f->interval);
+		return;
+	}
+	if (f->b.nexpired == f->b.n) {
+		fleet_acknowledge(f);
+		return;
+	}
+	fleet_ask(f, fleet_batch_present_sql(&f->b, f->database, f->host),
+	    NULL, 0, fleet_insert_samples);
+}
+
+static void
+fleet_schema_apply(struct fleet *f, const char *reply, size_t n)
+{
+	(void)reply;
+	(void)n;
+	if (fleet_schema_next(f) == 1)
+		fleet_present(f);
+}
+
+static void
+fleet_schema_version(struct fleet *f, const char *reply, size_t n)
+{
+	f->st.schema_version = n > 0 ? atoi(reply) : 0;
+	f->step = 0;
+	f->stmt = 0;
+	fleet_schema_apply(f, NULL, 0);
+}
+
+/* Whether the version table is there (a fresh database has version 0). */
+static void
+fleet_schema_tables(struct fleet *f, const char *reply, size_t n)
 {
 	char *sql;
-	int rc;
+
+	if (n == 0 || atoi(reply) <= 0) {
+		fleet_schema_version(f, "0", 1);
+		return;
+	}
+	xasprintf(&sql, "SELECT max(version) FROM %s.schema_version FORMAT "
+	    "TabSeparated", f->database);
+	fleet_ask(f, sql, NULL, 0, fleet_schema_version);
+}
+
+/* The batch is read: the schema made sure of once, then the batch. */
+static void
+fleet_shipping(struct fleet *f)
+{
+	char *sql;
+
+	if (f->have_schema) {
+		fleet_present(f);
+		return;
+	}
+	xasprintf(&sql, "SELECT count() FROM system.tables WHERE database = "
+	    "'%s' AND name = 'schema_version' FORMAT TabSeparated",
+	    f->database);
+	fleet_ask(f, sql, NULL, 0, fleet_schema_tables);
+}
+
+static void
+fleet_insert(struct fleet *f, const char *table, const char *cols,
+    const struct buf *rows, size_t nrows, fleet_step *next)
+{
+	char *sql;
 
 	xasprintf(&sql, "INSERT INTO %s.%s (%s) FORMAT TabSeparated",
 	    f->database, table, cols);
-	rc = fleet_post(f, sql, rows->p != NULL ? (const void *)rows->p : "",
-	    rows->n, nrows);
-	free(sql);
-	return rc;
+	fleet_ask(f, sql, rows, nrows, next);
 }
 
-/* The round after state's step answered (reply: its body). */
 static void
-fleet_next(struct fleet *f, const char *reply, size_t n)
+fleet_acknowledged(struct fleet *f, const char *reply, size_t n)
+{
+	(void)reply;
+	(void)n;
+	fleet_acknowledge(f);
+}
+
+static void
+fleet_insert_profiles(struct fleet *f, const char *reply, size_t n)
+{
+	struct buf rows = { 0 };
+	size_t nrows = 0;
+
+	(void)reply;
+	(void)n;
+	fleet_batch_rows(&f->b, 1, &rows, &nrows);
+	fleet_insert(f, "profiles", "host, scope, profile, time, time_ns, "
+	    "duration_ns, name, metrics, rows, totals, label_keys, "
+	    "label_values", &rows, nrows, fleet_acknowledged);
+	buf_free(&rows);
+}
+
+static void
+fleet_insert_frames(struct fleet *f, const char *reply, size_t n)
+{
+	(void)reply;
+	(void)n;
+	fleet_insert(f, "stack_frames", "stack_hash, inlined, start_lines, "
+	    "mappings", &f->b.frame_rows, f->b.nstacks,
+	    fleet_insert_profiles);
+}
+
+static void
+fleet_insert_stacks(struct fleet *f, const char *reply, size_t n)
+{
+	(void)reply;
+	(void)n;
+	fleet_insert(f, "stacks", "stack_hash, functions, files, lines",
+	    &f->b.stacks, f->b.nstacks, fleet_insert_frames);
+}
+
+/* ClickHouse said which profiles it has: the others' samples. */
+static void
+fleet_insert_samples(struct fleet *f, const char *reply, size_t n)
 {
 	struct error err = { 0 };
 	struct buf rows = { 0 };
 	size_t nrows = 0;
-	char *sql;
-	int rc = 0;
 
-	switch (f->state) {
-	case FS_TABLES:
-		if (n > 0 && atoi(reply) > 0) {
-			f->state = FS_VERSION;
-			xasprintf(&sql, "SELECT max(version) FROM "
-			    "%s.schema_version FORMAT TabSeparated",
-			    f->database);
-			rc = fleet_post(f, sql, NULL, 0, 0);
-			free(sql);
-			break;
-		}
-		reply = "0";
-		n = 1;
-		/* FALLTHROUGH */
-	case FS_VERSION:
-		f->st.schema_version = n > 0 ? atoi(reply) : 0;
-		f->state = FS_SCHEMA;
-		f->step = 0;
-		f->stmt = 0;
-		/* FALLTHROUGH */
-	case FS_SCHEMA:
-		if ((rc = fleet_schema_next(f)) != 1)
-			break;
-		f->state = FS_READ;
-		fleet_next(f, NULL, 0);
-		return;
-	case FS_READ:
-		/* The batch is read first, then, once, the schema: whether
-		 * the version table is there (a fresh database has version
-		 * 0). */
-		if (!f->have_schema) {
-			f->state = FS_TABLES;
-			xasprintf(&sql, "SELECT count() FROM system.tables "
-			    "WHERE database = '%s' AND name = 'schema_version' "
-			    "FORMAT TabSeparated", f->database);
-			rc = fleet_post(f, sql, NULL, 0, 0);
-			free(sql);
-			break;
-		}
-		if (f->b.n == 0) {
-			f->st.last_success_ns = now_ns();
-			f->st.backoff = 0;
-			fleet_round_end(f, f->interval);
-			return;
-		}
-		if (f->b.nexpired == f->b.n) {
-			fleet_mark(f);
-			return;
-		}
-		f->state = FS_CHECK;
-		sql = fleet_batch_present_sql(&f->b, f->database, f->host);
-		rc = fleet_post(f, sql, NULL, 0, 0);
-		free(sql);
-		break;
-	case FS_CHECK:
-		if (fleet_batch_present(&f->b, reply, n, &err) == -1) {
-			fleet_fail(f, "%s", err.msg);
-			return;
-		}
-		f->state = FS_SAMPLES;
-		fleet_batch_rows(&f->b, 0, &rows, &nrows);
-		rc = fleet_insert(f, "samples", "scope, metric, host, time, "
-		    "profile, stack_hash, label_keys, label_values, value",
-		    &rows, nrows);
-		break;
-	case FS_SAMPLES:
-		f->state = FS_STACKS;
-		rc = fleet_insert(f, "stacks", "stack_hash, functions, files, "
-		    "lines", &f->b.stacks, f->b.nstacks);
-		break;
-	case FS_STACKS:
-		f->state = FS_FRAMES;
-		rc = fleet_insert(f, "stack_frames", "stack_hash, inlined, "
-		    "start_lines, mappings", &f->b.frame_rows, f->b.nstacks);
-		break;
-	case FS_FRAMES:
-		f->state = FS_PROFILES;
-		fleet_batch_rows(&f->b, 1, &rows, &nrows);
-		rc = fleet_insert(f, "profiles", "host, scope, profile, time, "
-		    "time_ns, duration_ns, name, metrics, rows, totals, "
-		    "label_keys, label_values", &rows, nrows);
-		break;
-	case FS_PROFILES:
-		fleet_mark(f);
-		return;
-	case FS_RETAIN:
-		sql = fleet_retain_next(&f->retain, f->database, reply, n,
-		    &err);
-		if (err.kind != ERR_NONE) {
-			fleet_fail(f, "%s", err.msg);
-			return;
-		}
-		if (sql == NULL) {
-			fleet_schedule(f, f->delay);
-			return;
-		}
-		rc = fleet_post(f, sql, NULL, 0, 0);
-		free(sql);
-		break;
-	default:
+	if (fleet_batch_present(&f->b, reply, n, &err) == -1) {
+		fleet_fail(f, "%s", err.msg);
 		return;
 	}
+	fleet_batch_rows(&f->b, 0, &rows, &nrows);
+	fleet_insert(f, "samples", "scope, metric, host, time, profile, "
+	    "stack_hash, label_keys, label_values, value", &rows, nrows,
+	    fleet_insert_stacks);
 	buf_free(&rows);
-	if (rc == -1)
-		fleet_fail(f, "cannot send a request to %s", f->url);
+}
+
+/* A pass of retention: the answer to its last statement. */
+static void
+fleet_retain_step(struct fleet *f, const char *reply, size_t n)
+{
+	struct error err = { 0 };
+	char *sql;
+
+	sql = fleet_retain_next(&f->retain, f->database, reply, n, &err);
+	if (err.kind != ERR_NONE) {
+		fleet_fail(f, "%s", err.msg);
+		return;
+	}
+	if (sql == NULL) {
+		fleet_schedule(f, f->delay);
+		return;
+	}
+	fleet_ask(f, sql, NULL, 0, fleet_retain_step);
+}
+
+/* A round went well: retention's pass if one is due (fleet-retain.c),
+ * then the next round in delay seconds. */
+static void
+fleet_round_end(struct fleet *f, int64_t delay)
+{
+	char *sql;
+
+	f->delay = delay;
+	if ((sql = fleet_retain_start(&f->retain, f->database, now_ns())) ==
+	    NULL) {
+		fleet_schedule(f, delay);
+		return;
+	}
+	fleet_ask(f, sql, NULL, 0, fleet_retain_step);
 }
 
 static void
@@ -594,24 +548,20 @@ fleet_round_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (f->state != FS_IDLE)
+	if (f->busy)
 		return;
-	f->state = FS_READ;
+	f->busy = 1;
 	fleet_submit(f, fleet_job_new(f, 0), f->reads);
 }
 
 struct fleet *
 fleet_new(struct event_base *base, const struct fleet_config *cfg,
-    struct jobq *reads, struct jobq *writes, struct error *err)
+    struct ch *ch, struct jobq *reads, struct jobq *writes)
 {
 	struct fleet *f = xcalloc(1, sizeof *f);
 
-	if (fleet_url_parse(cfg->url, &f->http_host, &f->port, &f->path,
-	    err) == -1) {
-		free(f);
-		return NULL;
-	}
 	f->base = base;
+	f->ch = ch;
 	f->url = xstrdup(cfg->url);
 	f->host = xstrdup(cfg->host);
 	f->database = xstrdup(cfg->database);
@@ -619,12 +569,9 @@ fleet_new(struct event_base *base, const struct fleet_config *cfg,
 	f->batch = cfg->batch;
 	f->batch_bytes = cfg->batch_bytes;
 	f->interval = cfg->interval;
-	f->timeout = cfg->timeout;
 	f->reads = reads;
 	f->writes = writes;
-	f->dns = evdns_base_new(base, EVDNS_BASE_INITIALIZE_NAMESERVERS);
 	f->timer = evtimer_new(base, fleet_round_cb, f);
-	httpc_deadline_init(&f->head, base);
 	/* The store's writer counts the backlog (store_ship_live). */
 	f->st.lag_profiles = f->st.lag_bytes = f->st.unshipped_deleted = -1;
 	fleet_schedule(f, 0);
@@ -640,17 +587,12 @@ fleet_stop(struct fleet *f)
 		log_info("fleet: the round in flight was cut short (what it "
 		    "had not shipped ships after the next start)");
 	evtimer_del(f->timer);
-	httpc_deadline_stop(&f->head);
-	if (f->req != NULL)
-		evhttp_cancel_request(f->req);
+	ch_cancel(f->req);
 	f->req = NULL;
-	if (f->conn != NULL)
-		evhttp_connection_free(f->conn);
-	f->conn = NULL;
 	if (f->job != NULL)
 		f->job->f = NULL;
 	f->job = NULL;
-	f->state = FS_IDLE;
+	f->busy = 0;
 }
 
 void
@@ -660,17 +602,12 @@ fleet_free(struct fleet *f)
 		return;
 	fleet_stop(f);
 	event_free(f->timer);
-	httpc_deadline_free(&f->head);
-	if (f->dns != NULL)
-		evdns_base_free(f->dns, 0);
 	fleet_batch_clear(&f->b);
 	fleet_retain_clear(&f->retain);
 	free(f->url);
 	free(f->host);
 	free(f->database);
 	free(f->cluster);
-	free(f->http_host);
-	free(f->path);
 	free(f);
 }
 

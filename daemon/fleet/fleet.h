@@ -26,15 +26,15 @@ struct fleet_config {
 	size_t batch;			/* profiles per batch */
 	size_t batch_bytes;		/* rows past which a batch ends */
 	int64_t interval;		/* seconds between polls when idle */
-	int64_t timeout;		/* seconds for one HTTP exchange */
 };
 
 
-/* reads: the query queue (workers are struct query_worker); writes: the
- * import queue (struct import_worker).  NULL with err if the URL is not
- * http://host[:port][/]. */
+/* Shipping through ch (ch.c; the caller's, freed after the fleet).
+ * reads: the query queue (workers are struct query_worker); writes: the
+ * import queue (struct import_worker). */
+struct ch;
 struct fleet *fleet_new(struct event_base *, const struct fleet_config *,
-    struct jobq *reads, struct jobq *writes, struct error *);
+    struct ch *, struct jobq *reads, struct jobq *writes);
 /* Cancel what is in flight; the jobs that come back after are dropped. */
 void fleet_stop(struct fleet *);
 /* After the queues are gone. */

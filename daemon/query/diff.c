@@ -7,6 +7,7 @@
 #include "diff.h"
 #include "hmap.h"
 #include "selection.h"
+#include "source.h"
 #include "top.h"
 #include "tree.h"
 #include "util.h"
@@ -115,7 +116,9 @@ rows_merge(struct diff_result *r, const struct top_result *bt,
 	hmap_clear(&at);
 }
 
-int
+/* The diff of the two selections' trees and tops (the current's metric
+ * taken). */
+static int
 diff_of(struct tree_result *bt, struct tree_result *ct,
     const struct top_result *btop, const struct top_result *ctop,
     int normalize, struct diff_result *r, struct error *err)
@@ -123,8 +126,7 @@ diff_of(struct tree_result *bt, struct tree_result *ct,
 	size_t cap = 0;
 
 	memset(r, 0, sizeof *r);
-	/* One metric is one (type, unit): the store's id, the fleet's
-	 * name. */
+	/* One metric is one (type, unit). */
 	if (strcmp(bt->metric.type, ct->metric.type) != 0 ||
 	    strcmp(bt->metric.unit, ct->metric.unit) != 0)
 		return error_set(err, ERR_INPUT, "base.metric: %s/%s cannot be "
@@ -146,7 +148,7 @@ diff_of(struct tree_result *bt, struct tree_result *ct,
 }
 
 int
-diff_query(struct store *s, struct csindex *idx, const struct diff_params *p,
+diff_query(struct stack_source *src, const struct diff_params *p,
     struct diff_result *r, struct error *err)
 {
 	struct tree_result bt, ct;
@@ -163,16 +165,16 @@ diff_query(struct store *s, struct csindex *idx, const struct diff_params *p,
 	memset(&tp, 0, sizeof tp);
 	memset(&op, 0, sizeof op);
 	tp.sel = op.sel = p->cur;
-	if (tree_query(s, idx, &tp, &ct, err) == -1 ||
-	    top_query(s, idx, &op, &ctop, err) == -1)
+	if (tree_query(src, &tp, &ct, err) == -1 ||
+	    top_query(src, &op, &ctop, err) == -1)
 		goto out;
 	/* The base is of the current's metric unless it names its own. */
 	if (p->base->metric == NULL)
 		xasprintf(&p->base->metric, "%s/%s", ct.metric.type,
 		    ct.metric.unit);
 	tp.sel = op.sel = p->base;
-	if (tree_query(s, idx, &tp, &bt, err) == -1 ||
-	    top_query(s, idx, &op, &btop, err) == -1)
+	if (tree_query(src, &tp, &bt, err) == -1 ||
+	    top_query(src, &op, &btop, err) == -1)
 		goto out;
 	rc = diff_of(&bt, &ct, &btop, &ctop, p->normalize, r, err);
 out:

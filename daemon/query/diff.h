@@ -41,15 +41,9 @@ struct diff_result {
 	size_t nrows;
 };
 
-int diff_query(struct store *, struct csindex *, const struct diff_params *,
+struct stack_source;
+int diff_query(struct stack_source *, const struct diff_params *,
     struct diff_result *, struct error *);
-/* The same from the two selections' trees and tops (the current's
- * metric taken), as the fleet answers them. */
-struct tree_result;
-struct top_result;
-int diff_of(struct tree_result *base, struct tree_result *cur,
-    const struct top_result *base_top, const struct top_result *cur_top,
-    int normalize, struct diff_result *, struct error *);
 void diff_result_clear(struct diff_result *);
 
 #endif

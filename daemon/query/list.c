@@ -1,7 +1,7 @@
 /* list.c: pprof's printSource numbers.  Every stack is walked at line
  * granularity; a frame of a matching function adds the stack's value to
  * its line node's cum once per stack, the leaf frame to its flat.  The
- * line of a node is read from the store for one of its callsites. */
+ * line of a node is the index's for one of its callsites. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +11,7 @@
 #include "query.h"
 #include "rx.h"
 #include "selection.h"
+#include "source.h"
 #include "stackwalk.h"
 #include "util.h"
 
@@ -144,22 +145,22 @@ list_group(struct lbuild *b, struct list_result *r)
 }
 
 int
-list_query(struct store *s, struct csindex *idx, const struct list_params *p,
+list_query(struct stack_source *src, const struct list_params *p,
     struct list_result *r, struct error *err)
 {
 	struct query_walk q;
 	struct stackwalk w;
 	struct lbuild b;
-	struct store_frame_row *fr = NULL;
-	int64_t *cs = NULL;
+	const struct csindex *idx;
 	size_t i;
 	int rc = -1;
 
 	memset(r, 0, sizeof *r);
 	memset(&b, 0, sizeof b);
-	if (query_walk_open(s, idx, p->sel, GRAN_LINE, &r->metric,
+	if (query_walk_open(src, p->sel, GRAN_LINE, &r->metric,
 	    &r->nprofiles, &q, &w, err) == -1)
 		goto out;
+	idx = src->index;
 	for (i = 0; i < q.nvals; i++)
 		r->total += q.vals[i].value < 0 ? -q.vals[i].value :
 		    q.vals[i].value;
@@ -168,14 +169,8 @@ list_query(struct store *s, struct csindex *idx, const struct list_params *p,
 	if (list_stacks(&q, &w, p, &b, err) == -1)
 		goto out;
 	/* The line of each node, from one of its callsites' frame. */
-	cs = xreallocarray(NULL, b.nn ? b.nn : 1, sizeof *cs);
-	fr = xreallocarray(NULL, b.nn ? b.nn : 1, sizeof *fr);
 	for (i = 0; i < b.nn; i++)
-		cs[i] = b.n[i].cs;
-	if (b.nn > 0 && store_callsite_frames(s, cs, b.nn, fr, err) == -1)
-		goto out;
-	for (i = 0; i < b.nn; i++)
-		b.n[i].line = fr[i].line;
+		b.n[i].line = csindex_line(idx, b.n[i].cs);
 	list_group(&b, r);
 	if (r->nfuncs == 0) {
 		error_set(err, ERR_NOT_FOUND, "no matches found for regexp: "
@@ -184,14 +179,12 @@ list_query(struct store *s, struct csindex *idx, const struct list_params *p,
 	}
 	rc = 0;
 out:
-	query_walk_close(idx, &q, &w);
+	query_walk_close(&q, &w);
 	if (rc == -1)
 		list_result_clear(r);
 	imap_clear(&b.at);
 	free(b.n);
 	free(b.match);
-	free(cs);
-	free(fr);
 	return rc;
 }
 

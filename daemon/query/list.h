@@ -48,7 +48,8 @@ struct list_result {
 };
 
 /* ERR_NOT_FOUND when no function matches. */
-int list_query(struct store *, struct csindex *, const struct list_params *,
+struct stack_source;
+int list_query(struct stack_source *, const struct list_params *,
     struct list_result *, struct error *);
 void list_result_clear(struct list_result *);
 

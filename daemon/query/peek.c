@@ -80,8 +80,11 @@ peek_edges(struct peek_result *r)
 	free(node_of);
 }
 
+static int peek_of_graph(struct top_result *, const struct peek_params *,
+    struct peek_result *, struct error *);
+
 int
-peek_query(struct store *s, struct csindex *idx, const struct peek_params *p,
+peek_query(struct stack_source *src, const struct peek_params *p,
     struct peek_result *r, struct error *err)
 {
 	struct top_params tp;
@@ -90,14 +93,15 @@ peek_query(struct store *s, struct csindex *idx, const struct peek_params *p,
 	memset(&tp, 0, sizeof tp);
 	tp.sel = p->sel;
 	tp.granularity = p->granularity;
-	if (top_graph(s, idx, &tp, &t, err) == -1) {
+	if (top_graph(src, &tp, &t, err) == -1) {
 		memset(r, 0, sizeof *r);
 		return -1;
 	}
 	return peek_of_graph(&t, p, r, err);
 }
 
-int
+/* The peek of top's graph, taken. */
+static int
 peek_of_graph(struct top_result *t, const struct peek_params *p,
     struct peek_result *r, struct error *err)
 {

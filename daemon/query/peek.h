@@ -40,10 +40,8 @@ struct peek_result {
 
 /* ERR_NOT_FOUND when no node matches, as pprof's "no matches found for
  * regexp". */
-int peek_query(struct store *, struct csindex *, const struct peek_params *,
-    struct peek_result *, struct error *);
-/* The same from top's graph (top_graph's, or the fleet's), taken. */
-int peek_of_graph(struct top_result *, const struct peek_params *,
+struct stack_source;
+int peek_query(struct stack_source *, const struct peek_params *,
     struct peek_result *, struct error *);
 void peek_result_clear(struct peek_result *);
 

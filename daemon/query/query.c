@@ -11,6 +11,7 @@
 #include "model.h"
 #include "query.h"
 #include "selection.h"
+#include "source.h"
 #include "stackwalk.h"
 #include "util.h"
 
@@ -105,27 +106,25 @@ query_select(struct store *s, const struct selection *sel,
 }
 
 int
-query_walk_open(struct store *s, struct csindex *idx,
-    const struct selection *sel, int granularity, struct store_metric *m,
-    int64_t *nprofiles, struct query_walk *q, struct stackwalk *w,
-    struct error *err)
+query_walk_open(struct stack_source *src, const struct selection *sel,
+    int granularity, struct store_metric *m, int64_t *nprofiles,
+    struct query_walk *q, struct stackwalk *w, struct error *err)
 {
 	memset(q, 0, sizeof *q);
 	memset(w, 0, sizeof *w);
-	if (query_select(s, sel, m, &q->vals, &q->nvals, nprofiles,
-	    err) == -1 || csindex_acquire(idx, s, err) == -1)
+	if (src->ops->select(src, sel, m, &q->vals, &q->nvals, nprofiles,
+	    err) == -1)
 		return -1;
-	q->locked = 1;
-	stackwalk_init(w, idx, sel, granularity);
+	q->src = src;
+	stackwalk_init(w, src->index, sel, granularity);
 	return 0;
 }
 
 void
-query_walk_close(struct csindex *idx, struct query_walk *q,
-    struct stackwalk *w)
+query_walk_close(struct query_walk *q, struct stackwalk *w)
 {
-	if (q->locked)
-		csindex_release(idx);
+	if (q->src != NULL)
+		q->src->ops->release(q->src);
 	stackwalk_clear(w);
 	free(q->vals);
 	memset(q, 0, sizeof *q);

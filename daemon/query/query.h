@@ -15,29 +15,35 @@ struct selection;
 struct csindex;
 struct stackwalk;
 
-/* What top and tree start from: the selection's values, the index held
- * for reading (taken after the values, so it knows every callsite they
- * name) and a stack walker at a granularity.  query_walk_close undoes it
- * whatever query_walk_open reached. */
+/* What top, tree and list start from: the selection's values of a
+ * source, whose index names their callsites, and a stack walker at a
+ * granularity.  query_walk_close undoes whatever query_walk_open
+ * reached. */
+struct stack_source;
 struct query_walk {
 	struct store_cs_value *vals;
 	size_t nvals;
-	int locked;
+	struct stack_source *src;	/* selected: released at close */
 };
-int query_walk_open(struct store *, struct csindex *, const struct selection *,
+int query_walk_open(struct stack_source *, const struct selection *,
     int granularity, struct store_metric *, int64_t *nprofiles,
     struct query_walk *, struct stackwalk *, struct error *);
-void query_walk_close(struct csindex *, struct query_walk *,
-    struct stackwalk *);
+void query_walk_close(struct query_walk *, struct stackwalk *);
 /* From value *i on, the next one with a stack the frame filters keep,
  * walked into the stackwalk: 1 with *i its index, 0 at the end, -1. */
 int query_walk_next(const struct query_walk *, struct stackwalk *,
     size_t *i, struct error *);
 
-/* Query threads' state: a read-only store and the shared index. */
+/* Query threads' state: a read-only store and the shared index and,
+ * when profd has a fleet, how to read it: a stack source over the
+ * fleet's hosts (none: all), made by whatever holds the fleet
+ * (fleet/fleet-source.c, set up by the server). */
 struct query_worker {
 	struct store *store;
 	struct csindex *index;
+	struct stack_source *(*fleet_open)(void *ctx, char *const *hosts,
+	    size_t nhosts);
+	void *fleet_ctx;		/* NULL: no fleet */
 };
 
 /* The (callsite, value) pairs of a selection, merged over its profiles by

@@ -8,6 +8,7 @@
 #include "hmap.h"
 #include "query.h"
 #include "selection.h"
+#include "source.h"
 #include "stackwalk.h"
 #include "timeline.h"
 #include "util.h"
@@ -29,35 +30,25 @@ timeline_points(struct timeline_result *r, int64_t first, int64_t last,
 }
 
 int
-timeline_query(struct store *s, struct csindex *idx,
-    const struct timeline_params *p, struct timeline_result *r,
-    struct error *err)
+timeline_query(struct stack_source *src, const struct timeline_params *p,
+    struct timeline_result *r, struct error *err)
 {
-	struct store_filter f;
 	struct store_bucket_value *v = NULL;
 	struct stackwalk w;
 	struct imap kept = { 0 };	/* callsite -> 1 kept, 2 dropped */
-	int64_t *ids = NULL, first, step, k;
+	int64_t first, step, k;
 	size_t n = 0, i, at;
-	int rc = -1, locked = 0, walked, totals = 0;
+	int rc = -1, walked, filters = selection_frame_filters(p->sel);
 
 	memset(r, 0, sizeof *r);
 	memset(&w, 0, sizeof w);
-	if (query_resolve(s, p->sel, &r->metric, &f, &ids, err) == -1)
+	/* Without frame filters every stack counts: the source may sum the
+	 * buckets' stacks. */
+	if (src->ops->buckets(src, p->sel, filters, &r->metric, &v, &n,
+	    err) == -1)
 		goto out;
-	/* Without frame filters every stack counts: the per-bucket totals
-	 * answer, if the store has them for the selection. */
-	if (!selection_frame_filters(p->sel) &&
-	    (totals = store_select_totals(s, &f, &v, &n, err)) == -1)
-		goto out;
-	totals = !selection_frame_filters(p->sel) && totals == 0;
-	if (!totals) {
-		if (store_select_buckets(s, &f, &v, &n, err) == -1 ||
-		    csindex_acquire(idx, s, err) == -1)
-			goto out;
-		locked = 1;
-		stackwalk_init(&w, idx, p->sel, GRAN_FUNCTION);
-	}
+	if (filters)
+		stackwalk_init(&w, src->index, p->sel, GRAN_FUNCTION);
 	if (n == 0) {
 		r->step_s = p->step_s > 0 ? p->step_s : 1;
 		rc = 0;
@@ -69,7 +60,7 @@ timeline_query(struct store *s, struct csindex *idx,
 	for (i = 0; i < n; i++) {
 		if (v[i].callsite == 0 || v[i].value == 0)
 			continue;
-		if (totals)
+		if (!filters)
 			k = 1;
 		else if ((k = imap_get(&kept, (uint64_t)v[i].callsite)) == 0) {
 			if ((walked = stackwalk_run(&w, v[i].callsite,
@@ -86,14 +77,12 @@ timeline_query(struct store *s, struct csindex *idx,
 	}
 	rc = 0;
 out:
-	if (locked)
-		csindex_release(idx);
+	src->ops->release(src);
 	if (rc == -1)
 		timeline_result_clear(r);
 	stackwalk_clear(&w);
 	imap_clear(&kept);
 	free(v);
-	free(ids);
 	return rc;
 }
 

@@ -28,9 +28,9 @@ struct timeline_result {
 	int64_t total;
 };
 
-int timeline_query(struct store *, struct csindex *,
-    const struct timeline_params *, struct timeline_result *,
-    struct error *);
+struct stack_source;
+int timeline_query(struct stack_source *, const struct timeline_params *,
+    struct timeline_result *, struct error *);
 /* The points from the first to the last bucket (seconds) at step_s (0:
  * 1 s, coarser past TIMELINE_MAX_POINTS), all 0. */
 void timeline_points(struct timeline_result *, int64_t first, int64_t last,

@@ -15,9 +15,25 @@
 #include "model.h"
 #include "query.h"
 #include "selection.h"
+#include "source.h"
 #include "stackwalk.h"
 #include "top.h"
 #include "util.h"
+
+/* Building a result stack by stack (with frame filters) or callsite by
+ * callsite.  Zeroed before use. */
+struct top_build_edge {
+	int64_t caller, callee, weight;
+	int inl;			/* inlined on every stack through it */
+	size_t last_stack;		/* dedupe within one stack */
+};
+struct top_build {
+	struct imap index;		/* caller << 32 | callee -> 1 + edge */
+	struct top_build_edge *edges;
+	size_t nedges, edgecap;
+	int64_t *seen;			/* per row: last stack + 1 that counted */
+	int64_t flat_sum;
+};
 
 static int64_t
 abs64(int64_t v)
@@ -117,7 +133,7 @@ edges_label(const struct top_build *b, int64_t flat_sum, struct top_row *rows,
 	free(in);
 }
 
-int64_t
+static int64_t
 top_build_row(struct top_build *b, struct top_result *r, const char *name)
 {
 	r->rows = xreallocarray(r->rows, r->nrows + 1, sizeof *r->rows);
@@ -141,7 +157,7 @@ top_row(struct top_result *r, struct top_build *b, int64_t *rowof,
 	return rowof[name];
 }
 
-void
+static void
 top_build_stack(struct top_build *b, struct top_result *r,
     const int64_t *row, const unsigned *flags, size_t n, int64_t v,
     size_t stack)
@@ -297,7 +313,7 @@ top_edges_out(const struct top_build *b, struct top_result *r)
 	free(at);
 }
 
-void
+static void
 top_build_finish(struct top_build *b, struct top_result *r, int sort_cum,
     int edges)
 {
@@ -310,7 +326,7 @@ top_build_finish(struct top_build *b, struct top_result *r, int sort_cum,
 		top_edges_out(b, r);
 }
 
-void
+static void
 top_build_clear(struct top_build *b)
 {
 	imap_clear(&b->index);
@@ -320,22 +336,23 @@ top_build_clear(struct top_build *b)
 }
 
 static int
-top_build_rows(struct store *s, struct csindex *idx,
-    const struct top_params *p, int edges, struct top_result *r,
-    struct error *err)
+top_build_rows(struct stack_source *src, const struct top_params *p,
+    int edges, struct top_result *r, struct error *err)
 {
 	struct query_walk q;
 	struct top_build b;
 	struct stackwalk w;
+	const struct csindex *idx;
 	int64_t *rowof = NULL;
 	size_t nnames, i;
 	int rc = -1;
 
 	memset(r, 0, sizeof *r);
 	memset(&b, 0, sizeof b);
-	if (query_walk_open(s, idx, p->sel, p->granularity, &r->metric,
+	if (query_walk_open(src, p->sel, p->granularity, &r->metric,
 	    &r->nprofiles, &q, &w, err) == -1)
 		goto out;
+	idx = src->index;
 	/* pprof's total is taken before its frame filters. */
 	for (i = 0; i < q.nvals; i++)
 		r->total += abs64(q.vals[i].value);
@@ -350,7 +367,7 @@ top_build_rows(struct store *s, struct csindex *idx,
 	top_build_finish(&b, r, p->sort_cum, edges);
 	rc = 0;
 out:
-	query_walk_close(idx, &q, &w);
+	query_walk_close(&q, &w);
 	if (rc == -1)
 		top_result_clear(r);
 	top_build_clear(&b);
@@ -359,17 +376,17 @@ out:
 }
 
 int
-top_query(struct store *s, struct csindex *idx, const struct top_params *p,
+top_query(struct stack_source *src, const struct top_params *p,
     struct top_result *r, struct error *err)
 {
-	return top_build_rows(s, idx, p, 0, r, err);
+	return top_build_rows(src, p, 0, r, err);
 }
 
 int
-top_graph(struct store *s, struct csindex *idx, const struct top_params *p,
+top_graph(struct stack_source *src, const struct top_params *p,
     struct top_result *r, struct error *err)
 {
-	return top_build_rows(s, idx, p, 1, r, err);
+	return top_build_rows(src, p, 1, r, err);
 }
 
 void

@@ -7,7 +7,6 @@
 #include <stdint.h>
 
 #include "error.h"
-#include "hmap.h"
 #include "store.h"
 
 struct csindex;
@@ -53,38 +52,12 @@ struct top_result {
 	size_t nedges;
 };
 
-/* Building a result stack by stack, for stacks that are not in the store
- * (fleet queries).  Zeroed before use. */
-struct top_build_edge {
-	int64_t caller, callee, weight;
-	int inl;			/* inlined on every stack through it */
-	size_t last_stack;		/* dedupe within one stack */
-};
-struct top_build {
-	struct imap index;		/* caller << 32 | callee -> 1 + edge */
-	struct top_build_edge *edges;
-	size_t nedges, edgecap;
-	int64_t *seen;			/* per row: last stack + 1 that counted */
-	int64_t flat_sum;
-};
-/* A new row (a function name): its index in r->rows. */
-int64_t top_build_row(struct top_build *, struct top_result *,
-    const char *name);
-/* One stack (number stack, each its own), root first: its rows and frame
- * flags (FRAME_INLINED: inlined into the frame before), n > 0. */
-void top_build_stack(struct top_build *, struct top_result *,
-    const int64_t *row, const unsigned *flags, size_t n, int64_t value,
-    size_t stack);
-/* Inline labels, flat_sum, the order (and the edges if asked). */
-void top_build_finish(struct top_build *, struct top_result *, int sort_cum,
-    int edges);
-void top_build_clear(struct top_build *);
-
-int top_query(struct store *, struct csindex *, const struct top_params *,
+struct stack_source;
+int top_query(struct stack_source *, const struct top_params *,
     struct top_result *, struct error *);
 /* The same with every call edge kept in the result (pprof's graph, as
  * peek prints it). */
-int top_graph(struct store *, struct csindex *, const struct top_params *,
+int top_graph(struct stack_source *, const struct top_params *,
     struct top_result *, struct error *);
 void top_result_clear(struct top_result *);
 

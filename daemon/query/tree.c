@@ -10,9 +10,26 @@
 #include "model.h"
 #include "query.h"
 #include "selection.h"
+#include "source.h"
 #include "stackwalk.h"
 #include "tree.h"
 #include "util.h"
+
+/* Building a tree: init (the root made), a child per frame from the
+ * root down (add the values to the nodes returned), finish (children
+ * sorted, small ones folded), clear.  Strings are the index's. */
+struct tree_build {
+	struct tree_result *r;
+	size_t cap;
+	struct imap kids;		/* parent << 32 | name id -> 1 + node */
+	uint32_t *name_of;		/* name id per node */
+};
+struct tree_frame {
+	uint32_t name_id;		/* one per distinct name */
+	const char *name, *file, *mapping;
+	int64_t line, frame_line;
+	unsigned flags;			/* FRAME_INLINED */
+};
 
 static void
 build_reserve(struct tree_build *b, size_t cap)
@@ -44,7 +61,7 @@ node_add(struct tree_build *b, const char *name, size_t parent)
 	return r->nnodes++;
 }
 
-size_t
+static size_t
 tree_build_child(struct tree_build *b, size_t parent,
     const struct tree_frame *f)
 {
@@ -58,6 +75,16 @@ tree_build_child(struct tree_build *b, size_t parent,
 		if (n->frame_line != f->frame_line)
 			n->frame_line = -1;
 		n->inlined &= (f->flags & FRAME_INLINED) != 0;
+		/* Frames of one name from other files or programs (the
+		 * same code built twice): the least of each, so that the
+		 * node is the same whatever order the stacks came in. */
+		if (strcmp(f->mapping, n->mapping) < 0)
+			n->mapping = f->mapping;
+		if (strcmp(f->file, n->file) < 0 || (strcmp(f->file,
+		    n->file) == 0 && f->line < n->line)) {
+			n->file = f->file;
+			n->line = f->line;
+		}
 		return (size_t)at - 1;
 	}
 	i = node_add(b, f->name, parent);
@@ -212,7 +239,7 @@ out:
 	return rc;
 }
 
-void
+static void
 tree_build_init(struct tree_build *b, struct tree_result *r)
 {
 	memset(r, 0, sizeof *r);
@@ -221,7 +248,7 @@ tree_build_init(struct tree_build *b, struct tree_result *r)
 	node_add(b, "root", 0);
 }
 
-void
+static void
 tree_build_finish(struct tree_build *b, double min_fraction)
 {
 	struct tree_result *r = b->r;
@@ -230,7 +257,7 @@ tree_build_finish(struct tree_build *b, double min_fraction)
 	    0 ? -r->nodes[0].total : r->nodes[0].total)));
 }
 
-void
+static void
 tree_build_clear(struct tree_build *b)
 {
 	imap_clear(&b->kids);
@@ -239,7 +266,7 @@ tree_build_clear(struct tree_build *b)
 }
 
 int
-tree_query(struct store *s, struct csindex *idx, const struct tree_params *p,
+tree_query(struct stack_source *src, const struct tree_params *p,
     struct tree_result *r, struct error *err)
 {
 	struct query_walk q;
@@ -249,19 +276,19 @@ tree_query(struct store *s, struct csindex *idx, const struct tree_params *p,
 	int rc = -1;
 
 	tree_build_init(&b, r);
-	if (query_walk_open(s, idx, p->sel, GRAN_FUNCTION, &r->metric,
+	if (query_walk_open(src, p->sel, GRAN_FUNCTION, &r->metric,
 	    &r->nprofiles, &q, &w, err) == -1)
 		goto out;
 	for (i = 0; i < q.nvals; i++)
 		r->total += q.vals[i].value < 0 ? -q.vals[i].value :
 		    q.vals[i].value;
 	if ((selection_frame_filters(p->sel) ? tree_stacks(&b, &q, &w, err) :
-	    tree_cstree(&b, &q, idx, err)) == -1)
+	    tree_cstree(&b, &q, src->index, err)) == -1)
 		goto out;
 	tree_build_finish(&b, p->min_fraction);
 	rc = 0;
 out:
-	query_walk_close(idx, &q, &w);
+	query_walk_close(&q, &w);
 	if (rc == -1)
 		tree_result_clear(r);
 	tree_build_clear(&b);

@@ -9,7 +9,6 @@
 #include <stdint.h>
 
 #include "error.h"
-#include "hmap.h"
 #include "store.h"
 
 struct csindex;
@@ -44,30 +43,8 @@ struct tree_result {
 	size_t nnodes;
 };
 
-/* Building a tree stack by stack, for stacks that are not in the store
- * (fleet queries): init (the root made), a child per frame from the root
- * down (add the values to the nodes returned), finish (children sorted,
- * small ones folded), clear.  Strings are the caller's, kept as long as
- * the result. */
-struct tree_build {
-	struct tree_result *r;
-	size_t cap;
-	struct imap kids;		/* parent << 32 | name id -> 1 + node */
-	uint32_t *name_of;		/* name id per node */
-};
-struct tree_frame {
-	uint32_t name_id;		/* one per distinct name */
-	const char *name, *file, *mapping;
-	int64_t line, frame_line;
-	unsigned flags;			/* FRAME_INLINED */
-};
-void tree_build_init(struct tree_build *, struct tree_result *);
-size_t tree_build_child(struct tree_build *, size_t parent,
-    const struct tree_frame *);
-void tree_build_finish(struct tree_build *, double min_fraction);
-void tree_build_clear(struct tree_build *);
-
-int tree_query(struct store *, struct csindex *, const struct tree_params *,
+struct stack_source;
+int tree_query(struct stack_source *, const struct tree_params *,
     struct tree_result *, struct error *);
 void tree_result_clear(struct tree_result *);
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "fleet.h"
-#include "fleet-query.h"
+#include "ch-select.h"
 #include "activity.h"
 #include "import.h"
 #include "log.h"
@@ -117,7 +117,7 @@ server_signal_cb(evutil_socket_t sig, short what, void *arg)
 	fleet_stop(srv->fleet);
 	scraper_stop(srv->scraper);
 	/* Fleet views waiting on ClickHouse are answered now. */
-	fleet_queries_stop(srv->fq);
+	ch_select_stop(srv->chs);
 	for (i = 0; i < API_NQUEUES; i++)
 		jobq_drain(srv->host.queues[i]);
 	srv->stop_deadline_ns = mono_ns() + srv->cfg->shutdown_timeout *

@@ -42,9 +42,12 @@ struct server {
 	struct event_base *base;
 	struct evhttp *http;
 	struct spool *spool;		/* NULL: no spool directory */
+	struct evdns_base *dns;		/* the one resolver of names */
+	struct ch *ch;			/* ClickHouse; NULL: no fleet */
 	struct fleet *fleet;		/* NULL: no shipping */
+	struct ch_select *chs;		/* fleet=1 views' questions */
+	struct fleet_reader *reader;	/* and what they read */
 	struct scraper *scraper;
-	struct fleet_queries *fq;	/* fleet=1 views; NULL: none */
 	char *listen_path;		/* what the socket is bound to */
 	int fd;				/* the listening socket until evhttp has it */
 	int activated;			/* systemd's socket: it owns the path */

@@ -1,6 +1,7 @@
 /* server.c: start-up and shut-down: the Unix socket, the store connections
  * and their threads, the libevent loop and its signals. */
 #include <errno.h>
+#include <event2/dns.h>
 #include <event2/event.h>
 #include <event2/http.h>
 #include <event2/listener.h>
@@ -24,9 +25,11 @@
 #include "api.h"
 #include "csindex.h"
 #include "detach.h"
+#include "ch-select.h"
+#include "ch.h"
+#include "fleet-source.h"
 #include "fleet.h"
 #include "scrape.h"
-#include "fleet-query.h"
 #include "import.h"
 #include "jobq.h"
 #include "log.h"
@@ -249,15 +252,6 @@ server_host_scrape_stats(void *ctx, struct api_scrape_target **v)
 	return scraper_stats(srv->scraper, v);
 }
 
-static void
-server_host_fleet_view(void *ctx, const struct api_fleet_view *v,
-    api_fleet_done *done, void *arg)
-{
-	struct server *srv = ctx;
-
-	fleet_queries_view(srv->fq, v, done, arg);
-}
-
 /* The store's connections: the writer for the import thread, a reader
  * per query thread. */
 static int
@@ -293,6 +287,48 @@ server_open_store(struct server *srv)
 		}
 		srv->rwp[i] = &srv->readers[i];
 	}
+	return 0;
+}
+
+/* ClickHouse: the shipper and the fleet=1 views' reader, over one
+ * client (ch.c). */
+static int
+server_fleet_open(struct server *srv)
+{
+	const struct config *cfg = srv->cfg;
+	struct error err = { 0 };
+	struct fleet_config fc = {
+		.url = cfg->fleet_url, .host = cfg->fleet_host,
+		.database = cfg->fleet_database,
+		.cluster = cfg->fleet_cluster,
+		.batch = cfg->fleet_batch,
+		.batch_bytes = (size_t)cfg->fleet_batch_bytes,
+		.interval = cfg->fleet_interval,
+	};
+	int i;
+
+	if ((srv->ch = ch_new(srv->base, srv->dns, cfg->fleet_url,
+	    cfg->fleet_timeout, &err)) == NULL) {
+		log_err("%s", err.msg);
+		return -1;
+	}
+	/* Retention (on the import thread) keeps the backlog. */
+	store_set_keep_unshipped(srv->iw.store, 1);
+	store_set_backlog_max(srv->iw.store, (int64_t)cfg->fleet_backlog_max);
+	srv->fleet = fleet_new(srv->base, &fc, srv->ch,
+	    srv->host.queues[API_QUERY], srv->host.queues[API_IMPORT]);
+	fleet_set_retention(srv->fleet, &cfg->retention);
+	log_info("shipping to %s as host %s, database %s", cfg->fleet_url,
+	    cfg->fleet_host, cfg->fleet_database);
+	srv->chs = ch_select_new(srv->ch, &srv->host.abort);
+	srv->reader = fleet_reader_new(srv->chs, cfg->fleet_database,
+	    cfg->fleet_cluster);
+	/* Before the first job: the query threads read these then. */
+	for (i = 0; i < cfg->query_threads; i++) {
+		srv->readers[i].fleet_open = fleet_source_open;
+		srv->readers[i].fleet_ctx = srv->reader;
+	}
+	srv->host.fleet = 1;
 	return 0;
 }
 
@@ -358,6 +394,9 @@ server_start(struct server *srv)
 		return -1;
 	}
 	srv->base = event_base_new();
+	/* One resolver for every name profd looks up (ClickHouse's, the
+	 * scrape targets'). */
+	srv->dns = evdns_base_new(srv->base, EVDNS_BASE_INITIALIZE_NAMESERVERS);
 	srv->http = evhttp_new(srv->base);
 	srv->guard = server_http_setup(srv->http, srv->base, cfg,
 	    routes_dispatch, &srv->host);
@@ -382,43 +421,8 @@ server_start(struct server *srv)
 		log_err("%s", err.msg);
 		return -1;
 	}
-	if (cfg->fleet_url != NULL) {
-		struct fleet_config fc = {
-			.url = cfg->fleet_url, .host = cfg->fleet_host,
-			.database = cfg->fleet_database,
-			.cluster = cfg->fleet_cluster,
-			.batch = cfg->fleet_batch,
-			.batch_bytes = (size_t)cfg->fleet_batch_bytes,
-			.interval = cfg->fleet_interval,
-			.timeout = cfg->fleet_timeout,
-		};
-
-		/* Retention (on the import thread) keeps the backlog. */
-		store_set_keep_unshipped(srv->iw.store, 1);
-		store_set_backlog_max(srv->iw.store,
-		    (int64_t)cfg->fleet_backlog_max);
-		if ((srv->fleet = fleet_new(srv->base, &fc,
-		    srv->host.queues[API_QUERY], srv->host.queues[API_IMPORT],
-		    &err)) == NULL) {
-			log_err("%s", err.msg);
-			return -1;
-		}
-		fleet_set_retention(srv->fleet, &cfg->retention);
-		log_info("shipping to %s as host %s, database %s",
-		    cfg->fleet_url, cfg->fleet_host, cfg->fleet_database);
-		struct fleet_queries_config qc = {
-			.url = cfg->fleet_url, .database = cfg->fleet_database,
-			.cluster = cfg->fleet_cluster,
-			.timeout = cfg->fleet_timeout,
-		};
-
-		if ((srv->fq = fleet_queries_new(srv->base, &qc,
-		    &err)) == NULL) {
-			log_err("%s", err.msg);
-			return -1;
-		}
-		srv->host.fleet_view = server_host_fleet_view;
-	}
+	if (cfg->fleet_url != NULL && server_fleet_open(srv) == -1)
+		return -1;
 	/* Always there: SIGHUP may add targets. */
 	srv->scraper = scraper_new(srv->base, &srv->host);
 	scraper_apply(srv->scraper, cfg);
@@ -480,7 +484,12 @@ server_close(struct server *srv)
 	spool_free(srv->spool);
 	fleet_free(srv->fleet);
 	scraper_free(srv->scraper);
-	fleet_queries_free(srv->fq);
+	/* The query threads are gone: no select is waiting. */
+	ch_select_free(srv->chs);
+	fleet_reader_free(srv->reader);
+	ch_free(srv->ch);
+	if (srv->dns != NULL)
+		evdns_base_free(srv->dns, 0);
 	server_events_free(srv);
 	retainer_free(srv->host.retainer);
 	free(srv->listen_path);

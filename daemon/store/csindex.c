@@ -34,6 +34,11 @@ struct csindex {
 	char **names;
 	size_t nnames;
 	struct hmap name_ids;		/* name -> 1 + index */
+	/* An index built by csindex_put (not from a store): ids of frames
+	 * by their fields, and of callsites by parent << 32 | frame. */
+	struct hmap frame_ids;
+	struct imap cs_ids;
+	size_t cscap, frcap;
 };
 
 struct csindex *
@@ -58,6 +63,8 @@ csindex_free(struct csindex *x)
 	free(x->cs);
 	free(x->fr);
 	hmap_clear(&x->name_ids);
+	hmap_clear(&x->frame_ids);
+	imap_clear(&x->cs_ids);
 	pthread_rwlock_destroy(&x->lock);
 	free(x);
 }
@@ -157,6 +164,54 @@ load_fr(void *arg, const struct store_frame_info *fi)
 	f->line = line32(fi->line);
 	free(name);
 	l->fr_last = fi->id;
+}
+
+/* A frame's fields as one key: the strings with their NULs, then the
+ * numbers. */
+static void
+frame_key(struct buf *k, const struct store_frame_info *fi)
+{
+	int64_t nums[3] = { fi->start_line, fi->line, (int64_t)fi->flags };
+
+	k->n = 0;
+	buf_add(k, fi->function, strlen(fi->function) + 1);
+	buf_add(k, fi->file, strlen(fi->file) + 1);
+	buf_add(k, fi->mapping_file, strlen(fi->mapping_file) + 1);
+	buf_add(k, nums, sizeof nums);
+}
+
+int64_t
+csindex_put(struct csindex *x, int64_t parent, const struct store_frame_info *in)
+{
+	struct store_frame_info fi = *in;
+	struct load l;
+	struct buf k = { 0 };
+	uint64_t key;
+	int64_t frame, cs;
+
+	memset(&l, 0, sizeof l);
+	l.x = x;
+	l.cscap = x->cscap;
+	l.frcap = x->frcap;
+	frame_key(&k, &fi);
+	if ((frame = hmap_get(&x->frame_ids, k.p, k.n)) == 0) {
+		/* Ids from 1, as the store's. */
+		frame = fi.id = (int64_t)(x->nfr > 0 ? x->nfr : 1);
+		load_fr(&l, &fi);
+		x->nfr = (size_t)frame + 1;
+		hmap_put(&x->frame_ids, k.p, k.n, frame);
+	}
+	buf_free(&k);
+	key = (uint64_t)parent << 32 | (uint64_t)frame;
+	if ((cs = imap_get(&x->cs_ids, key)) == 0) {
+		cs = (int64_t)(x->ncs > 0 ? x->ncs : 1);
+		load_cs(&l, cs, parent, frame);
+		x->ncs = (size_t)cs + 1;
+		imap_put(&x->cs_ids, key, cs);
+	}
+	x->cscap = l.cscap;
+	x->frcap = l.frcap;
+	return cs;
 }
 
 int

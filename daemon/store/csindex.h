@@ -21,6 +21,13 @@ void csindex_free(struct csindex *);
 int csindex_acquire(struct csindex *, struct store *, struct error *);
 void csindex_release(struct csindex *);
 
+/* An index that is not the store's (the fleet's stacks, fleet/): the
+ * callsite of frame fi (its id ignored) under parent (0: a root), made
+ * the first time; ids below 2^32.  Not with csindex_acquire, no lock:
+ * the index is its builder's. */
+int64_t csindex_put(struct csindex *, int64_t parent,
+    const struct store_frame_info *);
+
 /* The parent of a callsite (0 for a root), -1 if the id is unknown. */
 int64_t csindex_parent(const struct csindex *, int64_t cs);
 /* The printable-name id of the callsite's frame (pprof's node name at

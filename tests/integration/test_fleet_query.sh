@@ -104,25 +104,22 @@ r=$(api GET "/v1/peek?scope=fx-cpu&regex=(&fleet=1")
 [ "$(status_of "$r")" = 400 ] || fail "fleet peek of a bad regex: $r"
 ok "peek --fleet equals go tool pprof -peek over both files and the single profd's ($n cases)"
 
-# Tree (JSON and folded) and flamegraph: the single profd's.  A node's
-# mapping is that of one of the fleet's stacks with its frames, and the
-# stacks table is keyed by function, file and line: stacks that differ
-# only in their mapping (the same program built at two paths, as the two
-# fixture sets are) are one stack there, with one mapping.  So trees are
-# compared without their sources (file, lines, mapping), which are only
-# checked to be there.
+# Tree (JSON and folded, with the nodes' sources: files, lines,
+# mappings) and flamegraph: the single profd's.  The two fixture sets are
+# the same program built at two paths: their stacks differ only in their
+# mappings, and are two stacks in the fleet as in the store.
 for c in "cpu cpu" "cpu samples" "heap inuse_space" "heap alloc_objects" \
     "mutex delay" "block contentions"; do
 	set -- $c
-	fleet_same tree "scope=fx-$1&metric=$2&source=false" "$SOCK" "$T/all.sock"
+	fleet_same tree "scope=fx-$1&metric=$2" "$SOCK" "$T/all.sock"
 	fleet_same tree "scope=fx-$1&metric=$2&format=folded" "$SOCK" "$T/all.sock"
-	fleet_same tree "scope=fx-$1&metric=$2&host=a&source=false" "$SOCK" "$SOCK"
+	fleet_same tree "scope=fx-$1&metric=$2&host=a" "$SOCK" "$SOCK"
 done
-fleet_same tree "scope=fx-cpu&min_fraction=0.01&source=false" "$SOCK" "$T/all.sock"
-fleet_same tree "scope=fx-cpu&focus=main&hide=runtime&source=false" "$SOCK" "$T/all.sock"
-fleet_same tree "scope=fx-cpu&ignore=sha256&show=main%7Cfib&host=a&source=false" "$SOCK" "$SOCK"
-fleet_same tree "scope=fx-heap&label=bytes=1024&source=false" "$SOCK" "$T/all.sock"
-fleet_same tree "scope=lab&label=env=prod&source=false" "$SOCK" "$T/all.sock"
+fleet_same tree "scope=fx-cpu&min_fraction=0.01" "$SOCK" "$T/all.sock"
+fleet_same tree "scope=fx-cpu&focus=main&hide=runtime" "$SOCK" "$T/all.sock"
+fleet_same tree "scope=fx-cpu&ignore=sha256&show=main%7Cfib&host=a" "$SOCK" "$SOCK"
+fleet_same tree "scope=fx-heap&label=bytes=1024" "$SOCK" "$T/all.sock"
+fleet_same tree "scope=lab&label=env=prod" "$SOCK" "$T/all.sock"
 curl -s --unix-socket "$SOCK" \
     "http://localhost/v1/tree?scope=fx-cpu&fleet=1" >"$T/src.json"
 python3 - "$T/src.json" <<'PY' || fail "the fleet's tree lacks sources"
@@ -192,10 +189,14 @@ fleet_same top "scope=lab&label=env=prod" "$SOCK" "$T/all.sock"
 fleet_same top "scope=fx-cpu&scope=lab&label=env!=prod" "$SOCK" "$T/all.sock"
 fleet_same top "scope=fx-cpu&scope=lab&metric=cpu" "$SOCK" "$T/all.sock"
 fleet_same top "scope=fx-cpu&since=-1h&until=-0s" "$SOCK" "$T/all.sock"
+fleet_same top "scope=fx-cpu&granularity=line" "$SOCK" "$T/all.sock"
+fleet_same top "scope=fx-heap&granularity=file&focus=main" "$SOCK" "$T/all.sock"
+fleet_same peek "scope=fx-cpu&regex=main%5C.fib&granularity=line" "$SOCK" "$T/all.sock"
+fleet_same list "scope=fx-cpu&regex=main%5C.fib" "$SOCK" "$T/all.sock"
 [ "$(curl -s --unix-socket "$SOCK" \
     "http://localhost/v1/top?scope=fx-cpu&fleet=1&host=c" |
     json "j['error']")" = "not found" ] || fail "host=c found profiles"
-ok "hosts, frame filters, sample and push labels, scopes, time: the fleet's top equals the single profd's"
+ok "hosts, frame filters, sample and push labels, scopes, time, granularity line and file, peek and list: the fleet's equal the single profd's"
 
 # The fleet's scopes (what the UI's fleet switch lists): the single
 # profd's, with the hosts that shipped them.
@@ -224,8 +225,6 @@ r=$(curl -s -w '\n%{http_code}' --unix-socket "$T/all.sock" \
     fail "fleet=1 without a fleet: $r"
 r=$(api GET "/v1/top?scope=fx-cpu&fleet=1&profile=1")
 [ "$(status_of "$r")" = 400 ] || fail "fleet=1 with a profile id: $r"
-r=$(api GET "/v1/top?scope=fx-cpu&fleet=1&granularity=line")
-[ "$(status_of "$r")" = 400 ] || fail "fleet=1 by line: $r"
 # A ClickHouse that takes the connection and never answers: 503 after
 # --fleet-timeout (1 s), naming it.
 python3 -c 'import socket, time

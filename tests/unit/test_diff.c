@@ -32,7 +32,7 @@ diff(const char *const *base, const char *const *cur, int normalize,
 
 	testquery_sel(&bs, base);
 	testquery_sel(&cs, cur);
-	rc = diff_query(ts.rd, ts.idx, &p, r, err);
+	rc = diff_query(testquery_src(ts.rd, ts.idx), &p, r, err);
 	selection_clear(&bs);
 	selection_clear(&cs);
 	return rc;
@@ -46,7 +46,7 @@ top(const char *const *kv, struct top_result *r)
 	struct error err = { 0 };
 
 	testquery_sel(&sel, kv);
-	CHECK(top_query(ts.rd, ts.idx, &p, r, &err) == 0);
+	CHECK(top_query(testquery_src(ts.rd, ts.idx), &p, r, &err) == 0);
 	selection_clear(&sel);
 }
 
@@ -60,7 +60,7 @@ tree_root(const char *const *kv)
 	int64_t total;
 
 	testquery_sel(&sel, kv);
-	CHECK(tree_query(ts.rd, ts.idx, &p, &r, &err) == 0);
+	CHECK(tree_query(testquery_src(ts.rd, ts.idx), &p, &r, &err) == 0);
 	total = r.nodes[0].total;
 	tree_result_clear(&r);
 	selection_clear(&sel);

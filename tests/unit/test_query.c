@@ -176,9 +176,9 @@ test_walk(void)
 	testimport_expected("cpu", "samples", &e);
 	CHECK((fib = testimport_expected_row(&e, "main.fib")) != NULL);
 	testquery_sel(&sel, kv);
-	CHECK(query_walk_open(ts.rd, ts.idx, &sel, GRAN_FUNCTION, &m, &np,
-	    &q, &w, &err) == 0);
-	CHECK(q.locked && np == 1);
+	CHECK(query_walk_open(testquery_src(ts.rd, ts.idx), &sel,
+	    GRAN_FUNCTION, &m, &np, &q, &w, &err) == 0);
+	CHECK(q.src != NULL && w.idx == q.src->index && np == 1);
 	while ((rc = query_walk_next(&q, &w, &i, &err)) == 1) {
 		CHECK(i < q.nvals && w.cs[w.n - 1] == q.vals[i].callsite);
 		kept += q.vals[i].value;
@@ -187,7 +187,7 @@ test_walk(void)
 	}
 	CHECK(rc == 0);
 	CHECK(kept == fib->cum && n > 0 && n < q.nvals);
-	query_walk_close(ts.idx, &q, &w);
+	query_walk_close(&q, &w);
 	store_metric_clear(&m);
 	selection_clear(&sel);
 	testimport_expected_clear(&e);

@@ -21,6 +21,7 @@
 #include "selection.h"
 #include "store.h"
 #include "testimport.h"
+#include "testquery.h"
 #include "top.h"
 
 static struct testimport ti;
@@ -61,7 +62,7 @@ top_with(struct csindex *x, const char *scope)
 	memset(&sel, 0, sizeof sel);
 	CHECK(selection_param(&sel, "scope", scope, 0, &err) == 1);
 	CHECK(selection_check(&sel, &err) == 0);
-	if (top_query(rd, x, &tp, &r, &err) == -1) {
+	if (top_query(testquery_src(rd, x), &tp, &r, &err) == -1) {
 		fprintf(stderr, "top %s: %s\n", scope, err.msg);
 		exit(1);
 	}

@@ -31,6 +31,7 @@
 #include "store-sql.h"
 #include "store.h"
 #include "testimport.h"
+#include "testquery.h"
 #include "timeline.h"
 #include "top.h"
 #include "tree.h"
@@ -211,20 +212,20 @@ answer(const struct selection *sel, struct answers *a)
 	struct error err = { 0 };
 
 	memset(a, 0, sizeof *a);
-	a->rc_top = top_query(rd, idx, &tp, &a->top, &err);
+	a->rc_top = top_query(testquery_src(rd, idx), &tp, &a->top, &err);
 	tp.sort_cum = 1;
 	tp.granularity = GRAN_LINE;
 	error_clear(&err);
 	if (a->rc_top == 0)
-		CHECK(top_query(rd, idx, &tp, &a->topcum, &err) == 0);
+		CHECK(top_query(testquery_src(rd, idx), &tp, &a->topcum, &err) == 0);
 	error_clear(&err);
-	a->rc_tree = tree_query(rd, idx, &rp, &a->tree, &err);
+	a->rc_tree = tree_query(testquery_src(rd, idx), &rp, &a->tree, &err);
 	error_clear(&err);
-	a->rc_tl = timeline_query(rd, idx, &lp, &a->tl, &err);
+	a->rc_tl = timeline_query(testquery_src(rd, idx), &lp, &a->tl, &err);
 	lp.step_s = HOUR;
 	error_clear(&err);
 	if (a->rc_tl == 0)
-		CHECK(timeline_query(rd, idx, &lp, &a->tlh, &err) == 0);
+		CHECK(timeline_query(testquery_src(rd, idx), &lp, &a->tlh, &err) == 0);
 	error_clear(&err);
 	a->rc_ex = export_pprof(rd, idx, sel, &a->ex, &a->nex, &err);
 }
@@ -559,7 +560,7 @@ runs_checks(int mixed)
 	kv[2] = until;
 	make_sel(&sel, kv);
 	before = store_blocks_read(rd);
-	CHECK(top_query(rd, idx, &tp, &r, &err) == 0);
+	CHECK(top_query(testquery_src(rd, idx), &tp, &r, &err) == 0);
 	CHECK(store_blocks_read(rd) == before);
 	CHECK(r.nprofiles > 10 && r.total > 0);
 	top_result_clear(&r);
@@ -567,7 +568,7 @@ runs_checks(int mixed)
 	selection_clear(&sel);
 	snprintf(since, sizeof since, "since@%lld", (long long)(T0 - DAY + 600));
 	make_sel(&sel, kv);
-	CHECK(top_query(rd, idx, &tp, &r, &err) == 0);
+	CHECK(top_query(testquery_src(rd, idx), &tp, &r, &err) == 0);
 	CHECK(store_blocks_read(rd) > before);
 	top_result_clear(&r);
 	selection_clear(&sel);

@@ -20,7 +20,7 @@ timeline(const char *const *kv, int64_t step_s, struct timeline_result *r)
 	struct error err = { 0 };
 
 	testquery_sel(&sel, kv);
-	if (timeline_query(ts.rd, ts.idx, &p, r, &err) == -1) {
+	if (timeline_query(testquery_src(ts.rd, ts.idx), &p, r, &err) == -1) {
 		fprintf(stderr, "timeline: %s\n", err.msg);
 		exit(1);
 	}
@@ -157,7 +157,7 @@ test_errors(void)
 	struct error err = { 0 };
 
 	testquery_sel(&sel, kv);
-	CHECK(timeline_query(ts.rd, ts.idx, &p, &r, &err) == -1);
+	CHECK(timeline_query(testquery_src(ts.rd, ts.idx), &p, &r, &err) == -1);
 	CHECK(err.kind == ERR_NOT_FOUND && HAS(err.msg, "nosuch"));
 	CHECK(r.values == NULL && r.npoints == 0);
 	selection_clear(&sel);

@@ -23,7 +23,7 @@ top(const char *const *kv, int sort_cum, int gran, struct top_result *r,
 	int rc;
 
 	testquery_sel(&sel, kv);
-	rc = top_query(ts.rd, ts.idx, &p, r, err);
+	rc = top_query(testquery_src(ts.rd, ts.idx), &p, r, err);
 	selection_clear(&sel);
 	return rc;
 }

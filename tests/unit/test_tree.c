@@ -22,7 +22,7 @@ tree(const char *const *kv, double min_fraction, struct tree_result *r)
 	struct error err = { 0 };
 
 	testquery_sel(&sel, kv);
-	if (tree_query(ts.rd, ts.idx, &p, r, &err) == -1) {
+	if (tree_query(testquery_src(ts.rd, ts.idx), &p, r, &err) == -1) {
 		fprintf(stderr, "tree: %s\n", err.msg);
 		exit(1);
 	}

@@ -5,7 +5,39 @@
 #define PROFD_TESTQUERY_H
 
 #include "selection.h"
+#include "source.h"
 #include "testimport.h"
+
+/* The store's stack source over (store, index), as a query thread makes
+ * it: one kept per pair, freed at exit. */
+static struct stack_source *testquery_srcs[8];
+static struct store *testquery_stores[8];
+static struct csindex *testquery_idxs[8];
+
+static inline void
+testquery_free_srcs(void)
+{
+	size_t i;
+
+	for (i = 0; i < 8; i++)
+		stack_source_free(testquery_srcs[i]);
+}
+
+static inline struct stack_source *
+testquery_src(struct store *s, struct csindex *idx)
+{
+	size_t i;
+
+	for (i = 0; i < 8 && testquery_srcs[i] != NULL; i++)
+		if (testquery_stores[i] == s && testquery_idxs[i] == idx)
+			return testquery_srcs[i];
+	CHECK(i < 8);
+	if (i == 0)
+		atexit(testquery_free_srcs);
+	testquery_stores[i] = s;
+	testquery_idxs[i] = idx;
+	return testquery_srcs[i] = source_store_new(s, idx);
+}
 
 /* A checked and compiled selection of NULL-ended "key", "value" pairs. */
 static inline void

@@ -1,0 +1,35 @@
+/* ch-select.h: a query thread's SELECT to ClickHouse.  The thread asks
+ * the loop (which alone speaks HTTP, through ch.c) and reads the answer
+ * as the loop hands it over, line by line (fleet-tsv.c) into a row
+ * callback: the work of a fleet view (its rows, its index, its answer)
+ * is done on the query thread, never on the loop.  Memory is bounded on
+ * both sides: the loop stops reading while a megabyte waits for the
+ * thread, and the thread holds one line. */
+#ifndef PROFD_CH_SELECT_H
+#define PROFD_CH_SELECT_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include "error.h"
+
+struct ch;
+struct ch_select;
+struct fleet_tsv_field;
+
+/* On the loop.  abort: set when a shutdown stops waiting (any thread
+ * reads it); a select waiting then gives up. */
+struct ch_select *ch_select_new(struct ch *, const atomic_int *abort);
+/* On a query thread (a job's run): each line of sql's TabSeparated
+ * answer to row; 0 at its end, -1 with err (ClickHouse's, row's, or a
+ * shutdown's). */
+int ch_select(struct ch_select *, const char *sql,
+    int (*row)(void *arg, struct fleet_tsv_field *, size_t n, struct error *),
+    void *arg, struct error *);
+/* On the loop: every select asked or in flight fails ("profd is
+ * shutting down"), and so does every later one. */
+void ch_select_stop(struct ch_select *);
+/* Once no query thread runs. */
+void ch_select_free(struct ch_select *);
+
+#endif

@@ -1,0 +1,454 @@
+/* fleet-source.c: a selection asked of ClickHouse in three questions,
+ * one after the other: the default metric when none is named, the
+ * metrics the selection matches with its profile count, then the stacks
+ * (or the sums per time bucket).  Each stack's frames become callsites
+ * of the source's index (csindex_put), its value the pair of its leaf.
+ * The index lives as long as the source, so the strings of a view's
+ * answer do; a selection asked twice (diff asks a tree and a top of
+ * each) is read once. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ch-select.h"
+#include "csindex.h"
+#include "fleet-source.h"
+#include "fleet-sql.h"
+#include "fleet-tsv.h"
+#include "hmap.h"
+#include "model.h"
+#include "selection.h"
+#include "source.h"
+#include "util.h"
+
+struct fleet_reader {
+	struct ch_select *chs;
+	char *database;
+	int cluster;
+};
+
+struct fleet_source {
+	struct stack_source src;
+	const struct fleet_reader *r;
+	char *const *hosts;
+	size_t nhosts;
+	struct csindex *idx;
+	/* One reply's reading: */
+	struct fleet_tsv_array a[6];
+	int by_bucket;			/* rows start with a time bucket */
+	struct imap at;			/* (bucket, leaf) -> 1 + pair */
+	struct store_bucket_value *vals;
+	size_t nvals, cap;
+	char *metric;			/* TYPE/UNIT */
+	int nmetrics;
+	int64_t nprofiles;
+	struct store_scope_info *scopes;
+	size_t nscopes;
+	char **hostnames;
+	size_t nhostnames;
+	/* The last selection read, for a view asking it again. */
+	const struct selection *last;
+	struct store_cs_value *last_vals;
+	size_t last_n;
+	char *last_metric;
+	int64_t last_profiles;
+};
+
+struct fleet_reader *
+fleet_reader_new(struct ch_select *chs, const char *database,
+    const char *cluster)
+{
+	struct fleet_reader *r = xcalloc(1, sizeof *r);
+
+	r->chs = chs;
+	r->database = xstrdup(database);
+	r->cluster = cluster != NULL && *cluster != '\0';
+	return r;
+}
+
+void
+fleet_reader_free(struct fleet_reader *r)
+{
+	if (r == NULL)
+		return;
+	free(r->database);
+	free(r);
+}
+
+/* ---- the replies' lines ---- */
+
+static int
+fs_default_row(void *arg, struct fleet_tsv_field *v, size_t n,
+    struct error *err)
+{
+	struct fleet_source *x = arg;
+	size_t len;
+
+	(void)err;
+	if (n >= 1 && x->metric == NULL)
+		x->metric = xstrdup(fleet_tsv_str(&v[0], &len));
+	return 0;
+}
+
+static int
+fs_metrics_row(void *arg, struct fleet_tsv_field *v, size_t n,
+    struct error *err)
+{
+	struct fleet_source *x = arg;
+	size_t len;
+
+	if (n != 2)
+		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: "
+		    "%zu fields, not 2 (metric, profiles)", n);
+	if (x->nmetrics++ == 0) {
+		free(x->metric);
+		x->metric = xstrdup(fleet_tsv_str(&v[0], &len));
+		return fleet_tsv_int(&v[1], &x->nprofiles, err);
+	}
+	return 0;
+}
+
+/* A pair for the leaf (-1: a bucket's sum over its stacks). */
+static void
+fs_pair(struct fleet_source *x, int64_t bucket, int64_t leaf, int64_t value)
+{
+	uint64_t key = (uint64_t)bucket << 32 ^ (uint64_t)leaf;
+	int64_t at;
+
+	if ((at = imap_get(&x->at, key)) == 0 || x->vals[at - 1].bucket !=
+	    bucket || x->vals[at - 1].callsite != leaf) {
+		if (x->nvals == x->cap) {
+			x->cap = x->cap ? x->cap * 2 : 1024;
+			x->vals = xreallocarray(x->vals, x->cap,
+			    sizeof *x->vals);
+		}
+		x->vals[x->nvals].bucket = bucket;
+		x->vals[x->nvals].callsite = leaf;
+		x->vals[x->nvals].value = 0;
+		at = (int64_t)++x->nvals;
+		if (imap_get(&x->at, key) == 0)
+			imap_put(&x->at, key, at);
+	}
+	x->vals[at - 1].value += value;
+}
+
+/* [bucket,] value, then the frames leaf first: functions, files,
+ * lines, inline flags, start lines, mappings (the last three empty for
+ * a stack shipped before stack_frames, or for a bucket's sum). */
+static int
+fs_stack_row(void *arg, struct fleet_tsv_field *v, size_t n,
+    struct error *err)
+{
+	struct fleet_source *x = arg;
+	struct fleet_tsv_array *a = x->a;
+	struct store_frame_info fi;
+	int64_t bucket = 0, value, parent = 0;
+	size_t i, k, nf;
+	char *end;
+
+	if (x->by_bucket) {
+		if (n == 0 || fleet_tsv_int(&v[0], &bucket, err) == -1)
+			return error_set(err, ERR_INTERNAL, "ClickHouse's "
+			    "reply: a row without its time bucket");
+		v++;
+		n--;
+	}
+	if (n != 7)
+		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: "
+		    "%zu fields, not 7 (value and 6 arrays)", n);
+	if (fleet_tsv_int(&v[0], &value, err) == -1)
+		return -1;
+	for (i = 0; i < 6; i++)
+		if (fleet_tsv_array(&v[i + 1], &a[i], err) == -1)
+			return -1;
+	nf = a[0].n;
+	if (a[1].n != nf || a[2].n != nf)
+		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: a "
+		    "stack of %zu functions and %zu files or %zu lines", nf,
+		    a[1].n, a[2].n);
+	if (nf == 0) {
+		fs_pair(x, bucket, -1, value);
+		return 0;
+	}
+	/* Root first; stack_frames' row: none or one of the stack. */
+	memset(&fi, 0, sizeof fi);
+	for (k = nf; k-- > 0;) {
+		fi.function = a[0].v[k];
+		fi.file = a[1].v[k];
+		fi.line = strtoll(a[2].v[k], &end, 10);
+		fi.flags = a[3].n == nf && strcmp(a[3].v[k], "0") != 0 ?
+		    FRAME_INLINED : 0;
+		fi.start_line = a[4].n == nf ? strtoll(a[4].v[k], &end, 10) :
+		    0;
+		fi.mapping_file = a[5].n == nf ? a[5].v[k] : "";
+		parent = csindex_put(x->idx, parent, &fi);
+	}
+	fs_pair(x, bucket, parent, value);
+	return 0;
+}
+
+/* scope, profiles, first and last time, metrics (TYPE/UNIT). */
+static int
+fs_scopes_row(void *arg, struct fleet_tsv_field *v, size_t n,
+    struct error *err)
+{
+	struct fleet_source *x = arg;
+	struct store_scope_info *si;
+	const char *slash;
+	size_t len, i;
+
+	if (n != 5)
+		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: "
+		    "%zu fields, not 5 (scope, profiles, times, metrics)", n);
+	x->scopes = xreallocarray(x->scopes, x->nscopes + 1,
+	    sizeof *x->scopes);
+	si = &x->scopes[x->nscopes++];
+	memset(si, 0, sizeof *si);
+	si->name = xstrdup(fleet_tsv_str(&v[0], &len));
+	if (fleet_tsv_int(&v[1], &si->profiles, err) == -1 ||
+	    fleet_tsv_int(&v[2], &si->first_ns, err) == -1 ||
+	    fleet_tsv_int(&v[3], &si->last_ns, err) == -1 ||
+	    fleet_tsv_array(&v[4], &x->a[0], err) == -1)
+		return -1;
+	si->metrics = xcalloc(x->a[0].n ? x->a[0].n : 1,
+	    sizeof *si->metrics);
+	for (i = 0; i < x->a[0].n; i++) {
+		slash = strchr(x->a[0].v[i], '/');
+		si->metrics[i].type = xstrndup(x->a[0].v[i], slash != NULL ?
+		    (size_t)(slash - x->a[0].v[i]) : strlen(x->a[0].v[i]));
+		si->metrics[i].unit = xstrdup(slash != NULL ? slash + 1 : "");
+	}
+	si->nmetrics = x->a[0].n;
+	return 0;
+}
+
+static int
+fs_hosts_row(void *arg, struct fleet_tsv_field *v, size_t n,
+    struct error *err)
+{
+	struct fleet_source *x = arg;
+	size_t len;
+
+	if (n != 1)
+		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: "
+		    "%zu fields, not 1 (host)", n);
+	x->hostnames = xreallocarray(x->hostnames, x->nhostnames + 1,
+	    sizeof *x->hostnames);
+	x->hostnames[x->nhostnames++] = xstrdup(fleet_tsv_str(&v[0], &len));
+	return 0;
+}
+
+/* ---- the questions ---- */
+
+static int
+fs_ask(struct fleet_source *x, char *sql,
+    int (*row)(void *, struct fleet_tsv_field *, size_t, struct error *),
+    struct error *err)
+{
+	int rc = ch_select(x->r->chs, sql, row, x, err);
+
+	free(sql);
+	return rc;
+}
+
+static void
+fs_sql(const struct fleet_source *x, const struct selection *sel,
+    struct fleet_sql *q)
+{
+	q->db = x->r->database;
+	q->cluster = x->r->cluster;
+	q->sel = sel;
+	q->hosts = x->hosts;
+	q->nhosts = x->nhosts;
+}
+
+/* The selection's metric (TYPE/UNIT, as shipped) and profile count, as
+ * query_resolve finds them in a store. */
+static int
+fs_metric(struct fleet_source *x, const struct fleet_sql *q,
+    struct store_metric *m, struct error *err)
+{
+	const struct selection *sel = q->sel;
+	const char *slash;
+
+	free(x->metric);
+	x->metric = NULL;
+	x->nmetrics = 0;
+	x->nprofiles = 0;
+	if (sel->metric != NULL)
+		x->metric = xstrdup(sel->metric);
+	else if (fs_ask(x, fleet_sql_default_metric(q), fs_default_row,
+	    err) == -1)
+		return -1;
+	else if (x->metric == NULL)
+		return error_set(err, ERR_NOT_FOUND, "scope \"%s\" has no "
+		    "profiles in the fleet", sel->scopes[0]);
+	if (fs_ask(x, fleet_sql_metrics(q, x->metric), fs_metrics_row,
+	    err) == -1)
+		return -1;
+	if (x->nmetrics == 0)
+		return error_set(err, ERR_INPUT, "metric: no selected scope "
+		    "has metric \"%s\" in the fleet", x->metric);
+	if (x->nmetrics > 1)
+		return error_set(err, ERR_INPUT, "metric: \"%s\" has several "
+		    "units in the selected scopes: name one as %s/UNIT",
+		    x->metric, x->metric);
+	memset(m, 0, sizeof *m);
+	slash = strchr(x->metric, '/');
+	m->type = xstrndup(x->metric, slash != NULL ?
+	    (size_t)(slash - x->metric) : strlen(x->metric));
+	m->unit = xstrdup(slash != NULL ? slash + 1 : "");
+	return 0;
+}
+
+/* The pairs of the reply to sql into x->vals. */
+static int
+fs_read(struct fleet_source *x, char *sql, int by_bucket, struct error *err)
+{
+	x->nvals = 0;
+	x->by_bucket = by_bucket;
+	imap_reset(&x->at);
+	return fs_ask(x, sql, fs_stack_row, err);
+}
+
+static int
+fs_select(struct stack_source *src, const struct selection *sel,
+    struct store_metric *m, struct store_cs_value **vals, size_t *nvals,
+    int64_t *nprofiles, struct error *err)
+{
+	struct fleet_source *x = (struct fleet_source *)src;
+	struct fleet_sql q;
+	size_t i;
+
+	*vals = NULL;
+	*nvals = 0;
+	memset(m, 0, sizeof *m);
+	if (sel != x->last) {
+		fs_sql(x, sel, &q);
+		if (fs_metric(x, &q, m, err) == -1 || fs_read(x,
+		    fleet_sql_stacks(&q, x->metric), 0, err) == -1) {
+			store_metric_clear(m);
+			return -1;
+		}
+		store_metric_clear(m);
+		x->last = sel;
+		free(x->last_metric);
+		x->last_metric = xstrdup(x->metric);
+		x->last_profiles = x->nprofiles;
+		free(x->last_vals);
+		x->last_vals = xreallocarray(NULL, x->nvals ? x->nvals : 1,
+		    sizeof *x->last_vals);
+		for (i = 0; i < x->nvals; i++) {
+			x->last_vals[i].callsite = x->vals[i].callsite;
+			x->last_vals[i].value = x->vals[i].value;
+		}
+		x->last_n = x->nvals;
+	}
+	m->type = xstrndup(x->last_metric, strcspn(x->last_metric, "/"));
+	m->unit = xstrdup(x->last_metric + strcspn(x->last_metric, "/") +
+	    (strchr(x->last_metric, '/') != NULL));
+	*vals = xreallocarray(NULL, x->last_n ? x->last_n : 1, sizeof **vals);
+	memcpy(*vals, x->last_vals, x->last_n * sizeof **vals);
+	*nvals = x->last_n;
+	*nprofiles = x->last_profiles;
+	x->src.index = x->idx;
+	return 0;
+}
+
+static int
+fs_buckets(struct stack_source *src, const struct selection *sel,
+    int stacks, struct store_metric *m, struct store_bucket_value **v,
+    size_t *n, struct error *err)
+{
+	struct fleet_source *x = (struct fleet_source *)src;
+	struct fleet_sql q;
+
+	*v = NULL;
+	*n = 0;
+	fs_sql(x, sel, &q);
+	if (fs_metric(x, &q, m, err) == -1)
+		return -1;
+	if (fs_read(x, fleet_sql_buckets(&q, x->metric, stacks), 1,
+	    err) == -1) {
+		store_metric_clear(m);
+		return -1;
+	}
+	/* In time order, as the store's. */
+	*v = x->vals;
+	*n = x->nvals;
+	x->vals = NULL;
+	x->nvals = x->cap = 0;
+	x->src.index = x->idx;
+	return 0;
+}
+
+static int
+fs_scopes(struct stack_source *src, struct store_scope_info **v, size_t *n,
+    char ***hosts, size_t *nhosts, struct error *err)
+{
+	/* No selection: every scope of the fleet. */
+	static const struct selection all;
+	struct fleet_source *x = (struct fleet_source *)src;
+	struct fleet_sql q;
+
+	fs_sql(x, &all, &q);
+	if (fs_ask(x, fleet_sql_scopes(&q), fs_scopes_row, err) == -1 ||
+	    fs_ask(x, fleet_sql_hosts(&q), fs_hosts_row, err) == -1)
+		return -1;
+	*v = x->scopes;
+	*n = x->nscopes;
+	*hosts = x->hostnames;
+	*nhosts = x->nhostnames;
+	x->scopes = NULL;
+	x->hostnames = NULL;
+	x->nscopes = x->nhostnames = 0;
+	return 0;
+}
+
+static void
+fs_release(struct stack_source *src)
+{
+	/* The index stays: a view's answer points into it. */
+	(void)src;
+}
+
+static void
+fs_free(struct stack_source *src)
+{
+	struct fleet_source *x = (struct fleet_source *)src;
+	size_t i;
+
+	csindex_free(x->idx);
+	for (i = 0; i < NITEMS(x->a); i++)
+		fleet_tsv_array_clear(&x->a[i]);
+	imap_clear(&x->at);
+	free(x->vals);
+	free(x->metric);
+	store_scope_info_free(x->scopes, x->nscopes);
+	for (i = 0; i < x->nhostnames; i++)
+		free(x->hostnames[i]);
+	free(x->hostnames);
+	free(x->last_vals);
+	free(x->last_metric);
+	free(x);
+}
+
+static const struct stack_source_ops fleet_source_ops = {
+	.select = fs_select,
+	.buckets = fs_buckets,
+	.scopes = fs_scopes,
+	.release = fs_release,
+	.free = fs_free,
+};
+
+struct stack_source *
+fleet_source_open(void *reader, char *const *hosts, size_t nhosts)
+{
+	struct fleet_source *x = xcalloc(1, sizeof *x);
+
+	x->src.ops = &fleet_source_ops;
+	x->r = reader;
+	x->hosts = hosts;
+	x->nhosts = nhosts;
+	x->idx = csindex_new();
+	return &x->src;
+}

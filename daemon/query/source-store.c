@@ -1,0 +1,128 @@
+/* source-store.c: the store as a stack source: its selection resolved
+ * by query.c, its pairs read by the store, the query threads' shared
+ * index caught up and held for reading while a view walks them. */
+#include <stdlib.h>
+
+#include "csindex.h"
+#include "query.h"
+#include "selection.h"
+#include "source.h"
+#include "util.h"
+
+struct source_store {
+	struct stack_source src;
+	struct store *s;
+	struct csindex *idx;
+	int locked;
+};
+
+static int
+ss_hold(struct source_store *x, struct error *err)
+{
+	if (csindex_acquire(x->idx, x->s, err) == -1)
+		return -1;
+	x->locked = 1;
+	x->src.index = x->idx;
+	return 0;
+}
+
+static void
+ss_release(struct stack_source *src)
+{
+	struct source_store *x = (struct source_store *)src;
+
+	if (x->locked)
+		csindex_release(x->idx);
+	x->locked = 0;
+	x->src.index = NULL;
+}
+
+static int
+ss_select(struct stack_source *src, const struct selection *sel,
+    struct store_metric *m, struct store_cs_value **vals, size_t *nvals,
+    int64_t *nprofiles, struct error *err)
+{
+	struct source_store *x = (struct source_store *)src;
+
+	/* The index is taken after the values, so it knows every callsite
+	 * they name. */
+	if (query_select(x->s, sel, m, vals, nvals, nprofiles, err) == -1)
+		return -1;
+	if (ss_hold(x, err) == -1) {
+		store_metric_clear(m);
+		free(*vals);
+		*vals = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static int
+ss_buckets(struct stack_source *src, const struct selection *sel,
+    int stacks, struct store_metric *m, struct store_bucket_value **v,
+    size_t *n, struct error *err)
+{
+	struct source_store *x = (struct source_store *)src;
+	struct store_filter f;
+	int64_t *ids = NULL;
+	int rc = -1, totals = 1;
+
+	*v = NULL;
+	*n = 0;
+	if (query_resolve(x->s, sel, m, &f, &ids, err) == -1)
+		goto out;
+	/* Every stack counts: the per-bucket totals answer, if the store
+	 * has them for the selection. */
+	if (!stacks && (totals = store_select_totals(x->s, &f, v, n,
+	    err)) == -1)
+		goto out;
+	if ((stacks || totals == 1) && (store_select_buckets(x->s, &f, v, n,
+	    err) == -1 || (stacks && ss_hold(x, err) == -1)))
+		goto out;
+	rc = 0;
+out:
+	if (rc == -1) {
+		store_metric_clear(m);
+		free(*v);
+		*v = NULL;
+	}
+	free(ids);
+	return rc;
+}
+
+static int
+ss_scopes(struct stack_source *src, struct store_scope_info **v, size_t *n,
+    char ***hosts, size_t *nhosts, struct error *err)
+{
+	struct source_store *x = (struct source_store *)src;
+
+	*hosts = NULL;
+	*nhosts = 0;
+	return store_scopes(x->s, v, n, err);
+}
+
+static void
+ss_free(struct stack_source *src)
+{
+	ss_release(src);
+	free(src);
+}
+
+static const struct stack_source_ops source_store_ops = {
+	.select = ss_select,
+	.buckets = ss_buckets,
+	.scopes = ss_scopes,
+	.release = ss_release,
+	.free = ss_free,
+};
+
+struct stack_source *
+source_store_new(struct store *s, struct csindex *idx)
+{
+	struct source_store *x = xcalloc(1, sizeof *x);
+
+	x->src.ops = &source_store_ops;
+	x->s = s;
+	x->idx = idx;
+	return &x->src;
+}

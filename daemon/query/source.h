@@ -1,0 +1,65 @@
+/* source.h: where the views' stacks come from.  Every view (top, peek,
+ * tree, diff, timeline, list, scopes) reads a stack source: the
+ * selection's (callsite, value) pairs summed over its profiles, or per
+ * time bucket, with the index that names each callsite's frames.  The
+ * store is one source (source-store.c), ClickHouse, the fleet's, another
+ * (fleet/fleet-source.c); the views are written once over this, as
+ * SQLite's virtual tables are over their modules, so a fleet answer
+ * equals the answer of one store holding the same profiles. */
+#ifndef PROFD_SOURCE_H
+#define PROFD_SOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "store.h"
+
+struct csindex;
+struct selection;
+struct stack_source;
+
+struct stack_source_ops {
+	/* The selection's pairs, merged over its profiles by summing, and
+	 * the metric they are of: the one named (ERR_INPUT when no
+	 * selected scope has it, or it has several units there), else the
+	 * default metric of the newest profile of the first scope;
+	 * ERR_NOT_FOUND for an unknown scope.  The index names every
+	 * callsite they hold until release. */
+	int (*select)(struct stack_source *, const struct selection *,
+	    struct store_metric *, struct store_cs_value **, size_t *,
+	    int64_t *nprofiles, struct error *);
+	/* The same per time bucket (seconds), in time order.  Without
+	 * stacks, the source may sum each bucket over its callsites
+	 * (callsite -1), as the store's per-bucket totals do. */
+	int (*buckets)(struct stack_source *, const struct selection *,
+	    int stacks, struct store_metric *, struct store_bucket_value **,
+	    size_t *, struct error *);
+	/* Every scope, by name; and the hosts whose profiles these are
+	 * (none for one host's store: its own). */
+	int (*scopes)(struct stack_source *, struct store_scope_info **,
+	    size_t *, char ***hosts, size_t *nhosts, struct error *);
+	/* The pairs of select or buckets are walked no more; the index's
+	 * strings stay valid until the source is freed. */
+	void (*release)(struct stack_source *);
+	void (*free)(struct stack_source *);
+};
+
+struct stack_source {
+	const struct stack_source_ops *ops;
+	const struct csindex *index;	/* between select and release */
+};
+
+/* source-store.c: the store's stacks, over the query threads' shared
+ * index.  Freed with stack_source_free. */
+struct store;
+struct stack_source *source_store_new(struct store *, struct csindex *);
+
+static inline void
+stack_source_free(struct stack_source *src)
+{
+	if (src != NULL)
+		src->ops->free(src);
+}
+
+#endif

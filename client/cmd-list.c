@@ -11,8 +11,8 @@ static int	cmd_list_exec(struct client *, int, char **);
 
 const struct cmd_entry cmd_list_entry = {
 	"list",
-	"list REGEX SELECTION [--source-path DIR] [--trim-path PREFIX] "
-	    "[--json]",
+	"list REGEX SELECTION [--fleet [--host H ...]] [--source-path DIR]\n"
+	"    [--trim-path PREFIX] [--json]",
 	cmd_list_exec
 };
 
@@ -48,6 +48,7 @@ cmd_list_exec(struct client *c, int argc, char **argv)
 {
 	static const struct option	 opts[] = {
 		SELECTION_OPTIONS,
+		FLEET_OPTIONS,
 		{ "source-path", required_argument,	NULL, 'p' },
 		{ "trim-path",	required_argument,	NULL, 'T' },
 		CMD_JSON_OPTION,

@@ -68,6 +68,10 @@ cleanup_small_fs() {
 # start_profd [extra flags...]: start in the foreground (backgrounded here)
 # and wait until /v1/health answers.
 start_profd() {
+	if [ -n "${PROFD_TEST_FLEET:-}" ]; then
+		fleet_mode_start "$@"
+		return
+	fi
 	"$PROFD" --foreground --no-config --spool none --socket "$SOCK" \
 	    --db "$DB" "$@" \
 	    >>"$T/profd.log" 2>&1 &
@@ -136,6 +140,7 @@ big_profile() {
 api() {
 	local method=$1 path=$2
 	shift 2
+	[ -z "${PROFD_TEST_FLEET:-}" ] || path=$(fleet_mode_api_path "$path")
 	curl -s -X "$method" --unix-socket "$SOCK" -w '\n%{http_code}\n' \
 	    "http://localhost$path" "$@"
 }
@@ -266,3 +271,8 @@ need_pyroscope_node() {
 		exit 77
 	}
 }
+
+# The views asked of the fleet instead (fleet-mode.sh).
+if [ -n "${PROFD_TEST_FLEET:-}" ]; then
+	. "$(dirname "${BASH_SOURCE[0]}")/fleet-mode.sh"
+fi

@@ -33,9 +33,9 @@ struct api_providers {
 	size_t n;
 };
 
-/* What the fleet shipper reports in /v1/status (fleet/fleet.c fills it,
- * the server the backlog's counts from the store, and makes its JSON in
- * server/server-status.c, a status provider like the others). */
+/* What the fleet shipper reports in /v1/status: fleet/fleet.c fills it,
+ * the server adds the backlog's counts from the store and makes its JSON
+ * (server/server-status.c, a status provider like the others). */
 struct api_fleet_stats {
 	const char *url, *host, *database;
 	/* The unshipped profiles and their bytes, and those deleted before
@@ -118,7 +118,8 @@ struct api_host {
 	atomic_int abort;
 };
 
-/* api-host.c: the counters every endpoint and the spool keep. */
+/* api-host.c: the counters every endpoint and the spool keep, the status
+ * providers, a push's environment. */
 void api_host_init(struct api_host *);
 void api_host_clear(struct api_host *);
 double api_host_uptime(const struct api_host *);
@@ -129,8 +130,8 @@ void api_host_import_counts(const struct api_host *, uint64_t *done,
 /* What a push (intake/push.h) uses of the host: its counters, uploads
  * and activity. */
 void api_host_push_env(struct api_host *, struct push_env *);
-/* Register p (copied; its name and ctx must outlive the host) for r's
- * reply, after those registered before. */
+/* Register p for r's reply, after those registered before: p is copied,
+ * its name and ctx must last as long as the host serves. */
 void api_host_provide(struct api_host *, enum api_report,
     const struct status_provider *);
 /* Each provider of r's JSON set in into under its name (on the loop). */

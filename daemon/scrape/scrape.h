@@ -22,9 +22,9 @@ struct scraper;
  * nothing is scraped before scraper_apply. */
 struct scraper *scraper_new(struct event_base *, struct jobq *imports,
     const struct push_env *env);
-/* Scrape cfg's targets (and take its max-body): the new ones start (at a jittered moment within
- * their interval), the changed ones start again, the removed ones stop
- * (what they had in flight is cancelled). */
+/* Scrape cfg's targets, with its max-body: the new ones start (at a
+ * jittered moment within their interval), the changed ones start again,
+ * the removed ones stop (what they had in flight is cancelled). */
 void scraper_apply(struct scraper *, const struct config *cfg);
 /* Cancel everything in flight (SIGTERM); the imports queued come back and
  * are dropped. */

@@ -11,7 +11,6 @@
 
 #include <event2/event.h>
 #include <event2/http.h>
-
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -56,7 +55,8 @@ struct server_http_stats {
 	uint64_t refused_heads, timed_out;
 	uint64_t refused_origins;	/* 403: a page of another origin */
 };
-void server_http_stats(const struct server_http *, struct server_http_stats *);
+void server_http_stats(const struct server_http *,
+    struct server_http_stats *);
 /* Add b's counts of connections and refusals to a's (two guards: the
  * socket's and the TCP listener's). */
 void server_http_stats_add(struct server_http_stats *,

@@ -135,7 +135,7 @@ static int
 connect_import(struct api_call *call, void *worker,
     const struct pushreq *req, size_t *stored, struct error *err)
 {
-	struct api_push p;
+	struct push p;
 	struct import_result res;
 	char scope[129];
 	const char *name;
@@ -158,7 +158,7 @@ connect_import(struct api_call *call, void *worker,
 
 			if (strncmp(l->name, "__", 2) != 0 &&
 			    strcmp(l->name, "service_name") != 0)
-				api_push_label(&p, l->name, strlen(l->name),
+				push_label(&p, l->name, strlen(l->name),
 				    l->value, strlen(l->value));
 		}
 		for (j = 0; j < s->nsamples && rc == 0; j++) {
@@ -178,7 +178,7 @@ connect_import(struct api_call *call, void *worker,
 				    "%.440s", i, j, msg);
 			}
 		}
-		api_push_clear(&p);
+		push_clear(&p);
 	}
 	return rc;
 }

@@ -25,36 +25,17 @@ health_retention(const struct retainer *rt)
 	    "last_error", st.last_error[0] ? st.last_error : NULL);
 }
 
-static json_t *
-health_http(struct api_host *h)
-{
-	struct api_http_stats st = { 0 };
-
-	h->http_stats(h->ctx, &st);
-	return json_pack("{s:I, s:I, s:I, s:b, s:I, s:I, s:I, s:I, s:I, "
-	    "s:I}",
-	    "connections", (json_int_t)st.connections,
-	    "max_connections", (json_int_t)st.max_connections,
-	    "inflight_body_bytes", (json_int_t)st.inflight_body_bytes,
-	    "accept_paused", st.accept_paused,
-	    "accept_errors", (json_int_t)st.accept_errors,
-	    "refused_connections", (json_int_t)st.refused_connections,
-	    "refused_bodies", (json_int_t)st.refused_bodies,
-	    "refused_heads", (json_int_t)st.refused_heads,
-	    "timed_out", (json_int_t)st.timed_out,
-	    "refused_origins", (json_int_t)st.refused_origins);
-}
-
 void
 api_health_get(struct api_call *call)
 {
 	const struct config *cfg = call->host->cfg;
 	uint64_t done, failed;
 	size_t running = jobq_running(call->host->queues[API_IMPORT]);
+	json_t *reply;
 
 	api_host_import_counts(call->host, &done, &failed);
-	api_reply(call, 200, json_pack("{s:s, s:s, s:f, s:I, s:b, s:I, s:I, "
-	    "s:I, s:I, s:s, s:s, s:o, s:o, s:o}",
+	reply = json_pack("{s:s, s:s, s:f, s:I, s:b, s:I, s:I, s:I, s:I, s:s, "
+	    "s:s, s:o, s:o}",
 	    "status", "ok",
 	    "version", PROFD_VERSION,
 	    "uptime_s", api_host_uptime(call->host),
@@ -68,6 +49,8 @@ api_health_get(struct api_call *call)
 	    "socket", cfg->socket_path,
 	    "db", cfg->db_path,
 	    "routes", api_host_route_json(call->host),
-	    "retention", health_retention(call->host->retainer),
-	    "http", health_http(call->host)));
+	    "retention", health_retention(call->host->retainer));
+	/* The server's: its connection guards' counters ("http"). */
+	api_host_report(call->host, API_HEALTH, reply);
+	api_reply(call, 200, reply);
 }

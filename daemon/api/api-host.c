@@ -1,12 +1,14 @@
 /* api-host.c: the counters kept for /v1/health and /v1/status: imports
- * done and failed (counted by the endpoints and the spool, on any
- * thread) and calls per route (on the loop). */
+ * done and failed (counted by the pushes and the spool, on any thread)
+ * and calls per route (on the loop); and the status providers the
+ * server registers. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "api.h"
+#include "push.h"
 #include "routes.h"
 #include "util.h"
 
@@ -35,6 +37,13 @@ api_host_init(struct api_host *h)
 void
 api_host_clear(struct api_host *h)
 {
+	int i;
+
+	for (i = 0; i < API_NREPORTS; i++) {
+		free(h->reports[i].v);
+		h->reports[i].v = NULL;
+		h->reports[i].n = 0;
+	}
 	if (h->counters == NULL)
 		return;
 	pthread_mutex_destroy(&h->counters->mu);
@@ -62,6 +71,36 @@ api_host_import_counts(const struct api_host *h, uint64_t *done,
 {
 	*done = atomic_load(&h->counters->imports_done);
 	*failed = atomic_load(&h->counters->imports_failed);
+}
+
+void
+api_host_push_env(struct api_host *h, struct push_env *env)
+{
+	env->uploads = h->uploads;
+	env->activity = h->activity;
+	env->done = &h->counters->imports_done;
+	env->failed = &h->counters->imports_failed;
+}
+
+void
+api_host_provide(struct api_host *h, enum api_report r,
+    const struct status_provider *p)
+{
+	struct api_providers *l = &h->reports[r];
+
+	l->v = xreallocarray(l->v, l->n + 1, sizeof *l->v);
+	l->v[l->n++] = *p;
+}
+
+void
+api_host_report(struct api_host *h, enum api_report r, json_t *into)
+{
+	const struct api_providers *l = &h->reports[r];
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		json_object_set_new(into, l->v[i].name,
+		    l->v[i].report(l->v[i].ctx));
 }
 
 void

@@ -37,7 +37,7 @@
 static const struct jsonlim ingest_stc_lim = { 16, 4096, INGEST_STC_MAX };
 
 struct ingest {
-	struct api_push p;
+	struct push p;
 	const char *format;		/* folded, lines or pprof */
 	char boundary[MULTIPART_MAX_BOUNDARY + 1];	/* "": not multipart */
 	struct evbuffer *body;
@@ -48,7 +48,7 @@ ingest_free(void *arg)
 {
 	struct ingest *in = arg;
 
-	api_push_clear(&in->p);
+	push_clear(&in->p);
 	if (in->body != NULL)
 		evbuffer_free(in->body);
 	free(in);
@@ -149,7 +149,7 @@ ingest_name(struct api_call *call, struct ingest *in, const char *name,
 			    "not [A-Za-z_][A-Za-z0-9_.]*", (int)(ke - k), k);
 			return -1;
 		}
-		api_push_label(&in->p, k, (size_t)(ke - k), v, (size_t)(ve - v));
+		push_label(&in->p, k, (size_t)(ke - k), v, (size_t)(ve - v));
 	}
 	return 0;
 }
@@ -424,7 +424,7 @@ api_ingest_post(struct api_call *call)
 		return;
 	}
 	if (spy != NULL && *spy != '\0')
-		api_push_label(&in->p, "pyroscope_spy", 13, spy, strlen(spy));
+		push_label(&in->p, "pyroscope_spy", 13, spy, strlen(spy));
 	in->body = evbuffer_new();
 	evbuffer_add_buffer(in->body, evhttp_request_get_input_buffer(
 	    call->req));

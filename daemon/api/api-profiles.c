@@ -1,69 +1,19 @@
-/* api-profiles.c: POST /v1/profiles (push a blob) and GET /v1/profiles
- * (the profiles of a scope). */
-#include <sys/uio.h>
-
+/* api-profiles.c: POST /v1/profiles (push a blob: its parameters here,
+ * its import intake/push.c's) and GET /v1/profiles (the profiles of a
+ * scope). */
 #include <event2/buffer.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "activity.h"
 #include "api.h"
 #include "import.h"
+#include "push.h"
 #include "query.h"
 #include "store.h"
 #include "uploads.h"
 #include "util.h"
-
-void
-api_push_clear(struct api_push *p)
-{
-	size_t i;
-
-	free(p->scope);
-	free(p->upload);
-	free(p->metric_type);
-	free(p->metric_unit);
-	free(p->format);
-	free(p->name);
-	for (i = 0; i < p->nlabels; i++) {
-		free(p->labels[i].key);
-		free(p->labels[i].value);
-	}
-	free(p->labels);
-	if (p->body != NULL)
-		evbuffer_free(p->body);
-	memset(p, 0, sizeof *p);
-}
-
-void
-api_push_free(void *arg)
-{
-	api_push_clear(arg);
-	free(arg);
-}
-
-void
-api_push_label(struct api_push *p, const char *key, size_t keylen,
-    const char *value, size_t valuelen)
-{
-	size_t i;
-
-	for (i = 0; i < p->nlabels; i++)
-		if (strlen(p->labels[i].key) == keylen &&
-		    memcmp(p->labels[i].key, key, keylen) == 0) {
-			free(p->labels[i].value);
-			p->labels[i].value = xstrndup(value, valuelen);
-			return;
-		}
-	p->labels = xreallocarray(p->labels, p->nlabels + 1,
-	    sizeof *p->labels);
-	p->labels[p->nlabels].key = xstrndup(key, keylen);
-	p->labels[p->nlabels].value = xstrndup(value, valuelen);
-	p->nlabels++;
-}
 
 static json_t *
 metrics_json(const struct store_metric *m, size_t n)
@@ -76,116 +26,17 @@ metrics_json(const struct store_metric *m, size_t n)
 	return a;
 }
 
-/* The upload is removed once stored or refused; kept when the store could
- * not take it for now (a full disk: 507, busy: 503), so the client sends
- * the same POST again instead of the whole upload. */
 static void
-push_upload_done(struct api_host *h, struct api_push *p, int rc,
-    struct error *err)
+profiles_push_work(struct api_call *call, void *worker)
 {
-	struct error rm = { 0 };
-	size_t n;
-
-	if (rc == -1 && (err->kind == ERR_NO_SPACE || err->kind == ERR_BUSY)) {
-		n = strlen(err->msg);
-		snprintf(err->msg + n, sizeof err->msg - n, " (upload "
-		    "%s is kept: send the same request again later)",
-		    p->upload);
-		return;
-	}
-	(void)uploads_remove(h->uploads, p->upload, &rm);
-}
-
-/* The body decoded to its end: freed now, not after the import (the
- * worker owns it; a 50 MB profile's 11 MB of gzip). */
-static void
-push_body_read(void *arg)
-{
-	struct api_push *p = arg;
-
-	evbuffer_free(p->body);
-	p->body = NULL;
-}
-
-int
-api_push_run(struct api_host *h, struct import_worker *w, struct api_push *p,
-    struct import_result *res, struct error *err)
-{
-	struct import_request req;
-	struct activity *act = h->activity;
-	enum activity_source src = p->upload ? ACT_UPLOAD : p->source;
-	size_t len = p->body != NULL ? evbuffer_get_length(p->body) : p->len;
-	struct evbuffer_iovec *iov = NULL;
-	char salt[48];
-	int rc, n;
-
-	memset(&req, 0, sizeof req);
-	req.fd = -1;
-	if (p->upload != NULL &&
-	    (req.fd = uploads_open_read(h->uploads, p->upload, err)) == -1) {
-		api_host_import_count(h, 0);
-		activity_end(act, src, p->name, p->scope, err);
-		return -1;
-	}
-	req.scope = p->scope;
-	req.format = p->format;
-	req.name = p->name;
-	req.labels = p->labels;
-	req.nlabels = p->nlabels;
-	req.opts.metric_type = mstr_from(p->metric_type);
-	req.opts.metric_unit = mstr_from(p->metric_unit);
-	req.opts.scale = p->scale;
-	req.opts.bucket_ns = p->bucket_ns;
-	req.time_ns = p->time_ns;
-	req.duration_ns = p->duration_ns;
-	/* Folded text has no time of its own: the same stacks pushed for
-	 * two time ranges are two profiles, not a duplicate. */
-	if (p->format != NULL && strcmp(p->format, "folded") == 0 &&
-	    p->time_ns != 0) {
-		snprintf(salt, sizeof salt, "folded at %lld for %lld\n",
-		    (long long)p->time_ns, (long long)p->duration_ns);
-		req.salt = (const uint8_t *)salt;
-		req.salt_len = strlen(salt);
-	}
-	/* The body as it came, in the pieces libevent read it into: one
-	 * contiguous copy would cost its size again for the whole import. */
-	req.data = p->body == NULL && p->data != NULL ? p->data :
-	    (const uint8_t *)"";
-	req.len = len;
-	if (p->body != NULL && len > 0 &&
-	    (n = evbuffer_peek(p->body, -1, NULL, NULL, 0)) > 0) {
-		/* evbuffer_iovec is struct iovec where sys/uio.h exists. */
-		iov = xreallocarray(NULL, (size_t)n, sizeof *iov);
-		evbuffer_peek(p->body, -1, NULL, iov, n);
-		req.iov = iov;
-		req.niov = (size_t)n;
-	}
-	activity_begin(act, src, p->name, p->scope, req.fd,
-	    req.fd == -1 ? (int64_t)len : -1);
-	if (req.niov > 0) {
-		req.read_all = push_body_read;
-		req.read_all_arg = p;
-	}
-	rc = importer_run(w->importer, &req, res, err);
-	free(iov);
-	activity_end(act, src, p->name, p->scope, rc == -1 ? err : NULL);
-	if (req.fd != -1)
-		close(req.fd);
-	if (p->upload != NULL)
-		push_upload_done(h, p, rc, err);
-	api_host_import_count(h, rc == 0);
-	return rc;
-}
-
-static void
-push_work(struct api_call *call, void *worker)
-{
-	struct api_push *p = call->data;
+	struct push *p = call->data;
+	struct push_env env;
 	struct import_result res;
 	json_t *dropped;
 	size_t i;
 
-	if (api_push_run(call->host, worker, p, &res, &call->err) == -1)
+	api_host_push_env(call->host, &env);
+	if (push_run(&env, worker, p, &res, &call->err) == -1)
 		return;
 	dropped = json_object();
 	for (i = 0; i < res.ncounts; i++)
@@ -206,7 +57,7 @@ push_work(struct api_call *call, void *worker)
 
 /* metric=TYPE[/UNIT]: what the counts of a folded blob measure. */
 static int
-push_metric(struct api_call *call, struct api_push *p, const char *metric)
+profiles_metric(struct api_call *call, struct push *p, const char *metric)
 {
 	const char *slash;
 
@@ -226,7 +77,7 @@ push_metric(struct api_call *call, struct api_push *p, const char *metric)
 
 /* bucket=N[s|m|h]: the time bucket of timed samples, whole seconds. */
 static int
-push_bucket(struct api_call *call, struct api_push *p, const char *bucket)
+profiles_bucket(struct api_call *call, struct push *p, const char *bucket)
 {
 	long long v;
 	char *end;
@@ -257,7 +108,7 @@ void
 api_profiles_post(struct api_call *call)
 {
 	struct evkeyval *kv;
-	struct api_push *p;
+	struct push *p;
 	const char *scope = api_param(call, "scope");
 	const char *format = api_param(call, "format");
 	const char *name = api_param(call, "name");
@@ -276,12 +127,12 @@ api_profiles_post(struct api_call *call)
 	}
 	p = xcalloc(1, sizeof *p);
 	call->data = p;
-	call->free_data = api_push_free;
+	call->free_data = push_free;
 	p->scope = xstrdup(scope);
 	p->format = xstrdup(format && *format ? format : "auto");
 	p->name = xstrdup(name ? name : "");
-	if (push_metric(call, p, api_param(call, "metric")) == -1 ||
-	    push_bucket(call, p, api_param(call, "bucket")) == -1)
+	if (profiles_metric(call, p, api_param(call, "metric")) == -1 ||
+	    profiles_bucket(call, p, api_param(call, "bucket")) == -1)
 		return;
 	TAILQ_FOREACH(kv, &call->query, next) {
 		char *eq;
@@ -294,7 +145,7 @@ api_profiles_post(struct api_call *call)
 			    kv->value);
 			return;
 		}
-		api_push_label(p, kv->value, (size_t)(eq - kv->value),
+		push_label(p, kv->value, (size_t)(eq - kv->value),
 		    eq + 1, strlen(eq + 1));
 	}
 	p->body = evbuffer_new();
@@ -314,7 +165,7 @@ api_profiles_post(struct api_call *call)
 		    "profile as the body (or upload=ID of POST /v1/uploads)");
 		return;
 	}
-	api_submit(call, API_IMPORT, push_work);
+	api_submit(call, API_IMPORT, profiles_push_work);
 }
 
 static json_t *

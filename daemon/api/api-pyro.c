@@ -23,10 +23,13 @@ api_pyro_label_name_valid(const char *s, size_t n)
 }
 
 int
-api_pyro_import(struct api_call *call, void *worker, struct api_push *p,
+api_pyro_import(struct api_call *call, void *worker, struct push *p,
     struct import_result *res, struct error *err)
 {
+	struct push_env env;
+
 	p->source = ACT_PUSH;
 	p->bucket_ns = 1000000000;
-	return api_push_run(call->host, worker, p, res, err);
+	api_host_push_env(call->host, &env);
+	return push_run(&env, worker, p, res, err);
 }

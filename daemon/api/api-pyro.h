@@ -1,7 +1,7 @@
 /* api-pyro.h: what the Pyroscope-compatible endpoints share (api-ingest.c,
  * POST /ingest; api-connect.c, POST /push.v1.PusherService/Push): a push
  * of theirs is stored exactly as POST /v1/profiles stores one, through
- * api_push_run() on the import thread. */
+ * push_run() (intake/push.c) on the import thread. */
 #ifndef PROFD_API_PYRO_H
 #define PROFD_API_PYRO_H
 
@@ -10,6 +10,7 @@
 
 #include "api.h"
 #include "import.h"
+#include "push.h"
 
 /* Pyroscope's rule for a label name: [A-Za-z_][A-Za-z0-9_.]*, at most
  * 1024 bytes. */
@@ -17,7 +18,7 @@ int api_pyro_label_name_valid(const char *, size_t);
 /* Import p (its data and len, or its body) as any push (on the import
  * thread): counted and shown as a push activity.  0 with *res
  * (import_result_clear it) or -1 with err. */
-int api_pyro_import(struct api_call *, void *worker, struct api_push *,
+int api_pyro_import(struct api_call *, void *worker, struct push *,
     struct import_result *, struct error *);
 
 #endif

@@ -16,118 +16,29 @@
 #include "config.h"
 #include "error.h"
 #include "jobq.h"
+#include "status.h"
 
 struct route;
 struct api_stream;
 struct api_fleet_params;
 struct stack_source;
-struct import_label;
+struct push_env;
 struct selection;
 
 /* Imports (the writer), queries (readers), file I/O (uploads). */
 enum api_queue { API_IMPORT, API_QUERY, API_IO, API_NQUEUES };
 
-/* What the HTTP layer reports in /v1/health (the server's connection
- * guard fills it). */
-struct api_http_stats {
-	size_t connections, max_connections;
-	uint64_t inflight_body_bytes;
-	int accept_paused;
-	uint64_t accept_errors, refused_connections, refused_bodies;
-	uint64_t refused_heads, timed_out;
-	uint64_t refused_origins;	/* 403: a page of another origin */
-};
-
-/* What the spool reports in /v1/status (the server's spool fills it). */
-struct api_spool_stats {
-	const char *dir;
-	size_t watched_dirs;
-	size_t waiting;			/* files in the backlog */
-	uint64_t waiting_bytes;
-	size_t in_flight;		/* on the import queue */
-	int scanning;			/* a full listing is under way */
-	int more;			/* more files than the backlog holds */
-	int64_t last_scan_ns;		/* CLOCK_REALTIME; 0: none yet */
-	uint64_t imported, duplicates, refused, retried;
-};
-
-/* What the fleet shipper reports in /v1/status (fleet/fleet.c fills it,
- * the server the backlog's counts from the store). */
-struct api_fleet_stats {
-	const char *url, *host, *database;
-	/* The unshipped profiles and their bytes, and those deleted before
-	 * they shipped (by retention past backlog-max, by DELETE), as the
-	 * store's writer committed them; -1: not counted. */
-	int64_t lag_profiles, lag_bytes, unshipped_deleted;
-	uint64_t shipped_profiles, shipped_rows, skipped_profiles;
-	uint64_t expired_profiles;	/* past the fleet's age: not sent */
-	int64_t backlog_max;		/* bytes; 0: no limit */
-	uint64_t batches, failures;
-	int64_t last_success_ns, last_error_ns;	/* 0: never */
-	char last_error[256];			/* "": none */
-	int64_t backoff;			/* seconds, while failing */
-	int schema_version;
-	/* Retention in ClickHouse: day partitions past the max-age. */
-	int64_t retain_max_age;			/* seconds; 0: none dropped */
-	uint64_t partitions_dropped;
-	int64_t last_drop_ns;			/* 0: never */
-};
-
-/* The TCP listener of listen-tcp in /v1/status (server-tcp.c fills it;
- * its connections also count in /v1/health's). */
-struct api_tcp_stats {
-	const char *listen;		/* the address it is bound to */
-	const char *auth;		/* "token", "basic", "token basic", "none" */
-	size_t connections;		/* open now */
-	uint64_t requests;		/* every one answered, health included */
-	uint64_t unauthorized;		/* 401: no or wrong credentials */
-	uint64_t not_found;		/* 404: a path it does not serve */
-	uint64_t refused_origins;	/* 403: from a web page */
-};
-
-/* One blob imported as POST /v1/profiles imports it (api-profiles.c);
- * the scraper and the Pyroscope endpoints (api-ingest.c, api-connect.c)
- * hand theirs over the same way. */
-struct api_push {
-	char *scope, *format, *name;
-	char *metric_type, *metric_unit;	/* folded: what counts are */
-	int64_t scale;			/* folded: each count times this */
-	int64_t bucket_ns;
-	/* If the profile has none: its time (0: now) and duration. */
-	int64_t time_ns, duration_ns;
-	struct import_label *labels;
-	size_t nlabels;
-	struct evbuffer *body;	/* moved out of the request, no copy */
-	char *upload;		/* or the id of a chunked upload */
-	const uint8_t *data;	/* or bytes the caller holds */
-	size_t len;
-	int source;		/* enum activity_source, if not an upload */
-};
-
-/* What a scrape target reports in /v1/status (scrape/scrape.c fills it,
- * one per profile it fetches). */
-struct api_scrape_profile {
-	const char *name;
-	uint64_t scrapes, failures, stored, duplicates;
-	int64_t last_success_ns, last_error_ns;	/* 0: never */
-	int64_t next_ns;			/* CLOCK_REALTIME */
-	int64_t backoff;			/* seconds, while failing */
-	int in_flight;
-	char last_error[256];			/* "": none */
-	int64_t last_bytes;			/* of the last body */
-};
-
-struct api_scrape_target {
-	const char *name, *url, *scope;
-	int64_t interval, cpu_seconds, timeout;
-	struct api_scrape_profile *profiles;
-	size_t nprofiles;
+/* The replies the status providers (status.h) add to. */
+enum api_report { API_STATUS, API_HEALTH, API_NREPORTS };
+struct api_providers {
+	struct status_provider *v;
+	size_t n;
 };
 
 /* What the endpoints use of the process around them.  The server fills
  * it before the first request and keeps cfg current (SIGHUP, on the
  * loop); the API calls nothing above itself: what only the server knows
- * comes through the callbacks. */
+ * comes through the providers and the callback. */
 struct api_host {
 	const struct config *cfg;
 	int64_t started_ns;		/* monotonic */
@@ -135,16 +46,10 @@ struct api_host {
 	struct uploads *uploads;
 	struct activity *activity;
 	struct retainer *retainer;
-	void *ctx;			/* the callbacks' */
-	void (*http_stats)(void *ctx, struct api_http_stats *);
-	/* 0 if there is no spool directory. */
-	int (*spool_stats)(void *ctx, struct api_spool_stats *);
-	/* 0 if nothing ships to a fleet. */
-	int (*fleet_stats)(void *ctx, struct api_fleet_stats *);
-	/* 0 without listen-tcp. */
-	int (*tcp_stats)(void *ctx, struct api_tcp_stats *);
-	/* The scrape targets, or 0 if there are none; freed with free(). */
-	size_t (*scrape_stats)(void *ctx, struct api_scrape_target **);
+	/* What the parts around the API show of themselves: /v1/status
+	 * and /v1/health put each provider's JSON after their own members,
+	 * in the order registered (api_host_provide). */
+	struct api_providers reports[API_NREPORTS];
 	/* A fleet is configured (fleet-url): fleet=1 views read it, from
 	 * the query threads (query_worker's fleet_open). */
 	int fleet;
@@ -154,7 +59,8 @@ struct api_host {
 	atomic_int abort;
 };
 
-/* api-host.c: the counters every endpoint and the spool keep. */
+/* api-host.c: the counters every endpoint and the spool keep, the status
+ * providers, a push's environment. */
 void api_host_init(struct api_host *);
 void api_host_clear(struct api_host *);
 double api_host_uptime(const struct api_host *);
@@ -162,6 +68,15 @@ double api_host_uptime(const struct api_host *);
 void api_host_import_count(struct api_host *, int ok);
 void api_host_import_counts(const struct api_host *, uint64_t *done,
     uint64_t *failed);
+/* What a push (intake/push.h) uses of the host: its counters, uploads
+ * and activity. */
+void api_host_push_env(struct api_host *, struct push_env *);
+/* Register p for r's reply, after those registered before: p is copied,
+ * its name and ctx must last as long as the host serves. */
+void api_host_provide(struct api_host *, enum api_report,
+    const struct status_provider *);
+/* Each provider of r's JSON set in into under its name (on the loop). */
+void api_host_report(struct api_host *, enum api_report, json_t *into);
 /* A call of a route was answered (on the loop). */
 void api_host_route_done(struct api_host *, const struct route *,
     int status, int64_t ns);
@@ -241,17 +156,6 @@ void api_stream_free(struct api_stream *);
 
 /* Endpoint handlers (api-*.c). */
 void api_profiles_post(struct api_call *);
-/* On the import thread: p imported, counted, its activity recorded. */
-struct import_worker;
-struct import_result;
-int api_push_run(struct api_host *, struct import_worker *, struct api_push *,
-    struct import_result *, struct error *);
-/* Add a label (copied); a key already there gets the new value. */
-void api_push_label(struct api_push *, const char *key, size_t keylen,
-    const char *value, size_t valuelen);
-/* What p holds freed, p zeroed; api_push_free frees p too. */
-void api_push_clear(struct api_push *);
-void api_push_free(void *);
 void api_profiles_get(struct api_call *);
 void api_profiles_delete(struct api_call *);
 void api_scopes_get(struct api_call *);

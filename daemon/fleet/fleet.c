@@ -16,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api.h"
+#include <jansson.h>
+
 #include "ch.h"
 #include "fleet-batch.h"
 #include "fleet-retain.h"
@@ -26,12 +27,25 @@
 #include "jobq.h"
 #include "log.h"
 #include "query.h"
+#include "status.h"
+#include "store.h"
 #include "util.h"
 
 #define FLEET_BACKOFF_MAX	60
 /* The longest answer the shipper reads: a few numbers or an error;
  * more is not ClickHouse. */
 #define FLEET_MAX_REPLY		(1024 * 1024)
+
+/* What /v1/status shows of the shipper (fleet_status). */
+struct fleet_stats {
+	uint64_t shipped_profiles, shipped_rows, skipped_profiles;
+	uint64_t expired_profiles;	/* past the fleet's age: not sent */
+	uint64_t batches, failures;
+	int64_t last_success_ns, last_error_ns;	/* 0: never */
+	char last_error[256];			/* "": none */
+	int64_t backoff;			/* seconds, while failing */
+	int schema_version;
+};
 
 struct fleet;
 /* A step of the round: what follows an answer of ClickHouse. */
@@ -66,7 +80,9 @@ struct fleet {
 	int have_schema;
 	struct fleet_retain retain;	/* old day partitions dropped */
 	int64_t delay;			/* the next round's, after retention */
-	struct api_fleet_stats st;	/* url, host, database: set on reads */
+	struct store *store;		/* the writer's: the backlog's counts */
+	uint64_t backlog_max;
+	struct fleet_stats st;
 };
 
 static void fleet_round_cb(evutil_socket_t, short, void *);
@@ -572,8 +588,8 @@ fleet_new(struct event_base *base, const struct fleet_config *cfg,
 	f->reads = reads;
 	f->writes = writes;
 	f->timer = evtimer_new(base, fleet_round_cb, f);
-	/* The store's writer counts the backlog (store_ship_live). */
-	f->st.lag_profiles = f->st.lag_bytes = f->st.unshipped_deleted = -1;
+	f->store = cfg->store;
+	f->backlog_max = cfg->backlog_max;
 	fleet_schedule(f, 0);
 	return f;
 }
@@ -611,16 +627,43 @@ fleet_free(struct fleet *f)
 	free(f);
 }
 
-void
-fleet_get_stats(struct fleet *f, struct api_fleet_stats *st)
+json_t *
+fleet_status(void *ctx)
 {
-	*st = f->st;
-	st->url = f->url;
-	st->host = f->host;
-	st->database = f->database;
-	st->retain_max_age = f->retain.max_age;
-	st->partitions_dropped = f->retain.dropped;
-	st->last_drop_ns = f->retain.last_drop_ns;
+	struct fleet *f = ctx;
+	const struct fleet_stats *st;
+	int64_t lag = -1, bytes = -1, deleted = -1;
+
+	if (f == NULL)
+		return json_null();
+	st = &f->st;
+	/* The backlog as the writer committed it, deletes by retention or
+	 * DELETE included: the shipper sees it only at its rounds. */
+	if (f->store != NULL)
+		store_ship_live(f->store, &lag, &bytes, &deleted);
+	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:I, "
+	    "s:o, s:I, s:I, s:o, s:o, s:s?, s:I, s:i, s:I, s:I, s:o}",
+	    "url", f->url,
+	    "host", f->host,
+	    "database", f->database,
+	    "lag_profiles", status_count(lag),
+	    "lag_bytes", status_count(bytes),
+	    "shipped_profiles", (json_int_t)st->shipped_profiles,
+	    "shipped_rows", (json_int_t)st->shipped_rows,
+	    "skipped_profiles", (json_int_t)st->skipped_profiles,
+	    "expired_profiles", (json_int_t)st->expired_profiles,
+	    "backlog_max", (json_int_t)f->backlog_max,
+	    "unshipped_deleted", status_count(deleted),
+	    "batches", (json_int_t)st->batches,
+	    "failures", (json_int_t)st->failures,
+	    "last_success", status_time(st->last_success_ns),
+	    "last_error_time", status_time(st->last_error_ns),
+	    "last_error", st->last_error[0] != '\0' ? st->last_error : NULL,
+	    "backoff_s", (json_int_t)st->backoff,
+	    "schema_version", st->schema_version,
+	    "max_age_s", (json_int_t)f->retain.max_age,
+	    "partitions_dropped", (json_int_t)f->retain.dropped,
+	    "last_drop", status_time(f->retain.last_drop_ns));
 }
 
 void

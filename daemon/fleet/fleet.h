@@ -12,11 +12,11 @@
 
 #include "error.h"
 
-struct api_fleet_stats;
 struct event_base;
 struct jobq;
 struct fleet;
 struct retention;
+struct store;
 
 struct fleet_config {
 	const char *url;		/* ClickHouse's HTTP interface */
@@ -26,6 +26,10 @@ struct fleet_config {
 	size_t batch;			/* profiles per batch */
 	size_t batch_bytes;		/* rows past which a batch ends */
 	int64_t interval;		/* seconds between polls when idle */
+	/* The store's writer, which counts the backlog (store_ship_live),
+	 * and its bound in bytes (0: none), for the status. */
+	struct store *store;
+	uint64_t backlog_max;
 };
 
 
@@ -42,7 +46,9 @@ void fleet_free(struct fleet *);
 /* The store's retention policy (at the start and on SIGHUP): the day
  * partitions past its max-age are dropped in ClickHouse. */
 void fleet_set_retention(struct fleet *, const struct retention *);
-/* What /v1/status shows of it. */
-void fleet_get_stats(struct fleet *, struct api_fleet_stats *);
+/* A status provider's report (base/status.h): "fleet" of /v1/status,
+ * null when nothing ships (f NULL). */
+#include <jansson.h>
+json_t *fleet_status(void *f);
 
 #endif

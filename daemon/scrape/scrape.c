@@ -16,19 +16,33 @@
 #include <string.h>
 
 #include "activity.h"
-#include "api.h"
+#include "config.h"
 #include "hmap.h"
 #include "httpc.h"
 #include "import.h"
 #include "jobq.h"
 #include "log.h"
+#include "push.h"
 #include "scrape-unix.h"
 #include "scrape.h"
+#include "status.h"
 #include "util.h"
 
 #define SCRAPE_BACKOFF_MAX	60
 
 struct scrape_tgt;
+
+/* What /v1/status shows of one profile of a target. */
+struct scrape_stats {
+	const char *name;
+	uint64_t scrapes, failures, stored, duplicates;
+	int64_t last_success_ns, last_error_ns;	/* 0: never */
+	int64_t next_ns;			/* CLOCK_REALTIME */
+	int64_t backoff;			/* seconds, while failing */
+	int in_flight;
+	char last_error[256];			/* "": none */
+	int64_t last_bytes;			/* of the last body */
+};
 
 /* One profile of one target. */
 struct scrape_prof {
@@ -43,7 +57,7 @@ struct scrape_prof {
 	struct scrape_unix *ux;		/* in flight (unix:) */
 	struct scrape_job *job;		/* its import, queued */
 	int64_t started_ns, started_mono;
-	struct api_scrape_profile st;
+	struct scrape_stats st;
 };
 
 struct scrape_tgt {
@@ -58,7 +72,9 @@ struct scrape_tgt {
 struct scraper {
 	struct event_base *base;
 	struct evdns_base *dns;
-	struct api_host *host;
+	struct jobq *imports;
+	struct push_env env;
+	uint64_t max_body;		/* the settings' (max-body) */
 	struct scrape_tgt **t;
 	size_t nt;
 };
@@ -66,8 +82,8 @@ struct scraper {
 struct scrape_job {
 	struct job job;
 	struct scrape_prof *p;		/* NULL once cancelled */
-	struct api_host *host;
-	struct api_push *push;
+	const struct push_env *env;
+	struct push *push;
 	struct import_result res;
 	struct error err;
 	int rc;
@@ -136,15 +152,14 @@ scrape_job_run(struct job *j, void *worker)
 {
 	struct scrape_job *sj = (struct scrape_job *)j;
 
-	sj->rc = api_push_run(sj->host, worker, sj->push, &sj->res,
-	    &sj->err);
+	sj->rc = push_run(sj->env, worker, sj->push, &sj->res, &sj->err);
 }
 
 static void
 scrape_job_free(struct scrape_job *sj)
 {
 	import_result_clear(&sj->res);
-	api_push_free(sj->push);
+	push_free(sj->push);
 	free(sj);
 }
 
@@ -182,7 +197,7 @@ scrape_import(struct scrape_prof *p, struct evbuffer *body)
 {
 	struct scrape_tgt *t = p->t;
 	struct scrape_job *sj = xcalloc(1, sizeof *sj);
-	struct api_push *push = xcalloc(1, sizeof *push);
+	struct push *push = xcalloc(1, sizeof *push);
 	size_t i;
 	char *kv, *eq;
 
@@ -190,7 +205,7 @@ scrape_import(struct scrape_prof *p, struct evbuffer *body)
 	sj->job.run = scrape_job_run;
 	sj->job.done = scrape_job_done;
 	sj->p = p;
-	sj->host = t->s->host;
+	sj->env = &t->s->env;
 	sj->push = push;
 	push->scope = xstrdup(t->cfg.scope);
 	push->format = xstrdup("auto");
@@ -201,14 +216,14 @@ scrape_import(struct scrape_prof *p, struct evbuffer *body)
 	push->body = evbuffer_new();
 	evbuffer_add_buffer(push->body, body);
 	/* A configured instance= replaces the one profd adds. */
-	api_push_label(push, "instance", 8, t->instance, strlen(t->instance));
+	push_label(push, "instance", 8, t->instance, strlen(t->instance));
 	for (i = 0; i < t->cfg.labels.n; i++) {
 		kv = t->cfg.labels.v[i];
 		eq = strchr(kv, '=');
-		api_push_label(push, kv, (size_t)(eq - kv), eq + 1,
+		push_label(push, kv, (size_t)(eq - kv), eq + 1,
 		    strlen(eq + 1));
 	}
-	if (jobq_push(t->s->host->queues[API_IMPORT], &sj->job) == -1) {
+	if (jobq_push(t->s->imports, &sj->job) == -1) {
 		scrape_job_free(sj);
 		scrape_fail(p, "the import queue is full");
 		return;
@@ -360,7 +375,7 @@ scrape_http_get(struct scrape_prof *p, const struct scrape_tgt *t)
 	/* Past the deadline (scrape_deadline_cb): its error is the one. */
 	evhttp_connection_set_timeout(p->conn, (int)t->cfg.timeout + 1);
 	evhttp_connection_set_max_body_size(p->conn,
-	    (ev_ssize_t)t->s->host->cfg->limits.max_body);
+	    (ev_ssize_t)t->s->max_body);
 	if ((req = evhttp_request_new(scrape_http_cb, p)) == NULL)
 		return -1;
 	evhttp_request_set_error_cb(req, scrape_req_err_cb);
@@ -399,7 +414,7 @@ scrape_start_cb(evutil_socket_t fd, short what, void *arg)
 	p->st.next_ns = 0;
 	if (t->unix_path != NULL) {
 		p->ux = scrape_unix_get(t->s->base, t->unix_path, p->path,
-		    t->cfg.timeout + 1, t->s->host->cfg->limits.max_body,
+		    t->cfg.timeout + 1, t->s->max_body,
 		    scrape_unix_done, p, err, sizeof err);
 		if (p->ux == NULL) {
 			scrape_fail(p, "%s%s: %s", t->cfg.url, p->path, err);
@@ -504,12 +519,15 @@ scrape_tgt_free(struct scrape_tgt *t)
 }
 
 struct scraper *
-scraper_new(struct event_base *base, struct api_host *host)
+scraper_new(struct event_base *base, struct evdns_base *dns,
+    struct jobq *imports, const struct push_env *env)
 {
 	struct scraper *s = xcalloc(1, sizeof *s);
 
+	s->dns = dns;
 	s->base = base;
-	s->host = host;
+	s->imports = imports;
+	s->env = *env;
 	return s;
 }
 
@@ -519,6 +537,7 @@ scraper_apply(struct scraper *s, const struct config *cfg)
 	struct scrape_tgt **nt = xcalloc(cfg->nscrapes + 1, sizeof *nt);
 	size_t i, j;
 
+	s->max_body = cfg->limits.max_body;
 	for (i = 0; i < cfg->nscrapes; i++)
 		for (j = 0; j < s->nt; j++)
 			if (s->t[j] != NULL &&
@@ -532,9 +551,6 @@ scraper_apply(struct scraper *s, const struct config *cfg)
 			log_info("scrape %s: stopped", s->t[j]->cfg.name);
 			scrape_tgt_free(s->t[j]);
 		}
-	if (s->dns == NULL && cfg->nscrapes > 0)
-		s->dns = evdns_base_new(s->base,
-		    EVDNS_BASE_INITIALIZE_NAMESERVERS);
 	for (i = 0; i < cfg->nscrapes; i++)
 		if (nt[i] == NULL)
 			nt[i] = scrape_tgt_new(s, &cfg->scrapes[i]);
@@ -564,40 +580,51 @@ scraper_free(struct scraper *s)
 	for (i = 0; i < s->nt; i++)
 		scrape_tgt_free(s->t[i]);
 	free(s->t);
-	if (s->dns != NULL)
-		evdns_base_free(s->dns, 0);
 	free(s);
 }
 
-size_t
-scraper_stats(struct scraper *s, struct api_scrape_target **out)
+static json_t *
+scrape_prof_status(const struct scrape_stats *p)
 {
-	struct api_scrape_target *v;
-	struct api_scrape_profile *pv;
-	size_t i, j, np = 0;
+	return json_pack("{s:s, s:I, s:I, s:I, s:I, s:o, s:o, s:s?, s:o, s:b, "
+	    "s:I, s:I}",
+	    "profile", p->name,
+	    "scrapes", (json_int_t)p->scrapes,
+	    "stored", (json_int_t)p->stored,
+	    "duplicates", (json_int_t)p->duplicates,
+	    "failures", (json_int_t)p->failures,
+	    "last_success", status_time(p->last_success_ns),
+	    "last_error_time", status_time(p->last_error_ns),
+	    "last_error", p->last_error[0] != '\0' ? p->last_error : NULL,
+	    "next", status_time(p->next_ns),
+	    "in_flight", p->in_flight,
+	    "backoff_s", (json_int_t)p->backoff,
+	    "last_bytes", (json_int_t)p->last_bytes);
+}
 
-	*out = NULL;
-	if (s == NULL || s->nt == 0)
-		return 0;
-	for (i = 0; i < s->nt; i++)
-		np += s->t[i]->np;
-	/* One block: the targets, then all their profiles. */
-	v = xcalloc(1, s->nt * sizeof *v + np * sizeof *pv);
-	pv = (struct api_scrape_profile *)(v + s->nt);
-	for (i = 0; i < s->nt; i++) {
-		struct scrape_tgt *t = s->t[i];
+json_t *
+scraper_status(void *ctx)
+{
+	struct scraper *s = ctx;
+	json_t *a = json_array(), *ps;
+	size_t i, j;
 
-		v[i].name = t->cfg.name;
-		v[i].url = t->cfg.url;
-		v[i].scope = t->cfg.scope;
-		v[i].interval = t->cfg.interval;
-		v[i].cpu_seconds = t->cfg.cpu_seconds;
-		v[i].timeout = t->cfg.timeout;
-		v[i].profiles = pv;
-		v[i].nprofiles = t->np;
+	for (i = 0; s != NULL && i < s->nt; i++) {
+		const struct scrape_tgt *t = s->t[i];
+
+		ps = json_array();
 		for (j = 0; j < t->np; j++)
-			*pv++ = t->p[j].st;
+			json_array_append_new(ps, scrape_prof_status(
+			    &t->p[j].st));
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:I, s:I, "
+		    "s:I, s:o}",
+		    "name", t->cfg.name,
+		    "url", t->cfg.url,
+		    "scope", t->cfg.scope,
+		    "interval_s", (json_int_t)t->cfg.interval,
+		    "cpu_seconds", (json_int_t)t->cfg.cpu_seconds,
+		    "timeout_s", (json_int_t)t->cfg.timeout,
+		    "profiles", ps));
 	}
-	*out = v;
-	return s->nt;
+	return a;
 }

@@ -352,7 +352,7 @@ server_http_free(struct server_http *sh)
 }
 
 void
-server_http_stats(const struct server_http *sh, struct api_http_stats *st)
+server_http_stats(const struct server_http *sh, struct server_http_stats *st)
 {
 	st->connections = sh->nconns;
 	st->max_connections = sh->cfg->max_connections;
@@ -364,4 +364,35 @@ server_http_stats(const struct server_http *sh, struct api_http_stats *st)
 	st->refused_heads = sh->refused_head;
 	st->timed_out = sh->timed_out;
 	st->refused_origins = sh->refused_origin;
+}
+
+void
+server_http_stats_add(struct server_http_stats *a,
+    const struct server_http_stats *b)
+{
+	a->connections += b->connections;
+	a->inflight_body_bytes += b->inflight_body_bytes;
+	a->accept_errors += b->accept_errors;
+	a->refused_connections += b->refused_connections;
+	a->refused_bodies += b->refused_bodies;
+	a->refused_heads += b->refused_heads;
+	a->timed_out += b->timed_out;
+	a->refused_origins += b->refused_origins;
+}
+
+json_t *
+server_http_stats_json(const struct server_http_stats *st)
+{
+	return json_pack("{s:I, s:I, s:I, s:b, s:I, s:I, s:I, s:I, s:I, "
+	    "s:I}",
+	    "connections", (json_int_t)st->connections,
+	    "max_connections", (json_int_t)st->max_connections,
+	    "inflight_body_bytes", (json_int_t)st->inflight_body_bytes,
+	    "accept_paused", st->accept_paused,
+	    "accept_errors", (json_int_t)st->accept_errors,
+	    "refused_connections", (json_int_t)st->refused_connections,
+	    "refused_bodies", (json_int_t)st->refused_bodies,
+	    "refused_heads", (json_int_t)st->refused_heads,
+	    "timed_out", (json_int_t)st->timed_out,
+	    "refused_origins", (json_int_t)st->refused_origins);
 }

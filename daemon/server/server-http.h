@@ -11,6 +11,9 @@
 
 #include <event2/event.h>
 #include <event2/http.h>
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "api.h"
 #include "config.h"
@@ -42,7 +45,23 @@ void server_http_unlisten(struct server_http *);
 /* Free the guard and the evhttp it was set up on, with its connections
  * (before event_base_free). */
 void server_http_free(struct server_http *);
-/* Counters for /v1/health. */
-void server_http_stats(const struct server_http *, struct api_http_stats *);
+/* What a guard counts, for /v1/health (and the TCP listener's line of
+ * /v1/status). */
+struct server_http_stats {
+	size_t connections, max_connections;
+	uint64_t inflight_body_bytes;
+	int accept_paused;
+	uint64_t accept_errors, refused_connections, refused_bodies;
+	uint64_t refused_heads, timed_out;
+	uint64_t refused_origins;	/* 403: a page of another origin */
+};
+void server_http_stats(const struct server_http *,
+    struct server_http_stats *);
+/* Add b's counts of connections and refusals to a's (two guards: the
+ * socket's and the TCP listener's). */
+void server_http_stats_add(struct server_http_stats *,
+    const struct server_http_stats *);
+/* /v1/health's "http": the counters as JSON. */
+json_t *server_http_stats_json(const struct server_http_stats *);
 
 #endif

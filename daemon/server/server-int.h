@@ -5,6 +5,7 @@
 
 #include <event2/event.h>
 #include <event2/http.h>
+#include <jansson.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -62,9 +63,13 @@ struct server {
  * without listen-tcp. */
 int server_tcp_open(struct server *);
 int server_tcp_start(struct server *);
-/* For /v1/status: 0 without a listener. */
-int server_tcp_stats(struct server *, struct api_tcp_stats *);
+/* Its status provider (ctx: the server): null without a listener. */
+json_t *server_tcp_status(void *ctx);
 void server_tcp_free(struct server *);
+
+/* server-status.c: the status providers of the server's parts
+ * registered with the API, once they all exist (before the loop runs). */
+void server_status_register(struct server *);
 
 /* server-events.c: signals, timers, systemd notifications. */
 void server_events_start(struct server *);

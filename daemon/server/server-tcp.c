@@ -284,25 +284,28 @@ server_tcp_start(struct server *srv)
 	return 0;
 }
 
-int
-server_tcp_stats(struct server *srv, struct api_tcp_stats *st)
+/* /v1/status's "tcp": null without listen-tcp.  Its connections count
+ * in /v1/health's too. */
+json_t *
+server_tcp_status(void *ctx)
 {
+	struct server *srv = ctx;
 	const struct config *cfg = srv->cfg;
-	struct api_http_stats h;
+	struct server_http_stats h;
 
 	if (srv->tcp_guard == NULL)
-		return 0;
+		return json_null();
 	server_http_stats(srv->tcp_guard, &h);
-	st->listen = srv->tcp_name;
-	st->auth = cfg->tcp_auth_token != NULL ? (cfg->tcp_basic_auth != NULL ?
-	    "token basic" : "token") : cfg->tcp_basic_auth != NULL ? "basic" :
-	    "none";
-	st->connections = h.connections;
-	st->requests = srv->tcp_requests;
-	st->unauthorized = srv->tcp_unauthorized;
-	st->not_found = srv->tcp_not_found;
-	st->refused_origins = h.refused_origins;
-	return 1;
+	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I}",
+	    "listen", srv->tcp_name,
+	    "auth", cfg->tcp_auth_token != NULL ? (cfg->tcp_basic_auth !=
+	    NULL ? "token basic" : "token") : cfg->tcp_basic_auth != NULL ?
+	    "basic" : "none",
+	    "connections", (json_int_t)h.connections,
+	    "requests", (json_int_t)srv->tcp_requests,
+	    "unauthorized", (json_int_t)srv->tcp_unauthorized,
+	    "not_found", (json_int_t)srv->tcp_not_found,
+	    "refused_origins", (json_int_t)h.refused_origins);
 }
 
 void

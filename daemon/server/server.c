@@ -33,6 +33,7 @@
 #include "import.h"
 #include "jobq.h"
 #include "log.h"
+#include "push.h"
 #include "query.h"
 #include "retainer.h"
 #include "routes.h"
@@ -184,74 +185,6 @@ server_socket_name(int fd, const char *fallback)
 	return xstrdup(fallback);
 }
 
-
-
-
-
-
-/* The host's callbacks: what the API reports of the server's parts. */
-static void
-server_host_http_stats(void *ctx, struct api_http_stats *st)
-{
-	struct server *srv = ctx;
-	struct api_http_stats t;
-
-	server_http_stats(srv->guard, st);
-	if (srv->tcp_guard == NULL)
-		return;
-	/* The TCP listener's connections count beside the socket's. */
-	server_http_stats(srv->tcp_guard, &t);
-	st->connections += t.connections;
-	st->inflight_body_bytes += t.inflight_body_bytes;
-	st->accept_errors += t.accept_errors;
-	st->refused_connections += t.refused_connections;
-	st->refused_bodies += t.refused_bodies;
-	st->refused_heads += t.refused_heads;
-	st->timed_out += t.timed_out;
-	st->refused_origins += t.refused_origins;
-}
-
-static int
-server_host_spool_stats(void *ctx, struct api_spool_stats *st)
-{
-	struct server *srv = ctx;
-
-	if (srv->spool == NULL)
-		return 0;
-	spool_stats(srv->spool, st);
-	return 1;
-}
-
-static int
-server_host_fleet_stats(void *ctx, struct api_fleet_stats *st)
-{
-	struct server *srv = ctx;
-
-	if (srv->fleet == NULL)
-		return 0;
-	fleet_get_stats(srv->fleet, st);
-	/* The backlog as the writer committed it, deletes by retention or
-	 * DELETE included: the shipper sees it only at its rounds. */
-	store_ship_live(srv->iw.store, &st->lag_profiles, &st->lag_bytes,
-	    &st->unshipped_deleted);
-	st->backlog_max = (int64_t)srv->cfg->fleet_backlog_max;
-	return 1;
-}
-
-static int
-server_host_tcp_stats(void *ctx, struct api_tcp_stats *st)
-{
-	return server_tcp_stats(ctx, st);
-}
-
-static size_t
-server_host_scrape_stats(void *ctx, struct api_scrape_target **v)
-{
-	struct server *srv = ctx;
-
-	return scraper_stats(srv->scraper, v);
-}
-
 /* The store's connections: the writer for the import thread, a reader
  * per query thread. */
 static int
@@ -304,6 +237,8 @@ server_fleet_open(struct server *srv)
 		.batch = cfg->fleet_batch,
 		.batch_bytes = (size_t)cfg->fleet_batch_bytes,
 		.interval = cfg->fleet_interval,
+		.store = srv->iw.store,
+		.backlog_max = cfg->fleet_backlog_max,
 	};
 	int i;
 
@@ -388,6 +323,7 @@ server_start(struct server *srv)
 {
 	const struct config *cfg = srv->cfg;
 	struct error err = { 0 };
+	struct push_env env;
 
 	if (store_start_threads(srv->iw.store, &err) == -1) {
 		log_err("%s", err.msg);
@@ -424,9 +360,12 @@ server_start(struct server *srv)
 	if (cfg->fleet_url != NULL && server_fleet_open(srv) == -1)
 		return -1;
 	/* Always there: SIGHUP may add targets. */
-	srv->scraper = scraper_new(srv->base, &srv->host);
+	api_host_push_env(&srv->host, &env);
+	srv->scraper = scraper_new(srv->base, srv->dns,
+	    srv->host.queues[API_IMPORT], &env);
 	scraper_apply(srv->scraper, cfg);
 	srv->host.retainer = retainer_new();
+	server_status_register(srv);
 	server_events_start(srv);
 	return 0;
 }
@@ -539,12 +478,6 @@ server_run(struct config *cfg, int argc, char **argv)
 	srv.tcp_fd = -1;
 	api_host_init(&srv.host);
 	srv.host.cfg = cfg;
-	srv.host.ctx = &srv;
-	srv.host.http_stats = server_host_http_stats;
-	srv.host.spool_stats = server_host_spool_stats;
-	srv.host.fleet_stats = server_host_fleet_stats;
-	srv.host.scrape_stats = server_host_scrape_stats;
-	srv.host.tcp_stats = server_host_tcp_stats;
 	srv.host.activity = activity_new();
 	signal(SIGPIPE, SIG_IGN);
 	sd_init();

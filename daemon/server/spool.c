@@ -32,6 +32,7 @@
 #include "spool-file.h"
 #include "spool-int.h"
 #include "spool.h"
+#include "status.h"
 #include "util.h"
 
 static void spool_pump(struct spool *);
@@ -454,20 +455,26 @@ spool_free(struct spool *sp)
 	free(sp);
 }
 
-void
-spool_stats(struct spool *sp, struct api_spool_stats *st)
+json_t *
+spool_status(void *ctx)
 {
-	memset(st, 0, sizeof *st);
-	st->dir = sp->dir;
-	st->watched_dirs = sp->nwatches;
-	st->waiting = sp->nwaiting;
-	st->waiting_bytes = sp->waiting_bytes;
-	st->in_flight = sp->inflight;
-	st->scanning = sp->look != NULL && sp->look->all;
-	st->more = sp->truncated;
-	st->last_scan_ns = sp->last_scan_ns;
-	st->imported = sp->imported;
-	st->duplicates = sp->duplicates;
-	st->refused = sp->refused;
-	st->retried = sp->retried;
+	struct spool *sp = ctx;
+
+	if (sp == NULL)
+		return json_null();
+	return json_pack("{s:s, s:I, s:I, s:I, s:I, s:b, s:b, s:o, s:I, s:I, "
+	    "s:I, s:I, s:I}",
+	    "dir", sp->dir,
+	    "watched_dirs", (json_int_t)sp->nwatches,
+	    "waiting_files", (json_int_t)sp->nwaiting,
+	    "waiting_bytes", (json_int_t)sp->waiting_bytes,
+	    "in_flight", (json_int_t)sp->inflight,
+	    "scanning", sp->look != NULL && sp->look->all,
+	    "more", sp->truncated,
+	    "last_scan", status_time(sp->last_scan_ns),
+	    "last_scan_ns", (json_int_t)sp->last_scan_ns,
+	    "imported", (json_int_t)sp->imported,
+	    "duplicates", (json_int_t)sp->duplicates,
+	    "refused", (json_int_t)sp->refused,
+	    "retried", (json_int_t)sp->retried);
 }

@@ -26,6 +26,8 @@ struct spool *spool_new(struct api_host *, struct event_base *,
 void spool_stop(struct spool *);
 /* After the queues are freed. */
 void spool_free(struct spool *);
-void spool_stats(struct spool *, struct api_spool_stats *);
+/* Its status provider (ctx: the spool, NULL when there is none): the
+ * backlog, what is in flight, the last listing, the counts. */
+json_t *spool_status(void *ctx);
 
 #endif

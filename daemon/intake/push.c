@@ -1,0 +1,170 @@
+/* push.c: one blob imported as a push (push.h): an import request made of
+ * the push, its activity and counts, an upload's file opened and then
+ * removed. */
+#include <sys/uio.h>
+
+#include <event2/buffer.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "activity.h"
+#include "push.h"
+#include "uploads.h"
+#include "util.h"
+
+void
+push_clear(struct push *p)
+{
+	size_t i;
+
+	free(p->scope);
+	free(p->upload);
+	free(p->metric_type);
+	free(p->metric_unit);
+	free(p->format);
+	free(p->name);
+	for (i = 0; i < p->nlabels; i++) {
+		free(p->labels[i].key);
+		free(p->labels[i].value);
+	}
+	free(p->labels);
+	if (p->body != NULL)
+		evbuffer_free(p->body);
+	memset(p, 0, sizeof *p);
+}
+
+void
+push_free(void *arg)
+{
+	push_clear(arg);
+	free(arg);
+}
+
+void
+push_label(struct push *p, const char *key, size_t keylen,
+    const char *value, size_t valuelen)
+{
+	size_t i;
+
+	for (i = 0; i < p->nlabels; i++)
+		if (strlen(p->labels[i].key) == keylen &&
+		    memcmp(p->labels[i].key, key, keylen) == 0) {
+			free(p->labels[i].value);
+			p->labels[i].value = xstrndup(value, valuelen);
+			return;
+		}
+	p->labels = xreallocarray(p->labels, p->nlabels + 1,
+	    sizeof *p->labels);
+	p->labels[p->nlabels].key = xstrndup(key, keylen);
+	p->labels[p->nlabels].value = xstrndup(value, valuelen);
+	p->nlabels++;
+}
+
+static void
+push_count(const struct push_env *env, int ok)
+{
+	atomic_fetch_add(ok ? env->done : env->failed, 1);
+}
+
+/* The upload is removed once stored or refused; kept when the store could
+ * not take it for now (a full disk: 507, busy: 503), so the client sends
+ * the same POST again instead of the whole upload. */
+static void
+push_upload_done(const struct push_env *env, struct push *p, int rc,
+    struct error *err)
+{
+	struct error rm = { 0 };
+	size_t n;
+
+	if (rc == -1 && (err->kind == ERR_NO_SPACE || err->kind == ERR_BUSY)) {
+		n = strlen(err->msg);
+		snprintf(err->msg + n, sizeof err->msg - n, " (upload "
+		    "%s is kept: send the same request again later)",
+		    p->upload);
+		return;
+	}
+	(void)uploads_remove(env->uploads, p->upload, &rm);
+}
+
+/* The body decoded to its end: freed now, not after the import (the
+ * worker owns it; a 50 MB profile's 11 MB of gzip). */
+static void
+push_body_read(void *arg)
+{
+	struct push *p = arg;
+
+	evbuffer_free(p->body);
+	p->body = NULL;
+}
+
+int
+push_run(const struct push_env *env, struct import_worker *w, struct push *p,
+    struct import_result *res, struct error *err)
+{
+	struct import_request req;
+	struct activity *act = env->activity;
+	enum activity_source src = p->upload ? ACT_UPLOAD : p->source;
+	size_t len = p->body != NULL ? evbuffer_get_length(p->body) : p->len;
+	struct evbuffer_iovec *iov = NULL;
+	char salt[48];
+	int rc, n;
+
+	memset(&req, 0, sizeof req);
+	req.fd = -1;
+	if (p->upload != NULL &&
+	    (req.fd = uploads_open_read(env->uploads, p->upload, err)) == -1) {
+		push_count(env, 0);
+		activity_end(act, src, p->name, p->scope, err);
+		return -1;
+	}
+	req.scope = p->scope;
+	req.format = p->format;
+	req.name = p->name;
+	req.labels = p->labels;
+	req.nlabels = p->nlabels;
+	req.opts.metric_type = mstr_from(p->metric_type);
+	req.opts.metric_unit = mstr_from(p->metric_unit);
+	req.opts.scale = p->scale;
+	req.opts.bucket_ns = p->bucket_ns;
+	req.time_ns = p->time_ns;
+	req.duration_ns = p->duration_ns;
+	/* Folded text has no time of its own: the same stacks pushed for
+	 * two time ranges are two profiles, not a duplicate. */
+	if (p->format != NULL && strcmp(p->format, "folded") == 0 &&
+	    p->time_ns != 0) {
+		snprintf(salt, sizeof salt, "folded at %lld for %lld\n",
+		    (long long)p->time_ns, (long long)p->duration_ns);
+		req.salt = (const uint8_t *)salt;
+		req.salt_len = strlen(salt);
+	}
+	/* The body as it came, in the pieces libevent read it into: one
+	 * contiguous copy would cost its size again for the whole import. */
+	req.data = p->body == NULL && p->data != NULL ? p->data :
+	    (const uint8_t *)"";
+	req.len = len;
+	if (p->body != NULL && len > 0 &&
+	    (n = evbuffer_peek(p->body, -1, NULL, NULL, 0)) > 0) {
+		/* evbuffer_iovec is struct iovec where sys/uio.h exists. */
+		iov = xreallocarray(NULL, (size_t)n, sizeof *iov);
+		evbuffer_peek(p->body, -1, NULL, iov, n);
+		req.iov = iov;
+		req.niov = (size_t)n;
+	}
+	activity_begin(act, src, p->name, p->scope, req.fd,
+	    req.fd == -1 ? (int64_t)len : -1);
+	if (req.niov > 0) {
+		req.read_all = push_body_read;
+		req.read_all_arg = p;
+	}
+	rc = importer_run(w->importer, &req, res, err);
+	free(iov);
+	activity_end(act, src, p->name, p->scope, rc == -1 ? err : NULL);
+	if (req.fd != -1)
+		close(req.fd);
+	if (p->upload != NULL)
+		push_upload_done(env, p, rc, err);
+	push_count(env, rc == 0);
+	return rc;
+}

@@ -1,0 +1,57 @@
+/* push.h: one blob imported as a push, on the import thread: what POST
+ * /v1/profiles, the Pyroscope endpoints (/ingest, the Connect push) and
+ * the scraper hand over alike.  It knows no HTTP: the body is libevent's
+ * buffer as it was read, and what a push uses of the process around it
+ * comes through struct push_env, which the API fills. */
+#ifndef PROFD_PUSH_H
+#define PROFD_PUSH_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "import.h"
+
+struct activity;
+struct evbuffer;
+struct uploads;
+
+struct push {
+	char *scope, *format, *name;
+	char *metric_type, *metric_unit;	/* folded: what counts are */
+	int64_t scale;			/* folded: each count times this */
+	int64_t bucket_ns;
+	/* If the profile has none: its time (0: now) and duration. */
+	int64_t time_ns, duration_ns;
+	struct import_label *labels;
+	size_t nlabels;
+	struct evbuffer *body;	/* moved out of the request, no copy */
+	char *upload;		/* or the id of a chunked upload */
+	const uint8_t *data;	/* or bytes the caller holds */
+	size_t len;
+	int source;		/* enum activity_source, if not an upload */
+};
+
+/* What a push uses of the process: set before the first push, read on
+ * the import thread. */
+struct push_env {
+	struct uploads *uploads;	/* where upload= names its file */
+	struct activity *activity;	/* what /v1/status shows */
+	/* Imports finished, counted on any thread (/v1/health). */
+	atomic_uint_fast64_t *done, *failed;
+};
+
+/* On the import thread: p imported, counted, its activity recorded; 0
+ * with *res (import_result_clear it) or -1 with err.  An upload is
+ * removed once stored or refused. */
+int push_run(const struct push_env *, struct import_worker *, struct push *,
+    struct import_result *, struct error *);
+/* Add a label (copied); a key already there gets the new value. */
+void push_label(struct push *, const char *key, size_t keylen,
+    const char *value, size_t valuelen);
+/* What p holds freed, p zeroed; push_free frees p too. */
+void push_clear(struct push *);
+void push_free(void *);
+
+#endif

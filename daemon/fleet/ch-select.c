@@ -51,6 +51,8 @@ struct ch_select {
 	pthread_cond_t cv;		/* a select's news, for threads */
 	TAILQ_HEAD(, chs_q) qs;		/* asked or in flight */
 	int stopped;
+	size_t peak;			/* the most bytes a select held */
+	uint64_t pauses;		/* times the loop stopped reading */
 };
 
 static void chs_kick_cb(evutil_socket_t, short, void *);
@@ -107,8 +109,11 @@ chs_data(void *arg, struct evbuffer *in)
 
 	pthread_mutex_lock(&h->mu);
 	evbuffer_add_buffer(q->in, in);
+	if (evbuffer_get_length(q->in) > h->peak)
+		h->peak = evbuffer_get_length(q->in);
 	if (evbuffer_get_length(q->in) > CHS_HIGH && !q->paused) {
 		q->paused = 1;
+		h->pauses++;
 		ch_reading(q->req, 0);
 	}
 	pthread_cond_broadcast(&h->cv);
@@ -280,6 +285,15 @@ ch_select(struct ch_select *h, const char *sql,
 	chs_unref(q);
 	pthread_mutex_unlock(&h->mu);
 	return rc;
+}
+
+void
+ch_select_counts(struct ch_select *h, size_t *peak, uint64_t *pauses)
+{
+	pthread_mutex_lock(&h->mu);
+	*peak = h->peak;
+	*pauses = h->pauses;
+	pthread_mutex_unlock(&h->mu);
 }
 
 void

@@ -10,6 +10,7 @@
 
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "error.h"
 
@@ -26,6 +27,9 @@ struct ch_select *ch_select_new(struct ch *, const atomic_int *abort);
 int ch_select(struct ch_select *, const char *sql,
     int (*row)(void *arg, struct fleet_tsv_field *, size_t n, struct error *),
     void *arg, struct error *);
+/* The most bytes of an answer the loop held for a thread at once (the
+ * bound: a megabyte and one read), and how often it stopped reading. */
+void ch_select_counts(struct ch_select *, size_t *peak, uint64_t *pauses);
 /* On the loop: every select asked or in flight fails ("profd is
  * shutting down"), and so does every later one. */
 void ch_select_stop(struct ch_select *);

@@ -61,6 +61,14 @@ node_add(struct tree_build *b, const char *name, size_t parent)
 	return r->nnodes++;
 }
 
+/* Is source a (a file, a mapping) to be shown before b: known, and the
+ * lesser? */
+static int
+src_before(const char *a, const char *b)
+{
+	return a[0] != '\0' && (b[0] == '\0' || strcmp(a, b) < 0);
+}
+
 static size_t
 tree_build_child(struct tree_build *b, size_t parent,
     const struct tree_frame *f)
@@ -76,12 +84,13 @@ tree_build_child(struct tree_build *b, size_t parent,
 			n->frame_line = -1;
 		n->inlined &= (f->flags & FRAME_INLINED) != 0;
 		/* Frames of one name from other files or programs (the
-		 * same code built twice): the least of each, so that the
-		 * node is the same whatever order the stacks came in. */
-		if (strcmp(f->mapping, n->mapping) < 0)
+		 * same code built twice): the least known of each, so that
+		 * the node is the same whatever order the stacks came in. */
+		if (src_before(f->mapping, n->mapping))
 			n->mapping = f->mapping;
-		if (strcmp(f->file, n->file) < 0 || (strcmp(f->file,
-		    n->file) == 0 && f->line < n->line)) {
+		if (src_before(f->file, n->file) || (strcmp(f->file,
+		    n->file) == 0 && f->line > 0 && (n->line == 0 ||
+		    f->line < n->line))) {
 			n->file = f->file;
 			n->line = f->line;
 		}

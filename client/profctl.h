@@ -23,7 +23,7 @@
 static inline int64_t
 profctl_add(int64_t a, int64_t b)
 {
-	return ((int64_t)((uint64_t)a + (uint64_t)b));
+	return (int64_t)((uint64_t)a + (uint64_t)b);
 }
 
 #define PROFCTL_EXIT_OK		0	/* success */

@@ -54,7 +54,7 @@ client_http(struct client *c)
 		c->http = http_new(socket_path);
 		free(socket_path);
 	}
-	return (c->http);
+	return c->http;
 }
 
 /* A request that failed (rc from http.c) said as such; the exit code. */
@@ -69,7 +69,7 @@ client_broken(struct client *c, int rc, char *cause)
 		fprintf(stderr, "profctl: lost connection to profd at %s: %s\n",
 		    http_socket(c->http), cause);
 	free(cause);
-	return (PROFCTL_EXIT_USAGE);
+	return PROFCTL_EXIT_USAGE;
 }
 
 /*
@@ -90,20 +90,20 @@ client_call_type(struct client *c, const char *method, const char *path,
 	rc = http_request_type(client_http(c), method, path, ctype, body, len,
 	    reply, &cause);
 	if (rc != 0)
-		return (client_broken(c, rc, cause));
+		return client_broken(c, rc, cause);
 	if (reply->status < 200 || reply->status > 299) {
 		client_print_error(reply, what);
 		http_reply_clear(reply);
-		return (PROFCTL_EXIT_REFUSED);
+		return PROFCTL_EXIT_REFUSED;
 	}
 	if (reply->json == NULL && !raw) {
 		fprintf(stderr, "profctl: %s%sunexpected reply from profd "
 		    "(HTTP %ld, not JSON)\n", what != NULL ? what : "",
 		    what != NULL ? ": " : "", reply->status);
 		http_reply_clear(reply);
-		return (PROFCTL_EXIT_REFUSED);
+		return PROFCTL_EXIT_REFUSED;
 	}
-	return (PROFCTL_EXIT_OK);
+	return PROFCTL_EXIT_OK;
 }
 
 /*
@@ -128,16 +128,16 @@ client_stream(struct client *c, const char *method, const char *path,
 
 	if ((rc = http_stream_open(client_http(c), method, path, ctype, body,
 	    len, &s, &cause)) != 0)
-		return (client_broken(c, rc, cause));
+		return client_broken(c, rc, cause);
 	status = http_stream_status(s);
 	if (status < 200 || status > 299) {
 		rc = http_stream_rest(s, CLIENT_ERROR_MAX, &reply, &cause);
 		http_stream_close(s);
 		if (rc != 0)
-			return (client_broken(c, rc, cause));
+			return client_broken(c, rc, cause);
 		client_print_error(&reply, NULL);
 		http_reply_clear(&reply);
-		return (PROFCTL_EXIT_REFUSED);
+		return PROFCTL_EXIT_REFUSED;
 	}
 	buf = xmalloc(CLIENT_STREAM_BUF);
 	for (;;) {
@@ -160,15 +160,15 @@ client_stream(struct client *c, const char *method, const char *path,
 	}
 	free(buf);
 	http_stream_close(s);
-	return (rc);
+	return rc;
 }
 
 int
 client_call(struct client *c, const char *method, const char *path,
     const void *body, size_t len, struct http_reply *reply, const char *what)
 {
-	return (client_call_type(c, method, path, NULL, body, len, reply, what,
-	    0));
+	return client_call_type(c, method, path, NULL, body, len, reply, what,
+	    0);
 }
 
 /* client_get for replies that need not be JSON (text/plain folded
@@ -176,8 +176,8 @@ client_call(struct client *c, const char *method, const char *path,
 int
 client_get_raw(struct client *c, const char *path, struct http_reply *reply)
 {
-	return (client_call_type(c, "GET", path, NULL, NULL, 0, reply, NULL,
-	    1));
+	return client_call_type(c, "GET", path, NULL, NULL, 0, reply, NULL,
+	    1);
 }
 
 /* POST a body of the given Content-Type; the reply must be JSON. */
@@ -185,12 +185,12 @@ int
 client_post_type(struct client *c, const char *path, const char *ctype,
     const void *body, size_t len, struct http_reply *reply)
 {
-	return (client_call_type(c, "POST", path, ctype, body, len, reply,
-	    NULL, 0));
+	return client_call_type(c, "POST", path, ctype, body, len, reply,
+	    NULL, 0);
 }
 
 int
 client_get(struct client *c, const char *path, struct http_reply *reply)
 {
-	return (client_call(c, "GET", path, NULL, 0, reply, NULL));
+	return client_call(c, "GET", path, NULL, 0, reply, NULL);
 }

@@ -27,16 +27,16 @@ cmd_delete_option(const struct cmd_entry *e, int ch, const char *arg,
 	switch (ch) {
 	case 's':
 		a->scope = arg;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	case 'b':
 		a->before = arg;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	case 'i':
 		a->ids = xreallocarray(a->ids, a->nids + 1, sizeof *a->ids);
 		a->ids[a->nids++] = arg;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	}
-	return (CMD_OPT_NOT_MINE);
+	return CMD_OPT_NOT_MINE;
 }
 
 static int
@@ -51,7 +51,7 @@ cmd_delete_render(FILE *f, json_t *reply, char **cause)
 	    "deleted_samples")),
 	    json_is_true(json_object_get(reply, "scope_deleted")) ?
 	    "; the scope is gone" : "");
-	return (0);
+	return 0;
 }
 
 static int
@@ -78,7 +78,7 @@ cmd_delete_exec(struct client *c, int argc, char **argv)
 		rc = cmd_usage_error(e, "delete: --scope is required");
 	if (rc != -1) {
 		free(a.ids);
-		return (rc);
+		return rc;
 	}
 	url = xstrdup("/v1/profiles");
 	http_query_add(&url, "scope", a.scope);
@@ -90,8 +90,8 @@ cmd_delete_exec(struct client *c, int argc, char **argv)
 	rc = client_call(c, "DELETE", url, NULL, 0, &reply, "delete");
 	free(url);
 	if (rc != PROFCTL_EXIT_OK)
-		return (rc);
+		return rc;
 	rc = cmd_render(reply.json, ca.json, cmd_delete_render);
 	http_reply_clear(&reply);
-	return (rc);
+	return rc;
 }

@@ -28,11 +28,11 @@ cmd_diff_option(const struct cmd_entry *e, int ch, const char *arg, void *p)
 	switch (ch) {
 	case 'N':
 		a->normalize = 1;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	case 'n':
-		return (cmd_limit_option(e, arg, &a->n));
+		return cmd_limit_option(e, arg, &a->n);
 	}
-	return (CMD_OPT_NOT_MINE);
+	return CMD_OPT_NOT_MINE;
 }
 
 static int
@@ -66,5 +66,5 @@ cmd_diff_exec(struct client *c, int argc, char **argv)
 		rc = cmd_get_render(c, url, ca.json, render_diff_json);
 	}
 	selection_clear(&ca.sel);
-	return (rc);
+	return rc;
 }

@@ -27,7 +27,7 @@ cmd_export_fill(FILE *f, void *arg)
 	struct cmd_export_body	*b = arg;
 
 	fwrite(b->p, 1, b->len, f);
-	return (PROFCTL_EXIT_OK);	/* cmd_write_file sees errors */
+	return PROFCTL_EXIT_OK;	/* cmd_write_file sees errors */
 }
 
 static int
@@ -74,5 +74,5 @@ cmd_export_exec(struct client *c, int argc, char **argv)
 	http_reply_clear(&reply);
 out:
 	selection_clear(&ca.sel);
-	return (rc);
+	return rc;
 }

@@ -34,9 +34,9 @@ cmd_flamegraph_fill(FILE *f, void *p)
 	if (flamegraph_render(f, a->tree, &a->o, &cause) != 0) {
 		fprintf(stderr, "profctl: %s\n", cause);
 		free(cause);
-		return (PROFCTL_EXIT_REFUSED);
+		return PROFCTL_EXIT_REFUSED;
 	}
-	return (PROFCTL_EXIT_OK);
+	return PROFCTL_EXIT_OK;
 }
 
 /* Write the SVG of tree to a->output, through a temporary file beside it;
@@ -46,8 +46,8 @@ cmd_flamegraph_write(struct cmd_flamegraph_args *a, json_t *tree)
 {
 	a->tree = tree;
 	if (a->output == NULL || strcmp(a->output, "-") == 0)
-		return (cmd_flamegraph_fill(stdout, a));
-	return (cmd_write_file(a->output, cmd_flamegraph_fill, a));
+		return cmd_flamegraph_fill(stdout, a);
+	return cmd_write_file(a->output, cmd_flamegraph_fill, a);
 }
 
 static int
@@ -60,27 +60,27 @@ cmd_flamegraph_option(const struct cmd_entry *e, int ch, const char *arg,
 	switch (ch) {
 	case 'f':
 		if (cmd_double(arg, &d) != 0 || !(d >= 0 && d <= 1))
-			return (cmd_usage_error(e, "flamegraph: --min-fraction "
-			    "\"%s\" is not a fraction between 0 and 1", arg));
+			return cmd_usage_error(e, "flamegraph: --min-fraction "
+			    "\"%s\" is not a fraction between 0 and 1", arg);
 		a->frac = arg;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	case 't':
 		a->o.title = arg;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	case 'w':
 		if (cmd_double(arg, &d) != 0 || !(d >= 100 && d <= 100000))
-			return (cmd_usage_error(e, "flamegraph: --width \"%s\" "
-			    "is not 100 to 100000 px", arg));
+			return cmd_usage_error(e, "flamegraph: --width \"%s\" "
+			    "is not 100 to 100000 px", arg);
 		a->o.width = d;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	case 'd':
 		a->diff = arg;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	case 'o':
 		a->output = arg;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	}
-	return (CMD_OPT_NOT_MINE);
+	return CMD_OPT_NOT_MINE;
 }
 
 static int
@@ -156,5 +156,5 @@ cmd_flamegraph_exec(struct client *c, int argc, char **argv)
 out:
 	json_decref(base);
 	selection_clear(&ca.sel);
-	return (rc);
+	return rc;
 }

@@ -29,18 +29,18 @@ cmd_list_option(const struct cmd_entry *e, int ch, const char *arg, void *p)
 	switch (ch) {
 	case 1:
 		if (a->regex != NULL)
-			return (cmd_usage_error(e, "list: unexpected argument "
-			    "\"%s\" (one regular expression)", arg));
+			return cmd_usage_error(e, "list: unexpected argument "
+			    "\"%s\" (one regular expression)", arg);
 		a->regex = arg;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	case 'p':
 		a->o.source_path = arg;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	case 'T':
 		a->o.trim_path = arg;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	}
-	return (CMD_OPT_NOT_MINE);
+	return CMD_OPT_NOT_MINE;
 }
 
 static int
@@ -67,7 +67,7 @@ cmd_list_exec(struct client *c, int argc, char **argv)
 		rc = cmd_usage_error(&cmd_list_entry, "list: no REGEX given");
 	if (rc != -1) {
 		selection_clear(&ca.sel);
-		return (rc);
+		return rc;
 	}
 	url = xstrdup("/v1/list");
 	http_query_add(&url, "regex", a.regex);
@@ -76,7 +76,7 @@ cmd_list_exec(struct client *c, int argc, char **argv)
 	rc = client_get(c, url, &reply);
 	free(url);
 	if (rc != PROFCTL_EXIT_OK)
-		return (rc);
+		return rc;
 	if (ca.json)
 		render_json(stdout, reply.json);
 	else if (render_list(stdout, reply.json, &a.o, &cause) != 0) {
@@ -85,5 +85,5 @@ cmd_list_exec(struct client *c, int argc, char **argv)
 		rc = PROFCTL_EXIT_REFUSED;
 	}
 	http_reply_clear(&reply);
-	return (rc);
+	return rc;
 }

@@ -31,8 +31,8 @@ cmd_profiles_exec(struct client *c, int argc, char **argv)
 	if (rc == -1 && scope.value == NULL)
 		rc = cmd_usage_error(e, "profiles: --scope is required");
 	if (rc != -1)
-		return (rc);
+		return rc;
 	url = xstrdup("/v1/profiles");
 	http_query_add(&url, "scope", scope.value);
-	return (cmd_get_render(c, url, ca.json, render_profiles_json));
+	return cmd_get_render(c, url, ca.json, render_profiles_json);
 }

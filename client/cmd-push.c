@@ -44,7 +44,7 @@ cmd_push_read(const char *path, char **data, size_t *len)
 	if (strcmp(path, "-") == 0)
 		f = stdin;
 	else if ((f = fopen(path, "rb")) == NULL)
-		return (-1);
+		return -1;
 	errno = 0;
 	for (;;) {
 		if (cap - n < 65536) {
@@ -62,11 +62,11 @@ cmd_push_read(const char *path, char **data, size_t *len)
 	if (error != 0) {
 		free(p);
 		errno = error;
-		return (-1);
+		return -1;
 	}
 	*data = p;
 	*len = n;
-	return (0);
+	return 0;
 }
 
 /* The source name profd is told: --name, else the file's base name. */
@@ -76,13 +76,13 @@ cmd_push_name(const struct cmd_push_args *a, const char *path)
 	char	*copy, *name;
 
 	if (a->name != NULL)
-		return (xstrdup(a->name));
+		return xstrdup(a->name);
 	if (strcmp(path, "-") == 0)
-		return (NULL);
+		return NULL;
 	copy = xstrdup(path);
 	name = xstrdup(basename(copy));
 	free(copy);
-	return (name);
+	return name;
 }
 
 /*
@@ -107,13 +107,13 @@ cmd_push_upload(struct client *c, FILE *f, const char *path, char **id)
 	*id = NULL;
 	if ((rc = client_call(c, "POST", "/v1/uploads", "", 0, &reply,
 	    path)) != PROFCTL_EXIT_OK)
-		return (rc);
+		return rc;
 	v = json_object_get(reply.json, "upload_id");
 	if (!json_is_string(v)) {
 		fprintf(stderr, "profctl: %s: unexpected reply from profd: "
 		    "no upload_id\n", path);
 		http_reply_clear(&reply);
-		return (PROFCTL_EXIT_REFUSED);
+		return PROFCTL_EXIT_REFUSED;
 	}
 	*id = xstrdup(json_string_value(v));
 	http_reply_clear(&reply);
@@ -133,7 +133,7 @@ cmd_push_upload(struct client *c, FILE *f, const char *path, char **id)
 		rc = PROFCTL_EXIT_REFUSED;
 	}
 	free(buf);
-	return (rc);
+	return rc;
 }
 
 /* ", N dropped; reason=n ..." from a push reply's dropped_samples and
@@ -180,17 +180,17 @@ cmd_push_one(struct client *c, const struct cmd_push_args *a,
 		if ((f = fopen(path, "rb")) == NULL) {
 			fprintf(stderr, "profctl: %s: %s\n", path,
 			    strerror(errno));
-			return (PROFCTL_EXIT_REFUSED);
+			return PROFCTL_EXIT_REFUSED;
 		}
 		rc = cmd_push_upload(c, f, path, &upload);
 		fclose(f);
 		if (rc != PROFCTL_EXIT_OK) {
 			free(upload);
-			return (rc);
+			return rc;
 		}
 	} else if (cmd_push_read(path, &data, &len) != 0) {
 		fprintf(stderr, "profctl: %s: %s\n", path, strerror(errno));
-		return (PROFCTL_EXIT_REFUSED);
+		return PROFCTL_EXIT_REFUSED;
 	}
 
 	url = xstrdup("/v1/profiles");
@@ -214,7 +214,7 @@ cmd_push_one(struct client *c, const struct cmd_push_args *a,
 	free(data);
 	free(upload);
 	if (rc != PROFCTL_EXIT_OK)
-		return (rc);
+		return rc;
 
 	id = json_object_get(reply.json, "profile_id");
 	samples = json_object_get(reply.json, "samples");
@@ -222,7 +222,7 @@ cmd_push_one(struct client *c, const struct cmd_push_args *a,
 		fprintf(stderr, "profctl: %s: unexpected reply from profd: "
 		    "no profile_id\n", path);
 		http_reply_clear(&reply);
-		return (PROFCTL_EXIT_REFUSED);
+		return PROFCTL_EXIT_REFUSED;
 	}
 	cmd_push_dropped(reply.json, dropped, sizeof dropped);
 	if (json_is_true(json_object_get(reply.json, "duplicate"))) {
@@ -238,7 +238,7 @@ cmd_push_one(struct client *c, const struct cmd_push_args *a,
 	}
 	fflush(stdout);
 	http_reply_clear(&reply);
-	return (PROFCTL_EXIT_OK);
+	return PROFCTL_EXIT_OK;
 }
 
 /* The files (operands) and options of a push. */
@@ -253,31 +253,31 @@ cmd_push_option(const struct cmd_entry *e, int ch, const char *arg, void *p)
 		if (strcmp(arg, "-") == 0)
 			a->nstdin++;
 		a->files[a->nfiles++] = arg;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	case 's':
 		a->scope = arg;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	case 'l':
 		eq = strchr(arg, '=');
 		if (eq == NULL || eq == arg)
-			return (cmd_usage_error(e, "push: label \"%s\" is not "
-			    "KEY=VALUE", arg));
+			return cmd_usage_error(e, "push: label \"%s\" is not "
+			    "KEY=VALUE", arg);
 		a->labels[a->nlabels++] = arg;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	case 'f':
 		a->format = arg;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	case 'n':
 		a->name = arg;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	case 'm':
 		a->metric = arg;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	case 'b':
 		a->bucket = arg;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	}
-	return (CMD_OPT_NOT_MINE);
+	return CMD_OPT_NOT_MINE;
 }
 
 static int
@@ -338,5 +338,5 @@ cmd_push_exec(struct client *c, int argc, char **argv)
 out:
 	free(a.labels);
 	free(a.files);
-	return (rc);
+	return rc;
 }

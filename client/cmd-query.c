@@ -29,8 +29,8 @@ cmd_query_number(const char *arg)
 	errno = 0;
 	n = strtoll(arg, &end, 10);
 	if (errno != 0 || end == arg || *end != '\0' || n < 0)
-		return (-1);
-	return (n);
+		return -1;
+	return n;
 }
 
 struct cmd_query_args {
@@ -49,33 +49,33 @@ cmd_query_option(const struct cmd_entry *e, int ch, const char *arg, void *p)
 	switch (ch) {
 	case 1:
 		if (a->sql != NULL)
-			return (cmd_usage_error(e, "query: unexpected argument "
-			    "\"%s\" (quote the SQL as one argument)", arg));
+			return cmd_usage_error(e, "query: unexpected argument "
+			    "\"%s\" (quote the SQL as one argument)", arg);
 		a->sql = arg;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	case 'c':
 		a->csv = 1;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	case 'r':
 		if (cmd_query_number(arg) == -1)
-			return (cmd_usage_error(e, "query: --max-rows \"%s\" "
-			    "is not a number of rows", arg));
+			return cmd_usage_error(e, "query: --max-rows \"%s\" "
+			    "is not a number of rows", arg);
 		a->rows = arg;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	case 'b':
 		if (cmd_query_number(arg) < 1)
-			return (cmd_usage_error(e, "query: --max-bytes \"%s\" "
-			    "is not a number of bytes", arg));
+			return cmd_usage_error(e, "query: --max-bytes \"%s\" "
+			    "is not a number of bytes", arg);
 		a->bytes = arg;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	case 't':
 		if (cmd_query_number(arg) < 1)
-			return (cmd_usage_error(e, "query: --timeout-ms \"%s\" "
-			    "is not a number of milliseconds", arg));
+			return cmd_usage_error(e, "query: --timeout-ms \"%s\" "
+			    "is not a number of milliseconds", arg);
 		a->timeout = arg;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	}
-	return (CMD_OPT_NOT_MINE);
+	return CMD_OPT_NOT_MINE;
 }
 
 /*
@@ -115,7 +115,7 @@ cmd_query_rows(struct client *c, const char *url, const char *sql, int csv)
 			fprintf(stderr, "(truncated at %zu rows)\n", n);
 	}
 	render_query_free(q);
-	return (rc);
+	return rc;
 }
 
 static int
@@ -139,18 +139,18 @@ cmd_query_exec(struct client *c, int argc, char **argv)
 	rc = cmd_parse(e, c, argc, argv, "-:h", opts, &ca,
 	    CMD_PARSE_OPERANDS, cmd_query_option, &a);
 	if (rc != -1)
-		return (rc);
+		return rc;
 	if (optind < argc) {
 		if (a.sql != NULL || optind + 1 < argc)
-			return (cmd_usage_error(e, "query: unexpected "
-			    "argument \"%s\"", argv[optind + (a.sql == NULL)]));
+			return cmd_usage_error(e, "query: unexpected "
+			    "argument \"%s\"", argv[optind + (a.sql == NULL)]);
 		a.sql = argv[optind];
 	}
 	if (a.sql == NULL || *a.sql == '\0')
-		return (cmd_usage_error(e, "query: no SQL given"));
+		return cmd_usage_error(e, "query: no SQL given");
 	if (ca.json && a.csv)
-		return (cmd_usage_error(e, "query: --json and --csv exclude "
-		    "each other"));
+		return cmd_usage_error(e, "query: --json and --csv exclude "
+		    "each other");
 
 	url = xstrdup("/v1/query");
 	if (a.rows != NULL)
@@ -165,5 +165,5 @@ cmd_query_exec(struct client *c, int argc, char **argv)
 	else
 		rc = cmd_query_rows(c, url, a.sql, a.csv);
 	free(url);
-	return (rc);
+	return rc;
 }

@@ -12,6 +12,6 @@ const struct cmd_entry cmd_scopes_entry = {
 static int
 cmd_scopes_exec(struct client *c, int argc, char **argv)
 {
-	return (cmd_get_exec(&cmd_scopes_entry, c, argc, argv, "/v1/scopes",
-	    render_scopes_json));
+	return cmd_get_exec(&cmd_scopes_entry, c, argc, argv, "/v1/scopes",
+	    render_scopes_json);
 }

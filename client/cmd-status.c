@@ -12,6 +12,6 @@ const struct cmd_entry cmd_status_entry = {
 static int
 cmd_status_exec(struct client *c, int argc, char **argv)
 {
-	return (cmd_get_exec(&cmd_status_entry, c, argc, argv, "/v1/status",
-	    render_status_json));
+	return cmd_get_exec(&cmd_status_entry, c, argc, argv, "/v1/status",
+	    render_status_json);
 }

@@ -27,12 +27,12 @@ cmd_timeline_option(const struct cmd_entry *e, int ch, const char *arg,
 	switch (ch) {
 	case 't':
 		if (*arg == '\0')
-			return (cmd_usage_error(e, "timeline: --step must not "
-			    "be empty"));
+			return cmd_usage_error(e, "timeline: --step must not "
+			    "be empty");
 		a->step = arg;	/* the daemon checks it */
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	}
-	return (CMD_OPT_NOT_MINE);
+	return CMD_OPT_NOT_MINE;
 }
 
 static int
@@ -61,5 +61,5 @@ cmd_timeline_exec(struct client *c, int argc, char **argv)
 		rc = cmd_get_render(c, url, ca.json, render_timeline_json);
 	}
 	selection_clear(&ca.sel);
-	return (rc);
+	return rc;
 }

@@ -27,12 +27,12 @@ cmd_top_option(const struct cmd_entry *e, int ch, const char *arg, void *p)
 
 	switch (ch) {
 	case 'n':
-		return (cmd_limit_option(e, arg, &a->n));
+		return cmd_limit_option(e, arg, &a->n);
 	case 'c':
 		a->cum = 1;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	}
-	return (CMD_OPT_NOT_MINE);
+	return CMD_OPT_NOT_MINE;
 }
 
 static int
@@ -62,5 +62,5 @@ cmd_top_exec(struct client *c, int argc, char **argv)
 		rc = cmd_get_render(c, url, ca.json, render_top_json);
 	}
 	selection_clear(&ca.sel);
-	return (rc);
+	return rc;
 }

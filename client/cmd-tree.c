@@ -32,15 +32,15 @@ cmd_tree_option(const struct cmd_entry *e, int ch, const char *arg, void *p)
 	switch (ch) {
 	case 'f':
 		if (cmd_double(arg, &d) != 0 || !(d >= 0 && d < 1))
-			return (cmd_usage_error(e, "tree: --min-fraction "
-			    "\"%s\" is not a fraction from 0 to under 1", arg));
+			return cmd_usage_error(e, "tree: --min-fraction "
+			    "\"%s\" is not a fraction from 0 to under 1", arg);
 		a->frac = arg;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	case 'F':
 		a->folded = 1;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	}
-	return (CMD_OPT_NOT_MINE);
+	return CMD_OPT_NOT_MINE;
 }
 
 /* --folded: text/plain, passed through as the daemon wrote it. */
@@ -54,10 +54,10 @@ cmd_tree_folded(struct client *c, char *url)
 	rc = client_get_raw(c, url, &reply);
 	free(url);
 	if (rc != PROFCTL_EXIT_OK)
-		return (rc);
+		return rc;
 	fwrite(reply.body, 1, reply.len, stdout);
 	http_reply_clear(&reply);
-	return (rc);
+	return rc;
 }
 
 static int
@@ -102,5 +102,5 @@ cmd_tree_exec(struct client *c, int argc, char **argv)
 			rc = cmd_get_render(c, url, ca.json, render_tree_json);
 	}
 	selection_clear(&ca.sel);
-	return (rc);
+	return rc;
 }

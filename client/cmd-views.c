@@ -47,27 +47,27 @@ cmd_view_option(const struct cmd_entry *e, int ch, const char *arg, void *p)
 	switch (ch) {
 	case 1:
 		if (a->regex != NULL)
-			return (cmd_usage_error(e, "%s: unexpected argument "
-			    "\"%s\" (one regular expression)", e->name, arg));
+			return cmd_usage_error(e, "%s: unexpected argument "
+			    "\"%s\" (one regular expression)", e->name, arg);
 		a->regex = arg;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	case 'g':
 		if (strcmp(arg, "function") != 0 && strcmp(arg, "line") != 0 &&
 		    strcmp(arg, "file") != 0)
-			return (cmd_usage_error(e, "%s: --granularity \"%s\" "
-			    "is none of function, line, file", e->name, arg));
+			return cmd_usage_error(e, "%s: --granularity \"%s\" "
+			    "is none of function, line, file", e->name, arg);
 		a->gran = arg;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	case 't':
 		if (*arg == '\0')
-			return (cmd_usage_error(e, "%s: --tag is empty",
-			    e->name));
+			return cmd_usage_error(e, "%s: --tag is empty",
+			    e->name);
 		a->tag = arg;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	case 'n':
-		return (cmd_limit_option(e, arg, &a->limit));
+		return cmd_limit_option(e, arg, &a->limit);
 	}
-	return (CMD_OPT_NOT_MINE);
+	return CMD_OPT_NOT_MINE;
 }
 
 /*
@@ -87,7 +87,7 @@ struct cmd_view_text {
 static int
 cmd_view_text_maybe_error(const struct cmd_view_text *t)
 {
-	return (memcmp(t->held, "profd: ", t->n < 7 ? t->n : 7) == 0);
+	return memcmp(t->held, "profd: ", t->n < 7 ? t->n : 7) == 0;
 }
 
 static int
@@ -119,7 +119,7 @@ cmd_view_text_feed(void *arg, const char *p, size_t n, char **cause)
 			t->n = 0;
 		}
 	}
-	return (0);
+	return 0;
 }
 
 /* GET url (freed) with format=text, its body to standard output. */
@@ -143,7 +143,7 @@ cmd_view_text(struct client *c, char *url)
 			fwrite(t.held, 1, t.n, stdout);
 	}
 	free(t.held);
-	return (rc);
+	return rc;
 }
 
 /* Parse, ask path with the view's parameters, print with render (NULL:
@@ -188,7 +188,7 @@ cmd_view_run(const struct cmd_entry *e, struct client *c, int argc,
 			rc = cmd_get_render(c, url, ca.json, render);
 	}
 	selection_clear(&ca.sel);
-	return (rc);
+	return rc;
 }
 
 static int
@@ -202,8 +202,8 @@ cmd_peek_exec(struct client *c, int argc, char **argv)
 		CMD_COMMON_OPTIONS
 	};
 
-	return (cmd_view_run(&cmd_peek_entry, c, argc, argv, "-:s:m:h", opts,
-	    "/v1/peek", NULL));
+	return cmd_view_run(&cmd_peek_entry, c, argc, argv, "-:s:m:h", opts,
+	    "/v1/peek", NULL);
 }
 
 static int
@@ -216,8 +216,8 @@ cmd_traces_exec(struct client *c, int argc, char **argv)
 		CMD_COMMON_OPTIONS
 	};
 
-	return (cmd_view_run(&cmd_traces_entry, c, argc, argv, "-:s:m:n:h",
-	    opts, "/v1/traces", NULL));
+	return cmd_view_run(&cmd_traces_entry, c, argc, argv, "-:s:m:n:h",
+	    opts, "/v1/traces", NULL);
 }
 
 static int
@@ -230,6 +230,6 @@ cmd_tags_exec(struct client *c, int argc, char **argv)
 		CMD_COMMON_OPTIONS
 	};
 
-	return (cmd_view_run(&cmd_tags_entry, c, argc, argv, "-:s:m:t:h", opts,
-	    "/v1/tags", render_tags_json));
+	return cmd_view_run(&cmd_tags_entry, c, argc, argv, "-:s:m:t:h", opts,
+	    "/v1/tags", render_tags_json);
 }

@@ -45,18 +45,18 @@ cmd_web_option(const struct cmd_entry *e, int ch, const char *arg, void *p)
 	switch (ch) {
 	case WEB_LISTEN:
 		o->listen = arg;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	case WEB_OPEN:
 		o->open = 1;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	case WEB_ALLOW_WRITE:
 		o->allow_write = 1;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	case WEB_READ_ONLY:
 		o->read_only = 1;
-		return (CMD_OPT_TAKEN);
+		return CMD_OPT_TAKEN;
 	}
-	return (CMD_OPT_NOT_MINE);
+	return CMD_OPT_NOT_MINE;
 }
 
 /* Bind and listen on HOST:PORT (HOST may be [v6]); the socket, or -1 with
@@ -75,7 +75,7 @@ cmd_web_listen(const char *spec, struct webserve *ws, char **cause)
 	if ((colon = strrchr(host, ':')) == NULL || colon[1] == '\0') {
 		xasprintf(cause, "--listen %s: not HOST:PORT", spec);
 		free(host);
-		return (-1);
+		return -1;
 	}
 	*colon = '\0';
 	snprintf(serv, sizeof serv, "%s", colon + 1);
@@ -89,7 +89,7 @@ cmd_web_listen(const char *spec, struct webserve *ws, char **cause)
 	if ((rc = getaddrinfo(host, serv, &hints, &res)) != 0) {
 		xasprintf(cause, "--listen %s: %s", spec, gai_strerror(rc));
 		free(host);
-		return (-1);
+		return -1;
 	}
 	for (ai = res; ai != NULL; ai = ai->ai_next) {
 		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
@@ -119,7 +119,7 @@ cmd_web_listen(const char *spec, struct webserve *ws, char **cause)
 out:
 	freeaddrinfo(res);
 	free(host);
-	return (fd);
+	return fd;
 }
 
 /* The token of the URL, and the cookie's own secret (webserve.h). */
@@ -137,7 +137,7 @@ cmd_web_token(struct webserve *ws, char **cause)
 			if (errno == EINTR)
 				continue;
 			xasprintf(cause, "getrandom: %s", strerror(errno));
-			return (-1);
+			return -1;
 		}
 		got += (size_t)n;
 	}
@@ -149,7 +149,7 @@ cmd_web_token(struct webserve *ws, char **cause)
 	    ws->port);
 	snprintf(ws->cookie_value, sizeof ws->cookie_value, "%d.%s",
 	    ws->port, cookie);
-	return (0);
+	return 0;
 }
 
 /* xdg-open URL, its output away from ours (our stdout's first line is
@@ -191,10 +191,10 @@ cmd_web_exec(struct client *c, int argc, char **argv)
 	rc = cmd_parse(&cmd_web_entry, c, argc, argv, "-:h", opts, &ca, 0,
 	    cmd_web_option, &o);
 	if (rc != -1)
-		return (rc);
+		return rc;
 	if (o.allow_write && o.read_only)
-		return (cmd_usage_error(&cmd_web_entry, "web: --allow-write "
-		    "and --read-only contradict each other"));
+		return cmd_usage_error(&cmd_web_entry, "web: --allow-write "
+		    "and --read-only contradict each other");
 	memset(&ws, 0, sizeof ws);
 	ws.allow_write = o.allow_write;
 	ws.read_only = o.read_only;
@@ -203,7 +203,7 @@ cmd_web_exec(struct client *c, int argc, char **argv)
 	    cmd_web_token(&ws, &cause) == -1) {
 		fprintf(stderr, "profctl web: %s\n", cause);
 		free(cause);
-		return (PROFCTL_EXIT_USAGE);
+		return PROFCTL_EXIT_USAGE;
 	}
 	sock = paths_socket(c->socket);
 	ws.socket = sock;
@@ -219,5 +219,5 @@ cmd_web_exec(struct client *c, int argc, char **argv)
 	rc = webloop_run(&ws, lfd);
 	close(lfd);
 	free(sock);
-	return (rc);
+	return rc;
 }

@@ -39,9 +39,9 @@ cmd_find(const char *name)
 
 	for (e = cmd_table; *e != NULL; e++) {
 		if (strcmp((*e)->name, name) == 0)
-			return (*e);
+			return *e;
 	}
-	return (NULL);
+	return NULL;
 }
 
 void
@@ -62,7 +62,7 @@ cmd_usage_error(const struct cmd_entry *e, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	cmd_print_usage(stderr, e);
-	return (PROFCTL_EXIT_USAGE);
+	return PROFCTL_EXIT_USAGE;
 }
 
 /*
@@ -77,21 +77,21 @@ cmd_common_option(const struct cmd_entry *e, struct client *c, int ch,
 	case 'S':
 		free(c->socket);
 		c->socket = xstrdup(optarg);
-		return (-1);
+		return -1;
 	case 'h':
 		cmd_print_usage(stdout, e);
-		return (PROFCTL_EXIT_OK);
+		return PROFCTL_EXIT_OK;
 	case ':':
-		return (cmd_usage_error(e, "%s: option %s needs an argument",
-		    e->name, argv[optind - 1]));
+		return cmd_usage_error(e, "%s: option %s needs an argument",
+		    e->name, argv[optind - 1]);
 	case '?':
 		if (optopt > ' ' && optopt < 0x7f)
-			return (cmd_usage_error(e, "%s: unknown option -%c",
-			    e->name, optopt));
-		return (cmd_usage_error(e, "%s: unknown option %s", e->name,
-		    argv[optind - 1]));
+			return cmd_usage_error(e, "%s: unknown option -%c",
+			    e->name, optopt);
+		return cmd_usage_error(e, "%s: unknown option %s", e->name,
+		    argv[optind - 1]);
 	}
-	return (cmd_usage_error(e, "%s: unexpected option", e->name));
+	return cmd_usage_error(e, "%s: unexpected option", e->name);
 }
 
 /* The exit code, turned into a failure if stdout could not be written. */
@@ -103,7 +103,7 @@ cmd_finish(int rc)
 		if (rc == PROFCTL_EXIT_OK)
 			rc = PROFCTL_EXIT_REFUSED;
 	}
-	return (rc);
+	return rc;
 }
 
 /*
@@ -139,26 +139,26 @@ cmd_parse(const struct cmd_entry *e, struct client *c, int argc, char **argv,
 				continue;
 			rc = cmd_usage_error(e, "%s: %s", e->name, cause);
 			free(cause);
-			return (rc);
+			return rc;
 		}
 		if (own != NULL &&
 		    (rc = own(e, ch, optarg, arg)) != CMD_OPT_NOT_MINE) {
 			if (rc == CMD_OPT_TAKEN)
 				continue;
-			return (rc);
+			return rc;
 		}
 		if (ch == 1)
-			return (cmd_usage_error(e, "%s: unexpected argument "
-			    "\"%s\"", e->name, optarg));
+			return cmd_usage_error(e, "%s: unexpected argument "
+			    "\"%s\"", e->name, optarg);
 		if ((rc = cmd_common_option(e, c, ch, argv)) != -1)
-			return (rc);
+			return rc;
 	}
 	if (!(flags & CMD_PARSE_OPERANDS) && optind < argc)
-		return (cmd_usage_error(e, "%s: unexpected argument \"%s\"",
-		    e->name, argv[optind]));
+		return cmd_usage_error(e, "%s: unexpected argument \"%s\"",
+		    e->name, argv[optind]);
 	if (flags & CMD_PARSE_SCOPE)
-		return (cmd_need_scope(e, &a->sel));
-	return (-1);
+		return cmd_need_scope(e, &a->sel);
+	return -1;
 }
 
 /* A cmd_option_fn for a command whose one option of its own is a string:
@@ -171,9 +171,9 @@ cmd_string_option(const struct cmd_entry *e, int ch, const char *arg,
 
 	(void)e;
 	if (ch != s->ch)
-		return (CMD_OPT_NOT_MINE);
+		return CMD_OPT_NOT_MINE;
 	s->value = arg;
-	return (CMD_OPT_TAKEN);
+	return CMD_OPT_TAKEN;
 }
 
 /* The exec of a command that takes nothing but --json: GET path and
@@ -191,8 +191,8 @@ cmd_get_exec(const struct cmd_entry *e, struct client *c, int argc,
 
 	rc = cmd_parse(e, c, argc, argv, "-:h", opts, &ca, 0, NULL, NULL);
 	if (rc != -1)
-		return (rc);
-	return (cmd_get_render(c, xstrdup(path), ca.json, render));
+		return rc;
+	return cmd_get_render(c, xstrdup(path), ca.json, render);
 }
 
 /* -1 if the selection has a --scope, else the usage error saying so. */
@@ -200,8 +200,8 @@ int
 cmd_need_scope(const struct cmd_entry *e, const struct selection *sel)
 {
 	if (sel->has_scope)
-		return (-1);
-	return (cmd_usage_error(e, "%s: --scope is required", e->name));
+		return -1;
+	return cmd_usage_error(e, "%s: --scope is required", e->name);
 }
 
 /* 0 if all of arg is a number, stored in *d, else -1. */
@@ -213,8 +213,8 @@ cmd_double(const char *arg, double *d)
 	errno = 0;
 	*d = strtod(arg, &end);
 	if (errno != 0 || end == arg || *end != '\0')
-		return (-1);
-	return (0);
+		return -1;
+	return 0;
 }
 
 /* --limit N: a count of rows, 0 for no limit. */
@@ -226,9 +226,9 @@ cmd_limit_option(const struct cmd_entry *e, const char *arg, long long *n)
 	errno = 0;
 	*n = strtoll(arg, &end, 10);
 	if (errno != 0 || end == arg || *end != '\0' || *n < 0)
-		return (cmd_usage_error(e, "%s: --limit \"%s\" is not a "
-		    "number of rows", e->name, arg));
-	return (CMD_OPT_TAKEN);
+		return cmd_usage_error(e, "%s: --limit \"%s\" is not a "
+		    "number of rows", e->name, arg);
+	return CMD_OPT_TAKEN;
 }
 
 /* Add limit=N to *url unless n is 0, pprof's "no limit". */
@@ -251,14 +251,14 @@ cmd_render(json_t *reply, int json, cmd_render_fn render)
 
 	if (json) {
 		render_json(stdout, reply);
-		return (PROFCTL_EXIT_OK);
+		return PROFCTL_EXIT_OK;
 	}
 	if (render(stdout, reply, &cause) != 0) {
 		fprintf(stderr, "profctl: %s\n", cause);
 		free(cause);
-		return (PROFCTL_EXIT_REFUSED);
+		return PROFCTL_EXIT_REFUSED;
 	}
-	return (PROFCTL_EXIT_OK);
+	return PROFCTL_EXIT_OK;
 }
 
 /* GET url (freed) and print its JSON reply as cmd_render does. */
@@ -271,10 +271,10 @@ cmd_get_render(struct client *c, char *url, int json, cmd_render_fn render)
 	rc = client_get(c, url, &reply);
 	free(url);
 	if (rc != PROFCTL_EXIT_OK)
-		return (rc);
+		return rc;
 	rc = cmd_render(reply.json, json, render);
 	http_reply_clear(&reply);
-	return (rc);
+	return rc;
 }
 
 /* A reply that ended in profd's error after its status went out (a query
@@ -317,7 +317,7 @@ cmd_stream_json(struct client *c, const char *method, const char *url,
 		rc = PROFCTL_EXIT_REFUSED;
 	}
 	render_json_stream_free(s);
-	return (rc);
+	return rc;
 }
 
 /*
@@ -342,7 +342,7 @@ cmd_write_file(const char *path, int (*fill)(FILE *, void *), void *arg)
 			unlink(tmp);
 		}
 		free(tmp);
-		return (PROFCTL_EXIT_USAGE);
+		return PROFCTL_EXIT_USAGE;
 	}
 	/* mkstemp makes 0600; give the file what fopen would have. */
 	mask = umask(0);
@@ -352,7 +352,7 @@ cmd_write_file(const char *path, int (*fill)(FILE *, void *), void *arg)
 		fclose(f);
 		unlink(tmp);
 		free(tmp);
-		return (rc);
+		return rc;
 	}
 	error = ferror(f);
 	if (fclose(f) != 0)
@@ -361,8 +361,8 @@ cmd_write_file(const char *path, int (*fill)(FILE *, void *), void *arg)
 		fprintf(stderr, "profctl: %s: %s\n", path, strerror(errno));
 		unlink(tmp);
 		free(tmp);
-		return (PROFCTL_EXIT_USAGE);
+		return PROFCTL_EXIT_USAGE;
 	}
 	free(tmp);
-	return (PROFCTL_EXIT_OK);
+	return PROFCTL_EXIT_OK;
 }

@@ -47,14 +47,14 @@ flamegraph_value(const struct flamegraph *g, json_t *node)
 
 	v = json_object_get(node, g->diff ? "current" : "total");
 	if (!json_is_integer(v))
-		return (0);
-	return ((int64_t)json_integer_value(v));
+		return 0;
+	return (int64_t)json_integer_value(v);
 }
 
 static int
 flamegraph_has_prefix(const char *s, const char *prefix)
 {
-	return (strncmp(s, prefix, strlen(prefix)) == 0);
+	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
 static int
@@ -62,7 +62,7 @@ flamegraph_has_suffix(const char *s, const char *suffix)
 {
 	size_t	 n = strlen(s), m = strlen(suffix);
 
-	return (n >= m && strcmp(s + n - m, suffix) == 0);
+	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
 /*
@@ -86,20 +86,20 @@ flamegraph_kind(const char *name, const char *mapping)
 	size_t			 i;
 
 	if (flamegraph_has_suffix(name, "_[k]"))
-		return ("kernel");
+		return "kernel";
 	if (mapping != NULL) {
 		base = strrchr(mapping, '/');
 		base = base != NULL ? base + 1 : mapping;
 		if (flamegraph_has_prefix(mapping, "[kernel") ||
 		    strcmp(mapping, "[vdso]") == 0 ||
 		    flamegraph_has_prefix(base, "vmlinux"))
-			return ("kernel");
+			return "kernel";
 	}
 	for (i = 0; runtime[i] != NULL; i++) {
 		if (flamegraph_has_prefix(name, runtime[i]))
-			return ("runtime");
+			return "runtime";
 	}
-	return ("user");
+	return "user";
 }
 
 /* FNV-1a: the same name gets the same shade in every graph. */
@@ -112,7 +112,7 @@ flamegraph_hash(const char *s)
 		h ^= (unsigned char)*s;
 		h *= 16777619u;
 	}
-	return (h);
+	return h;
 }
 
 /* A fill colour for a frame of this kind and name, "rgb(r,g,b)". */
@@ -160,8 +160,8 @@ flamegraph_diff_change(int64_t base, int64_t base_total, int64_t current,
 		c = fabs((double)current / (double)current_total);
 	m = b > c ? b : c;
 	if (m == 0)
-		return (0);
-	return ((c - b) / m);
+		return 0;
+	return (c - b) / m;
 }
 
 /* Red for growth, blue for shrinkage, near white for no change; the
@@ -252,7 +252,7 @@ flamegraph_name(json_t *node)
 	const char	*name;
 
 	name = json_string_value(json_object_get(node, "name"));
-	return (name != NULL ? name : "?");
+	return name != NULL ? name : "?";
 }
 
 static const char *
@@ -261,15 +261,15 @@ flamegraph_node_kind(json_t *node, int depth)
 	const char	*kind;
 
 	if (depth == 0)
-		return ("other");
+		return "other";
 	if (json_is_true(json_object_get(node, "other")))
-		return ("other");
+		return "other";
 	kind = json_string_value(json_object_get(node, "kind"));
 	if (kind != NULL && (strcmp(kind, "user") == 0 ||
 	    strcmp(kind, "kernel") == 0 || strcmp(kind, "runtime") == 0))
-		return (kind);
-	return (flamegraph_kind(flamegraph_name(node),
-	    json_string_value(json_object_get(node, "mapping"))));
+		return kind;
+	return flamegraph_kind(flamegraph_name(node),
+	    json_string_value(json_object_get(node, "mapping")));
 }
 
 /* The deepest row that has a frame wide enough to draw. */
@@ -567,7 +567,7 @@ flamegraph_render(FILE *f, json_t *reply, const struct flamegraph_opts *o,
 	if (!json_is_object(root) || !json_is_array(json_object_get(root,
 	    "children"))) {
 		*cause = xstrdup("the reply has no tree (no \"root\")");
-		return (-1);
+		return -1;
 	}
 	memset(&g, 0, sizeof g);
 	g.f = f;
@@ -597,7 +597,7 @@ flamegraph_render(FILE *f, json_t *reply, const struct flamegraph_opts *o,
 		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">No samples</text>\n",
 		    FG_XPAD, FG_TOP);
 	fputs("</svg>\n", f);
-	return (0);
+	return 0;
 }
 
 static json_t *
@@ -608,9 +608,9 @@ flamegraph_find_kid(json_t *node, const char *name)
 
 	json_array_foreach(json_object_get(node, "children"), i, kid) {
 		if (strcmp(flamegraph_name(kid), name) == 0)
-			return (kid);
+			return kid;
 	}
-	return (NULL);
+	return NULL;
 }
 
 /* One node of the union of two trees; either side may be NULL. */
@@ -644,7 +644,7 @@ flamegraph_merge_node(json_t *b, json_t *c)
 		}
 	}
 	json_object_set_new(o, "children", kids);
-	return (o);
+	return o;
 }
 
 /* A diff reply made of two tree replies: nodes matched by their path of
@@ -657,5 +657,5 @@ flamegraph_diff_merge(json_t *base, json_t *current)
 	o = json_deep_copy(current);
 	json_object_set_new(o, "root", flamegraph_merge_node(
 	    json_object_get(base, "root"), json_object_get(current, "root")));
-	return (o);
+	return o;
 }

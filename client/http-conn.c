@@ -25,7 +25,7 @@ http_conn_new(int fd)
 	conn->fd = fd;
 	conn->error = 0;
 	conn->off = conn->end = 0;
-	return (conn);
+	return conn;
 }
 
 void
@@ -52,7 +52,7 @@ http_conn_open(const char *path, char **cause)
 
 	if (len >= sizeof sun.sun_path) {
 		xasprintf(cause, "%s", strerror(ENAMETOOLONG));
-		return (NULL);
+		return NULL;
 	}
 	memset(&sun, 0, sizeof sun);
 	sun.sun_family = AF_UNIX;
@@ -60,7 +60,7 @@ http_conn_open(const char *path, char **cause)
 
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1) {
 		xasprintf(cause, "%s", strerror(errno));
-		return (NULL);
+		return NULL;
 	}
 	tv.tv_sec = HTTP_CONNECT_TIMEOUT;
 	tv.tv_usec = 0;
@@ -77,12 +77,12 @@ http_conn_open(const char *path, char **cause)
 			    HTTP_CONNECT_TIMEOUT);
 		else
 			xasprintf(cause, "%s", strerror(error));
-		return (NULL);
+		return NULL;
 	}
 	/* Sending a large body may take as long as profd needs. */
 	tv.tv_sec = 0;
 	(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-	return (http_conn_new(fd));
+	return http_conn_new(fd);
 }
 
 /* Write all of iov, through partial writes and EINTR. MSG_NOSIGNAL: a
@@ -105,7 +105,7 @@ http_conn_send(struct http_conn *conn, struct iovec *iov, int iovcnt)
 		if ((n = sendmsg(conn->fd, &msg, MSG_NOSIGNAL)) == -1) {
 			if (errno == EINTR)
 				continue;
-			return (-1);
+			return -1;
 		}
 		while (n > 0) {
 			if ((size_t)n >= iov->iov_len) {
@@ -119,7 +119,7 @@ http_conn_send(struct http_conn *conn, struct iovec *iov, int iovcnt)
 			}
 		}
 	}
-	return (0);
+	return 0;
 }
 
 /* read(2) through EINTR; errno kept in conn->error. */
@@ -132,7 +132,7 @@ http_conn_read_fd(struct http_conn *conn, void *p, size_t n)
 		;
 	if (r == -1)
 		conn->error = errno;
-	return (r);
+	return r;
 }
 
 /* More bytes into buf. Returns how many, 0 at the end, -1 on error. */
@@ -151,7 +151,7 @@ http_conn_fill(struct http_conn *conn)
 	    sizeof conn->buf - conn->end);
 	if (r > 0)
 		conn->end += (size_t)r;
-	return (r);
+	return r;
 }
 
 /* Up to n body bytes into p: what buf holds first, then from the socket,
@@ -163,15 +163,15 @@ http_conn_read(struct http_conn *conn, char *p, size_t n)
 
 	if (conn->off == conn->end) {
 		if (n >= sizeof conn->buf)
-			return (http_conn_read_fd(conn, p, n));
+			return http_conn_read_fd(conn, p, n);
 		if ((r = http_conn_fill(conn)) <= 0)
-			return (r);
+			return r;
 	}
 	if (n > conn->end - conn->off)
 		n = conn->end - conn->off;
 	memcpy(p, conn->buf + conn->off, n);
 	conn->off += n;
-	return ((ssize_t)n);
+	return (ssize_t)n;
 }
 
 /* The next line, its LF (and a CR before it) dropped, NUL-terminated into
@@ -191,7 +191,7 @@ http_conn_line(struct http_conn *conn, char *line, size_t *len)
 		n = nl != NULL ? (size_t)(nl - (conn->buf + conn->off)) :
 		    conn->end - conn->off;
 		if (*len + n >= HTTP_LINE_MAX)
-			return (HTTP_LINE_LONG);
+			return HTTP_LINE_LONG;
 		memcpy(line + *len, conn->buf + conn->off, n);
 		*len += n;
 		conn->off += n;
@@ -200,9 +200,9 @@ http_conn_line(struct http_conn *conn, char *line, size_t *len)
 			if (*len > 0 && line[*len - 1] == '\r')
 				(*len)--;
 			line[*len] = '\0';
-			return (HTTP_LINE_OK);
+			return HTTP_LINE_OK;
 		}
 		if ((r = http_conn_fill(conn)) <= 0)
-			return (r == 0 ? HTTP_LINE_EOF : HTTP_LINE_ERROR);
+			return r == 0 ? HTTP_LINE_EOF : HTTP_LINE_ERROR;
 	}
 }

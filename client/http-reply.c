@@ -52,7 +52,7 @@ http_reply_quote(const char *s)
 
 	xasprintf(&q, "%.64s%s", s, strlen(s) > 64 ? "..." : "");
 	render_clean(q);
-	return (q);
+	return q;
 }
 
 /*
@@ -73,30 +73,30 @@ http_reply_fields(struct http_conn *conn, char *line, size_t *room,
 			break;
 		case HTTP_LINE_EOF:
 			xasprintf(cause, "the reply ended in its %s", what);
-			return (-1);
+			return -1;
 		case HTTP_LINE_ERROR:
 			xasprintf(cause, "reading the reply's %s: %s", what,
 			    strerror(conn->error));
-			return (-1);
+			return -1;
 		case HTTP_LINE_LONG:
 			xasprintf(cause, "a line of the reply's %s is longer "
 			    "than %d bytes", what, HTTP_LINE_MAX);
-			return (-1);
+			return -1;
 		}
 		if (len + 2 > *room) {
 			xasprintf(cause, "more than %d bytes of %s in the "
 			    "reply", HTTP_HEAD_MAX, what);
-			return (-1);
+			return -1;
 		}
 		*room -= len + 2;
 		if (len == 0)
-			return (0);
+			return 0;
 		if (memchr(line, '\0', len) != NULL) {
 			xasprintf(cause, "a NUL byte in the reply's %s", what);
-			return (-1);
+			return -1;
 		}
 		if (fn != NULL && fn(head, line, cause) != 0)
-			return (-1);
+			return -1;
 	}
 }
 
@@ -114,19 +114,19 @@ http_reply_length_value(const char *v, size_t *out)
 		digits = 0;
 		for (; *v >= '0' && *v <= '9'; v++, digits++) {
 			if (n > (SIZE_MAX - 9) / 10)
-				return (-1);
+				return -1;
 			n = n * 10 + (size_t)(*v - '0');
 		}
 		if (digits == 0 || (!first && n != *out))
-			return (-1);
+			return -1;
 		*out = n;
 		first = 0;
 		while (*v == ' ' || *v == '\t')
 			v++;
 		if (*v == '\0')
-			return (0);
+			return 0;
 		if (*v++ != ',')
-			return (-1);
+			return -1;
 	}
 }
 
@@ -144,7 +144,7 @@ http_reply_field(struct http_head *head, char *line, char **cause)
 		xasprintf(cause, "a folded header line in the reply: \"%s\"",
 		    q);
 		free(q);
-		return (-1);
+		return -1;
 	}
 	colon = strchr(line, ':');
 	for (p = line; colon != NULL && p < colon; p++) {
@@ -157,7 +157,7 @@ http_reply_field(struct http_head *head, char *line, char **cause)
 		xasprintf(cause, "a malformed header line in the reply: "
 		    "\"%s\"", q);
 		free(q);
-		return (-1);
+		return -1;
 	}
 	*colon = '\0';
 	v = colon + 1;
@@ -174,7 +174,7 @@ http_reply_field(struct http_head *head, char *line, char **cause)
 			xasprintf(cause, "a bad Content-Length in the reply: "
 			    "\"%s\"", q);
 			free(q);
-			return (-1);
+			return -1;
 		}
 		head->has_length = 1;
 		head->length = n;
@@ -191,7 +191,7 @@ http_reply_field(struct http_head *head, char *line, char **cause)
 			    strncasecmp(tok, "chunked", 7) == 0;
 		}
 	}
-	return (0);
+	return 0;
 }
 
 /* "HTTP/1.x NNN[ reason]", NNN a status of the five classes (100-599):
@@ -210,10 +210,10 @@ http_reply_status(struct http_head *head, const char *line, char **cause)
 		xasprintf(cause, "a malformed status line in the reply: "
 		    "\"%s\"", q);
 		free(q);
-		return (-1);
+		return -1;
 	}
 	head->status = (p[9] - '0') * 100 + (p[10] - '0') * 10 + (p[11] - '0');
-	return (0);
+	return 0;
 }
 
 /* The status line and headers of the final reply, 1xx ones skipped. */
@@ -228,7 +228,7 @@ http_reply_head(struct http_conn *conn, char *line, struct http_head *head,
 		if (interim > HTTP_INTERIM_MAX) {
 			xasprintf(cause, "more than %d interim (1xx) replies",
 			    HTTP_INTERIM_MAX);
-			return (-1);
+			return -1;
 		}
 		memset(head, 0, sizeof *head);
 		switch (http_conn_line(conn, line, &len)) {
@@ -241,28 +241,28 @@ http_reply_head(struct http_conn *conn, char *line, struct http_head *head,
 			else
 				xasprintf(cause, "the reply ended in its "
 				    "status line");
-			return (-1);
+			return -1;
 		case HTTP_LINE_ERROR:
 			xasprintf(cause, "reading the reply: %s",
 			    strerror(conn->error));
-			return (-1);
+			return -1;
 		case HTTP_LINE_LONG:
 			xasprintf(cause, "the reply's status line is longer "
 			    "than %d bytes", HTTP_LINE_MAX);
-			return (-1);
+			return -1;
 		}
 		if (http_reply_status(head, line, cause) != 0)
-			return (-1);
+			return -1;
 		room = HTTP_HEAD_MAX - (len + 2);
 		if (http_reply_fields(conn, line, &room, "headers",
 		    http_reply_field, head, cause) != 0)
-			return (-1);
+			return -1;
 		if (head->status == 101) {
 			xasprintf(cause, "profd switched protocols (101)");
-			return (-1);
+			return -1;
 		}
 		if (head->status >= 200)
-			return (0);
+			return 0;
 	}
 }
 
@@ -284,17 +284,17 @@ http_reply_chunk_size(const char *line, size_t *size)
 		else
 			break;
 		if (n > (SIZE_MAX >> 5))
-			return (-1);
+			return -1;
 		n = n * 16 + (size_t)d;
 	}
 	if (p == line)
-		return (-1);
+		return -1;
 	while (*p == ' ' || *p == '\t')
 		p++;
 	if (*p != '\0' && *p != ';')
-		return (-1);
+		return -1;
 	*size = n;
-	return (0);
+	return 0;
 }
 
 /* The end of a chunk's data (its CRLF) unless none was read yet, then the
@@ -316,15 +316,15 @@ http_reply_chunk_next(struct http_conn *conn, struct http_body *b,
 		case HTTP_LINE_LONG:
 			xasprintf(cause, "a chunk of the reply is longer than "
 			    "its size (%zu bytes)", b->size);
-			return (-1);
+			return -1;
 		case HTTP_LINE_EOF:
 			xasprintf(cause, "the reply ended after a chunk, "
 			    "before its CRLF");
-			return (-1);
+			return -1;
 		case HTTP_LINE_ERROR:
 			xasprintf(cause, "the reply was cut off after %zu "
 			    "bytes: %s", b->n, strerror(conn->error));
-			return (-1);
+			return -1;
 		}
 	}
 	switch (http_conn_line(conn, b->line, &len)) {
@@ -333,29 +333,29 @@ http_reply_chunk_next(struct http_conn *conn, struct http_body *b,
 	case HTTP_LINE_EOF:
 		xasprintf(cause, "the reply ended before its last chunk "
 		    "(after %zu bytes)", b->n);
-		return (-1);
+		return -1;
 	case HTTP_LINE_ERROR:
 		xasprintf(cause, "the reply was cut off after %zu bytes: %s",
 		    b->n, strerror(conn->error));
-		return (-1);
+		return -1;
 	case HTTP_LINE_LONG:
 		xasprintf(cause, "a chunk-size line of the reply is longer "
 		    "than %d bytes", HTTP_LINE_MAX);
-		return (-1);
+		return -1;
 	}
 	if (http_reply_chunk_size(b->line, &b->size) != 0) {
 		q = http_reply_quote(b->line);
 		xasprintf(cause, "a bad chunk size in the reply: \"%s\"", q);
 		free(q);
-		return (-1);
+		return -1;
 	}
 	b->left = b->size;
 	if (b->size != 0)
-		return (0);
+		return 0;
 	b->framing = HTTP_BODY_NONE;
 	room = HTTP_HEAD_MAX;
-	return (http_reply_fields(conn, b->line, &room, "trailer", NULL, NULL,
-	    cause));
+	return http_reply_fields(conn, b->line, &room, "trailer", NULL, NULL,
+	    cause);
 }
 
 /*
@@ -372,15 +372,15 @@ http_reply_body(struct http_conn *conn, struct http_body *b, char *p,
 	for (;;) {
 		switch (b->framing) {
 		case HTTP_BODY_NONE:
-			return (0);
+			return 0;
 		case HTTP_BODY_LENGTH:
 			if (b->n == b->length)
-				return (0);
+				return 0;
 			if (n > b->length - b->n)
 				n = b->length - b->n;
 			if ((r = http_conn_read(conn, p, n)) > 0) {
 				b->n += (size_t)r;
-				return (r);
+				return r;
 			}
 			if (r == 0)
 				xasprintf(cause, "the reply ended after %zu of "
@@ -389,23 +389,23 @@ http_reply_body(struct http_conn *conn, struct http_body *b, char *p,
 				xasprintf(cause, "reading the reply after %zu "
 				    "of %zu bytes: %s", b->n, b->length,
 				    strerror(conn->error));
-			return (-1);
+			return -1;
 		case HTTP_BODY_CLOSE:
 			/* A reset is not an end. */
 			if ((r = http_conn_read(conn, p, n)) == -1) {
 				xasprintf(cause, "the reply was cut off after "
 				    "%zu bytes: %s", b->n,
 				    strerror(conn->error));
-				return (-1);
+				return -1;
 			}
 			if (r == 0)
 				b->framing = HTTP_BODY_NONE;
 			b->n += (size_t)r;
-			return (r);
+			return r;
 		case HTTP_BODY_CHUNKED:
 			if (b->left == 0) {
 				if (http_reply_chunk_next(conn, b, cause) != 0)
-					return (-1);
+					return -1;
 				continue;
 			}
 			if (n > b->left)
@@ -413,7 +413,7 @@ http_reply_body(struct http_conn *conn, struct http_body *b, char *p,
 			if ((r = http_conn_read(conn, p, n)) > 0) {
 				b->left -= (size_t)r;
 				b->n += (size_t)r;
-				return (r);
+				return r;
 			}
 			if (r == 0)
 				xasprintf(cause, "the reply ended %zu bytes into "
@@ -424,7 +424,7 @@ http_reply_body(struct http_conn *conn, struct http_body *b, char *p,
 				    "bytes into a chunk of %zu bytes: %s",
 				    b->size - b->left, b->size,
 				    strerror(conn->error));
-			return (-1);
+			return -1;
 		}
 	}
 }
@@ -442,7 +442,7 @@ http_reply_start(struct http_conn *conn, int head_only, long *status,
 
 	memset(b, 0, sizeof *b);
 	if (http_reply_head(conn, b->line, &head, cause) != 0)
-		return (-1);
+		return -1;
 	*status = head.status;
 	if (head_only || head.status == 204 || head.status == 304)
 		b->framing = HTTP_BODY_NONE;
@@ -454,7 +454,7 @@ http_reply_start(struct http_conn *conn, int head_only, long *status,
 		b->framing = HTTP_BODY_LENGTH;
 		b->length = head.length;
 	}
-	return (0);
+	return 0;
 }
 
 /*
@@ -483,7 +483,7 @@ http_reply_collect(struct http_conn *conn, struct http_body *b, size_t max,
 		if ((r = http_reply_body(conn, b, sink.p + sink.n, want,
 		    cause)) == -1) {
 			free(sink.p);
-			return (-1);
+			return -1;
 		}
 		if (r == 0)
 			break;
@@ -499,7 +499,7 @@ http_reply_collect(struct http_conn *conn, struct http_body *b, size_t max,
 	if (reply->len != 0)
 		reply->json = json_loadb(reply->body, reply->len,
 		    JSON_ALLOW_NUL, NULL);
-	return (0);
+	return 0;
 }
 
 /*
@@ -524,7 +524,7 @@ http_reply_read(struct http_conn *conn, int head_only,
 	free(b);
 	if (rc == 0)
 		reply->status = status;
-	return (rc);
+	return rc;
 }
 
 void

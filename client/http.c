@@ -28,7 +28,7 @@ http_new(const char *socket_path)
 
 	h = xcalloc(1, sizeof *h);
 	h->socket = xstrdup(socket_path);
-	return (h);
+	return h;
 }
 
 void
@@ -43,7 +43,7 @@ http_free(struct http *h)
 const char *
 http_socket(const struct http *h)
 {
-	return (h->socket);
+	return h->socket;
 }
 
 /* A method is a token; a path starts with / and holds no space or
@@ -54,16 +54,16 @@ http_check_request(const char *method, const char *path)
 	const char	*p;
 
 	if (*method == '\0' || *path != '/')
-		return (-1);
+		return -1;
 	for (p = method; *p != '\0'; p++) {
 		if ((*p < 'A' || *p > 'Z') && *p != '-' && *p != '_')
-			return (-1);
+			return -1;
 	}
 	for (p = path; *p != '\0'; p++) {
 		if ((unsigned char)*p <= 0x20 || *p == 0x7f)
-			return (-1);
+			return -1;
 	}
-	return (0);
+	return 0;
 }
 
 /* A reply being read: its connection and how far its body has come. */
@@ -98,12 +98,12 @@ http_stream_open(struct http *h, const char *method, const char *path,
 	if (http_check_request(method, path) != 0) {
 		xasprintf(cause, "invalid request: %s %s", method, path);
 		render_clean(*cause);
-		return (HTTP_EBROKEN);
+		return HTTP_EBROKEN;
 	}
 	s = xcalloc(1, sizeof *s);
 	if ((s->conn = http_conn_open(h->socket, cause)) == NULL) {
 		free(s);
-		return (HTTP_ECONNECT);
+		return HTTP_ECONNECT;
 	}
 
 	has_body = strcmp(method, "POST") == 0 || strcmp(method, "PUT") == 0;
@@ -134,7 +134,7 @@ http_stream_open(struct http *h, const char *method, const char *path,
 			    strerror(s->send_error));
 			free(req);
 			http_stream_close(s);
-			return (HTTP_EBROKEN);
+			return HTTP_EBROKEN;
 		}
 	}
 	free(req);
@@ -143,10 +143,10 @@ http_stream_open(struct http *h, const char *method, const char *path,
 	    &s->status, &s->body, cause) != 0) {
 		http_stream_fail(s, cause);
 		http_stream_close(s);
-		return (HTTP_EBROKEN);
+		return HTTP_EBROKEN;
 	}
 	*sp = s;
-	return (0);
+	return 0;
 }
 
 /* A reply that could not be read after a send that failed: the send's
@@ -163,7 +163,7 @@ http_stream_fail(struct http_stream *s, char **cause)
 long
 http_stream_status(const struct http_stream *s)
 {
-	return (s->status);
+	return s->status;
 }
 
 /* Up to n (more than 0) bytes of the body into p. Returns how many, 0 at
@@ -175,7 +175,7 @@ http_stream_read(struct http_stream *s, char *p, size_t n, char **cause)
 
 	if ((r = http_reply_body(s->conn, &s->body, p, n, cause)) == -1)
 		http_stream_fail(s, cause);
-	return (r);
+	return r;
 }
 
 /* The rest of the body into reply, at most max bytes of it (an error
@@ -188,10 +188,10 @@ http_stream_rest(struct http_stream *s, size_t max, struct http_reply *reply,
 	memset(reply, 0, sizeof *reply);
 	if (http_reply_collect(s->conn, &s->body, max, reply, cause) != 0) {
 		http_stream_fail(s, cause);
-		return (HTTP_EBROKEN);
+		return HTTP_EBROKEN;
 	}
 	reply->status = s->status;
-	return (0);
+	return 0;
 }
 
 void
@@ -212,8 +212,8 @@ int
 http_request(struct http *h, const char *method, const char *path,
     const void *body, size_t len, struct http_reply *reply, char **cause)
 {
-	return (http_request_type(h, method, path, NULL, body, len, reply,
-	    cause));
+	return http_request_type(h, method, path, NULL, body, len, reply,
+	    cause);
 }
 
 /* http_request with the Content-Type of the body (NULL: a blob,
@@ -231,10 +231,10 @@ http_request_type(struct http *h, const char *method, const char *path,
 	memset(reply, 0, sizeof *reply);
 	if ((rc = http_stream_open(h, method, path, ctype, body, len, &s,
 	    cause)) != 0)
-		return (rc);
+		return rc;
 	rc = http_stream_rest(s, SIZE_MAX, reply, cause);
 	http_stream_close(s);
-	return (rc);
+	return rc;
 }
 
 /* Percent-encode everything but RFC 3986's unreserved characters. */
@@ -258,7 +258,7 @@ http_escape(const char *s)
 		}
 	}
 	*o = '\0';
-	return (out);
+	return out;
 }
 
 /* Append key=value (encoded) to the query of *path. */

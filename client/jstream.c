@@ -69,7 +69,7 @@ jstream_new(jstream_whole_fn whole, jstream_event_fn event, void *arg)
 	js->event = event;
 	js->arg = arg;
 	js->state = JSTREAM_S_VALUE;
-	return (js);
+	return js;
 }
 
 void
@@ -95,7 +95,7 @@ jstream_error(char **cause, const char *what, uint64_t at)
 	xasprintf(cause, "unexpected reply from profd (not JSON: %s at byte "
 	    "%llu)", what, (unsigned long long)at);
 	render_clean(*cause);
-	return (-1);
+	return -1;
 }
 
 static void
@@ -132,8 +132,8 @@ static json_t *
 jstream_key(const struct jstream *js)
 {
 	if (js->depth == 0 || js->stack[js->depth - 1].close != '}')
-		return (NULL);
-	return (js->stack[js->depth - 1].member);
+		return NULL;
+	return js->stack[js->depth - 1].member;
 }
 
 static int
@@ -147,7 +147,7 @@ jstream_emit(struct jstream *js, enum jstream_ev ev, size_t depth,
 	e.key = key;
 	e.value = value;
 	*cause = NULL;
-	return (js->event(js->arg, &e, cause));
+	return js->event(js->arg, &e, cause);
 }
 
 /* A value is complete: the top one, or one in a container. */
@@ -165,24 +165,24 @@ jstream_value(struct jstream *js, char c, char **cause)
 	json_t			*key = jstream_key(js);
 
 	if (js->depth == 0 && c != '[' && c != '{')
-		return (jstream_error(cause, "'[' or '{' expected", js->at));
+		return jstream_error(cause, "'[' or '{' expected", js->at);
 	/* jansson counts the values around a value, the top one 1. */
 	if (js->depth + 1 > JSON_PARSER_MAX_DEPTH)
-		return (jstream_error(cause, "maximum parsing depth reached",
-		    js->at));
+		return jstream_error(cause, "maximum parsing depth reached",
+		    js->at);
 	if (c == '"') {
 		jstream_tok_start(js, JSTREAM_T_STRING, c);
-		return (0);
+		return 0;
 	}
 	if (c == ',' || c == ':' || c == ']' || c == '}')
-		return (jstream_error(cause, "value expected", js->at));
+		return jstream_error(cause, "value expected", js->at);
 	if (c != '[' && c != '{') {
 		jstream_tok_start(js, JSTREAM_T_SCALAR, c);
-		return (0);
+		return 0;
 	}
 	if (js->whole(js->arg, js->depth, key, c)) {
 		jstream_tok_start(js, JSTREAM_T_WHOLE, c);
-		return (0);
+		return 0;
 	}
 	if (js->depth == js->cap) {
 		js->cap = js->cap == 0 ? 8 : js->cap * 2;
@@ -196,8 +196,8 @@ jstream_value(struct jstream *js, char c, char **cause)
 		json_incref(key);
 	fr->member = NULL;
 	js->state = c == '[' ? JSTREAM_S_VALUE_END : JSTREAM_S_KEY_END;
-	return (jstream_emit(js, c == '[' ? JSTREAM_ARRAY : JSTREAM_OBJECT,
-	    js->depth - 1, key, NULL, cause));
+	return jstream_emit(js, c == '[' ? JSTREAM_ARRAY : JSTREAM_OBJECT,
+	    js->depth - 1, key, NULL, cause);
 }
 
 /* The end of the innermost container. */
@@ -215,7 +215,7 @@ jstream_close(struct jstream *js, char **cause)
 		json_decref(fr.key);
 	if (fr.member != NULL)
 		json_decref(fr.member);
-	return (rc);
+	return rc;
 }
 
 /* One byte outside a token, not a blank. */
@@ -226,44 +226,44 @@ jstream_byte(struct jstream *js, char c, char **cause)
 
 	switch (js->state) {
 	case JSTREAM_S_DONE:
-		return (jstream_error(cause, "end of file expected", js->at));
+		return jstream_error(cause, "end of file expected", js->at);
 	case JSTREAM_S_COLON:
 		if (c != ':')
-			return (jstream_error(cause, "':' expected", js->at));
+			return jstream_error(cause, "':' expected", js->at);
 		js->state = JSTREAM_S_VALUE;
-		return (0);
+		return 0;
 	case JSTREAM_S_NEXT:
 		close = js->stack[js->depth - 1].close;
 		if (c == ',') {
 			js->state = close == '}' ? JSTREAM_S_KEY :
 			    JSTREAM_S_VALUE;
-			return (0);
+			return 0;
 		}
 		if (c == close)
-			return (jstream_close(js, cause));
-		return (jstream_error(cause, close == '}' ?
-		    "',' or '}' expected" : "',' or ']' expected", js->at));
+			return jstream_close(js, cause);
+		return jstream_error(cause, close == '}' ?
+		    "',' or '}' expected" : "',' or ']' expected", js->at);
 	case JSTREAM_S_KEY_END:
 		if (c == '}')
-			return (jstream_close(js, cause));
+			return jstream_close(js, cause);
 		/* FALLTHROUGH */
 	case JSTREAM_S_KEY:
 		if (c != '"')
-			return (jstream_error(cause, js->state ==
+			return jstream_error(cause, js->state ==
 			    JSTREAM_S_KEY_END ? "string or '}' expected" :
-			    "string expected", js->at));
+			    "string expected", js->at);
 		jstream_tok_start(js, JSTREAM_T_KEY, c);
-		return (0);
+		return 0;
 	case JSTREAM_S_VALUE_END:
 		if (c == ']')
-			return (jstream_close(js, cause));
+			return jstream_close(js, cause);
 		/* FALLTHROUGH */
 	case JSTREAM_S_VALUE:
-		return (jstream_value(js, c, cause));
+		return jstream_value(js, c, cause);
 	case JSTREAM_S_TOKEN:
 		break;
 	}
-	return (jstream_error(cause, "internal error", js->at));
+	return jstream_error(cause, "internal error", js->at);
 }
 
 /*
@@ -296,9 +296,9 @@ jstream_token(struct jstream *js, const char *p, size_t n, int *done,
 			else if (c == '[' || c == '{') {
 				if (js->depth + ++js->tok_depth >
 				    JSON_PARSER_MAX_DEPTH)
-					return (jstream_error(cause, "maximum "
+					return jstream_error(cause, "maximum "
 					    "parsing depth reached",
-					    js->at + i));
+					    js->at + i);
 			} else if ((c == ']' || c == '}') &&
 			    --js->tok_depth == 0) {
 				*done = 1;
@@ -321,7 +321,7 @@ jstream_token(struct jstream *js, const char *p, size_t n, int *done,
 		}
 	}
 	jstream_tok_add(js, p, i);
-	return ((ssize_t)i);
+	return (ssize_t)i;
 }
 
 /* A complete token: jansson parses it, the user has it. */
@@ -342,27 +342,27 @@ jstream_token_end(struct jstream *js, char **cause)
 	}
 	js->tok_n = 0;
 	if (v == NULL)
-		return (jstream_error(cause, jerr.text, js->tok_at));
+		return jstream_error(cause, jerr.text, js->tok_at);
 	if (js->tok_kind == JSTREAM_T_KEY) {
 		/* As jansson: a key is a C string. */
 		if (strlen(json_string_value(v)) != json_string_length(v)) {
 			json_decref(v);
-			return (jstream_error(cause, "NUL byte in object key "
-			    "not supported", js->tok_at));
+			return jstream_error(cause, "NUL byte in object key "
+			    "not supported", js->tok_at);
 		}
 		fr = &js->stack[js->depth - 1];
 		if (fr->member != NULL)
 			json_decref(fr->member);
 		fr->member = v;
 		js->state = JSTREAM_S_COLON;
-		return (jstream_emit(js, JSTREAM_KEY, js->depth, v, NULL,
-		    cause));
+		return jstream_emit(js, JSTREAM_KEY, js->depth, v, NULL,
+		    cause);
 	}
 	jstream_after_value(js);
 	rc = jstream_emit(js, JSTREAM_VALUE, js->depth, jstream_key(js), v,
 	    cause);
 	json_decref(v);
-	return (rc);
+	return rc;
 }
 
 /*
@@ -382,20 +382,20 @@ jstream_feed(struct jstream *js, const char *p, size_t n, char **cause)
 		if (js->state == JSTREAM_S_TOKEN) {
 			if ((k = jstream_token(js, p, (size_t)(end - p), &done,
 			    cause)) == -1)
-				return (-1);
+				return -1;
 			p += k;
 			js->at += (uint64_t)k;
 			if (done && jstream_token_end(js, cause) != 0)
-				return (-1);
+				return -1;
 			continue;
 		}
 		if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r' &&
 		    jstream_byte(js, *p, cause) != 0)
-			return (-1);
+			return -1;
 		p++;
 		js->at++;
 	}
-	return (0);
+	return 0;
 }
 
 /* The end of the text: 0 if the top value is complete, else -1. */
@@ -404,8 +404,8 @@ jstream_end(struct jstream *js, char **cause)
 {
 	*cause = NULL;
 	if (js->state == JSTREAM_S_DONE)
-		return (0);
+		return 0;
 	if (js->at == 0)
-		return (jstream_error(cause, "no text", 0));
-	return (jstream_error(cause, "the text ends early", js->at));
+		return jstream_error(cause, "no text", 0);
+	return jstream_error(cause, "the text ends early", js->at);
 }

@@ -36,7 +36,7 @@ main_usage_error(const char *msg, const char *arg)
 {
 	fprintf(stderr, "profctl: %s%s\n", msg, arg != NULL ? arg : "");
 	main_usage(stderr);
-	return (PROFCTL_EXIT_USAGE);
+	return PROFCTL_EXIT_USAGE;
 }
 
 int
@@ -63,31 +63,31 @@ main(int argc, char **argv)
 		case 'h':
 			main_usage(stdout);
 			free(c.socket);
-			return (cmd_finish(PROFCTL_EXIT_OK));
+			return cmd_finish(PROFCTL_EXIT_OK);
 		case 'V':
 			printf("profctl %s\n", PROFD_VERSION);
 			free(c.socket);
-			return (cmd_finish(PROFCTL_EXIT_OK));
+			return cmd_finish(PROFCTL_EXIT_OK);
 		case ':':
 			free(c.socket);
-			return (main_usage_error("option needs an argument: ",
-			    argv[optind - 1]));
+			return main_usage_error("option needs an argument: ",
+			    argv[optind - 1]);
 		default:
 			free(c.socket);
-			return (main_usage_error("unknown option: ",
-			    argv[optind - 1]));
+			return main_usage_error("unknown option: ",
+			    argv[optind - 1]);
 		}
 	}
 	if (optind >= argc) {
 		free(c.socket);
-		return (main_usage_error("no command given", NULL));
+		return main_usage_error("no command given", NULL);
 	}
 	if ((e = cmd_find(argv[optind])) == NULL) {
 		free(c.socket);
-		return (main_usage_error("unknown command: ", argv[optind]));
+		return main_usage_error("unknown command: ", argv[optind]);
 	}
 
 	rc = e->exec(&c, argc - optind, argv + optind);
 	client_free(&c);
-	return (cmd_finish(rc));
+	return cmd_finish(rc);
 }

@@ -24,10 +24,10 @@ paths_socket_for(uid_t uid, const char *xdg_runtime_dir)
 	char		*path, *dir;
 
 	if (uid == 0)
-		return (xstrdup("/run/profd/profd.sock"));
+		return xstrdup("/run/profd/profd.sock");
 	if (xdg_runtime_dir != NULL && xdg_runtime_dir[0] == '/') {
 		xasprintf(&path, "%s/profd/profd.sock", xdg_runtime_dir);
-		return (path);
+		return path;
 	}
 	xasprintf(&dir, "/run/user/%lu", (unsigned long)uid);
 	if (stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode))
@@ -36,13 +36,13 @@ paths_socket_for(uid_t uid, const char *xdg_runtime_dir)
 		xasprintf(&path, "/tmp/profd-%lu/profd.sock",
 		    (unsigned long)uid);
 	free(dir);
-	return (path);
+	return path;
 }
 
 char *
 paths_default_socket(void)
 {
-	return (paths_socket_for(getuid(), getenv("XDG_RUNTIME_DIR")));
+	return paths_socket_for(getuid(), getenv("XDG_RUNTIME_DIR"));
 }
 
 static char *
@@ -55,7 +55,7 @@ paths_trim(char *s)
 	e = s + strlen(s);
 	while (e > s && isspace((unsigned char)e[-1]))
 		*--e = '\0';
-	return (s);
+	return s;
 }
 
 /* The "socket = PATH" setting of profd's config file, outside [scope]
@@ -69,7 +69,7 @@ paths_config_socket(const char *conf)
 	int	 global = 1;
 
 	if (conf == NULL || (f = fopen(conf, "r")) == NULL)
-		return (NULL);
+		return NULL;
 	while (getline(&line, &cap, f) != -1) {
 		p = paths_trim(line);
 		if (*p == '[') {
@@ -93,7 +93,7 @@ paths_config_socket(const char *conf)
 	}
 	free(line);
 	fclose(f);
-	return (found);
+	return found;
 }
 
 /* $XDG_CONFIG_HOME/profd/profd.conf, else ~/.config/profd/profd.conf. */
@@ -108,8 +108,8 @@ paths_user_config(void)
 	else if ((d = getenv("HOME")) != NULL && d[0] == '/')
 		xasprintf(&path, "%s/.config/profd/profd.conf", d);
 	else
-		return (NULL);
-	return (path);
+		return NULL;
+	return path;
 }
 
 static int
@@ -117,7 +117,7 @@ paths_is_socket(const char *path)
 {
 	struct stat	 sb;
 
-	return (stat(path, &sb) == 0 && S_ISSOCK(sb.st_mode));
+	return stat(path, &sb) == 0 && S_ISSOCK(sb.st_mode);
 }
 
 /*
@@ -133,9 +133,9 @@ paths_socket(const char *option)
 	char		*conf, *user = NULL, *sys;
 
 	if (option != NULL && *option != '\0')
-		return (xstrdup(option));
+		return xstrdup(option);
 	if ((env = getenv("PROFD_SOCKET")) != NULL && *env != '\0')
-		return (xstrdup(env));
+		return xstrdup(env);
 	if (getuid() != 0) {
 		conf = paths_user_config();
 		user = paths_config_socket(conf);
@@ -143,14 +143,14 @@ paths_socket(const char *option)
 		if (user == NULL)
 			user = paths_default_socket();
 		if (paths_is_socket(user))
-			return (user);
+			return user;
 	}
 	if ((sys = paths_config_socket(PATHS_SYSTEM_CONFIG)) == NULL)
 		sys = xstrdup("/run/profd/profd.sock");
 	if (user == NULL || paths_is_socket(sys)) {
 		free(user);
-		return (sys);
+		return sys;
 	}
 	free(sys);
-	return (user);
+	return user;
 }

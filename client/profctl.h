@@ -11,6 +11,8 @@
 
 #include <jansson.h>
 
+#include "alloc.h"
+
 #ifndef PROFD_VERSION
 #define PROFD_VERSION "0.1.0"
 #endif
@@ -21,20 +23,12 @@
 static inline int64_t
 profctl_add(int64_t a, int64_t b)
 {
-	return ((int64_t)((uint64_t)a + (uint64_t)b));
+	return (int64_t)((uint64_t)a + (uint64_t)b);
 }
 
 #define PROFCTL_EXIT_OK		0	/* success */
 #define PROFCTL_EXIT_REFUSED	1	/* the daemon refused the request */
 #define PROFCTL_EXIT_USAGE	2	/* usage error or daemon unreachable */
-
-/* xmalloc.c: allocators that abort instead of returning NULL. */
-void	*xmalloc(size_t);
-void	*xcalloc(size_t, size_t);
-void	*xreallocarray(void *, size_t, size_t);
-char	*xstrdup(const char *);
-int	 xasprintf(char **, const char *, ...)
-	    __attribute__((format(printf, 2, 3)));
 
 /* paths.c: where profd's socket is when nobody says otherwise. */
 char	*paths_socket_for(uid_t, const char *);

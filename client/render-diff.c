@@ -17,7 +17,7 @@ render_diff_delta(int64_t v, const char *unit, const char *out, char *buf,
 	units_scaled_label(v, unit, out, tmp, sizeof tmp);
 	snprintf(buf, len, "%s%s", v > 0 && strcmp(tmp, "0") != 0 ? "+" : "",
 	    tmp);
-	return (buf);
+	return buf;
 }
 
 /* A delta as a signed percentage of the base total: "+12.50%", "-0.25%",
@@ -30,17 +30,17 @@ render_diff_percent(int64_t delta, int64_t base, char *buf, size_t len)
 
 	if (delta == 0) {
 		snprintf(buf, len, "0%%");
-		return (buf);
+		return buf;
 	}
 	if (base == 0) {
 		snprintf(buf, len, "%sinf%%", delta > 0 ? "+" : "-");
-		return (buf);
+		return buf;
 	}
 	units_percentage(delta, base, tmp, sizeof tmp);
 	for (p = tmp; *p == ' '; p++)
 		/* nothing */;
 	snprintf(buf, len, "%s%s", delta > 0 ? "+" : "-", p);
-	return (buf);
+	return buf;
 }
 
 /*
@@ -61,15 +61,15 @@ render_diff_json(FILE *f, json_t *reply, char **cause)
 
 	metric = json_object_get(reply, "metric");
 	if ((unit = render_unit(reply)) == NULL)
-		return (render_bad(cause, "no unit"));
+		return render_bad(cause, "no unit");
 	jb = json_object_get(reply, "base");
 	jc = json_object_get(reply, "current");
 	if (!json_is_integer(json_object_get(jb, "total")) ||
 	    !json_is_integer(json_object_get(jc, "total")))
-		return (render_bad(cause, "no totals"));
+		return render_bad(cause, "no totals");
 	rows = json_object_get(reply, "rows");
 	if (!json_is_array(rows))
-		return (render_bad(cause, "no rows"));
+		return render_bad(cause, "no rows");
 	base_total = render_get_int(jb, "total");
 	cur_total = render_get_int(jc, "total");
 
@@ -79,7 +79,7 @@ render_diff_json(FILE *f, json_t *reply, char **cause)
 		    !json_is_integer(json_object_get(row, "base_flat")) ||
 		    !json_is_integer(json_object_get(row, "current_flat")) ||
 		    !json_is_integer(json_object_get(row, "delta_flat")))
-			return (render_bad(cause, "bad row in rows"));
+			return render_bad(cause, "bad row in rows");
 		v = render_abs(render_get_int(row, "delta_flat"));
 		if (v != 0 && (min == 0 || v < min))
 			min = v;
@@ -124,5 +124,5 @@ render_diff_json(FILE *f, json_t *reply, char **cause)
 		    render_diff_percent(v, base_total, p, sizeof p), clean);
 		free(clean);
 	}
-	return (0);
+	return 0;
 }

@@ -70,7 +70,7 @@ render_json_out_cb(const char *p, size_t n, void *arg)
 		p = nl + 1;
 	}
 	fwrite(p, 1, n, o->f);
-	return (0);
+	return 0;
 }
 
 static int
@@ -83,9 +83,9 @@ render_json_value(struct render_json_stream *s, json_t *v, size_t depth,
 	    RENDER_JSON_FLAGS | JSON_ENCODE_ANY) != 0) {
 		xasprintf(cause, "a value of the reply nests too deep to "
 		    "print");
-		return (-1);
+		return -1;
 	}
-	return (0);
+	return 0;
 }
 
 /* Keep a string member of the top object (error, detail). */
@@ -104,7 +104,7 @@ render_json_whole_cb(void *arg, size_t depth, json_t *key, int c)
 	(void)arg;
 	(void)key;
 	(void)c;
-	return (depth >= RENDER_JSON_WHOLE);
+	return depth >= RENDER_JSON_WHOLE;
 }
 
 static int
@@ -125,7 +125,7 @@ render_json_event_cb(void *arg, const struct jstream_event *e, char **cause)
 			    sizeof *s->items);
 		}
 		s->items[e->depth] = 0;
-		return (0);
+		return 0;
 	case JSTREAM_OBJECT_END:
 	case JSTREAM_ARRAY_END:
 		if (s->items[e->depth] > 0) {
@@ -135,13 +135,13 @@ render_json_event_cb(void *arg, const struct jstream_event *e, char **cause)
 		fputc(e->ev == JSTREAM_OBJECT_END ? '}' : ']', s->f);
 		if (e->depth == 0)
 			fputc('\n', s->f);
-		return (0);
+		return 0;
 	case JSTREAM_KEY:
 		render_json_item(s, e->depth - 1);
 		if (render_json_value(s, e->key, e->depth, cause) != 0)
-			return (-1);
+			return -1;
 		fputs(": ", s->f);
-		return (0);
+		return 0;
 	case JSTREAM_VALUE:
 		if (e->depth > 0 && e->key == NULL)
 			render_json_item(s, e->depth - 1);
@@ -152,9 +152,9 @@ render_json_event_cb(void *arg, const struct jstream_event *e, char **cause)
 			else if (strcmp(key, "detail") == 0)
 				render_json_keep(&s->detail, e->value);
 		}
-		return (render_json_value(s, e->value, e->depth, cause));
+		return render_json_value(s, e->value, e->depth, cause);
 	}
-	return (0);
+	return 0;
 }
 
 struct render_json_stream *
@@ -165,7 +165,7 @@ render_json_stream_new(FILE *f)
 	s = xcalloc(1, sizeof *s);
 	s->f = f;
 	s->js = jstream_new(render_json_whole_cb, render_json_event_cb, s);
-	return (s);
+	return s;
 }
 
 void
@@ -187,8 +187,8 @@ render_json_stream_feed(void *arg, const char *p, size_t n, char **cause)
 	struct render_json_stream	*s = arg;
 
 	if (n == 0)
-		return (jstream_end(s->js, cause));
-	return (jstream_feed(s->js, p, n, cause));
+		return jstream_end(s->js, cause);
+	return jstream_feed(s->js, p, n, cause);
 }
 
 /* A reply that ended in an error (its top object's "error" string): 1,
@@ -198,8 +198,8 @@ render_json_stream_error(const struct render_json_stream *s,
     const char **error, const char **detail)
 {
 	if (s->error == NULL)
-		return (0);
+		return 0;
 	*error = s->error;
 	*detail = s->detail != NULL ? s->detail : "";
-	return (1);
+	return 1;
 }

@@ -28,7 +28,7 @@ list_split(const char *s, size_t *n)
 
 	*n = 0;
 	if (s == NULL || *s == '\0')
-		return (NULL);
+		return NULL;
 	for (;;) {
 		p = strchr(s, ':');
 		v = xreallocarray(v, *n + 1, sizeof *v);
@@ -39,7 +39,7 @@ list_split(const char *s, size_t *n)
 			exit(PROFCTL_EXIT_USAGE);
 		}
 		if (p == NULL)
-			return (v);
+			return v;
 		s = p + 1;
 	}
 }
@@ -62,12 +62,12 @@ list_base(const char *path)
 	while (n > 1 && path[n - 1] == '/')
 		n--;
 	if (n == 0)
-		return (xstrdup("."));
+		return xstrdup(".");
 	if (n == 1 && path[0] == '/')
-		return (xstrdup("/"));
+		return xstrdup("/");
 	for (e = path + n; e > path && e[-1] != '/'; e--)
 		;
-	return (strndup(e, (size_t)(path + n - e)));
+	return strndup(e, (size_t)(path + n - e));
 }
 
 static char *
@@ -78,10 +78,10 @@ list_dir(const char *path)
 	while (n > 0 && path[n - 1] != '/')
 		n--;
 	if (n == 0)
-		return (xstrdup("."));
+		return xstrdup(".");
 	while (n > 1 && path[n - 1] == '/')
 		n--;
-	return (strndup(path, n));
+	return strndup(path, n);
 }
 
 /* pprof's trimPath: without trim prefixes, the part of path after the
@@ -108,7 +108,7 @@ list_trim(const char *path, const char *trim, const char *search)
 		}
 		list_split_free(v, n);
 		if (out != NULL)
-			return (out);
+			return out;
 	}
 	v = list_split(trim, &n);
 	for (i = 0; i < n + 2 && out == NULL; i++) {
@@ -123,7 +123,7 @@ list_trim(const char *path, const char *trim, const char *search)
 			out = path + len;
 	}
 	list_split_free(v, n);
-	return (out != NULL ? out : path);
+	return out != NULL ? out : path;
 }
 
 /* pprof's openSourceFile. */
@@ -140,7 +140,7 @@ list_open(const char *file, const char *search, const char *trim,
 	if (path[0] == '/') {
 		if ((f = fopen(path, "r")) == NULL)
 			xasprintf(why, "open %s: %s", path, strerror(errno));
-		return (f);
+		return f;
 	}
 	v = list_split(search, &n);
 	for (i = 0; i < n && f == NULL; i++) {
@@ -165,7 +165,7 @@ list_open(const char *file, const char *search, const char *trim,
 	if (f == NULL)
 		xasprintf(why, "could not find file %s on path %s", path,
 		    search);
-	return (f);
+	return f;
 }
 
 /* The file's lines as bufio.Scanner splits them (a final "\r" off). */
@@ -186,7 +186,7 @@ list_read(FILE *f, size_t *n)
 		lines[(*n)++] = xstrdup(line);
 	}
 	free(line);
-	return (lines);
+	return lines;
 }
 
 /* valueOrDot. */
@@ -194,8 +194,8 @@ static const char *
 list_value(int64_t v, const char *unit, char *buf, size_t len)
 {
 	if (v == 0)
-		return (".");
-	return (units_scaled_label(v, unit, "minimum", buf, len));
+		return ".";
+	return units_scaled_label(v, unit, "minimum", buf, len);
 }
 
 /* A line number moved by the margin, not past what int64 holds. */
@@ -203,10 +203,10 @@ static int64_t
 list_margin(int64_t line, int64_t by)
 {
 	if (by > 0 && line > INT64_MAX - by)
-		return (INT64_MAX);
+		return INT64_MAX;
 	if (by < 0 && line < INT64_MIN - by)
-		return (INT64_MIN);
-	return (line + by);
+		return INT64_MIN;
+	return line + by;
 }
 
 /* One function's lines in one file: pprof's getSourceFromFile. */
@@ -226,7 +226,7 @@ list_file(FILE *f, const char *name, json_t *file, const char *unit,
 	if ((path = render_str(file, "file")) == NULL ||
 	    !json_is_array(lines = json_object_get(file, "lines")) ||
 	    json_array_size(lines) == 0)
-		return (-1);
+		return -1;
 	flat = render_get_int(file, "flat");
 	cum = render_get_int(file, "cum");
 	/* pprof shows the path trimmed with the search path as given. */
@@ -251,7 +251,7 @@ list_file(FILE *f, const char *name, json_t *file, const char *unit,
 			    unit, b, sizeof b), render_get_int(l, "line"));
 		}
 		free(why);
-		return (0);
+		return 0;
 	}
 	free(why);
 	/* Lines come sorted: the range is the first less the margin (or
@@ -284,7 +284,7 @@ list_file(FILE *f, const char *name, json_t *file, const char *unit,
 	for (i = 0; i < ntext; i++)
 		free(text[i]);
 	free(text);
-	return (0);
+	return 0;
 }
 
 int
@@ -300,12 +300,12 @@ render_list(FILE *f, json_t *reply, const struct render_list_opts *o,
 	if ((unit = render_unit(reply)) == NULL ||
 	    render_int(reply, "total", &total) != 0 ||
 	    !json_is_array(funcs = json_object_get(reply, "functions")))
-		return (render_bad(cause, "no unit, total or functions"));
+		return render_bad(cause, "no unit, total or functions");
 	if (search == NULL || *search == '\0') {
 		if (getcwd(cwd, sizeof cwd) == NULL) {
 			xasprintf(cause, "could not stat current dir: %s",
 			    strerror(errno));
-			return (-1);
+			return -1;
 		}
 		search = cwd;
 	}
@@ -315,7 +315,7 @@ render_list(FILE *f, json_t *reply, const struct render_list_opts *o,
 	json_array_foreach(funcs, i, fn) {
 		if ((name = render_str(fn, "function")) == NULL ||
 		    !json_is_array(files = json_object_get(fn, "files")))
-			return (render_bad(cause, "bad function"));
+			return render_bad(cause, "bad function");
 		if (json_array_size(files) == 0) {
 			fprintf(f, "No source information for %s\n", name);
 			continue;
@@ -323,8 +323,8 @@ render_list(FILE *f, json_t *reply, const struct render_list_opts *o,
 		json_array_foreach(files, j, file) {
 			if (list_file(f, name, file, unit, total, o,
 			    search) == -1)
-				return (render_bad(cause, "bad file"));
+				return render_bad(cause, "bad file");
 		}
 	}
-	return (0);
+	return 0;
 }

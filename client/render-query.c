@@ -41,9 +41,9 @@ render_query_cell(json_t *v, int *num)
 
 	*num = 0;
 	if (v == NULL || json_is_null(v))
-		return (NULL);
+		return NULL;
 	if (json_is_string(v))
-		return (xstrdup(json_string_value(v)));
+		return xstrdup(json_string_value(v));
 	*num = 1;
 	if (json_is_integer(v))
 		xasprintf(&s, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
@@ -58,7 +58,7 @@ render_query_cell(json_t *v, int *num)
 		else
 			s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
 	}
-	return (s);
+	return s;
 }
 
 /* The column's name: a string, else its JSON. */
@@ -66,11 +66,11 @@ static char *
 render_query_name(json_t *col)
 {
 	if (json_is_string(col))
-		return (xstrdup(json_string_value(col)));
+		return xstrdup(json_string_value(col));
 	if (json_is_string(json_object_get(col, "name")))
-		return (xstrdup(json_string_value(json_object_get(col,
-		    "name"))));
-	return (json_dumps(col, JSON_COMPACT | JSON_ENCODE_ANY));
+		return xstrdup(json_string_value(json_object_get(col,
+		    "name")));
+	return json_dumps(col, JSON_COMPACT | JSON_ENCODE_ANY);
 }
 
 /* One CSV field, RFC 4180: quoted when it holds a comma, a quote, CR or
@@ -116,7 +116,7 @@ render_query_spool(char **cause)
 		xasprintf(cause, "query: a temporary file for the table in "
 		    "%s: %s (--csv needs none)", dir, strerror(errno));
 	free(path);
-	return (f);
+	return f;
 }
 
 /* The rows begin: the CSV header printed, the table's made ready. */
@@ -128,7 +128,7 @@ render_query_begin(struct render_query *q, char **cause)
 
 	if (!json_is_array(q->columns)) {
 		q->bad = "no columns before rows";
-		return (0);
+		return 0;
 	}
 	q->nc = json_array_size(q->columns);
 	if (q->csv) {
@@ -140,10 +140,10 @@ render_query_begin(struct render_query *q, char **cause)
 			free(s);
 		}
 		fputs("\r\n", q->f);
-		return (0);
+		return 0;
 	}
 	if (q->nc == 0)
-		return (0);
+		return 0;
 	q->names = xcalloc(q->nc, sizeof *q->names);
 	q->w = xcalloc(q->nc, sizeof *q->w);
 	q->right = xcalloc(q->nc, sizeof *q->right);
@@ -155,8 +155,8 @@ render_query_begin(struct render_query *q, char **cause)
 		q->right[c] = 1;
 	}
 	if ((q->spool = render_query_spool(cause)) == NULL)
-		return (-1);
-	return (0);
+		return -1;
+	return 0;
 }
 
 /* A row: printed as CSV, or its cells measured and kept for the table. A
@@ -220,7 +220,7 @@ render_query_table(struct render_query *q, char **cause)
 	size_t	 r, c, cap = 0;
 
 	if (q->nc == 0)
-		return (0);
+		return 0;
 	for (c = 0; c < q->nc; c++) {
 		if (!q->seen[c])
 			q->right[c] = 0;
@@ -232,7 +232,7 @@ render_query_table(struct render_query *q, char **cause)
 	    fseeko(q->spool, 0, SEEK_SET) != 0) {
 		xasprintf(cause, "query: the table's temporary file: %s",
 		    errno != 0 ? strerror(errno) : "a write failed");
-		return (-1);
+		return -1;
 	}
 	for (r = 0; r < q->nrows; r++) {
 		for (c = 0; c < q->nc; c++) {
@@ -241,14 +241,14 @@ render_query_table(struct render_query *q, char **cause)
 				xasprintf(cause, "query: the table's temporary "
 				    "file: %s", ferror(q->spool) ?
 				    strerror(errno) : "cut short");
-				return (-1);
+				return -1;
 			}
 			render_query_put(q, c, cell);
 		}
 		fputc('\n', q->f);
 	}
 	free(cell);
-	return (0);
+	return 0;
 }
 
 static void
@@ -290,9 +290,9 @@ render_query_whole_cb(void *arg, size_t depth, json_t *key, int c)
 {
 	(void)arg;
 	if (depth == 0)
-		return (0);
-	return (!(depth == 1 && c == '[' && key != NULL &&
-	    strcmp(json_string_value(key), "rows") == 0));
+		return 0;
+	return !(depth == 1 && c == '[' && key != NULL &&
+	    strcmp(json_string_value(key), "rows") == 0);
 }
 
 static int
@@ -305,18 +305,18 @@ render_query_event_cb(void *arg, const struct jstream_event *e, char **cause)
 		if (e->depth == 0) {
 			/* Not an object: it has no columns. */
 			q->bad = "no columns";
-			return (0);
+			return 0;
 		}
 		/* The rows, as an array at depth 1 is nothing else. */
 		if (q->rows != 0) {
 			if (q->bad == NULL)
 				q->bad = "rows given twice";
-			return (0);
+			return 0;
 		}
 		q->rows = 1;
 		if (q->bad != NULL)
-			return (0);
-		return (render_query_begin(q, cause));
+			return 0;
+		return render_query_begin(q, cause);
 	case JSTREAM_VALUE:
 		if (e->depth == 1 && e->key != NULL)
 			render_query_member(q, json_string_value(e->key),
@@ -324,14 +324,14 @@ render_query_event_cb(void *arg, const struct jstream_event *e, char **cause)
 		else if (e->depth == 2 && q->bad == NULL) {
 			if (!json_is_array(e->value)) {
 				q->bad = "bad row in rows";
-				return (0);
+				return 0;
 			}
 			render_query_row(q, e->value);
 			q->nrows++;
 		}
-		return (0);
+		return 0;
 	default:
-		return (0);
+		return 0;
 	}
 }
 
@@ -345,7 +345,7 @@ render_query_new(FILE *f, int csv)
 	q->f = f;
 	q->csv = csv;
 	q->js = jstream_new(render_query_whole_cb, render_query_event_cb, q);
-	return (q);
+	return q;
 }
 
 void
@@ -384,33 +384,33 @@ render_query_feed(void *arg, const char *p, size_t n, char **cause)
 	struct render_query	*q = arg;
 
 	if (n != 0)
-		return (jstream_feed(q->js, p, n, cause));
+		return jstream_feed(q->js, p, n, cause);
 	if (jstream_end(q->js, cause) != 0)
-		return (-1);
+		return -1;
 	if (q->error != NULL)
-		return (0);
+		return 0;
 	if (!json_is_array(q->columns))
-		return (render_bad(cause, "no columns"));
+		return render_bad(cause, "no columns");
 	if (q->rows != 1)
-		return (render_bad(cause, "no rows"));
+		return render_bad(cause, "no rows");
 	if (q->bad != NULL)
-		return (render_bad(cause, q->bad));
+		return render_bad(cause, q->bad);
 	if (!q->csv)
-		return (render_query_table(q, cause));
-	return (0);
+		return render_query_table(q, cause);
+	return 0;
 }
 
 /* The rows printed (CSV) or in the table. */
 size_t
 render_query_rows(const struct render_query *q)
 {
-	return (q->nrows);
+	return q->nrows;
 }
 
 int
 render_query_truncated(const struct render_query *q)
 {
-	return (q->truncated);
+	return q->truncated;
 }
 
 /* A reply whose status was sent before the query failed ends with the
@@ -420,8 +420,8 @@ render_query_failed(const struct render_query *q, const char **error,
     const char **detail)
 {
 	if (q->error == NULL)
-		return (0);
+		return 0;
 	*error = q->error;
 	*detail = q->detail != NULL ? q->detail : "";
-	return (1);
+	return 1;
 }

@@ -17,13 +17,13 @@ render_status_str(json_t *obj, const char *key)
 	char		*copy = xstrdup(s != NULL ? s : "");
 
 	render_clean(copy);
-	return (copy);
+	return copy;
 }
 
 static const char *
 render_status_bytes(int64_t n, char *buf, size_t len)
 {
-	return (units_scaled_label(n, "bytes", "auto", buf, len));
+	return units_scaled_label(n, "bytes", "auto", buf, len);
 }
 
 /* 3d4h5m6s, leading zero units left out. */
@@ -275,7 +275,7 @@ render_status_json(FILE *f, json_t *reply, char **cause)
 		if (cause != NULL)
 			xasprintf(cause, "unexpected reply from profd: %s",
 			    "no imports");
-		return (-1);
+		return -1;
 	}
 	fprintf(f, "profd %s", version);
 	if (json_is_integer(json_object_get(reply, "pid")))
@@ -305,5 +305,5 @@ render_status_json(FILE *f, json_t *reply, char **cause)
 	render_status_tcp(f, json_object_get(reply, "tcp"));
 	render_status_errors(f, json_object_get(reply, "errors"),
 	    render_get_int(reply, "errors_total"));
-	return (0);
+	return 0;
 }

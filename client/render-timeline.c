@@ -26,7 +26,7 @@ render_timeline_bin(const double *v, size_t n, double *out, size_t max)
 	size_t	 cols, i, j, lo, hi;
 
 	if (max == 0)
-		return (0);
+		return 0;
 	cols = n < max ? n : max;
 	for (i = 0; i < cols; i++) {
 		lo = i * n / cols;
@@ -35,7 +35,7 @@ render_timeline_bin(const double *v, size_t n, double *out, size_t max)
 		for (j = lo; j < hi; j++)
 			out[i] += v[j];
 	}
-	return (cols);
+	return cols;
 }
 
 /*
@@ -81,14 +81,14 @@ render_timeline_json(FILE *f, json_t *reply, char **cause)
 	size_t		 n, i, ncols;
 
 	if ((unit = render_unit(reply)) == NULL)
-		return (render_bad(cause, "no unit"));
+		return render_bad(cause, "no unit");
 	points = json_object_get(reply, "points");
 	if (!json_is_array(points))
-		return (render_bad(cause, "no points"));
+		return render_bad(cause, "no points");
 	n = json_array_size(points);
 	if (n == 0) {
 		fprintf(f, "no samples\n");
-		return (0);
+		return 0;
 	}
 	vals = xcalloc(n, sizeof *vals);
 	json_array_foreach(points, i, p) {
@@ -96,7 +96,7 @@ render_timeline_json(FILE *f, json_t *reply, char **cause)
 		if (!json_is_number(v) || json_string_value(json_object_get(p,
 		    "time")) == NULL) {
 			free(vals);
-			return (render_bad(cause, "bad point"));
+			return render_bad(cause, "bad point");
 		}
 		vals[i] = json_number_value(v);
 	}
@@ -125,5 +125,5 @@ render_timeline_json(FILE *f, json_t *reply, char **cause)
 	fprintf(f, ")\n");
 	free(vals);
 	free(cols);
-	return (0);
+	return 0;
 }

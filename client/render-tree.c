@@ -42,9 +42,9 @@ render_tree_node(FILE *f, json_t *node, const char *unit, const char *out,
 	total = json_object_get(node, "total");
 	if ((name = json_string_value(json_object_get(node, "name"))) == NULL ||
 	    !json_is_integer(total))
-		return (render_bad(cause, "bad node in root"));
+		return render_bad(cause, "bad node in root");
 	if (depth > 10000)
-		return (render_bad(cause, "tree too deep"));
+		return render_bad(cause, "tree too deep");
 	clean = xstrdup(name);
 	render_clean(clean);
 	fprintf(f, "%10s %s %10s  %*s%s\n",
@@ -57,9 +57,9 @@ render_tree_node(FILE *f, json_t *node, const char *unit, const char *out,
 	json_array_foreach(json_object_get(node, "children"), i, child) {
 		if (render_tree_node(f, child, unit, out, root, depth + 1,
 		    cause) != 0)
-			return (-1);
+			return -1;
 	}
-	return (0);
+	return 0;
 }
 
 /* The reply to GET /v1/tree: a header, then the root and every node below
@@ -73,11 +73,11 @@ render_tree_json(FILE *f, json_t *reply, char **cause)
 
 	metric = json_object_get(reply, "metric");
 	if ((unit = render_unit(reply)) == NULL)
-		return (render_bad(cause, "no unit"));
+		return render_bad(cause, "no unit");
 	root = json_object_get(reply, "root");
 	if (!json_is_object(root) ||
 	    !json_is_integer(json_object_get(root, "total")))
-		return (render_bad(cause, "no root"));
+		return render_bad(cause, "no root");
 	total = render_get_int(root, "total");
 	render_tree_min(root, &min);
 	if (min == 0)
@@ -96,6 +96,6 @@ render_tree_json(FILE *f, json_t *reply, char **cause)
 	if ((type = json_string_value(json_object_get(metric, "type"))) != NULL)
 		fprintf(f, "Type: %s\n", type);
 	fprintf(f, "%10s %6s %10s  %s\n", "TOTAL", "TOTAL%", "SELF", "NAME");
-	return (render_tree_node(f, root, unit, out, total, 0, cause));
+	return render_tree_node(f, root, unit, out, total, 0, cause);
 }
 

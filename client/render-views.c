@@ -24,8 +24,8 @@ render_tag_cmp(const void *a, const void *b)
 	int64_t			 ya = render_abs(y->flat);
 
 	if (x->flat != y->flat && xa != ya)
-		return (xa > ya ? -1 : 1);
-	return (strcmp(x->name, y->name));
+		return xa > ya ? -1 : 1;
+	return strcmp(x->name, y->name);
 }
 
 /* Characters, as text/tabwriter counts a cell's width (UTF-8 runes). */
@@ -37,7 +37,7 @@ render_runes(const char *s)
 	for (; *s != '\0'; s++)
 		if (((unsigned char)*s & 0xc0) != 0x80)
 			n++;
-	return (n);
+	return n;
 }
 
 /* One key's block as printTags writes it through a tabwriter (padding 1,
@@ -95,12 +95,12 @@ render_tags_json(FILE *f, json_t *reply, char **cause)
 
 	if ((unit = render_unit(reply)) == NULL ||
 	    !json_is_array(keys = json_object_get(reply, "tags")))
-		return (render_bad(cause, "no unit or tags"));
+		return render_bad(cause, "no unit or tags");
 	render_head(f, reply);
 	json_array_foreach(keys, i, k) {
 		if ((key = render_str(k, "key")) == NULL ||
 		    !json_is_array(vals = json_object_get(k, "values")))
-			return (render_bad(cause, "bad tag"));
+			return render_bad(cause, "bad tag");
 		if ((kunit = render_str(k, "unit")) == NULL)
 			kunit = key;
 		tags = xcalloc(json_array_size(vals) + 1, sizeof *tags);
@@ -127,5 +127,5 @@ render_tags_json(FILE *f, json_t *reply, char **cause)
 			free(tags[m].name);
 		free(tags);
 	}
-	return (0);
+	return 0;
 }

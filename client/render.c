@@ -17,8 +17,8 @@ static int64_t
 render_abs64(int64_t v)
 {
 	if (v < 0)
-		return ((int64_t)(0 - (uint64_t)v));
-	return (v);
+		return (int64_t)(0 - (uint64_t)v);
+	return v;
 }
 
 /*
@@ -35,7 +35,7 @@ render_output_unit(const struct render_top *t)
 	size_t		 i;
 
 	if (t->nrows == 0)
-		return ("minimum");
+		return "minimum";
 	for (i = 0; i < t->nrows; i++) {
 		m = render_abs64(t->rows[i].flat);
 		if (m == 0)
@@ -43,13 +43,13 @@ render_output_unit(const struct render_top *t)
 		if (m > 0 && (min == 0 || m < min))
 			min = m;
 	}
-	return (units_output_unit(t->unit, min, t->total));
+	return units_output_unit(t->unit, min, t->total);
 }
 
 static int
 render_has(const char *s)
 {
-	return (s != NULL && *s != '\0');
+	return s != NULL && *s != '\0';
 }
 
 static const char *
@@ -57,7 +57,7 @@ render_trim(const char *s)
 {
 	while (*s == ' ')
 		s++;
-	return (s);
+	return s;
 }
 
 /* pprof's printText: the lines reportLabels puts above the table (from
@@ -115,7 +115,7 @@ render_bad(char **cause, const char *what)
 {
 	if (cause != NULL)
 		xasprintf(cause, "unexpected reply from profd: %s", what);
-	return (-1);
+	return -1;
 }
 
 /* A JSON integer, or fail. */
@@ -125,15 +125,15 @@ render_int(json_t *obj, const char *key, int64_t *v)
 	json_t	*j;
 
 	if ((j = json_object_get(obj, key)) == NULL || !json_is_integer(j))
-		return (-1);
+		return -1;
 	*v = (int64_t)json_integer_value(j);
-	return (0);
+	return 0;
 }
 
 const char *
 render_str(json_t *obj, const char *key)
 {
-	return (json_string_value(json_object_get(obj, key)));
+	return json_string_value(json_object_get(obj, key));
 }
 
 /* A JSON integer member, 0 when it is missing or not an integer. */
@@ -142,14 +142,14 @@ render_get_int(json_t *obj, const char *key)
 {
 	json_t	*j = json_object_get(obj, key);
 
-	return (json_is_integer(j) ? (int64_t)json_integer_value(j) : 0);
+	return json_is_integer(j) ? (int64_t)json_integer_value(j) : 0;
 }
 
 /* |v|, INT64_MIN included. */
 int64_t
 render_abs(int64_t v)
 {
-	return (v < 0 ? (int64_t)(0 - (uint64_t)v) : v);
+	return v < 0 ? (int64_t)(0 - (uint64_t)v) : v;
 }
 
 /* The unit a reply's values are in: its own "unit", else its metric's. */
@@ -160,7 +160,7 @@ render_unit(json_t *reply)
 
 	if ((unit = render_str(reply, "unit")) == NULL)
 		unit = render_str(json_object_get(reply, "metric"), "unit");
-	return (unit);
+	return unit;
 }
 
 /* The unit of a report whose smallest non-zero value is min and whose
@@ -178,7 +178,7 @@ render_output_unit_for(const char *unit, int64_t min, int64_t total)
 	t.total = total;
 	t.rows = &row;
 	t.nrows = 1;
-	return (render_output_unit(&t));
+	return render_output_unit(&t);
 }
 
 /* A row's "inline": "inline" and "partial-inline" are printed after the
@@ -188,8 +188,8 @@ render_inline(const char *s)
 {
 	if (s != NULL && (strcmp(s, "inline") == 0 ||
 	    strcmp(s, "partial-inline") == 0))
-		return (s);
-	return (NULL);
+		return s;
+	return NULL;
 }
 
 /* The short header of a view: the scope with its number of profiles and
@@ -239,12 +239,12 @@ render_top_json(FILE *f, json_t *reply, char **cause)
 
 	memset(&t, 0, sizeof t);
 	if ((t.unit = render_unit(reply)) == NULL)
-		return (render_bad(cause, "no unit"));
+		return render_bad(cause, "no unit");
 	if (render_int(reply, "total", &t.total) != 0)
-		return (render_bad(cause, "no total"));
+		return render_bad(cause, "no total");
 	jrows = json_object_get(reply, "rows");
 	if (!json_is_array(jrows))
-		return (render_bad(cause, "no rows"));
+		return render_bad(cause, "no rows");
 	if (render_int(reply, "rows_total", &rows_total) != 0 ||
 	    rows_total < 0)
 		rows_total = (int64_t)json_array_size(jrows);
@@ -257,7 +257,7 @@ render_top_json(FILE *f, json_t *reply, char **cause)
 		    render_int(row, "flat", &rows[i].flat) != 0 ||
 		    render_int(row, "cum", &rows[i].cum) != 0) {
 			free(rows);
-			return (render_bad(cause, "bad row in rows"));
+			return render_bad(cause, "bad row in rows");
 		}
 	}
 	t.rows = rows;
@@ -267,7 +267,7 @@ render_top_json(FILE *f, json_t *reply, char **cause)
 	render_head(f, reply);
 	render_top(f, &t);
 	free(rows);
-	return (0);
+	return 0;
 }
 
 /* A small table: text cells, columns as wide as their widest cell, two
@@ -352,11 +352,11 @@ render_time(json_t *obj, const char *key, char *buf, size_t len)
 			secs--;
 		if (gmtime_r(&secs, &tm) != NULL &&
 		    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm) != 0)
-			return (buf);
+			return buf;
 	}
 	if ((s = render_str(obj, key)) != NULL && *s != '\0')
-		return (s);
-	return ("-");
+		return s;
+	return "-";
 }
 
 /* Metric types joined by commas: "samples,cpu". */
@@ -379,7 +379,7 @@ render_metrics(json_t *metrics)
 			s = tmp;
 		}
 	}
-	return (s != NULL ? s : xstrdup("-"));
+	return s != NULL ? s : xstrdup("-");
 }
 
 /* Labels as k=v joined by commas, in the order the daemon sent them. */
@@ -408,7 +408,7 @@ render_labels(json_t *labels)
 		free(s);
 		s = tmp;
 	}
-	return (s != NULL ? s : xstrdup("-"));
+	return s != NULL ? s : xstrdup("-");
 }
 
 /* GET /v1/scopes as NAME PROFILES METRICS FIRST LAST. */
@@ -424,7 +424,7 @@ render_scopes_json(FILE *f, json_t *reply, char **cause)
 
 	scopes = json_object_get(reply, "scopes");
 	if (!json_is_array(scopes))
-		return (render_bad(cause, "no scopes"));
+		return render_bad(cause, "no scopes");
 	render_table_add(&t, "NAME", "PROFILES", "METRICS", "FIRST", "LAST");
 	json_array_foreach(scopes, i, s) {
 		if (render_int(s, "profiles", &n) == 0)
@@ -438,7 +438,7 @@ render_scopes_json(FILE *f, json_t *reply, char **cause)
 		free(metrics);
 	}
 	render_table_print(f, &t);
-	return (0);
+	return 0;
 }
 
 /* GET /v1/profiles as ID TIME DURATION FORMAT SAMPLES METRICS NAME
@@ -457,7 +457,7 @@ render_profiles_json(FILE *f, json_t *reply, char **cause)
 
 	profiles = json_object_get(reply, "profiles");
 	if (!json_is_array(profiles))
-		return (render_bad(cause, "no profiles"));
+		return render_bad(cause, "no profiles");
 	render_table_add(&t, "ID", "TIME", "DURATION", "FORMAT", "SAMPLES",
 	    "METRICS", "NAME", "LABELS");
 	json_array_foreach(profiles, i, p) {
@@ -486,7 +486,7 @@ render_profiles_json(FILE *f, json_t *reply, char **cause)
 		free(labels);
 	}
 	render_table_print(f, &t);
-	return (0);
+	return 0;
 }
 
 /* Control characters from the daemon's strings would garble a table or the

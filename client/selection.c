@@ -41,17 +41,17 @@ selection_index(int ch, int *base)
 {
 	*base = 0;
 	if (ch == 's')
-		return (0);
+		return 0;
 	if (ch == 'm')
-		return (1);
+		return 1;
 	if (ch >= SELECTION_OPT && ch < SELECTION_OPT + SELECTION_NKEYS)
-		return (ch - SELECTION_OPT);
+		return ch - SELECTION_OPT;
 	if (ch >= SELECTION_BASE_OPT &&
 	    ch < SELECTION_BASE_OPT + SELECTION_NKEYS) {
 		*base = 1;
-		return (ch - SELECTION_BASE_OPT);
+		return ch - SELECTION_BASE_OPT;
 	}
-	return (-1);
+	return -1;
 }
 
 /*
@@ -69,29 +69,29 @@ selection_option(struct selection *s, int ch, const char *arg, char **cause)
 
 	if (ch == FLEET_OPT) {
 		selection_add(s, "fleet", "1");
-		return (0);
+		return 0;
 	}
 	if (ch == FLEET_OPT + 1) {
 		if (*arg == '\0') {
 			*cause = xstrdup("--host must not be empty");
-			return (-1);
+			return -1;
 		}
 		selection_add(s, "host", arg);
-		return (0);
+		return 0;
 	}
 	if ((i = selection_index(ch, &base)) == -1)
-		return (1);
+		return 1;
 	key = selection_keys[i];
 	if (*arg == '\0') {
 		xasprintf(cause, "--%s%s must not be empty", base ? "base-" : "",
 		    key);
-		return (-1);
+		return -1;
 	}
 	if (strcmp(key, "label") == 0 && (strchr(arg, '=') == NULL ||
 	    *arg == '=' || (*arg == '!' && arg[1] == '='))) {
 		xasprintf(cause, "--%slabel \"%s\" is not K=V or K!=V",
 		    base ? "base-" : "", arg);
-		return (-1);
+		return -1;
 	}
 	if (base) {
 		xasprintf(&k, "base.%s", key);
@@ -105,7 +105,7 @@ selection_option(struct selection *s, int ch, const char *arg, char **cause)
 	}
 	if (base && i == 0)
 		s->has_base_scope = 1;
-	return (0);
+	return 0;
 }
 
 /* Append the selection's parameters to the query of *url, in the order
@@ -127,7 +127,7 @@ selection_get(const struct selection *s, const char *key)
 
 	for (i = 0; i < s->n; i++) {
 		if (strcmp(s->params[i].key, key) == 0)
-			return (s->params[i].value);
+			return s->params[i].value;
 	}
-	return (NULL);
+	return NULL;
 }

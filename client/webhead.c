@@ -38,10 +38,10 @@ webhead_scan(struct webhead *h, size_t from, size_t to)
 		if (h->buf[i] != '\n')
 			continue;
 		if (i == h->bol || (i == h->bol + 1 && h->buf[h->bol] == '\r'))
-			return (i + 1);
+			return i + 1;
 		h->bol = i + 1;
 	}
-	return (0);
+	return 0;
 }
 
 /* Read what has come, whatever the descriptor's mode: bytes are looked at
@@ -55,7 +55,7 @@ webhead_read(struct webhead *h, int fd)
 	for (;;) {
 		if (h->len == h->cap) {
 			if (h->cap >= WEBHEAD_MAX)
-				return (WEBHEAD_LONG);
+				return WEBHEAD_LONG;
 			h->cap = h->cap == 0 ? WEBHEAD_FIRST : h->cap * 2;
 			if (h->cap > WEBHEAD_MAX)
 				h->cap = WEBHEAD_MAX;
@@ -67,11 +67,11 @@ webhead_read(struct webhead *h, int fd)
 			if (errno == EINTR)
 				continue;
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
-				return (WEBHEAD_MORE);
-			return (WEBHEAD_ERROR);
+				return WEBHEAD_MORE;
+			return WEBHEAD_ERROR;
 		}
 		if (n == 0)
-			return (WEBHEAD_EOF);
+			return WEBHEAD_EOF;
 		end = webhead_scan(h, h->len, h->len + (size_t)n);
 		take = end != 0 ? end - h->len : (size_t)n;
 		/* The bytes are there: this takes all of them at once. */
@@ -79,9 +79,9 @@ webhead_read(struct webhead *h, int fd)
 		    -1 && errno == EINTR)
 			;
 		if (got != (ssize_t)take)
-			return (WEBHEAD_ERROR);
+			return WEBHEAD_ERROR;
 		h->len += take;
 		if (end != 0)
-			return (WEBHEAD_DONE);
+			return WEBHEAD_DONE;
 	}
 }

@@ -60,7 +60,7 @@ webloop_now(void)
 	struct timespec	 ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* The client's address without its port: what the cap per client
@@ -98,8 +98,8 @@ static int
 webloop_before(const struct webloop_conn *a, const struct webloop_conn *b)
 {
 	if (a->state != b->state)
-		return (a->state == WEBLOOP_READING);
-	return (a->since < b->since);
+		return a->state == WEBLOOP_READING;
+	return a->since < b->since;
 }
 
 /* The first to close (of those from addr, unless NULL), SIZE_MAX if
@@ -119,7 +119,7 @@ webloop_victim(const struct webloop *loop, const unsigned char *addr,
 		    webloop_before(&loop->conns[i], &loop->conns[oldest]))
 			oldest = i;
 	}
-	return (oldest);
+	return oldest;
 }
 
 /* A slot for a connection from addr: the oldest connection goes when all
@@ -152,7 +152,7 @@ webloop_add(struct webloop *loop, int fd, int64_t now)
 	wc->since = now;
 	memcpy(wc->addr, addr, sizeof addr);
 	webhead_init(&wc->head);
-	return (wc);
+	return wc;
 }
 
 /* Our side is done: read away what comes until the client closes, for
@@ -178,30 +178,30 @@ webloop_read(struct webloop *loop, size_t i, int64_t now)
 	if (wc->state == WEBLOOP_LINGERING) {
 		while ((n = recv(wc->fd, buf, sizeof buf, MSG_DONTWAIT)) > 0)
 			if ((wc->left -= n) <= 0)
-				return (-1);
-		return (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK ||
-		    errno == EINTR) ? 0 : -1);
+				return -1;
+		return n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK ||
+		    errno == EINTR) ? 0 : -1;
 	}
 	switch (webhead_read(&wc->head, wc->fd)) {
 	case WEBHEAD_MORE:
-		return (0);
+		return 0;
 	case WEBHEAD_DONE:
 		if (webpool_push(loop->pool, wc->fd, &wc->head) == 0) {
 			/* The fd is the pool's now. */
 			loop->conns[i] = loop->conns[--loop->n];
-			return (0);
+			return 0;
 		}
 		webserve_refuse(wc->fd, 503, "profctl web is busy: every "
 		    "worker is answering and the queue is full; try again");
 		webloop_linger(wc, now);
-		return (0);
+		return 0;
 	case WEBHEAD_LONG:
 		webserve_refuse(wc->fd, 431, "the request's head is over 64 "
 		    "KiB");
 		webloop_linger(wc, now);
-		return (0);
+		return 0;
 	default:
-		return (-1);
+		return -1;
 	}
 }
 
@@ -223,7 +223,7 @@ webloop_expire(struct webloop *loop, int64_t now)
 	if (loop->accept_at > now && (next == -1 ||
 	    loop->accept_at - now < next))
 		next = loop->accept_at - now;
-	return ((int)next);
+	return (int)next;
 }
 
 /* Answered connections, back from the workers. */
@@ -263,7 +263,7 @@ webloop_accept(struct webloop *loop, int64_t now)
 #if EWOULDBLOCK != EAGAIN
 		case EWOULDBLOCK:
 #endif
-			return (0);
+			return 0;
 		case EINTR:
 		case ECONNABORTED:
 		case EPROTO:
@@ -277,11 +277,11 @@ webloop_accept(struct webloop *loop, int64_t now)
 				webloop_drop(loop, webloop_victim(loop, NULL,
 				    &count));
 			loop->accept_at = now + WEBLOOP_ACCEPT_PAUSE;
-			return (0);
+			return 0;
 		default:
 			fprintf(stderr, "profctl web: accept: %s\n",
 			    strerror(errno));
-			return (-1);
+			return -1;
 		}
 	}
 }
@@ -299,7 +299,7 @@ webloop_run(const struct webserve *ws, int lfd)
 	if (pipe2(loop->done, O_CLOEXEC) == -1) {
 		fprintf(stderr, "profctl web: pipe: %s\n", strerror(errno));
 		free(loop);
-		return (PROFCTL_EXIT_REFUSED);
+		return PROFCTL_EXIT_REFUSED;
 	}
 	/* Workers write whole; the loop must never wait to read. */
 	fl = fcntl(loop->done[0], F_GETFL);
@@ -325,7 +325,7 @@ webloop_run(const struct webserve *ws, int lfd)
 				continue;
 			fprintf(stderr, "profctl web: poll: %s\n",
 			    strerror(errno));
-			return (PROFCTL_EXIT_REFUSED);
+			return PROFCTL_EXIT_REFUSED;
 		}
 		now = webloop_now();
 		/* Downwards: a connection removed takes the last one's slot,
@@ -338,6 +338,6 @@ webloop_run(const struct webserve *ws, int lfd)
 			webloop_take_back(loop, now);
 		if (listening && pfd[1].revents != 0 &&
 		    webloop_accept(loop, now) == -1)
-			return (PROFCTL_EXIT_REFUSED);
+			return PROFCTL_EXIT_REFUSED;
 	}
 }

@@ -74,7 +74,7 @@ webpool_worker(void *p)
 		pthread_mutex_unlock(&pool->lock);
 		webpool_answer(pool, &job);
 	}
-	return (NULL);
+	return NULL;
 }
 
 /* The workers, started; each answered connection's fd is written to
@@ -102,7 +102,7 @@ webpool_new(const struct webserve *ws, int done_fd)
 		fprintf(stderr, "profctl web: cannot start a thread\n");
 		exit(PROFCTL_EXIT_REFUSED);
 	}
-	return (pool);
+	return pool;
 }
 
 /* Queue fd and its head (which the pool now owns; *head is emptied).
@@ -115,7 +115,7 @@ webpool_push(struct webpool *pool, int fd, struct webhead *head)
 	pthread_mutex_lock(&pool->lock);
 	if (pool->n == WEBPOOL_QUEUE) {
 		pthread_mutex_unlock(&pool->lock);
-		return (-1);
+		return -1;
 	}
 	job = &pool->q[(pool->first + pool->n) % WEBPOOL_QUEUE];
 	job->fd = fd;
@@ -124,5 +124,5 @@ webpool_push(struct webpool *pool, int fd, struct webhead *head)
 	pool->n++;
 	pthread_cond_signal(&pool->cond);
 	pthread_mutex_unlock(&pool->lock);
-	return (0);
+	return 0;
 }

@@ -38,19 +38,19 @@ static const char *
 webserve_reason(int status)
 {
 	switch (status) {
-	case 200: return ("OK");
-	case 302: return ("Found");
-	case 304: return ("Not Modified");
-	case 400: return ("Bad Request");
-	case 401: return ("Unauthorized");
-	case 403: return ("Forbidden");
-	case 404: return ("Not Found");
-	case 405: return ("Method Not Allowed");
-	case 411: return ("Length Required");
-	case 431: return ("Request Header Fields Too Large");
-	case 502: return ("Bad Gateway");
-	case 503: return ("Service Unavailable");
-	default: return ("Error");
+	case 200: return "OK";
+	case 302: return "Found";
+	case 304: return "Not Modified";
+	case 400: return "Bad Request";
+	case 401: return "Unauthorized";
+	case 403: return "Forbidden";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 411: return "Length Required";
+	case 431: return "Request Header Fields Too Large";
+	case 502: return "Bad Gateway";
+	case 503: return "Service Unavailable";
+	default: return "Error";
 	}
 }
 
@@ -58,15 +58,15 @@ static const char *
 webserve_kind(int status)
 {
 	switch (status) {
-	case 401: return ("unauthorized");
-	case 403: return ("forbidden");
-	case 404: return ("not found");
-	case 405: return ("method not allowed");
-	case 411: return ("length required");
-	case 431: return ("header too large");
-	case 502: return ("bad gateway");
-	case 503: return ("unavailable");
-	default: return ("bad request");
+	case 401: return "unauthorized";
+	case 403: return "forbidden";
+	case 404: return "not found";
+	case 405: return "method not allowed";
+	case 411: return "length required";
+	case 431: return "header too large";
+	case 502: return "bad gateway";
+	case 503: return "unavailable";
+	default: return "bad request";
 	}
 }
 
@@ -75,7 +75,7 @@ webserve_write(struct http_conn *c, const void *p, size_t n)
 {
 	struct iovec	 iov = { (void *)(uintptr_t)p, n };
 
-	return (http_conn_send(c, &iov, 1));
+	return http_conn_send(c, &iov, 1);
 }
 
 /* A reply with a body: extra is more header lines, each ending in CRLF. */
@@ -130,10 +130,10 @@ webserve_token_eq(const char *a, size_t alen, const char *token)
 	unsigned char	 d = 0;
 
 	if (alen != n)
-		return (0);
+		return 0;
 	for (i = 0; i < n; i++)
 		d |= (unsigned char)(a[i] ^ token[i]);
-	return (d == 0);
+	return d == 0;
 }
 
 /* Take token=... out of the query (profd would refuse it as a parameter
@@ -178,10 +178,10 @@ webserve_cookie_ok(const struct webserve *ws, const char *cookie)
 		    nlen) == 0 && p[nlen] == '=' &&
 		    webserve_token_eq(p + nlen + 1, (size_t)(end - p) - nlen - 1,
 		    ws->cookie_value))
-			return (1);
+			return 1;
 		p = end;
 	}
-	return (0);
+	return 0;
 }
 
 /* The Host header names this server: the listen address, or localhost
@@ -192,10 +192,10 @@ webserve_host_ok(const struct webserve *ws, const char *host)
 	char	 lh[64];
 
 	if (host == NULL)
-		return (0);
+		return 0;
 	snprintf(lh, sizeof lh, "localhost:%d", ws->port);
-	return (strcmp(host, ws->listen_host) == 0 ||
-	    strcasecmp(host, lh) == 0 || strcasecmp(host, "localhost") == 0);
+	return strcmp(host, ws->listen_host) == 0 ||
+	    strcasecmp(host, lh) == 0 || strcasecmp(host, "localhost") == 0;
 }
 
 /* What a request does to profd's data: 0 reads, 1 pushes, 2 other
@@ -204,18 +204,18 @@ static int
 webserve_kind_of(const struct webserve_req *r)
 {
 	if (strcmp(r->method, "GET") == 0 || strcmp(r->method, "HEAD") == 0)
-		return (0);
+		return 0;
 	if (strcmp(r->method, "POST") == 0 &&
 	    strcmp(r->path, "/v1/query") == 0)
-		return (0);		/* read-only SQL */
+		return 0;		/* read-only SQL */
 	if (strcmp(r->method, "POST") == 0 &&
 	    strcmp(r->path, "/v1/profiles") == 0)
-		return (1);
+		return 1;
 	if (strcmp(r->path, "/v1/uploads") == 0 &&
 	    (strcmp(r->method, "POST") == 0 || strcmp(r->method, "PUT") == 0 ||
 	    strcmp(r->method, "DELETE") == 0))
-		return (1);		/* a large push, in chunks */
-	return (2);
+		return 1;		/* a large push, in chunks */
+	return 2;
 }
 
 static char **
@@ -242,8 +242,8 @@ webserve_header_slot(struct webserve_req *r, const char *name)
 
 	for (i = 0; i < sizeof known / sizeof known[0]; i++)
 		if (strcasecmp(name, known[i].name) == 0)
-			return ((char **)(void *)((char *)r + known[i].off));
-	return (NULL);
+			return (char **)(void *)((char *)r + known[i].off);
+	return NULL;
 }
 
 /* A control character (a bare CR among them) would let a value we pass
@@ -253,8 +253,8 @@ webserve_has_ctl(const char *s)
 {
 	for (; *s != '\0'; s++)
 		if (((unsigned char)*s < 0x20 && *s != '\t') || *s == 0x7f)
-			return (1);
-	return (0);
+			return 1;
+	return 0;
 }
 
 /* The head's bytes, taken a line at a time. */
@@ -274,16 +274,16 @@ webserve_line(struct webserve_head *h, char *line, size_t *len)
 	nl = memchr(h->p, '\n', (size_t)(h->end - h->p));
 	n = nl != NULL ? (size_t)(nl - h->p) : (size_t)(h->end - h->p);
 	if (n >= HTTP_LINE_MAX)
-		return (HTTP_LINE_LONG);
+		return HTTP_LINE_LONG;
 	if (nl == NULL)
-		return (HTTP_LINE_EOF);
+		return HTTP_LINE_EOF;
 	memcpy(line, h->p, n);
 	h->p = nl + 1;
 	if (n > 0 && line[n - 1] == '\r')
 		n--;
 	line[n] = '\0';
 	*len = n;
-	return (HTTP_LINE_OK);
+	return HTTP_LINE_OK;
 }
 
 /* The request line and headers.  0, or an HTTP status to refuse with. */
@@ -296,14 +296,14 @@ webserve_read_head(struct webserve_head *h, struct webserve_req *r)
 	char	*end;
 
 	if (webserve_line(h, line, &len) != HTTP_LINE_OK)
-		return (-1);
+		return -1;
 	if (strlen(line) != len || webserve_has_ctl(line))
-		return (400);
+		return 400;
 	if ((sp = strchr(line, ' ')) == NULL ||
 	    (sp2 = strchr(sp + 1, ' ')) == NULL ||
 	    (size_t)(sp - line) >= sizeof r->method ||
 	    strncmp(sp2 + 1, "HTTP/1.", 7) != 0)
-		return (400);
+		return 400;
 	memcpy(r->method, line, (size_t)(sp - line));
 	r->method[sp - line] = '\0';
 	*sp2 = '\0';
@@ -314,24 +314,24 @@ webserve_read_head(struct webserve_head *h, struct webserve_req *r)
 		r->query = xstrdup(v + 1);
 	}
 	if (r->path[0] != '/')
-		return (400);
+		return 400;
 	for (;;) {
 		switch (webserve_line(h, line, &len)) {
 		case HTTP_LINE_OK:
 			break;
 		case HTTP_LINE_LONG:
-			return (431);
+			return 431;
 		default:
-			return (-1);
+			return -1;
 		}
 		if (len == 0)
 			break;
 		if (strlen(line) != len || webserve_has_ctl(line))
-			return (400);
+			return 400;
 		if (++n > WEBSERVE_HEADERS_MAX)
-			return (431);
+			return 431;
 		if ((colon = strchr(line, ':')) == NULL)
-			return (400);
+			return 400;
 		*colon = '\0';
 		v = colon + 1 + strspn(colon + 1, " \t");
 		len = strlen(v);
@@ -339,7 +339,7 @@ webserve_read_head(struct webserve_head *h, struct webserve_req *r)
 			v[--len] = '\0';
 		if ((slot = webserve_header_slot(r, line)) != NULL) {
 			if (*slot != NULL)	/* twice: which one counts? */
-				return (400);
+				return 400;
 			*slot = xstrdup(v);
 		}
 	}
@@ -348,9 +348,9 @@ webserve_read_head(struct webserve_head *h, struct webserve_req *r)
 		errno = 0;
 		r->len = strtoll(r->clen, &end, 10);
 		if (errno != 0 || end == r->clen || *end != '\0' || r->len < 0)
-			return (400);
+			return 400;
 	}
-	return (0);
+	return 0;
 }
 
 static void
@@ -434,15 +434,15 @@ webserve_copy(struct http_conn *from, int to, long long n)
 		got = http_conn_read(from, buf, n > 0 && n < (long long)sizeof
 		    buf ? (size_t)n : sizeof buf);
 		if (got <= 0)
-			return (n < 0 && got == 0 ? 0 : -1);
+			return n < 0 && got == 0 ? 0 : -1;
 		iov.iov_base = buf;
 		iov.iov_len = (size_t)got;
 		if (http_conn_send(&out, &iov, 1) == -1)
-			return (-1);
+			return -1;
 		if (n > 0)
 			n -= got;
 	}
-	return (0);
+	return 0;
 }
 
 /* Forward the request to profd and its reply back, whole: profd is told
@@ -526,9 +526,9 @@ webserve_origin_ok(struct http_conn *c, const struct webserve_req *r)
 	char why[600];
 
 	if (origin_check(&o, why, sizeof why) == NULL)
-		return (1);
+		return 1;
 	webserve_error(c, 403, "%s", why);
-	return (0);
+	return 0;
 }
 
 /* Answer the request whose head is head[0..len) on fd, which stays open

@@ -1,11 +1,13 @@
-// app.js: profd's browser UI.  It talks to the API of the origin it was
-// loaded from (/v1/...: profd's socket, or profctl web's proxy), keeps all
-// its state in the URL's query with the API's parameter names (so a link
-// is shareable and Back works), and draws the views: flame graph, top
-// table, sandwich, diff (diff.js), peek, traces and tags (views.js), with
-// the timeline's window driving them all.  With fleet=1 in the URL (the
-// fleet switch, shown when profd ships to ClickHouse) the views answer for
-// every host of the fleet, or the hosts named, from ClickHouse.
+// app.js: profd's browser UI, its shell.  It talks to the API of the
+// origin it was loaded from (/v1/...: profd's socket, or profctl web's
+// proxy), keeps all its state in the URL's query with the API's parameter
+// names (so a link is shareable and Back works), fills the header's
+// pickers, the refine menu and the timeline, whose window drives every
+// view, and hands the page to the view the URL names: flame graph
+// (flamegraph.js), top table (top.js), sandwich (sandwich.js), diff
+// (diff.js), peek, traces and tags (views.js).  With fleet=1 in the URL
+// (the fleet switch, shown when profd ships to ClickHouse) the views
+// answer for every host of the fleet, or the hosts named, from ClickHouse.
 'use strict';
 
 // Parameters that make the API's selection, and those of the page only.
@@ -404,77 +406,7 @@ function comparePrevious() {
     'base.since': iso(a - span), 'base.until': iso(a - timelineStep) });
 }
 
-// --- views ---
-
-let flame = null, flameKey = '';
-
-function topRowsSorted(top, s) {
-  const rows = top.rows.slice();
-  const by = s.sort;
-  if (by === 'cum') rows.sort((a, b) => Math.abs(b.cum) - Math.abs(a.cum) || (a.function < b.function ? -1 : 1));
-  else if (by === 'name') rows.sort((a, b) => (a.function < b.function ? -1 : a.function > b.function ? 1 : 0));
-  return rows;
-}
-
-// pprof's -top columns, the values scaled to one unit as profctl prints.
-function topTable(top, s, onPick) {
-  const rows = topRowsSorted(top, s);
-  const out = Units.outputUnit(top.unit, top.rows, top.total);
-  let re = null;
-  try { re = s.filter ? new RegExp(s.filter) : null; } catch (e) { re = null; }
-  const head = (label, key, cls) => el('th', { class: cls, 'data-sort': key,
-    title: key ? 'Sort by ' + key : null,
-    onclick: key ? () => go({ sort: key === 'flat' ? '' : key }, true) : null },
-  label + (key && (s.sort || 'flat') === key ? ' \u25be' : ''));
-  const table = el('table', { id: 'top', class: 'top' }, el('thead', {}, el('tr', {},
-    head('flat', 'flat', 'num'), head('flat%', null, 'num'), head('sum%', null, 'num'),
-    head('cum', 'cum', 'num'), head('cum%', null, 'num'), head('function', 'name'))));
-  const body = el('tbody');
-  let sum = 0;
-  for (const r of rows) {
-    if (re && !re.test(r.function)) continue;
-    sum += r.flat;
-    const tr = el('tr', { tabindex: '0', 'data-name': r.function, 'data-flat': String(r.flat), 'data-cum': String(r.cum) },
-      el('td', { class: 'num' }, Units.label(r.flat, top.unit, out)),
-      el('td', { class: 'num' }, Units.percentage(r.flat, top.total)),
-      el('td', { class: 'num' }, Units.percentage(sum, top.total)),
-      el('td', { class: 'num' }, Units.label(r.cum, top.unit, out)),
-      el('td', { class: 'num' }, Units.percentage(r.cum, top.total)),
-      el('td', { class: 'fn' }, r.function, r.inline === 'inline' ? el('span', { class: 'inl' }, ' (inline)')
-        : r.inline === 'partial-inline' ? el('span', { class: 'inl' }, ' (partial-inline)') : null));
-    if (s.search === '^' + reEscape(r.function) + '$') tr.classList.add('picked');
-    tr.addEventListener('click', () => onPick(r.function));
-    body.append(menuRow(tr, r.function, () => onPick(r.function)));
-  }
-  table.append(body);
-  const filter = el('input', { id: 'top-filter', size: '24', placeholder: 'filter (regex)', value: s.filter,
-    title: 'Only functions matching this regular expression' });
-  filter.addEventListener('change', () => go({ filter: filter.value }, true));
-  const info = el('p', { class: 'note' }, 'Total ' + Units.label(top.total, top.unit, out) + ' over ' +
-    top.profiles + ' profile' + (top.profiles === 1 ? '' : 's') + ', ' + top.rows_total + ' functions. ');
-  info.append(filter);
-  return el('div', { class: 'topwrap' }, info, table);
-}
-
-function breadcrumb(tree, z) {
-  const nav = el('nav', { id: 'crumbs' });
-  const path = [];
-  for (let i = z; i >= 0; i = tree.parent[i]) path.push(i);
-  path.reverse();
-  path.forEach((i, k) => {
-    if (k > 0) nav.append(' \u203a ');
-    const name = k === 0 ? 'root' : tree.nameOf(i);
-    nav.append(k === path.length - 1 ? el('b', {}, name)
-      : el('a', { href: '#', onclick: (e) => { e.preventDefault(); go({ zoom: tree.path(i).join(';') }); } }, name));
-  });
-  if (z !== 0)
-    nav.append(' ', el('button', { type: 'button', id: 'reset-zoom', onclick: () => go({ zoom: '' }) }, 'Reset zoom'));
-  return nav;
-}
-
-function newFlame(canvas, inverted, extra) {
-  return new FlameGraph(Object.assign({ canvas, inverted, tooltip: $('tooltip') }, extra));
-}
+// --- what the views share ---
 
 // Keyboard focus stays with the view it was in across a redraw.
 function hadFocus(sel) {
@@ -486,101 +418,6 @@ function hadFocus(sel) {
 // draws nothing.
 let renderSeq = 0;
 const stale = (seq) => seq !== renderSeq;
-
-async function viewFlame(main, s, q, seq) {
-  const [tree, top] = await Promise.all([api('/v1/tree?' + q), api('/v1/top?' + q)]);
-  if (stale(seq)) return;
-  const focused = hadFocus('#flame');
-  fillPickers(s, top);
-  const key = '/v1/tree?' + q;
-  const canvas = el('canvas', { id: 'flame', 'aria-label': 'Flame graph' });
-  const wrap = el('div', { class: 'flamewrap' }, canvas);
-  if (!flame || flameKey !== key) {
-    const t0 = performance.now();
-    flame = { tree: new FlameTree(tree.root), built: performance.now() - t0 };
-    flameKey = key;
-  }
-  const g = newFlame(canvas, s.flip, {
-    onZoom: (i) => go({ zoom: g.tree.path(i).join(';') }),
-    onMenu: (i, e) => menuOpen(g.tree.nameOf(i), e),
-  });
-  g.set(flame.tree);
-  window.profdFlame = g;
-  g.unit = tree.unit;
-  g.colorBy = s.colour;
-  g.zoom = g.tree.find(s.zoom);
-  if (s.search) {
-    try {
-      const m = g.tree.search(new RegExp(s.search));
-      g.hit = m.hit;
-      $('matched').textContent = 'Matched: ' + (m.share * 100 >= 99.95 ? '100' : (m.share * 100).toFixed(1)) +
-        '% (' + Units.label(m.sum, tree.unit) + ')';
-      $('search').classList.remove('bad');
-    } catch (e) {
-      $('search').classList.add('bad');
-      $('matched').textContent = '';
-    }
-  } else $('matched').textContent = '';
-  const parts = [breadcrumb(g.tree, g.zoom), wrap];
-  if (s.side) {
-    main.classList.add('side');
-    main.replaceChildren(el('div', { class: 'pane' }, ...parts),
-      el('div', { class: 'pane' }, topTable(top, s, (fn) => go({ search: '^' + reEscape(fn) + '$' }))));
-  } else main.replaceChildren(...parts);
-  const t1 = performance.now();
-  g.draw();
-  window.profdLastPaint = { build_ms: flame.built, draw_ms: performance.now() - t1, nodes: g.tree.n };
-  if (focused) canvas.focus({ preventScroll: true });
-}
-
-async function viewTop(main, s, q, seq) {
-  const top = await api('/v1/top?' + q);
-  if (stale(seq)) return;
-  const focused = hadFocus('#top');
-  fillPickers(s, top);
-  main.replaceChildren(topTable(top, s, (fn) => go({ view: 'flamegraph', side: true, search: '^' + reEscape(fn) + '$' })));
-  const first = main.querySelector('tbody tr');
-  if (first && focused) first.focus({ preventScroll: true });
-}
-
-async function viewSandwich(main, s, q, seq) {
-  const [tree, top] = await Promise.all([api('/v1/tree?' + q), api('/v1/top?' + q)]);
-  if (stale(seq)) return;
-  fillPickers(s, top);
-  let fn = s.fn;
-  if (!fn && top.rows.length) fn = top.rows[0].function;
-  if (!fn) { main.replaceChildren(el('p', { class: 'note' }, 'No samples in this selection.')); return; }
-  const key = '/v1/tree?' + q;
-  if (!flame || flameKey !== key) { flame = { tree: new FlameTree(tree.root), built: 0 }; flameKey = key; }
-  const sw = flame.tree.sandwich(fn);
-  const row = top.rows.find((r) => r.function === fn);
-  const out = Units.outputUnit(top.unit, top.rows, top.total);
-  const names = top.rows.map((r) => r.function);
-  const pick = el('select', { id: 'sandwich-fn', title: 'The function in the middle' },
-    ...names.map((n) => el('option', { value: n, selected: n === fn }, n)));
-  pick.addEventListener('change', () => go({ fn: pick.value }));
-  const head = el('p', { class: 'note' }, 'Sandwich of ', pick, row ? ' — flat ' + Units.label(row.flat, top.unit, out) +
-    ' (' + Units.percentage(row.flat, top.total) + '), cum ' + Units.label(row.cum, top.unit, out) +
-    ' (' + Units.percentage(row.cum, top.total) + ')' : '');
-  const c1 = el('canvas', { id: 'callers', 'aria-label': 'Callers of ' + fn });
-  const c2 = el('canvas', { id: 'callees', 'aria-label': 'Callees of ' + fn });
-  main.replaceChildren(head, el('h3', {}, 'Callers'), el('div', { class: 'flamewrap' }, c1),
-    el('h3', {}, 'Callees'), el('div', { class: 'flamewrap' }, c2));
-  const inl = new Set(top.rows.filter((r) => r.inline === 'inline').map((r) => r.function));
-  const mk = (canvas, root, inverted) => {
-    const g = newFlame(canvas, inverted, {
-      onZoom: (i) => { if (i > 0 || inverted) go({ fn: g.tree.nameOf(i) }); },
-      onMenu: (i, e) => menuOpen(g.tree.nameOf(i), e),
-    });
-    g.set(new FlameTree(root));
-    g.unit = tree.unit;
-    g.colorBy = s.colour;
-    g.inline = inl;
-    g.draw();
-    return g;
-  };
-  window.profdSandwich = [mk(c1, sw.callers, true), mk(c2, sw.callees, false)];
-}
 
 // --- pushing files: dropped on the page or picked ---
 
@@ -602,7 +439,7 @@ async function pushAndOpen(files) {
   scopesReply = null;
   cache.clear();
   labelChoices.clear();
-  flame = null;
+  flameForget();
   if (!ids.length) { render(); return; }
   go({ scope: [scope], profile: ids.map(String), metric: '', since: '', until: '', label: [],
     focus: '', ignore: '', hide: '', show: '', zoom: '', search: '', fn: '', view: 'flamegraph' });
@@ -723,7 +560,7 @@ async function livePoll() {
       scopesReply = j;
       cache.clear();
       labelChoices.clear();
-      flame = null;
+      flameForget();
       await render();
       window.profdLiveUpdates = (window.profdLiveUpdates || 0) + 1;
     }

@@ -31,8 +31,8 @@ webasset_find(const char *name)
 		name = "index.html";
 	for (i = 0; i < nwebassets; i++)
 		if (strcmp(webassets[i].name, name) == 0)
-			return (&webassets[i]);
-	return (NULL);
+			return &webassets[i];
+	return NULL;
 }
 
 /* Does a comma-separated list of entity tags (If-None-Match) hold etag?
@@ -50,16 +50,16 @@ webasset_etag_in(const char *list, const char *etag)
 		while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t'))
 			len--;
 		if (len == 1 && *p == '*')
-			return (1);
+			return 1;
 		if (len > 2 && strncmp(p, "W/", 2) == 0) {
 			p += 2;
 			len -= 2;
 		}
 		if (len == n && strncmp(p, etag, n) == 0)
-			return (1);
+			return 1;
 		p = end;
 	}
-	return (0);
+	return 0;
 }
 
 /* Is gzip among the codings of an Accept-Encoding header, with q > 0? */
@@ -79,15 +79,15 @@ webasset_takes_gzip(const char *ae)
 		if ((len == 4 && strncasecmp(p, "gzip", 4) == 0) ||
 		    (len == 1 && *p == '*')) {
 			if (semi == NULL)
-				return (1);
+				return 1;
 			q = strstr(semi, "q=");
 			if (q == NULL || q >= end || strtod(q + 2, NULL) > 0)
-				return (1);
-			return (0);
+				return 1;
+			return 0;
 		}
 		p = end;
 	}
-	return (0);
+	return 0;
 }
 
 void

@@ -74,7 +74,7 @@ units_sniff(const struct units_type *ut, const char *name)
 
 	len = strlen(name);
 	if (len >= sizeof lower)
-		return (NULL);
+		return NULL;
 	for (i = 0; i < len; i++)
 		lower[i] = (char)tolower((unsigned char)name[i]);
 	lower[len] = '\0';
@@ -84,10 +84,10 @@ units_sniff(const struct units_type *ut, const char *name)
 	for (i = 0; i < ut->nunits; i++) {
 		for (j = 0; j < 4 && ut->units[i].aliases[j] != NULL; j++) {
 			if (strcmp(lower, ut->units[i].aliases[j]) == 0)
-				return (&ut->units[i]);
+				return &ut->units[i];
 		}
 	}
-	return (NULL);
+	return NULL;
 }
 
 /* The largest unit the value (in base units) is at least one of. */
@@ -105,9 +105,9 @@ units_auto(const struct units_type *ut, double v, double *out,
 		}
 	}
 	if (f == 0)
-		return (0);
+		return 0;
 	*out = v / f;
-	return (1);
+	return 1;
 }
 
 static int
@@ -118,23 +118,23 @@ units_convert(const struct units_type *ut, int64_t value, const char *from,
 	double			 v;
 
 	if ((fu = units_sniff(ut, from)) == NULL)
-		return (0);
+		return 0;
 	v = (double)value * fu->factor;
 	if (strcmp(to, "minimum") == 0 || strcmp(to, "auto") == 0) {
 		if (units_auto(ut, v, out, unit))
-			return (1);
+			return 1;
 		*out = v / ut->default_factor;
 		*unit = ut->default_name;
-		return (1);
+		return 1;
 	}
 	if ((tu = units_sniff(ut, to)) == NULL) {
 		*out = v / ut->default_factor;
 		*unit = ut->default_name;
-		return (1);
+		return 1;
 	}
 	*out = v / tu->factor;
 	*unit = tu->name;
-	return (1);
+	return 1;
 }
 
 /*
@@ -154,10 +154,10 @@ units_scale(int64_t value, const char *from, const char *to,
 		unit = &dummy;
 	/* INT64_MIN has no positive twin: scaled as is, like pprof does. */
 	if (value < 0 && value != INT64_MIN)
-		return (-units_scale(-value, from, to, unit));
+		return -units_scale(-value, from, to, unit);
 	for (i = 0; i < sizeof units_types / sizeof units_types[0]; i++) {
 		if (units_convert(&units_types[i], value, from, to, &v, unit))
-			return (v);
+			return v;
 	}
 	if (strcmp(to, "count") == 0 || strcmp(to, "sample") == 0 ||
 	    strcmp(to, "unit") == 0 || strcmp(to, "minimum") == 0 ||
@@ -165,7 +165,7 @@ units_scale(int64_t value, const char *from, const char *to,
 		*unit = "";
 	else
 		*unit = to;
-	return ((double)value);
+	return (double)value;
 }
 
 /* The value scaled and printed with two decimals, ".00" dropped, and the
@@ -188,7 +188,7 @@ units_scaled_label(int64_t value, const char *from, const char *to,
 		snprintf(buf, len, "0");
 	else
 		snprintf(buf, len, "%s%s", num, unit);
-	return (buf);
+	return buf;
 }
 
 /* value as a percentage of total, at least two significant digits, six
@@ -206,7 +206,7 @@ units_percentage(int64_t value, int64_t total, char *buf, size_t len)
 		snprintf(buf, len, "%5.2f%%", ratio);
 	else
 		snprintf(buf, len, "%5.2g%%", ratio);
-	return (buf);
+	return buf;
 }
 
 /*
@@ -230,5 +230,5 @@ units_output_unit(const char *unit, int64_t min, int64_t total)
 	    (int64_t)((uint64_t)min * 100) < total)
 		units_scale((int64_t)((uint64_t)min * 100), unit, "minimum",
 		    &out);
-	return (*out != '\0' ? out : unit);
+	return *out != '\0' ? out : unit;
 }

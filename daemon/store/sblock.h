@@ -1,9 +1,7 @@
-/* sblock.h: packed sample rows.  A row is keyed by (label set, callsite,
- * bucket) and has one int64 per column; a set of rows sorted by that key
- * and without duplicates encodes into one blob of varints (the format is
- * in sblock.c and docs/DESIGN-STORAGE.md).  Columns carry a tag that the
- * caller gives a meaning to: a metric id in a raw sample block, a metric's
- * row count or value in a rollup.  Knows no SQL. */
+/* sblock.h: packed sample rows.  A set of rows (struct srows, srows.h)
+ * sorted by their key and without duplicates encodes into one blob of
+ * varints (the format is in sblock.c and docs/DESIGN-STORAGE.md).  Knows
+ * no SQL. */
 #ifndef PROFD_SBLOCK_H
 #define PROFD_SBLOCK_H
 
@@ -13,35 +11,7 @@
 #include "error.h"
 #include "util.h"
 
-/* Rows in columns: key arrays and a row-major value matrix. */
-struct srows {
-	size_t n, cap;
-	size_t ncols;
-	uint64_t *tags;			/* ncols, the column tags */
-	int64_t *ls, *cs, *bucket;	/* n each */
-	int64_t *v;			/* n * ncols */
-};
-
-void srows_free(struct srows *);
-/* Drop the rows, keep the columns and the memory. */
-void srows_reset(struct srows *);
-/* The column of a tag, added (zero in every row) if new. */
-size_t srows_col(struct srows *, uint64_t tag);
-/* Append a row; vals has ncols values. */
-void srows_push(struct srows *, int64_t ls, int64_t cs, int64_t bucket,
-    const int64_t *vals);
-/* Sort by (ls, cs, bucket) and sum the rows of equal keys. */
-void srows_sort_merge(struct srows *);
-/* Row "from" copied over row "to", as a compaction in place does. */
-void srows_move_row(struct srows *, size_t to, size_t from);
-/* Keep the rows for which keep(arg, values) says 1. */
-void srows_filter(struct srows *, int (*keep)(void *, const int64_t *,
-    size_t ncols), void *);
-/* The number of rows srows_merge(a, b) makes, nothing allocated. */
-size_t srows_merge_count(const struct srows *a, const struct srows *b);
-/* out = a + sign * b, both sorted and merged; columns are the union. */
-void srows_merge(struct srows *out, const struct srows *a,
-    const struct srows *b, int sign);
+struct srows;
 
 /* Encode sorted, merged rows.  Buckets are stored relative to base (the
  * smallest bucket of the rows). */
@@ -107,14 +77,5 @@ int sblock_dec_next(struct sblock_dec *, struct error *);
 /* Decode a whole blob into rows (every column). */
 int sblock_decode(const void *, size_t, int64_t base, const char *what,
     int64_t id, struct srows *, struct error *);
-
-/* Sort (key, value) pairs by key (radix); equal keys stay in order. */
-struct kv {
-	uint64_t k;
-	int64_t v;
-};
-void kv_sort(struct kv *, size_t n);
-/* Sort then sum the values of equal keys; returns the new count. */
-size_t kv_sort_merge(struct kv *, size_t n);
 
 #endif

@@ -16,6 +16,8 @@
  *	store-csvt.c cschunk.c csmap.c
  *	store-db.c		errors, exec, stepping, statement tables
  *	store-space.c sblock.c
+ *	srows.c			sample rows: sorted, merged
+ *	kv.c			(key, value) pairs sorted
  * (store-sql.c, the read-only SQL endpoint, uses only store-vtab.c.) */
 #ifndef PROFD_STORE_INT_H
 #define PROFD_STORE_INT_H

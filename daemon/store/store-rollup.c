@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sblock.h"
+#include "srows.h"
 #include "store-rollup.h"
 #include "util.h"
 

@@ -8,7 +8,8 @@
 #include <stdint.h>
 
 #include "hmap.h"
-#include "sblock.h"
+#include "kv.h"
+#include "srows.h"
 #include "store-int.h"
 
 /* Rollup rows held in memory by one import before they are written. */

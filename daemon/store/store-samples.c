@@ -16,6 +16,8 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "sblock.h"
+#include "srows.h"
 #include "store-rollup.h"
 #include "util.h"
 

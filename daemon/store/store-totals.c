@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kv.h"
+#include "sblock.h"
+#include "srows.h"
 #include "store-rollup.h"
 #include "util.h"
 

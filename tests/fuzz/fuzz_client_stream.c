@@ -41,7 +41,7 @@ fz_feed(client_feed_fn fn, void *arg, const char *text, size_t len,
 		rc = fn(arg, NULL, 0, cause);
 	FZ_CHECK(rc == 0 || rc == -1);
 	FZ_CHECK(rc == 0 || (*cause != NULL && **cause != '\0'));
-	return (rc);
+	return rc;
 }
 
 int

@@ -16,9 +16,9 @@ ref_query_cell(json_t *v, int *num)
 
 	*num = 0;
 	if (v == NULL || json_is_null(v))
-		return (NULL);
+		return NULL;
 	if (json_is_string(v))
-		return (xstrdup(json_string_value(v)));
+		return xstrdup(json_string_value(v));
 	*num = 1;
 	if (json_is_integer(v))
 		xasprintf(&s, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
@@ -33,7 +33,7 @@ ref_query_cell(json_t *v, int *num)
 		else
 			s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
 	}
-	return (s);
+	return s;
 }
 
 static inline int
@@ -46,14 +46,14 @@ ref_query_check(json_t *reply, json_t **cols, json_t **rows,
 	*cols = json_object_get(reply, "columns");
 	*rows = json_object_get(reply, "rows");
 	if (!json_is_array(*cols))
-		return (render_bad(cause, "no columns"));
+		return render_bad(cause, "no columns");
 	if (!json_is_array(*rows))
-		return (render_bad(cause, "no rows"));
+		return render_bad(cause, "no rows");
 	json_array_foreach(*rows, i, row) {
 		if (!json_is_array(row))
-			return (render_bad(cause, "bad row in rows"));
+			return render_bad(cause, "bad row in rows");
 	}
-	return (0);
+	return 0;
 }
 
 /* The column's name: a string, else its JSON. */
@@ -61,11 +61,11 @@ static inline char *
 ref_query_name(json_t *col)
 {
 	if (json_is_string(col))
-		return (xstrdup(json_string_value(col)));
+		return xstrdup(json_string_value(col));
 	if (json_is_string(json_object_get(col, "name")))
-		return (xstrdup(json_string_value(json_object_get(col,
-		    "name"))));
-	return (json_dumps(col, JSON_COMPACT | JSON_ENCODE_ANY));
+		return xstrdup(json_string_value(json_object_get(col,
+		    "name")));
+	return json_dumps(col, JSON_COMPACT | JSON_ENCODE_ANY);
 }
 
 /*
@@ -83,11 +83,11 @@ ref_query_table(FILE *f, json_t *reply, char **cause)
 	int	 *right, *seen, num;
 
 	if (ref_query_check(reply, &cols, &rows, cause) != 0)
-		return (-1);
+		return -1;
 	nc = json_array_size(cols);
 	nr = json_array_size(rows) + 1;
 	if (nc == 0)
-		return (0);
+		return 0;
 	cells = xcalloc(nr * nc, sizeof *cells);
 	w = xcalloc(nc, sizeof *w);
 	right = xcalloc(nc, sizeof *right);
@@ -142,7 +142,7 @@ ref_query_table(FILE *f, json_t *reply, char **cause)
 	free(w);
 	free(right);
 	free(seen);
-	return (0);
+	return 0;
 }
 
 /* One CSV field, RFC 4180: quoted when it holds a comma, a quote, CR or
@@ -178,7 +178,7 @@ ref_query_csv(FILE *f, json_t *reply, char **cause)
 	int	 num;
 
 	if (ref_query_check(reply, &cols, &rows, cause) != 0)
-		return (-1);
+		return -1;
 	nc = json_array_size(cols);
 	for (c = 0; c < nc; c++) {
 		if (c > 0)
@@ -200,7 +200,7 @@ ref_query_csv(FILE *f, json_t *reply, char **cause)
 		}
 		fputs("\r\n", f);
 	}
-	return (0);
+	return 0;
 }
 
 /* cmd_get_text's split of a view's text: stdout, and profd's error line
@@ -217,10 +217,10 @@ ref_text(FILE *out, FILE *err, const char *body, size_t len)
 	if (strncmp(body + n, "profd: ", 7) == 0) {
 		fwrite(body, 1, n, out);
 		fprintf(err, "profctl: %s", body + n + 7);
-		return (PROFCTL_EXIT_REFUSED);
+		return PROFCTL_EXIT_REFUSED;
 	}
 	fwrite(body, 1, len, out);
-	return (PROFCTL_EXIT_OK);
+	return PROFCTL_EXIT_OK;
 }
 
 /* render_json, as it was. */

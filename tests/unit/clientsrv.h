@@ -126,7 +126,7 @@ serve(void *arg)
 		close(c);
 		__atomic_add_fetch(&srv.n, 1, __ATOMIC_RELEASE);
 	}
-	return (NULL);
+	return NULL;
 }
 
 static inline char *
@@ -137,7 +137,7 @@ json_reply(int status, const char *reason, const char *json)
 	xasprintf(&r, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n"
 	    "Content-Length: %zu\r\nConnection: close\r\n\r\n%s", status,
 	    reason, strlen(json), json);
-	return (r);
+	return r;
 }
 
 /* Run fn with stdout and stderr going to strings. */
@@ -157,7 +157,7 @@ slurp_fd(int fd)
 	p = xmalloc((size_t)n + 1);
 	assert(read(fd, p, (size_t)n) == n);
 	p[n] = '\0';
-	return (p);
+	return p;
 }
 
 static inline struct captured
@@ -188,7 +188,7 @@ run_cmd(const struct cmd_entry *e, struct client *c, int argc, char **argv)
 	close(fe);
 	unlink(o);
 	unlink(er);
-	return (r);
+	return r;
 }
 
 static inline void

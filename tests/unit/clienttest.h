@@ -51,7 +51,7 @@ render(int (*fn)(FILE *, json_t *, char **), const char *text, int want_rc)
 	if (rc != 0)
 		assert(cause != NULL);
 	free(cause);
-	return (out);
+	return out;
 }
 
 /* rc and r are what a request or a parse gave: 0, and a reply of this
@@ -82,10 +82,10 @@ finish(void)
 {
 	if (failures != 0) {
 		fprintf(stderr, "%d failure(s)\n", failures);
-		return (1);
+		return 1;
 	}
 	printf("ok\n");
-	return (0);
+	return 0;
 }
 
 #endif

@@ -246,5 +246,5 @@ main(void)
 	snprintf(path, sizeof path, "%s/stale.sock", dir);
 	unlink(path);
 	srv_stop();
-	return (finish());
+	return finish();
 }

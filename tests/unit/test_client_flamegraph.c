@@ -52,7 +52,7 @@ parse(const char *s)
 		fprintf(stderr, "fixture: %s at %d\n", e.text, e.position);
 		abort();
 	}
-	return (j);
+	return j;
 }
 
 static char *
@@ -65,7 +65,7 @@ render(json_t *j, const struct flamegraph_opts *o)
 	assert((f = open_memstream(&buf, &len)) != NULL);
 	assert(flamegraph_render(f, j, o, &cause) == 0);
 	assert(fclose(f) == 0);
-	return (buf);
+	return buf;
 }
 
 static size_t
@@ -77,7 +77,7 @@ count(const char *s, const char *sub)
 		n++;
 		s += strlen(sub);
 	}
-	return (n);
+	return n;
 }
 
 /* The frame group of an escaped name: from its <g to its </g>. */
@@ -89,7 +89,7 @@ frame(const char *svg, const char *escaped)
 
 	snprintf(key, sizeof key, "<g class=\"f\" data-n=\"%s\"", escaped);
 	p = strstr(svg, key);
-	return (p);
+	return p;
 }
 
 static double
@@ -102,7 +102,7 @@ attr(const char *p, const char *name)
 	snprintf(key, sizeof key, " %s=\"", name);
 	assert((a = strstr(p, key)) != NULL);
 	assert(a < strstr(p, "</g>"));
-	return (strtod(a + strlen(key), NULL));
+	return strtod(a + strlen(key), NULL);
 }
 
 static void
@@ -318,5 +318,5 @@ main(void)
 	test_diff();
 	test_empty();
 	printf("test_client_flamegraph: ok\n");
-	return (0);
+	return 0;
 }

@@ -41,7 +41,7 @@ ask(const char *reply, size_t n, int mode, struct http_reply *r,
 	rc = http_request(h, "GET", "/v1/x", NULL, 0, r, cause);
 	http_free(h);
 	srv_wait(before);
-	return (rc);
+	return rc;
 }
 
 static void
@@ -86,7 +86,7 @@ big_reply(const char *head, size_t n, size_t *len, char **body)
 	p[hl + n] = '\0';
 	*len = hl + n;
 	*body = p + hl;
-	return (p);
+	return p;
 }
 
 /* profctl's HTTP/1.1 on the wire: framing, interim replies, limits, and
@@ -353,5 +353,5 @@ main(void)
 	test_escape();
 	test_wire();
 	srv_stop();
-	return (finish());
+	return finish();
 }

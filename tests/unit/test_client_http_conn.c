@@ -46,7 +46,7 @@ conn_of(const char *p, size_t n)
 	assert(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
 	assert(write(sv[1], p, n) == (ssize_t)n);
 	close(sv[1]);
-	return (http_conn_new(sv[0]));
+	return http_conn_new(sv[0]);
 }
 
 static void
@@ -112,7 +112,7 @@ drain_run(void *arg)
 		memcpy(d->p + d->n, buf, (size_t)r);
 		d->n += (size_t)r;
 	}
-	return (NULL);
+	return NULL;
 }
 
 struct feed {
@@ -131,7 +131,7 @@ feed_run(void *arg)
 	for (off = 0; off < f->n; off += (size_t)w)
 		assert((w = write(f->fd, f->p + off, f->n - off)) > 0);
 	close(f->fd);
-	return (NULL);
+	return NULL;
 }
 
 /* Two iovecs, larger together than the socket takes at once, arrive whole
@@ -205,5 +205,5 @@ main(void)
 	test_lines();
 	test_send();
 	printf("ok\n");
-	return (0);
+	return 0;
 }

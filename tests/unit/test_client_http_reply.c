@@ -46,7 +46,7 @@ feed_run(void *arg)
 		off += (size_t)w;
 	}
 	close(f->fd);
-	return (NULL);
+	return NULL;
 }
 
 /* http_reply_read on reply (n bytes, 0: strlen) written step bytes at a
@@ -71,7 +71,7 @@ parse(const char *reply, size_t n, size_t step, int head_only,
 	rc = http_reply_read(conn, head_only, r, cause);
 	http_conn_close(conn);
 	assert(pthread_join(t, NULL) == 0);
-	return (rc);
+	return rc;
 }
 
 static void
@@ -151,7 +151,7 @@ parse_pieces(const char *reply, size_t step, size_t n, char **body,
 	free(b);
 	http_conn_close(conn);
 	assert(pthread_join(t, NULL) == 0);
-	return (rc);
+	return rc;
 }
 
 static void
@@ -371,5 +371,5 @@ main(void)
 	test_truncated();
 	test_malformed();
 	printf("ok\n");
-	return (0);
+	return 0;
 }

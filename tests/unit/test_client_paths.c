@@ -95,5 +95,5 @@ main(void)
 		assert(paths_config_socket(conf) == NULL);
 	}
 	printf("ok\n");
-	return (0);
+	return 0;
 }

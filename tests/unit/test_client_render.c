@@ -31,7 +31,7 @@ slurp(const char *path)
 	long	 n;
 
 	if ((f = fopen(path, "rb")) == NULL)
-		return (NULL);
+		return NULL;
 	fseek(f, 0, SEEK_END);
 	n = ftell(f);
 	rewind(f);
@@ -39,7 +39,7 @@ slurp(const char *path)
 	assert(fread(p, 1, (size_t)n, f) == (size_t)n);
 	p[n] = '\0';
 	fclose(f);
-	return (p);
+	return p;
 }
 
 /* Compare two texts; on a difference say where. */
@@ -78,7 +78,7 @@ render_to_string(const struct render_top *t)
 	assert((f = open_memstream(&buf, &len)) != NULL);
 	render_top(f, t);
 	fclose(f);
-	return (buf);
+	return buf;
 }
 
 /* The fixtures have no unit: it follows from the Go sample type. */
@@ -88,10 +88,10 @@ unit_of(const char *type)
 	size_t	n = strlen(type);
 
 	if (strcmp(type, "cpu") == 0 || strcmp(type, "delay") == 0)
-		return ("nanoseconds");
+		return "nanoseconds";
 	if (n > 6 && strcmp(type + n - 6, "_space") == 0)
-		return ("bytes");
-	return ("count");
+		return "bytes";
+	return "count";
 }
 
 /*
@@ -401,10 +401,10 @@ render_json_string(const char *json,
 	if (*rc != 0) {
 		assert(cause != NULL);
 		free(buf);
-		return (cause);
+		return cause;
 	}
 	assert(cause == NULL);
-	return (buf);
+	return buf;
 }
 
 static void
@@ -500,8 +500,8 @@ main(void)
 	test_fixtures();
 	if (failures != 0) {
 		fprintf(stderr, "%d failure(s)\n", failures);
-		return (1);
+		return 1;
 	}
 	printf("ok\n");
-	return (0);
+	return 0;
 }

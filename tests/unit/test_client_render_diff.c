@@ -50,5 +50,5 @@ int
 main(void)
 {
 	test_diff();
-	return (finish());
+	return finish();
 }

@@ -46,7 +46,7 @@ feed(int csv, const char *reply, size_t step, int *rc, char **cause)
 		*cause = why;
 	else
 		free(why);
-	return (out);
+	return out;
 }
 
 /* Every way of cutting the reply prints want and ends with want_rc. */
@@ -156,5 +156,5 @@ int
 main(void)
 {
 	test_query();
-	return (finish());
+	return finish();
 }

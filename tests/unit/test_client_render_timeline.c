@@ -12,7 +12,7 @@ spark(const double *v, size_t n)
 	f = open_memstream(&out, &len);
 	render_timeline_sparkline(f, v, n);
 	fclose(f);
-	return (out);
+	return out;
 }
 
 static void
@@ -92,5 +92,5 @@ main(void)
 {
 	test_sparkline();
 	test_timeline();
-	return (finish());
+	return finish();
 }

@@ -37,5 +37,5 @@ int
 main(void)
 {
 	test_tree();
-	return (finish());
+	return finish();
 }

@@ -78,5 +78,5 @@ int
 main(void)
 {
 	test_selection();
-	return (finish());
+	return finish();
 }

@@ -17,7 +17,7 @@ rnd(uint32_t n)
 	seed ^= seed >> 12;
 	seed ^= seed << 25;
 	seed ^= seed >> 27;
-	return ((uint32_t)((seed * 0x2545f4914f6cdd1dULL) >> 32) % n);
+	return (uint32_t)((seed * 0x2545f4914f6cdd1dULL) >> 32) % n;
 }
 
 /* A string of pieces that matter to a table, CSV and JSON. */
@@ -39,7 +39,7 @@ gen_string(void)
 	/* profd writes a NUL in a SQL value as \u0000. */
 	if (rnd(20) == 0)
 		buf[n++] = '\0';
-	return (json_stringn(buf, n));
+	return json_stringn(buf, n);
 }
 
 static json_t *
@@ -51,19 +51,19 @@ gen_scalar(void)
 	switch (rnd(9)) {
 	case 0:
 	case 1:
-		return (json_integer((json_int_t)rnd(2000) - 1000));
+		return json_integer((json_int_t)rnd(2000) - 1000);
 	case 2:
-		return (json_integer((json_int_t)(((uint64_t)rnd(UINT32_MAX) <<
-		    32) | rnd(UINT32_MAX))));
+		return json_integer((json_int_t)(((uint64_t)rnd(UINT32_MAX) <<
+		    32) | rnd(UINT32_MAX)));
 	case 3:
-		return (json_real(reals[rnd(sizeof reals / sizeof *reals)]));
+		return json_real(reals[rnd(sizeof reals / sizeof *reals)]);
 	case 4:
 	case 5:
-		return (gen_string());
+		return gen_string();
 	case 6:
-		return (json_null());
+		return json_null();
 	default:
-		return (json_boolean(rnd(2)));
+		return json_boolean(rnd(2));
 	}
 }
 
@@ -75,13 +75,13 @@ gen_value(int depth)
 	int	 i, n;
 
 	if (depth <= 0 || rnd(3) != 0)
-		return (gen_scalar());
+		return gen_scalar();
 	n = (int)rnd(4);
 	if (rnd(2) == 0) {
 		v = json_array();
 		for (i = 0; i < n; i++)
 			json_array_append_new(v, gen_value(depth - 1));
-		return (v);
+		return v;
 	}
 	v = json_object();
 	for (i = 0; i < n; i++) {
@@ -89,7 +89,7 @@ gen_value(int depth)
 		    "k", (int)rnd(6));
 		json_object_set_new(v, key, gen_value(depth - 1));
 	}
-	return (v);
+	return v;
 }
 
 /* A reply of /v1/query, now and then a malformed one or one cut short. */
@@ -137,7 +137,7 @@ gen_query(void)
 		json_object_set_new(q, "error", json_string("too large"));
 		json_object_set_new(q, "detail", gen_string());
 	}
-	return (q);
+	return q;
 }
 
 /* The text of v as one of the writers profd or a proxy might be. */
@@ -148,7 +148,7 @@ gen_text(json_t *v)
 	    JSON_INDENT(4), JSON_COMPACT | JSON_ENSURE_ASCII,
 	    JSON_INDENT(2) | JSON_ENSURE_ASCII };
 
-	return (json_dumps(v, flags[rnd(sizeof flags / sizeof *flags)]));
+	return json_dumps(v, flags[rnd(sizeof flags / sizeof *flags)]);
 }
 
 /* What a stream printed, fed text in pieces of random size (or whole);
@@ -170,7 +170,7 @@ stream(client_feed_fn fn, void *arg, FILE *f, char **out, const char *text,
 	if (*rc == 0)
 		*rc = fn(arg, NULL, 0, cause);
 	fclose(f);
-	return (*out);
+	return *out;
 }
 
 /* --json: the streamed text is render_json's. */
@@ -299,19 +299,19 @@ mutate(char *p, size_t len)
 	case 0:
 		if (at < len) {
 			p[at] = c;
-			return (len);
+			return len;
 		}
 		/* FALLTHROUGH */
 	case 1:
 		memmove(p + at + 1, p + at, len - at);
 		p[at] = c;
-		return (len + 1);
+		return len + 1;
 	default:
 		if (at < len) {
 			memmove(p + at, p + at + 1, len - at - 1);
-			return (len - 1);
+			return len - 1;
 		}
-		return (len);
+		return len;
 	}
 }
 
@@ -395,5 +395,5 @@ main(void)
 {
 	test_fixed();
 	test_generated();
-	return (finish());
+	return finish();
 }

@@ -36,7 +36,7 @@ chunked(const char *ctype, const char *body, size_t len, size_t size,
 	if (cut == 0)
 		fputs("0\r\n\r\n", f);
 	fclose(f);
-	return (r);
+	return r;
 }
 
 /* Run e with the arguments (NULL-terminated) against reply, sent step
@@ -72,7 +72,7 @@ run(const struct cmd_entry *e, const char *reply, size_t rlen, size_t step,
 		fprintf(stderr, "FAIL %s asked nothing: %s", e->name, r.err);
 		exit(1);
 	}
-	return (r);
+	return r;
 }
 
 static void
@@ -152,7 +152,7 @@ query_body(int n, const char *end)
 		    "null");
 	fprintf(f, "],\"truncated\":false,\"elapsed_ms\":1.5%s}\n", end);
 	fclose(f);
-	return (b);
+	return b;
 }
 
 /* query as a table, CSV and JSON: what the whole-reply path printed. */
@@ -335,5 +335,5 @@ main(void)
 	test_broken();
 	client_free(&c);
 	srv_stop();
-	return (finish());
+	return finish();
 }

@@ -211,7 +211,7 @@ run(const struct cmd_entry *e, int *rc, size_t *bytes, size_t *lines,
 	assert(wait4(pid, &st, 0, &ru) == pid);
 	assert(WIFEXITED(st));
 	*rc = WEXITSTATUS(st);
-	return (ru.ru_maxrss);
+	return ru.ru_maxrss;
 }
 
 /* Run e with the arguments (NULL-terminated): exit 0, at least
@@ -254,7 +254,7 @@ main(void)
 	int			 fd;
 #ifdef RSS_SANITIZED
 	printf("skip: built with AddressSanitizer\n");
-	return (0);
+	return 0;
 #endif
 	assert(mkdtemp(dir) != NULL);
 	snprintf(sock, sizeof sock, "%s/profd.sock", dir);
@@ -291,7 +291,7 @@ main(void)
 	unlink(sock);
 	rmdir(dir);
 	if (failures != 0)
-		return (1);
+		return 1;
 	printf("ok\n");
-	return (0);
+	return 0;
 }

@@ -179,10 +179,10 @@ main(void)
 	test_percentages();
 	if (failures != 0) {
 		fprintf(stderr, "%d failure(s)\n", failures);
-		return (1);
+		return 1;
 	}
 	printf("ok: %zu labels, %zu percentages\n",
 	    sizeof labels / sizeof labels[0],
 	    sizeof percentages / sizeof percentages[0]);
-	return (0);
+	return 0;
 }

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kv.h"
 #include "sblock.h"
+#include "srows.h"
 #include "testlib.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;

@@ -13,7 +13,7 @@ answer(const char *path, const char *inm, const char *ae,
     struct webasset_reply *r)
 {
 	webasset_answer(path, inm, ae, r);
-	return (r->status);
+	return r->status;
 }
 
 int
@@ -87,5 +87,5 @@ main(void)
 			    webassets[i - 1].etag) != 0);
 	}
 	printf("test_webasset: %u checks, %d assets\n", checks, nwebassets);
-	return (0);
+	return 0;
 }

@@ -1,0 +1,87 @@
+/* alloc.c: allocators that abort instead of returning NULL.  profd and
+ * profctl both compile this file. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+
+/* The program's name (profd, profctl, a test) heads the message. */
+static void __attribute__((noreturn))
+oom(size_t n)
+{
+	fprintf(stderr, "%s: out of memory allocating %zu bytes\n",
+	    program_invocation_short_name, n);
+	abort();
+}
+
+void *
+xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (p == NULL)
+		oom(n);
+	return p;
+}
+
+void *
+xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+
+	if (p == NULL)
+		oom(nmemb * size);
+	return p;
+}
+
+void *
+xrealloc(void *old, size_t n)
+{
+	void *p = realloc(old, n ? n : 1);
+
+	if (p == NULL)
+		oom(n);
+	return p;
+}
+
+void *
+xreallocarray(void *old, size_t nmemb, size_t size)
+{
+	if (size != 0 && nmemb > SIZE_MAX / size)
+		oom(SIZE_MAX);
+	return xrealloc(old, nmemb * size);
+}
+
+char *
+xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *
+xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+int
+xasprintf(char **out, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(out, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		oom(0);
+	return n;
+}

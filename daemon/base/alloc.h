@@ -1,0 +1,17 @@
+/* alloc.h: allocators that abort instead of returning NULL, so callers
+ * never carry an out-of-memory path they cannot test.  Shared by profd and
+ * profctl (which compiles alloc.c in). */
+#ifndef PROFD_ALLOC_H
+#define PROFD_ALLOC_H
+
+#include <stddef.h>
+
+void *xmalloc(size_t);
+void *xcalloc(size_t, size_t);
+void *xrealloc(void *, size_t);
+void *xreallocarray(void *, size_t, size_t);
+char *xstrdup(const char *);
+char *xstrndup(const char *, size_t);
+int xasprintf(char **, const char *, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "pbw.h"
-#include "util.h"
 
 static uint64_t rng = 88172645463325252ull;
 

@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 
+#include "alloc.h"
 #include "profctl.h"
 
 static int	cmd_delete_exec(struct client *, int, char **);

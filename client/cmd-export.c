@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "profctl.h"
 
 static int	cmd_export_exec(struct client *, int, char **);

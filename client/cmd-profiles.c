@@ -2,6 +2,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 
+#include "alloc.h"
 #include "profctl.h"
 
 static int	cmd_profiles_exec(struct client *, int, char **);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "profctl.h"
 
 static int	cmd_query_exec(struct client *, int, char **);

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "profctl.h"
 #include "webserve.h"
 

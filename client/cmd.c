@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "profctl.h"
 
 const struct cmd_entry *cmd_table[] = {

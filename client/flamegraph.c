@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "profctl.h"
 
 #define FG_WIDTH	1200.0	/* image width, px */

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "http-int.h"
 
 /* The reading end of an open socket fd, which it now owns. */

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "alloc.h"
 #include "http-int.h"
 
 /* What the status line and headers of a reply say. */

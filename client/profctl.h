@@ -11,8 +11,6 @@
 
 #include <jansson.h>
 
-#include "alloc.h"
-
 #ifndef PROFD_VERSION
 #define PROFD_VERSION "0.1.0"
 #endif

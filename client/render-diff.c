@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "profctl.h"
 
 /* A delta with its sign: "+1.50s", "-300ms", "0". */

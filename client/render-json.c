@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "profctl.h"
 
 #define RENDER_JSON_FLAGS	JSON_INDENT(2)

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "profctl.h"
 
 /* pprof's margin: lines shown before the first and after the last. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "profctl.h"
 
 static const char *render_timeline_blocks[8] = {

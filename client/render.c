@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "alloc.h"
 #include "profctl.h"
 
 /* pprof's abs64: wraps for INT64_MIN as Go does. */

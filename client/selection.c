@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "profctl.h"
 
 /* The parameter of each option, by its index (code - SELECTION_OPT). */

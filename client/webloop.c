@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "profctl.h"
 #include "webserve.h"
 

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "profctl.h"
 #include "webserve.h"
 

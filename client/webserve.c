@@ -15,6 +15,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "http-int.h"
 #include "origin.h"
 #include "webasset.h"

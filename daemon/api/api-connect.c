@@ -19,11 +19,12 @@
 #include <string.h>
 #include <strings.h>
 
+#include "alloc.h"
 #include "api-pyro.h"
 #include "inflate.h"
 #include "pushreq.h"
+#include "scopename.h"
 #include "stream.h"
-#include "util.h"
 
 struct cpush {
 	struct evbuffer *body;

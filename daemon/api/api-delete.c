@@ -4,12 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "api.h"
+#include "clock.h"
 #include "import.h"
 #include "retainer.h"
 #include "retention.h"
+#include "scopename.h"
 #include "selection.h"
-#include "util.h"
 
 struct del {
 	char *scope;

@@ -4,13 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "api.h"
 #include "diff.h"
 #include "query.h"
 #include "selection.h"
 #include "top.h"
 #include "tree.h"
-#include "util.h"
 
 struct diff_req {
 	struct selection base, cur;

@@ -1,12 +1,12 @@
 /* api-export.c: GET /v1/export: the selection as a gzipped pprof profile. */
 #include <stdlib.h>
 
+#include "alloc.h"
 #include "api.h"
 #include "export.h"
 #include "inflate.h"
 #include "query.h"
 #include "selection.h"
-#include "util.h"
 
 static void
 export_req_free(void *arg)

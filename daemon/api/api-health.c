@@ -2,8 +2,8 @@
  * it never waits for the store, an import or a query. */
 #include "api.h"
 #include "retainer.h"
+#include "rfc3339.h"
 #include "store.h"
-#include "util.h"
 
 static json_t *
 health_retention(const struct retainer *rt)

@@ -7,10 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "alloc.h"
 #include "api.h"
+#include "clock.h"
 #include "push.h"
 #include "routes.h"
-#include "util.h"
 
 struct route_stats {
 	uint64_t calls, errors;

@@ -24,11 +24,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "api-pyro.h"
+#include "buf.h"
+#include "clock.h"
 #include "http-error.h"
 #include "jsonlim.h"
 #include "multipart.h"
-#include "util.h"
+#include "scopename.h"
 
 /* sample_type_config is a few hundred bytes in every client
  * (pyroscope-go's: four sample types of {"units", "aggregation"}, 2 deep,

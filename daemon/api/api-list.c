@@ -4,13 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "api.h"
+#include "buf.h"
 #include "jsonw.h"
 #include "list.h"
 #include "query.h"
 #include "rx.h"
 #include "selection.h"
-#include "util.h"
 
 struct list_req {
 	struct selection sel;

@@ -6,14 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "api.h"
+#include "buf.h"
 #include "jsonw.h"
 #include "peek.h"
 #include "query.h"
 #include "rx.h"
 #include "selection.h"
 #include "units.h"
-#include "util.h"
 
 struct peek_req {
 	struct selection sel;

@@ -7,13 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "api.h"
 #include "import.h"
 #include "push.h"
 #include "query.h"
+#include "scopename.h"
 #include "store.h"
 #include "uploads.h"
-#include "util.h"
 
 static json_t *
 metrics_json(const struct store_metric *m, size_t n)

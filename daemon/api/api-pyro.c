@@ -4,7 +4,6 @@
 
 #include "activity.h"
 #include "api-pyro.h"
-#include "util.h"
 
 int
 api_pyro_label_name_valid(const char *s, size_t n)

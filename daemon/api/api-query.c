@@ -14,10 +14,11 @@
 #include <event2/buffer.h>
 
 #include "api.h"
+#include "buf.h"
+#include "clock.h"
 #include "jsonw.h"
 #include "routes.h"
 #include "store-sql.h"
-#include "util.h"
 
 #define QUERY_ROWS_DEFAULT	10000
 #define QUERY_ROWS_MAX		1000000

@@ -3,12 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "api.h"
 #include "query.h"
 #include "source.h"
 #include "selection.h"
 #include "store.h"
-#include "util.h"
 
 static json_t *
 scopes_json(const struct store_scope_info *v, size_t n)

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "api.h"
 #include "query.h"
 #include "selection.h"
 #include "source.h"
-#include "util.h"
 
 int
 api_fleet_params(struct api_call *call, struct api_fleet_params *p)

@@ -6,8 +6,8 @@
  * is read under the activity mutex. */
 #include "activity.h"
 #include "api.h"
+#include "clock.h"
 #include "status.h"
-#include "util.h"
 
 #include <unistd.h>
 

@@ -30,8 +30,8 @@
 #include <event2/keyvalq_struct.h>
 
 #include "api.h"
+#include "clock.h"
 #include "jobq.h"
-#include "util.h"
 
 #define STREAM_HIGH_WATER	(1024 * 1024)
 #define STREAM_LOW_WATER	(256 * 1024)

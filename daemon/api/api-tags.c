@@ -3,12 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "api.h"
+#include "buf.h"
 #include "jsonw.h"
 #include "query.h"
 #include "selection.h"
 #include "tags.h"
-#include "util.h"
 
 struct tags_req {
 	struct selection sel;

@@ -3,11 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "api.h"
 #include "query.h"
+#include "rfc3339.h"
 #include "selection.h"
 #include "timeline.h"
-#include "util.h"
 
 struct timeline_req {
 	struct selection sel;

@@ -3,13 +3,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "api.h"
+#include "buf.h"
 #include "csindex.h"
 #include "jsonw.h"
 #include "query.h"
 #include "selection.h"
 #include "top.h"
-#include "util.h"
 
 struct top_req {
 	struct selection sel;

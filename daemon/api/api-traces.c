@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "api.h"
+#include "buf.h"
+#include "clock.h"
 #include "csindex.h"
 #include "jsonw.h"
 #include "model.h"
@@ -17,7 +20,6 @@
 #include "selection.h"
 #include "traces.h"
 #include "units.h"
-#include "util.h"
 
 /* A chunk of reply is handed to the stream when the buffer passes this:
  * large enough that the hand-offs to the loop are few (a thousand

@@ -5,13 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "api.h"
+#include "buf.h"
 #include "csindex.h"
 #include "jsonw.h"
 #include "query.h"
 #include "selection.h"
 #include "tree.h"
-#include "util.h"
 
 struct tree_req {
 	struct selection sel;

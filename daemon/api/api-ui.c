@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "api.h"
 #include "http-error.h"
 #include "routes.h"
-#include "util.h"
 #include "webasset.h"
 
 void

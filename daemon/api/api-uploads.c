@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "api.h"
 #include "uploads.h"
-#include "util.h"
 
 struct chunk {
 	char id[UPLOAD_ID_LEN + 1];

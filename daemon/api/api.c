@@ -8,12 +8,15 @@
 #include <string.h>
 
 #include "api.h"
+#include "buf.h"
+#include "clock.h"
 #include "http-error.h"
 #include "jsonw.h"
+#include "nitems.h"
+#include "rfc3339.h"
 #include "store.h"
 #include "routes.h"
 #include "selection.h"
-#include "util.h"
 
 const char *
 api_param(struct api_call *call, const char *key)

@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "buf.h"
 #include "config.h"
 #include "error.h"
 #include "jobq.h"

@@ -7,9 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+#include "buf.h"
 #include "http-error.h"
 #include "jsonw.h"
-#include "util.h"
 
 const char *
 http_error_kind(int status)

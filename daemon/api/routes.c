@@ -5,9 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "api.h"
+#include "clock.h"
 #include "routes.h"
-#include "util.h"
 
 const struct route routes[] = {
 	{ "POST", "/v1/profiles", ROUTE_NEEDS_WRITER, api_profiles_post },

@@ -9,7 +9,8 @@
 #include <unistd.h>
 
 #include "activity.h"
-#include "util.h"
+#include "alloc.h"
+#include "clock.h"
 
 struct activity {
 	pthread_mutex_t mu;

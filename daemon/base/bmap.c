@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "hmap.h"
-#include "util.h"
 
 #define BMAP_HDR	12	/* value, length */
 

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "alloc.h"
 #include "config-int.h"
 #include "log.h"
-#include "util.h"
 
 #define F(field)	offsetof(struct config, field)
 

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "config-int.h"
 #include "log.h"
-#include "util.h"
 
 void
 config_usage(FILE *f)

@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "config-int.h"
-#include "util.h"
+#include "scopename.h"
 
 const char *const config_scrape_profiles[] = {
 	"cpu", "heap", "allocs", "goroutine", "mutex", "block",

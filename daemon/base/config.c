@@ -10,9 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "config-int.h"
 #include "log.h"
-#include "util.h"
+#include "scopename.h"
 
 
 static const char *

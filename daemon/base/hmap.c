@@ -4,8 +4,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "alloc.h"
 #include "hmap.h"
-#include "util.h"
 
 uint64_t
 hmap_hash(const void *key, size_t len)

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "hmap.h"
-#include "util.h"
 
 /* Move the entries into cap slots. */
 static void

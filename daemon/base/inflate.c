@@ -3,8 +3,8 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "alloc.h"
 #include "inflate.h"
-#include "util.h"
 
 /* The ratio bound applies once this much has been inflated: tiny inputs
  * (a few hundred bytes of a sparse profile) legitimately inflate a lot. */

@@ -21,8 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "jobq.h"
-#include "util.h"
 
 struct worker {
 	struct jobq *q;

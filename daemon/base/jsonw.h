@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util.h"
+#include "buf.h"
 
 /* Literal JSON text (punctuation, keywords). */
 void jsonw_raw(struct buf *, const char *);

@@ -17,9 +17,9 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
 #include "memtrim.h"
-#include "util.h"
 
 static atomic_int trimming;
 

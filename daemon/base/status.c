@@ -1,6 +1,6 @@
 /* status.c: the values the status providers (status.h) write alike. */
+#include "rfc3339.h"
 #include "status.h"
-#include "util.h"
 
 json_t *
 status_time(int64_t ns)

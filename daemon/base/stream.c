@@ -4,8 +4,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc.h"
+#include "buf.h"
 #include "stream.h"
-#include "util.h"
 
 /* Reads start small and double up to STREAM_CHUNK: a tiny push then
  * costs a 4 KiB buffer, not a freshly mapped (and zeroed) 512 KiB one,

@@ -33,13 +33,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "bounds.h"
 #include "error.h"
 #include "folded.h"
 #include "hmap.h"
 #include "model.h"
+#include "mstr.h"
 #include "stream.h"
-#include "util.h"
 
 /* Bytes asked of the stream for a line at first; doubled for longer ones.
  * Small, so a short input needs no large buffer (the stream still reads

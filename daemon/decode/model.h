@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "error.h"
-#include "util.h"
+#include "mstr.h"
 
 #define MAPPING_HAS_FUNCTIONS		0x1
 #define MAPPING_HAS_FILENAMES		0x2

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "error.h"
 #include "pb.h"
-#include "util.h"
 
 /* The largest field number protobuf allows (2^29 - 1). */
 #define PB_MAX_FIELD	0x1fffffffu

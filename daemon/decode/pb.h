@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "alloc.h"
 #include "error.h"
-#include "util.h"
 
 enum pb_wire {
 	PB_VARINT = 0,

@@ -3,9 +3,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "buf.h"
 #include "pb.h"
 #include "pbw.h"
-#include "util.h"
 
 void
 pbw_byte(struct buf *b, uint8_t c)

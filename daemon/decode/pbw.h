@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buf.h"
 #include "pb.h"
-#include "util.h"
 
 static inline void
 pbw_varint(struct buf *b, uint64_t v)

@@ -18,10 +18,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buf.h"
 #include "hmap.h"
 #include "model.h"
+#include "mstr.h"
 #include "pb.h"
-#include "util.h"
 
 #define PFT_MAX_METRICS		256
 #define PFT_MAX_SEQUENCES	65536

@@ -6,12 +6,14 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "buf.h"
 #include "error.h"
 #include "hmap.h"
 #include "model.h"
+#include "mstr.h"
+#include "nitems.h"
 #include "pb.h"
 #include "perfetto-int.h"
-#include "util.h"
 
 /* The index of metric (type, unit), added (and sent to the sink) on
  * first use. */

@@ -1,11 +1,13 @@
 /* perfetto-names.c: process and thread names and the sequence's thread,
  * from ProcessTree and Track/Process/ThreadDescriptors, global across
  * sequences, as labels of the samples read after them. */
+#include "alloc.h"
+#include "buf.h"
 #include "hmap.h"
+#include "mstr.h"
 #include "pb.h"
 #include "perfetto-int.h"
 #include "perfetto.h"
-#include "util.h"
 
 /* ---- names of processes and threads ---- */
 

@@ -3,11 +3,13 @@
  * content since sink ids outlive a sequence's resets. */
 #include <string.h>
 
+#include "alloc.h"
+#include "buf.h"
 #include "hmap.h"
+#include "mstr.h"
 #include "pb.h"
 #include "perfetto-int.h"
 #include "perfetto.h"
-#include "util.h"
 
 /* ---- frames, mappings, stacks ---- */
 

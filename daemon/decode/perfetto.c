@@ -79,11 +79,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+#include "buf.h"
 #include "hmap.h"
+#include "mstr.h"
+#include "nitems.h"
 #include "pb.h"
 #include "perfetto-int.h"
 #include "perfetto.h"
-#include "util.h"
 
 /* ---- packets ---- */
 

@@ -9,6 +9,7 @@
 #include "bounds.h"
 #include "error.h"
 #include "model.h"
+#include "mstr.h"
 #include "pb.h"
 #include "pprof-int.h"
 

@@ -5,14 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "bounds.h"
 #include "error.h"
 #include "model.h"
+#include "mstr.h"
 #include "pb.h"
 #include "pprof-int.h"
 #include "pprof.h"
 #include "rx.h"
-#include "util.h"
 
 static int
 pprof_sink_failed(struct pprof *p, const char *what)

@@ -17,12 +17,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "alloc.h"
 #include "bounds.h"
 #include "error.h"
 #include "model.h"
+#include "mstr.h"
 #include "pb.h"
 #include "rx.h"
-#include "util.h"
 
 /* Field numbers of Profile. */
 enum {

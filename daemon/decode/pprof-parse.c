@@ -10,7 +10,6 @@
 #include "pprof-int.h"
 #include "pprof.h"
 #include "rx.h"
-#include "util.h"
 
 static int
 pprof_parse_vt(struct pprof *p, const struct pb *c, const struct pb_field *f,

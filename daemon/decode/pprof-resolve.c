@@ -6,14 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "bounds.h"
 #include "error.h"
 #include "model.h"
+#include "mstr.h"
+#include "nitems.h"
 #include "pb.h"
 #include "pprof-int.h"
 #include "pprof.h"
 #include "rx.h"
-#include "util.h"
 
 static void
 pprof_idmap_init(struct pprof_idmap *m, size_t n, uint64_t maxid)

@@ -34,7 +34,6 @@
 #include "pprof.h"
 #include "stream.h"
 #include "rx.h"
-#include "util.h"
 
 
 static void

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "jsonlim.h"
 #include "pb.h"
 #include "pushreq.h"
-#include "util.h"
 
 void
 pushreq_clear(struct pushreq *r)

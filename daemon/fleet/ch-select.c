@@ -16,11 +16,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "alloc.h"
 #include "ch-select.h"
 #include "ch.h"
+#include "clock.h"
 #include "fleet-tsv.h"
 #include "jobq.h"
-#include "util.h"
+#include "nitems.h"
 
 /* Bytes of an answer waiting for the thread before the loop stops
  * reading. */

@@ -17,9 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+#include "buf.h"
 #include "ch.h"
 #include "httpc.h"
-#include "util.h"
 
 /* Connections kept alive between requests. */
 #define CH_IDLE		4

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+#include "buf.h"
 #include "csindex.h"
 #include "fleet-batch.h"
 #include "hmap.h"

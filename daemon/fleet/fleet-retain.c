@@ -20,11 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+#include "buf.h"
+#include "clock.h"
 #include "config.h"
 #include "fleet-batch.h"
 #include "fleet-retain.h"
 #include "log.h"
-#include "util.h"
 
 void
 fleet_retain_set(struct fleet_retain *r, const struct retention *pol)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "ch-select.h"
 #include "csindex.h"
 #include "fleet-source.h"
@@ -16,9 +17,9 @@
 #include "fleet-tsv.h"
 #include "hmap.h"
 #include "model.h"
+#include "nitems.h"
 #include "selection.h"
 #include "source.h"
-#include "util.h"
 
 struct fleet_reader {
 	struct ch_select *chs;

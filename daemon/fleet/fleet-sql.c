@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "fleet-batch.h"
 #include "fleet-sql.h"
 #include "selection.h"

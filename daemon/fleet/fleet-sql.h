@@ -8,8 +8,6 @@
 
 #include <stddef.h>
 
-#include "util.h"
-
 struct selection;
 
 struct fleet_sql {

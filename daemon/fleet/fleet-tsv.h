@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buf.h"
 #include "error.h"
-#include "util.h"
 
 #define FLEET_TSV_MAX_FIELDS	16
 

@@ -18,7 +18,11 @@
 
 #include <jansson.h>
 
+#include "alloc.h"
+#include "backoff.h"
+#include "buf.h"
 #include "ch.h"
+#include "clock.h"
 #include "fleet-batch.h"
 #include "fleet-retain.h"
 #include "fleet.h"
@@ -29,7 +33,6 @@
 #include "query.h"
 #include "status.h"
 #include "store.h"
-#include "util.h"
 
 #define FLEET_BACKOFF_MAX	60
 /* The longest answer the shipper reads: a few numbers or an error;

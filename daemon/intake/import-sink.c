@@ -12,8 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+#include "buf.h"
 #include "import-int.h"
-#include "util.h"
+#include "mstr.h"
+#include "nitems.h"
 
 void
 importer_caches_clear(struct importer *im)

@@ -8,10 +8,11 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "alloc.h"
+#include "clock.h"
 #include "format.h"
 #include "import-int.h"
 #include "sha256.h"
-#include "util.h"
 
 /* The import thread's nice value (and its helpers'). */
 #define IMPORT_NICE		5

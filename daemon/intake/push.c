@@ -10,9 +10,10 @@
 #include <unistd.h>
 
 #include "activity.h"
+#include "alloc.h"
+#include "mstr.h"
 #include "push.h"
 #include "uploads.h"
-#include "util.h"
 
 void
 push_clear(struct push *p)

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+#include "clock.h"
 #include "csindex.h"
 #include "import.h"
 #include "jobq.h"
@@ -16,7 +18,6 @@
 #include "retainer.h"
 #include "retention.h"
 #include "store.h"
-#include "util.h"
 
 #define GC_BATCH	5000
 #define VACUUM_BATCH	4096		/* pages: 16 MiB of 4 KiB pages */

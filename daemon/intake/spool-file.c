@@ -18,10 +18,14 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "alloc.h"
+#include "clock.h"
 #include "format.h"
 #include "import.h"
+#include "nitems.h"
+#include "rfc3339.h"
+#include "scopename.h"
 #include "spool-file.h"
-#include "util.h"
 
 #define SPOOL_DIR_MODE		0770
 #define SPOOL_MAX_SUFFIX	1000	/* name.1 ... name.999 */

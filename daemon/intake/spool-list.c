@@ -11,8 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc.h"
+#include "clock.h"
 #include "spool-file.h"
-#include "util.h"
 static int64_t
 spool_mtime_ns(const struct stat *st)
 {

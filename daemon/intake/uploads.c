@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "uploads.h"
-#include "util.h"
 
 struct uploads {
 	char *dir;

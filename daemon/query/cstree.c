@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "csindex.h"
 #include "cstree.h"
-#include "util.h"
 
 int cstree_dense_ok = 1;
 

@@ -4,13 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "diff.h"
 #include "hmap.h"
 #include "selection.h"
 #include "source.h"
 #include "top.h"
 #include "tree.h"
-#include "util.h"
 
 static int64_t
 scaled(int64_t v, double scale)

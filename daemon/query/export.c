@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+#include "buf.h"
 #include "csindex.h"
 #include "export.h"
 #include "hmap.h"
@@ -16,7 +18,6 @@
 #include "selection.h"
 #include "stackwalk.h"
 #include "store.h"
-#include "util.h"
 
 /* profile.proto field numbers. */
 enum {

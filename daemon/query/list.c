@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "csindex.h"
 #include "hmap.h"
 #include "list.h"
@@ -13,7 +14,6 @@
 #include "selection.h"
 #include "source.h"
 #include "stackwalk.h"
-#include "util.h"
 
 struct lnode {
 	int64_t cs;			/* one callsite of the node */

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "peek.h"
 #include "rx.h"
 #include "top.h"
-#include "util.h"
 
 static int64_t
 peek_abs(int64_t v)

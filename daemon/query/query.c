@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "csindex.h"
 #include "cstree.h"
 #include "hmap.h"
@@ -13,7 +14,6 @@
 #include "selection.h"
 #include "source.h"
 #include "stackwalk.h"
-#include "util.h"
 
 int
 query_resolve(struct store *s, const struct selection *sel,

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "csindex.h"
 #include "query.h"
 #include "samples.h"
 #include "selection.h"
-#include "util.h"
 
 static int
 set_cmp(const void *a, const void *b)

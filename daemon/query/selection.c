@@ -6,9 +6,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "alloc.h"
 #include "rx.h"
+#include "scopename.h"
 #include "selection.h"
-#include "util.h"
 
 static const char *const ff_names[FF_COUNT] = {
 	"focus", "ignore", "hide", "show",

@@ -3,11 +3,11 @@
  * index caught up and held for reading while a view walks them. */
 #include <stdlib.h>
 
+#include "alloc.h"
 #include "csindex.h"
 #include "query.h"
 #include "selection.h"
 #include "source.h"
-#include "util.h"
 
 struct source_store {
 	struct stack_source src;

@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "csindex.h"
 #include "model.h"
 #include "rx.h"
 #include "selection.h"
 #include "stackwalk.h"
-#include "util.h"
 
 void
 stackwalk_init(struct stackwalk *w, const struct csindex *idx,

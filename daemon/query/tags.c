@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "samples.h"
 #include "tags.h"
-#include "util.h"
 
 struct tag_entry {
 	const struct sample_label *l;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "csindex.h"
 #include "hmap.h"
 #include "query.h"
@@ -11,7 +12,6 @@
 #include "source.h"
 #include "stackwalk.h"
 #include "timeline.h"
-#include "util.h"
 
 void
 timeline_points(struct timeline_result *r, int64_t first, int64_t last,

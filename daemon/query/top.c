@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "csindex.h"
 #include "cstree.h"
 #include "hmap.h"
@@ -18,7 +19,6 @@
 #include "source.h"
 #include "stackwalk.h"
 #include "top.h"
-#include "util.h"
 
 /* Building a result stack by stack (with frame filters) or callsite by
  * callsite.  Zeroed before use. */

@@ -2,9 +2,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "alloc.h"
 #include "selection.h"
 #include "traces.h"
-#include "util.h"
 
 static int
 trace_cmp(const void *a, const void *b, void *arg)

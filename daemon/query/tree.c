@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "csindex.h"
 #include "cstree.h"
 #include "hmap.h"
@@ -13,7 +14,6 @@
 #include "source.h"
 #include "stackwalk.h"
 #include "tree.h"
-#include "util.h"
 
 /* Building a tree: init (the root made), a child per frame from the
  * root down (add the values to the nodes returned), finish (children

@@ -14,8 +14,8 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "scrape-unix.h"
-#include "util.h"
 
 #define SCRAPE_UNIX_HEAD_MAX	(64 * 1024)
 

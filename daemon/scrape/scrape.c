@@ -16,6 +16,9 @@
 #include <string.h>
 
 #include "activity.h"
+#include "alloc.h"
+#include "backoff.h"
+#include "clock.h"
 #include "config.h"
 #include "hmap.h"
 #include "httpc.h"
@@ -26,7 +29,6 @@
 #include "scrape-unix.h"
 #include "scrape.h"
 #include "status.h"
-#include "util.h"
 
 #define SCRAPE_BACKOFF_MAX	60
 

@@ -14,12 +14,13 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "alloc.h"
+#include "clock.h"
 #include "http-error.h"
 #include "log.h"
 #include "memtrim.h"
 #include "server-http-int.h"
 #include "server-http.h"
-#include "util.h"
 
 static void conn_arm(struct conn *, int64_t seconds);
 

@@ -6,6 +6,8 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "alloc.h"
+#include "clock.h"
 #include "fleet.h"
 #include "ch-select.h"
 #include "activity.h"
@@ -18,7 +20,6 @@
 #include "server-http.h"
 #include "server-int.h"
 #include "uploads.h"
-#include "util.h"
 
 /* The part of the shutdown timeout kept for what is cut short to end:
  * a quarter of it, 2 s at most.  The loop stops a quarter of that before

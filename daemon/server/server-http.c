@@ -24,12 +24,13 @@
 #include <strings.h>
 #include <sys/socket.h>
 
+#include "alloc.h"
+#include "clock.h"
 #include "http-error.h"
 #include "log.h"
 #include "origin.h"
 #include "server-http-int.h"
 #include "server-http.h"
-#include "util.h"
 
 /* The listener's error callback gets the listener's callback argument,
  * which evhttp owns (the evhttp): find the guard by its listener.  All on

@@ -29,12 +29,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "http-error.h"
 #include "log.h"
 #include "routes.h"
 #include "server-http.h"
 #include "server-int.h"
-#include "util.h"
 
 /* Split ADDR:PORT ([V6]:PORT) into host and port (in buf); -1 if bad. */
 static int

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "activity.h"
+#include "alloc.h"
 #include "api.h"
 #include "csindex.h"
 #include "detach.h"
@@ -45,7 +46,6 @@
 #include "spool.h"
 #include "store.h"
 #include "uploads.h"
-#include "util.h"
 
 /* The query and upload threads' nice value above the loop's: the loop,
  * which answers health checks and hands out the work, gets a core first

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "spool-int.h"
-#include "util.h"
 
 static int
 spool_entry_cmp(const void *a, const void *b)

@@ -7,12 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "api.h"
+#include "clock.h"
 #include "jobq.h"
 #include "log.h"
 #include "spool-file.h"
 #include "spool-int.h"
-#include "util.h"
 
 /* Arm a timer of the spool unless it is pending or the spool stops. */
 void

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "log.h"
 #include "spool-int.h"
-#include "util.h"
 
 #define SPOOL_WATCH_MASK	(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | \
 				    IN_ONLYDIR | IN_DONT_FOLLOW | \

@@ -25,7 +25,9 @@
 #include <unistd.h>
 
 #include "activity.h"
+#include "alloc.h"
 #include "api.h"
+#include "backoff.h"
 #include "import.h"
 #include "jobq.h"
 #include "log.h"
@@ -33,7 +35,6 @@
 #include "spool-int.h"
 #include "spool.h"
 #include "status.h"
-#include "util.h"
 
 static void spool_pump(struct spool *);
 

@@ -2,6 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+#include "buf.h"
 #include "cschunk.h"
 #include "sblock.h"
 

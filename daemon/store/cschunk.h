@@ -16,8 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buf.h"
 #include "error.h"
-#include "util.h"
 
 /* Callsites as parallel arrays, ids ascending. */
 struct cschunk {

@@ -4,9 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+#include "buf.h"
 #include "csindex.h"
 #include "hmap.h"
-#include "util.h"
 
 struct cs {
 	int64_t parent;			/* -1 = no such callsite */

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "csmap.h"
 #include "hmap.h"
-#include "util.h"
 
 static uint64_t
 cm_hash(uint32_t parent, uint32_t frame)

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "kv.h"
-#include "util.h"
 
 static void
 kv_insertion(struct kv *a, size_t n)

@@ -24,9 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+#include "buf.h"
 #include "sblock.h"
 #include "srows.h"
-#include "util.h"
 
 #define SBLOCK_VERSION	1
 #define SBLOCK_SINGLE	0x1

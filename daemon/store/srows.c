@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "kv.h"
 #include "srows.h"
-#include "util.h"
 
 void
 srows_free(struct srows *r)

@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <sys/resource.h>
 
+#include "alloc.h"
 #include "store-int.h"
-#include "util.h"
 
 #define STORE_CKPT_PAGES	1000
 #define STORE_CKPT_HARD		4000

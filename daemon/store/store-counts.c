@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "store-int.h"
-#include "util.h"
 
 static const char *const sc_sql[SC_COUNT] = {
 	[SC_ADD] = "INSERT OR REPLACE INTO profile_count (profile_id, name, n) "

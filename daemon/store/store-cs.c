@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+#include "buf.h"
 #include "cschunk.h"
 #include "csmap.h"
 #include "store-int.h"

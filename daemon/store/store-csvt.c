@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "cschunk.h"
 #include "store-int.h"
-#include "util.h"
 
 enum { COL_ID, COL_PARENT, COL_FRAME, COL_DEPTH };
 

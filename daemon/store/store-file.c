@@ -10,8 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "alloc.h"
+#include "nitems.h"
 #include "store-int.h"
-#include "util.h"
 
 #define STORE_FILE_MODE	0600
 

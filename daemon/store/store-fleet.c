@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "store-int.h"
-#include "util.h"
 
 enum { SHIP_PROFILES, SHIP_BYTES, SHIP_DELETED };
 

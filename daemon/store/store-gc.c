@@ -12,9 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "cschunk.h"
+#include "nitems.h"
 #include "store-int.h"
-#include "util.h"
 
 /* Rows and the fixed part of a profile: its profile, profile_metric and
  * label rows and index entries, roughly. */

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "schema.h"
 #include "store-rollup.h"
-#include "util.h"
 
 int
 store_version(struct store *s)

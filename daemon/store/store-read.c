@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "cschunk.h"
 #include "store-int.h"
-#include "util.h"
 
 static char *
 col_str(sqlite3_stmt *st, int i)

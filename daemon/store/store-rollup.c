@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "sblock.h"
 #include "srows.h"
 #include "store-rollup.h"
-#include "util.h"
 
 /* An hour and a day: each a multiple of the one before. */
 const int64_t store_spans[STORE_NSPANS] = { 3600, 86400 };

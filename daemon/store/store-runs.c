@@ -8,11 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+#include "buf.h"
 #include "kv.h"
 #include "sblock.h"
 #include "srows.h"
 #include "store-rollup.h"
-#include "util.h"
 
 /* Runs of one level merged into one of the next: at most FANOUT - 1 per
  * level stay, and a row is rewritten once per level (log4 of the imports

@@ -16,10 +16,11 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "alloc.h"
+#include "buf.h"
 #include "sblock.h"
 #include "srows.h"
 #include "store-rollup.h"
-#include "util.h"
 
 /* Rows buffered before they are sorted and merged; a block has at most
  * about this many. */

@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "kv.h"
 #include "sblock.h"
 #include "srows.h"
 #include "store-rollup.h"
-#include "util.h"
 
 /* Values collected by a read before they are merged. */
 #define READ_MERGE_ROWS		(1024u * 1024)

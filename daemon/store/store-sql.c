@@ -12,9 +12,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "clock.h"
+#include "nitems.h"
 #include "store-int.h"
 #include "store-sql.h"
-#include "util.h"
 
 #define SQL_MAX_VALUE		(16 * 1024 * 1024)	/* bytes of a value */
 #define SQL_PROGRESS_OPS	1000	/* VM steps between deadline checks */

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "kv.h"
 #include "sblock.h"
 #include "srows.h"
 #include "store-rollup.h"
-#include "util.h"
 
 /* Buckets are seconds of int64 nanoseconds: well inside 2^35. */
 static uint64_t

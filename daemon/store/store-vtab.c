@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "sblock.h"
 #include "store-int.h"
-#include "util.h"
 
 enum { COL_PROFILE, COL_METRIC, COL_CALLSITE, COL_LABELSET, COL_BUCKET,
     COL_VALUE };

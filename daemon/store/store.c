@@ -8,9 +8,10 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 
+#include "alloc.h"
+#include "clock.h"
 #include "schema.h"
 #include "store-int.h"
-#include "util.h"
 
 static const struct store_sql stmt_sql[S_COUNT] = {
 	[S_BEGIN] = { 1, "BEGIN IMMEDIATE" },

@@ -24,8 +24,8 @@
 #include "format.h"
 #include "inflate.h"
 #include "model.h"
+#include "mstr.h"
 #include "stream.h"
-#include "util.h"
 
 #define FZ_CHECK(c) do {						\
 	if (!(c)) {							\

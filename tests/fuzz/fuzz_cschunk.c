@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "cschunk.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);

@@ -34,6 +34,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "config.h"
 #include "fuzz.h"
 #include "http-error.h"

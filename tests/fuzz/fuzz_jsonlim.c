@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "fuzz.h"
 #include "jsonlim.h"
 

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "fuzz.h"
+#include "rfc3339.h"
 #include "selection.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);

@@ -12,8 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "fuzz.h"
 #include "import.h"
+#include "mstr.h"
 #include "store-sql.h"
 #include "store.h"
 

@@ -6,6 +6,7 @@
 #ifndef PROFCTL_CLIENTREF_H
 #define PROFCTL_CLIENTREF_H
 
+#include "alloc.h"
 #include "clienttest.h"
 
 /* A cell as text; *num set when it is a number. NULL for null. */

@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "clienttest.h"
 
 static char	 dir[] = "/tmp/profctl-test-XXXXXX";

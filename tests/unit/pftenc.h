@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "buf.h"
 #include "pbw.h"
 
 #define PFTENC_NONE	UINT64_MAX

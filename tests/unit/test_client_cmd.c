@@ -1,6 +1,7 @@
 /* test_client_cmd.c: the commands (cmd.c's parsing, cmd-*.c, client.c's
  * errors) run as profctl runs them, against a fake profd or none: what each
  * sends, prints and returns. */
+#include "alloc.h"
 #include "clientsrv.h"
 
 static void

@@ -3,6 +3,7 @@
  * encoding, body) and what comes back from each kind of answer, in each
  * framing, cut short or malformed. test_client_cmd.c drives the commands
  * against the same fake profd. */
+#include "alloc.h"
 #include "clientsrv.h"
 
 static void

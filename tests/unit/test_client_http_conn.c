@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "http-int.h"
 
 static void

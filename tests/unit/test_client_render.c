@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "profctl.h"
 
 #ifndef FIXTURES_DIR

@@ -2,6 +2,7 @@
  * query parameter (base-… ones into base.…), and their checks. */
 #include <getopt.h>
 
+#include "alloc.h"
 #include "clienttest.h"
 
 static void

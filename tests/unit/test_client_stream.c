@@ -6,6 +6,7 @@
  * texts a byte away from JSON, which both must refuse alike. */
 #include <stdint.h>
 
+#include "alloc.h"
 #include "clientref.h"
 
 static uint64_t	 seed = 0x9e3779b97f4a7c15ULL;

@@ -7,6 +7,7 @@
  * half row or half line. */
 #include <stdarg.h>
 
+#include "alloc.h"
 #include "clientref.h"
 #include "clientsrv.h"
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "config.h"
 #include "log.h"
 #include "testlib.h"

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "cschunk.h"
+#include "nitems.h"
 #include "sblock.h"
 #include "testlib.h"
 

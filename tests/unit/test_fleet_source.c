@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "ch-select.h"
 #include "ch.h"
 #include "csindex.h"

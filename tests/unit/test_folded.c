@@ -10,13 +10,16 @@
 
 #include <zlib.h>
 
+#include "alloc.h"
 #include "bounds.h"
+#include "buf.h"
 #include "error.h"
 #include "folded.h"
 #include "format.h"
 #include "model.h"
+#include "mstr.h"
+#include "nitems.h"
 #include "stream.h"
-#include "util.h"
 #include "testrec.h"
 
 #ifndef FIXTURES_DIR

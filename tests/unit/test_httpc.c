@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "httpc.h"
+#include "nitems.h"
 #include "testlib.h"
 
 /* ---- libevent's allocator, failing on demand ---- */

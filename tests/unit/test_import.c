@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "inflate.h"
 #include "testimport.h"
 

@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "alloc.h"
 #include "jsonlim.h"
 #include "testlib.h"
 

@@ -12,7 +12,10 @@
 
 #include <jansson.h>
 
+#include "alloc.h"
+#include "buf.h"
 #include "jsonw.h"
+#include "nitems.h"
 #include "testlib.h"
 
 /* jsonw_strn of n bytes, read back by jansson: the string, or NULL. */

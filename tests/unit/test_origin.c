@@ -7,6 +7,7 @@
  * the UI's header are refused; clients that are not browsers pass. */
 #include <string.h>
 
+#include "nitems.h"
 #include "origin.h"
 #include "testlib.h"
 

@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "error.h"
+#include "nitems.h"
 #include "pb.h"
 #include "pbw.h"
 #include "testlib.h"

@@ -9,14 +9,15 @@
 
 #include <zlib.h>
 
+#include "buf.h"
 #include "error.h"
 #include "bounds.h"
 #include "model.h"
+#include "nitems.h"
 #include "perfetto.h"
 #include "pftenc.h"
 #include "stream.h"
 #include "testrec.h"
-#include "util.h"
 
 #ifndef FIXTURES_DIR
 #define FIXTURES_DIR "tests/fixtures"

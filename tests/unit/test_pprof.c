@@ -10,13 +10,14 @@
 
 #include <zlib.h>
 
+#include "buf.h"
 #include "error.h"
 #include "bounds.h"
 #include "model.h"
+#include "nitems.h"
 #include "pprof.h"
 #include "pbw.h"
 #include "testrec.h"
-#include "util.h"
 
 #ifndef FIXTURES_DIR
 #define FIXTURES_DIR "tests/fixtures"

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mstr.h"
 #include "query.h"
+#include "rfc3339.h"
 #include "stackwalk.h"
 #include "testquery.h"
 

@@ -4,6 +4,7 @@
  * a byte at a time; ordinary heads pass. */
 #include <string.h>
 
+#include "nitems.h"
 #include "reqhead.h"
 #include "testlib.h"
 

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+#include "buf.h"
 #include "kv.h"
 #include "sblock.h"
 #include "srows.h"

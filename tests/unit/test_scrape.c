@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "activity.h"
+#include "alloc.h"
 #include "config.h"
 #include "jobq.h"
 #include "push.h"

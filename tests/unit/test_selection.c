@@ -6,7 +6,9 @@
  * compile errors naming the parameter). */
 #include <stdint.h>
 
+#include "nitems.h"
 #include "rx.h"
+#include "scopename.h"
 #include "selection.h"
 #include "testlib.h"
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "activity.h"
+#include "alloc.h"
 #include "bounds.h"
 #include "import.h"
 #include "spool-file.h"

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "query.h"
 #include "stackwalk.h"
 #include "testquery.h"

@@ -17,6 +17,8 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "alloc.h"
+#include "buf.h"
 #include "schema.h"
 #include "teststore.h"
 

@@ -20,6 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc.h"
+#include "buf.h"
 #include "csindex.h"
 #include "cstree.h"
 #include "export.h"
@@ -27,6 +29,7 @@
 #include "import.h"
 #include "inflate.h"
 #include "pftenc.h"
+#include "rfc3339.h"
 #include "selection.h"
 #include "store-sql.h"
 #include "store.h"

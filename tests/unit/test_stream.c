@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
+#include "nitems.h"
 #include "stream.h"
 #include "testlib.h"
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mstr.h"
 #include "testquery.h"
 #include "timeline.h"
 

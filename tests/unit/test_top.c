@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "csindex.h"
 #include "testquery.h"
 #include "top.h"

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "testlib.h"
 #include "uploads.h"
 

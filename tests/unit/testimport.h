@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "bounds.h"
 #include "csindex.h"
 #include "import.h"

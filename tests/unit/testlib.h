@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "error.h"
-#include "util.h"
 
 static unsigned checks;
 

@@ -8,7 +8,10 @@
 #ifndef PROFD_TESTREC_H
 #define PROFD_TESTREC_H
 
+#include "alloc.h"
 #include "model.h"
+#include "mstr.h"
+#include "nitems.h"
 #include "testlib.h"
 
 /* ---- a recording sink ---- */

@@ -13,11 +13,9 @@
 #include "ch-select.h"
 #include "csindex.h"
 #include "fleet-source.h"
+#include "fleet-stacks.h"
 #include "fleet-sql.h"
 #include "fleet-tsv.h"
-#include "hmap.h"
-#include "model.h"
-#include "nitems.h"
 #include "selection.h"
 #include "source.h"
 
@@ -33,12 +31,8 @@ struct fleet_source {
 	char *const *hosts;
 	size_t nhosts;
 	struct csindex *idx;
-	/* One reply's reading: */
-	struct fleet_tsv_array a[6];
-	int by_bucket;			/* rows start with a time bucket */
-	struct imap at;			/* (bucket, leaf) -> 1 + pair */
-	struct store_bucket_value *vals;
-	size_t nvals, cap;
+	struct fleet_stacks st;		/* a reply's stacks into idx */
+	struct fleet_tsv_array a;	/* scopes' metrics */
 	char *metric;			/* TYPE/UNIT */
 	int nmetrics;
 	int64_t nprofiles;
@@ -75,6 +69,17 @@ fleet_reader_free(struct fleet_reader *r)
 	free(r);
 }
 
+/* A metric as shipped, TYPE/UNIT, as the store's (type, unit). */
+static void
+fs_metric_of(const char *metric, struct store_metric *m)
+{
+	size_t n = strcspn(metric, "/");
+
+	memset(m, 0, sizeof *m);
+	m->type = xstrndup(metric, n);
+	m->unit = xstrdup(metric[n] == '/' ? metric + n + 1 : "");
+}
+
 /* ---- the replies' lines ---- */
 
 static int
@@ -108,85 +113,6 @@ fs_metrics_row(void *arg, struct fleet_tsv_field *v, size_t n,
 	return 0;
 }
 
-/* A pair for the leaf (-1: a bucket's sum over its stacks). */
-static void
-fs_pair(struct fleet_source *x, int64_t bucket, int64_t leaf, int64_t value)
-{
-	uint64_t key = (uint64_t)bucket << 32 ^ (uint64_t)leaf;
-	int64_t at;
-
-	if ((at = imap_get(&x->at, key)) == 0 || x->vals[at - 1].bucket !=
-	    bucket || x->vals[at - 1].callsite != leaf) {
-		if (x->nvals == x->cap) {
-			x->cap = x->cap ? x->cap * 2 : 1024;
-			x->vals = xreallocarray(x->vals, x->cap,
-			    sizeof *x->vals);
-		}
-		x->vals[x->nvals].bucket = bucket;
-		x->vals[x->nvals].callsite = leaf;
-		x->vals[x->nvals].value = 0;
-		at = (int64_t)++x->nvals;
-		if (imap_get(&x->at, key) == 0)
-			imap_put(&x->at, key, at);
-	}
-	x->vals[at - 1].value += value;
-}
-
-/* [bucket,] value, then the frames leaf first: functions, files,
- * lines, inline flags, start lines, mappings (the last three empty for
- * a stack shipped before stack_frames, or for a bucket's sum). */
-static int
-fs_stack_row(void *arg, struct fleet_tsv_field *v, size_t n,
-    struct error *err)
-{
-	struct fleet_source *x = arg;
-	struct fleet_tsv_array *a = x->a;
-	struct store_frame_info fi;
-	int64_t bucket = 0, value, parent = 0;
-	size_t i, k, nf;
-	char *end;
-
-	if (x->by_bucket) {
-		if (n == 0 || fleet_tsv_int(&v[0], &bucket, err) == -1)
-			return error_set(err, ERR_INTERNAL, "ClickHouse's "
-			    "reply: a row without its time bucket");
-		v++;
-		n--;
-	}
-	if (n != 7)
-		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: "
-		    "%zu fields, not 7 (value and 6 arrays)", n);
-	if (fleet_tsv_int(&v[0], &value, err) == -1)
-		return -1;
-	for (i = 0; i < 6; i++)
-		if (fleet_tsv_array(&v[i + 1], &a[i], err) == -1)
-			return -1;
-	nf = a[0].n;
-	if (a[1].n != nf || a[2].n != nf)
-		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: a "
-		    "stack of %zu functions and %zu files or %zu lines", nf,
-		    a[1].n, a[2].n);
-	if (nf == 0) {
-		fs_pair(x, bucket, -1, value);
-		return 0;
-	}
-	/* Root first; stack_frames' row: none or one of the stack. */
-	memset(&fi, 0, sizeof fi);
-	for (k = nf; k-- > 0;) {
-		fi.function = a[0].v[k];
-		fi.file = a[1].v[k];
-		fi.line = strtoll(a[2].v[k], &end, 10);
-		fi.flags = a[3].n == nf && strcmp(a[3].v[k], "0") != 0 ?
-		    FRAME_INLINED : 0;
-		fi.start_line = a[4].n == nf ? strtoll(a[4].v[k], &end, 10) :
-		    0;
-		fi.mapping_file = a[5].n == nf ? a[5].v[k] : "";
-		parent = csindex_put(x->idx, parent, &fi);
-	}
-	fs_pair(x, bucket, parent, value);
-	return 0;
-}
-
 /* scope, profiles, first and last time, metrics (TYPE/UNIT). */
 static int
 fs_scopes_row(void *arg, struct fleet_tsv_field *v, size_t n,
@@ -194,7 +120,6 @@ fs_scopes_row(void *arg, struct fleet_tsv_field *v, size_t n,
 {
 	struct fleet_source *x = arg;
 	struct store_scope_info *si;
-	const char *slash;
 	size_t len, i;
 
 	if (n != 5)
@@ -208,17 +133,12 @@ fs_scopes_row(void *arg, struct fleet_tsv_field *v, size_t n,
 	if (fleet_tsv_int(&v[1], &si->profiles, err) == -1 ||
 	    fleet_tsv_int(&v[2], &si->first_ns, err) == -1 ||
 	    fleet_tsv_int(&v[3], &si->last_ns, err) == -1 ||
-	    fleet_tsv_array(&v[4], &x->a[0], err) == -1)
+	    fleet_tsv_array(&v[4], &x->a, err) == -1)
 		return -1;
-	si->metrics = xcalloc(x->a[0].n ? x->a[0].n : 1,
-	    sizeof *si->metrics);
-	for (i = 0; i < x->a[0].n; i++) {
-		slash = strchr(x->a[0].v[i], '/');
-		si->metrics[i].type = xstrndup(x->a[0].v[i], slash != NULL ?
-		    (size_t)(slash - x->a[0].v[i]) : strlen(x->a[0].v[i]));
-		si->metrics[i].unit = xstrdup(slash != NULL ? slash + 1 : "");
-	}
-	si->nmetrics = x->a[0].n;
+	si->metrics = xcalloc(x->a.n ? x->a.n : 1, sizeof *si->metrics);
+	for (i = 0; i < x->a.n; i++)
+		fs_metric_of(x->a.v[i], &si->metrics[i]);
+	si->nmetrics = x->a.n;
 	return 0;
 }
 
@@ -251,6 +171,15 @@ fs_ask(struct fleet_source *x, char *sql,
 	return rc;
 }
 
+static int
+fs_ask_stacks(struct fleet_source *x, char *sql, struct error *err)
+{
+	int rc = ch_select(x->r->chs, sql, fleet_stacks_row, &x->st, err);
+
+	free(sql);
+	return rc;
+}
+
 static void
 fs_sql(const struct fleet_source *x, const struct selection *sel,
     struct fleet_sql *q)
@@ -262,14 +191,13 @@ fs_sql(const struct fleet_source *x, const struct selection *sel,
 	q->nhosts = x->nhosts;
 }
 
-/* The selection's metric (TYPE/UNIT, as shipped) and profile count, as
- * query_resolve finds them in a store. */
+/* The selection's metric (x->metric, TYPE/UNIT as shipped) and profile
+ * count, as query_resolve finds them in a store. */
 static int
 fs_metric(struct fleet_source *x, const struct fleet_sql *q,
-    struct store_metric *m, struct error *err)
+    struct error *err)
 {
 	const struct selection *sel = q->sel;
-	const char *slash;
 
 	free(x->metric);
 	x->metric = NULL;
@@ -293,22 +221,16 @@ fs_metric(struct fleet_source *x, const struct fleet_sql *q,
 		return error_set(err, ERR_INPUT, "metric: \"%s\" has several "
 		    "units in the selected scopes: name one as %s/UNIT",
 		    x->metric, x->metric);
-	memset(m, 0, sizeof *m);
-	slash = strchr(x->metric, '/');
-	m->type = xstrndup(x->metric, slash != NULL ?
-	    (size_t)(slash - x->metric) : strlen(x->metric));
-	m->unit = xstrdup(slash != NULL ? slash + 1 : "");
 	return 0;
 }
 
-/* The pairs of the reply to sql into x->vals. */
+/* The pairs of the reply to sql into x->st.vals. */
 static int
-fs_read(struct fleet_source *x, char *sql, int by_bucket, struct error *err)
+fs_read(struct fleet_source *x, char *sql, int by_bucket, int sums,
+    struct error *err)
 {
-	x->nvals = 0;
-	x->by_bucket = by_bucket;
-	imap_reset(&x->at);
-	return fs_ask(x, sql, fs_stack_row, err);
+	fleet_stacks_reset(&x->st, by_bucket, sums);
+	return fs_ask_stacks(x, sql, err);
 }
 
 static int
@@ -322,31 +244,25 @@ fs_select(struct stack_source *src, const struct selection *sel,
 
 	*vals = NULL;
 	*nvals = 0;
-	memset(m, 0, sizeof *m);
 	if (sel != x->last) {
 		fs_sql(x, sel, &q);
-		if (fs_metric(x, &q, m, err) == -1 || fs_read(x,
-		    fleet_sql_stacks(&q, x->metric), 0, err) == -1) {
-			store_metric_clear(m);
+		if (fs_metric(x, &q, err) == -1 || fs_read(x,
+		    fleet_sql_stacks(&q, x->metric), 0, 0, err) == -1)
 			return -1;
-		}
-		store_metric_clear(m);
 		x->last = sel;
 		free(x->last_metric);
 		x->last_metric = xstrdup(x->metric);
 		x->last_profiles = x->nprofiles;
 		free(x->last_vals);
-		x->last_vals = xreallocarray(NULL, x->nvals ? x->nvals : 1,
+		x->last_n = x->st.nvals;
+		x->last_vals = xreallocarray(NULL, x->last_n ? x->last_n : 1,
 		    sizeof *x->last_vals);
-		for (i = 0; i < x->nvals; i++) {
-			x->last_vals[i].callsite = x->vals[i].callsite;
-			x->last_vals[i].value = x->vals[i].value;
+		for (i = 0; i < x->last_n; i++) {
+			x->last_vals[i].callsite = x->st.vals[i].callsite;
+			x->last_vals[i].value = x->st.vals[i].value;
 		}
-		x->last_n = x->nvals;
 	}
-	m->type = xstrndup(x->last_metric, strcspn(x->last_metric, "/"));
-	m->unit = xstrdup(x->last_metric + strcspn(x->last_metric, "/") +
-	    (strchr(x->last_metric, '/') != NULL));
+	fs_metric_of(x->last_metric, m);
 	*vals = xreallocarray(NULL, x->last_n ? x->last_n : 1, sizeof **vals);
 	memcpy(*vals, x->last_vals, x->last_n * sizeof **vals);
 	*nvals = x->last_n;
@@ -366,18 +282,12 @@ fs_buckets(struct stack_source *src, const struct selection *sel,
 	*v = NULL;
 	*n = 0;
 	fs_sql(x, sel, &q);
-	if (fs_metric(x, &q, m, err) == -1)
+	if (fs_metric(x, &q, err) == -1 || fs_read(x, fleet_sql_buckets(&q,
+	    x->metric, stacks), 1, !stacks, err) == -1)
 		return -1;
-	if (fs_read(x, fleet_sql_buckets(&q, x->metric, stacks), 1,
-	    err) == -1) {
-		store_metric_clear(m);
-		return -1;
-	}
+	fs_metric_of(x->metric, m);
 	/* In time order, as the store's. */
-	*v = x->vals;
-	*n = x->nvals;
-	x->vals = NULL;
-	x->nvals = x->cap = 0;
+	fleet_stacks_take(&x->st, v, n);
 	x->src.index = x->idx;
 	return 0;
 }
@@ -418,11 +328,9 @@ fs_free(struct stack_source *src)
 	struct fleet_source *x = (struct fleet_source *)src;
 	size_t i;
 
+	fleet_stacks_clear(&x->st);
 	csindex_free(x->idx);
-	for (i = 0; i < NITEMS(x->a); i++)
-		fleet_tsv_array_clear(&x->a[i]);
-	imap_clear(&x->at);
-	free(x->vals);
+	fleet_tsv_array_clear(&x->a);
 	free(x->metric);
 	store_scope_info_free(x->scopes, x->nscopes);
 	for (i = 0; i < x->nhostnames; i++)
@@ -451,5 +359,6 @@ fleet_source_open(void *reader, char *const *hosts, size_t nhosts)
 	x->hosts = hosts;
 	x->nhosts = nhosts;
 	x->idx = csindex_new();
+	fleet_stacks_init(&x->st, x->idx);
 	return &x->src;
 }

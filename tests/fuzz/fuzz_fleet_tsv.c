@@ -1,27 +1,32 @@
-/* fuzz_fleet_tsv.c: ClickHouse's TabSeparated replies to fleet queries
- * (fleet-tsv.c), read as the HTTP client hands them over, into a view
- * (fleet-view.c: top with its graph, or the tree): any bytes.  The first byte sets the size of the pieces
- * the rest is fed in.  Beside not crashing: the rows seen, their fields
- * unescaped and their arrays, are the same whether the reply comes in
- * one piece or in many; a string never grows in unescaping; the view's
- * total is the sum of |value| of the stacks it took; a tree's selves add
- * up to its root. */
+/* fuzz_fleet_tsv.c: ClickHouse's TabSeparated answers to fleet queries
+ * (fleet-tsv.c), read as the HTTP client hands them over, into the
+ * fleet's stacks (fleet-stacks.c: callsites of an index, pairs), which
+ * the views then walk as they walk any source's (top with its graph on
+ * odd steps, the tree on even ones): any bytes.  The first byte sets the
+ * size of the pieces the rest is fed in.  Beside not crashing: the rows
+ * seen, their fields unescaped and their arrays, are the same whether
+ * the answer comes in one piece or in many; a string never grows in
+ * unescaping; the view's total is the sum of |value| of the pairs it
+ * took; a tree's selves add up to its root. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleet-query.h"
-#include "fleet-view.h"
+#include "csindex.h"
+#include "fleet-stacks.h"
 #include "fleet-tsv.h"
 #include "selection.h"
+#include "source.h"
+#include "top.h"
+#include "tree.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 struct fz {
 	uint64_t digest;
 	size_t rows;
-	struct fleet_tsv_array a[6];
-	struct fleet_view view;
+	struct fleet_tsv_array a;
+	struct fleet_stacks st;
 	int64_t total;
 };
 
@@ -48,24 +53,23 @@ fz_row(void *arg, struct fleet_tsv_field *f, size_t n, struct error *err)
 	(void)err;
 	z->rows++;
 	mix(z, &n, sizeof n);
-	/* As the stacks' reply: a value and six arrays, into a view. */
+	/* As the stacks' answer: a value and six arrays, into the stacks. */
 	if (n == 7 && fleet_tsv_int(&f[0], &v, &e) == 0 && v > INT64_MIN &&
 	    v < INT64_MAX / 4096 && v > -INT64_MAX / 4096) {
-		if (fleet_query_stack_row(z->a, &z->view, f, n, &e) == 0) {
-			z->total += v < 0 ? -v : v;
+		if (fleet_stacks_row(&z->st, f, n, &e) == 0) {
 			for (k = 0; k < 6; k++)
-				for (i = 0; i < z->a[k].n; i++)
-					mix(z, z->a[k].v[i],
-					    strlen(z->a[k].v[i]));
+				for (i = 0; i < z->st.a[k].n; i++)
+					mix(z, z->st.a[k].v[i],
+					    strlen(z->st.a[k].v[i]));
 		} else if (e.kind == ERR_NONE)
 			abort();
 	}
 	error_clear(&e);
 	for (i = 0; i < n; i++) {
-		if (fleet_tsv_array(&f[i], &z->a[0], &e) == 0) {
-			mix(z, &z->a[0].n, sizeof z->a[0].n);
-			for (k = 0; k < z->a[0].n; k++)
-				mix(z, z->a[0].v[k], strlen(z->a[0].v[k]));
+		if (fleet_tsv_array(&f[i], &z->a, &e) == 0) {
+			mix(z, &z->a.n, sizeof z->a.n);
+			for (k = 0; k < z->a.n; k++)
+				mix(z, z->a.v[k], strlen(z->a.v[k]));
 		}
 		error_clear(&e);
 		if (fleet_tsv_int(&f[i], &v, &e) == 0)
@@ -80,20 +84,66 @@ fz_row(void *arg, struct fleet_tsv_field *f, size_t n, struct error *err)
 	return 0;
 }
 
-/* The reply fed in pieces of step bytes (0: whole): -1 if refused. */
+/* A stack source of the pairs read: the views over them as over any. */
+struct fz_source {
+	struct stack_source src;
+	struct fz *z;
+	struct csindex *idx;
+};
+
+static int
+fz_select(struct stack_source *src, const struct selection *sel,
+    struct store_metric *m, struct store_cs_value **vals, size_t *nvals,
+    int64_t *nprofiles, struct error *err)
+{
+	struct fz_source *x = (struct fz_source *)src;
+	const struct fleet_stacks *st = &x->z->st;
+	size_t i;
+
+	(void)sel;
+	(void)err;
+	memset(m, 0, sizeof *m);
+	m->type = strdup("cpu");
+	m->unit = strdup("nanoseconds");
+	*vals = calloc(st->nvals + 1, sizeof **vals);
+	for (i = 0; i < st->nvals; i++) {
+		(*vals)[i].callsite = st->vals[i].callsite;
+		(*vals)[i].value = st->vals[i].value;
+	}
+	*nvals = st->nvals;
+	*nprofiles = 1;
+	src->index = x->idx;
+	return 0;
+}
+
+static void
+fz_release(struct stack_source *src)
+{
+	(void)src;
+}
+
+static const struct stack_source_ops fz_ops = {
+	.select = fz_select,
+	.release = fz_release,
+};
+
+/* The answer fed in pieces of step bytes (0: whole): -1 if refused. */
 static int
 fz_read(const uint8_t *data, size_t size, size_t step, struct fz *z)
 {
 	static struct selection none;
+	struct fz_source src = { .src = { .ops = &fz_ops } };
 	struct fleet_tsv t;
 	struct error err = { 0 };
 	size_t off, k;
+	int64_t self = 0;
 	int rc = 0;
 
 	memset(z, 0, sizeof *z);
-	/* Top with its graph on odd steps, the tree on even ones. */
-	fleet_view_init(&z->view, step % 2 ? FV_TOP : FV_TREE, &none);
-	z->view.edges = 1;
+	src.z = z;
+	src.idx = csindex_new();
+	fleet_stacks_init(&z->st, src.idx);
+	fleet_stacks_reset(&z->st, 0, 0);
 	fleet_tsv_init(&t, 4096, fz_row, z);
 	for (off = 0; off < size && rc == 0; off += k) {
 		k = step == 0 || size - off < step ? size - off : step;
@@ -103,30 +153,36 @@ fz_read(const uint8_t *data, size_t size, size_t step, struct fz *z)
 		rc = fleet_tsv_end(&t, &err);
 	if (rc == -1 && err.kind == ERR_NONE)
 		abort();
-	if (z->view.total != z->total)
-		abort();
-	if (z->view.kind & FV_TOP) {
+	/* pprof's total: |value| of each stack, those of one callsite
+	 * summed first. */
+	for (k = 0; k < z->st.nvals; k++)
+		z->total += z->st.vals[k].value < 0 ? -z->st.vals[k].value :
+		    z->st.vals[k].value;
+	if (step % 2) {
+		struct top_params p = { .sel = &none };
 		struct top_result r;
 
-		fleet_view_top(&z->view, &r);
+		if (top_graph(&src.src, &p, &r, &err) == 0 &&
+		    r.total != z->total)
+			abort();
 		top_result_clear(&r);
 	} else {
+		struct tree_params p = { .sel = &none };
 		struct tree_result r;
 
-		int64_t self = 0;
-
-		fleet_view_tree(&z->view, &r);
-		/* Every value kept is some node's self, once. */
-		for (k = 0; k < r.nnodes; k++)
-			self += r.nodes[k].self;
-		if (self != r.nodes[0].total)
-			abort();
+		if (tree_query(&src.src, &p, &r, &err) == 0) {
+			/* Every value kept is some node's self, once. */
+			for (k = 0; k < r.nnodes; k++)
+				self += r.nodes[k].self;
+			if (self != r.nodes[0].total || r.total != z->total)
+				abort();
+		}
 		tree_result_clear(&r);
 	}
 	fleet_tsv_clear(&t);
-	fleet_view_clear(&z->view);
-	for (k = 0; k < 6; k++)
-		fleet_tsv_array_clear(&z->a[k]);
+	fleet_stacks_clear(&z->st);
+	fleet_tsv_array_clear(&z->a);
+	csindex_free(src.idx);
 	return rc;
 }
 

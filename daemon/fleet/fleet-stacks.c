@@ -1,0 +1,134 @@
+/* fleet-stacks.c: a stack's frames, leaf first in ClickHouse's arrays,
+ * are put root first into the index, each under the one before; the
+ * value goes to the leaf's pair.  Two of ClickHouse's stacks may be one
+ * callsite here (shipped before and after the stack hash took in every
+ * frame field): their values add up. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "csindex.h"
+#include "fleet-stacks.h"
+#include "model.h"
+#include "nitems.h"
+
+void
+fleet_stacks_init(struct fleet_stacks *x, struct csindex *idx)
+{
+	memset(x, 0, sizeof *x);
+	x->idx = idx;
+}
+
+void
+fleet_stacks_reset(struct fleet_stacks *x, int by_bucket, int sums)
+{
+	x->nvals = 0;
+	x->by_bucket = by_bucket;
+	x->sums = sums;
+	imap_reset(&x->at);
+}
+
+/* A pair for the leaf (-1: a bucket's sum over its stacks), summed with
+ * the bucket's pair of that leaf: two stacks of ClickHouse may be one
+ * callsite here (shipped before and after the stack hash took in every
+ * frame field).  Buckets come in order, so the map is the bucket's. */
+static void
+stacks_pair(struct fleet_stacks *x, int64_t bucket, int64_t leaf, int64_t value)
+{
+	int64_t at;
+
+	if (x->nvals > 0 && x->vals[x->nvals - 1].bucket != bucket)
+		imap_reset(&x->at);
+	if ((at = imap_get(&x->at, (uint64_t)leaf)) == 0) {
+		if (x->nvals == x->cap) {
+			x->cap = x->cap ? x->cap * 2 : 1024;
+			x->vals = xreallocarray(x->vals, x->cap,
+			    sizeof *x->vals);
+		}
+		x->vals[x->nvals].bucket = bucket;
+		x->vals[x->nvals].callsite = leaf;
+		x->vals[x->nvals].value = 0;
+		at = (int64_t)++x->nvals;
+		imap_put(&x->at, (uint64_t)leaf, at);
+	}
+	x->vals[at - 1].value += value;
+}
+
+/* [bucket,] value, then the frames leaf first: functions, files,
+ * lines, inline flags, start lines, mappings (the last three empty for
+ * a stack shipped before stack_frames, or for a bucket's sum). */
+int
+fleet_stacks_row(void *arg, struct fleet_tsv_field *v, size_t n,
+    struct error *err)
+{
+	struct fleet_stacks *x = arg;
+	struct fleet_tsv_array *a = x->a;
+	struct store_frame_info fi;
+	int64_t bucket = 0, value, parent = 0;
+	size_t i, k, nf;
+	char *end;
+
+	if (x->by_bucket) {
+		if (n == 0 || fleet_tsv_int(&v[0], &bucket, err) == -1)
+			return error_set(err, ERR_INTERNAL, "ClickHouse's "
+			    "reply: a row without its time bucket");
+		v++;
+		n--;
+	}
+	if (n != 7)
+		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: "
+		    "%zu fields, not 7 (value and 6 arrays)", n);
+	if (fleet_tsv_int(&v[0], &value, err) == -1)
+		return -1;
+	for (i = 0; i < 6; i++)
+		if (fleet_tsv_array(&v[i + 1], &a[i], err) == -1)
+			return -1;
+	nf = a[0].n;
+	if (a[1].n != nf || a[2].n != nf)
+		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: a "
+		    "stack of %zu functions and %zu files or %zu lines", nf,
+		    a[1].n, a[2].n);
+	if (nf == 0) {
+		/* A bucket's sum, or a sample without a stack (callsite 0,
+		 * which the views pass over, as the store's). */
+		stacks_pair(x, bucket, x->sums ? -1 : 0, value);
+		return 0;
+	}
+	/* Root first; stack_frames' row: none or one of the stack. */
+	memset(&fi, 0, sizeof fi);
+	for (k = nf; k-- > 0;) {
+		fi.function = a[0].v[k];
+		fi.file = a[1].v[k];
+		fi.line = strtoll(a[2].v[k], &end, 10);
+		fi.flags = a[3].n == nf && strcmp(a[3].v[k], "0") != 0 ?
+		    FRAME_INLINED : 0;
+		fi.start_line = a[4].n == nf ? strtoll(a[4].v[k], &end, 10) :
+		    0;
+		fi.mapping_file = a[5].n == nf ? a[5].v[k] : "";
+		parent = csindex_put(x->idx, parent, &fi);
+	}
+	stacks_pair(x, bucket, parent, value);
+	return 0;
+}
+
+void
+fleet_stacks_take(struct fleet_stacks *x, struct store_bucket_value **v,
+    size_t *n)
+{
+	*v = x->vals;
+	*n = x->nvals;
+	x->vals = NULL;
+	x->nvals = x->cap = 0;
+}
+
+void
+fleet_stacks_clear(struct fleet_stacks *x)
+{
+	size_t i;
+
+	for (i = 0; i < NITEMS(x->a); i++)
+		fleet_tsv_array_clear(&x->a[i]);
+	imap_clear(&x->at);
+	free(x->vals);
+	memset(x, 0, sizeof *x);
+}

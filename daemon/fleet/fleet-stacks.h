@@ -1,0 +1,42 @@
+/* fleet-stacks.h: the fleet's stacks as ClickHouse answers them (one row
+ * per distinct stack: its summed value and its frames, leaf first; per
+ * time bucket for a timeline) made what a stack source hands its views:
+ * each stack's frames callsites of an index (csindex_put, the same
+ * printable names, inline flags, files and mappings the store's index
+ * has), its value the pair of its leaf.  Knows no HTTP and no SQL. */
+#ifndef PROFD_FLEET_STACKS_H
+#define PROFD_FLEET_STACKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "fleet-tsv.h"
+#include "hmap.h"
+#include "store.h"
+
+struct csindex;
+
+struct fleet_stacks {
+	struct csindex *idx;		/* the caller's, grown */
+	struct fleet_tsv_array a[6];
+	int by_bucket;			/* rows start with a time bucket */
+	int sums;			/* a bucket's sum over its stacks */
+	struct imap at;			/* leaf -> 1 + its bucket's pair */
+	struct store_bucket_value *vals;	/* the reply's pairs */
+	size_t nvals, cap;
+};
+
+void fleet_stacks_init(struct fleet_stacks *, struct csindex *);
+/* A new reply: rows with their time bucket first, or not; sums: the
+ * arrays are empty by design (a bucket's total, callsite -1). */
+void fleet_stacks_reset(struct fleet_stacks *, int by_bucket, int sums);
+/* fleet_tsv's row callback (arg: the fleet_stacks). */
+int fleet_stacks_row(void *arg, struct fleet_tsv_field *, size_t n,
+    struct error *);
+/* The pairs, taken (freed by the caller). */
+void fleet_stacks_take(struct fleet_stacks *, struct store_bucket_value **,
+    size_t *);
+void fleet_stacks_clear(struct fleet_stacks *);
+
+#endif

@@ -58,6 +58,10 @@ struct api_host {
 	/* Set when a shutdown stops waiting (shutdown-timeout, a second
 	 * signal): work in flight gives up, any thread reads it. */
 	atomic_int abort;
+	/* Fleet views reading ClickHouse now (api-source.c), on query
+	 * threads: fewer than query-threads, so that this host's views
+	 * always have one. */
+	atomic_int fleet_views;
 };
 
 /* api-host.c: the counters every endpoint and the spool keep, the status

@@ -61,28 +61,14 @@ api_view_work(struct api_call *call, void *worker)
 {
 	struct query_worker *w = worker;
 	const struct api_fleet_params *p = call->source;
-	struct api_host *h = call->host;
 	struct stack_source *src;
-	int fleet = p != NULL && p->fleet, most;
 
-	/* A fleet view waits on ClickHouse (up to fleet-timeout): however
-	 * many come, one query thread stays this host's. */
-	most = h->cfg->query_threads > 1 ? h->cfg->query_threads - 1 : 1;
-	if (fleet && atomic_fetch_add(&h->fleet_views, 1) >= most) {
-		atomic_fetch_sub(&h->fleet_views, 1);
-		error_set(&call->err, ERR_BUSY, "fleet=1: %d fleet views wait "
-		    "on ClickHouse already (one query thread stays this "
-		    "host's); try again", most);
-		return;
-	}
-	if (fleet)
+	if (p != NULL && p->fleet)
 		src = w->fleet_open(w->fleet_ctx, p->hosts, p->nhosts);
 	else
 		src = source_store_new(w->store, w->index);
 	call->view(call, src);
 	stack_source_free(src);
-	if (fleet)
-		atomic_fetch_sub(&h->fleet_views, 1);
 }
 
 void
@@ -101,5 +87,9 @@ api_view_submit(struct api_call *call, const struct api_fleet_params *p,
 		}
 	call->view = view;
 	call->source = p;
-	api_submit(call, API_QUERY, api_view_work);
+	/* A fleet view waits on ClickHouse (up to fleet-timeout): on the
+	 * fleet's query threads, so that this host's views never wait
+	 * behind it. */
+	api_submit(call, p != NULL && p->fleet ? API_FLEET : API_QUERY,
+	    api_view_work);
 }

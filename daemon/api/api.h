@@ -26,8 +26,10 @@ struct stack_source;
 struct push_env;
 struct selection;
 
-/* Imports (the writer), queries (readers), file I/O (uploads). */
-enum api_queue { API_IMPORT, API_QUERY, API_IO, API_NQUEUES };
+/* Imports (the writer), queries (readers), file I/O (uploads), fleet
+ * views (query threads of their own: they wait on ClickHouse, and this
+ * host's views do not wait behind them). */
+enum api_queue { API_IMPORT, API_QUERY, API_IO, API_FLEET, API_NQUEUES };
 
 /* The replies the status providers (status.h) add to. */
 enum api_report { API_STATUS, API_HEALTH, API_NREPORTS };
@@ -58,10 +60,6 @@ struct api_host {
 	/* Set when a shutdown stops waiting (shutdown-timeout, a second
 	 * signal): work in flight gives up, any thread reads it. */
 	atomic_int abort;
-	/* Fleet views reading ClickHouse now (api-source.c), on query
-	 * threads: fewer than query-threads, so that this host's views
-	 * always have one. */
-	atomic_int fleet_views;
 };
 
 /* api-host.c: the counters every endpoint and the spool keep, the status

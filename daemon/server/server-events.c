@@ -55,10 +55,11 @@ server_cut_short(struct server *srv, const char *why)
 		    c->scope, (long long)c->bytes, (double)(mono_ns() -
 		    c->started_ns) / 1e9);
 	log_warn("%s: cutting short %zu import job(s), %zu query or "
-	    "stream job(s), %zu upload job(s)", why,
+	    "stream job(s), %zu upload job(s), %zu fleet view(s)", why,
 	    jobq_running(srv->host.queues[API_IMPORT]),
 	    jobq_running(srv->host.queues[API_QUERY]),
-	    jobq_running(srv->host.queues[API_IO]));
+	    jobq_running(srv->host.queues[API_IO]),
+	    jobq_running(srv->host.queues[API_FLEET]));
 	/* SQLite's own loops stop at once; profd's poll host.abort. */
 	store_interrupt(srv->iw.store);
 	for (i = 0; i < srv->cfg->query_threads; i++)

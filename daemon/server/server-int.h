@@ -23,6 +23,8 @@ struct server {
 	struct import_worker iw;	/* the import thread's state */
 	struct query_worker *readers;	/* the query threads' */
 	void **rwp;			/* &readers[i], for jobq_new */
+	struct query_worker *fleet_readers;	/* the fleet's (no store) */
+	void **fwp;
 	void *iwp, *no_state;		/* &iw; the I/O thread's (none) */
 	struct csindex *index;		/* shared by queries and GC */
 	char *updir;

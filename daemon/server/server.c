@@ -258,10 +258,11 @@ server_fleet_open(struct server *srv)
 	srv->chs = ch_select_new(srv->ch, &srv->host.abort);
 	srv->reader = fleet_reader_new(srv->chs, cfg->fleet_database,
 	    cfg->fleet_cluster);
-	/* Before the first job: the query threads read these then. */
+	/* Before the first job: the fleet's query threads read these
+	 * then. */
 	for (i = 0; i < cfg->query_threads; i++) {
-		srv->readers[i].fleet_open = fleet_source_open;
-		srv->readers[i].fleet_ctx = srv->reader;
+		srv->fleet_readers[i].fleet_open = fleet_source_open;
+		srv->fleet_readers[i].fleet_ctx = srv->reader;
 	}
 	srv->host.fleet = 1;
 	return 0;
@@ -324,6 +325,7 @@ server_start(struct server *srv)
 	const struct config *cfg = srv->cfg;
 	struct error err = { 0 };
 	struct push_env env;
+	int i;
 
 	if (store_start_threads(srv->iw.store, &err) == -1) {
 		log_err("%s", err.msg);
@@ -352,6 +354,16 @@ server_start(struct server *srv)
 	/* Upload I/O needs no store connection. */
 	srv->host.queues[API_IO] = jobq_new(srv->base, "io", &srv->no_state,
 	    1, cfg->query_queue, SERVER_QUERY_NICE);
+	/* Fleet views: as many threads as the store's views have, idle
+	 * without a fleet (one then). */
+	srv->fleet_readers = xcalloc((size_t)cfg->query_threads,
+	    sizeof *srv->fleet_readers);
+	srv->fwp = xcalloc((size_t)cfg->query_threads, sizeof *srv->fwp);
+	for (i = 0; i < cfg->query_threads; i++)
+		srv->fwp[i] = &srv->fleet_readers[i];
+	srv->host.queues[API_FLEET] = jobq_new(srv->base, "fleet", srv->fwp,
+	    cfg->fleet_url != NULL ? cfg->query_threads : 1, cfg->query_queue,
+	    SERVER_QUERY_NICE);
 	if (cfg->spool_dir != NULL && (srv->spool = spool_new(&srv->host,
 	    srv->base, cfg->spool_dir, &err)) == NULL) {
 		log_err("%s", err.msg);
@@ -450,6 +462,8 @@ server_close(struct server *srv)
 	free(srv->readers);
 	csindex_free(srv->index);
 	free(srv->rwp);
+	free(srv->fleet_readers);
+	free(srv->fwp);
 	activity_free(srv->host.activity);
 	api_host_clear(&srv->host);
 	/* The caller owns the first configuration. */

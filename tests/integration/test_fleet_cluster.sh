@@ -20,8 +20,14 @@ fleet() {	# fleet SHARD HOST
 }
 # shellcheck disable=SC2046
 start_profd $(fleet s1 a)
+# b runs detached, as the README's demo starts profd: the fleet views'
+# query threads start after daemon(3); its pid from /v1/status.
 # shellcheck disable=SC2046
-fleet_profd b $(fleet s2 b)
+"$PROFD" --no-config --spool none --socket "$T/b.sock" --db "$T/b.db" \
+    $(fleet s2 b) >>"$T/b.log" 2>&1 || fail "profd b did not detach: $(cat "$T/b.log")"
+wait_health "$T/b.sock"
+curl -s --unix-socket "$T/b.sock" http://localhost/v1/status |
+    json 'j["pid"]' >"$T/b.pid"
 fleet_profd all
 trap 'kill "$(cat "$T/b.pid")" "$(cat "$T/all.pid")" 2>/dev/null; ch_cleanup' EXIT
 
@@ -71,3 +77,9 @@ fleet_same timeline "scope=fx-cpu&scope=fx-heap&metric=cpu" "$T/b.sock" "$T/all.
 fleet_same diff "scope=fx-cpu&base.scope=fx-cpu&base.label=env=prod" "$T/b.sock" "$T/all.sock"
 fleet_same top "scope=fx-heap&host=b" "$SOCK" "$T/b.sock"
 ok "labels (GLOBAL IN), filters, tree, timeline, diff and host=b across the cluster equal the single profd's (b's own)"
+
+# The detached b stops on SIGTERM, its fleet threads with it.
+b=$(cat "$T/b.pid")
+kill -TERM "$b"
+WAIT_S=30 wait_until "the detached profd b to stop" sh -c "! kill -0 $b 2>/dev/null"
+ok "the detached profd answered the fleet's views and stopped on SIGTERM"

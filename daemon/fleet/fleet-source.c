@@ -40,12 +40,9 @@ struct fleet_source {
 	size_t nscopes;
 	char **hostnames;
 	size_t nhostnames;
-	/* The last selection read, for a view asking it again. */
+	/* The selection whose answer metric, nprofiles and st hold, for a
+	 * view asking it again; NULL: none. */
 	const struct selection *last;
-	struct store_cs_value *last_vals;
-	size_t last_n;
-	char *last_metric;
-	int64_t last_profiles;
 };
 
 struct fleet_reader *
@@ -245,28 +242,21 @@ fs_select(struct stack_source *src, const struct selection *sel,
 	*vals = NULL;
 	*nvals = 0;
 	if (sel != x->last) {
+		x->last = NULL;
 		fs_sql(x, sel, &q);
 		if (fs_metric(x, &q, err) == -1 || fs_read(x,
 		    fleet_sql_stacks(&q, x->metric), 0, 0, err) == -1)
 			return -1;
 		x->last = sel;
-		free(x->last_metric);
-		x->last_metric = xstrdup(x->metric);
-		x->last_profiles = x->nprofiles;
-		free(x->last_vals);
-		x->last_n = x->st.nvals;
-		x->last_vals = xreallocarray(NULL, x->last_n ? x->last_n : 1,
-		    sizeof *x->last_vals);
-		for (i = 0; i < x->last_n; i++) {
-			x->last_vals[i].callsite = x->st.vals[i].callsite;
-			x->last_vals[i].value = x->st.vals[i].value;
-		}
 	}
-	fs_metric_of(x->last_metric, m);
-	*vals = xreallocarray(NULL, x->last_n ? x->last_n : 1, sizeof **vals);
-	memcpy(*vals, x->last_vals, x->last_n * sizeof **vals);
-	*nvals = x->last_n;
-	*nprofiles = x->last_profiles;
+	fs_metric_of(x->metric, m);
+	*nvals = x->st.nvals;
+	*vals = xreallocarray(NULL, *nvals ? *nvals : 1, sizeof **vals);
+	for (i = 0; i < *nvals; i++) {
+		(*vals)[i].callsite = x->st.vals[i].callsite;
+		(*vals)[i].value = x->st.vals[i].value;
+	}
+	*nprofiles = x->nprofiles;
 	x->src.index = x->idx;
 	return 0;
 }
@@ -281,6 +271,8 @@ fs_buckets(struct stack_source *src, const struct selection *sel,
 
 	*v = NULL;
 	*n = 0;
+	/* The answers held are this one's now. */
+	x->last = NULL;
 	fs_sql(x, sel, &q);
 	if (fs_metric(x, &q, err) == -1 || fs_read(x, fleet_sql_buckets(&q,
 	    x->metric, stacks), 1, !stacks, err) == -1)
@@ -336,8 +328,6 @@ fs_free(struct stack_source *src)
 	for (i = 0; i < x->nhostnames; i++)
 		free(x->hostnames[i]);
 	free(x->hostnames);
-	free(x->last_vals);
-	free(x->last_metric);
 	free(x);
 }
 

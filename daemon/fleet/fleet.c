@@ -66,7 +66,6 @@ struct fleet_job {
 };
 
 struct fleet {
-	struct event_base *base;
 	struct ch *ch;
 	struct ch_req *req;		/* in flight */
 	fleet_step *next;		/* where its answer goes */
@@ -579,7 +578,6 @@ fleet_new(struct event_base *base, const struct fleet_config *cfg,
 {
 	struct fleet *f = xcalloc(1, sizeof *f);
 
-	f->base = base;
 	f->ch = ch;
 	f->url = xstrdup(cfg->url);
 	f->host = xstrdup(cfg->host);

@@ -7,7 +7,6 @@
 #include "alloc.h"
 #include "csindex.h"
 #include "hmap.h"
-#include "query.h"
 #include "selection.h"
 #include "source.h"
 #include "stackwalk.h"

@@ -16,7 +16,8 @@ const struct cmd_entry cmd_push_entry = {
 	"push",
 	"push FILE... --scope S [--label K=V]... "
 	"[--format auto|pprof|perfetto|folded] [--name N] "
-	"[--metric TYPE[/UNIT]] [--bucket SECONDS]",
+	"[--metric TYPE[/UNIT]] [--kind METRIC=delta|cumulative|gauge]... "
+	"[--bucket SECONDS]",
 	cmd_push_exec
 };
 
@@ -28,6 +29,8 @@ struct cmd_push_args {
 	const char	 *bucket;
 	const char	**labels;
 	size_t		  nlabels;
+	const char	**kinds;	/* METRIC=KIND */
+	size_t		  nkinds;
 	const char	**files;	/* the operands */
 	size_t		  nfiles;
 	size_t		  nstdin;	/* how many are "-" */
@@ -163,6 +166,18 @@ cmd_push_dropped(const json_t *reply, char *buf, size_t size)
 	}
 }
 
+/* --kind METRIC=KIND as the API's kind=METRIC:KIND (profd checks the
+ * kind's name and says what is wrong). */
+static void
+cmd_push_kind(char **url, const char *arg)
+{
+	char	*spec = xstrdup(arg), *eq = strrchr(spec, '=');
+
+	*eq = ':';
+	http_query_add(url, "kind", spec);
+	free(spec);
+}
+
 static int
 cmd_push_one(struct client *c, const struct cmd_push_args *a,
     const char *path)
@@ -201,6 +216,8 @@ cmd_push_one(struct client *c, const struct cmd_push_args *a,
 		http_query_add(&url, "name", name);
 	for (i = 0; i < a->nlabels; i++)
 		http_query_add(&url, "label", a->labels[i]);
+	for (i = 0; i < a->nkinds; i++)
+		cmd_push_kind(&url, a->kinds[i]);
 	if (a->metric != NULL)
 		http_query_add(&url, "metric", a->metric);
 	if (a->bucket != NULL)
@@ -265,6 +282,13 @@ cmd_push_option(const struct cmd_entry *e, int ch, const char *arg, void *p)
 			    "KEY=VALUE", arg);
 		a->labels[a->nlabels++] = arg;
 		return CMD_OPT_TAKEN;
+	case 'k':
+		eq = strrchr(arg, '=');
+		if (eq == NULL || eq == arg || eq[1] == '\0')
+			return cmd_usage_error(e, "push: kind \"%s\" is not "
+			    "METRIC=KIND", arg);
+		a->kinds[a->nkinds++] = arg;
+		return CMD_OPT_TAKEN;
 	case 'f':
 		a->format = arg;
 		return CMD_OPT_TAKEN;
@@ -290,6 +314,7 @@ cmd_push_exec(struct client *c, int argc, char **argv)
 		{ "format",	required_argument,	NULL, 'f' },
 		{ "name",	required_argument,	NULL, 'n' },
 		{ "metric",	required_argument,	NULL, 'm' },
+		{ "kind",	required_argument,	NULL, 'k' },
 		{ "bucket",	required_argument,	NULL, 'b' },
 		CMD_COMMON_OPTIONS
 	};
@@ -302,9 +327,10 @@ cmd_push_exec(struct client *c, int argc, char **argv)
 	memset(&a, 0, sizeof a);
 	a.format = "auto";
 	a.labels = xcalloc(argc, sizeof *a.labels);
+	a.kinds = xcalloc(argc, sizeof *a.kinds);
 	a.files = xcalloc(argc, sizeof *a.files);
 
-	rc = cmd_parse(e, c, argc, argv, "-:s:l:f:n:m:b:h", opts, &ca,
+	rc = cmd_parse(e, c, argc, argv, "-:s:l:f:n:m:k:b:h", opts, &ca,
 	    CMD_PARSE_OPERANDS, cmd_push_option, &a);
 	if (rc != -1)
 		goto out;
@@ -338,6 +364,7 @@ cmd_push_exec(struct client *c, int argc, char **argv)
 	}
 out:
 	free(a.labels);
+	free(a.kinds);
 	free(a.files);
 	return rc;
 }

@@ -383,6 +383,44 @@ render_metrics(json_t *metrics)
 	return s != NULL ? s : xstrdup("-");
 }
 
+/* A profile's metric types with their kinds, each run of one kind
+ * followed by it: "samples,cpu (delta)", "alloc_objects,alloc_space
+ * (cumulative) inuse_objects,inuse_space (gauge)"; without kinds (an
+ * older profd), as render_metrics. */
+static char *
+render_profile_metrics(json_t *metrics)
+{
+	json_t		*m;
+	const char	*type, *kind, *run = NULL;
+	char		*s = NULL, *tmp;
+	size_t		 i;
+
+	json_array_foreach(metrics, i, m) {
+		if ((type = render_str(m, "type")) == NULL)
+			continue;
+		kind = render_str(m, "kind");
+		if (s == NULL)
+			s = xstrdup(type);
+		else if (run != NULL && kind != NULL &&
+		    strcmp(run, kind) != 0) {
+			xasprintf(&tmp, "%s (%s) %s", s, run, type);
+			free(s);
+			s = tmp;
+		} else {
+			xasprintf(&tmp, "%s,%s", s, type);
+			free(s);
+			s = tmp;
+		}
+		run = kind;
+	}
+	if (s != NULL && run != NULL) {
+		xasprintf(&tmp, "%s (%s)", s, run);
+		free(s);
+		s = tmp;
+	}
+	return s != NULL ? s : xstrdup("-");
+}
+
 /* Labels as k=v joined by commas, in the order the daemon sent them. */
 static char *
 render_labels(json_t *labels)
@@ -475,7 +513,8 @@ render_profiles_json(FILE *f, json_t *reply, char **cause)
 			snprintf(samples, sizeof samples, "%" PRId64, n);
 		else
 			snprintf(samples, sizeof samples, "-");
-		metrics = render_metrics(json_object_get(p, "metrics"));
+		metrics = render_profile_metrics(json_object_get(p,
+		    "metrics"));
 		labels = render_labels(json_object_get(p, "labels"));
 		name = render_str(p, "name");
 		if (name != NULL && *name == '\0')

@@ -1,6 +1,6 @@
 /* api-profiles.c: POST /v1/profiles (push a blob: its parameters here,
  * its import intake/push.c's) and GET /v1/profiles (the profiles of a
- * scope). */
+ * scope, each metric with its kind). */
 #include <event2/buffer.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
@@ -10,20 +10,26 @@
 #include "alloc.h"
 #include "api.h"
 #include "import.h"
+#include "kind.h"
 #include "push.h"
 #include "query.h"
 #include "scopename.h"
 #include "store.h"
 #include "uploads.h"
 
+/* A profile's metrics, each with its kind in that profile. */
 static json_t *
 metrics_json(const struct store_metric *m, size_t n)
 {
-	json_t *a = json_array();
+	json_t *a = json_array(), *o;
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		json_array_append_new(a, api_metric_json(m[i].type, m[i].unit));
+	for (i = 0; i < n; i++) {
+		o = api_metric_json(m[i].type, m[i].unit);
+		json_object_set_new(o, "kind", json_string(kind_name(
+		    m[i].kind)));
+		json_array_append_new(a, o);
+	}
 	return a;
 }
 
@@ -136,8 +142,16 @@ api_profiles_post(struct api_call *call)
 	    profiles_bucket(call, p, api_param(call, "bucket")) == -1)
 		return;
 	TAILQ_FOREACH(kv, &call->query, next) {
+		struct error kerr = { 0 };
 		char *eq;
 
+		if (strcmp(kv->key, "kind") == 0) {
+			if (push_kind(p, kv->value, &kerr) == -1) {
+				api_error(call, 400, "kind: %s", kerr.msg);
+				return;
+			}
+			continue;
+		}
 		if (strcmp(kv->key, "label") != 0)
 			continue;
 		if ((eq = strchr(kv->value, '=')) == NULL ||

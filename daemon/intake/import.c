@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "format.h"
 #include "import-int.h"
+#include "kind.h"
 #include "sha256.h"
 
 /* The import thread's nice value (and its helpers'). */
@@ -94,10 +95,27 @@ importer_free(struct importer *im)
 	free(im);
 }
 
+/* The kind of metric i: the push's, if it names the metric, else the
+ * rule's (docs/TIME.md), from the profile's format and duration. */
+static enum metric_kind
+importer_kind(const struct importer *im, const struct import_request *req,
+    const char *format, int64_t duration_ns, size_t i)
+{
+	const struct store_metric *m = &im->metrics[i];
+	size_t k;
+
+	for (k = req->nkinds; k-- > 0;)
+		if (strcmp(req->kinds[k].type, m->type) == 0 &&
+		    (req->kinds[k].unit == NULL ||
+		    strcmp(req->kinds[k].unit, m->unit) == 0))
+			return req->kinds[k].kind;
+	return kind_infer(format, m->type, duration_ns);
+}
+
 /* Writes everything the decoder handed over besides interned rows. */
 static int
 importer_finish(struct importer *im, const struct import_request *req,
-    int64_t imported_ns, struct error *err)
+    const char *format, int64_t imported_ns, struct error *err)
 {
 	struct store_profile_meta pm;
 	int64_t time_ns;
@@ -129,10 +147,14 @@ importer_finish(struct importer *im, const struct import_request *req,
 	}
 	if (store_profile_finish(im->store, im->profile_id, &pm, err) == -1)
 		return -1;
-	for (i = 0; i < im->nmetrics; i++)
+	for (i = 0; i < im->nmetrics; i++) {
+		im->metrics[i].kind = importer_kind(im, req, format,
+		    pm.duration_ns, i);
 		if (store_profile_metric_add(im->store, im->profile_id, (int)i,
-		    im->metrics[i].id, im->totals[i], err) == -1)
+		    im->metrics[i].id, im->totals[i], im->metrics[i].kind,
+		    err) == -1)
 			return -1;
+	}
 	for (i = 0; i < im->ncomments; i++)
 		if (store_profile_comment_add(im->store, im->profile_id, (int)i,
 		    im->comments[i], strlen(im->comments[i]), err) == -1)
@@ -377,7 +399,7 @@ importer_run(struct importer *im, const struct import_request *req,
 	im->bucket_s = req->opts.bucket_ns >= 1000000000 ?
 	    req->opts.bucket_ns / 1000000000 : 1;
 	if (fmt->decode(in, &req->opts, &lim, &sink, err) == -1 ||
-	    importer_finish(im, req, row.imported_ns, err) == -1)
+	    importer_finish(im, req, fmt->name, row.imported_ns, err) == -1)
 		goto out;
 	if (hs != NULL) {
 		if (hashsrc_finish(hs, raw, hash, err) == -1 ||

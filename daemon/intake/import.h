@@ -12,6 +12,7 @@
 #include "error.h"
 #include "format.h"
 #include "bounds.h"
+#include "kind.h"
 #include "store.h"
 
 struct importer;
@@ -20,12 +21,23 @@ struct import_label {
 	char *key, *value;
 };
 
+/* A push's word on a metric's kind (kind=METRIC:KIND), over what the
+ * importer infers: the metrics of that type (and unit, unless NULL). */
+struct import_kind {
+	char *type, *unit;
+	enum metric_kind kind;
+};
+
 struct import_request {
 	const char *scope;
 	const char *format;		/* "auto" or a format name */
 	const char *name;		/* source name, may be "" */
 	const struct import_label *labels;
 	size_t nlabels;
+	/* Kinds the push gives (the last for a metric wins); a metric none
+	 * names gets kind_infer()'s. */
+	const struct import_kind *kinds;
+	size_t nkinds;
 	struct decode_opts opts;
 	/* The blob: in memory (fd < 0), or read once from fd (e.g. an
 	 * upload or a spool file; len is then unused).  In memory it is
@@ -67,7 +79,7 @@ struct import_result {
 	int64_t dropped_samples;
 	struct import_count *counts;	/* why samples were dropped */
 	size_t ncounts;
-	struct store_metric *metrics;
+	struct store_metric *metrics;	/* with their kinds */
 	size_t nmetrics;
 };
 

@@ -11,6 +11,7 @@
 
 #include "activity.h"
 #include "alloc.h"
+#include "kind.h"
 #include "mstr.h"
 #include "push.h"
 #include "uploads.h"
@@ -31,6 +32,11 @@ push_clear(struct push *p)
 		free(p->labels[i].value);
 	}
 	free(p->labels);
+	for (i = 0; i < p->nkinds; i++) {
+		free(p->kinds[i].type);
+		free(p->kinds[i].unit);
+	}
+	free(p->kinds);
 	if (p->body != NULL)
 		evbuffer_free(p->body);
 	memset(p, 0, sizeof *p);
@@ -61,6 +67,33 @@ push_label(struct push *p, const char *key, size_t keylen,
 	p->labels[p->nlabels].key = xstrndup(key, keylen);
 	p->labels[p->nlabels].value = xstrndup(value, valuelen);
 	p->nlabels++;
+}
+
+int
+push_kind(struct push *p, const char *spec, struct error *err)
+{
+	const char *colon = strrchr(spec, ':'), *slash;
+	enum metric_kind kind;
+	struct import_kind *k;
+
+	/* The kind's name has no ':', a metric's type might. */
+	if (colon == NULL || colon == spec)
+		return error_set(err, ERR_INPUT, "\"%s\" is not METRIC:KIND "
+		    "(e.g. alloc_space:cumulative)", spec);
+	if (kind_parse(colon + 1, strlen(colon + 1), &kind) == -1)
+		return error_set(err, ERR_INPUT, "\"%s\": the kind is one of "
+		    "delta, cumulative, gauge", spec);
+	slash = memchr(spec, '/', (size_t)(colon - spec));
+	if (slash != NULL && (slash == spec || slash + 1 == colon))
+		return error_set(err, ERR_INPUT, "\"%s\": the metric is TYPE "
+		    "or TYPE/UNIT", spec);
+	p->kinds = xreallocarray(p->kinds, p->nkinds + 1, sizeof *p->kinds);
+	k = &p->kinds[p->nkinds++];
+	k->type = xstrndup(spec, (size_t)((slash ? slash : colon) - spec));
+	k->unit = slash ? xstrndup(slash + 1, (size_t)(colon - slash - 1)) :
+	    NULL;
+	k->kind = kind;
+	return 0;
 }
 
 static void
@@ -125,6 +158,8 @@ push_run(const struct push_env *env, struct import_worker *w, struct push *p,
 	req.name = p->name;
 	req.labels = p->labels;
 	req.nlabels = p->nlabels;
+	req.kinds = p->kinds;
+	req.nkinds = p->nkinds;
 	req.opts.metric_type = mstr_from(p->metric_type);
 	req.opts.metric_unit = mstr_from(p->metric_unit);
 	req.opts.scale = p->scale;

@@ -26,6 +26,8 @@ struct push {
 	int64_t time_ns, duration_ns;
 	struct import_label *labels;
 	size_t nlabels;
+	struct import_kind *kinds;	/* what the push says of metrics */
+	size_t nkinds;
 	struct evbuffer *body;	/* moved out of the request, no copy */
 	char *upload;		/* or the id of a chunked upload */
 	const uint8_t *data;	/* or bytes the caller holds */
@@ -50,6 +52,9 @@ int push_run(const struct push_env *, struct import_worker *, struct push *,
 /* Add a label (copied); a key already there gets the new value. */
 void push_label(struct push *, const char *key, size_t keylen,
     const char *value, size_t valuelen);
+/* Add a metric's kind from "TYPE[/UNIT]:KIND" (kind=, --kind); -1 with
+ * err (ERR_INPUT) naming what is wrong.  The last for a metric wins. */
+int push_kind(struct push *, const char *spec, struct error *);
 /* What p holds freed, p zeroed; push_free frees p too. */
 void push_clear(struct push *);
 void push_free(void *);

@@ -2,13 +2,15 @@
  * steps of schema/NNN.sql in one transaction, and the steps SQL alone cannot
  * do (schema 3: the rows of the version 2 sample table rewritten as
  * blocks and rollups through the sample writer; schema 6: rollups and
- * totals rebuilt; schema 7: callsite rows as chunks, store-cs.c). */
+ * totals rebuilt; schema 7: callsite rows as chunks, store-cs.c; schema
+ * 9: the kinds of stored profiles' metrics, by the importer's rule). */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "alloc.h"
+#include "kind.h"
 #include "schema.h"
 #include "store-rollup.h"
 
@@ -89,6 +91,39 @@ out:
 	return ret;
 }
 
+/* profd_kind_infer(format, type, duration_ns): kind_infer() for SQL. */
+static void
+store_kind_infer_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const char *format = (const char *)sqlite3_value_text(argv[0]);
+	const char *type = (const char *)sqlite3_value_text(argv[1]);
+
+	(void)argc;
+	sqlite3_result_int(ctx, kind_infer(format ? format : "",
+	    type ? type : "", sqlite3_value_int64(argv[2])));
+}
+
+/* Schema 9: the kinds of the profiles stored before kinds, by the rule
+ * the importer applies (no push said otherwise then), through a function
+ * that lives only for this statement. */
+static int
+store_migrate_v9(struct store *s, struct error *err)
+{
+	int rc;
+
+	if (sqlite3_create_function(s->db, "profd_kind_infer", 3,
+	    SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, store_kind_infer_fn,
+	    NULL, NULL) != SQLITE_OK)
+		return store_fail(s, err, "inferring metric kinds");
+	rc = store_exec(s, "UPDATE profile_metric SET kind = (SELECT "
+	    "profd_kind_infer(p.format, m.type, p.duration_ns) FROM profile p, "
+	    "metric m WHERE p.id = profile_metric.profile_id AND "
+	    "m.id = profile_metric.metric_id)", err);
+	sqlite3_create_function(s->db, "profd_kind_infer", 3, SQLITE_UTF8,
+	    NULL, NULL, NULL, NULL);
+	return rc;
+}
+
 /* Runs the schema steps past the current version in one transaction. */
 int
 store_migrate(struct store *s, struct error *err)
@@ -130,6 +165,8 @@ store_migrate(struct store *s, struct error *err)
 	if (v >= 3 && v < 6)
 		store_samples_finalize(s);
 	if (v < 7 && last >= 7 && store_cs_convert(s, err) == -1)
+		goto fail;
+	if (v < 9 && last >= 9 && store_migrate_v9(s, err) == -1)
 		goto fail;
 	snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", last);
 	if (store_exec(s, pragma, err) == -1 ||

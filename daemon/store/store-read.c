@@ -36,7 +36,8 @@ metrics_free(struct store_metric *m, size_t n)
 	free(m);
 }
 
-/* Reads rows of (id, type, unit) from a statement with ?1 bound to id. */
+/* Reads rows of (id, type, unit[, kind]) from a statement with ?1 bound
+ * to id: a profile's metrics have a kind. */
 static int
 store_metric_rows(struct store *s, enum stmt which, int64_t id,
     struct store_metric **out, size_t *n, struct error *err)
@@ -52,6 +53,8 @@ store_metric_rows(struct store *s, enum stmt which, int64_t id,
 		(*out)[*n].id = sqlite3_column_int64(st, 0);
 		(*out)[*n].type = col_str(st, 1);
 		(*out)[*n].unit = col_str(st, 2);
+		(*out)[*n].kind = sqlite3_column_count(st) > 3 ?
+		    (enum metric_kind)sqlite3_column_int(st, 3) : KIND_DELTA;
 		(*n)++;
 	}
 	sqlite3_reset(st);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "kind.h"
 
 struct store;
 
@@ -84,8 +85,9 @@ int store_profile_set_hash(struct store *, int64_t profile_id,
     const uint8_t hash[32], int64_t bytes, struct error *);
 int store_profile_finish(struct store *, int64_t profile_id,
     const struct store_profile_meta *, struct error *);
+/* Metric idx of a profile: its id, the sum of its values, its kind. */
 int store_profile_metric_add(struct store *, int64_t profile_id, int idx,
-    int64_t metric_id, int64_t total, struct error *);
+    int64_t metric_id, int64_t total, enum metric_kind, struct error *);
 int store_profile_label_add(struct store *, int64_t profile_id,
     const char *key, const char *value, struct error *);
 
@@ -197,6 +199,9 @@ void store_set_rollup_max(struct store *, size_t entries);
 struct store_metric {
 	int64_t id;
 	char *type, *unit;
+	/* A profile's metric: its kind in that profile (docs/TIME.md);
+	 * KIND_DELTA where a metric is not one profile's (a scope's). */
+	enum metric_kind kind;
 };
 
 struct store_scope_info {

@@ -486,6 +486,33 @@ test_json(void)
 	    "alloc_space  -          n=3,bad=a?b\n", got);
 	free(got);
 
+	/* Each run of metrics of one kind followed by it (profd with
+	 * kinds); a heap profile holds two. */
+	got = render_json_string("{\"scope\": \"go\", \"profiles\": ["
+	    "{\"id\": 1, \"name\": \"cpu\", \"format\": \"pprof\", "
+	    "\"time_ns\": 0, \"duration_ns\": 0, \"samples\": 1, "
+	    "\"metrics\": [{\"type\": \"samples\", \"unit\": \"count\", "
+	    "\"kind\": \"delta\"}, {\"type\": \"cpu\", \"unit\": "
+	    "\"nanoseconds\", \"kind\": \"delta\"}], \"labels\": {}}, "
+	    "{\"id\": 2, \"name\": \"heap\", \"format\": \"pprof\", "
+	    "\"time_ns\": 0, \"duration_ns\": 0, \"samples\": 2, "
+	    "\"metrics\": [{\"type\": \"alloc_objects\", \"kind\": "
+	    "\"cumulative\"}, {\"type\": \"alloc_space\", \"kind\": "
+	    "\"cumulative\"}, {\"type\": \"inuse_objects\", \"kind\": "
+	    "\"gauge\"}, {\"type\": \"inuse_space\", \"kind\": "
+	    "\"gauge\"}], \"labels\": {}}]}", render_profiles_json, &rc);
+	assert(rc == 0);
+	same_text("profiles with kinds",
+	    "ID  TIME  DURATION  FORMAT  SAMPLES  METRICS"
+	    "                                                                   "
+	    "NAME  LABELS\n"
+	    " 1  -            -  pprof         1  samples,cpu (delta)"
+	    "                                                       "
+	    "cpu   -\n"
+	    " 2  -            -  pprof         2  alloc_objects,alloc_space "
+	    "(cumulative) inuse_objects,inuse_space (gauge)  heap  -\n", got);
+	free(got);
+
 	got = render_json_string("{\"error\": \"x\"}", render_profiles_json,
 	    &rc);
 	assert(rc == -1);

@@ -6,7 +6,10 @@
  * midway rolled back whole (the interning caches dropped, since they may
  * name rows the rollback removed; kept when a duplicate is known before
  * decoding); a blob past max_body refused before anything; a body in
- * memory handed back to its owner once read to its end. */
+ * memory handed back to its owner once read to its end; each metric's
+ * kind inferred from the Go fixtures (a heap profile holds two kinds) or
+ * given by the push (kind=METRIC:KIND, push_kind), stored with it and
+ * answered as stored for a duplicate. */
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -16,6 +19,8 @@
 
 #include "alloc.h"
 #include "inflate.h"
+#include "kind.h"
+#include "push.h"
 #include "testimport.h"
 
 static struct testimport ts;
@@ -81,7 +86,8 @@ same_result(const struct import_result *a, const struct import_result *b)
 	CHECK(a->nmetrics == b->nmetrics && a->ncounts == b->ncounts);
 	for (i = 0; i < a->nmetrics; i++)
 		CHECK(a->metrics[i].id == b->metrics[i].id &&
-		    strcmp(a->metrics[i].type, b->metrics[i].type) == 0);
+		    strcmp(a->metrics[i].type, b->metrics[i].type) == 0 &&
+		    a->metrics[i].kind == b->metrics[i].kind);
 }
 
 static void
@@ -313,6 +319,167 @@ test_read_all(void)
 	    "duplicate\n");
 }
 
+/* The kinds of a result's metrics and of the stored profile's, as
+ * "type:kind ..." (both must be the same). */
+static void
+kinds_of(const struct import_result *res, char *buf, size_t size)
+{
+	struct store_profile_info info;
+	struct error err = { 0 };
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	CHECK(store_profile_get(ts.rd, res->profile_id, &info, &err) == 0);
+	CHECK(info.nmetrics == res->nmetrics);
+	for (i = 0; i < res->nmetrics && i < info.nmetrics; i++) {
+		CHECK(info.metrics[i].kind == res->metrics[i].kind);
+		n += (size_t)snprintf(buf + n, size - n, "%s%s:%s", i ? " " :
+		    "", res->metrics[i].type, kind_name(res->metrics[i].kind));
+		CHECK(n < size);
+	}
+	store_profile_info_clear(&info);
+}
+
+/* An import of a fixture (or, with a metric, of folded stacks of it in
+ * bytes) with the kinds of a push (NULL: none). */
+static void
+run_kinds(const char *scope, const char *fixture, const char *metric,
+    const char *const *kinds, struct import_result *res)
+{
+	static const char folded[] = "main;work 3\nmain;idle 1\n";
+	struct import_request req;
+	struct error err = { 0 };
+	struct push p;
+	uint8_t *data;
+	size_t len;
+
+	memset(&p, 0, sizeof p);
+	for (; kinds != NULL && *kinds != NULL; kinds++)
+		CHECK(push_kind(&p, *kinds, &err) == 0);
+	if (metric != NULL) {
+		data = (uint8_t *)xstrdup(folded);
+		len = strlen(folded);
+	} else
+		data = testimport_fixture(fixture, &len);
+	memset(&req, 0, sizeof req);
+	req.scope = scope;
+	req.format = metric != NULL ? "folded" : "auto";
+	req.name = fixture;
+	req.fd = -1;
+	req.data = data;
+	req.len = len;
+	req.kinds = p.kinds;
+	req.nkinds = p.nkinds;
+	req.opts.metric_type = mstr_from(metric);
+	req.opts.metric_unit = mstr_from(metric ? "bytes" : NULL);
+	if (importer_run(ts.im, &req, res, &err) == -1)
+		fprintf(stderr, "%s: %s\n", fixture, err.msg);
+	CHECK(res->profile_id > 0);
+	push_clear(&p);
+	free(data);
+}
+
+static void
+test_kinds(void)
+{
+	static const struct {
+		const char *fixture, *want;
+	} go[] = {
+		{ "cpu.pprof", "samples:delta cpu:delta" },
+		{ "heap.pprof", "alloc_objects:cumulative alloc_space:cumulative "
+		    "inuse_objects:gauge inuse_space:gauge" },
+		{ "mutex.pprof", "contentions:cumulative delay:cumulative" },
+		{ "block.pprof", "contentions:cumulative delay:cumulative" },
+	};
+	static const char *const heap_kinds[] = {
+		"inuse_space:delta",
+		/* The last for a metric wins; a unit must match. */
+		"alloc_objects:gauge", "alloc_objects/count:cumulative",
+		"alloc_space/bytes:gauge", "alloc_space/count:delta",
+		/* A metric the profile lacks: nothing to do. */
+		"goroutine:delta", NULL
+	};
+	static const char *const folded_kinds[] = {
+		"inuse_space/bytes:gauge", NULL
+	};
+	struct import_result res, again;
+	char got[256];
+	size_t i;
+
+	for (i = 0; i < sizeof go / sizeof go[0]; i++) {
+		run_kinds("kinds", go[i].fixture, NULL, NULL, &res);
+		kinds_of(&res, got, sizeof got);
+		if (strcmp(got, go[i].want) != 0)
+			fprintf(stderr, "%s: %s\n", go[i].fixture, got);
+		CHECK(strcmp(got, go[i].want) == 0);
+		import_result_clear(&res);
+	}
+
+	/* The push's word over the rule. */
+	run_kinds("kinds-push", "heap.pprof", NULL, heap_kinds, &res);
+	CHECK(!res.duplicate);
+	kinds_of(&res, got, sizeof got);
+	CHECK(strcmp(got, "alloc_objects:cumulative alloc_space:gauge "
+	    "inuse_objects:gauge inuse_space:delta") == 0);
+	/* The same bytes again are a duplicate whatever kinds they come
+	 * with: the first push's stay. */
+	run_kinds("kinds-push", "heap.pprof", NULL, NULL, &again);
+	CHECK(again.duplicate);
+	same_result(&res, &again);
+	import_result_clear(&again);
+	import_result_clear(&res);
+
+	/* Folded stacks add up, whatever they are called, unless the push
+	 * says otherwise. */
+	run_kinds("kinds-folded", "stacks", "inuse_space", NULL, &res);
+	kinds_of(&res, got, sizeof got);
+	CHECK(strcmp(got, "inuse_space:delta") == 0);
+	import_result_clear(&res);
+	run_kinds("kinds-folded2", "stacks", "inuse_space", folded_kinds,
+	    &res);
+	kinds_of(&res, got, sizeof got);
+	CHECK(strcmp(got, "inuse_space:gauge") == 0);
+	import_result_clear(&res);
+	printf("ok: kinds inferred from the Go profiles, given by the push, "
+	    "kept for a duplicate\n");
+}
+
+/* kind=METRIC:KIND as POST /v1/profiles takes it. */
+static void
+test_push_kind(void)
+{
+	static const char *const bad[] = {
+		"alloc_space", "alloc_space:", ":gauge", "alloc_space:Gauge",
+		"alloc_space:gauge ", "/bytes:gauge", "alloc_space/:gauge",
+		"alloc_space=gauge", "", NULL
+	};
+	struct error err = { 0 };
+	struct push p;
+	size_t i;
+
+	memset(&p, 0, sizeof p);
+	CHECK(push_kind(&p, "alloc_space:cumulative", &err) == 0);
+	CHECK(push_kind(&p, "inuse_space/bytes:gauge", &err) == 0);
+	/* The kind's name is after the last ':'; a type may hold one. */
+	CHECK(push_kind(&p, "jvm:heap/bytes:delta", &err) == 0);
+	CHECK(p.nkinds == 3);
+	CHECK(strcmp(p.kinds[0].type, "alloc_space") == 0 &&
+	    p.kinds[0].unit == NULL && p.kinds[0].kind == KIND_CUMULATIVE);
+	CHECK(strcmp(p.kinds[1].type, "inuse_space") == 0 &&
+	    strcmp(p.kinds[1].unit, "bytes") == 0 &&
+	    p.kinds[1].kind == KIND_GAUGE);
+	CHECK(strcmp(p.kinds[2].type, "jvm:heap") == 0 &&
+	    strcmp(p.kinds[2].unit, "bytes") == 0);
+	for (i = 0; bad[i] != NULL; i++) {
+		memset(&err, 0, sizeof err);
+		CHECK(push_kind(&p, bad[i], &err) == -1);
+		CHECK(err.kind == ERR_INPUT && strstr(err.msg, bad[i]) != NULL);
+	}
+	CHECK(p.nkinds == 3);
+	push_clear(&p);
+	printf("ok: kind=METRIC:KIND parsed, bad ones refused\n");
+}
+
 int
 main(void)
 {
@@ -323,6 +490,8 @@ main(void)
 	test_failures();
 	test_late_error();
 	test_read_all();
+	test_kinds();
+	test_push_kind();
 	free(cpu);
 	testimport_close(&ts);
 	printf("test_import: %u checks passed\n", checks);

@@ -235,10 +235,10 @@ test_profiles(void)
 	m.samples = 42;
 	m.dropped_samples = 2;
 	ts_ok(store_profile_finish(s, id, &m, &err), "finish", &err);
-	ts_ok(store_profile_metric_add(s, id, 0, cpu, 900, &err), "metric",
-	    &err);
-	ts_ok(store_profile_metric_add(s, id, 1, wall, 800, &err), "metric",
-	    &err);
+	ts_ok(store_profile_metric_add(s, id, 0, cpu, 900, KIND_DELTA, &err),
+	    "metric", &err);
+	ts_ok(store_profile_metric_add(s, id, 1, wall, 800, KIND_GAUGE, &err),
+	    "metric", &err);
 	ts_ok(store_profile_label_add(s, id, "zone", "eu", &err), "label",
 	    &err);
 	ts_ok(store_profile_label_add(s, id, "host", "h1", &err), "label",
@@ -251,8 +251,8 @@ test_profiles(void)
 	    "count", &err);
 	/* An older profile in the same scope, with the other cpu unit. */
 	id2 = ts_profile(s, a, 99, 1000000000);
-	ts_ok(store_profile_metric_add(s, id2, 0, cpu2, 1, &err), "metric",
-	    &err);
+	ts_ok(store_profile_metric_add(s, id2, 0, cpu2, 1, KIND_CUMULATIVE,
+	    &err), "metric", &err);
 	ts_ok(store_commit(s, &err), "commit", &err);
 
 	ts_ok(store_profile_get(s, id, &p, &err), "get", &err);
@@ -263,6 +263,9 @@ test_profiles(void)
 	CHECK(p.samples == 42 && p.dropped_samples == 2);
 	CHECK(p.nmetrics == 2 && p.metrics[0].id == cpu &&
 	    STREQ(p.metrics[1].type, "wall"));
+	/* Each metric of a profile with its own kind. */
+	CHECK(p.metrics[0].kind == KIND_DELTA &&
+	    p.metrics[1].kind == KIND_GAUGE);
 	CHECK(p.default_metric.id == wall && p.period_type.id == cpu);
 	CHECK(STREQ(p.period_type.unit, "nanoseconds"));
 	/* Labels by key, comments in their order. */
@@ -278,9 +281,11 @@ test_profiles(void)
 	CHECK(err.kind == ERR_NOT_FOUND);
 	memset(&err, 0, sizeof err);
 
-	/* Oldest first. */
+	/* Oldest first, with their metrics' kinds. */
 	ts_ok(store_profiles(s, "a", &v, &n, &err), "profiles", &err);
 	CHECK(n == 2 && v[0].id == id2 && v[1].id == id);
+	CHECK(v[0].nmetrics == 1 && v[0].metrics[0].kind == KIND_CUMULATIVE);
+	CHECK(v[1].nmetrics == 2 && v[1].metrics[1].kind == KIND_GAUGE);
 	store_profile_info_free(v, n);
 	CHECK(store_profiles(s, "nope", &v, &n, &err) == -1);
 	CHECK(err.kind == ERR_NOT_FOUND);
@@ -653,6 +658,22 @@ test_migrate_v2(void)
 	    "WHERE name = 'sample_v2'", -1,
 	    &st, NULL) == SQLITE_OK);
 	CHECK(sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 0);
+	sqlite3_finalize(st);
+	/* Schema 9: the kinds of the profiles stored before, by the
+	 * importer's rule: mutex and block profiles without a duration are
+	 * counters; CPU, Perfetto and folded add up. */
+	CHECK(sqlite3_prepare_v2(db, "SELECT group_concat(x, ', ') FROM "
+	    "(SELECT p.name || ' ' || pm.metric || ' ' || pm.kind AS x FROM "
+	    "profile_metrics pm JOIN profiles p USING (profile_id) "
+	    "ORDER BY pm.profile_id, pm.metric)", -1, &st, NULL) == SQLITE_OK);
+	CHECK(sqlite3_step(st) == SQLITE_ROW);
+	CHECK(STREQ((const char *)sqlite3_column_text(st, 0),
+	    "cpu.pprof cpu delta, cpu.pprof samples delta, "
+	    "mutex.pprof contentions cumulative, mutex.pprof delay cumulative, "
+	    "block.pprof contentions cumulative, block.pprof delay cumulative, "
+	    "pf.trace cpu_cycles delta, pf.trace samples delta, "
+	    "pf.trace wall_time delta, "
+	    "f.folded samples delta"));
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 	free(want);

@@ -1,0 +1,71 @@
+/* kind.c: a metric's kind (kind.h): its names, and the rule that infers it
+ * from a profile (docs/TIME.md, "Which kind a metric gets"), shared by the
+ * importer and the store's upgrade of profiles stored before kinds. */
+#include <string.h>
+
+#include "kind.h"
+#include "nitems.h"
+
+static const char *const kind_names[KIND_COUNT] = {
+	[KIND_DELTA] = "delta",
+	[KIND_CUMULATIVE] = "cumulative",
+	[KIND_GAUGE] = "gauge",
+};
+
+/* Go's runtime/pprof sample types that are not deltas when the profile
+ * has no duration: counters since the process started (heap and allocs'
+ * allocations, mutex and block contention), and states at the moment
+ * (heap in use, goroutines, threads created). */
+static const struct {
+	const char *type;
+	enum metric_kind kind;
+} kind_go_types[] = {
+	{ "alloc_objects", KIND_CUMULATIVE },
+	{ "alloc_space", KIND_CUMULATIVE },
+	{ "contentions", KIND_CUMULATIVE },
+	{ "delay", KIND_CUMULATIVE },
+	{ "inuse_objects", KIND_GAUGE },
+	{ "inuse_space", KIND_GAUGE },
+	{ "goroutine", KIND_GAUGE },
+	{ "threadcreate", KIND_GAUGE },
+};
+
+const char *
+kind_name(int kind)
+{
+	if (kind < 0 || kind >= KIND_COUNT)
+		return kind_names[KIND_DELTA];
+	return kind_names[kind];
+}
+
+int
+kind_parse(const char *s, size_t n, enum metric_kind *kind)
+{
+	int i;
+
+	for (i = 0; i < KIND_COUNT; i++)
+		if (strlen(kind_names[i]) == n &&
+		    memcmp(kind_names[i], s, n) == 0) {
+			*kind = (enum metric_kind)i;
+			return 0;
+		}
+	return -1;
+}
+
+enum metric_kind
+kind_infer(const char *format, const char *type, int64_t duration_ns)
+{
+	size_t i;
+
+	/* Perfetto's and folded samples happen in time; a pprof with a
+	 * duration covers an interval (a CPU profile, or a ?seconds=N fetch,
+	 * which net/http/pprof makes the difference of two readings). */
+	if (format == NULL || strcmp(format, "pprof") != 0 || duration_ns > 0)
+		return KIND_DELTA;
+	for (i = 0; i < NITEMS(kind_go_types); i++)
+		if (strcmp(type, kind_go_types[i].type) == 0)
+			return kind_go_types[i].kind;
+	/* Anything else adds up, as pprof merges it (and as profd did for
+	 * every metric before kinds). */
+	return KIND_DELTA;
+}

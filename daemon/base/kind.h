@@ -1,0 +1,31 @@
+/* kind.h: what a metric's values mean over time (docs/TIME.md): a delta
+ * happened within the profile's interval, a cumulative value is a
+ * counter since some start (a process's), a gauge is a state at the
+ * profile's moment.  A window adds the first up, differences the second
+ * and averages the third; the store keeps a kind per profile and metric. */
+#ifndef PROFD_KIND_H
+#define PROFD_KIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The values are stored (profile_metric.kind): never renumber. */
+enum metric_kind {
+	KIND_DELTA = 0,
+	KIND_CUMULATIVE = 1,
+	KIND_GAUGE = 2
+};
+#define KIND_COUNT	3
+
+/* "delta", "cumulative", "gauge"; "delta" for a value out of range. */
+const char *kind_name(int);
+/* The kind named by the n bytes at s (exactly one of the names), into
+ * *kind; -1 for anything else. */
+int kind_parse(const char *s, size_t n, enum metric_kind *kind);
+/* The kind a metric of a profile has when its producer did not say:
+ * format is the decoder's name ("pprof", "perfetto", "folded"), type the
+ * sample type, duration_ns the profile's (0: none). */
+enum metric_kind kind_infer(const char *format, const char *type,
+    int64_t duration_ns);
+
+#endif

@@ -132,7 +132,7 @@ has "" $cmds
 has "--" --socket --help --version
 has "top --" --scope --metric --since --until --profile --label --focus \
     --ignore --hide --show --limit --cum --json --socket --help
-has "push --" --scope --label --format --name --metric --bucket
+has "push --" --scope --label --format --name --metric --kind --bucket
 has "push --format " auto pprof perfetto folded
 has "diff --base-" --base-scope --base-metric --base-since --base-until \
     --base-profile --base-label --base-focus --base-ignore --base-hide \

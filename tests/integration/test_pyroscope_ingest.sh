@@ -117,15 +117,15 @@ r=$(ingest "name=lines.cpu&format=lines&sampleRate=250" --data-binary @"$T/l.lin
 r=$(ingest "name=objs.alloc_objects&units=objects" --data-binary $'a;b 5\n')
 [ "$(body_of "$r" | json 'j["format"]')" = folded ] || fail "objects: $r"
 r=$(api GET "/v1/profiles?scope=objs")
-[ "$(body_of "$r" | json 'j["profiles"][0]["metrics"]')" = '[{"type": "alloc_objects", "unit": "count"}]' ] ||
+[ "$(body_of "$r" | json 'j["profiles"][0]["metrics"]')" = '[{"type": "alloc_objects", "unit": "count", "kind": "delta"}]' ] ||
     fail "objects metric: $r"
 r=$(ingest "name=mem.inuse_space&units=bytes" --data-binary $'a;b 4096\n')
 [ "$(api GET "/v1/profiles?scope=mem" | sed '$d' | json 'j["profiles"][0]["metrics"]')" = \
-    '[{"type": "inuse_space", "unit": "bytes"}]' ] || fail "bytes metric"
+    '[{"type": "inuse_space", "unit": "bytes", "kind": "delta"}]' ] || fail "bytes metric"
 # Without units, the name's profile type says what the counts are.
 r=$(ingest "name=locks.mutex_duration" --data-binary $'a;lock 1500\n')
 [ "$(api GET "/v1/profiles?scope=locks" | sed '$d' | json 'j["profiles"][0]["metrics"]')" = \
-    '[{"type": "delay", "unit": "nanoseconds"}]' ] || fail "units from .mutex_duration"
+    '[{"type": "delay", "unit": "nanoseconds", "kind": "delta"}]' ] || fail "units from .mutex_duration"
 "$PROFCTL" top --scope locks --json | json 'j["total"]' | has -x 1500 ||
     fail "a lock duration is not scaled by a sample rate"
 ok "lines, sampleRate 250, units objects and bytes, units from the suffix"

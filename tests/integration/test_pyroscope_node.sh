@@ -24,7 +24,8 @@ python3 - "$T/run.json" "$T/profiles.json" "$T/cpu.json" "$T/wall.json" <<'PY' |
 import json, sys
 run, profs, cpu, wall = (json.load(open(f)) for f in sys.argv[1:5])
 ps = profs["profiles"]
-walls = [p for p in ps if {"type": "wall", "unit": "nanoseconds"} in p["metrics"]]
+walls = [p for p in ps if any(m["type"] == "wall" and m["unit"] == "nanoseconds"
+                                for m in p["metrics"])]
 assert len(walls) >= 2, "wall profiles: %d" % len(walls)
 for p in ps:
     l = p["labels"]

@@ -13,7 +13,9 @@
  * sampleRate Hz, stored as cpu/nanoseconds (count * 1e9 / sampleRate, as
  * pprof's cpu profile reads); objects, bytes, goroutines, lock_samples
  * and lock_nanoseconds keep their count under the metric the profile
- * type names.  A pprof keeps its own sample types.
+ * type names.  A pprof keeps its own sample types, of the kinds its
+ * sample_type_config says (else inferred); a folded body's metric is a
+ * gauge with aggregationType=average (docs/TIME.md).
  *
  * Status codes as Pyroscope's: 400 for bad parameters, 413 past
  * max-body, 422 for a body that does not read as its format; 200 for a
@@ -30,6 +32,7 @@
 #include "clock.h"
 #include "http-error.h"
 #include "jsonlim.h"
+#include "kind.h"
 #include "multipart.h"
 #include "scopename.h"
 
@@ -300,10 +303,37 @@ ingest_lines(const uint8_t *data, size_t len, size_t *outlen)
 	return (char *)b.p;
 }
 
-/* The sample_type_config part must be a JSON object; it is read for
- * that only, since a pprof's own sample types name its metrics. */
+/* The kinds a sample_type_config says (Pyroscope's SampleType): an
+ * "aggregation" of "average" is a gauge, "cumulative": true a counter
+ * (with a prev_profile, by old clients), any other a delta: pyroscope-go's
+ * godeltaprof sends heap, mutex and block profiles whose counters are
+ * differences already, without a duration that would say so. */
+static void
+ingest_stc_kinds(json_t *cfg, struct push *p)
+{
+	const char *type;
+	json_t *v, *agg;
+	enum metric_kind kind;
+
+	json_object_foreach(cfg, type, v) {
+		if (!json_is_object(v))
+			continue;
+		agg = json_object_get(v, "aggregation");
+		if (json_is_string(agg) && strcmp(json_string_value(agg),
+		    "average") == 0)
+			kind = KIND_GAUGE;
+		else if (json_is_true(json_object_get(v, "cumulative")))
+			kind = KIND_CUMULATIVE;
+		else
+			kind = KIND_DELTA;
+		push_kind_set(p, type, strlen(type), NULL, kind);
+	}
+}
+
+/* The sample_type_config part must be a JSON object; the pprof's own
+ * sample types name its metrics, the config their kinds. */
 static int
-ingest_stc(const struct mpart *stc, struct error *err)
+ingest_stc(const struct mpart *stc, struct push *p, struct error *err)
 {
 	struct error e = { 0 };
 	json_t *cfg;
@@ -317,7 +347,8 @@ ingest_stc(const struct mpart *stc, struct error *err)
 		return error_set(err, e.kind, "multipart: sample_type_config: "
 		    "%.400s", e.msg);
 	cfg = json_loadb((const char *)stc->data, stc->len, 0, NULL);
-	ok = json_is_object(cfg);
+	if ((ok = json_is_object(cfg)))
+		ingest_stc_kinds(cfg, p);
 	json_decref(cfg);
 	if (!ok)
 		return error_set(err, ERR_INPUT, "multipart: "
@@ -358,7 +389,7 @@ ingest_work(struct api_call *call, void *worker)
 			return ingest_fail(call, 422);
 		}
 		if ((stc = multipart_find(parts, n, "sample_type_config")) !=
-		    NULL && ingest_stc(stc, &call->err) == -1)
+		    NULL && ingest_stc(stc, &in->p, &call->err) == -1)
 			return ingest_fail(call, call->err.kind ==
 			    ERR_TOO_LARGE ? 413 : 422);
 		data = prof->data;
@@ -418,14 +449,18 @@ api_ingest_post(struct api_call *call)
 		return;
 	}
 	in->p.duration_ns = until - in->p.time_ns;
-	/* Profiles add up in a window whatever their aggregation: a
-	 * client's average (of heap in use) is the sum of its one profile. */
 	if (agg != NULL && *agg != '\0' && strcmp(agg, "sum") != 0 &&
 	    strcmp(agg, "average") != 0) {
 		api_error(call, 400, "aggregationType: \"%s\" is not sum or "
 		    "average", agg);
 		return;
 	}
+	/* A folded body's one metric averaged over a window is a gauge (a
+	 * pprof's kinds are its sample_type_config's, else inferred). */
+	if (agg != NULL && strcmp(agg, "average") == 0 &&
+	    in->p.metric_type != NULL)
+		push_kind_set(&in->p, in->p.metric_type,
+		    strlen(in->p.metric_type), in->p.metric_unit, KIND_GAUGE);
 	if (spy != NULL && *spy != '\0')
 		push_label(&in->p, "pyroscope_spy", 13, spy, strlen(spy));
 	in->body = evbuffer_new();

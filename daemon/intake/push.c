@@ -74,7 +74,7 @@ push_kind(struct push *p, const char *spec, struct error *err)
 {
 	const char *colon = strrchr(spec, ':'), *slash;
 	enum metric_kind kind;
-	struct import_kind *k;
+	char *unit;
 
 	/* The kind's name has no ':', a metric's type might. */
 	if (colon == NULL || colon == spec)
@@ -87,13 +87,24 @@ push_kind(struct push *p, const char *spec, struct error *err)
 	if (slash != NULL && (slash == spec || slash + 1 == colon))
 		return error_set(err, ERR_INPUT, "\"%s\": the metric is TYPE "
 		    "or TYPE/UNIT", spec);
+	unit = slash ? xstrndup(slash + 1, (size_t)(colon - slash - 1)) : NULL;
+	push_kind_set(p, spec, (size_t)((slash ? slash : colon) - spec), unit,
+	    kind);
+	free(unit);
+	return 0;
+}
+
+void
+push_kind_set(struct push *p, const char *type, size_t typelen,
+    const char *unit, enum metric_kind kind)
+{
+	struct import_kind *k;
+
 	p->kinds = xreallocarray(p->kinds, p->nkinds + 1, sizeof *p->kinds);
 	k = &p->kinds[p->nkinds++];
-	k->type = xstrndup(spec, (size_t)((slash ? slash : colon) - spec));
-	k->unit = slash ? xstrndup(slash + 1, (size_t)(colon - slash - 1)) :
-	    NULL;
+	k->type = xstrndup(type, typelen);
+	k->unit = unit ? xstrdup(unit) : NULL;
 	k->kind = kind;
-	return 0;
 }
 
 static void

@@ -12,6 +12,7 @@
 
 #include "error.h"
 #include "import.h"
+#include "kind.h"
 
 struct activity;
 struct evbuffer;
@@ -55,6 +56,10 @@ void push_label(struct push *, const char *key, size_t keylen,
 /* Add a metric's kind from "TYPE[/UNIT]:KIND" (kind=, --kind); -1 with
  * err (ERR_INPUT) naming what is wrong.  The last for a metric wins. */
 int push_kind(struct push *, const char *spec, struct error *);
+/* The same from its parts (copied): the metrics of type (typelen bytes)
+ * and unit (NULL: any) are of this kind. */
+void push_kind_set(struct push *, const char *type, size_t typelen,
+    const char *unit, enum metric_kind);
 /* What p holds freed, p zeroed; push_free frees p too. */
 void push_clear(struct push *);
 void push_free(void *);

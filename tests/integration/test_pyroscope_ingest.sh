@@ -70,6 +70,42 @@ python3 "$TESTS_DIR/tools/top_tsv.py" "$FIXTURES/expected/block.delay.tsv" "$T/t
     fail "raw pprof body differs from pprof"
 ok "sample_type_config and prev_profile parts, raw gzipped pprof"
 
+# Kinds (docs/TIME.md): a pprof without sample_type_config gets the
+# inferred ones; its sample_type_config says them as Pyroscope reads it
+# (aggregation average: gauge; cumulative true: cumulative; else delta,
+# as pyroscope-go's godeltaprof sends heap and mutex profiles); a folded
+# body's metric is a gauge with aggregationType=average.
+kinds_of() {
+	api GET "/v1/profiles?scope=$1" | sed '$d' |
+	    json '" ".join("%s:%s" % (m["type"], m["kind"]) for m in j["profiles"][-1]["metrics"])'
+}
+[ "$(kinds_of goheap)" = "alloc_objects:cumulative alloc_space:cumulative inuse_objects:gauge inuse_space:gauge" ] ||
+    fail "inferred kinds: $(kinds_of goheap)"
+[ "$(kinds_of cfg)" = "contentions:delta delay:cumulative" ] ||
+    fail "sample_type_config's kinds: $(kinds_of cfg)"
+# pyroscope-go's own config (its upstream/remote, with godeltaprof).
+ct=$(python3 "$BODY" multipart "$T/dheap.body" "$FIXTURES/heap.pprof" \
+    --config '{"alloc_objects":{"units":"objects"},"alloc_space":{"units":"bytes"},"inuse_space":{"units":"bytes","aggregation":"average"},"inuse_objects":{"units":"objects","aggregation":"average"}}')
+r=$(ingest "$(go_query deltaheap.alloc_space bytes sum)" -H "Content-Type: $ct" \
+    --data-binary @"$T/dheap.body")
+[ "$(status_of "$r")" = 200 ] || fail "godeltaprof heap: $r"
+[ "$(kinds_of deltaheap)" = "alloc_objects:delta alloc_space:delta inuse_objects:gauge inuse_space:gauge" ] ||
+    fail "godeltaprof heap's kinds: $(kinds_of deltaheap)"
+# An old client's cumulative heap with its prev_profile.
+ct=$(python3 "$BODY" multipart "$T/oheap.body" "$FIXTURES/heap.pprof" \
+    "$FIXTURES/heap.pprof" --config '{"alloc_objects":{"units":"objects","cumulative":true},"alloc_space":{"units":"bytes","cumulative":true},"inuse_space":{"units":"bytes","aggregation":"average"}}')
+r=$(ingest "$(go_query oldheap.alloc_space bytes sum)" -H "Content-Type: $ct" \
+    --data-binary @"$T/oheap.body")
+[ "$(status_of "$r")" = 200 ] || fail "cumulative heap: $r"
+[ "$(kinds_of oldheap)" = "alloc_objects:cumulative alloc_space:cumulative inuse_objects:gauge inuse_space:gauge" ] ||
+    fail "cumulative heap's kinds: $(kinds_of oldheap)"
+r=$(ingest "name=avg.inuse_space&units=bytes&aggregationType=average" --data-binary $'a;b 4096\n')
+[ "$(status_of "$r")" = 200 ] || fail "folded average: $r"
+[ "$(kinds_of avg)" = "inuse_space:gauge" ] || fail "folded average: $(kinds_of avg)"
+r=$(ingest "name=sum.inuse_space&units=bytes&aggregationType=sum" --data-binary $'a;b 4096\n')
+[ "$(kinds_of sum)" = "inuse_space:delta" ] || fail "folded sum: $(kinds_of sum)"
+ok "kinds: inferred, from sample_type_config, from aggregationType"
+
 # Folded ("groups", the default format): CPU samples at sampleRate Hz are
 # stored as cpu/nanoseconds, count * 1e9 / rate.
 printf 'main;work;hash 30\nmain;io 10\nmain;work 2\n' >"$T/a.folded"

@@ -13,6 +13,7 @@
 #include "format.h"
 #include "import-int.h"
 #include "kind.h"
+#include "log.h"
 #include "sha256.h"
 
 /* The import thread's nice value (and its helpers'). */
@@ -112,13 +113,46 @@ importer_kind(const struct importer *im, const struct import_request *req,
 	return kind_infer(format, m->type, duration_ns);
 }
 
-/* Writes everything the decoder handed over besides interned rows. */
+/* How cumulative metric i counts over a window (docs/TIME.md): the
+ * difference to the previous profile of its series; whole for the first
+ * (the counter started with the process) and after a restart (the total
+ * went down: the new process counted from zero); nothing for a profile
+ * older than the series' newest, whose successor's difference covers its
+ * interval.  Counted otherwise than whole, its values go under the raw
+ * tag (store_samples_raw), unless blocks of it are written already. */
 static int
-importer_finish(struct importer *im, const struct import_request *req,
-    const char *format, int64_t imported_ns, struct error *err)
+importer_counted(struct importer *im, struct store_series_key *key,
+    size_t i, struct store_series_prev *prev, struct error *err)
+{
+	struct store_metric *m = &im->metrics[i];
+
+	key->metric_id = m->id;
+	if (store_series_prev(im->store, key, prev, err) == -1)
+		return -1;
+	if (prev->newer)
+		m->counted = COUNTED_NONE;
+	else if (prev->id != 0 && im->totals[i] >= prev->total)
+		m->counted = COUNTED_DIFFERENCE;
+	if (m->counted != COUNTED_WHOLE &&
+	    store_samples_raw(im->samples, m->id) == 1) {
+		log_warn("import: %s of profile %lld is counted whole: its "
+		    "values were written before its kind was known",
+		    m->type, (long long)im->profile_id);
+		m->counted = COUNTED_WHOLE;
+	}
+	return 0;
+}
+
+/* Writes everything the decoder handed over besides interned rows;
+ * prev has room for a series' previous profile per metric. */
+static int
+importer_write(struct importer *im, const struct import_request *req,
+    const char *format, int64_t imported_ns, int64_t scope_id,
+    struct store_series_prev *prev, struct error *err)
 {
 	struct store_profile_meta pm;
-	int64_t time_ns;
+	struct store_series_key key = { 0 };
+	int64_t time_ns, bucket;
 	size_t i;
 
 	if (!im->have_meta)
@@ -147,21 +181,32 @@ importer_finish(struct importer *im, const struct import_request *req,
 	}
 	if (store_profile_finish(im->store, im->profile_id, &pm, err) == -1)
 		return -1;
+	for (i = 0; i < req->nlabels; i++)
+		if (store_profile_label_add(im->store, im->profile_id,
+		    req->labels[i].key, req->labels[i].value, err) == -1)
+			return -1;
+	/* The series the push labels make, before the metrics' counting. */
+	if (store_series_set(im->store, im->profile_id, &key.series,
+	    err) == -1)
+		return -1;
+	key.scope_id = scope_id;
+	key.profile_id = im->profile_id;
+	key.time_ns = time_ns;
 	for (i = 0; i < im->nmetrics; i++) {
 		im->metrics[i].kind = importer_kind(im, req, format,
 		    pm.duration_ns, i);
+		im->metrics[i].counted = COUNTED_WHOLE;
+		if (im->metrics[i].kind == KIND_CUMULATIVE &&
+		    importer_counted(im, &key, i, &prev[i], err) == -1)
+			return -1;
 		if (store_profile_metric_add(im->store, im->profile_id, (int)i,
 		    im->metrics[i].id, im->totals[i], im->metrics[i].kind,
-		    err) == -1)
+		    im->metrics[i].counted, err) == -1)
 			return -1;
 	}
 	for (i = 0; i < im->ncomments; i++)
 		if (store_profile_comment_add(im->store, im->profile_id, (int)i,
 		    im->comments[i], strlen(im->comments[i]), err) == -1)
-			return -1;
-	for (i = 0; i < req->nlabels; i++)
-		if (store_profile_label_add(im->store, im->profile_id,
-		    req->labels[i].key, req->labels[i].value, err) == -1)
 			return -1;
 	for (i = 0; i < im->ncounts; i++)
 		if (im->counts[i].n > 0 && store_profile_count_add(im->store,
@@ -170,8 +215,32 @@ importer_finish(struct importer *im, const struct import_request *req,
 		    (int64_t)im->counts[i].n, err) == -1)
 			return -1;
 	/* The bucket of the samples without a time of their own. */
-	return store_samples_finish(im->samples,
-	    time_ns / 1000000000 / im->bucket_s * im->bucket_s, err);
+	bucket = time_ns / 1000000000 / im->bucket_s * im->bucket_s;
+	if (store_samples_finish(im->samples, bucket, err) == -1)
+		return -1;
+	for (i = 0; i < im->nmetrics; i++) {
+		if (im->metrics[i].counted != COUNTED_DIFFERENCE)
+			continue;
+		key.metric_id = im->metrics[i].id;
+		if (store_series_diff(im->store, &key, &prev[i], bucket,
+		    err) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+importer_finish(struct importer *im, const struct import_request *req,
+    const char *format, int64_t imported_ns, int64_t scope_id,
+    struct error *err)
+{
+	struct store_series_prev *prev;
+	int rc;
+
+	prev = xcalloc(im->nmetrics ? im->nmetrics : 1, sizeof *prev);
+	rc = importer_write(im, req, format, imported_ns, scope_id, prev, err);
+	free(prev);
+	return rc;
 }
 
 /* Fills the reply of a duplicate push from the stored profile. */
@@ -399,7 +468,8 @@ importer_run(struct importer *im, const struct import_request *req,
 	im->bucket_s = req->opts.bucket_ns >= 1000000000 ?
 	    req->opts.bucket_ns / 1000000000 : 1;
 	if (fmt->decode(in, &req->opts, &lim, &sink, err) == -1 ||
-	    importer_finish(im, req, fmt->name, row.imported_ns, err) == -1)
+	    importer_finish(im, req, fmt->name, row.imported_ns, scope_id,
+	    err) == -1)
 		goto out;
 	if (hs != NULL) {
 		if (hashsrc_finish(hs, raw, hash, err) == -1 ||

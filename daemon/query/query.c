@@ -78,6 +78,8 @@ query_resolve(struct store *s, const struct selection *sel,
 	selection_window(sel, &f->since_s, &f->until_s);
 	f->profiles = sel->profiles;
 	f->nprofiles = sel->nprofiles;
+	/* Named profiles answer as their files say (docs/TIME.md). */
+	f->raw = sel->nprofiles > 0;
 	f->labels = sel->labels;
 	f->nlabels = sel->nlabels;
 	rc = 0;

@@ -55,7 +55,7 @@ enum sb_stmt {
 	SB_BLOCKS_PROFILE, SB_ROLLUP_RUNS, SB_ROLLUP_GET, SB_ROLLUP_PUT,
 	SB_ROLLUP_DEL, SB_ROLLUPS, SB_ROLLUPS_SPAN, SB_BLOCKS_TIME,
 	SB_BLOCK_ROW, SB_TOTAL_ADD, SB_TOTAL_DEL, SB_TOTALS,
-	SB_PROFILE_TIME, SB_PROFILE_DELETE,
+	SB_PROFILE_TIME, SB_PROFILE_DELETE, SB_PROFILE_RAW,
 	SB_LABEL_MATCH, SB_PUSH_LABEL_MATCH, SB_READ_BEGIN, SB_READ_END,
 	SB_COUNT
 };
@@ -64,6 +64,12 @@ enum sb_stmt {
 enum sc_stmt {
 	SC_ADD, SC_GET,
 	SC_COUNT
+};
+
+/* Statements of store-series.c, prepared on first use. */
+enum ss_stmt {
+	SS_LABELS, SS_SET, SS_PREV, SS_NEWER, SS_ALL,
+	SS_COUNT
 };
 
 struct store_ckpt;
@@ -96,6 +102,7 @@ struct store {
 	sqlite3_stmt **st;		/* store.c's, by its enum stmt */
 	sqlite3_stmt *sb[SB_COUNT];
 	sqlite3_stmt *sc[SC_COUNT];
+	sqlite3_stmt *ss[SS_COUNT];
 };
 
 /* store-db.c */
@@ -133,6 +140,11 @@ int store_vtab_new(sqlite3 *, const char *decl, size_t size,
 /* store-migrate.c: the schema steps past the store's version, in one
  * transaction (the writer, on open). */
 int store_migrate(struct store *, struct error *);
+
+/* store-series.c */
+void store_series_finalize(struct store *);
+/* Schema 10: every stored profile's series. */
+int store_series_set_all(struct store *, struct error *);
 
 /* store-samples.c */
 int store_samples_prepare(struct store *, struct error *);

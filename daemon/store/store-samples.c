@@ -69,6 +69,8 @@ static const struct store_sql sb_sql[SB_COUNT] = {
 	    "bucket <= ?4" },
 	[SB_PROFILE_TIME] = { 0, "SELECT time_ns FROM profile WHERE id = ?1" },
 	[SB_PROFILE_DELETE] = { 1, "DELETE FROM profile WHERE id = ?1" },
+	[SB_PROFILE_RAW] = { 0, "SELECT metric_id FROM profile_metric WHERE "
+	    "profile_id = ?1 AND counted != 0" },
 	[SB_LABEL_MATCH] = { 0, "SELECT DISTINCT l.labelset_id FROM label l "
 	    "JOIN string ks ON ks.id = l.key_id "
 	    "LEFT JOIN string vs ON vs.id = l.str_id "
@@ -159,6 +161,7 @@ struct store_samples {
 	struct totals tot;		/* (metric, bucket) -> total */
 	struct wblock *out;
 	size_t nout, capout;
+	size_t emitted;			/* blocks made, written or not */
 	/* The helper. */
 	pthread_t thread;
 	int have_thread, busy, stop;
@@ -270,6 +273,7 @@ emit_block(struct store_samples *w, struct srows *r, int deferred)
 		memset(&w->out[w->capout++], 0, sizeof *w->out);
 	}
 	b = &w->out[w->nout++];
+	w->emitted++;
 	b->blob.n = b->metrics.n = 0;
 	b->deferred = deferred;
 	b->nrows = (int64_t)r->n;
@@ -493,6 +497,34 @@ store_samples_add(struct store_samples *w, int64_t callsite,
 		srows_push(&w->timed, labelset, callsite, bucket, w->row);
 	if (w->timed.n + w->untimed.n >= w->limit)
 		return samples_handover(w, err);
+	return 0;
+}
+
+static void
+rows_retag(struct srows *r, uint64_t from, uint64_t to)
+{
+	size_t c;
+
+	for (c = 0; c < r->ncols; c++)
+		if (r->tags[c] == from)
+			r->tags[c] = to;
+}
+
+int
+store_samples_raw(struct store_samples *w, int64_t metric_id)
+{
+	uint64_t from = (uint64_t)metric_id, to = STORE_RAW_TAG(metric_id);
+
+	helper_wait(w);
+	/* Blocks made already went to the rollups and totals. */
+	if (w->emitted > 0)
+		return 1;
+	rows_retag(&w->timed, from, to);
+	rows_retag(&w->untimed, from, to);
+	rows_retag(&w->in_timed, from, to);
+	rows_retag(&w->in_untimed, from, to);
+	rows_retag(&w->kept_timed, from, to);
+	rows_retag(&w->kept_untimed, from, to);
 	return 0;
 }
 

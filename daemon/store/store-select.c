@@ -38,6 +38,11 @@ struct sel {
 	int64_t last_ls;
 	int last_ok;
 	struct imap profiles;		/* with a selected row */
+	struct imap counted;		/* f->raw: profiles looked up */
+	struct hmap rawm;		/* (profile, metric) under raw tags */
+	int64_t *colm;			/* per column of a block: its metric,
+					 * 0 to skip (SEL_ALL) */
+	size_t ncolm;
 	struct hole {
 		int64_t scope, lo, hi;
 	} *holes;			/* windows without a rollup, in H */
@@ -126,7 +131,7 @@ sel_init(struct sel *q, struct store *s, const struct store_filter *f,
 		srows_col(&q->acc, 0);
 	/* Timelines need buckets, which the rollups do not keep. */
 	q->rollups = !s->raw_only && mode != SEL_BUCKETS &&
-	    f->nprofiles == 0 && f->nlabels == 0;
+	    f->nprofiles == 0 && f->nlabels == 0 && !f->raw;
 	if (q->rollups) {
 		q->hlo = store_ceil_to(q->lo, store_spans[0]);
 		q->hhi = store_floor_div(q->hi + 1, store_spans[0]) * store_spans[0] - 1;
@@ -158,6 +163,9 @@ sel_clear(struct sel *q)
 	free(q->holes);
 	imap_clear(&q->scopeset);
 	imap_clear(&q->profiles);
+	imap_clear(&q->counted);
+	hmap_clear(&q->rawm);
+	free(q->colm);
 	sblock_dec_free(&q->dec);
 	free(q->kv);
 	srows_free(&q->acc);
@@ -246,6 +254,61 @@ sel_rolled(const struct sel *q, int64_t scope, int64_t lo, int64_t hi)
 	return 1;
 }
 
+/* Whether a profile's values of a metric are under its raw tag
+ * (store-series.c): 1, 0, -1 on error.  Looked up once per profile. */
+static int
+sel_raw(struct sel *q, int64_t profile, int64_t metric)
+{
+	sqlite3_stmt *st = q->s->sb[SB_PROFILE_RAW];
+	int64_t key[2] = { profile, 0 };
+	int rc;
+
+	if (!imap_get(&q->counted, (uint64_t)profile)) {
+		imap_put(&q->counted, (uint64_t)profile, 1);
+		sqlite3_bind_int64(st, 1, profile);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			key[1] = sqlite3_column_int64(st, 0);
+			hmap_put(&q->rawm, key, sizeof key, 1);
+		}
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE)
+			return store_fail(q->s, q->err, "reading metrics");
+	}
+	key[1] = metric;
+	return hmap_get(&q->rawm, key, sizeof key) != 0;
+}
+
+/* The metric each column of a block counts for (SEL_ALL): a raw tag
+ * only when the read asks for the values as given, then in place of
+ * the metric's differences. */
+static int
+sel_colm(struct sel *q, int64_t profile)
+{
+	struct sblock_dec *d = &q->dec;
+	uint64_t tag;
+	size_t c;
+	int r;
+
+	if (d->ncols > q->ncolm) {
+		q->colm = xreallocarray(q->colm, d->ncols, sizeof *q->colm);
+		q->ncolm = d->ncols;
+	}
+	for (c = 0; c < d->ncols; c++) {
+		tag = d->cols[c].tag;
+		q->colm[c] = (int64_t)(tag & ~STORE_RAW_BIT);
+		if ((tag & STORE_RAW_BIT) != 0) {
+			if (!q->f->raw)
+				q->colm[c] = 0;
+		} else if (q->f->raw) {
+			if ((r = sel_raw(q, profile, (int64_t)tag)) == -1)
+				return -1;
+			if (r)
+				q->colm[c] = 0;
+		}
+	}
+	return 0;
+}
+
 /* The current row of a block statement: (id, profile, bucket_min,
  * bucket_max, metrics, data), of a scope (0: rollups are not used). */
 static int
@@ -257,13 +320,20 @@ sel_block(struct sel *q, sqlite3_stmt *st, int64_t scope)
 	int64_t bmin = sqlite3_column_int64(st, 2);
 	int64_t bmax = sqlite3_column_int64(st, 3);
 	int64_t b, v;
+	uint64_t tag = (uint64_t)q->metric;
 	size_t i, c;
 	int col = -1, rc, marked;
 
 	if (bmax < q->lo || bmin > q->hi)
 		return 0;
+	if (q->metric != 0 && q->f->raw) {
+		if ((rc = sel_raw(q, profile, q->metric)) == -1)
+			return -1;
+		if (rc)
+			tag = STORE_RAW_TAG(q->metric);
+	}
 	if (q->metric != 0 && !sblock_varints_have(sqlite3_column_blob(st, 4),
-	    (size_t)sqlite3_column_bytes(st, 4), q->metric))
+	    (size_t)sqlite3_column_bytes(st, 4), tag))
 		return 0;
 	/* Rows the rollups answer, and count the profiles of. */
 	if (sel_rolled(q, scope, bmin, bmax))
@@ -273,11 +343,14 @@ sel_block(struct sel *q, sqlite3_stmt *st, int64_t scope)
 	    q->err) == -1)
 		return -1;
 	if (q->metric != 0) {
-		if ((col = sblock_dec_col(d, (uint64_t)q->metric)) < 0)
+		if ((col = sblock_dec_col(d, tag)) < 0)
 			return 0;
 		sblock_dec_want(d, col);
-	} else
+	} else {
 		sblock_dec_want_all(d);
+		if (sel_colm(q, profile) == -1)
+			return -1;
+	}
 	for (i = 0; i < q->f->nlabels; i++)
 		q->pbits[i] = imap_get(&q->pmatch[i], (uint64_t)profile) != 0;
 	q->last_ls = -1;
@@ -301,9 +374,8 @@ sel_block(struct sel *q, sqlite3_stmt *st, int64_t scope)
 			continue;
 		}
 		for (c = 0; c < d->ncols; c++)
-			if ((v = d->v[c]) != 0)
-				sel_value(q, (int64_t)d->cols[c].tag, d->ls,
-				    d->cs, b, v);
+			if ((v = d->v[c]) != 0 && q->colm[c] != 0)
+				sel_value(q, q->colm[c], d->ls, d->cs, b, v);
 	}
 	return rc;
 }
@@ -425,8 +497,10 @@ sel_windows(struct sel *q, int64_t scope, int64_t span, int64_t from,
 		for (c = 0; c < d->ncols; c++) {
 			uint64_t tag = d->cols[c].tag;
 
+			/* A raw tag's (store.h) are no metric's sums. */
 			if ((tag & 1) != 0 || (q->metric != 0 &&
-			    tag != store_count_tag((uint64_t)q->metric)))
+			    tag != store_count_tag((uint64_t)q->metric)) ||
+			    ((tag / 2) & STORE_RAW_BIT) != 0)
 				continue;
 			if ((k = sblock_dec_col(d, tag + 1)) < 0)
 				continue;
@@ -668,7 +742,7 @@ store_select_totals(struct store *s, const struct store_filter *f,
 
 	*out = NULL;
 	*n = 0;
-	if (s->raw_only || f->nprofiles > 0 || f->nlabels > 0)
+	if (s->raw_only || f->nprofiles > 0 || f->nlabels > 0 || f->raw)
 		return 1;
 	if ((own = sqlite3_get_autocommit(s->db)) &&
 	    store_step_done(s, s->sb[SB_READ_BEGIN], err, "begin") == -1)

@@ -22,7 +22,8 @@ tot_key(uint64_t metric, int64_t bucket)
 }
 
 /* The rows of columns cols[] of r into the totals: every (metric,
- * bucket) with a row gets a total, of the rows with a callsite. */
+ * bucket) with a row gets a total, of the rows with a callsite.  A raw
+ * tag's values (store.h) are not what a window sums: none. */
 void
 store_totals_add(struct totals *t, const struct srows *r, const size_t *cols,
     size_t ncols)
@@ -34,7 +35,8 @@ store_totals_add(struct totals *t, const struct srows *r, const size_t *cols,
 
 	for (i = 0; i < r->n; i++)
 		for (k = 0; k < ncols; k++) {
-			if ((v = r->v[i * nc + cols[k]]) == 0)
+			if ((v = r->v[i * nc + cols[k]]) == 0 ||
+			    (r->tags[cols[k]] & STORE_RAW_BIT) != 0)
 				continue;
 			if (*n == *cap) {
 				if (*n >= (1u << 20))

@@ -58,7 +58,8 @@ static const struct store_sql stmt_sql[S_COUNT] = {
 	[S_PROFILE_HASH] = { 1, "UPDATE profile SET hash = ?2, bytes = ?3 "
 	    "WHERE id = ?1" },
 	[S_PROFILE_METRIC_ADD] = { 1, "INSERT INTO profile_metric (profile_id, "
-	    "idx, metric_id, total, kind) VALUES (?1, ?2, ?3, ?4, ?5)" },
+	    "idx, metric_id, total, kind, counted) VALUES (?1, ?2, ?3, ?4, ?5, "
+	    "?6)" },
 	[S_PROFILE_LABEL_ADD] = { 1, "INSERT OR REPLACE INTO profile_label "
 	    "(profile_id, key, value) VALUES (?1, ?2, ?3)" },
 	[S_PROFILE_COMMENT_ADD] = { 1, "INSERT INTO profile_comment (profile_id, "
@@ -76,7 +77,7 @@ static const struct store_sql stmt_sql[S_COUNT] = {
 	    "duration_ns, imported_ns, samples, dropped_samples, period, bytes, "
 	    "ifnull(default_metric_id, 0), ifnull(period_metric_id, 0) "
 	    "FROM profile WHERE id = ?1" },
-	[S_PROFILE_METRICS] = { 0, "SELECT m.id, m.type, m.unit, pm.kind FROM "
+	[S_PROFILE_METRICS] = { 0, "SELECT m.id, m.type, m.unit, pm.kind, pm.counted FROM "
 	    "profile_metric pm JOIN metric m ON m.id = pm.metric_id "
 	    "WHERE pm.profile_id = ?1 ORDER BY pm.idx" },
 	[S_PROFILE_LABELS] = { 0, "SELECT key, value FROM profile_label "
@@ -190,6 +191,7 @@ store_close(struct store *s)
 	store_cs_free(s);
 	store_samples_finalize(s);
 	store_counts_finalize(s);
+	store_series_finalize(s);
 	store_finalize_table(s->st, S_COUNT);
 	free(s->st);
 	sqlite3_close(s->db);
@@ -491,7 +493,7 @@ store_profile_set_hash(struct store *s, int64_t id, const uint8_t hash[32],
 int
 store_profile_metric_add(struct store *s, int64_t profile_id, int idx,
     int64_t metric_id, int64_t total, enum metric_kind kind,
-    struct error *err)
+    enum store_counted counted, struct error *err)
 {
 	sqlite3_stmt *st = s->st[S_PROFILE_METRIC_ADD];
 
@@ -500,6 +502,7 @@ store_profile_metric_add(struct store *s, int64_t profile_id, int idx,
 	sqlite3_bind_int64(st, 3, metric_id);
 	sqlite3_bind_int64(st, 4, total);
 	sqlite3_bind_int(st, 5, (int)kind);
+	sqlite3_bind_int(st, 6, (int)counted);
 	return store_step_done(s, st, err, "profile metric insert");
 }
 

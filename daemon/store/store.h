@@ -85,9 +85,18 @@ int store_profile_set_hash(struct store *, int64_t profile_id,
     const uint8_t hash[32], int64_t bytes, struct error *);
 int store_profile_finish(struct store *, int64_t profile_id,
     const struct store_profile_meta *, struct error *);
-/* Metric idx of a profile: its id, the sum of its values, its kind. */
+/* profile_metric.counted (schema 10): how a profile's metric counts
+ * over a window (store-series.c). */
+enum store_counted {
+	COUNTED_WHOLE = 0,		/* its values */
+	COUNTED_DIFFERENCE = 1,		/* its values minus the previous */
+	COUNTED_NONE = 2		/* older than its series' newest */
+};
+/* Metric idx of a profile: its id, the sum of its values, its kind, how
+ * it counts. */
 int store_profile_metric_add(struct store *, int64_t profile_id, int idx,
-    int64_t metric_id, int64_t total, enum metric_kind, struct error *);
+    int64_t metric_id, int64_t total, enum metric_kind,
+    enum store_counted, struct error *);
 int store_profile_label_add(struct store *, int64_t profile_id,
     const char *key, const char *value, struct error *);
 
@@ -125,6 +134,42 @@ int store_samples_add(struct store_samples *, int64_t callsite_id,
 int store_samples_finish(struct store_samples *, int64_t profile_bucket,
     struct error *);
 void store_samples_free(struct store_samples *);
+/* Before store_samples_finish: the values of a metric go under its raw
+ * tag (store_series_diff then writes the differences under the metric):
+ * 0; 1 if blocks holding it were written already (a profile of more rows
+ * than the writer buffers), which then counts whole. */
+int store_samples_raw(struct store_samples *, int64_t metric_id);
+
+/* ---- series (store-series.c, docs/TIME.md) ----
+ *
+ * A cumulative metric counts, over a window, what grew between a
+ * profile and the previous one of its series (scope, push labels,
+ * metric): the metric's block column holds those differences, and the
+ * values as the profile gave them are kept under the raw tag, for the
+ * reads of single profiles (store_filter.raw).  Readers that sum never
+ * see the raw tag: it is no metric id. */
+#define STORE_RAW_BIT		((uint64_t)1 << 40)
+#define STORE_RAW_TAG(metric)	((uint64_t)(metric) | STORE_RAW_BIT)
+
+/* The series of a profile, from its push labels (stored first). */
+int store_series_set(struct store *, int64_t profile_id, int64_t *series,
+    struct error *);
+struct store_series_key {
+	int64_t scope_id, series, metric_id, profile_id, time_ns;
+};
+struct store_series_prev {
+	int64_t id, total;		/* id 0: the series' first */
+	int raw;			/* its values are under the raw tag */
+	int newer;			/* a profile newer than this one */
+};
+/* The cumulative profile before this one in its series, and whether one
+ * after it is stored. */
+int store_series_prev(struct store *, const struct store_series_key *,
+    struct store_series_prev *, struct error *);
+/* After store_samples_raw and store_samples_finish: the differences of
+ * the profile's raw values to prev's, as its values of the metric. */
+int store_series_diff(struct store *, const struct store_series_key *,
+    const struct store_series_prev *, int64_t bucket, struct error *);
 
 /* ---- retention ---- */
 
@@ -202,6 +247,7 @@ struct store_metric {
 	/* A profile's metric: its kind in that profile (docs/TIME.md);
 	 * KIND_DELTA where a metric is not one profile's (a scope's). */
 	enum metric_kind kind;
+	enum store_counted counted;	/* a profile's metric */
 };
 
 struct store_scope_info {
@@ -274,6 +320,9 @@ struct store_filter {
 	size_t nprofiles;
 	const struct label_filter *labels;	/* AND-ed; sample or push */
 	size_t nlabels;
+	/* Each profile's values as it gave them (a cumulative metric's
+	 * raw tag), not what it counts over a window: no rollups. */
+	int raw;
 };
 int store_select_values(struct store *, const struct store_filter *,
     struct store_cs_value **, size_t *, int64_t *nprofiles, struct error *);

@@ -102,7 +102,7 @@ for view in "samples:scope,profile_id,time_ns,metric,unit,value,callsite_id,func
     "callsites:callsite_id,parent_id,depth,function,system_name,file,line,address,mapping,build_id,inlined" \
     "profiles:profile_id,scope,format,name,time_ns,duration_ns,imported_ns,samples,dropped_samples,period,bytes,dropped" \
     "profile_counts:profile_id,reason,count" \
-    "profile_metrics:profile_id,metric,unit,kind,total" \
+    "profile_metrics:profile_id,metric,unit,kind,total,counted" \
     "profile_labels:profile_id,key,value" \
     "scopes:scope,profiles,first_time_ns,last_time_ns" \
     "labels:labelset_id,key,value,num,unit" \

@@ -235,9 +235,9 @@ test_profiles(void)
 	m.samples = 42;
 	m.dropped_samples = 2;
 	ts_ok(store_profile_finish(s, id, &m, &err), "finish", &err);
-	ts_ok(store_profile_metric_add(s, id, 0, cpu, 900, KIND_DELTA, &err),
+	ts_ok(store_profile_metric_add(s, id, 0, cpu, 900, KIND_DELTA, COUNTED_WHOLE, &err),
 	    "metric", &err);
-	ts_ok(store_profile_metric_add(s, id, 1, wall, 800, KIND_GAUGE, &err),
+	ts_ok(store_profile_metric_add(s, id, 1, wall, 800, KIND_GAUGE, COUNTED_WHOLE, &err),
 	    "metric", &err);
 	ts_ok(store_profile_label_add(s, id, "zone", "eu", &err), "label",
 	    &err);
@@ -252,7 +252,7 @@ test_profiles(void)
 	/* An older profile in the same scope, with the other cpu unit. */
 	id2 = ts_profile(s, a, 99, 1000000000);
 	ts_ok(store_profile_metric_add(s, id2, 0, cpu2, 1, KIND_CUMULATIVE,
-	    &err), "metric", &err);
+	    COUNTED_WHOLE, &err), "metric", &err);
 	ts_ok(store_commit(s, &err), "commit", &err);
 
 	ts_ok(store_profile_get(s, id, &p, &err), "get", &err);

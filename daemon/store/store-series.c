@@ -1,0 +1,231 @@
+/* store-series.c: cumulative metrics counted as differences (schema 10,
+ * docs/TIME.md).  A profile's series is a hash of its push labels; the
+ * previous profile of its series, per metric, is found by time; the
+ * differences of a profile's values to it are written as the metric's
+ * block column, under which every reader sums, while the values as given
+ * stay under the metric's raw tag for the readers of single profiles.
+ * Statements prepared on first use: only the writer needs them. */
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "buf.h"
+#include "hmap.h"
+#include "sblock.h"
+#include "srows.h"
+#include "store-int.h"
+
+static const char *const ss_sql[SS_COUNT] = {
+	[SS_LABELS] = "SELECT key, value FROM profile_label WHERE "
+	    "profile_id = ?1 ORDER BY key",
+	[SS_SET] = "UPDATE profile SET series = ?2 WHERE id = ?1",
+	[SS_PREV] = "SELECT p.id, pm.counted, pm.total FROM profile p "
+	    "JOIN profile_metric pm ON pm.profile_id = p.id "
+	    "WHERE p.scope_id = ?1 AND p.series = ?2 AND pm.metric_id = ?3 "
+	    "AND pm.kind = 1 AND p.id != ?4 AND (p.time_ns < ?5 OR "
+	    "(p.time_ns = ?5 AND p.id < ?4)) "
+	    "ORDER BY p.time_ns DESC, p.id DESC LIMIT 1",
+	[SS_NEWER] = "SELECT 1 FROM profile p "
+	    "JOIN profile_metric pm ON pm.profile_id = p.id "
+	    "WHERE p.scope_id = ?1 AND p.series = ?2 AND pm.metric_id = ?3 "
+	    "AND pm.kind = 1 AND p.id != ?4 AND (p.time_ns > ?5 OR "
+	    "(p.time_ns = ?5 AND p.id > ?4)) LIMIT 1",
+	[SS_ALL] = "SELECT id FROM profile",
+};
+
+static sqlite3_stmt *
+ss_stmt(struct store *s, enum ss_stmt which, struct error *err)
+{
+	if (s->ss[which] == NULL && sqlite3_prepare_v3(s->db, ss_sql[which],
+	    -1, SQLITE_PREPARE_PERSISTENT, &s->ss[which], NULL) != SQLITE_OK) {
+		store_fail(s, err, "preparing a series statement");
+		return NULL;
+	}
+	return s->ss[which];
+}
+
+void
+store_series_finalize(struct store *s)
+{
+	store_finalize_table(s->ss, SS_COUNT);
+}
+
+/* The series of a profile from its push labels, sorted by key: each
+ * "key\0value\0".  Set once its labels are stored. */
+int
+store_series_set(struct store *s, int64_t profile_id, int64_t *series,
+    struct error *err)
+{
+	sqlite3_stmt *st;
+	struct buf b = { 0 };
+	int rc;
+
+	if ((st = ss_stmt(s, SS_LABELS, err)) == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, profile_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		buf_add(&b, sqlite3_column_text(st, 0),
+		    (size_t)sqlite3_column_bytes(st, 0) + 1);
+		buf_add(&b, sqlite3_column_text(st, 1),
+		    (size_t)sqlite3_column_bytes(st, 1) + 1);
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		buf_free(&b);
+		return store_fail(s, err, "reading push labels");
+	}
+	/* The top bit off: a positive INTEGER in SQL. */
+	*series = (int64_t)(hmap_hash(b.p != NULL ? b.p : (const void *)"",
+	    b.n) >> 1);
+	buf_free(&b);
+	if ((st = ss_stmt(s, SS_SET, err)) == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, profile_id);
+	sqlite3_bind_int64(st, 2, *series);
+	return store_step_done(s, st, err, "setting a profile's series");
+}
+
+/* Schema 10: the series of the profiles stored before it. */
+int
+store_series_set_all(struct store *s, struct error *err)
+{
+	sqlite3_stmt *st;
+	int64_t *ids = NULL, series;
+	size_t n = 0, i;
+	int rc;
+
+	if ((st = ss_stmt(s, SS_ALL, err)) == NULL)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ids = xreallocarray(ids, n + 1, sizeof *ids);
+		ids[n++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_reset(st);
+	rc = rc == SQLITE_DONE ? 0 : store_fail(s, err, "reading profiles");
+	for (i = 0; i < n && rc == 0; i++)
+		rc = store_series_set(s, ids[i], &series, err);
+	free(ids);
+	store_series_finalize(s);
+	return rc;
+}
+
+int
+store_series_prev(struct store *s, const struct store_series_key *k,
+    struct store_series_prev *prev, struct error *err)
+{
+	sqlite3_stmt *st;
+	enum ss_stmt which[2] = { SS_PREV, SS_NEWER };
+	int rc, i;
+
+	memset(prev, 0, sizeof *prev);
+	for (i = 0; i < 2; i++) {
+		if ((st = ss_stmt(s, which[i], err)) == NULL)
+			return -1;
+		sqlite3_bind_int64(st, 1, k->scope_id);
+		sqlite3_bind_int64(st, 2, k->series);
+		sqlite3_bind_int64(st, 3, k->metric_id);
+		sqlite3_bind_int64(st, 4, k->profile_id);
+		sqlite3_bind_int64(st, 5, k->time_ns);
+		if ((rc = sqlite3_step(st)) == SQLITE_ROW && i == 0) {
+			prev->id = sqlite3_column_int64(st, 0);
+			prev->raw = sqlite3_column_int(st, 1) != 0;
+			prev->total = sqlite3_column_int64(st, 2);
+		} else if (rc == SQLITE_ROW)
+			prev->newer = 1;
+		sqlite3_reset(st);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+			return store_fail(s, err, "finding a series' profiles");
+	}
+	return 0;
+}
+
+/* A profile's values of the column tagged tag, summed per (label set,
+ * callsite) over its buckets, sorted. */
+static int
+series_values(struct store *s, int64_t profile, uint64_t tag,
+    struct srows *out, struct error *err)
+{
+	sqlite3_stmt *st = s->sb[SB_BLOCKS_PROFILE];
+	struct sblock_dec d;
+	int64_t v;
+	int rc, col, r = 0;
+
+	memset(&d, 0, sizeof d);
+	srows_col(out, tag);
+	sqlite3_bind_int64(st, 1, profile);
+	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (!sblock_varints_have(sqlite3_column_blob(st, 4),
+		    (size_t)sqlite3_column_bytes(st, 4), tag))
+			continue;
+		if ((r = sblock_dec_open(&d, sqlite3_column_blob(st, 5),
+		    (size_t)sqlite3_column_bytes(st, 5),
+		    sqlite3_column_int64(st, 2), "sample block",
+		    sqlite3_column_int64(st, 0), err)) == -1)
+			break;
+		if ((col = sblock_dec_col(&d, tag)) < 0)
+			continue;
+		sblock_dec_want(&d, col);
+		while ((r = sblock_dec_next(&d, err)) == 1)
+			if ((v = d.v[col]) != 0)
+				srows_push(out, d.ls, d.cs, 0, &v);
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	sblock_dec_free(&d);
+	if (r == -1)
+		return -1;
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return store_fail(s, err, "reading sample values");
+	srows_sort_merge(out);
+	return 0;
+}
+
+/* Each stack's difference to the previous profile: what grew.  A stack
+ * whose counter went down (without the total doing so, which the caller
+ * counts whole) counts its new value, as after a restart. */
+static int
+series_write(struct store_samples *w, const struct srows *cur,
+    const struct srows *prev, struct error *err)
+{
+	size_t i, j = 0;
+	int64_t d, p;
+
+	for (i = 0; i < cur->n; i++) {
+		while (j < prev->n && (prev->ls[j] < cur->ls[i] ||
+		    (prev->ls[j] == cur->ls[i] && prev->cs[j] < cur->cs[i])))
+			j++;
+		p = j < prev->n && prev->ls[j] == cur->ls[i] &&
+		    prev->cs[j] == cur->cs[i] ? prev->v[j] : 0;
+		d = (int64_t)((uint64_t)cur->v[i] - (uint64_t)p);
+		if (d < 0)
+			d = cur->v[i];
+		if (d != 0 && store_samples_add(w, cur->cs[i], cur->ls[i],
+		    STORE_UNTIMED, &d, 1, err) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+int
+store_series_diff(struct store *s, const struct store_series_key *k,
+    const struct store_series_prev *prev, int64_t bucket, struct error *err)
+{
+	struct srows cur = { 0 }, old = { 0 };
+	struct store_samples *w;
+	uint64_t tag = (uint64_t)k->metric_id;
+	int rc = -1;
+
+	w = store_samples_begin(s, k->profile_id, k->scope_id);
+	store_samples_metric(w, 0, k->metric_id);
+	if (series_values(s, k->profile_id, STORE_RAW_TAG(tag), &cur,
+	    err) == 0 && series_values(s, prev->id, prev->raw ?
+	    STORE_RAW_TAG(tag) : tag, &old, err) == 0 &&
+	    series_write(w, &cur, &old, err) == 0 &&
+	    store_samples_finish(w, bucket, err) == 0)
+		rc = 0;
+	store_samples_free(w);
+	srows_free(&cur);
+	srows_free(&old);
+	return rc;
+}

@@ -1,0 +1,3 @@
+module profd-heap-series
+
+go 1.19

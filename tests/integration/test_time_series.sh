@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# test_time_series.sh: cumulative profiles counted as differences (issue
+# 27, docs/TIME.md).  A real Go program (heap-series/) allocating at a
+# steady rate and contending on a mutex writes its own heap and mutex
+# profiles every 1.1 s, as a cron job would; they are pushed to profd,
+# which runs detached as the README starts it.  A window then counts what
+# happened in it: over the whole series, the last profile's counters
+# (the first counts whole: the process counted from zero); from the
+# second on, exactly what `go tool pprof -base FIRST LAST` says; a single
+# profile answers as the file does.  A second run of the program (a
+# restart) counts whole, a profile pushed late counts nothing, the
+# series outlives a restart of profd, and the spool counts as a push.
+. "$(dirname "$0")/lib.sh"
+
+command -v go >/dev/null 2>&1 || { echo "SKIP: go (golang-go) is missing"; exit 77; }
+export GOFLAGS= GOPROXY=off GOTOOLCHAIN=local GOWORK=off GO111MODULE=on
+cache=$(go env GOCACHE 2>/dev/null || true)
+if [[ -z $cache || $cache == off ]] || ! mkdir -p "$cache" 2>/dev/null || [[ ! -w $cache ]]; then
+	export GOCACHE=${BUILD_DIR:-$T}/gocache
+fi
+(cd "$TESTS_DIR/integration/heap-series" &&
+    timeout 600 go build -trimpath -o "$T/heap-series" .) ||
+	fail "building heap-series"
+mkdir "$T/run1" "$T/run2" "$T/spool"
+"$T/heap-series" -out "$T/run1" -n 6 || fail "heap-series run 1"
+"$T/heap-series" -out "$T/run2" -n 2 || fail "heap-series run 2"
+R1=$T/run1 R2=$T/run2
+
+detached_pid=
+start_detached() {
+	"$PROFD" --no-config --spool "$T/spool" --socket "$SOCK" --db "$DB" \
+	    >>"$T/profd.log" 2>&1 || fail "profd did not detach"
+	PROFD_PID=
+	wait_until "profd to answer" curl -sf --unix-socket "$SOCK" \
+	    http://localhost/v1/health -o /dev/null
+	detached_pid=$(curl -s --unix-socket "$SOCK" http://localhost/v1/status |
+	    json 'j["pid"]')
+}
+stop_detached() {
+	kill -TERM "$detached_pid"
+	WAIT_S=60 wait_until "the detached profd to stop" \
+	    sh -c "! kill -0 $detached_pid 2>/dev/null"
+}
+trap 'kill "$detached_pid" 2>/dev/null; cleanup' EXIT
+start_detached
+
+push() { # FILE SCOPE [LABEL]
+	local out
+	out=$("$PROFCTL" push "$1" --scope "$2" ${3:+--label "$3"}) ||
+	    fail "push $1: $out"
+	case "$out" in *"stored as profile"*) ;; *) fail "push $1: $out" ;; esac
+}
+sql() {
+	local r
+	r=$(api POST /v1/query --data-binary "$1")
+	[ "$(status_of "$r")" = 200 ] || fail "query $1: $r"
+	body_of "$r" | json '" ".join("/".join(str(c) for c in x) for x in j["rows"])'
+}
+# pprof_vs SCOPE METRIC UNIT "PROFCTL SELECTION FLAGS" PPROF ARGS...: the
+# top of the selection against go tool pprof -top of the files, exactly.
+pprof_vs() {
+	local scope=$1 metric=$2 unit=$3 flags=$4
+	shift 4
+	# shellcheck disable=SC2086
+	"$PROFCTL" top --scope "$scope" --metric "$metric" $flags --json \
+	    >"$T/top.json" || fail "profctl top $scope $metric $flags"
+	TZ=UTC go tool pprof -symbolize=none -top -nodefraction=0 \
+	    -nodecount=100000 -sample_index="$metric" -unit="$unit" "$@" \
+	    >"$T/pprof.txt" 2>"$T/pprof.err" || fail "pprof $*: $(cat "$T/pprof.err")"
+	python3 "$TESTS_DIR/tools/pprof_top.py" "$T/pprof.txt" "$T/top.json" \
+	    "$unit" || fail "$scope $metric $flags differs from pprof $*"
+}
+
+for i in 1 2 3 4 5 6; do
+	push "$R1/heap.$i.pprof" hs instance=a
+	push "$R1/mutex.$i.pprof" mx instance=a
+done
+[ "$(sql "SELECT m.counted FROM profile_metrics m JOIN profiles p USING (profile_id) WHERE p.scope = 'hs' AND m.metric = 'alloc_space' ORDER BY p.time_ns")" = \
+    "whole difference difference difference difference difference" ] ||
+    fail "alloc_space of the series should count whole, then differences"
+[ "$(sql "SELECT DISTINCT m.counted FROM profile_metrics m JOIN profiles p USING (profile_id) WHERE p.scope = 'hs' AND m.metric LIKE 'inuse%'")" = \
+    "whole" ] || fail "inuse_* (gauges) count whole"
+[ "$(sql "SELECT m.counted FROM profile_metrics m JOIN profiles p USING (profile_id) WHERE p.scope = 'mx' AND m.metric = 'delay' ORDER BY p.time_ns")" = \
+    "whole difference difference difference difference difference" ] ||
+    fail "mutex delay of the series should count whole, then differences"
+ok "the series' cumulative metrics count whole, then as differences"
+
+# The whole series: the last file's counters, stack by stack.
+for m in alloc_space:B alloc_objects: ; do
+	pprof_vs hs "${m%%:*}" "${m#*:}" "" "$R1/heap.6.pprof"
+done
+pprof_vs mx delay ns "" "$R1/mutex.6.pprof"
+pprof_vs mx contentions "" "" "$R1/mutex.6.pprof"
+ok "a window over the whole series equals its last profile (pprof -top)"
+
+# From the second profile on: what grew since the first, as pprof -base.
+t2() { # the time of the second profile of SCOPE, RFC 3339
+	"$PROFCTL" profiles --scope "$1" --json | python3 -c '
+import json, sys, datetime
+p = sorted(json.load(sys.stdin)["profiles"], key=lambda p: p["time_ns"])
+t = p[1]["time_ns"] // 10**9
+print(datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))'
+}
+since=$(t2 hs)
+pprof_vs hs alloc_space B "--since $since" -base "$R1/heap.1.pprof" "$R1/heap.6.pprof"
+pprof_vs hs alloc_objects "" "--since $since" -base "$R1/heap.1.pprof" "$R1/heap.6.pprof"
+since=$(t2 mx)
+pprof_vs mx delay ns "--since $since" -base "$R1/mutex.1.pprof" "$R1/mutex.6.pprof"
+ok "a window from the second profile equals pprof -base first last"
+
+# The timeline adds the same differences: its steps sum to the window.
+r=$(api GET "/v1/timeline?scope=hs&metric=alloc_space&step=1s")
+[ "$(status_of "$r")" = 200 ] || fail "timeline: $r"
+tl=$(body_of "$r" | json 'sum(p["value"] for p in j["points"])')
+tot=$("$PROFCTL" top --scope hs --metric alloc_space --json | json 'j["total"]')
+[ "$tl" = "$tot" ] || fail "timeline sums to $tl, the window to $tot"
+ok "the timeline's steps add up to the window ($tot bytes)"
+
+# A single profile answers as its file.
+id4=$("$PROFCTL" profiles --scope hs --json |
+    json 'sorted(j["profiles"], key=lambda p: p["time_ns"])[3]["id"]')
+pprof_vs hs alloc_space B "--profile $id4" "$R1/heap.4.pprof"
+curl -sf --unix-socket "$SOCK" "http://localhost/v1/export?scope=hs&profile=$id4&metric=alloc_space" \
+    -o "$T/p4.pb.gz" || fail "export profile $id4"
+TZ=UTC go tool pprof -symbolize=none -top -nodefraction=0 -nodecount=100000 \
+    -sample_index=alloc_space -unit=B "$T/p4.pb.gz" 2>/dev/null |
+    sed -n '/^ *flat/,$p' >"$T/a.txt"
+TZ=UTC go tool pprof -symbolize=none -top -nodefraction=0 -nodecount=100000 \
+    -sample_index=alloc_space -unit=B "$R1/heap.4.pprof" 2>/dev/null |
+    sed -n '/^ *flat/,$p' >"$T/b.txt"
+diff -u "$T/b.txt" "$T/a.txt" || fail "export of profile $id4 differs from its file"
+ok "profile $id4 alone (top, export) answers its file's values"
+
+# A restart: the second run's counters start again from zero.  Its
+# first profile counts whole, its second the difference to it.
+push "$R2/heap.1.pprof" hs instance=a
+push "$R2/heap.2.pprof" hs instance=a
+[ "$(sql "SELECT m.counted FROM profile_metrics m JOIN profiles p USING (profile_id) WHERE p.scope = 'hs' AND m.metric = 'alloc_space' ORDER BY p.time_ns DESC LIMIT 2")" = \
+    "difference whole" ] || fail "after a restart: whole, then difference"
+since=$("$PROFCTL" profiles --scope hs --json | python3 -c '
+import json, sys, datetime
+p = sorted(json.load(sys.stdin)["profiles"], key=lambda p: p["time_ns"])
+print(datetime.datetime.fromtimestamp(p[-2]["time_ns"] // 10**9, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))')
+pprof_vs hs alloc_space B "--since $since" "$R2/heap.2.pprof"
+ok "after a restart the series counts the new process from zero"
+
+# Another instance is another series; a profile pushed late (older than
+# its series' newest) counts nothing: its successor covers its interval.
+push "$R1/heap.1.pprof" late instance=b
+push "$R1/heap.3.pprof" late instance=b
+push "$R1/heap.2.pprof" late instance=b
+[ "$(sql "SELECT m.counted FROM profile_metrics m JOIN profiles p USING (profile_id) WHERE p.scope = 'late' AND m.metric = 'alloc_space' ORDER BY p.time_ns")" = \
+    "whole none difference" ] || fail "out of order: whole, none, difference"
+pprof_vs late alloc_space B "" "$R1/heap.3.pprof"
+ok "a late profile counts nothing, the window stays right"
+
+# The series outlives profd: stopped (SIGTERM) and started again, the next
+# profile's predecessor is found in the store.  The spool counts as a push.
+stop_detached
+start_detached
+mkdir -p "$T/spool/sp"
+for i in 1 2 3; do
+	cp "$R1/heap.$i.pprof" "$T/spool/sp/.h$i.tmp"
+	mv "$T/spool/sp/.h$i.tmp" "$T/spool/sp/h$i.pprof"
+	wait_until "spooled heap.$i" sh -c "[ \$(curl -s --unix-socket '$SOCK' \
+	    'http://localhost/v1/profiles?scope=sp' | python3 -c \
+	    'import json,sys; print(len(json.load(sys.stdin)[\"profiles\"]))' \
+	    2>/dev/null || echo 0) -ge $i ]"
+done
+[ "$(sql "SELECT m.counted FROM profile_metrics m JOIN profiles p USING (profile_id) WHERE p.scope = 'sp' AND m.metric = 'alloc_space' ORDER BY p.time_ns")" = \
+    "whole difference difference" ] || fail "spooled series"
+pprof_vs sp alloc_space B "" "$R1/heap.3.pprof"
+push "$R1/heap.4.pprof" hs2 instance=c
+stop_detached
+start_detached
+push "$R1/heap.5.pprof" hs2 instance=c
+[ "$(sql "SELECT m.counted FROM profile_metrics m JOIN profiles p USING (profile_id) WHERE p.scope = 'hs2' AND m.metric = 'alloc_space' ORDER BY p.time_ns")" = \
+    "whole difference" ] || fail "the series across a restart of profd"
+since=$(t2 hs2)
+pprof_vs hs2 alloc_space B "--since $since" -base "$R1/heap.4.pprof" "$R1/heap.5.pprof"
+ok "spooled profiles form a series; a series goes on across profd's restart"
+
+# Deleting the newest profile takes out what it counted.
+before=$("$PROFCTL" top --scope mx --metric delay --json | json 'j["total"]')
+id6=$("$PROFCTL" profiles --scope mx --json |
+    json 'sorted(j["profiles"], key=lambda p: p["time_ns"])[-1]["id"]')
+"$PROFCTL" delete --scope mx --id "$id6" >/dev/null || fail "delete $id6"
+pprof_vs mx delay ns "" "$R1/mutex.5.pprof"
+ok "deleting the newest profile of a series takes out its difference ($before before)"
+stop_detached

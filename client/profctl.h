@@ -216,7 +216,7 @@ int	 client_stream(struct client *, const char *, const char *,
 /* selection.c: the selection flags the query commands share. Options with
  * codes 's' and 'm' (--scope, --metric), SELECTION_OPT + i and
  * SELECTION_BASE_OPT + i (--base-…, a diff's base.* parameters). */
-#define SELECTION_NKEYS		10
+#define SELECTION_NKEYS		11
 #define SELECTION_OPT		0x100
 #define SELECTION_BASE_OPT	0x200
 #define SELECTION_OPTIONS						\
@@ -229,7 +229,8 @@ int	 client_stream(struct client *, const char *, const char *,
 	{ "focus",	required_argument,	NULL, SELECTION_OPT + 6 },	\
 	{ "ignore",	required_argument,	NULL, SELECTION_OPT + 7 },	\
 	{ "hide",	required_argument,	NULL, SELECTION_OPT + 8 },	\
-	{ "show",	required_argument,	NULL, SELECTION_OPT + 9 }
+	{ "show",	required_argument,	NULL, SELECTION_OPT + 9 },	\
+	{ "aggregate",	required_argument,	NULL, SELECTION_OPT + 10 }
 #define SELECTION_BASE_OPTIONS						\
 	{ "base-scope",	required_argument, NULL, SELECTION_BASE_OPT + 0 }, \
 	{ "base-metric", required_argument, NULL, SELECTION_BASE_OPT + 1 }, \
@@ -240,7 +241,8 @@ int	 client_stream(struct client *, const char *, const char *,
 	{ "base-focus",	required_argument, NULL, SELECTION_BASE_OPT + 6 }, \
 	{ "base-ignore", required_argument, NULL, SELECTION_BASE_OPT + 7 }, \
 	{ "base-hide",	required_argument, NULL, SELECTION_BASE_OPT + 8 }, \
-	{ "base-show",	required_argument, NULL, SELECTION_BASE_OPT + 9 }
+	{ "base-show",	required_argument, NULL, SELECTION_BASE_OPT + 9 }, \
+	{ "base-aggregate", required_argument, NULL, SELECTION_BASE_OPT + 10 }
 /* --fleet and --host H (repeatable): the view of the whole fleet, as
  * ClickHouse holds it (fleet=1, host=H), for the views that have one. */
 #define FLEET_OPT		0x380

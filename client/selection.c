@@ -1,6 +1,6 @@
 /* selection.c: the selection flags every query command shares (--scope,
  * --metric, --since, --until, --profile, --label, --focus, --ignore,
- * --hide, --show, and their --base-… twins for a diff's base) and the
+ * --hide, --show, --aggregate, and their --base-… twins for a diff's base) and the
  * query string they make. The option table fragment is SELECTION_OPTIONS
  * and SELECTION_BASE_OPTIONS in profctl.h. */
 #include <stdlib.h>
@@ -12,7 +12,7 @@
 /* The parameter of each option, by its index (code - SELECTION_OPT). */
 static const char *selection_keys[SELECTION_NKEYS] = {
 	"scope", "metric", "since", "until", "profile", "label", "focus",
-	"ignore", "hide", "show"
+	"ignore", "hide", "show", "aggregate"
 };
 
 void

@@ -30,6 +30,42 @@ static const struct {
 	{ "threadcreate", KIND_GAUGE },
 };
 
+static const char *const aggregate_names[AGG_COUNT] = {
+	[AGG_DEFAULT] = "",
+	[AGG_DELTA] = "delta",
+	[AGG_SUM] = "sum",
+	[AGG_AVG] = "avg",
+	[AGG_LAST] = "last",
+	[AGG_MAX] = "max",
+};
+
+const char *
+aggregate_name(enum metric_aggregate a)
+{
+	return (unsigned)a < AGG_COUNT ? aggregate_names[a] : "";
+}
+
+int
+aggregate_parse(const char *s, enum metric_aggregate *a)
+{
+	int i;
+
+	for (i = 1; i < AGG_COUNT; i++)
+		if (strcmp(s, aggregate_names[i]) == 0) {
+			*a = (enum metric_aggregate)i;
+			return 0;
+		}
+	return -1;
+}
+
+enum metric_aggregate
+kind_aggregate(enum metric_kind kind, int named_profiles)
+{
+	if (named_profiles)
+		return AGG_SUM;
+	return kind == KIND_GAUGE ? AGG_AVG : AGG_DELTA;
+}
+
 const char *
 kind_name(int kind)
 {

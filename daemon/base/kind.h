@@ -17,6 +17,30 @@ enum metric_kind {
 };
 #define KIND_COUNT	3
 
+/* How a view combines the profiles of a window (docs/TIME.md): delta
+ * sums what each profile counts (a cumulative metric's differences), sum
+ * the values as the files give them (pprof's merge), avg, last and max
+ * take per series the average, the newest profile, the profile of the
+ * largest total, and add those up across series. */
+enum metric_aggregate {
+	AGG_DEFAULT = 0,		/* by the kind (kind_aggregate) */
+	AGG_DELTA,
+	AGG_SUM,
+	AGG_AVG,
+	AGG_LAST,
+	AGG_MAX
+};
+#define AGG_COUNT	6
+
+/* "delta", "sum", "avg", "last", "max" ("" for AGG_DEFAULT). */
+const char *aggregate_name(enum metric_aggregate);
+/* The aggregate named by s; -1 for anything else. */
+int aggregate_parse(const char *s, enum metric_aggregate *);
+/* What a window of a metric of this kind means by default: its growth
+ * for delta and cumulative metrics, the average for a gauge; profiles
+ * named one by one are merged as pprof merges files (sum). */
+enum metric_aggregate kind_aggregate(enum metric_kind, int named_profiles);
+
 /* "delta", "cumulative", "gauge"; "delta" for a value out of range. */
 const char *kind_name(int);
 /* The kind named by the n bytes at s (exactly one of the names), into

@@ -119,6 +119,12 @@ selection_param(struct selection *sel, const char *key, const char *value,
 		sel->scopes[sel->nscopes++] = xstrdup(value);
 		return 1;
 	}
+	if (strcmp(key, "aggregate") == 0) {
+		if (aggregate_parse(value, &sel->aggregate) == -1)
+			return error_set(err, ERR_INPUT, "aggregate: \"%.64s\" "
+			    "is not delta, sum, avg, last or max", value);
+		return 1;
+	}
 	if (strcmp(key, "metric") == 0) {
 		free(sel->metric);
 		sel->metric = *value ? xstrdup(value) : NULL;

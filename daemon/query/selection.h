@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "kind.h"
 #include "store.h"
 
 /* pprof's frame filters, Go regular expressions (rx.h) matched
@@ -31,6 +32,7 @@ struct selection {
 	size_t nprofiles;
 	struct label_filter *labels;
 	size_t nlabels;
+	enum metric_aggregate aggregate;	/* aggregate=, or the kind's */
 };
 
 /* Take one query parameter: 1 if it was a selection parameter, 0 if not,

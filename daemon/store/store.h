@@ -248,6 +248,8 @@ struct store_metric {
 	 * KIND_DELTA where a metric is not one profile's (a scope's). */
 	enum metric_kind kind;
 	enum store_counted counted;	/* a profile's metric */
+	/* A view's metric: how its window combined the profiles. */
+	enum metric_aggregate aggregate;
 };
 
 struct store_scope_info {

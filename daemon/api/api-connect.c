@@ -10,8 +10,10 @@
  * (Alloy's eBPF service names hold '/').  The stored labels are the
  * series' others but service_name and those starting "__" (Pyroscope's
  * internal ones: __name__, the profile type, __delta__,
- * __session_id__...).  Errors are Connect's: {"code", "message"} in
- * JSON with the HTTP status Connect maps the code to. */
+ * __session_id__...).  The labels say whether Go's counters are
+ * differences already (connect_differenced()); else their kinds are
+ * inferred.  Errors are Connect's: {"code", "message"} in JSON with the
+ * HTTP status Connect maps the code to. */
 #include <event2/buffer.h>
 #include <event2/http.h>
 #include <jansson.h>
@@ -22,6 +24,7 @@
 #include "alloc.h"
 #include "api-pyro.h"
 #include "inflate.h"
+#include "nitems.h"
 #include "pushreq.h"
 #include "scopename.h"
 #include "stream.h"
@@ -107,6 +110,42 @@ connect_scope(const struct pushreq_series *s, char *buf)
 	return 0;
 }
 
+/* Whether the series' Go counters (alloc_*, contentions, delay) are
+ * differences already, which a profile without a duration does not say
+ * (docs/INTAKE.md "Kinds").  Pyroscope's server differences a series
+ * unless it is labelled __delta__="false", as Alloy's pyroscope.scrape
+ * labels the memory, mutex and block fetches it differences itself, and
+ * reads a __name__ godeltaprof_* (Alloy up to 1.6) as that label:
+ * godeltaprof serves differences.  Alloy since 1.9 sends its godeltaprof
+ * fetches as memory, mutex or block with no __delta__; only the scope
+ * label it adds since 1.18 tells them from a heap file pushed with
+ * neither label (profilecli upload).  "true" asks for differencing: the
+ * importer's rule decides. */
+static int
+connect_differenced(const struct pushreq_series *s)
+{
+	static const char *const godeltaprof[] = { "memory", "mutex",
+	    "block" };
+	const char *delta = pushreq_label(s, "__delta__");
+	const char *name = pushreq_label(s, "__name__");
+	const char *scope = pushreq_label(s, "otel.scope.name");
+	size_t i;
+
+	if (name == NULL)
+		name = "";
+	if (strncmp(name, "godeltaprof_", 12) == 0)
+		return 1;
+	if (delta != NULL)
+		return strcmp(delta, "false") == 0;
+	if (scope == NULL ||
+	    strcmp(scope, "com.grafana.alloy/pyroscope.scrape") != 0)
+		return 0;
+	for (i = 0; i < NITEMS(godeltaprof); i++)
+		if (strcmp(name, godeltaprof[i]) == 0)
+			return 1;
+	return 0;
+}
+
 /* Every series is checked before the first import: a request refused for
  * its labels stores nothing. */
 static int
@@ -162,6 +201,8 @@ connect_import(struct api_call *call, void *worker,
 				push_label(&p, l->name, strlen(l->name),
 				    l->value, strlen(l->value));
 		}
+		if (connect_differenced(s))
+			push_kind_go_differenced(&p);
 		for (j = 0; j < s->nsamples && rc == 0; j++) {
 			p.data = s->samples[j].raw;
 			p.len = s->samples[j].len;

@@ -67,6 +67,15 @@ kind_aggregate(enum metric_kind kind, int named_profiles)
 }
 
 const char *
+kind_go_type(size_t i, enum metric_kind *kind)
+{
+	if (i >= NITEMS(kind_go_types))
+		return NULL;
+	*kind = kind_go_types[i].kind;
+	return kind_go_types[i].type;
+}
+
+const char *
 kind_name(int kind)
 {
 	if (kind < 0 || kind >= KIND_COUNT)

@@ -51,5 +51,9 @@ int kind_parse(const char *s, size_t n, enum metric_kind *kind);
  * sample type, duration_ns the profile's (0: none). */
 enum metric_kind kind_infer(const char *format, const char *type,
     int64_t duration_ns);
+/* Go's runtime/pprof sample types kind_infer knows, for a producer that
+ * says what became of them: the i-th's name and its kind in a profile
+ * without a duration; NULL past the last. */
+const char *kind_go_type(size_t i, enum metric_kind *kind);
 
 #endif

@@ -107,6 +107,18 @@ push_kind_set(struct push *p, const char *type, size_t typelen,
 	k->kind = kind;
 }
 
+void
+push_kind_go_differenced(struct push *p)
+{
+	enum metric_kind kind;
+	const char *type;
+	size_t i;
+
+	for (i = 0; (type = kind_go_type(i, &kind)) != NULL; i++)
+		push_kind_set(p, type, strlen(type), NULL,
+		    kind == KIND_CUMULATIVE ? KIND_DELTA : kind);
+}
+
 static void
 push_count(const struct push_env *env, int ok)
 {

@@ -60,6 +60,11 @@ int push_kind(struct push *, const char *spec, struct error *);
  * and unit (NULL: any) are of this kind. */
 void push_kind_set(struct push *, const char *type, size_t typelen,
     const char *unit, enum metric_kind);
+/* The producer made Go's counters (alloc_*, contentions, delay)
+ * differences itself, and left its states (inuse_*, goroutine,
+ * threadcreate) as they were: the first deltas, the others gauges, even
+ * in a profile given a duration (Alloy's, docs/INTAKE.md "Kinds"). */
+void push_kind_go_differenced(struct push *);
 /* What p holds freed, p zeroed; push_free frees p too. */
 void push_clear(struct push *);
 void push_free(void *);

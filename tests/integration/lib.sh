@@ -154,6 +154,13 @@ json() {
 	python3 -c 'import json,sys; j=json.load(sys.stdin); r=eval(sys.argv[1]); print(r if not isinstance(r,(dict,list)) else json.dumps(r))' "$1"
 }
 
+# kinds_of SCOPE: "TYPE:KIND ..." of the newest profile of SCOPE, from
+# GET /v1/profiles.
+kinds_of() {
+	api GET "/v1/profiles?scope=$1" | sed '$d' |
+	    json '" ".join("%s:%s" % (m["type"], m["kind"]) for m in j["profiles"][-1]["metrics"])'
+}
+
 # has PATTERN: grep stdin for PATTERN, reading all of it.  Not grep -q in a
 # pipe: it may exit before the writer is done, and pipefail then fails
 # the pipeline on the writer's SIGPIPE.

@@ -75,10 +75,6 @@ ok "sample_type_config and prev_profile parts, raw gzipped pprof"
 # (aggregation average: gauge; cumulative true: cumulative; else delta,
 # as pyroscope-go's godeltaprof sends heap and mutex profiles); a folded
 # body's metric is a gauge with aggregationType=average.
-kinds_of() {
-	api GET "/v1/profiles?scope=$1" | sed '$d' |
-	    json '" ".join("%s:%s" % (m["type"], m["kind"]) for m in j["profiles"][-1]["metrics"])'
-}
 [ "$(kinds_of goheap)" = "alloc_objects:cumulative alloc_space:cumulative inuse_objects:gauge inuse_space:gauge" ] ||
     fail "inferred kinds: $(kinds_of goheap)"
 [ "$(kinds_of cfg)" = "contentions:delta delay:cumulative" ] ||

@@ -4,7 +4,8 @@
 # (tests/tools/pyroscope_body.py push) carrying the Go-written fixtures,
 # whose every function then equals go tool pprof -top; the scope from
 # service_name (or __name__), the labels but the internal ones; Connect's
-# JSON errors with their HTTP statuses, nothing stored for a refused one.
+# JSON errors with their HTTP statuses, nothing stored for a refused one;
+# the kinds the labels say (__delta__, godeltaprof) or the inferred ones.
 . "$(dirname "$0")/lib.sh"
 start_profd
 BODY="$TESTS_DIR/tools/pyroscope_body.py"
@@ -93,3 +94,56 @@ case "$r" in *"sample 1"*"before it were stored"*) ;; *) fail "half: $r" ;; esac
 r=$(api GET /v1/health)
 [ "$(status_of "$r")" = 200 ] || fail "health after the errors: $r"
 ok "Connect errors with their statuses; nothing of a refused sample stored"
+
+# Kinds (docs/INTAKE.md "Kinds"): Go's counters are differences already
+# in a series labelled __delta__="false" (Alloy differences its memory,
+# mutex and block fetches, giving each the time since the one before as
+# its duration) and in godeltaprof's (named godeltaprof_* by Alloy up to
+# 1.6; memory, mutex, block with no __delta__ and Alloy's scope label
+# since 1.18): deltas, its states gauges whatever the duration.  Any
+# other series, __delta__="true" too, gets the inferred kinds.
+ALLOY=otel.scope.name=com.grafana.alloy/pyroscope.scrape
+# kinds_push SCOPE FIXTURE [pyroscope_body.py args]: pushed as a series
+# of service_name SCOPE.
+kinds_push() {
+	local scope=$1 fixture=$2
+	shift 2
+	python3 "$BODY" push "$T/kinds.bin" --label service_name="$scope" \
+	    "$@" "$FIXTURES/$fixture.pprof"
+	r=$(connect "$T/kinds.bin" application/proto)
+	[ "$(status_of "$r")" = 200 ] || fail "push $fixture to $scope: $r"
+}
+DIFF_HEAP="alloc_objects:delta alloc_space:delta inuse_objects:gauge inuse_space:gauge"
+CUM_HEAP="alloc_objects:cumulative alloc_space:cumulative inuse_objects:gauge inuse_space:gauge"
+kinds_push alloy-heap heap --label __name__=memory --label __delta__=false \
+    --label "$ALLOY" --duration 15000000000
+kinds_push alloy-mutex mutex --label __name__=mutex --label __delta__=false \
+    --label "$ALLOY" --duration 15000000000
+kinds_push dp-heap heap --label __name__=godeltaprof_memory
+kinds_push dp-block block --label __name__=godeltaprof_block
+kinds_push alloy-dp-heap heap --label __name__=memory --label "$ALLOY"
+kinds_push alloy-dp-mutex mutex --label __name__=mutex --label "$ALLOY"
+kinds_push asked heap --label __name__=memory --label __delta__=true --label "$ALLOY"
+kinds_push asked-dur heap --label __name__=memory --label __delta__=true \
+    --duration 15000000000
+kinds_push plain-block block --label __name__=block
+for c in "alloy-heap:$DIFF_HEAP" "alloy-mutex:contentions:delta delay:delta" \
+    "dp-heap:$DIFF_HEAP" "dp-block:contentions:delta delay:delta" \
+    "alloy-dp-heap:$DIFF_HEAP" "alloy-dp-mutex:contentions:delta delay:delta" \
+    "asked:$CUM_HEAP" "ebpf_default_web-1:$CUM_HEAP" \
+    "asked-dur:alloc_objects:delta alloc_space:delta inuse_objects:delta inuse_space:delta" \
+    "plain-block:contentions:cumulative delay:cumulative" \
+    "mutex:contentions:cumulative delay:cumulative" "checkout:samples:delta cpu:delta"; do
+	got=$(kinds_of "${c%%:*}")
+	[ "$got" = "${c#*:}" ] || fail "kinds of ${c%%:*}: $got, want ${c#*:}"
+done
+r=$(api GET "/v1/profiles?scope=alloy-heap")
+[ "$(body_of "$r" | json 'j["profiles"][0]["labels"]')" = \
+    '{"otel.scope.name": "com.grafana.alloy/pyroscope.scrape"}' ] ||
+    fail "__delta__ is not a label: $r"
+out=$("$PROFCTL" profiles --scope alloy-heap)
+printf '%s\n' "$out" | has -F "alloc_objects,alloc_space (delta) inuse_objects,inuse_space (gauge)" ||
+    fail "profctl profiles: $out"
+out=$("$PROFCTL" profiles --scope dp-block)
+printf '%s\n' "$out" | has -F "contentions,delay (delta)" || fail "profctl profiles: $out"
+ok "kinds: differences by __delta__=\"false\" and godeltaprof, else inferred"

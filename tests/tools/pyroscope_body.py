@@ -24,7 +24,8 @@
         The query string (name, from, until, spyName, sampleRate, units,
         aggregationType) is the test's: see test_pyroscope_ingest.sh.
 
-    pyroscope_body.py push OUT [--json] [--label NAME=VALUE]... PPROF...
+    pyroscope_body.py push OUT [--json] [--label NAME=VALUE]...
+                           [--duration NS] PPROF...
         Writes the push.v1.PushRequest Grafana Alloy's pyroscope.write
         sends (internal/component/pyroscope/write/write.go: one
         RawProfileSeries per labels set, its Labels the target's labels
@@ -38,15 +39,21 @@
         (LabelPair.name = 1, value = 2).  --json writes Connect's JSON
         form (protojson: lowerCamelCase names, bytes in base64), which a
         connect-go client sends with connect.WithProtoJSON().
+        --duration gives each PPROF that duration_nanos (appended to
+        its gunzipped bytes, where the last value of a field wins, and
+        gzipped again), as Alloy's delta appender gives the difference
+        of two fetches the time between them
+        (internal/component/pyroscope/scrape/internal/fastdelta/fd.go).
 """
 import base64
+import gzip
 import json
 import os
 import sys
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pbwire import fb  # noqa: E402
+from pbwire import fb, fv  # noqa: E402
 
 
 def part(boundary, first, name, filename, data):
@@ -82,7 +89,7 @@ def multipart(args):
 
 def push(args):
     out, rest = args[0], args[1:]
-    as_json, labels, profiles = False, [], []
+    as_json, labels, profiles, duration = False, [], [], None
     while rest:
         a = rest.pop(0)
         if a == "--json":
@@ -90,8 +97,15 @@ def push(args):
         elif a == "--label":
             name, _, value = rest.pop(0).partition("=")
             labels.append((name, value))
+        elif a == "--duration":
+            duration = int(rest.pop(0))
         else:
             profiles.append(open(a, "rb").read())
+    if duration is not None:
+        # Profile.duration_nanos is field 10.
+        profiles = [gzip.compress((gzip.decompress(raw)
+                                   if raw[:2] == b"\x1f\x8b" else raw) +
+                                  fv(10, duration)) for raw in profiles]
     labels.sort()
     samples = [(raw, str(uuid.uuid4())) for raw in profiles]
     if as_json:

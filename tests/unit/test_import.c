@@ -341,21 +341,17 @@ kinds_of(const struct import_result *res, char *buf, size_t size)
 }
 
 /* An import of a fixture (or, with a metric, of folded stacks of it in
- * bytes) with the kinds of a push (NULL: none). */
+ * bytes) with the kinds p holds. */
 static void
-run_kinds(const char *scope, const char *fixture, const char *metric,
-    const char *const *kinds, struct import_result *res)
+run_push_kinds(const char *scope, const char *fixture, const char *metric,
+    const struct push *p, struct import_result *res)
 {
 	static const char folded[] = "main;work 3\nmain;idle 1\n";
 	struct import_request req;
 	struct error err = { 0 };
-	struct push p;
 	uint8_t *data;
 	size_t len;
 
-	memset(&p, 0, sizeof p);
-	for (; kinds != NULL && *kinds != NULL; kinds++)
-		CHECK(push_kind(&p, *kinds, &err) == 0);
 	if (metric != NULL) {
 		data = (uint8_t *)xstrdup(folded);
 		len = strlen(folded);
@@ -368,15 +364,29 @@ run_kinds(const char *scope, const char *fixture, const char *metric,
 	req.fd = -1;
 	req.data = data;
 	req.len = len;
-	req.kinds = p.kinds;
-	req.nkinds = p.nkinds;
+	req.kinds = p->kinds;
+	req.nkinds = p->nkinds;
 	req.opts.metric_type = mstr_from(metric);
 	req.opts.metric_unit = mstr_from(metric ? "bytes" : NULL);
 	if (importer_run(ts.im, &req, res, &err) == -1)
 		fprintf(stderr, "%s: %s\n", fixture, err.msg);
 	CHECK(res->profile_id > 0);
-	push_clear(&p);
 	free(data);
+}
+
+/* The same with the kinds of kind=METRIC:KIND specs (NULL: none). */
+static void
+run_kinds(const char *scope, const char *fixture, const char *metric,
+    const char *const *kinds, struct import_result *res)
+{
+	struct error err = { 0 };
+	struct push p;
+
+	memset(&p, 0, sizeof p);
+	for (; kinds != NULL && *kinds != NULL; kinds++)
+		CHECK(push_kind(&p, *kinds, &err) == 0);
+	run_push_kinds(scope, fixture, metric, &p, res);
+	push_clear(&p);
 }
 
 static void
@@ -444,6 +454,48 @@ test_kinds(void)
 	    "kept for a duplicate\n");
 }
 
+/* Go's counters differenced by the producer (the Connect push's
+ * __delta__="false", godeltaprof): deltas; its states stay gauges. */
+static void
+test_push_go_differenced(void)
+{
+	static const struct {
+		const char *fixture, *want;
+	} go[] = {
+		{ "heap.pprof", "alloc_objects:delta alloc_space:delta "
+		    "inuse_objects:gauge inuse_space:gauge" },
+		{ "mutex.pprof", "contentions:delta delay:delta" },
+		{ "cpu.pprof", "samples:delta cpu:delta" },
+	};
+	struct import_result res;
+	struct push p;
+	char got[256];
+	size_t i;
+
+	memset(&p, 0, sizeof p);
+	push_kind_go_differenced(&p);
+	CHECK(p.nkinds == 8);
+	for (i = 0; i < p.nkinds; i++) {
+		CHECK(p.kinds[i].unit == NULL);
+		CHECK(p.kinds[i].kind == (strncmp(p.kinds[i].type, "inuse_",
+		    6) == 0 || strcmp(p.kinds[i].type, "goroutine") == 0 ||
+		    strcmp(p.kinds[i].type, "threadcreate") == 0 ?
+		    KIND_GAUGE : KIND_DELTA));
+	}
+	for (i = 0; i < sizeof go / sizeof go[0]; i++) {
+		run_push_kinds("kinds-differenced", go[i].fixture, NULL, &p,
+		    &res);
+		kinds_of(&res, got, sizeof got);
+		if (strcmp(got, go[i].want) != 0)
+			fprintf(stderr, "%s: %s\n", go[i].fixture, got);
+		CHECK(strcmp(got, go[i].want) == 0);
+		import_result_clear(&res);
+	}
+	push_clear(&p);
+	printf("ok: Go's counters differenced by the producer are deltas, "
+	    "its states gauges\n");
+}
+
 /* kind=METRIC:KIND as POST /v1/profiles takes it. */
 static void
 test_push_kind(void)
@@ -492,6 +544,7 @@ main(void)
 	test_read_all();
 	test_kinds();
 	test_push_kind();
+	test_push_go_differenced();
 	free(cpu);
 	testimport_close(&ts);
 	printf("test_import: %u checks passed\n", checks);

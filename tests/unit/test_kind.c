@@ -77,11 +77,30 @@ test_infer(void)
 	}
 }
 
+/* The Go types the rule knows, listed with their kinds without a
+ * duration, for a producer that says what became of them. */
+static void
+test_go_types(void)
+{
+	enum metric_kind kind;
+	const char *type;
+	size_t i;
+
+	for (i = 0; (type = kind_go_type(i, &kind)) != NULL; i++)
+		CHECK(kind == kind_infer("pprof", type, 0) &&
+		    kind != KIND_DELTA);
+	CHECK(i == 8);
+	CHECK(kind_go_type(i + 1, &kind) == NULL);
+	CHECK(strcmp(kind_go_type(0, &kind), "alloc_objects") == 0 &&
+	    kind == KIND_CUMULATIVE);
+}
+
 int
 main(void)
 {
 	test_names();
 	test_infer();
+	test_go_types();
 	printf("test_kind: %u checks passed\n", checks);
 	return 0;
 }

@@ -263,12 +263,13 @@ fs_select(struct stack_source *src, const struct selection *sel,
 
 static int
 fs_buckets(struct stack_source *src, const struct selection *sel,
-    int stacks, struct store_metric *m, struct store_bucket_value **v,
-    size_t *n, struct error *err)
+    int stacks, int64_t *step_s, struct store_metric *m,
+    struct store_bucket_value **v, size_t *n, struct error *err)
 {
 	struct fleet_source *x = (struct fleet_source *)src;
 	struct fleet_sql q;
 
+	(void)step_s;
 	*v = NULL;
 	*n = 0;
 	/* The answers held are this one's now. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aggregate.h"
 #include "alloc.h"
 #include "csindex.h"
 #include "cstree.h"
@@ -21,6 +22,7 @@ query_resolve(struct store *s, const struct selection *sel,
     struct error *err)
 {
 	int64_t *ids, id, metric = 0;
+	enum metric_kind kind;
 	char *type = NULL, *unit;
 	size_t i;
 	int rc = -1;
@@ -78,10 +80,17 @@ query_resolve(struct store *s, const struct selection *sel,
 	selection_window(sel, &f->since_s, &f->until_s);
 	f->profiles = sel->profiles;
 	f->nprofiles = sel->nprofiles;
-	/* Named profiles answer as their files say (docs/TIME.md). */
-	f->raw = sel->nprofiles > 0;
 	f->labels = sel->labels;
 	f->nlabels = sel->nlabels;
+	/* How the window combines its profiles: as asked, else by the
+	 * metric's kind (named profiles as their files say). */
+	m->aggregate = sel->aggregate;
+	if (m->aggregate == AGG_DEFAULT) {
+		if (store_series_kind(s, f, &kind, err) == -1)
+			goto out;
+		m->aggregate = kind_aggregate(kind, sel->nprofiles > 0);
+	}
+	f->raw = m->aggregate != AGG_DELTA;
 	rc = 0;
 out:
 	if (rc == -1)
@@ -100,7 +109,9 @@ query_select(struct store *s, const struct selection *sel,
 	int rc = -1;
 
 	if (query_resolve(s, sel, m, &f, &ids, err) == 0 &&
-	    (rc = store_select_values(s, &f, vals, nvals, nprofiles,
+	    (rc = AGGREGATE_PER_SERIES(m->aggregate) ?
+	    aggregate_select(s, &f, m->aggregate, vals, nvals, nprofiles,
+	    err) : store_select_values(s, &f, vals, nvals, nprofiles,
 	    err)) == -1)
 		store_metric_clear(m);
 	free(ids);

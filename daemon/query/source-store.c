@@ -3,6 +3,7 @@
  * index caught up and held for reading while a view walks them. */
 #include <stdlib.h>
 
+#include "aggregate.h"
 #include "alloc.h"
 #include "csindex.h"
 #include "query.h"
@@ -59,8 +60,8 @@ ss_select(struct stack_source *src, const struct selection *sel,
 
 static int
 ss_buckets(struct stack_source *src, const struct selection *sel,
-    int stacks, struct store_metric *m, struct store_bucket_value **v,
-    size_t *n, struct error *err)
+    int stacks, int64_t *step_s, struct store_metric *m,
+    struct store_bucket_value **v, size_t *n, struct error *err)
 {
 	struct source_store *x = (struct source_store *)src;
 	struct store_filter f;
@@ -71,6 +72,13 @@ ss_buckets(struct stack_source *src, const struct selection *sel,
 	*n = 0;
 	if (query_resolve(x->s, sel, m, &f, &ids, err) == -1)
 		goto out;
+	if (AGGREGATE_PER_SERIES(m->aggregate)) {
+		if (aggregate_buckets(x->s, &f, m->aggregate, stacks, step_s,
+		    v, n, err) == -1 || (stacks && ss_hold(x, err) == -1))
+			goto out;
+		rc = 0;
+		goto out;
+	}
 	/* Every stack counts: the per-bucket totals answer, if the store
 	 * has them for the selection. */
 	if (!stacks && (totals = store_select_totals(x->s, &f, v, n,

@@ -20,21 +20,26 @@ struct selection;
 struct stack_source;
 
 struct stack_source_ops {
-	/* The selection's pairs, merged over its profiles by summing, and
-	 * the metric they are of: the one named (ERR_INPUT when no
-	 * selected scope has it, or it has several units there), else the
-	 * default metric of the newest profile of the first scope;
-	 * ERR_NOT_FOUND for an unknown scope.  The index names every
+	/* The selection's pairs, merged over its profiles as its
+	 * aggregate says (metric->aggregate: the one asked for, else its
+	 * kind's, kind_aggregate), and the metric they are of: the one
+	 * named (ERR_INPUT when no selected scope has it, or it has several
+	 * units there), else the default metric of the newest profile of
+	 * the first scope; ERR_NOT_FOUND for an unknown scope.  The index names every
 	 * callsite they hold until release. */
 	int (*select)(struct stack_source *, const struct selection *,
 	    struct store_metric *, struct store_cs_value **, size_t *,
 	    int64_t *nprofiles, struct error *);
 	/* The same per time bucket (seconds), in time order.  Without
 	 * stacks, the source may sum each bucket over its callsites
-	 * (callsite -1), as the store's per-bucket totals do. */
+	 * (callsite -1), as the store's per-bucket totals do.  *step_s is
+	 * the timeline's step (0: 1 s); a source that combines the
+	 * profiles of each step (a gauge's average, docs/TIME.md) puts
+	 * each step's values at its start and sets the step it used
+	 * (timeline_step's, for the profiles' range). */
 	int (*buckets)(struct stack_source *, const struct selection *,
-	    int stacks, struct store_metric *, struct store_bucket_value **,
-	    size_t *, struct error *);
+	    int stacks, int64_t *step_s, struct store_metric *,
+	    struct store_bucket_value **, size_t *, struct error *);
 	/* Every scope, by name; and the hosts whose profiles these are
 	 * (none for one host's store: its own). */
 	int (*scopes)(struct stack_source *, struct store_scope_info **,

@@ -12,15 +12,23 @@
 #include "stackwalk.h"
 #include "timeline.h"
 
-void
-timeline_points(struct timeline_result *r, int64_t first, int64_t last,
-    int64_t step_s)
+int64_t
+timeline_step(int64_t first, int64_t last, int64_t step_s)
 {
 	int64_t step = step_s > 0 ? step_s : 1;
 
 	/* At most TIMELINE_MAX_POINTS points: a coarser step if need be. */
 	if ((last - first) / step + 1 > TIMELINE_MAX_POINTS)
 		step = (last - first) / TIMELINE_MAX_POINTS + 1;
+	return step;
+}
+
+void
+timeline_points(struct timeline_result *r, int64_t first, int64_t last,
+    int64_t step_s)
+{
+	int64_t step = timeline_step(first, last, step_s);
+
 	first = first / step * step;
 	r->step_s = step;
 	r->npoints = (size_t)((last - first) / step + 1);
@@ -35,7 +43,7 @@ timeline_query(struct stack_source *src, const struct timeline_params *p,
 	struct store_bucket_value *v = NULL;
 	struct stackwalk w;
 	struct imap kept = { 0 };	/* callsite -> 1 kept, 2 dropped */
-	int64_t first, step, k;
+	int64_t first, step, k, step_s = p->step_s;
 	size_t n = 0, i, at;
 	int rc = -1, walked, filters = selection_frame_filters(p->sel);
 
@@ -43,17 +51,17 @@ timeline_query(struct stack_source *src, const struct timeline_params *p,
 	memset(&w, 0, sizeof w);
 	/* Without frame filters every stack counts: the source may sum the
 	 * buckets' stacks. */
-	if (src->ops->buckets(src, p->sel, filters, &r->metric, &v, &n,
-	    err) == -1)
+	if (src->ops->buckets(src, p->sel, filters, &step_s, &r->metric, &v,
+	    &n, err) == -1)
 		goto out;
 	if (filters)
 		stackwalk_init(&w, src->index, p->sel, GRAN_FUNCTION);
 	if (n == 0) {
-		r->step_s = p->step_s > 0 ? p->step_s : 1;
+		r->step_s = step_s > 0 ? step_s : 1;
 		rc = 0;
 		goto out;
 	}
-	timeline_points(r, v[0].bucket, v[n - 1].bucket, p->step_s);
+	timeline_points(r, v[0].bucket, v[n - 1].bucket, step_s);
 	first = r->start_s;
 	step = r->step_s;
 	for (i = 0; i < n; i++) {

@@ -31,6 +31,9 @@ struct timeline_result {
 struct stack_source;
 int timeline_query(struct stack_source *, const struct timeline_params *,
     struct timeline_result *, struct error *);
+/* The step of the points from the first to the last bucket (seconds):
+ * step_s (0: 1 s), coarser past TIMELINE_MAX_POINTS. */
+int64_t timeline_step(int64_t first, int64_t last, int64_t step_s);
 /* The points from the first to the last bucket (seconds) at step_s (0:
  * 1 s, coarser past TIMELINE_MAX_POINTS), all 0. */
 void timeline_points(struct timeline_result *, int64_t first, int64_t last,

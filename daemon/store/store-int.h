@@ -68,7 +68,7 @@ enum sc_stmt {
 
 /* Statements of store-series.c, prepared on first use. */
 enum ss_stmt {
-	SS_LABELS, SS_SET, SS_PREV, SS_NEWER, SS_ALL,
+	SS_LABELS, SS_SET, SS_PREV, SS_NEWER, SS_ALL, SS_KIND, SS_WINDOW,
 	SS_COUNT
 };
 

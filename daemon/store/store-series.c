@@ -32,6 +32,14 @@ static const char *const ss_sql[SS_COUNT] = {
 	    "AND pm.kind = 1 AND p.id != ?4 AND (p.time_ns > ?5 OR "
 	    "(p.time_ns = ?5 AND p.id > ?4)) LIMIT 1",
 	[SS_ALL] = "SELECT id FROM profile",
+	[SS_KIND] = "SELECT pm.kind FROM profile p JOIN profile_metric pm "
+	    "ON pm.profile_id = p.id AND pm.metric_id = ?2 "
+	    "WHERE p.scope_id = ?1 ORDER BY p.time_ns DESC LIMIT 1",
+	[SS_WINDOW] = "SELECT p.id, p.series, p.time_ns, pm.total "
+	    "FROM profile p JOIN profile_metric pm "
+	    "ON pm.profile_id = p.id AND pm.metric_id = ?2 "
+	    "WHERE p.scope_id = ?1 AND p.time_ns >= ?3 AND p.time_ns <= ?4 "
+	    "ORDER BY p.series, p.time_ns, p.id",
 };
 
 static sqlite3_stmt *
@@ -136,6 +144,94 @@ store_series_prev(struct store *s, const struct store_series_key *k,
 		sqlite3_reset(st);
 		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 			return store_fail(s, err, "finding a series' profiles");
+	}
+	return 0;
+}
+
+int
+store_series_kind(struct store *s, const struct store_filter *f,
+    enum metric_kind *kind, struct error *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*kind = KIND_DELTA;
+	if (f->nscopes == 0)
+		return 0;
+	if ((st = ss_stmt(s, SS_KIND, err)) == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, f->scopes[0]);
+	sqlite3_bind_int64(st, 2, f->metric_id);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		*kind = (enum metric_kind)sqlite3_column_int(st, 0);
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 :
+	    store_fail(s, err, "reading a metric's kind");
+}
+
+/* Seconds to ns, an open end kept open. */
+static int64_t
+series_ns(int64_t s, int64_t add)
+{
+	if (s <= INT64_MIN / 1000000000)
+		return INT64_MIN;
+	if (s >= INT64_MAX / 1000000000)
+		return INT64_MAX;
+	return s * 1000000000 + add;
+}
+
+static int
+series_one(const int64_t *ids, size_t n, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (ids[i] == id)
+			return 1;
+	return n == 0;
+}
+
+int
+store_series_window(struct store *s, const struct store_filter *f,
+    struct store_series_profile **out, size_t *n, struct error *err)
+{
+	sqlite3_stmt *st;
+	struct store_series_profile *p;
+	size_t i, j;
+	int rc = SQLITE_DONE;
+
+	*out = NULL;
+	*n = 0;
+	if ((st = ss_stmt(s, SS_WINDOW, err)) == NULL)
+		return -1;
+	for (i = 0; i < f->nscopes && rc == SQLITE_DONE; i++) {
+		for (j = 0; j < i && f->scopes[j] != f->scopes[i]; j++)
+			;
+		if (j < i)
+			continue;
+		sqlite3_bind_int64(st, 1, f->scopes[i]);
+		sqlite3_bind_int64(st, 2, f->metric_id);
+		sqlite3_bind_int64(st, 3, series_ns(f->since_s, 0));
+		sqlite3_bind_int64(st, 4, series_ns(f->until_s, 999999999));
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			if (!series_one(f->profiles, f->nprofiles,
+			    sqlite3_column_int64(st, 0)))
+				continue;
+			*out = xreallocarray(*out, *n + 1, sizeof **out);
+			p = &(*out)[(*n)++];
+			p->id = sqlite3_column_int64(st, 0);
+			p->scope_id = f->scopes[i];
+			p->series = sqlite3_column_int64(st, 1);
+			p->time_ns = sqlite3_column_int64(st, 2);
+			p->total = sqlite3_column_int64(st, 3);
+		}
+		sqlite3_reset(st);
+	}
+	if (rc != SQLITE_DONE) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		return store_fail(s, err, "reading a window's profiles");
 	}
 	return 0;
 }

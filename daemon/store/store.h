@@ -14,6 +14,7 @@
 #include "kind.h"
 
 struct store;
+struct store_filter;
 
 /* Opening starts no thread (a process may fork after it); a writer's
  * background checkpoints start with store_start_threads(), without which
@@ -166,6 +167,17 @@ struct store_series_prev {
  * after it is stored. */
 int store_series_prev(struct store *, const struct store_series_key *,
     struct store_series_prev *, struct error *);
+/* The kind of the filter's metric in the newest profile of its first
+ * scope that has it (KIND_DELTA if none). */
+int store_series_kind(struct store *, const struct store_filter *,
+    enum metric_kind *, struct error *);
+/* The profiles of the filter's window (its profile ids, if any) that
+ * have its metric, by scope and series, oldest first. */
+struct store_series_profile {
+	int64_t id, scope_id, series, time_ns, total;
+};
+int store_series_window(struct store *, const struct store_filter *,
+    struct store_series_profile **, size_t *, struct error *);
 /* After store_samples_raw and store_samples_finish: the differences of
  * the profile's raw values to prev's, as its values of the metric. */
 int store_series_diff(struct store *, const struct store_series_key *,

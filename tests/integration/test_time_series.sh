@@ -41,7 +41,7 @@ stop_detached() {
 	WAIT_S=60 wait_until "the detached profd to stop" \
 	    sh -c "! kill -0 $detached_pid 2>/dev/null"
 }
-trap 'kill "$detached_pid" 2>/dev/null; cleanup' EXIT
+trap 'kill "$detached_pid" 2>/dev/null || true; cleanup' EXIT
 start_detached
 
 push() { # FILE SCOPE [LABEL]

@@ -29,6 +29,8 @@ struct push {
 	size_t nlabels;
 	struct import_kind *kinds;	/* what the push says of metrics */
 	size_t nkinds;
+	struct import_metric *keep;	/* if any: the metrics stored */
+	size_t nkeep;
 	struct evbuffer *body;	/* moved out of the request, no copy */
 	char *upload;		/* or the id of a chunked upload */
 	const uint8_t *data;	/* or bytes the caller holds */
@@ -60,6 +62,12 @@ int push_kind(struct push *, const char *spec, struct error *);
  * and unit (NULL: any) are of this kind. */
 void push_kind_set(struct push *, const char *type, size_t typelen,
     const char *unit, enum metric_kind);
+/* Keep a metric, "TYPE[/UNIT]" (keep=): once one is named, the
+ * profile's metrics none names are not stored; -1 with err (ERR_INPUT). */
+int push_keep(struct push *, const char *spec, struct error *);
+/* The same from its parts (copied; unit NULL: any). */
+void push_keep_set(struct push *, const char *type, size_t typelen,
+    const char *unit);
 /* What p holds freed, p zeroed; push_free frees p too. */
 void push_clear(struct push *);
 void push_free(void *);

@@ -458,6 +458,20 @@ test_kinds(void)
 	    "kept for a duplicate\n");
 }
 
+/* Each of bad refused by parse, its error naming it. */
+static void
+refused_all(int (*parse)(struct push *, const char *, struct error *),
+    struct push *p, const char *const *bad)
+{
+	struct error err;
+
+	for (; *bad != NULL; bad++) {
+		memset(&err, 0, sizeof err);
+		CHECK(parse(p, *bad, &err) == -1);
+		CHECK(err.kind == ERR_INPUT && strstr(err.msg, *bad) != NULL);
+	}
+}
+
 /* kind=METRIC:KIND as POST /v1/profiles takes it. */
 static void
 test_push_kind(void)
@@ -469,7 +483,6 @@ test_push_kind(void)
 	};
 	struct error err = { 0 };
 	struct push p;
-	size_t i;
 
 	memset(&p, 0, sizeof p);
 	CHECK(push_kind(&p, "alloc_space:cumulative", &err) == 0);
@@ -484,11 +497,7 @@ test_push_kind(void)
 	    p.kinds[1].kind == KIND_GAUGE);
 	CHECK(strcmp(p.kinds[2].type, "jvm:heap") == 0 &&
 	    strcmp(p.kinds[2].unit, "bytes") == 0);
-	for (i = 0; bad[i] != NULL; i++) {
-		memset(&err, 0, sizeof err);
-		CHECK(push_kind(&p, bad[i], &err) == -1);
-		CHECK(err.kind == ERR_INPUT && strstr(err.msg, bad[i]) != NULL);
-	}
+	refused_all(push_kind, &p, bad);
 	CHECK(p.nkinds == 3);
 	push_clear(&p);
 	printf("ok: kind=METRIC:KIND parsed, bad ones refused\n");
@@ -509,7 +518,6 @@ test_keep(void)
 	struct store_profile_info info;
 	struct push p;
 	char got[256];
-	size_t i;
 
 	memset(&p, 0, sizeof p);
 	CHECK(push_keep(&p, "inuse_objects", &err) == 0);
@@ -555,11 +563,7 @@ test_keep(void)
 	CHECK(profiles("keep-none") <= 0);
 	push_clear(&p);
 
-	for (i = 0; bad[i] != NULL; i++) {
-		memset(&err, 0, sizeof err);
-		CHECK(push_keep(&p, bad[i], &err) == -1);
-		CHECK(err.kind == ERR_INPUT && strstr(err.msg, bad[i]) != NULL);
-	}
+	refused_all(push_keep, &p, bad);
 	CHECK(p.nkeep == 0);
 	push_clear(&p);
 	printf("ok: keep=METRIC stores only the metrics named\n");

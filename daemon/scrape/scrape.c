@@ -182,13 +182,16 @@ scrape_plain(struct scrape_prof *p, const char *why)
 /* Does an answer to ?seconds=N refuse the parameter, not the fetch?  A
  * 4xx (net/http/pprof: 400 for "seconds" on a profile it cannot take
  * deltas of, or past its server's WriteTimeout) other than those a plain
- * fetch gets too (401, 403, 404, 429), or any error naming seconds. */
+ * fetch gets too (401, 403, 404, 429), or a server error naming seconds
+ * (not 502, 503, 504: a proxy's "retry in 5 seconds" passes). */
 static int
 scrape_refuses_seconds(int code, const char *text)
 {
-	return strstr(text, "seconds") != NULL || (code >= 400 &&
-	    code < 500 && code != 401 && code != 403 && code != 404 &&
-	    code != 429);
+	if (code >= 400 && code < 500)
+		return code != 401 && code != 403 && code != 404 &&
+		    code != 429;
+	return code >= 500 && code != 502 && code != 503 && code != 504 &&
+	    strstr(text, "seconds") != NULL;
 }
 
 /* A profile stored without a duration (its metrics not deltas): a Go

@@ -145,9 +145,13 @@ api_profiles_post(struct api_call *call)
 		struct error kerr = { 0 };
 		char *eq;
 
-		if (strcmp(kv->key, "kind") == 0) {
-			if (push_kind(p, kv->value, &kerr) == -1) {
-				api_error(call, 400, "kind: %s", kerr.msg);
+		if (strcmp(kv->key, "kind") == 0 ||
+		    strcmp(kv->key, "keep") == 0) {
+			if ((strcmp(kv->key, "kind") == 0 ? push_kind(p,
+			    kv->value, &kerr) : push_keep(p, kv->value,
+			    &kerr)) == -1) {
+				api_error(call, 400, "%s: %s", kv->key,
+				    kerr.msg);
 				return;
 			}
 			continue;

@@ -56,7 +56,6 @@ struct scrape_target *config_scrape_begin(struct config *, const char *name,
 int config_scrape_set(struct scrape_target *, const char *key,
     const char *value, struct error *);
 int config_scrape_finish(struct config *, struct error *);
-int config_scrape_has(const struct scrape_target *, const char *profile);
 
 /* Is this a system instance (root or run by systemd)? */
 int config_system_instance(void);

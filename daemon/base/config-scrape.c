@@ -22,8 +22,16 @@ static const char *const scrape_default_profiles[] = {
 	"cpu", "allocs", "goroutine", "mutex", "block", NULL,
 };
 
+/* Fetched as deltas: net/http/pprof's ?seconds=N answers the counters'
+ * growth over N seconds (a profile with a duration) instead of their
+ * values since the process started.  heap stays a snapshot (its inuse_*
+ * are gauges), goroutine and threadcreate too. */
+static const char *const scrape_delta_profiles[] = {
+	"allocs", "block", "mutex", NULL,
+};
+
 #define SCRAPE_INTERVAL		15
-#define SCRAPE_TIMEOUT_EXTRA	10	/* seconds beyond cpu_seconds */
+#define SCRAPE_TIMEOUT_EXTRA	10	/* seconds beyond the longest fetch */
 
 static void
 strlist_add(struct strlist *l, const char *v)
@@ -278,12 +286,39 @@ config_scrape_has(const struct scrape_target *t, const char *profile)
 	return 0;
 }
 
+int64_t
+config_scrape_delta_seconds(const struct scrape_target *t,
+    const char *profile)
+{
+	size_t i;
+
+	for (i = 0; scrape_delta_profiles[i] != NULL; i++)
+		if (strcmp(profile, scrape_delta_profiles[i]) == 0)
+			return t->interval - 1;
+	return 0;
+}
+
+/* The longest ?seconds=N among t's fetches (0: none): a delta's, else
+ * cpu's (which is less than the interval). */
+static int64_t
+scrape_longest(const struct scrape_target *t)
+{
+	int64_t n = config_scrape_has(t, "cpu") ? t->cpu_seconds : 0, d;
+	size_t i;
+
+	for (i = 0; i < t->profiles.n; i++)
+		if ((d = config_scrape_delta_seconds(t, t->profiles.v[i])) > n)
+			n = d;
+	return n;
+}
+
 /* Defaults for what the section left out, then the checks between keys. */
 int
 config_scrape_finish(struct config *c, struct error *err)
 {
 	struct scrape_target *t;
 	const char *why = NULL;
+	int64_t longest;
 	size_t i, j;
 
 	for (i = 0; i < c->nscrapes; i++) {
@@ -296,8 +331,12 @@ config_scrape_finish(struct config *c, struct error *err)
 			t->scope = xstrdup(t->name);
 		if (!t->cpu_set)
 			t->cpu_seconds = t->interval - 1;
+		/* cpu_seconds + 10 s as it always was, unless a delta
+		 * takes longer. */
+		longest = scrape_longest(t);
 		if (!t->timeout_set)
-			t->timeout = t->cpu_seconds + SCRAPE_TIMEOUT_EXTRA;
+			t->timeout = (longest > t->cpu_seconds ? longest :
+			    t->cpu_seconds) + SCRAPE_TIMEOUT_EXTRA;
 		if (t->url == NULL)
 			why = "url is missing (http://HOST:PORT or unix:/PATH)";
 		else if (config_scrape_has(t, "cpu") && (t->cpu_seconds < 1 ||
@@ -306,6 +345,10 @@ config_scrape_finish(struct config *c, struct error *err)
 			    "interval";
 		else if (config_scrape_has(t, "cpu") && t->timeout <= t->cpu_seconds)
 			why = "timeout must be longer than cpu_seconds";
+		else if (t->timeout <= longest)
+			why = "timeout must be longer than the interval less "
+			    "1s: allocs, block and mutex are fetched as deltas "
+			    "over that long (?seconds=N)";
 		if (why != NULL)
 			return error_set(err, ERR_INPUT, "%s:%d: [scrape %s]: "
 			    "%s", t->file, t->line, t->name, why);

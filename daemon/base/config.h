@@ -127,6 +127,13 @@ void config_scope_policy(const struct retention *, const char *scope,
 /* Copy a retention policy (for a job that outlives a reload). */
 void config_retention_copy(struct retention *dst, const struct retention *src);
 void config_retention_clear(struct retention *);
+/* Does the target scrape this profile? */
+int config_scrape_has(const struct scrape_target *, const char *profile);
+/* The N of profile's ?seconds=N fetch when it is fetched as a delta
+ * (allocs, block, mutex): the interval less a second; 0 when it is
+ * fetched plain (the others, or an interval of 1s). */
+int64_t config_scrape_delta_seconds(const struct scrape_target *,
+    const char *profile);
 /* A copy of a target (for a scraper that outlives a reload), and its
  * freeing; whether two targets scrape the same way. */
 void config_scrape_copy(struct scrape_target *dst,

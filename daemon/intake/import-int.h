@@ -59,11 +59,23 @@ struct importer {
 	struct model_label *last_labels;
 	size_t nlast_labels, last_labels_cap;
 	int64_t last_labelset;
+	/* The metrics the request keeps (none: all): the decoder's metric i
+	 * is the stored metric keep_at[i], or SIZE_MAX if dropped; kept is
+	 * a sample's values so renumbered (import-sink.c). */
+	const struct import_metric *keep;
+	size_t nkeep;
+	size_t ndecoded;		/* metrics the decoder named */
+	size_t *keep_at, keep_cap;
+	int64_t *kept;
+	size_t kept_cap;
 };
 
 /* The sink's callbacks; ctx is the importer. */
 extern const struct sink import_sink;
 void importer_caches_clear(struct importer *);
+/* Before a decode: what req keeps; importer_keep_free at the end. */
+void importer_keep_begin(struct importer *, const struct import_request *);
+void importer_keep_free(struct importer *);
 /* After an import: caches that filled up are emptied. */
 void importer_caches_end(struct importer *);
 

@@ -8,7 +8,9 @@
  * Each lookup is one probe that leaves the place to insert on a miss
  * (bmap, imap: docs/DESIGN-STORAGE.md "The importer").  Sample values go
  * to the store's batched writer (store_samples_*), which merges them by
- * (stack, label set, time bucket) in memory. */
+ * (stack, label set, time bucket) in memory.  A push that keeps only
+ * some metrics (keep=) has the others dropped here, before the store
+ * sees a column of them. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -159,6 +161,72 @@ intern_callsite(struct importer *im, int64_t parent, int64_t frame,
 	return store_callsite(im->store, parent, frame, (int64_t)depth, err);
 }
 
+void
+importer_keep_begin(struct importer *im, const struct import_request *req)
+{
+	im->keep = req->keep;
+	im->nkeep = req->nkeep;
+	im->ndecoded = 0;
+}
+
+void
+importer_keep_free(struct importer *im)
+{
+	free(im->keep_at);
+	free(im->kept);
+	im->keep_at = NULL;
+	im->kept = NULL;
+	im->keep_cap = im->kept_cap = 0;
+}
+
+/* Is the decoder's next metric stored?  Noted in keep_at when the
+ * request keeps only some. */
+static int
+keep_metric(struct importer *im, struct mstr type, struct mstr unit)
+{
+	const struct import_metric *k;
+	size_t i;
+	int kept = im->nkeep == 0;
+
+	for (i = 0; !kept && i < im->nkeep; i++) {
+		k = &im->keep[i];
+		kept = mstr_eqs(type, k->type) &&
+		    (k->unit == NULL || mstr_eqs(unit, k->unit));
+	}
+	if (im->nkeep > 0) {
+		if (im->ndecoded == im->keep_cap) {
+			im->keep_cap = im->keep_cap ? im->keep_cap * 2 : 8;
+			im->keep_at = xreallocarray(im->keep_at,
+			    im->keep_cap, sizeof *im->keep_at);
+		}
+		im->keep_at[im->ndecoded] = kept ? im->nmetrics : SIZE_MAX;
+	}
+	im->ndecoded++;
+	return kept;
+}
+
+/* A sample's values as the kept metrics number them, into im->kept:
+ * their count. */
+static size_t
+keep_values(struct importer *im, const int64_t *v, size_t n)
+{
+	size_t i, m = 0;
+
+	if (im->nmetrics > im->kept_cap) {
+		im->kept_cap = im->nmetrics;
+		im->kept = xreallocarray(im->kept, im->kept_cap,
+		    sizeof *im->kept);
+	}
+	memset(im->kept, 0, im->nmetrics * sizeof *im->kept);
+	for (i = 0; i < n; i++)
+		if (im->keep_at[i] != SIZE_MAX) {
+			im->kept[im->keep_at[i]] = v[i];
+			if (im->keep_at[i] + 1 > m)
+				m = im->keep_at[i] + 1;
+		}
+	return m;
+}
+
 static int
 sink_metric(void *ctx, struct mstr type, struct mstr unit, struct error *err)
 {
@@ -169,6 +237,8 @@ sink_metric(void *ctx, struct mstr type, struct mstr unit, struct error *err)
 
 	if (type.n == 0)
 		return error_set(err, ERR_INPUT, "a sample type has no name");
+	if (!keep_metric(im, type, unit))
+		return 0;
 	buf_add(&key, type.p, type.n);
 	buf_add(&key, "", 1);
 	buf_add(&key, unit.p, unit.n);
@@ -468,19 +538,39 @@ static int
 sink_sample(void *ctx, const struct model_sample *s, struct error *err)
 {
 	struct importer *im = ctx;
-	size_t i;
+	const int64_t *v = s->values;
+	size_t i, n = s->nvalues;
 
 	if (sink_aborted(im, err) == -1)
 		return -1;
-	if (s->nvalues > im->nmetrics)
+	if (n > im->ndecoded)
 		return error_set(err, ERR_INPUT, "a sample has %zu values for "
-		    "%zu sample types", s->nvalues, im->nmetrics);
-	for (i = 0; i < s->nvalues; i++)
-		im->totals[i] += s->values[i] < 0 ? -s->values[i] :
-		    s->values[i];
+		    "%zu sample types", n, im->ndecoded);
+	if (im->nkeep > 0) {
+		n = keep_values(im, v, n);
+		v = im->kept;
+	}
+	for (i = 0; i < n; i++)
+		im->totals[i] += v[i] < 0 ? -v[i] : v[i];
 	return store_samples_add(im->samples, s->stack, s->labelset,
-	    s->time_ns ? bucket_of(im, s->time_ns) : STORE_UNTIMED,
-	    s->values, s->nvalues, err);
+	    s->time_ns ? bucket_of(im, s->time_ns) : STORE_UNTIMED, v, n,
+	    err);
+}
+
+/* The metrics a push keeps, for an error: "a, b/bytes" (NUL-ended). */
+static void
+keep_names(const struct importer *im, struct buf *b)
+{
+	const struct import_metric *k;
+	size_t i;
+
+	buf_add(b, "", 1);
+	b->n = 0;
+	for (i = 0; i < im->nkeep; i++) {
+		k = &im->keep[i];
+		buf_printf(b, "%s%s%s%s", i > 0 ? ", " : "", k->type,
+		    k->unit != NULL ? "/" : "", k->unit != NULL ? k->unit : "");
+	}
 }
 
 static int
@@ -490,6 +580,23 @@ sink_meta(void *ctx, const struct model_meta *m, struct error *err)
 	size_t i;
 
 	im->meta = *m;
+	if (im->nkeep > 0) {
+		if (im->nmetrics == 0 && im->ndecoded > 0) {
+			struct buf names = { 0 };
+
+			keep_names(im, &names);
+			error_set(err, ERR_INPUT, "the profile has none of "
+			    "the metrics kept (%s) among its %zu",
+			    (const char *)names.p, im->ndecoded);
+			buf_free(&names);
+			return -1;
+		}
+		/* Dropped: the stored profile's default is its last. */
+		if (m->default_metric >= 0)
+			im->meta.default_metric = (size_t)m->default_metric <
+			    im->ndecoded && im->keep_at[m->default_metric] !=
+			    SIZE_MAX ? (int)im->keep_at[m->default_metric] : -1;
+	}
 	im->have_meta = 1;
 	im->comments = xcalloc(m->ncomments ? m->ncomments : 1,
 	    sizeof *im->comments);

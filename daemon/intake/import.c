@@ -89,6 +89,7 @@ importer_free(struct importer *im)
 		return;
 	importer_reset(im);
 	importer_caches_clear(im);
+	importer_keep_free(im);
 	free(im->stack_key);
 	free(im->path_frame);
 	free(im->path_id);
@@ -465,6 +466,7 @@ importer_run(struct importer *im, const struct import_request *req,
 		goto out;
 	im->samples = store_samples_begin(im->store, im->profile_id, scope_id);
 	sink.ctx = im;
+	importer_keep_begin(im, req);
 	im->bucket_s = req->opts.bucket_ns >= 1000000000 ?
 	    req->opts.bucket_ns / 1000000000 : 1;
 	if (fmt->decode(in, &req->opts, &lim, &sink, err) == -1 ||

@@ -28,6 +28,14 @@ struct import_kind {
 	enum metric_kind kind;
 };
 
+/* A metric a push keeps (keep=METRIC): when a push names any, the
+ * profile's other metrics are dropped, values and all, before anything
+ * is stored (a scrape of both heap and allocs takes each metric from one
+ * of them: docs/INTAKE.md). */
+struct import_metric {
+	char *type, *unit;		/* unit NULL: any */
+};
+
 struct import_request {
 	const char *scope;
 	const char *format;		/* "auto" or a format name */
@@ -38,6 +46,10 @@ struct import_request {
 	 * names gets kind_infer()'s. */
 	const struct import_kind *kinds;
 	size_t nkinds;
+	/* The metrics stored, if nkeep > 0 (the others dropped); a profile
+	 * with none of them is refused. */
+	const struct import_metric *keep;
+	size_t nkeep;
 	struct decode_opts opts;
 	/* The blob: in memory (fd < 0), or read once from fd (e.g. an
 	 * upload or a spool file; len is then unused).  In memory it is

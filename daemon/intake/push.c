@@ -37,6 +37,11 @@ push_clear(struct push *p)
 		free(p->kinds[i].unit);
 	}
 	free(p->kinds);
+	for (i = 0; i < p->nkeep; i++) {
+		free(p->keep[i].type);
+		free(p->keep[i].unit);
+	}
+	free(p->keep);
 	if (p->body != NULL)
 		evbuffer_free(p->body);
 	memset(p, 0, sizeof *p);
@@ -69,11 +74,29 @@ push_label(struct push *p, const char *key, size_t keylen,
 	p->nlabels++;
 }
 
+/* The metric at spec (n bytes): TYPE or TYPE/UNIT, neither empty; its
+ * type's length into *typelen and its unit (NULL: none given) into
+ * *unit, to free.  -1 for anything else. */
+static int
+push_metric_parse(const char *spec, size_t n, size_t *typelen, char **unit)
+{
+	const char *slash = memchr(spec, '/', n);
+
+	if (n == 0 || slash == spec || (slash != NULL && slash + 1 ==
+	    spec + n))
+		return -1;
+	*typelen = slash ? (size_t)(slash - spec) : n;
+	*unit = slash ? xstrndup(slash + 1, (size_t)(spec + n - slash - 1)) :
+	    NULL;
+	return 0;
+}
+
 int
 push_kind(struct push *p, const char *spec, struct error *err)
 {
-	const char *colon = strrchr(spec, ':'), *slash;
+	const char *colon = strrchr(spec, ':');
 	enum metric_kind kind;
+	size_t typelen;
 	char *unit;
 
 	/* The kind's name has no ':', a metric's type might. */
@@ -83,13 +106,11 @@ push_kind(struct push *p, const char *spec, struct error *err)
 	if (kind_parse(colon + 1, strlen(colon + 1), &kind) == -1)
 		return error_set(err, ERR_INPUT, "\"%s\": the kind is one of "
 		    "delta, cumulative, gauge", spec);
-	slash = memchr(spec, '/', (size_t)(colon - spec));
-	if (slash != NULL && (slash == spec || slash + 1 == colon))
+	if (push_metric_parse(spec, (size_t)(colon - spec), &typelen,
+	    &unit) == -1)
 		return error_set(err, ERR_INPUT, "\"%s\": the metric is TYPE "
 		    "or TYPE/UNIT", spec);
-	unit = slash ? xstrndup(slash + 1, (size_t)(colon - slash - 1)) : NULL;
-	push_kind_set(p, spec, (size_t)((slash ? slash : colon) - spec), unit,
-	    kind);
+	push_kind_set(p, spec, typelen, unit, kind);
 	free(unit);
 	return 0;
 }
@@ -117,6 +138,32 @@ push_kind_go_differenced(struct push *p)
 	for (i = 0; (type = kind_go_type(i, &kind)) != NULL; i++)
 		push_kind_set(p, type, strlen(type), NULL,
 		    kind == KIND_CUMULATIVE ? KIND_DELTA : kind);
+}
+
+int
+push_keep(struct push *p, const char *spec, struct error *err)
+{
+	size_t typelen;
+	char *unit;
+
+	if (push_metric_parse(spec, strlen(spec), &typelen, &unit) == -1)
+		return error_set(err, ERR_INPUT, "\"%s\" is not TYPE or "
+		    "TYPE/UNIT (e.g. inuse_space)", spec);
+	push_keep_set(p, spec, typelen, unit);
+	free(unit);
+	return 0;
+}
+
+void
+push_keep_set(struct push *p, const char *type, size_t typelen,
+    const char *unit)
+{
+	struct import_metric *m;
+
+	p->keep = xreallocarray(p->keep, p->nkeep + 1, sizeof *p->keep);
+	m = &p->keep[p->nkeep++];
+	m->type = xstrndup(type, typelen);
+	m->unit = unit ? xstrdup(unit) : NULL;
 }
 
 static void
@@ -183,6 +230,8 @@ push_run(const struct push_env *env, struct import_worker *w, struct push *p,
 	req.nlabels = p->nlabels;
 	req.kinds = p->kinds;
 	req.nkinds = p->nkinds;
+	req.keep = p->keep;
+	req.nkeep = p->nkeep;
 	req.opts.metric_type = mstr_from(p->metric_type);
 	req.opts.metric_unit = mstr_from(p->metric_unit);
 	req.opts.scale = p->scale;

@@ -29,6 +29,8 @@ struct push {
 	size_t nlabels;
 	struct import_kind *kinds;	/* what the push says of metrics */
 	size_t nkinds;
+	struct import_metric *keep;	/* if any: the metrics stored */
+	size_t nkeep;
 	struct evbuffer *body;	/* moved out of the request, no copy */
 	char *upload;		/* or the id of a chunked upload */
 	const uint8_t *data;	/* or bytes the caller holds */
@@ -65,6 +67,12 @@ void push_kind_set(struct push *, const char *type, size_t typelen,
  * threadcreate) as they were: the first deltas, the others gauges, even
  * in a profile given a duration (Alloy's, docs/INTAKE.md "Kinds"). */
 void push_kind_go_differenced(struct push *);
+/* Keep a metric, "TYPE[/UNIT]" (keep=): once one is named, the
+ * profile's metrics none names are not stored; -1 with err (ERR_INPUT). */
+int push_keep(struct push *, const char *spec, struct error *);
+/* The same from its parts (copied; unit NULL: any). */
+void push_keep_set(struct push *, const char *type, size_t typelen,
+    const char *unit);
 /* What p holds freed, p zeroed; push_free frees p too. */
 void push_clear(struct push *);
 void push_free(void *);

@@ -3,7 +3,8 @@
  * bounds it whole), then the body's import on the import queue as a push;
  * only when that came back is the next one scheduled, an interval after
  * this one began, or after a backoff (1 s doubling up to the interval,
- * at most a minute) if it failed. */
+ * at most a minute) if it failed.  allocs, block and mutex are fetched
+ * as deltas (?seconds=N) until the target refuses that, then plain. */
 #include <event2/buffer.h>
 #include <event2/dns.h>
 #include <event2/event.h>
@@ -50,6 +51,7 @@ struct scrape_stats {
 struct scrape_prof {
 	struct scrape_tgt *t;
 	char *path;			/* the request's */
+	int64_t delta;			/* N of ?seconds=N, 0: plain */
 	struct event *timer;		/* the next scrape, or the deadline */
 	struct evhttp_connection *conn;
 	struct evhttp_request *req;	/* in flight */
@@ -147,6 +149,64 @@ scrape_fail(struct scrape_prof *p, const char *fmt, ...)
 	    p->st.name, p->st.last_error, p->st.backoff);
 }
 
+/* The request's path: cpu's with ?seconds=cpu_seconds, a delta's with
+ * ?seconds=N, the others' plain. */
+static void
+scrape_path(struct scrape_prof *p)
+{
+	const struct scrape_target *cfg = &p->t->cfg;
+	int cpu = strcmp(p->st.name, "cpu") == 0;
+
+	free(p->path);
+	if (cpu || p->delta > 0)
+		xasprintf(&p->path, "%s/debug/pprof/%s?seconds=%" PRId64,
+		    cfg->path_prefix, cpu ? "profile" : p->st.name,
+		    cpu ? cfg->cpu_seconds : p->delta);
+	else
+		xasprintf(&p->path, "%s/debug/pprof/%s", cfg->path_prefix,
+		    p->st.name);
+}
+
+/* The target does not do ?seconds=N for this profile: fetched plain
+ * from now on (its counters are then cumulative, which the importer
+ * knows), said once in the log.  Not a failure. */
+static void
+scrape_plain(struct scrape_prof *p, const char *why)
+{
+	log_warn("scrape %s %s: %s%s %s: fetched without seconds from now "
+	    "on", p->t->cfg.name, p->st.name, p->t->cfg.url, p->path, why);
+	p->delta = 0;
+	scrape_path(p);
+}
+
+/* Does an answer to ?seconds=N refuse the parameter, not the fetch?  A
+ * 4xx (net/http/pprof: 400 for "seconds" on a profile it cannot take
+ * deltas of, or past its server's WriteTimeout) other than those a plain
+ * fetch gets too (401, 403, 404, 429), or a server error naming seconds
+ * (not 502, 503, 504: a proxy's "retry in 5 seconds" passes). */
+static int
+scrape_refuses_seconds(int code, const char *text)
+{
+	if (code >= 400 && code < 500)
+		return code != 401 && code != 403 && code != 404 &&
+		    code != 429;
+	return code >= 500 && code != 502 && code != 503 && code != 504 &&
+	    strstr(text, "seconds") != NULL;
+}
+
+/* A profile stored without a duration (its metrics not deltas): a Go
+ * before 1.15 answers ?seconds=N with the plain profile. */
+static int
+scrape_not_delta(const struct import_result *res)
+{
+	size_t i;
+
+	for (i = 0; i < res->nmetrics; i++)
+		if (res->metrics[i].kind != KIND_DELTA)
+			return 1;
+	return 0;
+}
+
 /* ---- the import ---- */
 
 static void
@@ -187,9 +247,38 @@ scrape_job_done(struct job *j)
 			p->st.duplicates++;
 		else
 			p->st.stored++;
+		if (p->delta > 0 && scrape_not_delta(&sj->res))
+			scrape_plain(p, "answered a profile without a "
+			    "duration (seconds ignored, as by a Go before "
+			    "1.15)");
 		scrape_next(p, 0);
 	}
 	scrape_job_free(sj);
+}
+
+/* Go serves the same samples under heap and allocs: when a section
+ * scrapes both, each metric comes from one fetch, heap's inuse_* and
+ * allocs' alloc_*.  A delta fetch of allocs keeps only alloc_* anyway:
+ * its inuse_* are the change of memory in use, not what a reader of
+ * inuse_space wants. */
+static void
+scrape_keep(const struct scrape_prof *p, struct push *push)
+{
+	static const char *const inuse[] = { "inuse_objects", "inuse_space",
+	    NULL };
+	static const char *const alloc[] = { "alloc_objects", "alloc_space",
+	    NULL };
+	const struct scrape_target *cfg = &p->t->cfg;
+	const char *const *keep = NULL;
+
+	if (strcmp(p->st.name, "heap") == 0 &&
+	    config_scrape_has(cfg, "allocs"))
+		keep = inuse;
+	else if (strcmp(p->st.name, "allocs") == 0 && (p->delta > 0 ||
+	    config_scrape_has(cfg, "heap")))
+		keep = alloc;
+	for (; keep != NULL && *keep != NULL; keep++)
+		push_keep_set(push, *keep, strlen(*keep), NULL);
 }
 
 /* The body as a push of the target's scope and labels: instance (unless
@@ -225,6 +314,7 @@ scrape_import(struct scrape_prof *p, struct evbuffer *body)
 		push_label(push, kv, (size_t)(eq - kv), eq + 1,
 		    strlen(eq + 1));
 	}
+	scrape_keep(p, push);
 	if (jobq_push(t->s->imports, &sj->job) == -1) {
 		scrape_job_free(sj);
 		scrape_fail(p, "the import queue is full");
@@ -249,7 +339,19 @@ scrape_reply(struct scrape_prof *p, int code, struct evbuffer *body)
 		    120);
 		for (i = 0; i < n && i < 120; i++)
 			text[i] = b[i] >= 0x20 && b[i] < 0x7f ? b[i] : ' ';
+		while (i > 0 && text[i - 1] == ' ')
+			i--;
 		text[i] = '\0';
+		if (p->delta > 0 && scrape_refuses_seconds(code, text)) {
+			char why[160];
+
+			snprintf(why, sizeof why, "answered %d: %s", code,
+			    text);
+			scrape_plain(p, why);
+			p->st.in_flight = 0;
+			scrape_timer(p, scrape_start_cb, 0);	/* at once */
+			return;
+		}
 		scrape_fail(p, "%s%s answered %d: %s", p->t->cfg.url, p->path,
 		    code, text);
 		return;
@@ -467,12 +569,8 @@ scrape_tgt_new(struct scraper *s, const struct scrape_target *cfg)
 
 		p->t = t;
 		p->st.name = t->cfg.profiles.v[i];
-		if (strcmp(p->st.name, "cpu") == 0)
-			xasprintf(&p->path, "%s/debug/pprof/profile?seconds="
-			    "%" PRId64, cfg->path_prefix, cfg->cpu_seconds);
-		else
-			xasprintf(&p->path, "%s/debug/pprof/%s",
-			    cfg->path_prefix, p->st.name);
+		p->delta = config_scrape_delta_seconds(cfg, p->st.name);
+		scrape_path(p);
 		p->timer = evtimer_new(s->base, scrape_start_cb, p);
 		p->st.next_ns = now_ns() + first * 1000000;
 		scrape_timer(p, scrape_start_cb, first);
@@ -586,10 +684,10 @@ scraper_free(struct scraper *s)
 }
 
 static json_t *
-scrape_prof_status(const struct scrape_stats *p)
+scrape_prof_status(const struct scrape_stats *p, const char *path)
 {
 	return json_pack("{s:s, s:I, s:I, s:I, s:I, s:o, s:o, s:s?, s:o, s:b, "
-	    "s:I, s:I}",
+	    "s:I, s:I, s:s}",
 	    "profile", p->name,
 	    "scrapes", (json_int_t)p->scrapes,
 	    "stored", (json_int_t)p->stored,
@@ -601,7 +699,8 @@ scrape_prof_status(const struct scrape_stats *p)
 	    "next", status_time(p->next_ns),
 	    "in_flight", p->in_flight,
 	    "backoff_s", (json_int_t)p->backoff,
-	    "last_bytes", (json_int_t)p->last_bytes);
+	    "last_bytes", (json_int_t)p->last_bytes,
+	    "path", path);
 }
 
 json_t *
@@ -617,7 +716,7 @@ scraper_status(void *ctx)
 		ps = json_array();
 		for (j = 0; j < t->np; j++)
 			json_array_append_new(ps, scrape_prof_status(
-			    &t->p[j].st));
+			    &t->p[j].st, t->p[j].path));
 		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:I, s:I, "
 		    "s:I, s:o}",
 		    "name", t->cfg.name,

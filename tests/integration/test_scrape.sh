@@ -9,32 +9,9 @@
 # errors in the status, while health, pushes and the good target go on.
 # SIGHUP adds and removes targets and keeps them when the file is bad.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/scrape-lib.sh"
 
-command -v go >/dev/null 2>&1 || { echo "SKIP: go (golang-go) is missing"; exit 77; }
-export GOFLAGS= GOPROXY=off GOTOOLCHAIN=local GOWORK=off GO111MODULE=on
-cache=$(go env GOCACHE 2>/dev/null || true)
-if [[ -z $cache || $cache == off ]] || ! mkdir -p "$cache" 2>/dev/null || [[ ! -w $cache ]]; then
-	export GOCACHE=${BUILD_DIR:-$T}/gocache
-fi
-(cd "$TESTS_DIR/integration/scrape-target" &&
-    timeout 600 go build -trimpath -o "$T/profd-scrape-target" .) ||
-	fail "building scrape-target"
-
-PIDS=()
-cleanup_scrape() {
-	local p
-	for p in "${PIDS[@]}"; do
-		kill "$p" 2>/dev/null || true
-	done
-	cleanup
-}
-trap cleanup_scrape EXIT
-
-"$T/profd-scrape-target" -addr-file "$T/addr" -unix "$T/target.sock" \
-    >"$T/target.log" 2>&1 &
-PIDS+=($!)
-wait_until "the target's address" test -s "$T/addr"
-ADDR=$(cat "$T/addr")
+scrape_target ADDR -unix "$T/target.sock"
 
 # A port nothing listens on, a server that takes connections and never
 # answers, and one that answers 200 with bytes that are no profile.

@@ -369,6 +369,62 @@ test_print_scrape(void)
 	free(file);
 }
 
+/* allocs, block and mutex are fetched as deltas over the interval less
+ * 1s: the default timeout covers them (cpu_seconds + 10 s unless they
+ * take longer), and a timeout given must be longer than they take. */
+static void
+test_scrape_deltas(void)
+{
+	static const struct {
+		const char *keys;
+		int64_t timeout;	/* -1: refused */
+	} t[] = {
+		{ "profiles = cpu mutex\ninterval = 30s\ncpu_seconds = 10\n",
+		    39 },
+		{ "profiles = cpu heap\ninterval = 30s\ncpu_seconds = 10\n",
+		    20 },
+		{ "profiles = allocs\ninterval = 30s\ntimeout = 29s\n", -1 },
+		{ "profiles = block\ninterval = 30s\ntimeout = 30s\n", 30 },
+		/* No delta, no cpu: any timeout. */
+		{ "profiles = goroutine\ninterval = 4s\ntimeout = 2s\n", 2 },
+		/* An interval of 1s: plain fetches. */
+		{ "profiles = allocs\ninterval = 1s\n", 10 },
+	};
+	struct config c;
+	struct error err = { 0 };
+	char *text, *file;
+	size_t i;
+
+	for (i = 0; i < sizeof t / sizeof t[0]; i++) {
+		xasprintf(&text, "[scrape a]\nurl = unix:/run/a\n%s",
+		    t[i].keys);
+		file = write_file("deltas.conf", text);
+		config_defaults(&c);
+		memset(&err, 0, sizeof err);
+		if (t[i].timeout == -1)
+			CHECK(config_load(&c, file, 1, &err) == -1 &&
+			    HAS(err.msg, "timeout must be longer than the "
+			    "interval less 1s"));
+		else
+			CHECK(config_load(&c, file, 1, &err) == 0 &&
+			    c.scrapes[0].timeout == t[i].timeout);
+		config_clear(&c);
+		free(file);
+		free(text);
+	}
+	config_defaults(&c);
+	file = write_file("deltas.conf", "[scrape a]\nurl = unix:/run/a\n"
+	    "interval = 15s\n");
+	CHECK(config_load(&c, file, 1, &err) == 0);
+	CHECK(config_scrape_delta_seconds(&c.scrapes[0], "allocs") == 14 &&
+	    config_scrape_delta_seconds(&c.scrapes[0], "mutex") == 14 &&
+	    config_scrape_delta_seconds(&c.scrapes[0], "block") == 14 &&
+	    config_scrape_delta_seconds(&c.scrapes[0], "heap") == 0 &&
+	    config_scrape_delta_seconds(&c.scrapes[0], "cpu") == 0);
+	config_clear(&c);
+	free(file);
+}
+
 static void
 test_restart_needed(void)
 {
@@ -403,6 +459,7 @@ main(void)
 	test_args();
 	test_restart_needed();
 	test_print_scrape();
+	test_scrape_deltas();
 	test_print_quotes();
 	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
 	CHECK(system(cmd) == 0);

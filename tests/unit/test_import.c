@@ -9,7 +9,8 @@
  * memory handed back to its owner once read to its end; each metric's
  * kind inferred from the Go fixtures (a heap profile holds two kinds) or
  * given by the push (kind=METRIC:KIND, push_kind), stored with it and
- * answered as stored for a duplicate. */
+ * answered as stored for a duplicate; the metrics a push keeps
+ * (keep=METRIC, push_keep) stored alone. */
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -341,16 +342,16 @@ kinds_of(const struct import_result *res, char *buf, size_t size)
 }
 
 /* An import of a fixture (or, with a metric, of folded stacks of it in
- * bytes) with the kinds p holds. */
-static void
-run_push_kinds(const char *scope, const char *fixture, const char *metric,
-    const struct push *p, struct import_result *res)
+ * bytes) with what push p says (its kinds and the metrics it keeps). */
+static int
+run_push(const char *scope, const char *fixture, const char *metric,
+    const struct push *p, struct import_result *res, struct error *err)
 {
 	static const char folded[] = "main;work 3\nmain;idle 1\n";
 	struct import_request req;
-	struct error err = { 0 };
 	uint8_t *data;
 	size_t len;
+	int rc;
 
 	if (metric != NULL) {
 		data = (uint8_t *)xstrdup(folded);
@@ -366,15 +367,16 @@ run_push_kinds(const char *scope, const char *fixture, const char *metric,
 	req.len = len;
 	req.kinds = p->kinds;
 	req.nkinds = p->nkinds;
+	req.keep = p->keep;
+	req.nkeep = p->nkeep;
 	req.opts.metric_type = mstr_from(metric);
 	req.opts.metric_unit = mstr_from(metric ? "bytes" : NULL);
-	if (importer_run(ts.im, &req, res, &err) == -1)
-		fprintf(stderr, "%s: %s\n", fixture, err.msg);
-	CHECK(res->profile_id > 0);
+	rc = importer_run(ts.im, &req, res, err);
 	free(data);
+	return rc;
 }
 
-/* The same with the kinds of kind=METRIC:KIND specs (NULL: none). */
+/* The same with the kinds of a push (NULL: none), which must store it. */
 static void
 run_kinds(const char *scope, const char *fixture, const char *metric,
     const char *const *kinds, struct import_result *res)
@@ -385,7 +387,9 @@ run_kinds(const char *scope, const char *fixture, const char *metric,
 	memset(&p, 0, sizeof p);
 	for (; kinds != NULL && *kinds != NULL; kinds++)
 		CHECK(push_kind(&p, *kinds, &err) == 0);
-	run_push_kinds(scope, fixture, metric, &p, res);
+	if (run_push(scope, fixture, metric, &p, res, &err) == -1)
+		fprintf(stderr, "%s: %s\n", fixture, err.msg);
+	CHECK(res->profile_id > 0);
 	push_clear(&p);
 }
 
@@ -454,6 +458,20 @@ test_kinds(void)
 	    "kept for a duplicate\n");
 }
 
+/* Each of bad refused by parse, its error naming it. */
+static void
+refused_all(int (*parse)(struct push *, const char *, struct error *),
+    struct push *p, const char *const *bad)
+{
+	struct error err;
+
+	for (; *bad != NULL; bad++) {
+		memset(&err, 0, sizeof err);
+		CHECK(parse(p, *bad, &err) == -1);
+		CHECK(err.kind == ERR_INPUT && strstr(err.msg, *bad) != NULL);
+	}
+}
+
 /* Go's counters differenced by the producer (the Connect push's
  * __delta__="false", godeltaprof): deltas; its states stay gauges. */
 static void
@@ -468,6 +486,7 @@ test_push_go_differenced(void)
 		{ "cpu.pprof", "samples:delta cpu:delta" },
 	};
 	struct import_result res;
+	struct error err = { 0 };
 	struct push p;
 	char got[256];
 	size_t i;
@@ -483,8 +502,10 @@ test_push_go_differenced(void)
 		    KIND_GAUGE : KIND_DELTA));
 	}
 	for (i = 0; i < sizeof go / sizeof go[0]; i++) {
-		run_push_kinds("kinds-differenced", go[i].fixture, NULL, &p,
-		    &res);
+		if (run_push("kinds-differenced", go[i].fixture, NULL, &p,
+		    &res, &err) == -1)
+			fprintf(stderr, "%s: %s\n", go[i].fixture, err.msg);
+		CHECK(res.profile_id > 0);
 		kinds_of(&res, got, sizeof got);
 		if (strcmp(got, go[i].want) != 0)
 			fprintf(stderr, "%s: %s\n", go[i].fixture, got);
@@ -507,7 +528,6 @@ test_push_kind(void)
 	};
 	struct error err = { 0 };
 	struct push p;
-	size_t i;
 
 	memset(&p, 0, sizeof p);
 	CHECK(push_kind(&p, "alloc_space:cumulative", &err) == 0);
@@ -522,14 +542,76 @@ test_push_kind(void)
 	    p.kinds[1].kind == KIND_GAUGE);
 	CHECK(strcmp(p.kinds[2].type, "jvm:heap") == 0 &&
 	    strcmp(p.kinds[2].unit, "bytes") == 0);
-	for (i = 0; bad[i] != NULL; i++) {
-		memset(&err, 0, sizeof err);
-		CHECK(push_kind(&p, bad[i], &err) == -1);
-		CHECK(err.kind == ERR_INPUT && strstr(err.msg, bad[i]) != NULL);
-	}
+	refused_all(push_kind, &p, bad);
 	CHECK(p.nkinds == 3);
 	push_clear(&p);
 	printf("ok: kind=METRIC:KIND parsed, bad ones refused\n");
+}
+
+/* keep=METRIC: a Go heap profile's inuse_* only (as a scrape of heap
+ * beside allocs keeps them), or its alloc_* with a unit that must match;
+ * the kinds of what is kept as inferred; a profile with none of the
+ * metrics kept refused, nothing stored; bad specs refused. */
+static void
+test_keep(void)
+{
+	static const char *const bad[] = {
+		"", "/bytes", "inuse_space/", NULL
+	};
+	struct import_result res;
+	struct error err = { 0 };
+	struct store_profile_info info;
+	struct push p;
+	char got[256];
+
+	memset(&p, 0, sizeof p);
+	CHECK(push_keep(&p, "inuse_objects", &err) == 0);
+	CHECK(push_keep(&p, "inuse_space", &err) == 0);
+	CHECK(push_keep(&p, "goroutine", &err) == 0);
+	CHECK(run_push("keep-inuse", "heap.pprof", NULL, &p, &res, &err) ==
+	    0);
+	kinds_of(&res, got, sizeof got);
+	CHECK(strcmp(got, "inuse_objects:gauge inuse_space:gauge") == 0);
+	/* The samples are those of the file: every one has a value in
+	 * inuse_space or alloc_space. */
+	CHECK(res.samples > 0 && res.dropped_samples == 0);
+	CHECK(store_profile_get(ts.rd, res.profile_id, &info, &err) == 0);
+	CHECK(info.default_metric.id == res.metrics[1].id);
+	store_profile_info_clear(&info);
+	import_result_clear(&res);
+	push_clear(&p);
+
+	CHECK(push_keep(&p, "alloc_space/bytes", &err) == 0);
+	CHECK(push_keep(&p, "alloc_objects/bytes", &err) == 0);
+	CHECK(run_push("keep-alloc", "heap.pprof", NULL, &p, &res, &err) ==
+	    0);
+	kinds_of(&res, got, sizeof got);
+	CHECK(strcmp(got, "alloc_space:cumulative") == 0);
+	import_result_clear(&res);
+	push_clear(&p);
+
+	/* None kept: refused, nothing stored. */
+	CHECK(push_keep(&p, "cpu", &err) == 0);
+	CHECK(push_keep(&p, "samples/count", &err) == 0);
+	CHECK(run_push("keep-none", "heap.pprof", NULL, &p, &res, &err) ==
+	    -1);
+	CHECK(err.kind == ERR_INPUT);
+	CHECK(strstr(err.msg, "the profile has none of the metrics kept "
+	    "(cpu, samples/count) among its 4") != NULL);
+	CHECK(profiles("keep-none") <= 0);
+	import_result_clear(&res);
+	/* Folded stacks of samples/bytes: the unit kept is another. */
+	memset(&err, 0, sizeof err);
+	CHECK(run_push("keep-none", "stacks", "samples", &p, &res, &err) ==
+	    -1);
+	CHECK(strstr(err.msg, "none of the metrics kept") != NULL);
+	CHECK(profiles("keep-none") <= 0);
+	push_clear(&p);
+
+	refused_all(push_keep, &p, bad);
+	CHECK(p.nkeep == 0);
+	push_clear(&p);
+	printf("ok: keep=METRIC stores only the metrics named\n");
 }
 
 int
@@ -545,6 +627,7 @@ main(void)
 	test_kinds();
 	test_push_kind();
 	test_push_go_differenced();
+	test_keep();
 	free(cpu);
 	testimport_close(&ts);
 	printf("test_import: %u checks passed\n", checks);

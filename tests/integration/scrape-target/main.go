@@ -1,12 +1,23 @@
-// Command profd-scrape-target is what test_scrape.sh scrapes: a Go
-// program serving net/http/pprof, busy in functions of known names.
+// Command profd-scrape-target is what test_scrape.sh and
+// test_scrape_deltas.sh scrape: a Go program serving net/http/pprof,
+// busy in functions of known names.
 //
 //	profd-scrape-target -listen 127.0.0.1:0 -addr-file F [-unix PATH]
+//	    [-burn=false] [-alloc-rate MB/s] [-seconds ok|refuse|ignore]
 //
 // It writes the TCP address it listens on to F, then burns CPU in
-// scrapeBurnCPU, allocates in scrapeAllocate (kept live, for heap) and
-// parks 20 goroutines in scrapeParked (for the goroutine profile) until
-// killed.
+// scrapeBurnCPU (unless -burn=false), allocates in scrapeAllocate at a
+// steady rate (-alloc-rate MB per second of wall time, caught up if the
+// program was starved; the last 4 MB kept live, so memory in use is
+// steady), contends for a mutex in scrapeContend (four goroutines taking
+// turns to hold it for a millisecond: a steady contention and blocking
+// delay, every event profiled) and parks 20 goroutines in scrapeParked
+// (for the goroutine profile) until killed.
+//
+// -seconds refuse answers ?seconds=N on allocs, block, mutex, heap,
+// goroutine and threadcreate with net/http/pprof's 400, -seconds ignore
+// serves them without the parameter, as a Go before 1.15 did (a plain
+// profile, at once): targets that cannot give deltas.
 package main
 
 import (
@@ -17,8 +28,14 @@ import (
 	_ "net/http/pprof"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
+)
+
+const (
+	allocChunk = 64 << 10
+	allocLive  = 64 // chunks kept live: 4 MB
 )
 
 var sink [][]byte
@@ -35,13 +52,39 @@ func scrapeBurnCPU() uint64 {
 
 //go:noinline
 func scrapeAllocate() {
-	b := make([]byte, 256<<10)
+	b := make([]byte, allocChunk)
 	sinkMu.Lock()
 	sink = append(sink, b)
-	if len(sink) > 64 {
+	if len(sink) > allocLive {
 		sink = sink[1:]
 	}
 	sinkMu.Unlock()
+}
+
+// allocateSteadily allocates rate bytes per second of wall time, in
+// chunks, every 10 ms as many as it owes.
+func allocateSteadily(rate float64) {
+	start := time.Now()
+	var done float64
+	for range time.Tick(10 * time.Millisecond) {
+		owed := rate * time.Since(start).Seconds()
+		for done+allocChunk <= owed {
+			scrapeAllocate()
+			done += allocChunk
+		}
+	}
+}
+
+var contended sync.Mutex
+
+//go:noinline
+func scrapeContend() {
+	for {
+		contended.Lock()
+		time.Sleep(time.Millisecond)
+		contended.Unlock()
+		runtime.Gosched()
+	}
 }
 
 //go:noinline
@@ -49,14 +92,53 @@ func scrapeParked(c chan struct{}) {
 	<-c
 }
 
+var deltaProfiles = map[string]bool{
+	"allocs": true, "block": true, "mutex": true, "heap": true,
+	"goroutine": true, "threadcreate": true,
+}
+
+// noDeltas wraps the pprof handlers: ?seconds=N on a profile that
+// net/http/pprof would answer with a delta is refused (400) or dropped.
+func noDeltas(mode string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := strings.TrimPrefix(r.URL.Path, "/debug/pprof/")
+		if !deltaProfiles[name] || r.URL.Query().Get("seconds") == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if mode == "refuse" {
+			http.Error(w, `"seconds" parameter is not supported for this profile type`,
+				http.StatusBadRequest)
+			return
+		}
+		q := r.URL.Query()
+		q.Del("seconds")
+		r2 := r.Clone(r.Context())
+		r2.URL.RawQuery = q.Encode()
+		r2.Form = nil
+		next.ServeHTTP(w, r2)
+	})
+}
+
 func main() {
 	listen := flag.String("listen", "127.0.0.1:0", "TCP address")
 	addrFile := flag.String("addr-file", "", "write the address here")
 	unix := flag.String("unix", "", "also serve on this Unix socket")
+	burn := flag.Bool("burn", true, "burn a CPU in scrapeBurnCPU")
+	allocRate := flag.Float64("alloc-rate", 8, "MB allocated per second")
+	seconds := flag.String("seconds", "ok", "?seconds=N on allocs, block, mutex...: ok, refuse (400) or ignore")
 	flag.Parse()
-	runtime.SetMutexProfileFraction(5)
+	runtime.SetMutexProfileFraction(1)
 	runtime.SetBlockProfileRate(1000)
 
+	var handler http.Handler = http.DefaultServeMux
+	switch *seconds {
+	case "ok":
+	case "refuse", "ignore":
+		handler = noDeltas(*seconds, handler)
+	default:
+		log.Fatalf("-seconds %q: ok, refuse or ignore", *seconds)
+	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		log.Fatal(err)
@@ -67,23 +149,23 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		go func() { log.Fatal(http.Serve(ul, nil)) }()
+		go func() { log.Fatal(http.Serve(ul, handler)) }()
 	}
 	park := make(chan struct{})
 	for i := 0; i < 20; i++ {
 		go scrapeParked(park)
 	}
-	go func() {
-		for {
-			scrapeBurnCPU()
-		}
-	}()
-	go func() {
-		for {
-			scrapeAllocate()
-			time.Sleep(time.Millisecond)
-		}
-	}()
+	if *burn {
+		go func() {
+			for {
+				scrapeBurnCPU()
+			}
+		}()
+	}
+	go allocateSteadily(*allocRate * (1 << 20))
+	for i := 0; i < 4; i++ {
+		go scrapeContend()
+	}
 	if *addrFile != "" {
 		tmp := *addrFile + ".tmp"
 		if err := os.WriteFile(tmp, []byte(ln.Addr().String()), 0o644); err != nil {
@@ -91,5 +173,5 @@ func main() {
 		}
 		os.Rename(tmp, *addrFile)
 	}
-	log.Fatal(http.Serve(ln, nil))
+	log.Fatal(http.Serve(ln, handler))
 }

@@ -1,0 +1,38 @@
+# scrape-lib.sh: the Go program the scrape tests fetch profiles from
+# (scrape-target/), built with the system's go and no module proxy (it
+# uses the standard library only).  Sourced after lib.sh; a machine
+# without go skips (77).
+
+command -v go >/dev/null 2>&1 || { echo "SKIP: go (golang-go) is missing"; exit 77; }
+export GOFLAGS= GOPROXY=off GOTOOLCHAIN=local GOWORK=off GO111MODULE=on
+cache=$(go env GOCACHE 2>/dev/null || true)
+if [[ -z $cache || $cache == off ]] || ! mkdir -p "$cache" 2>/dev/null || [[ ! -w $cache ]]; then
+	export GOCACHE=${BUILD_DIR:-$T}/gocache
+fi
+(cd "$TESTS_DIR/integration/scrape-target" &&
+    timeout 600 go build -trimpath -o "$T/profd-scrape-target" .) ||
+	fail "building scrape-target"
+
+# The target processes (and any other helper) killed at exit.
+PIDS=()
+cleanup_scrape() {
+	local p
+	for p in "${PIDS[@]}"; do
+		kill "$p" 2>/dev/null || true
+	done
+	cleanup
+}
+trap cleanup_scrape EXIT
+
+# scrape_target VAR [FLAGS...]: one more target (not in a subshell: its
+# pid is kept for the cleanup); its TCP address into $VAR once it
+# listens.
+scrape_target() {
+	local var=$1
+	shift
+	"$T/profd-scrape-target" -addr-file "$T/$var.addr" "$@" \
+	    >"$T/$var.log" 2>&1 &
+	PIDS+=($!)
+	wait_until "the target $var's address" test -s "$T/$var.addr"
+	printf -v "$var" '%s' "$(cat "$T/$var.addr")"
+}

@@ -122,6 +122,7 @@ const char	*render_output_unit(const struct render_top *);
 void		 render_top(FILE *, const struct render_top *);
 int		 render_top_json(FILE *, json_t *, char **);
 void		 render_head(FILE *, json_t *);
+void		 render_type(FILE *, json_t *);
 void		 render_showing(FILE *, const char *, const char *, int64_t,
 		     int64_t);
 int		 render_int(json_t *, const char *, int64_t *);

@@ -52,15 +52,14 @@ render_diff_percent(int64_t delta, int64_t base, char *buf, size_t len)
 int
 render_diff_json(FILE *f, json_t *reply, char **cause)
 {
-	json_t		*rows, *row, *metric, *jb, *jc;
-	const char	*unit, *type, *name, *out;
+	json_t		*rows, *row, *jb, *jc;
+	const char	*unit, *name, *out;
 	char		 a[UNITS_LABEL_MAX], b[UNITS_LABEL_MAX];
 	char		 d[UNITS_LABEL_MAX + 2], p[UNITS_PERCENT_MAX + 2];
 	char		*clean;
 	int64_t		 base_total, cur_total, min = 0, v, max;
 	size_t		 i;
 
-	metric = json_object_get(reply, "metric");
 	if ((unit = render_unit(reply)) == NULL)
 		return render_bad(cause, "no unit");
 	jb = json_object_get(reply, "base");
@@ -91,8 +90,7 @@ render_diff_json(FILE *f, json_t *reply, char **cause)
 		min = max;
 	out = render_output_unit_for(unit, min, max);
 
-	if ((type = json_string_value(json_object_get(metric, "type"))) != NULL)
-		fprintf(f, "Type: %s\n", type);
+	render_type(f, reply);
 	fprintf(f, "Base: %s total (%" PRId64 " profile%s)\n",
 	    units_scaled_label(base_total, unit, out, a, sizeof a),
 	    render_get_int(jb, "profiles"),

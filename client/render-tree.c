@@ -68,11 +68,10 @@ render_tree_node(FILE *f, json_t *node, const char *unit, const char *out,
 int
 render_tree_json(FILE *f, json_t *reply, char **cause)
 {
-	json_t		*root, *metric;
-	const char	*unit, *type, *scope, *out;
+	json_t		*root;
+	const char	*unit, *out;
 	int64_t		 total, min = 0;
 
-	metric = json_object_get(reply, "metric");
 	if ((unit = render_unit(reply)) == NULL)
 		return render_bad(cause, "no unit");
 	root = json_object_get(reply, "root");
@@ -85,17 +84,7 @@ render_tree_json(FILE *f, json_t *reply, char **cause)
 		min = render_abs(total);
 	out = render_output_unit_for(unit, min, render_abs(total));
 
-	if ((scope = json_string_value(json_object_get(reply, "scope"))) !=
-	    NULL) {
-		if (json_is_integer(json_object_get(reply, "profiles")))
-			fprintf(f, "Scope: %s (%" PRId64 " profile%s)\n", scope,
-			    render_get_int(reply, "profiles"),
-			    render_get_int(reply, "profiles") == 1 ? "" : "s");
-		else
-			fprintf(f, "Scope: %s\n", scope);
-	}
-	if ((type = json_string_value(json_object_get(metric, "type"))) != NULL)
-		fprintf(f, "Type: %s\n", type);
+	render_head(f, reply);
 	fprintf(f, "%10s %6s %10s  %s\n", "TOTAL", "TOTAL%", "SELF", "NAME");
 	return render_tree_node(f, root, unit, out, total, 0, cause);
 }

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "alloc.h"
+#include "kind.h"
 #include "profctl.h"
 
 /* pprof's abs64: wraps for INT64_MIN as Go does. */
@@ -198,7 +199,7 @@ render_inline(const char *s)
 void
 render_head(FILE *f, json_t *reply)
 {
-	const char	*scope, *type;
+	const char	*scope;
 	int64_t		 profiles;
 
 	if ((scope = render_str(reply, "scope")) != NULL) {
@@ -208,9 +209,28 @@ render_head(FILE *f, json_t *reply)
 		} else
 			fprintf(f, "Scope: %s\n", scope);
 	}
-	type = render_str(json_object_get(reply, "metric"), "type");
-	if (type != NULL)
-		fprintf(f, "Type: %s\n", type);
+	render_type(f, reply);
+}
+
+/* "Type: inuse_space (average of 13 profiles)": the metric, and how the
+ * window combined its profiles unless it added what each counts. */
+void
+render_type(FILE *f, json_t *reply)
+{
+	json_t		*m = json_object_get(reply, "metric");
+	const char	*type = render_str(m, "type"), *agg;
+	enum metric_aggregate a = AGG_DEFAULT;
+	int64_t		 profiles = 0;
+	char		 line[512];
+
+	if (type == NULL)
+		return;
+	if ((agg = render_str(m, "aggregate")) != NULL)
+		aggregate_parse(agg, &a);
+	if (render_int(reply, "profiles", &profiles) == -1)
+		profiles = -1;
+	aggregate_type_line(line, sizeof line, type, a, profiles);
+	fputs(line, f);
 }
 
 /* pprof's "Showing nodes accounting for" line, values in unit out. */

@@ -70,7 +70,7 @@ diff_reply(struct api_call *call, struct diff_result *rp)
 	}
 	api_result(call, 200, json_pack("{s:o, s:s, s:b, s:f, "
 	    "s:{s:I, s:I}, s:{s:I, s:I}, s:o, s:I, s:o}",
-	    "metric", api_metric_json(r.metric.type, r.metric.unit),
+	    "metric", api_view_metric_json(&r.metric),
 	    "unit", r.metric.unit,
 	    "normalized", d->normalize,
 	    "scale", r.scale,

@@ -93,16 +93,18 @@ peek_text(struct buf *out, const struct peek_req *t,
 	const struct top_result *tp = &r->top;
 	char a[UNITS_LABEL_MAX], b[UNITS_LABEL_MAX];
 	char pa[UNITS_PERCENT_MAX], pb[UNITS_PERCENT_MAX];
-	char pc[UNITS_PERCENT_MAX];
+	char pc[UNITS_PERCENT_MAX], line[512];
 	const char *unit, *pct;
 	int64_t sum = 0;
 	size_t i;
 
 	/* selectOutputUnit over every node of the graph. */
 	unit = units_output_unit(tp->metric.unit, r->min_value, tp->total);
-	buf_printf(out, "Scope: %s (%lld profile%s)\nType: %s\n",
+	aggregate_type_line(line, sizeof line, tp->metric.type,
+	    tp->metric.aggregate, tp->nprofiles);
+	buf_printf(out, "Scope: %s (%lld profile%s)\n%s",
 	    t->sel.scopes[0], (long long)tp->nprofiles,
-	    tp->nprofiles == 1 ? "" : "s", tp->metric.type);
+	    tp->nprofiles == 1 ? "" : "s", line);
 	for (pct = units_percentage(tp->flat_sum, tp->total, pa, sizeof pa);
 	    *pct == ' '; pct++)
 		;

@@ -44,7 +44,7 @@ timeline_reply(struct api_call *call, struct timeline_result *rp)
 		    "value", (json_int_t)r.values[i]));
 	}
 	api_result(call, 200, json_pack("{s:o, s:s, s:I, s:I, s:o}",
-	    "metric", api_metric_json(r.metric.type, r.metric.unit),
+	    "metric", api_view_metric_json(&r.metric),
 	    "unit", r.metric.unit,
 	    "step_s", (json_int_t)r.step_s,
 	    "total", (json_int_t)r.total,

@@ -317,11 +317,13 @@ static void
 traces_text_head(struct buf *out, const struct traces_req *t,
     const struct samples *sm, size_t shown, size_t n)
 {
-	char *s;
+	char *s, line[512];
 
-	xasprintf(&s, "Scope: %s (%lld profile%s)\nType: %s\n",
+	aggregate_type_line(line, sizeof line, sm->metric.type,
+	    sm->metric.aggregate, sm->nprofiles);
+	xasprintf(&s, "Scope: %s (%lld profile%s)\n%s",
 	    t->sel.scopes[0], (long long)sm->nprofiles,
-	    sm->nprofiles == 1 ? "" : "s", sm->metric.type);
+	    sm->nprofiles == 1 ? "" : "s", line);
 	buf_add(out, s, strlen(s));
 	free(s);
 	if (shown < n) {

@@ -288,6 +288,8 @@ api_jsonw_head(struct buf *out, const char *scope,
 	jsonw_key(out, "type");
 	jsonw_str(out, m->type);
 	jsonw_mstr(out, "unit", m->unit);
+	if (m->aggregate != AGG_DEFAULT)
+		jsonw_mstr(out, "aggregate", aggregate_name(m->aggregate));
 	jsonw_raw(out, "}");
 	jsonw_mstr(out, "unit", m->unit);
 	jsonw_mint(out, "total", total);
@@ -307,4 +309,15 @@ json_t *
 api_metric_json(const char *type, const char *unit)
 {
 	return json_pack("{s:s, s:s}", "type", type, "unit", unit);
+}
+
+json_t *
+api_view_metric_json(const struct store_metric *m)
+{
+	json_t *o = api_metric_json(m->type, m->unit);
+
+	if (m->aggregate != AGG_DEFAULT)
+		json_object_set_new(o, "aggregate", json_string(
+		    aggregate_name(m->aggregate)));
+	return o;
 }

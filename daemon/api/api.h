@@ -22,6 +22,7 @@
 struct route;
 struct api_stream;
 struct api_fleet_params;
+struct store_metric;
 struct stack_source;
 struct push_env;
 struct selection;
@@ -211,6 +212,9 @@ void api_tags_get(struct api_call *);
 void api_list_get(struct api_call *);
 
 json_t *api_metric_json(const char *type, const char *unit);
+/* A view's metric: the same with how its window combined the profiles
+ * ("aggregate": docs/TIME.md). */
+json_t *api_view_metric_json(const struct store_metric *);
 /* A time in ns as an RFC 3339 string. */
 json_t *api_time_json(int64_t ns);
 /* A boolean parameter (true/false/1/0) into *out, left alone if absent;

@@ -1,6 +1,7 @@
 /* kind.c: a metric's kind (kind.h): its names, and the rule that infers it
  * from a profile (docs/TIME.md, "Which kind a metric gets"), shared by the
  * importer and the store's upgrade of profiles stored before kinds. */
+#include <stdio.h>
 #include <string.h>
 
 #include "kind.h"
@@ -56,6 +57,24 @@ aggregate_parse(const char *s, enum metric_aggregate *a)
 			return 0;
 		}
 	return -1;
+}
+
+void
+aggregate_type_line(char *buf, size_t size, const char *type,
+    enum metric_aggregate a, int64_t nprofiles)
+{
+	static const char *const how[AGG_COUNT] = {
+		[AGG_SUM] = "sum", [AGG_AVG] = "average", [AGG_LAST] = "last",
+		[AGG_MAX] = "max",
+	};
+
+	if ((unsigned)a >= AGG_COUNT || how[a] == NULL)
+		snprintf(buf, size, "Type: %s\n", type);
+	else if (nprofiles < 0)
+		snprintf(buf, size, "Type: %s (%s)\n", type, how[a]);
+	else
+		snprintf(buf, size, "Type: %s (%s of %lld profile%s)\n", type,
+		    how[a], (long long)nprofiles, nprofiles == 1 ? "" : "s");
 }
 
 enum metric_aggregate

@@ -36,6 +36,12 @@ enum metric_aggregate {
 const char *aggregate_name(enum metric_aggregate);
 /* The aggregate named by s; -1 for anything else. */
 int aggregate_parse(const char *s, enum metric_aggregate *);
+/* The header's "Type:" line of a view: "Type: inuse_space (average of
+ * 13 profiles)\n"; the aggregate (AGG_DELTA: nothing) said for a window
+ * that is not a plain sum of what its profiles count (nprofiles < 0: not
+ * known, not said). */
+void aggregate_type_line(char *buf, size_t size, const char *type,
+    enum metric_aggregate, int64_t nprofiles);
 /* What a window of a metric of this kind means by default: its growth
  * for delta and cumulative metrics, the average for a gauge; profiles
  * named one by one are merged as pprof merges files (sum). */

@@ -15,6 +15,7 @@
 #include "hmap.h"
 #include "model.h"
 #include "sha256.h"
+#include "stackhash.h"
 
 /* What one batch build keeps across its profiles. */
 struct fb {
@@ -129,72 +130,52 @@ fb_metric(struct fb *x, int64_t id)
 	return x->mnames[x->nm - 1];
 }
 
-/* The stack of a leaf callsite: its hash (and, the first time in the
- * batch, its row in stacks).  Frames leaf first, as pprof lists them. */
+/* The stack of a leaf callsite: its hash (stack_hash) and, the first
+ * time in the batch, its rows in stacks and stack_frames.  Frames leaf
+ * first, as pprof lists them. */
 static int
 fb_stack(struct fb *x, int64_t leaf, uint64_t *out)
 {
 	struct buf fn = { 0 }, files = { 0 }, lines = { 0 }, inl = { 0 };
 	struct buf starts = { 0 }, maps = { 0 };
-	int64_t *cs = NULL, c, hi, line, start;
-	size_t n = 0, i;
+	int64_t c, hi, start;
 	const char *name, *file, *mapping;
-	struct sha256 h;
-	uint8_t d[32];
-	uint64_t k = 0;
+	uint64_t k;
 
 	if ((hi = imap_get(&x->leaf, (uint64_t)leaf)) != 0) {
 		*out = x->hashes[hi - 1];
 		return 0;
 	}
-	for (c = leaf; c > 0; c = csindex_parent(x->idx, c)) {
-		cs = xreallocarray(cs, n + 1, sizeof *cs);
-		cs[n++] = c;
-	}
 	/* Everything from the index held: reading each callsite's frame
 	 * back from the store's chunks cost 60 % of a batch's CPU. */
-	sha256_init(&h);
-	buf_add(&fn, "[", 1);
-	buf_add(&files, "[", 1);
-	buf_add(&lines, "[", 1);
-	buf_add(&inl, "[", 1);
-	buf_add(&starts, "[", 1);
-	buf_add(&maps, "[", 1);
-	for (i = 0; i < n; i++) {
-		name = csindex_name_str(x->idx, csindex_name(x->idx, cs[i]));
-		csindex_source(x->idx, cs[i], &file, &start, &mapping);
-		line = csindex_line(x->idx, cs[i]);
-		sha256_update(&h, name, strlen(name) + 1);
-		sha256_update(&h, file, strlen(file) + 1);
-		sha256_update(&h, &line, sizeof line);
-		/* What stack_frames holds is the stack's too: two stacks
-		 * that differ only there (an inlined frame, a program built
-		 * at another path) were one row, read with one's flags and
-		 * mappings for both. */
-		sha256_update(&h, &start, sizeof start);
-		sha256_update(&h, mapping, strlen(mapping) + 1);
-		sha256_update(&h, csindex_flags(x->idx, cs[i]) &
-		    FRAME_INLINED ? "1" : "0", 1);
-		if (i > 0) {
-			buf_add(&fn, ",", 1);
-			buf_add(&files, ",", 1);
-			buf_add(&lines, ",", 1);
-			buf_add(&inl, ",", 1);
-			buf_add(&starts, ",", 1);
-			buf_add(&maps, ",", 1);
-		}
-		buf_printf(&starts, "%" PRId64, start);
-		fleet_quote(&maps, mapping, strlen(mapping));
-		buf_add(&inl, csindex_flags(x->idx, cs[i]) & FRAME_INLINED ?
-		    "1" : "0", 1);
-		fleet_quote(&fn, name, strlen(name));
-		fleet_quote(&files, file, strlen(file));
-		buf_printf(&lines, "%" PRId64, line);
-	}
-	sha256_final(&h, d);
-	for (i = 0; i < 8; i++)
-		k = k << 8 | d[i];
+	k = stack_hash(x->idx, leaf);
 	if (imap_get(&x->shipped, k) == 0) {
+		buf_add(&fn, "[", 1);
+		buf_add(&files, "[", 1);
+		buf_add(&lines, "[", 1);
+		buf_add(&inl, "[", 1);
+		buf_add(&starts, "[", 1);
+		buf_add(&maps, "[", 1);
+		for (c = leaf; c > 0; c = csindex_parent(x->idx, c)) {
+			name = csindex_name_str(x->idx, csindex_name(x->idx,
+			    c));
+			csindex_source(x->idx, c, &file, &start, &mapping);
+			if (c != leaf) {
+				buf_add(&fn, ",", 1);
+				buf_add(&files, ",", 1);
+				buf_add(&lines, ",", 1);
+				buf_add(&inl, ",", 1);
+				buf_add(&starts, ",", 1);
+				buf_add(&maps, ",", 1);
+			}
+			buf_printf(&starts, "%" PRId64, start);
+			fleet_quote(&maps, mapping, strlen(mapping));
+			buf_add(&inl, csindex_flags(x->idx, c) & FRAME_INLINED ?
+			    "1" : "0", 1);
+			fleet_quote(&fn, name, strlen(name));
+			fleet_quote(&files, file, strlen(file));
+			buf_printf(&lines, "%" PRId64, csindex_line(x->idx, c));
+		}
 		imap_put(&x->shipped, k, 1);
 		fb_stack_row(&x->b->stacks, k, &fn, &files, &lines);
 		fb_stack_row(&x->b->frame_rows, k, &inl, &starts, &maps);
@@ -211,7 +192,6 @@ fb_stack(struct fb *x, int64_t leaf, uint64_t *out)
 	buf_free(&inl);
 	buf_free(&starts);
 	buf_free(&maps);
-	free(cs);
 	return 0;
 }
 

@@ -3,12 +3,18 @@
  * labels) the profiles of the window are combined (averaged, the newest
  * taken, the one of the largest total taken) and the series' results are
  * added up; a timeline does so per step.  The profiles' values are read
- * as given (store_filter.raw), one series at a time. */
+ * as given (store_filter.raw), one series at a time.  An average is
+ * rounded per stack as the views see it (stack_hash: callsites that
+ * differ only in their addresses are one), as the fleet's is in
+ * ClickHouse (fleet/fleet-sql.c). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "aggregate.h"
 #include "alloc.h"
+#include "csindex.h"
+#include "hmap.h"
+#include "stackhash.h"
 #include "timeline.h"
 
 /* Pairs piled up, merged by key at the end: k1 the bucket (0 for a
@@ -92,6 +98,45 @@ agg_pick(enum metric_aggregate a, const struct store_series_profile *p,
 	return 1;
 }
 
+/* The callsites of a query made one per stack (stack_hash): each the
+ * first met of its stack. */
+struct agg_stacks {
+	struct store *s;
+	struct csindex *idx;
+	struct imap cs;			/* callsite -> the stack's one */
+	struct imap hash;		/* stack hash -> its callsite */
+};
+
+/* The pile's callsites from index from on made their stacks' (index
+ * caught up and held meanwhile: it knows every callsite read before). */
+static int
+agg_stacks_map(struct agg_stacks *st, struct pile *p, size_t from,
+    struct error *err)
+{
+	int64_t c, one;
+	uint64_t h;
+	size_t i;
+
+	if (csindex_acquire(st->idx, st->s, err) == -1)
+		return -1;
+	for (i = from; i < p->n; i++) {
+		if ((c = p->p[i].k2) <= 0)
+			continue;
+		if ((one = imap_get(&st->cs, (uint64_t)c)) == 0) {
+			h = stack_hash(st->idx, c);
+			if ((one = imap_get(&st->hash, h)) == 0) {
+				one = c;
+				imap_put(&st->hash, h, one);
+			}
+			imap_put(&st->cs, (uint64_t)c, one);
+		}
+		p->p[i].k2 = one;
+	}
+	csindex_release(st->idx);
+	pile_merge(p, from);
+	return 0;
+}
+
 /* The end of the series that starts at i. */
 static size_t
 agg_series_end(const struct store_series_profile *p, size_t n, size_t i)
@@ -105,14 +150,16 @@ agg_series_end(const struct store_series_profile *p, size_t n, size_t i)
 }
 
 int
-aggregate_select(struct store *s, const struct store_filter *f,
-    enum metric_aggregate a, struct store_cs_value **vals, size_t *nvals,
-    int64_t *nprofiles, struct error *err)
+aggregate_select(struct store *s, struct csindex *idx,
+    const struct store_filter *f, enum metric_aggregate a,
+    struct store_cs_value **vals, size_t *nvals, int64_t *nprofiles,
+    struct error *err)
 {
 	struct store_series_profile *p = NULL;
 	struct store_cs_value *v;
 	struct store_filter gf = *f;
 	struct pile pile = { 0 };
+	struct agg_stacks st = { .s = s, .idx = idx };
 	int64_t *ids = NULL, np;
 	size_t n = 0, i, j, k, nv, from;
 	int rc = -1;
@@ -135,6 +182,9 @@ aggregate_select(struct store *s, const struct store_filter *f,
 			pile_add(&pile, 0, v[k].callsite, v[k].value);
 		free(v);
 		/* The series' average: over the profiles it read. */
+		if (a == AGG_AVG && np > 1 && agg_stacks_map(&st, &pile, from,
+		    err) == -1)
+			goto out;
 		if (a == AGG_AVG && np > 1)
 			for (k = from; k < pile.n; k++)
 				pile.p[k].v = agg_div(pile.p[k].v, np);
@@ -149,6 +199,8 @@ aggregate_select(struct store *s, const struct store_filter *f,
 	*nvals = pile.n;
 	rc = 0;
 out:
+	imap_clear(&st.cs);
+	imap_clear(&st.hash);
 	free(pile.p);
 	free(ids);
 	free(p);
@@ -158,14 +210,16 @@ out:
 /* A timeline's steps: each series' profiles of a step combined, as a
  * window's (avg, last, max), at the step's start. */
 int
-aggregate_buckets(struct store *s, const struct store_filter *f,
-    enum metric_aggregate a, int stacks, int64_t *step_s,
-    struct store_bucket_value **vals, size_t *nvals, struct error *err)
+aggregate_buckets(struct store *s, struct csindex *idx,
+    const struct store_filter *f, enum metric_aggregate a, int stacks,
+    int64_t *step_s, struct store_bucket_value **vals, size_t *nvals,
+    struct error *err)
 {
 	struct store_series_profile *p = NULL;
 	struct store_bucket_value *v;
 	struct store_filter gf = *f;
 	struct pile pile = { 0 };
+	struct agg_stacks st = { .s = s, .idx = idx };
 	int64_t *ids = NULL, *cnt = NULL, first, last, step, at, sec;
 	size_t n = 0, i, j, k, e, nv, nid, from, nsteps;
 	int rc = -1;
@@ -219,7 +273,11 @@ aggregate_buckets(struct store *s, const struct store_filter *f,
 			    v[k].value : 0);
 		}
 		free(v);
-		pile_merge(&pile, from);
+		if (a == AGG_AVG && stacks) {
+			if (agg_stacks_map(&st, &pile, from, err) == -1)
+				goto out;
+		} else
+			pile_merge(&pile, from);
 		if (a == AGG_AVG)
 			for (k = from; k < pile.n; k++) {
 				at = (pile.p[k].k1 - first) / step;
@@ -238,6 +296,8 @@ aggregate_buckets(struct store *s, const struct store_filter *f,
 	*nvals = pile.n;
 	rc = 0;
 out:
+	imap_clear(&st.cs);
+	imap_clear(&st.hash);
 	free(pile.p);
 	free(ids);
 	free(cnt);

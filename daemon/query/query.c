@@ -100,7 +100,7 @@ out:
 }
 
 int
-query_select(struct store *s, const struct selection *sel,
+query_select(struct store *s, struct csindex *idx, const struct selection *sel,
     struct store_metric *m, struct store_cs_value **vals, size_t *nvals,
     int64_t *nprofiles, struct error *err)
 {
@@ -110,8 +110,8 @@ query_select(struct store *s, const struct selection *sel,
 
 	if (query_resolve(s, sel, m, &f, &ids, err) == 0 &&
 	    (rc = AGGREGATE_PER_SERIES(m->aggregate) ?
-	    aggregate_select(s, &f, m->aggregate, vals, nvals, nprofiles,
-	    err) : store_select_values(s, &f, vals, nvals, nprofiles,
+	    aggregate_select(s, idx, &f, m->aggregate, vals, nvals,
+	    nprofiles, err) : store_select_values(s, &f, vals, nvals, nprofiles,
 	    err)) == -1)
 		store_metric_clear(m);
 	free(ids);

@@ -58,7 +58,7 @@ struct store_filter;
 int query_resolve(struct store *, const struct selection *,
     struct store_metric *, struct store_filter *, int64_t **scope_ids,
     struct error *);
-int query_select(struct store *, const struct selection *,
+int query_select(struct store *, struct csindex *, const struct selection *,
     struct store_metric *, struct store_cs_value **, size_t *,
     int64_t *nprofiles, struct error *);
 

@@ -47,7 +47,8 @@ ss_select(struct stack_source *src, const struct selection *sel,
 
 	/* The index is taken after the values, so it knows every callsite
 	 * they name. */
-	if (query_select(x->s, sel, m, vals, nvals, nprofiles, err) == -1)
+	if (query_select(x->s, x->idx, sel, m, vals, nvals, nprofiles,
+	    err) == -1)
 		return -1;
 	if (ss_hold(x, err) == -1) {
 		store_metric_clear(m);
@@ -73,8 +74,9 @@ ss_buckets(struct stack_source *src, const struct selection *sel,
 	if (query_resolve(x->s, sel, m, &f, &ids, err) == -1)
 		goto out;
 	if (AGGREGATE_PER_SERIES(m->aggregate)) {
-		if (aggregate_buckets(x->s, &f, m->aggregate, stacks, step_s,
-		    v, n, err) == -1 || (stacks && ss_hold(x, err) == -1))
+		if (aggregate_buckets(x->s, x->idx, &f, m->aggregate, stacks,
+		    step_s, v, n, err) == -1 || (stacks && ss_hold(x,
+		    err) == -1))
 			goto out;
 		rc = 0;
 		goto out;

@@ -29,7 +29,8 @@ select_sum(const char *const *kv, struct store_metric *m, size_t *nvals,
 	size_t i;
 
 	testquery_sel(&sel, kv);
-	if (query_select(ts.rd, &sel, m, &v, nvals, nprofiles, err) == -1) {
+	if (query_select(ts.rd, ts.idx, &sel, m, &v, nvals, nprofiles,
+	    err) == -1) {
 		selection_clear(&sel);
 		return -1;
 	}

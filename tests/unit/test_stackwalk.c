@@ -214,7 +214,7 @@ main(void)
 	testimport_push(&ts, "cpu", "cpu.pprof");
 	testimport_expected("cpu", "samples", &exp_cpu);
 	testquery_sel(&sel, kv);
-	CHECK(query_select(ts.rd, &sel, &m, &vals, &nvals, &nprofiles,
+	CHECK(query_select(ts.rd, ts.idx, &sel, &m, &vals, &nvals, &nprofiles,
 	    &err) == 0);
 	CHECK(nvals > 0 && nprofiles == 1);
 	selection_clear(&sel);

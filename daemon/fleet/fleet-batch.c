@@ -1,8 +1,11 @@
 /* fleet-batch.c: unshipped profiles read from the store and written as
  * ClickHouse's TabSeparated rows (schema/clickhouse/001-init.sql): per
  * profile its sample rows (scope, metric, host, time, key, stack hash,
- * labels, value) and its profiles row; the batch's distinct stacks, each
- * a 64-bit hash of its frames and the frames' names, files and lines. */
+ * labels, value: what each counts, and, for a metric counted otherwise
+ * than whole, its values as given under the raw name), its profiles row
+ * and its profile_metrics row (series, kinds, counted, totals as given:
+ * 004-series.sql); the batch's distinct stacks, each a 64-bit hash of
+ * its frames and the frames' names, files and lines. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +75,14 @@ fleet_quote(struct buf *b, const char *s, size_t n)
 		default: buf_add(b, &s[i], 1);
 		}
 	buf_add(b, "'", 1);
+}
+
+void
+fleet_quote_raw(struct buf *b, const char *metric)
+{
+	fleet_quote(b, metric, strlen(metric));
+	b->n--;
+	buf_add(b, FLEET_RAW_SUFFIX "'", strlen(FLEET_RAW_SUFFIX) + 1);
 }
 
 /* A TabSeparated field: the same escapes, no quotes. */
@@ -254,21 +265,131 @@ fb_set_text(struct buf *out, const struct buf *pairs)
 	buf_free(&v);
 }
 
+/* Each label set of v once into x->set (store_labels_by_set gives its
+ * labels per id); the new ones appended to *sets. */
+static void
+fb_sets(struct fb *x, const struct store_export_value *v, size_t nv,
+    int64_t **sets, size_t *nsets)
+{
+	size_t i;
+
+	for (i = 0; i < nv; i++)
+		if (v[i].labelset != 0 &&
+		    imap_get(&x->set, (uint64_t)v[i].labelset) == 0) {
+			imap_put(&x->set, (uint64_t)v[i].labelset, -1);
+			*sets = xreallocarray(*sets, *nsets + 1, sizeof **sets);
+			(*sets)[(*nsets)++] = v[i].labelset;
+		}
+}
+
+/* The sample rows of one read of a profile, counted per metric of info
+ * in rows (and summed in totals, the values as shipped).  raw: the read
+ * of the values as given, of which only the metrics counted otherwise
+ * than whole go, under their raw name (fleet-batch.h). */
+static int
+fb_rows(struct fb *x, const struct store_ship_profile *sp,
+    struct fleet_profile *fp, const struct store_export_value *v, size_t nv,
+    const struct store_profile_info *info, int raw, uint64_t *rows,
+    int64_t *totals)
+{
+	struct buf *out = &x->b->samples;
+	const char *metric;
+	uint64_t stack;
+	size_t i, j, k;
+
+	for (i = 0; i < nv; i++) {
+		if (v[i].value == 0)
+			continue;
+		for (j = 0; j < info->nmetrics; j++)
+			if (info->metrics[j].id == v[i].metric)
+				break;
+		if (raw && (j == info->nmetrics ||
+		    info->metrics[j].counted == COUNTED_WHOLE))
+			continue;
+		if ((metric = fb_metric(x, v[i].metric)) == NULL ||
+		    fb_stack(x, v[i].callsite, &stack) == -1)
+			return -1;
+		if (j < info->nmetrics) {
+			rows[j]++;
+			if (!raw)
+				totals[j] += v[i].value;
+		}
+		tsv_str(out, sp->scope);
+		buf_add(out, "\t", 1);
+		tsv_str(out, metric);
+		if (raw)
+			buf_add(out, FLEET_RAW_SUFFIX,
+			    strlen(FLEET_RAW_SUFFIX));
+		buf_add(out, "\t", 1);
+		tsv_str(out, x->host);
+		buf_printf(out, "\t%" PRId64 "\t%" PRIu64 "\t%" PRIu64 "\t",
+		    fp->time_s, fp->key, stack);
+		k = (size_t)imap_get(&x->set, (uint64_t)v[i].labelset);
+		if (v[i].labelset != 0 && k != 0)
+			fb_set_text(out, &x->sets[k - 1]);
+		else
+			buf_add(out, "[]\t[]", 5);
+		buf_printf(out, "\t%" PRId64 "\n", v[i].value);
+		fp->rows++;
+	}
+	return 0;
+}
+
+/* "host\tscope\tkey\ttime\t", the head of a profile's rows. */
+static void
+fb_profile_head(struct buf *out, const struct fb *x,
+    const struct store_ship_profile *sp, const struct fleet_profile *fp)
+{
+	tsv_str(out, x->host);
+	buf_add(out, "\t", 1);
+	tsv_str(out, sp->scope);
+	buf_printf(out, "\t%" PRIu64 "\t%" PRId64 "\t", fp->key, fp->time_s);
+}
+
+/* Its row in profile_metrics: host, scope, profile, time, time_ns,
+ * series, metrics, kinds, counted, raw_totals. */
+static void
+fb_profile_metrics(struct fb *x, const struct store_ship_profile *sp,
+    struct fleet_profile *fp, const struct store_profile_info *info,
+    const char *const *mnames)
+{
+	struct buf *out = &x->b->metric_rows;
+	size_t i;
+
+	fp->moff = out->n;
+	fb_profile_head(out, x, sp, fp);
+	buf_printf(out, "%" PRId64 "\t%" PRIu64 "\t", sp->time_ns,
+	    (uint64_t)sp->series);
+	tsv_array(out, mnames, info->nmetrics);
+	buf_add(out, "\t[", 2);
+	for (i = 0; i < info->nmetrics; i++)
+		buf_printf(out, "%s%d", i ? "," : "",
+		    (int)info->metrics[i].kind);
+	buf_add(out, "]\t[", 3);
+	for (i = 0; i < info->nmetrics; i++)
+		buf_printf(out, "%s%d", i ? "," : "",
+		    (int)info->metrics[i].counted);
+	buf_add(out, "]\t[", 3);
+	for (i = 0; i < info->nmetrics; i++)
+		buf_printf(out, "%s%" PRId64, i ? "," : "",
+		    info->metrics[i].total);
+	buf_add(out, "]\n", 2);
+	fp->mlen = out->n - fp->moff;
+}
+
 static int
 fb_profile(struct fb *x, const struct store_ship_profile *sp)
 {
 	struct fleet_batch *b = x->b;
 	struct fleet_profile *fp;
-	struct store_export_value *v = NULL;
+	struct store_export_value *v = NULL, *rv = NULL;
 	struct store_profile_info info = { 0 };
 	struct store_filter f;
 	int64_t *pids = NULL, *sets = NULL, *totals = NULL;
-	uint64_t *rows = NULL, stack;
-	size_t nv = 0, np = 0, nsets = 0, i, j;
+	uint64_t *rows = NULL;
+	size_t nv = 0, nrv = 0, np = 0, nsets = 0, i;
 	const char **mnames = NULL;
-	const char *metric;
-	struct buf lab = { 0 };
-	int rc = -1;
+	int rc = -1, raw = 0;
 
 	b->p = xreallocarray(b->p, b->n + 1, sizeof *b->p);
 	fp = &b->p[b->n++];
@@ -291,16 +412,20 @@ fb_profile(struct fb *x, const struct store_ship_profile *sp)
 	if (store_select_all(x->s, &f, &v, &nv, &pids, &np, x->err) == -1 ||
 	    store_profile_get(x->s, sp->id, &info, x->err) == -1)
 		goto out;
-	/* Each set once: store_labels_by_set gives its labels per id. */
+	/* A metric counted otherwise than whole: its values as given too. */
+	for (i = 0; i < info.nmetrics; i++)
+		if (info.metrics[i].counted != COUNTED_WHOLE)
+			raw = 1;
+	f.raw = 1;
+	free(pids);
+	pids = NULL;
+	if (raw && store_select_all(x->s, &f, &rv, &nrv, &pids, &np,
+	    x->err) == -1)
+		goto out;
 	imap_clear(&x->set);
 	x->nsets = 0;
-	for (i = 0; i < nv; i++)
-		if (v[i].labelset != 0 &&
-		    imap_get(&x->set, (uint64_t)v[i].labelset) == 0) {
-			imap_put(&x->set, (uint64_t)v[i].labelset, -1);
-			sets = xreallocarray(sets, nsets + 1, sizeof *sets);
-			sets[nsets++] = v[i].labelset;
-		}
+	fb_sets(x, v, nv, &sets, &nsets);
+	fb_sets(x, rv, nrv, &sets, &nsets);
 	imap_clear(&x->set);
 	if (store_labels_by_set(x->s, sets, nsets, fb_label_cb, x,
 	    x->err) == -1)
@@ -309,52 +434,21 @@ fb_profile(struct fb *x, const struct store_ship_profile *sp)
 	mnames = xcalloc(info.nmetrics + 1, sizeof *mnames);
 	rows = xcalloc(info.nmetrics + 1, sizeof *rows);
 	totals = xcalloc(info.nmetrics + 1, sizeof *totals);
-	for (i = 0; i < nv; i++) {
-		if (v[i].value == 0)
-			continue;
-		if ((metric = fb_metric(x, v[i].metric)) == NULL ||
-		    fb_stack(x, v[i].callsite, &stack) == -1)
-			goto out;
-		for (j = 0; j < info.nmetrics; j++)
-			if (info.metrics[j].id == v[i].metric)
-				break;
-		if (j < info.nmetrics) {
-			rows[j]++;
-			totals[j] += v[i].value;
-		}
-		tsv_str(&b->samples, sp->scope);
-		buf_add(&b->samples, "\t", 1);
-		tsv_str(&b->samples, metric);
-		buf_add(&b->samples, "\t", 1);
-		tsv_str(&b->samples, x->host);
-		buf_printf(&b->samples, "\t%" PRId64 "\t%" PRIu64 "\t%" PRIu64
-		    "\t", fp->time_s, fp->key, stack);
-		lab.n = 0;
-		j = (size_t)imap_get(&x->set, (uint64_t)v[i].labelset);
-		if (v[i].labelset != 0 && j != 0)
-			fb_set_text(&lab, &x->sets[j - 1]);
-		else
-			buf_add(&lab, "[]\t[]", 5);
-		buf_add(&b->samples, lab.p, lab.n);
-		buf_printf(&b->samples, "\t%" PRId64 "\n", v[i].value);
-		fp->rows++;
-	}
+	if (fb_rows(x, sp, fp, v, nv, &info, 0, rows, totals) == -1 ||
+	    fb_rows(x, sp, fp, rv, nrv, &info, 1, rows, totals) == -1)
+		goto out;
 	fp->len = b->samples.n - fp->off;
+	for (i = 0; i < info.nmetrics; i++)
+		if ((mnames[i] = fb_metric(x, info.metrics[i].id)) == NULL)
+			goto out;
 	/* host, scope, profile, time, time_ns, duration_ns, name, metrics,
 	 * rows, totals, label_keys, label_values */
 	fp->poff = b->profiles.n;
-	tsv_str(&b->profiles, x->host);
-	buf_add(&b->profiles, "\t", 1);
-	tsv_str(&b->profiles, sp->scope);
-	buf_printf(&b->profiles, "\t%" PRIu64 "\t%" PRId64 "\t%" PRId64 "\t%"
-	    PRId64 "\t", fp->key, fp->time_s, sp->time_ns, sp->duration_ns);
+	fb_profile_head(&b->profiles, x, sp, fp);
+	buf_printf(&b->profiles, "%" PRId64 "\t%" PRId64 "\t", sp->time_ns,
+	    sp->duration_ns);
 	tsv_str(&b->profiles, sp->name);
 	buf_add(&b->profiles, "\t", 1);
-	for (i = 0; i < info.nmetrics; i++)
-		mnames[i] = fb_metric(x, info.metrics[i].id);
-	for (i = 0; i < info.nmetrics; i++)
-		if (mnames[i] == NULL)
-			goto out;
 	tsv_array(&b->profiles, mnames, info.nmetrics);
 	buf_add(&b->profiles, "\t[", 2);
 	for (i = 0; i < info.nmetrics; i++)
@@ -370,17 +464,18 @@ fb_profile(struct fb *x, const struct store_ship_profile *sp)
 	    (const char *const *)info.label_values, info.nlabels);
 	buf_add(&b->profiles, "\n", 1);
 	fp->plen = b->profiles.n - fp->poff;
+	fb_profile_metrics(x, sp, fp, &info, mnames);
 	rc = 0;
 out:
 	for (i = 0; i < x->nsets; i++)
 		buf_free(&x->sets[i]);
 	x->nsets = 0;
-	buf_free(&lab);
 	free((void *)mnames);
 	free(rows);
 	free(totals);
 	free(sets);
 	free(v);
+	free(rv);
 	free(pids);
 	store_profile_info_clear(&info);
 	return rc;
@@ -444,6 +539,7 @@ fleet_batch_clear(struct fleet_batch *b)
 	buf_free(&b->stacks);
 	buf_free(&b->frame_rows);
 	buf_free(&b->profiles);
+	buf_free(&b->metric_rows);
 	memset(b, 0, sizeof *b);
 }
 
@@ -509,25 +605,33 @@ fleet_batch_present(struct fleet_batch *b, const char *reply, size_t n,
 }
 
 void
-fleet_batch_rows(const struct fleet_batch *b, int profiles_table,
+fleet_batch_rows(const struct fleet_batch *b, enum fleet_table table,
     struct buf *out, size_t *rows)
 {
+	const struct fleet_profile *p;
 	size_t i;
 
 	*rows = 0;
 	for (i = 0; i < b->n; i++) {
-		/* A profile's row goes again (ReplacingMergeTree merges
-		 * the repeat): a crash may have come between its samples and
-		 * it. */
-		if (b->p[i].expired || (b->p[i].present && !profiles_table))
+		p = &b->p[i];
+		/* A profile's rows beside its samples go again
+		 * (ReplacingMergeTree merges the repeat): a crash may have
+		 * come between its samples and them. */
+		if (p->expired || (p->present && table == FLEET_SAMPLES))
 			continue;
-		if (profiles_table) {
-			buf_add(out, b->profiles.p + b->p[i].poff,
-			    b->p[i].plen);
+		switch (table) {
+		case FLEET_SAMPLES:
+			buf_add(out, b->samples.p + p->off, p->len);
+			*rows += p->rows;
+			break;
+		case FLEET_PROFILES:
+			buf_add(out, b->profiles.p + p->poff, p->plen);
 			(*rows)++;
-		} else {
-			buf_add(out, b->samples.p + b->p[i].off, b->p[i].len);
-			*rows += b->p[i].rows;
+			break;
+		case FLEET_PROFILE_METRICS:
+			buf_add(out, b->metric_rows.p + p->moff, p->mlen);
+			(*rows)++;
+			break;
 		}
 	}
 }

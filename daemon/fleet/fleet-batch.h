@@ -21,6 +21,7 @@ struct fleet_profile {
 	int64_t time_s;
 	size_t off, len, rows;		/* its sample rows in samples */
 	size_t poff, plen;		/* its row in profiles */
+	size_t moff, mlen;		/* its row in profile_metrics */
 	int present;			/* ClickHouse has it already */
 	int expired;			/* not sent: past the fleet's age */
 };
@@ -30,6 +31,7 @@ struct fleet_batch {
 	size_t n;
 	struct buf samples, stacks, profiles;
 	struct buf frame_rows;		/* stack_frames', one per stack */
+	struct buf metric_rows;		/* profile_metrics', one a profile */
 	size_t nstacks;
 	size_t nexpired;
 	int more;			/* stopped at max_bytes */
@@ -56,12 +58,26 @@ char *fleet_batch_present_sql(const struct fleet_batch *, const char *db,
 /* The reply of that query (one key a line): marks them present. */
 int fleet_batch_present(struct fleet_batch *, const char *reply, size_t n,
     struct error *);
+/* The tables a batch's rows go to, one per profile or more. */
+enum fleet_table {
+	FLEET_SAMPLES,
+	FLEET_PROFILES,
+	FLEET_PROFILE_METRICS
+};
 /* The sample rows of the profiles not present (and their number), or
- * the profiles rows of all (and their number); never the expired. */
-void fleet_batch_rows(const struct fleet_batch *, int profiles_table,
+ * the profiles or profile_metrics rows of all (and their number); never
+ * the expired. */
+void fleet_batch_rows(const struct fleet_batch *, enum fleet_table,
     struct buf *out, size_t *rows);
 
 /* A string quoted for ClickHouse's SQL (or its TSV arrays): in ''. */
 void fleet_quote(struct buf *, const char *, size_t);
+/* What follows a metric's name (TYPE/UNIT) in samples' rows of its
+ * values as given, where its own rows are differences (a cumulative
+ * metric counted otherwise than whole), escaped as SQL and TSV write
+ * it: a NUL, which no name profd stores has, then "raw". */
+#define FLEET_RAW_SUFFIX	"\\0raw"
+/* The metric's raw name quoted for SQL: 'TYPE/UNIT\0raw'. */
+void fleet_quote_raw(struct buf *, const char *metric);
 
 #endif

@@ -1,5 +1,6 @@
-/* fleet-retain.c: which day partitions of samples and profiles are past
- * the host's max-age, and the ALTER … DROP PARTITION of each.
+/* fleet-retain.c: which day partitions of samples, profiles and
+ * profile_metrics are past the host's max-age, and the ALTER … DROP
+ * PARTITION of each.
  *
  * A partition goes only when all of it is past the age: its last day is
  * before the day of the cutoff.  Both days are ClickHouse's (toDate in
@@ -27,6 +28,12 @@
 #include "fleet-batch.h"
 #include "fleet-retain.h"
 #include "log.h"
+#include "nitems.h"
+
+/* The tables partitioned by day. */
+static const char *const retain_tables[] = {
+	"samples", "profiles", "profile_metrics"
+};
 
 void
 fleet_retain_set(struct fleet_retain *r, const struct retention *pol)
@@ -75,9 +82,10 @@ fleet_retain_start(struct fleet_retain *r, const char *db, int64_t now)
 	buf_printf(&q, "SELECT table, partition FROM system.parts WHERE "
 	    "database = ");
 	fleet_quote(&q, db, strlen(db));
-	buf_printf(&q, " AND table IN ('samples', 'profiles') AND active AND "
+	buf_printf(&q, " AND table IN ('%s', '%s', '%s') AND active AND "
 	    "max_date < toDate(toDateTime(%" PRId64 ")) GROUP BY table, "
 	    "partition ORDER BY partition, table FORMAT TabSeparated",
+	    retain_tables[0], retain_tables[1], retain_tables[2],
 	    r->cutoff_s < 0 ? 0 : r->cutoff_s);
 	s = xstrndup((const char *)q.p, q.n);
 	buf_free(&q);
@@ -98,6 +106,18 @@ fleet_retain_is_day(const char *p, size_t n)
 	return 1;
 }
 
+static int
+fleet_retain_is_table(const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < NITEMS(retain_tables); i++)
+		if (strlen(retain_tables[i]) == n &&
+		    strncmp(p, retain_tables[i], n) == 0)
+			return 1;
+	return 0;
+}
+
 /* The list: "table\tpartition" lines. */
 static int
 fleet_retain_parse(struct fleet_retain *r, const char *reply, size_t n,
@@ -109,9 +129,8 @@ fleet_retain_parse(struct fleet_retain *r, const char *reply, size_t n,
 		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
 			nl = end;
 		tab = memchr(p, '\t', (size_t)(nl - p));
-		if (tab == NULL || !((tab - p == 7 &&
-		    strncmp(p, "samples", 7) == 0) || (tab - p == 8 &&
-		    strncmp(p, "profiles", 8) == 0)) ||
+		if (tab == NULL || !fleet_retain_is_table(p,
+		    (size_t)(tab - p)) ||
 		    !fleet_retain_is_day(tab + 1, (size_t)(nl - tab - 1)))
 			return error_set(err, ERR_INPUT, "ClickHouse: not a "
 			    "table and a day partition: \"%.*s\"",

@@ -1,7 +1,11 @@
-/* fleet-source.c: a selection asked of ClickHouse in three questions,
+/* fleet-source.c: a selection asked of ClickHouse in a few questions,
  * one after the other: the default metric when none is named, the
- * metrics the selection matches with its profile count, then the stacks
- * (or the sums per time bucket).  Each stack's frames become callsites
+ * metrics the selection matches with its profile count, the metric's
+ * kind when no aggregate is named (its default, kind_aggregate, as the
+ * store's source resolves it), the profile count of an aggregate other
+ * than delta, a timeline's range when it combines per series (its steps
+ * made here, as aggregate.c makes them), then the stacks (or the sums
+ * per time bucket).  Each stack's frames become callsites
  * of the source's index (csindex_put), its value the pair of its leaf.
  * The index lives as long as the source, so the strings of a view's
  * answer do; a selection asked twice (diff asks a tree and a top of
@@ -9,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aggregate.h"
 #include "alloc.h"
 #include "ch-select.h"
 #include "csindex.h"
@@ -18,6 +23,7 @@
 #include "fleet-tsv.h"
 #include "selection.h"
 #include "source.h"
+#include "timeline.h"
 
 struct fleet_reader {
 	struct ch_select *chs;
@@ -36,6 +42,9 @@ struct fleet_source {
 	char *metric;			/* TYPE/UNIT */
 	int nmetrics;
 	int64_t nprofiles;
+	enum metric_aggregate aggregate;	/* as resolved */
+	int64_t kind, range[3];		/* replies: kind; first, last, n */
+	int nints;			/* the numbers in the reply */
 	struct store_scope_info *scopes;
 	size_t nscopes;
 	char **hostnames;
@@ -110,6 +119,25 @@ fs_metrics_row(void *arg, struct fleet_tsv_field *v, size_t n,
 	return 0;
 }
 
+/* A reply of numbers on one line (none: no row) into x->range, or the
+ * one of the kind or the count. */
+static int
+fs_ints_row(void *arg, struct fleet_tsv_field *v, size_t n,
+    struct error *err)
+{
+	struct fleet_source *x = arg;
+	size_t i;
+
+	if (n == 0 || n > 3 || x->nints > 0)
+		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: "
+		    "%zu fields, not one line of up to 3 numbers", n);
+	for (i = 0; i < n; i++)
+		if (fleet_tsv_int(&v[i], &x->range[i], err) == -1)
+			return -1;
+	x->nints = (int)n;
+	return 0;
+}
+
 /* scope, profiles, first and last time, metrics (TYPE/UNIT). */
 static int
 fs_scopes_row(void *arg, struct fleet_tsv_field *v, size_t n,
@@ -181,6 +209,7 @@ static void
 fs_sql(const struct fleet_source *x, const struct selection *sel,
     struct fleet_sql *q)
 {
+	memset(q, 0, sizeof *q);
 	q->db = x->r->database;
 	q->cluster = x->r->cluster;
 	q->sel = sel;
@@ -221,6 +250,48 @@ fs_metric(struct fleet_source *x, const struct fleet_sql *q,
 	return 0;
 }
 
+/* The numbers of one line of ClickHouse's reply to sql in x->range
+ * (x->nints of them: 0 for no line). */
+static int
+fs_ask_ints(struct fleet_source *x, char *sql, struct error *err)
+{
+	x->nints = 0;
+	memset(x->range, 0, sizeof x->range);
+	return fs_ask(x, sql, fs_ints_row, err);
+}
+
+/* How the window combines its profiles (q->aggregate, x->aggregate): as
+ * asked, else by the metric's kind in the newest profile of the first
+ * scope, as the store's source resolves it (query_resolve); with count,
+ * how many profiles that combines, where it is not what fs_metric
+ * counted (delta). */
+static int
+fs_aggregate(struct fleet_source *x, struct fleet_sql *q, int count,
+    struct error *err)
+{
+	q->metric = x->metric;
+	q->aggregate = q->sel->aggregate;
+	if (q->aggregate == AGG_DEFAULT) {
+		if (fs_ask_ints(x, fleet_sql_kind(q), err) == -1)
+			return -1;
+		if (x->nints == 1 && (x->range[0] < 0 ||
+		    x->range[0] >= KIND_COUNT))
+			return error_set(err, ERR_INTERNAL, "ClickHouse's "
+			    "reply: kind %lld", (long long)x->range[0]);
+		/* Profiles shipped before their kinds: as the store read
+		 * them before it had kinds. */
+		q->aggregate = kind_aggregate(x->nints == 1 ?
+		    (enum metric_kind)x->range[0] : KIND_DELTA, 0);
+	}
+	x->aggregate = q->aggregate;
+	if (!count || q->aggregate == AGG_DELTA)
+		return 0;
+	if (fs_ask_ints(x, fleet_sql_count(q), err) == -1)
+		return -1;
+	x->nprofiles = x->range[0];
+	return 0;
+}
+
 /* The pairs of the reply to sql into x->st.vals. */
 static int
 fs_read(struct fleet_source *x, char *sql, int by_bucket, int sums,
@@ -244,12 +315,14 @@ fs_select(struct stack_source *src, const struct selection *sel,
 	if (sel != x->last) {
 		x->last = NULL;
 		fs_sql(x, sel, &q);
-		if (fs_metric(x, &q, err) == -1 || fs_read(x,
-		    fleet_sql_stacks(&q, x->metric), 0, 0, err) == -1)
+		if (fs_metric(x, &q, err) == -1 || fs_aggregate(x, &q, 1,
+		    err) == -1 || fs_read(x, fleet_sql_stacks(&q), 0, 0,
+		    err) == -1)
 			return -1;
 		x->last = sel;
 	}
 	fs_metric_of(x->metric, m);
+	m->aggregate = x->aggregate;
 	*nvals = x->st.nvals;
 	*vals = xreallocarray(NULL, *nvals ? *nvals : 1, sizeof **vals);
 	for (i = 0; i < *nvals; i++) {
@@ -268,21 +341,37 @@ fs_buckets(struct stack_source *src, const struct selection *sel,
 {
 	struct fleet_source *x = (struct fleet_source *)src;
 	struct fleet_sql q;
+	int64_t step;
 
-	(void)step_s;
 	*v = NULL;
 	*n = 0;
 	/* The answers held are this one's now. */
 	x->last = NULL;
 	fs_sql(x, sel, &q);
-	if (fs_metric(x, &q, err) == -1 || fs_read(x, fleet_sql_buckets(&q,
-	    x->metric, stacks), 1, !stacks, err) == -1)
+	if (fs_metric(x, &q, err) == -1 || fs_aggregate(x, &q, 0, err) == -1)
 		return -1;
 	fs_metric_of(x->metric, m);
+	m->aggregate = x->aggregate;
+	x->src.index = x->idx;
+	if (AGGREGATE_PER_SERIES(q.aggregate)) {
+		/* The steps, as the timeline makes them of the window's
+		 * profiles' times (aggregate_buckets). */
+		if (fs_ask_ints(x, fleet_sql_range(&q), err) == -1)
+			goto fail;
+		if (x->nints != 3 || x->range[2] == 0)
+			return 0;
+		step = timeline_step(x->range[0], x->range[1], *step_s);
+		q.first_s = x->range[0] / step * step;
+		q.step_s = *step_s = step;
+	}
+	if (fs_read(x, fleet_sql_buckets(&q, stacks), 1, !stacks, err) == -1)
+		goto fail;
 	/* In time order, as the store's. */
 	fleet_stacks_take(&x->st, v, n);
-	x->src.index = x->idx;
 	return 0;
+fail:
+	store_metric_clear(m);
+	return -1;
 }
 
 static int

@@ -3,11 +3,16 @@
  * metric, its profile's time in [since, until] (seconds), and each label
  * filter K=V matched by the row's labels or its profile's push labels
  * (numbers compare as their decimal text, as they were shipped); K!=V
- * is the negation. */
+ * is the negation.  A window's rows are combined as its aggregate says
+ * (docs/TIME.md), in ClickHouse: summed (what each profile counts, or the
+ * values as given), or per series, (host, scope, series) from
+ * profile_metrics, averaged, the newest taken or the largest, as
+ * query/aggregate.c does from a store, then summed across series. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "aggregate.h"
 #include "buf.h"
 #include "fleet-batch.h"
 #include "fleet-sql.h"
@@ -69,15 +74,14 @@ sql_time(struct buf *b, int64_t s, const char *op)
 	    "%s toDateTime(%" PRId64 ")", op, s, op, s);
 }
 
-/* WHERE for samples, metric aside. */
+/* The conditions of the window: scopes, hosts, time (a table with
+ * scope, host, date and time: samples, profiles, profile_metrics). */
 static void
-sql_where(struct buf *b, const struct fleet_sql *q)
+sql_window(struct buf *b, const struct fleet_sql *q)
 {
 	const struct selection *sel = q->sel;
 	int64_t since_s, until_s;
-	size_t i;
 
-	sql_lit(b, " WHERE 1");
 	sql_in(b, "scope", sel->scopes, sel->nscopes);
 	if (q->nhosts > 0)
 		sql_in(b, "host", q->hosts, q->nhosts);
@@ -86,6 +90,17 @@ sql_where(struct buf *b, const struct fleet_sql *q)
 		sql_time(b, since_s, ">=");
 	if (sel->has_until)
 		sql_time(b, until_s, "<=");
+}
+
+/* WHERE for samples, metric aside. */
+static void
+sql_where(struct buf *b, const struct fleet_sql *q)
+{
+	const struct selection *sel = q->sel;
+	size_t i;
+
+	sql_lit(b, " WHERE 1");
+	sql_window(b, q);
 	for (i = 0; i < sel->nlabels; i++) {
 		const struct label_filter *l = &sel->labels[i];
 
@@ -101,6 +116,30 @@ sql_where(struct buf *b, const struct fleet_sql *q)
 		sql_label(b, l->key, l->value);
 		sql_lit(b, "))");
 	}
+}
+
+/* The rows of q->metric a read takes, after sql_where: what each
+ * profile counts, or (raw) its values as given: the raw rows
+ * (FLEET_RAW_SUFFIX) where its profile has them, else its rows. */
+static void
+sql_rows(struct buf *b, const struct fleet_sql *q, int raw)
+{
+	if (!raw) {
+		sql_lit(b, " AND metric = ");
+		sql_str(b, q->metric);
+		return;
+	}
+	sql_lit(b, " AND (metric = ");
+	fleet_quote_raw(b, q->metric);
+	sql_lit(b, " OR (metric = ");
+	sql_str(b, q->metric);
+	buf_printf(b, " AND (host, profile) %sNOT IN (SELECT host, profile "
+	    "FROM ", q->cluster ? "GLOBAL " : "");
+	sql_table(b, q, "samples");
+	sql_lit(b, " WHERE metric = ");
+	fleet_quote_raw(b, q->metric);
+	sql_window(b, q);
+	sql_lit(b, ")))");
 }
 
 static char *
@@ -178,7 +217,8 @@ fleet_sql_metrics(const struct fleet_sql *q, const char *metric)
 		buf_add(&t, "", 1);
 		sql_lit(&b, " AND startsWith(metric, ");
 		sql_str(&b, (const char *)t.p);
-		sql_lit(&b, ")");
+		sql_lit(&b, ") AND NOT endsWith(metric, '" FLEET_RAW_SUFFIX
+		    "')");
 	}
 	sql_lit(&b, " GROUP BY metric ORDER BY metric");
 	buf_free(&cond);
@@ -186,17 +226,185 @@ fleet_sql_metrics(const struct fleet_sql *q, const char *metric)
 	return sql_done(&b);
 }
 
-/* Per stack (and bucket, when by_time) with its frames. */
-static char *
-sql_stacks(const struct fleet_sql *q, const char *metric, int by_time)
+/* ---- a window's values, as its aggregate combines them ---- */
+
+/* The window's profiles of q->metric (profile_metrics), a row each:
+ * host, scope, profile, its series (sr), time (t in seconds, tn in ns),
+ * the metric's total as given and its timeline step (st, 0 without
+ * steps): the profiles aggregate.c reads (store_series_window). */
+static void
+sql_profiles(struct buf *b, const struct fleet_sql *q)
 {
-	struct buf b = { 0 }, where = { 0 };
+	sql_lit(b, "SELECT host, scope, profile, any(series) AS sr, "
+	    "any(toInt64(toUInt32(time))) AS t, any(time_ns) AS tn, "
+	    "any(raw_totals[indexOf(metrics, ");
+	sql_str(b, q->metric);
+	sql_lit(b, ")]) AS total, ");
+	if (q->step_s > 0)
+		buf_printf(b, "intDiv(t - %" PRId64 ", %" PRId64 ")",
+		    q->first_s, q->step_s);
+	else
+		sql_lit(b, "0");
+	sql_lit(b, " AS st FROM ");
+	sql_table(b, q, "profile_metrics");
+	sql_lit(b, " WHERE has(metrics, ");
+	sql_str(b, q->metric);
+	sql_lit(b, ")");
+	sql_window(b, q);
+	sql_lit(b, " GROUP BY host, scope, profile");
+}
+
+/* Per series (and step) the profile aggregate=last or max reads, as
+ * aggregate.c's agg_pick: the newest, or the one of the largest total
+ * (the oldest of equals).  Profiles of one time are told apart by key,
+ * where the store takes the later stored. */
+static void
+sql_pick(struct buf *b, const struct fleet_sql *q)
+{
+	sql_lit(b, "SELECT host, profile FROM (");
+	sql_profiles(b, q);
+	if (q->aggregate == AGG_LAST)
+		sql_lit(b, ") ORDER BY host, scope, sr, st, tn DESC, "
+		    "profile DESC");
+	else
+		sql_lit(b, ") ORDER BY host, scope, sr, st, total DESC, tn, "
+		    "profile");
+	sql_lit(b, " LIMIT 1 BY host, scope, sr, st");
+}
+
+/* Each profile's series (host, profile, sr) and, per step, how many
+ * profiles its series has in its step (cnt). */
+static void
+sql_series(struct buf *b, const struct fleet_sql *q, int by_time)
+{
+	sql_lit(b, "SELECT host, profile, sr");
+	if (by_time)
+		sql_lit(b, ", cnt");
+	sql_lit(b, " FROM (");
+	sql_profiles(b, q);
+	sql_lit(b, ")");
+	if (!by_time)
+		return;
+	sql_lit(b, " ANY INNER JOIN (SELECT host, scope, sr, st, count() AS "
+	    "cnt FROM (");
+	sql_profiles(b, q);
+	sql_lit(b, ") GROUP BY host, scope, sr, st) USING host, scope, sr, st");
+}
+
+/* A row's time bucket: its second, or the start of its step. */
+static void
+sql_bucket(struct buf *b, const struct fleet_sql *q)
+{
+	if (q->step_s > 0)
+		buf_printf(b, "%" PRId64 " + intDiv(toInt64(toUInt32(time)) - "
+		    "%" PRId64 ", %" PRId64 ") * %" PRId64, q->first_s,
+		    q->first_s, q->step_s, q->step_s);
+	else
+		sql_lit(b, "toInt64(toUInt32(time))");
+	sql_lit(b, " AS bucket, ");
+}
+
+/* GROUP BY [bucket][, stack_hash]. */
+static void
+sql_group(struct buf *b, int by_time, int stacks)
+{
+	sql_lit(b, " GROUP BY ");
+	if (by_time && stacks)
+		sql_lit(b, "bucket, stack_hash");
+	else if (by_time)
+		sql_lit(b, "bucket");
+	else
+		sql_lit(b, "stack_hash");
+}
+
+/* [bucket,] [stack_hash,] v: the rows where selects summed; for
+ * aggregate=last and max, those of the profile each series (and step)
+ * reads. */
+static void
+sql_sums(struct buf *b, const struct fleet_sql *q, const char *where,
+    int by_time, int stacks)
+{
+	sql_lit(b, "SELECT ");
+	if (by_time)
+		sql_bucket(b, q);
+	if (stacks)
+		sql_lit(b, "stack_hash, ");
+	sql_lit(b, "sum(value) AS v FROM ");
+	sql_table(b, q, "samples");
+	buf_add(b, where, strlen(where));
+	if (AGGREGATE_PER_SERIES(q->aggregate)) {
+		buf_printf(b, " AND (host, profile) %sIN (", q->cluster ?
+		    "GLOBAL " : "");
+		sql_pick(b, q);
+		sql_lit(b, ")");
+	}
+	sql_group(b, by_time, stacks);
+}
+
+/* The same for aggregate=avg: per series (and step) the sums divided by
+ * its profiles, rounded as aggregate.c's agg_div (halves away from
+ * zero), then added up across series.  A window's series is divided by
+ * its profiles with a row selected, a step's by its profiles in the
+ * step, as aggregate_select and aggregate_buckets do. */
+static void
+sql_avg(struct buf *b, const struct fleet_sql *q, const char *where,
+    int by_time, int stacks)
+{
+	sql_lit(b, "SELECT ");
+	if (by_time)
+		sql_lit(b, "bucket, ");
+	if (stacks)
+		sql_lit(b, "k AS stack_hash, ");
+	sql_lit(b, "sum(intDiv(s, n) + if(abs(s % n) * 2 >= n, if(s < 0, -1, "
+	    "1), 0)) AS v FROM (SELECT ");
+	if (by_time)
+		sql_bucket(b, q);
+	if (by_time)
+		sql_lit(b, "toInt64(any(cnt)) AS n, ");
+	else
+		sql_lit(b, "toInt64(uniqExact(profile)) AS n, ");
+	if (stacks)
+		sql_lit(b, "sumMap([stack_hash], [value]) AS m FROM ");
+	else
+		sql_lit(b, "sum(value) AS s FROM ");
+	sql_table(b, q, "samples");
+	buf_printf(b, " %sANY INNER JOIN (", q->cluster ? "GLOBAL " : "");
+	sql_series(b, q, by_time);
+	sql_lit(b, ") USING host, profile");
+	buf_add(b, where, strlen(where));
+	sql_lit(b, " GROUP BY host, scope, sr");
+	if (by_time)
+		sql_lit(b, ", bucket");
+	sql_lit(b, ")");
+	if (stacks)
+		sql_lit(b, " ARRAY JOIN tupleElement(m, 1) AS k, "
+		    "tupleElement(m, 2) AS s");
+	sql_group(b, by_time, stacks);
+}
+
+/* The values of the selection (per stack with its frames, or per bucket
+ * summed over stacks): the rows q->aggregate reads, combined as it
+ * says. */
+static char *
+sql_read(const struct fleet_sql *q, int by_time, int stacks)
+{
+	struct buf b = { 0 }, where = { 0 }, v = { 0 };
 	const char *in = q->cluster ? "GLOBAL IN" : "IN";
 
 	sql_where(&where, q);
-	sql_lit(&where, " AND metric = ");
-	sql_str(&where, metric);
+	sql_rows(&where, q, q->aggregate != AGG_DELTA);
 	buf_add(&where, "", 1);
+	if (q->aggregate == AGG_AVG)
+		sql_avg(&v, q, (const char *)where.p, by_time, stacks);
+	else
+		sql_sums(&v, q, (const char *)where.p, by_time, stacks);
+	buf_add(&v, "", 1);
+	if (!stacks) {
+		/* Every stack counts: the sums per bucket are enough. */
+		buf_printf(&b, "SELECT bucket, v, [], [], [], [], [], [] FROM "
+		    "(%s) ORDER BY bucket", (const char *)v.p);
+		goto out;
+	}
 	if (by_time)
 		sql_lit(&b, "SELECT bucket, ");
 	else
@@ -205,15 +413,10 @@ sql_stacks(const struct fleet_sql *q, const char *metric, int by_time)
 	    "mappings FROM (SELECT ");
 	if (by_time)
 		sql_lit(&b, "bucket, ");
-	sql_lit(&b, "stack_hash, v, functions, files, lines FROM (SELECT ");
-	if (by_time)
-		sql_lit(&b, "toInt64(toUInt32(time)) AS bucket, ");
-	sql_lit(&b, "stack_hash, sum(value) AS v FROM ");
-	sql_table(&b, q, "samples");
-	buf_printf(&b, "%s GROUP BY %sstack_hash) ANY INNER JOIN (SELECT "
-	    "stack_hash, any(functions) AS functions, any(files) AS files, "
-	    "any(lines) AS lines FROM ", (const char *)where.p, by_time ?
-	    "bucket, " : "");
+	buf_printf(&b, "stack_hash, v, functions, files, lines FROM (%s) ANY "
+	    "INNER JOIN (SELECT stack_hash, any(functions) AS functions, "
+	    "any(files) AS files, any(lines) AS lines FROM ",
+	    (const char *)v.p);
 	sql_table(&b, q, "stacks");
 	buf_printf(&b, " WHERE stack_hash %s (SELECT stack_hash FROM ", in);
 	sql_table(&b, q, "samples");
@@ -228,33 +431,76 @@ sql_stacks(const struct fleet_sql *q, const char *metric, int by_time)
 	    (const char *)where.p);
 	if (by_time)
 		sql_lit(&b, " ORDER BY bucket");
+out:
 	buf_free(&where);
+	buf_free(&v);
 	return sql_done(&b);
 }
 
 char *
-fleet_sql_stacks(const struct fleet_sql *q, const char *metric)
+fleet_sql_stacks(const struct fleet_sql *q)
 {
-	return sql_stacks(q, metric, 0);
+	return sql_read(q, 0, 1);
 }
 
 char *
-fleet_sql_buckets(const struct fleet_sql *q, const char *metric, int stacks)
+fleet_sql_buckets(const struct fleet_sql *q, int stacks)
 {
-	struct buf b = { 0 }, where = { 0 };
+	return sql_read(q, 1, stacks);
+}
 
-	if (stacks)
-		return sql_stacks(q, metric, 1);
-	/* Every stack counts: the sums per bucket are enough. */
-	sql_where(&where, q);
-	sql_lit(&where, " AND metric = ");
-	sql_str(&where, metric);
-	buf_add(&where, "", 1);
-	sql_lit(&b, "SELECT toInt64(toUInt32(time)) AS bucket, sum(value), "
-	    "[], [], [], [], [], [] FROM ");
+char *
+fleet_sql_kind(const struct fleet_sql *q)
+{
+	struct buf b = { 0 };
+
+	sql_lit(&b, "SELECT kinds[indexOf(metrics, ");
+	sql_str(&b, q->metric);
+	sql_lit(&b, ")] FROM ");
+	sql_table(&b, q, "profile_metrics");
+	sql_lit(&b, " WHERE scope = ");
+	sql_str(&b, q->sel->scopes[0]);
+	if (q->nhosts > 0)
+		sql_in(&b, "host", q->hosts, q->nhosts);
+	sql_lit(&b, " AND has(metrics, ");
+	sql_str(&b, q->metric);
+	sql_lit(&b, ") ORDER BY time_ns DESC, profile DESC LIMIT 1");
+	return sql_done(&b);
+}
+
+char *
+fleet_sql_count(const struct fleet_sql *q)
+{
+	struct buf b = { 0 };
+
+	if (q->aggregate == AGG_LAST || q->aggregate == AGG_MAX) {
+		/* Every profile of the window, as aggregate.c counts. */
+		sql_lit(&b, "SELECT count() FROM (");
+		sql_profiles(&b, q);
+		sql_lit(&b, ")");
+		return sql_done(&b);
+	}
+	/* The profiles with a row of the values as given selected. */
+	sql_lit(&b, "SELECT uniqExact(host, profile) FROM ");
 	sql_table(&b, q, "samples");
-	buf_printf(&b, "%s GROUP BY bucket ORDER BY bucket",
-	    (const char *)where.p);
-	buf_free(&where);
+	sql_where(&b, q);
+	sql_rows(&b, q, 1);
+	if (q->aggregate == AGG_AVG) {
+		buf_printf(&b, " AND (host, profile) %sIN (SELECT host, "
+		    "profile FROM (", q->cluster ? "GLOBAL " : "");
+		sql_profiles(&b, q);
+		sql_lit(&b, "))");
+	}
+	return sql_done(&b);
+}
+
+char *
+fleet_sql_range(const struct fleet_sql *q)
+{
+	struct buf b = { 0 };
+
+	sql_lit(&b, "SELECT min(t), max(t), count() FROM (");
+	sql_profiles(&b, q);
+	sql_lit(&b, ")");
 	return sql_done(&b);
 }

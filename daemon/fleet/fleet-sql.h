@@ -7,6 +7,9 @@
 #define PROFD_FLEET_SQL_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+#include "kind.h"
 
 struct selection;
 
@@ -16,6 +19,12 @@ struct fleet_sql {
 	const struct selection *sel;
 	char *const *hosts;		/* none: every host */
 	size_t nhosts;
+	/* Once the metric is known: it (TYPE/UNIT), how the window
+	 * combines its profiles (not AGG_DEFAULT), and for a timeline
+	 * combined per series its steps (step_s 0: per second). */
+	const char *metric;
+	enum metric_aggregate aggregate;
+	int64_t first_s, step_s;
 };
 
 /* The last metric of the newest profile of the first scope (pprof's
@@ -24,18 +33,28 @@ char *fleet_sql_default_metric(const struct fleet_sql *);
 /* Per metric matching the selection's (TYPE or TYPE/UNIT) in its scopes:
  * the metric and how many profiles the selection has of it. */
 char *fleet_sql_metrics(const struct fleet_sql *, const char *metric);
-/* Per distinct stack of the selection with metric: its summed value and
- * its frames, leaf first: functions, files, lines (stacks), inline
- * flags, start lines, mappings (stack_frames; empty if it has no row). */
-char *fleet_sql_stacks(const struct fleet_sql *, const char *metric);
+/* Per distinct stack of the selection of q->metric: its value as
+ * q->aggregate combines the window's profiles, and its frames, leaf
+ * first: functions, files, lines (stacks), inline flags, start lines,
+ * mappings (stack_frames; empty if it has no row). */
+char *fleet_sql_stacks(const struct fleet_sql *);
 /* Per scope of the fleet, by name: its profiles, first and last time
  * (ns) and its metrics (TYPE/UNIT), from the profiles table. */
 char *fleet_sql_scopes(const struct fleet_sql *);
 /* The hosts that shipped profiles, by name. */
 char *fleet_sql_hosts(const struct fleet_sql *);
-/* The same per time bucket (seconds), the bucket first, in time order;
- * without stacks, per bucket only (the arrays empty). */
-char *fleet_sql_buckets(const struct fleet_sql *, const char *metric,
-    int stacks);
+/* The same per time bucket (seconds; with q->step_s, per step, at its
+ * start), the bucket first, in time order; without stacks, per bucket
+ * only (the arrays empty). */
+char *fleet_sql_buckets(const struct fleet_sql *, int stacks);
+/* The kind (base/kind.h) of q->metric in the newest profile of the first
+ * scope; no row where no profile says (shipped before schema 4). */
+char *fleet_sql_kind(const struct fleet_sql *);
+/* How many profiles q->aggregate (not AGG_DELTA) combined: with a row
+ * of the values as given (sum, avg), or in the window (last, max). */
+char *fleet_sql_count(const struct fleet_sql *);
+/* The first and last time (seconds) of the window's profiles of
+ * q->metric and their number: a timeline's steps per series. */
+char *fleet_sql_range(const struct fleet_sql *);
 
 #endif

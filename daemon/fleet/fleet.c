@@ -471,6 +471,22 @@ fleet_acknowledged(struct fleet *f, const char *reply, size_t n)
 	fleet_acknowledge(f);
 }
 
+/* After the profiles rows: each profile's series and kinds. */
+static void
+fleet_insert_metrics(struct fleet *f, const char *reply, size_t n)
+{
+	struct buf rows = { 0 };
+	size_t nrows = 0;
+
+	(void)reply;
+	(void)n;
+	fleet_batch_rows(&f->b, FLEET_PROFILE_METRICS, &rows, &nrows);
+	fleet_insert(f, "profile_metrics", "host, scope, profile, time, "
+	    "time_ns, series, metrics, kinds, counted, raw_totals", &rows,
+	    nrows, fleet_acknowledged);
+	buf_free(&rows);
+}
+
 static void
 fleet_insert_profiles(struct fleet *f, const char *reply, size_t n)
 {
@@ -479,10 +495,10 @@ fleet_insert_profiles(struct fleet *f, const char *reply, size_t n)
 
 	(void)reply;
 	(void)n;
-	fleet_batch_rows(&f->b, 1, &rows, &nrows);
+	fleet_batch_rows(&f->b, FLEET_PROFILES, &rows, &nrows);
 	fleet_insert(f, "profiles", "host, scope, profile, time, time_ns, "
 	    "duration_ns, name, metrics, rows, totals, label_keys, "
-	    "label_values", &rows, nrows, fleet_acknowledged);
+	    "label_values", &rows, nrows, fleet_insert_metrics);
 	buf_free(&rows);
 }
 
@@ -517,7 +533,7 @@ fleet_insert_samples(struct fleet *f, const char *reply, size_t n)
 		fleet_fail(f, "%s", err.msg);
 		return;
 	}
-	fleet_batch_rows(&f->b, 0, &rows, &nrows);
+	fleet_batch_rows(&f->b, FLEET_SAMPLES, &rows, &nrows);
 	fleet_insert(f, "samples", "scope, metric, host, time, profile, "
 	    "stack_hash, label_keys, label_values, value", &rows, nrows,
 	    fleet_insert_stacks);

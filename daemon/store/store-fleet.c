@@ -140,7 +140,8 @@ store_ship_pending(struct store *s, size_t max,
 	*out = NULL;
 	*nout = 0;
 	if (sqlite3_prepare_v2(s->db, "SELECT p.id, p.scope_id, s.name, "
-	    "p.name, p.hash, p.bytes, p.time_ns, p.duration_ns FROM profile p "
+	    "p.name, p.hash, p.bytes, p.time_ns, p.duration_ns, p.series "
+	    "FROM profile p "
 	    "JOIN scope s ON s.id = p.scope_id WHERE p.shipped_ns = 0 "
 	    "ORDER BY p.id LIMIT ?1", -1, &st, NULL) != SQLITE_OK)
 		return store_fail(s, err, "listing unshipped profiles");
@@ -160,6 +161,7 @@ store_ship_pending(struct store *s, size_t max,
 		e->bytes = sqlite3_column_int64(st, 5);
 		e->time_ns = sqlite3_column_int64(st, 6);
 		e->duration_ns = sqlite3_column_int64(st, 7);
+		e->series = sqlite3_column_int64(st, 8);
 	}
 	if (rc != SQLITE_DONE) {
 		store_fail(s, err, "listing unshipped profiles");

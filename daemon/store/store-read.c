@@ -36,8 +36,8 @@ metrics_free(struct store_metric *m, size_t n)
 	free(m);
 }
 
-/* Reads rows of (id, type, unit[, kind, counted]) from a statement with
- * ?1 bound to id: a profile's metrics have a kind. */
+/* Reads rows of (id, type, unit[, kind, counted, total]) from a
+ * statement with ?1 bound to id: a profile's metrics have a kind. */
 static int
 store_metric_rows(struct store *s, enum stmt which, int64_t id,
     struct store_metric **out, size_t *n, struct error *err)
@@ -58,6 +58,8 @@ store_metric_rows(struct store *s, enum stmt which, int64_t id,
 		(*out)[*n].counted = sqlite3_column_count(st) > 4 ?
 		    (enum store_counted)sqlite3_column_int(st, 4) :
 		    COUNTED_WHOLE;
+		(*out)[*n].total = sqlite3_column_count(st) > 5 ?
+		    sqlite3_column_int64(st, 5) : 0;
 		(*n)++;
 	}
 	sqlite3_reset(st);

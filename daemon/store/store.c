@@ -77,7 +77,8 @@ static const struct store_sql stmt_sql[S_COUNT] = {
 	    "duration_ns, imported_ns, samples, dropped_samples, period, bytes, "
 	    "ifnull(default_metric_id, 0), ifnull(period_metric_id, 0) "
 	    "FROM profile WHERE id = ?1" },
-	[S_PROFILE_METRICS] = { 0, "SELECT m.id, m.type, m.unit, pm.kind, pm.counted FROM "
+	[S_PROFILE_METRICS] = { 0, "SELECT m.id, m.type, m.unit, pm.kind, "
+	    "pm.counted, pm.total FROM "
 	    "profile_metric pm JOIN metric m ON m.id = pm.metric_id "
 	    "WHERE pm.profile_id = ?1 ORDER BY pm.idx" },
 	[S_PROFILE_LABELS] = { 0, "SELECT key, value FROM profile_label "

@@ -260,6 +260,7 @@ struct store_metric {
 	 * KIND_DELTA where a metric is not one profile's (a scope's). */
 	enum metric_kind kind;
 	enum store_counted counted;	/* a profile's metric */
+	int64_t total;			/* a profile's: its values' sum */
 	/* A view's metric: how its window combined the profiles. */
 	enum metric_aggregate aggregate;
 };
@@ -451,6 +452,7 @@ int64_t store_backlog_over(const struct store *, int64_t *max);
 /* A committed profile not yet shipped to ClickHouse. */
 struct store_ship_profile {
 	int64_t id, scope_id, bytes, time_ns, duration_ns;
+	int64_t series;		/* profile.series: its push labels' hash */
 	char *scope, *name;
 	uint8_t hash[32];	/* the store's dedup hash; zeros if none */
 };

@@ -32,11 +32,15 @@ MUTE_PID=
 # shellcheck disable=SC2046
 trap 'kill "$(cat "$T/b.pid")" "$(cat "$T/all.pid")" $(cat "$T/mute.pid" 2>/dev/null) $MUTE_PID 2>/dev/null; ch_cleanup' EXIT
 
+# The single profd tells the hosts' profiles apart by a push label: the
+# fleet's series are per host (docs/TIME.md), the store's per label set,
+# and a window combines each series' profiles (averages a gauge, takes a
+# counter's difference) before it adds the series up.
 for p in cpu heap mutex block; do
 	fleet_push "$SOCK" "$FIXTURES/$p.pprof" "fx-$p"
 	fleet_push "$T/b.sock" "$GEN2/$p.pprof" "fx-$p"
-	fleet_push "$T/all.sock" "$FIXTURES/$p.pprof" "fx-$p"
-	fleet_push "$T/all.sock" "$GEN2/$p.pprof" "fx-$p"
+	fleet_push "$T/all.sock" "$FIXTURES/$p.pprof" "fx-$p" instance=a
+	fleet_push "$T/all.sock" "$GEN2/$p.pprof" "fx-$p" instance=b
 done
 # A push label on b's only: selects its profile in either store.
 fleet_push "$T/b.sock" "$FIXTURES/cpu.pprof" lab env=prod

@@ -1,5 +1,6 @@
 # Retention in ClickHouse (issue 16): ClickHouse 18.16 has no TTL, so
-# profd drops the day partitions of samples and profiles that lie wholly
+# profd drops the day partitions of samples, profiles and profile_metrics
+# that lie wholly
 # before its max-age, against a real clickhouse-server of the test's own.
 #
 # Profiles: copies of the Go CPU fixture with their time_nanos set
@@ -9,7 +10,8 @@
 # 1. No max-age: everything ships, passes run, nothing is dropped; the
 #    status says so.
 # 2. A max-age that puts the cutoff at 01:00 of D-3: D-4's and D-5's
-#    partitions go from samples and profiles (4 drops, logged, counted in
+#    partitions go from samples, profiles and profile_metrics (6 drops,
+#    logged, counted in
 #    /v1/status and profctl status); D-3's stays whole, its 00:30 profile
 #    past the age included, because its noon profile is not; D-1 and D-2
 #    are untouched: per-day profile and row counts in SQL.
@@ -64,11 +66,13 @@ shipped_all() {
 }
 wait_until "six profiles shipped" shipped_all
 
-# Profiles and sample rows per day partition, in both tables.
+# Profiles and sample rows per day partition, in the three tables.
 per_day() {
 	ch a "SELECT date, uniqExact(profile), count() FROM fleet_t.samples
 	    GROUP BY date ORDER BY date"
 	ch a "SELECT date, count() FROM fleet_t.profiles FINAL
+	    GROUP BY date ORDER BY date"
+	ch a "SELECT date, count() FROM fleet_t.profile_metrics FINAL
 	    GROUP BY date ORDER BY date"
 }
 rows=$(ch a "SELECT count() FROM fleet_t.samples")
@@ -84,8 +88,11 @@ expect_days() {	# expect_days D...: the days left, D-3 with two profiles
 			printf '%s\t1\t%s\n' "$(day "$d")" "$one"
 		fi
 	done
-	for d in "$@"; do
-		printf '%s\t%s\n' "$(day "$d")" $([ "$d" = 3 ] && echo 2 || echo 1)
+	for t in profiles profile_metrics; do
+		for d in "$@"; do
+			printf '%s\t%s\n' "$(day "$d")" \
+			    $([ "$d" = 3 ] && echo 2 || echo 1)
+		done
 	done
 }
 
@@ -109,15 +116,15 @@ stop_profd
 #    a little later, still well before noon).
 age=$(( $(date +%s) - $(at 3 3600) ))
 start_profd "${FLEET[@]}" --max-age "${age}s"
-dropped4() { [ "$(fleet_status partitions_dropped)" = 4 ]; }
-wait_until "four partitions dropped" dropped4
+dropped6() { [ "$(fleet_status partitions_dropped)" = 6 ]; }
+wait_until "six partitions dropped" dropped6
 per_day >"$T/days"
 expect_days 3 2 1 >"$T/want"
 diff "$T/want" "$T/days" >&2 || fail "not D-4 and D-5 dropped, D-1 to D-3 whole"
 [ "$(fleet_status max_age_s)" = "$age" ] || fail "max_age_s $(fleet_status max_age_s)"
 [ "$(fleet_status last_drop)" != None ] || fail "no last_drop"
 for d in 4 5; do
-	for t in samples profiles; do
+	for t in samples profiles profile_metrics; do
 		has -F "fleet: dropped partition $(day $d) of fleet_t.$t: all of it older than max-age ($age s)" \
 		    "$T/profd.log" || fail "the drop of $t $(day $d) was not logged"
 	done
@@ -126,9 +133,9 @@ done
     AND active AND partition IN ('$(day 4)', '$(day 5)')")" = 0 ] ||
     fail "parts of D-4 or D-5 left"
 "$PROFCTL" status >"$T/status.txt" || fail "profctl status"
-has "retention in ClickHouse: day partitions past .* dropped: 4 so far" \
+has "retention in ClickHouse: day partitions past .* dropped: 6 so far" \
     "$T/status.txt" || fail "profctl status: $(cat "$T/status.txt")"
-ok "max-age to 01:00 of D-3: D-4 and D-5 dropped from both tables, D-3 (one profile past the age) kept"
+ok "max-age to 01:00 of D-3: D-4 and D-5 dropped from the three tables, D-3 (one profile past the age) kept"
 
 # 3. Another profd sharing the node would drop the same partitions: a
 #    drop of one that is gone does nothing and is no error.
@@ -193,6 +200,8 @@ done >"$T/want"
 diff "$T/want" "$T/days" >&2 || fail "two hosts: not D-1 to D-3 of each"
 [ "$(ch a "SELECT count() FROM fleet_t.profiles FINAL WHERE
     date < '$(day 3)'")" = 0 ] || fail "profiles rows of D-4 or D-5 left"
+[ "$(ch a "SELECT count() FROM fleet_t.profile_metrics FINAL WHERE
+    date < '$(day 3)'")" = 0 ] || fail "profile_metrics rows of D-4 or D-5 left"
 [ "$(sqlite3 "$T/h2.db" "SELECT count(*) FROM profile WHERE shipped_ns = 0")" = 0 ] ||
     fail "h2 left profiles unmarked"
 has -F "fleet: 1 profile not sent, older than max-age by more than a day" "$T/h2.log" ||

@@ -2,9 +2,11 @@
  * no api): ClickHouse's stack source read on a thread that is not the
  * loop, as a query thread reads it, against a ClickHouse played by the
  * test on the same loop over loopback HTTP.  The views (top, tree,
- * timeline, scopes) of its answers are what the stacks say; an answer of
- * 40,000 stacks (4 MB) comes through the megabyte the loop may hold for
- * the thread; ClickHouse's error, an answer cut short, and a source
+ * timeline, scopes) of its answers are what the stacks say; a gauge's
+ * are averaged per series in ClickHouse's SQL, as the store's source
+ * averages them, and last, sum and a timeline's steps asked so; an
+ * answer of 40,000 stacks (4 MB) comes through the megabyte the loop may
+ * hold for the thread; ClickHouse's error, an answer cut short, and a source
  * asked after ch_select_stop fail with what happened. */
 #include <sys/socket.h>
 
@@ -38,6 +40,9 @@ static struct ch_select *chs;
 static struct fleet_reader *reader;
 static int big;				/* the stacks' answer: 40,000 */
 static int fail_stacks;			/* 1: a 500, 2: cut short */
+static int gauge;			/* the metric: inuse_space, a gauge */
+static int kinds;			/* 1: profiles say their kinds */
+static char asked[8192];		/* the last stacks' or buckets' SQL */
 
 /* ---- ClickHouse, played ---- */
 
@@ -75,11 +80,27 @@ ch_handler(struct evhttp_request *req, void *arg)
 	(void)arg;
 	evbuffer_remove(in, sql, n);
 	sql[n] = '\0';
+	if (HAS(sql, "ANY INNER JOIN") || HAS(sql, "v, [], []"))
+		snprintf(asked, sizeof asked, "%s", sql);
 	if (HAS(sql, "metrics[length(metrics)]"))
-		evbuffer_add_printf(out, "cpu/nanoseconds\n");
+		evbuffer_add_printf(out, gauge ? "inuse_space/bytes\n" :
+		    "cpu/nanoseconds\n");
 	else if (HAS(sql, "uniqExactIf"))
-		evbuffer_add_printf(out, "cpu/nanoseconds\t2\n");
-	else if (HAS(sql, "sum(value), [], []"))
+		evbuffer_add_printf(out, gauge ? "inuse_space/bytes\t3\n" :
+		    "cpu/nanoseconds\t2\n");
+	else if (HAS(sql, "SELECT kinds[indexOf(metrics, "))
+		/* No row: profiles shipped before their kinds. */
+		evbuffer_add_printf(out, "%s", !kinds ? "" : gauge ? "2\n" :
+		    "0\n");
+	else if (HAS(sql, "SELECT min(t), max(t), count() FROM ("))
+		evbuffer_add_printf(out, "100\t130\t3\n");
+	else if (HAS(sql, "SELECT count() FROM (") ||
+	    HAS(sql, "SELECT uniqExact(host, profile) FROM"))
+		evbuffer_add_printf(out, "3\n");
+	else if (HAS(sql, "v, [], []") && gauge)
+		evbuffer_add_printf(out, "100\t4\t[]\t[]\t[]\t[]\t[]\t[]\n"
+		    "120\t6\t[]\t[]\t[]\t[]\t[]\t[]\n");
+	else if (HAS(sql, "v, [], []"))
 		evbuffer_add_printf(out, "100\t4\t[]\t[]\t[]\t[]\t[]\t[]\n"
 		    "103\t6\t[]\t[]\t[]\t[]\t[]\t[]\n");
 	else if (HAS(sql, "SELECT scope, uniqExact"))
@@ -156,6 +177,10 @@ views_small(void)
 	CHECK(top_query(src, &tp, &t, &err) == 0);
 	CHECK(STREQ(t.metric.type, "cpu") && STREQ(t.metric.unit,
 	    "nanoseconds") && t.nprofiles == 2);
+	/* No kinds shipped: summed, as the store did before kinds. */
+	CHECK(t.metric.aggregate == AGG_DELTA && HAS(asked, "sum(value) AS v "
+	    "FROM db.samples WHERE 1 AND scope IN ('svc') AND metric = "
+	    "'cpu/nanoseconds' GROUP BY stack_hash"));
 	CHECK(t.total == 12 && t.nrows == 3);
 	CHECK((r = row_of(&t, "leaf")) != NULL && r->flat == 7 && r->cum == 7);
 	CHECK((r = row_of(&t, "work")) != NULL && r->flat == 3 &&
@@ -204,6 +229,72 @@ views_small(void)
 	selection_clear(&sel);
 	printf("ok: top (function and line), hide, tree, timeline and "
 	    "scopes of the fleet's stacks\n");
+}
+
+/* A gauge: averaged per series by default, as the store's source does;
+ * last and max pick a profile per series; a timeline's steps made of
+ * the window's profiles' range.  Each in ClickHouse's SQL. */
+static void
+views_gauge(void)
+{
+	static const char *const kv[] = { "scope", "svc", NULL };
+	static const char *const last[] = { "scope", "svc", "aggregate",
+	    "last", NULL };
+	static const char *const sum[] = { "scope", "svc", "aggregate",
+	    "sum", NULL };
+	struct selection sel, sl, ss;
+	struct stack_source *src = fleet_source_open(reader, NULL, 0);
+	struct top_params tp = { 0 };
+	struct timeline_params lp = { 0 };
+	struct top_result t;
+	struct timeline_result tl;
+	struct error err = { 0 };
+
+	gauge = kinds = 1;
+	sel_of(&sel, kv);
+	tp.sel = &sel;
+	CHECK(top_query(src, &tp, &t, &err) == 0);
+	CHECK(STREQ(t.metric.type, "inuse_space") &&
+	    t.metric.aggregate == AGG_AVG && t.nprofiles == 3 &&
+	    t.total == 12);
+	CHECK(HAS(asked, "sumMap([stack_hash], [value])") &&
+	    HAS(asked, "toInt64(uniqExact(profile)) AS n") &&
+	    HAS(asked, "GROUP BY host, scope, sr") &&
+	    HAS(asked, "FROM db.profile_metrics WHERE has(metrics, "
+	    "'inuse_space/bytes')"));
+	top_result_clear(&t);
+	sel_of(&sl, last);
+	tp.sel = &sl;
+	CHECK(top_query(src, &tp, &t, &err) == 0);
+	CHECK(t.metric.aggregate == AGG_LAST && t.nprofiles == 3 &&
+	    HAS(asked, "tn DESC, profile DESC LIMIT 1 BY host, scope, sr, "
+	    "st") && !HAS(asked, "sumMap"));
+	top_result_clear(&t);
+	/* The values as given: the raw rows where a profile has them. */
+	sel_of(&ss, sum);
+	tp.sel = &ss;
+	CHECK(top_query(src, &tp, &t, &err) == 0);
+	CHECK(t.metric.aggregate == AGG_SUM && t.nprofiles == 3 &&
+	    HAS(asked, "metric = 'inuse_space/bytes\\0raw' OR (metric = "
+	    "'inuse_space/bytes' AND (host, profile) NOT IN"));
+	top_result_clear(&t);
+	/* Steps of 10 s from 100 (the profiles' first second). */
+	lp.sel = &sel;
+	lp.step_s = 10;
+	CHECK(timeline_query(src, &lp, &tl, &err) == 0);
+	CHECK(tl.metric.aggregate == AGG_AVG && tl.start_s == 100 &&
+	    tl.step_s == 10 && tl.npoints == 3 && tl.values[0] == 4 &&
+	    tl.values[2] == 6);
+	CHECK(HAS(asked, "100 + intDiv(toInt64(toUInt32(time)) - 100, 10) * "
+	    "10 AS bucket") && HAS(asked, "toInt64(any(cnt)) AS n"));
+	timeline_result_clear(&tl);
+	stack_source_free(src);
+	selection_clear(&ss);
+	selection_clear(&sl);
+	selection_clear(&sel);
+	gauge = kinds = 0;
+	printf("ok: a gauge averaged per series in ClickHouse; last, sum, "
+	    "and a timeline's steps\n");
 }
 
 static void
@@ -289,6 +380,7 @@ views_main(void *arg)
 	struct error err = { 0 };
 
 	views_small();
+	views_gauge();
 	views_big();
 	views_errors();
 	/* After the loop's stop: at once, with why. */

@@ -149,6 +149,14 @@ int store_series_set_all(struct store *, struct error *);
 /* store-samples.c */
 int store_samples_prepare(struct store *, struct error *);
 void store_samples_finalize(struct store *);
+struct srows;
+/* A writer's buffered values of one column (the writer has written no
+ * block), per (label set, callsite) over their buckets, sorted. */
+void store_samples_values(struct store_samples *, uint64_t tag,
+    struct srows *);
+/* An untimed value of one column (its bucket the profile's). */
+void store_samples_put(struct store_samples *, int64_t labelset,
+    int64_t callsite, uint64_t tag, int64_t v);
 
 /* store-select.c: the reader connections' cache and mmap. */
 void store_select_tune(struct store *);

@@ -178,10 +178,12 @@ struct store_series_profile {
 };
 int store_series_window(struct store *, const struct store_filter *,
     struct store_series_profile **, size_t *, struct error *);
-/* After store_samples_raw and store_samples_finish: the differences of
- * the profile's raw values to prev's, as its values of the metric. */
-int store_series_diff(struct store *, const struct store_series_key *,
-    const struct store_series_prev *, int64_t bucket, struct error *);
+/* After store_samples_raw, before store_samples_finish: the differences
+ * of the profile's values (the writer's, under the raw tag) to prev's,
+ * as its values of the metric. */
+int store_series_diff(struct store *, struct store_samples *,
+    const struct store_series_key *, const struct store_series_prev *,
+    struct error *);
 
 /* ---- retention ---- */
 

@@ -11,11 +11,16 @@ window as delta (the rollups), sum (the blocks, the values as given), a
 gauge's avg (one read per series) and its timeline.
 
     bench/timeseries.py [--profiles N] [--runs N] [--build-dir DIR]
+        [--gauge-profiles N] [--gauge-stacks N]
+
+A gauge over a long window is timed apart: folded profiles through
+/ingest as a gauge, two series, top and timeline by each aggregate.
 
 Needs go (golang-go).  Prints a markdown table."""
 import argparse
 import json
 import os
+import random
 import socket
 import sqlite3
 import statistics
@@ -27,11 +32,13 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def http(sock, path, method="GET"):
+def http(sock, path, method="GET", body=b""):
     s = socket.socket(socket.AF_UNIX)
     s.connect(sock)
     s.sendall(("%s %s HTTP/1.1\r\nHost: localhost\r\nConnection: close"
-               "\r\n\r\n" % (method, path)).encode())
+               "\r\nContent-Length: %d\r\n\r\n" % (method, path,
+                                                    len(body))).encode()
+              + body)
     data = b""
     while True:
         b = s.recv(1 << 16)
@@ -59,6 +66,8 @@ def main():
     ap.add_argument("--profiles", type=int, default=300)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--gauge-profiles", type=int, default=1000)
+    ap.add_argument("--gauge-stacks", type=int, default=2000)
     a = ap.parse_args()
     profd = os.path.join(a.build_dir, "profd")
     profctl = os.path.join(a.build_dir, "profctl")
@@ -72,75 +81,127 @@ def main():
     subprocess.run([t + "/hs", "-out", t + "/p", "-n", str(a.profiles),
                     "-interval", "20ms"], check=True)
     files = [t + "/p/heap.%d.pprof" % i for i in range(1, a.profiles + 1)]
-    sock, db = t + "/s", t + "/db"
-    d = subprocess.Popen([profd, "--foreground", "--no-config", "--spool",
-                          "none", "--socket", sock, "--db", db],
+    gz = sum(os.path.getsize(f) for f in files)
+    queries = [
+        ("top alloc_space (delta: rollups)",
+         "/v1/top?scope=s&metric=alloc_space"),
+        ("top alloc_space aggregate=sum (blocks)",
+         "/v1/top?scope=s&metric=alloc_space&aggregate=sum"),
+        ("top inuse_space (avg per series)",
+         "/v1/top?scope=s&metric=inuse_space"),
+        ("top inuse_space aggregate=last",
+         "/v1/top?scope=s&metric=inuse_space&aggregate=last"),
+        ("timeline inuse_space step 1s (avg per step)",
+         "/v1/timeline?scope=s&metric=inuse_space&step=1s"),
+        ("timeline alloc_space step 1s",
+         "/v1/timeline?scope=s&metric=alloc_space&step=1s")]
+    res = {}
+    # Each in a store of its own: neither pays the other's interning.
+    for name, extra in [("flat", ["--kind", "alloc_space=delta",
+                                  "--kind", "alloc_objects=delta"]),
+                        ("diff", [])]:
+        res[name] = one(a, profd, profctl, t + "/" + name, files, extra,
+                        queries)
+    out = ["| series of %d real heap profiles (%.0f kB gzipped) | flat "
+           "(before) | diff (issue 27) |" % (a.profiles, gz / 1000),
+           "|---|---|---|"]
+    out.append("| push, ms per profile (profctl, one at a time) | %.1f | "
+               "%.1f |" % (res["flat"]["push"], res["diff"]["push"]))
+    out.append("| blocks and rollups, bytes per profile | %.0f | %.0f |" % (
+        res["flat"]["bytes"] / len(files), res["diff"]["bytes"] / len(files)))
+    for what, _ in queries:
+        f, d = res["flat"][what], res["diff"][what]
+        out.append("| %s, ms (total %s / %s) | %.1f | %.1f |" % (
+            what, f[1], d[1], f[0], d[0]))
+    print("\n".join(out))
+    print()
+    print("\n".join(gauges(a, profd, t + "/g")))
+    subprocess.run(["rm", "-rf", t])
+
+
+def gauges(a, profd, d):
+    """A gauge over a long window: --gauge-profiles folded profiles of
+    --gauge-stacks stacks, 15 s apart, two series, pushed through /ingest
+    (aggregationType=average: a gauge; from: the profile's time)."""
+    os.mkdir(d)
+    sock = d + "/s"
+    p = subprocess.Popen([profd, "--foreground", "--no-config", "--spool",
+                          "none", "--socket", sock, "--db", d + "/db"],
                          stderr=subprocess.DEVNULL)
+    rnd = random.Random(7)
+    out = []
     try:
         while not os.path.exists(sock):
             time.sleep(0.05)
         time.sleep(0.2)
-        rows = []
-        for scope, extra in [("flat", ["--kind", "alloc_space=delta",
-                                       "--kind", "alloc_objects=delta"]),
-                             ("diff", [])]:
-            t0 = time.monotonic()
-            for f in files:
-                subprocess.run([profctl, "--socket", sock, "push", f,
-                                "--scope", scope, "--label", "instance=a"]
-                               + extra, check=True,
-                               stdout=subprocess.DEVNULL)
-            secs = time.monotonic() - t0
-            rows.append((scope, secs / len(files) * 1000))
-        # Store growth: each scope's sample blocks and rollups.
-        con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
-        size = {}
-        for table in ("sample_block", "rollup"):
-            for name, n in con.execute(
-                    "SELECT sc.name, sum(length(t.data)) FROM %s t "
-                    "JOIN scope sc ON sc.id = t.scope_id GROUP BY sc.name"
-                    % table):
-                size[name] = size.get(name, 0) + n
-        con.close()
-        gz = sum(os.path.getsize(f) for f in files)
-        out = ["| series of %d real heap profiles (%.0f kB gzipped) | flat "
-               "(before) | diff (issue 27) |" % (a.profiles, gz / 1000),
-               "|---|---|---|"]
-        out.append("| push, ms per profile (profctl, one at a time) | %.1f | "
-                   "%.1f |" % (rows[0][1], rows[1][1]))
-        out.append("| blocks and rollups, bytes per profile | %.0f | %.0f |"
-                   % (size["flat"] / len(files), size["diff"] / len(files)))
+        t0 = 1700000000
+        for i in range(a.gauge_profiles):
+            body = "".join("main;f%d;g%d %d\n" % (k % 97, k, rnd.randint(
+                1, 1 << 20)) for k in range(a.gauge_stacks)).encode()
+            http(sock, "/ingest?name=g.inuse_space%%7Bpod%%3Dp%d%%7D&from=%d"
+                 "&until=%d&units=bytes&aggregationType=average" % (
+                     i % 2, t0 + 15 * (i // 2), t0 + 15 * (i // 2) + 10),
+                 "POST", body)
+        out = ["| a gauge: %d profiles of %d stacks, 2 series, 15 s apart "
+               "(%.1f h) | ms |" % (a.gauge_profiles, a.gauge_stacks,
+                                    a.gauge_profiles / 2 * 15 / 3600),
+               "|---|---|"]
+        for what, q in [("top, avg (the default)", "/v1/top?scope=g"),
+                        ("top, aggregate=last", "/v1/top?scope=g&"
+                         "aggregate=last"),
+                        ("top, aggregate=sum", "/v1/top?scope=g&"
+                         "aggregate=sum"),
+                        ("top, aggregate=delta (rollups)", "/v1/top?scope=g&"
+                         "aggregate=delta"),
+                        ("timeline step 1m, avg", "/v1/timeline?scope=g&"
+                         "step=1m")]:
+            secs = []
+            for _ in range(a.runs):
+                t1 = time.monotonic()
+                http(sock, q)
+                secs.append(time.monotonic() - t1)
+            out.append("| %s | %.1f |" % (what, statistics.median(secs)
+                                          * 1000))
+    finally:
+        p.terminate()
+        p.wait()
+    return out
 
-        def timed(q):
+
+def one(a, profd, profctl, d, files, extra, queries):
+    os.mkdir(d)
+    sock, db = d + "/s", d + "/db"
+    p = subprocess.Popen([profd, "--foreground", "--no-config", "--spool",
+                          "none", "--socket", sock, "--db", db],
+                         stderr=subprocess.DEVNULL)
+    r = {}
+    try:
+        while not os.path.exists(sock):
+            time.sleep(0.05)
+        time.sleep(0.2)
+        t0 = time.monotonic()
+        for f in files:
+            subprocess.run([profctl, "--socket", sock, "push", f, "--scope",
+                            "s", "--label", "instance=a"] + extra,
+                           check=True, stdout=subprocess.DEVNULL)
+        r["push"] = (time.monotonic() - t0) / len(files) * 1000
+        for what, q in queries:
             secs = []
             for _ in range(a.runs):
                 t0 = time.monotonic()
                 j = http(sock, q)
                 secs.append(time.monotonic() - t0)
-            return statistics.median(secs) * 1000, j
-
-        for what, q in [
-                ("top alloc_space (delta: rollups)",
-                 "/v1/top?scope=%s&metric=alloc_space"),
-                ("top alloc_space aggregate=sum (blocks)",
-                 "/v1/top?scope=%s&metric=alloc_space&aggregate=sum"),
-                ("top inuse_space (avg per series)",
-                 "/v1/top?scope=%s&metric=inuse_space"),
-                ("top inuse_space aggregate=last",
-                 "/v1/top?scope=%s&metric=inuse_space&aggregate=last"),
-                ("timeline inuse_space step 1s (avg per step)",
-                 "/v1/timeline?scope=%s&metric=inuse_space&step=1s"),
-                ("timeline alloc_space step 1s",
-                 "/v1/timeline?scope=%s&metric=alloc_space&step=1s")]:
-            f_ms, fj = timed(q % "flat")
-            d_ms, dj = timed(q % "diff")
-            out.append("| %s, ms (total %s / %s) | %.1f | %.1f |" % (
-                what, fj.get("total"), dj.get("total"), f_ms, d_ms))
-        print("\n".join(out))
+            r[what] = (statistics.median(secs) * 1000, j.get("total"))
     finally:
-        d.terminate()
-        d.wait()
-        subprocess.run(["rm", "-rf", t])
+        p.terminate()
+        p.wait()
+    # Store growth: the scope's sample blocks and rollups.
+    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    r["bytes"] = sum(n or 0 for (n,) in con.execute(
+        "SELECT sum(length(data)) FROM sample_block UNION ALL "
+        "SELECT sum(length(data)) FROM rollup"))
+    con.close()
+    return r
 
 
 if __name__ == "__main__":

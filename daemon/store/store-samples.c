@@ -69,6 +69,9 @@ static const struct store_sql sb_sql[SB_COUNT] = {
 	    "bucket <= ?4" },
 	[SB_PROFILE_TIME] = { 0, "SELECT time_ns FROM profile WHERE id = ?1" },
 	[SB_PROFILE_DELETE] = { 1, "DELETE FROM profile WHERE id = ?1" },
+	[SB_TOTALS_PROFILES] = { 0, "SELECT bucket, profile_id, value FROM "
+	    "sample_total WHERE scope_id = ?1 AND metric_id = ?2 AND "
+	    "bucket >= ?3 AND bucket <= ?4" },
 	[SB_PROFILE_RAW] = { 0, "SELECT metric_id FROM profile_metric WHERE "
 	    "profile_id = ?1 AND counted != 0" },
 	[SB_LABEL_MATCH] = { 0, "SELECT DISTINCT l.labelset_id FROM label l "

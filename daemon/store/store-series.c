@@ -35,7 +35,7 @@ static const char *const ss_sql[SS_COUNT] = {
 	[SS_KIND] = "SELECT pm.kind FROM profile p JOIN profile_metric pm "
 	    "ON pm.profile_id = p.id AND pm.metric_id = ?2 "
 	    "WHERE p.scope_id = ?1 ORDER BY p.time_ns DESC LIMIT 1",
-	[SS_WINDOW] = "SELECT p.id, p.series, p.time_ns, pm.total "
+	[SS_WINDOW] = "SELECT p.id, p.series, p.time_ns, pm.total, pm.counted "
 	    "FROM profile p JOIN profile_metric pm "
 	    "ON pm.profile_id = p.id AND pm.metric_id = ?2 "
 	    "WHERE p.scope_id = ?1 AND p.time_ns >= ?3 AND p.time_ns <= ?4 "
@@ -224,6 +224,8 @@ store_series_window(struct store *s, const struct store_filter *f,
 			p->series = sqlite3_column_int64(st, 1);
 			p->time_ns = sqlite3_column_int64(st, 2);
 			p->total = sqlite3_column_int64(st, 3);
+			p->counted = (enum store_counted)sqlite3_column_int(st,
+			    4);
 		}
 		sqlite3_reset(st);
 	}

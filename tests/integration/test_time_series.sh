@@ -202,6 +202,11 @@ r=$(api GET "/v1/timeline?scope=g&metric=inuse_space&step=3s")
 [ "$(status_of "$r")" = 200 ] || fail "gauge timeline: $r"
 body_of "$r" >"$T/tl.json"
 "$PROFCTL" profiles --scope g --json >"$T/gp.json"
+# The same from the blocks (a frame filter that keeps every stack makes
+# the timeline walk them) as from the per-profile totals.
+r=$(api GET "/v1/timeline?scope=g&metric=inuse_space&step=3s&focus=.")
+[ "$(body_of "$r" | json 'j["points"]')" = "$(json 'j["points"]' <"$T/tl.json")" ] ||
+	fail "the gauge's timeline from the blocks differs from the totals'"
 python3 - "$T/tl.json" "$T/gp.json" "${ta[*]} ${tb[*]}" <<'PY' || fail "the gauge's timeline"
 import json, sys
 tl, gp = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))

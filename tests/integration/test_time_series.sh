@@ -12,15 +12,7 @@
 # series outlives a restart of profd, and the spool counts as a push.
 . "$(dirname "$0")/lib.sh"
 
-command -v go >/dev/null 2>&1 || { echo "SKIP: go (golang-go) is missing"; exit 77; }
-export GOFLAGS= GOPROXY=off GOTOOLCHAIN=local GOWORK=off GO111MODULE=on
-cache=$(go env GOCACHE 2>/dev/null || true)
-if [[ -z $cache || $cache == off ]] || ! mkdir -p "$cache" 2>/dev/null || [[ ! -w $cache ]]; then
-	export GOCACHE=${BUILD_DIR:-$T}/gocache
-fi
-(cd "$TESTS_DIR/integration/heap-series" &&
-    timeout 600 go build -trimpath -o "$T/heap-series" .) ||
-	fail "building heap-series"
+go_build heap-series "$T/heap-series"
 mkdir "$T/run1" "$T/run2" "$T/spool"
 "$T/heap-series" -out "$T/run1" -n 6 || fail "heap-series run 1"
 "$T/heap-series" -out "$T/run2" -n 2 || fail "heap-series run 2"

@@ -259,7 +259,8 @@ int	 client_stream(struct client *, const char *, const char *,
 	"SELECTION is --scope S [--scope S ...] [--metric TYPE[/UNIT]]\n"	\
 	"    [--since T] [--until T] [--profile ID ...]\n"			\
 	"    [--label K=V|K!=V ...] [--focus RE] [--ignore RE] [--hide RE]\n" \
-	"    [--show RE]; BASE-SELECTION the same flags as --base-scope,\n" \
+	"    [--show RE] [--aggregate delta|sum|avg|last|max];\n"		\
+	"    BASE-SELECTION the same flags as --base-scope,\n"		\
 	"    --base-metric, --base-since, ... (diff, flamegraph)\n"
 struct selection_param {
 	char		*key;		/* "scope", "base.label", ... */

@@ -8,11 +8,14 @@
 // (diff.js), peek, traces and tags (views.js).  With fleet=1 in the URL
 // (the fleet switch, shown when profd ships to ClickHouse) the views
 // answer for every host of the fleet, or the hosts named, from ClickHouse.
+// aggregate= (the picker beside the metric's) says how a window combines
+// its profiles (docs/TIME.md); the header says how the view's did, as
+// profctl's "Type:" line does.
 'use strict';
 
 // Parameters that make the API's selection, and those of the page only.
 const SEL_MULTI = ['scope', 'label', 'profile', 'host'];
-const SEL_ONE = ['metric', 'since', 'until', 'focus', 'ignore', 'hide', 'show', 'fleet'];
+const SEL_ONE = ['metric', 'aggregate', 'since', 'until', 'focus', 'ignore', 'hide', 'show', 'fleet'];
 const FILTERS = ['focus', 'ignore', 'hide', 'show'];
 const VIEWS = ['flamegraph', 'top', 'peek', 'sandwich', 'traces', 'tags', 'diff'];
 // What ClickHouse answers for the fleet: traces and tags need the
@@ -21,6 +24,10 @@ const FLEET_VIEWS = ['flamegraph', 'top', 'peek', 'sandwich', 'diff'];
 // The base selection of a diff: the API's base.* parameters.
 const BASE_MULTI = ['base.scope', 'base.label', 'base.profile'];
 const BASE_ONE = ['base.since', 'base.until'];
+// The API's aggregate= values, and how profctl's "Type:" line says them
+// (base/kind.c aggregate_type_line; delta: nothing said).
+const AGGREGATES = ['delta', 'sum', 'avg', 'last', 'max'];
+const AGGREGATE_WORDS = { sum: 'sum', avg: 'average', last: 'last', max: 'max' };
 const LIVE_MS = 5000;
 
 const $ = (id) => document.getElementById(id);
@@ -50,6 +57,7 @@ function state() {
   for (const k of SEL_MULTI) s[k] = q.getAll(k).filter((v) => v !== '');
   for (const k of SEL_ONE) s[k] = q.get(k) || '';
   s.fleet = s.fleet === '1' ? '1' : '';
+  if (!AGGREGATES.includes(s.aggregate)) s.aggregate = '';
   if (!s.fleet) s.host = [];
   // A profile id names a profile of this host's store only.
   if (s.fleet) s.profile = [];
@@ -163,6 +171,7 @@ function fillPickers(s, top) {
   const cur = s.metric || (top && top.metric ? top.metric.type + '/' + top.metric.unit : '');
   $('metric').replaceChildren(...[...metrics.keys()].sort().map((k) => el('option', {
     value: k, selected: k === cur || k.split('/')[0] === cur }, k)));
+  fillAggregate(s, top);
   const lab = $('label');
   if (document.activeElement !== lab) lab.value = s.label.join(', ');
   $('filters').replaceChildren(...FILTERS.filter((k) => s[k]).map((k) => el('span', { class: 'chip', 'data-filter': k },
@@ -197,6 +206,29 @@ function fillPickers(s, top) {
   $('dl-svg').hidden = !(s.view === 'flamegraph' || s.view === 'diff');
   const search = $('search');
   if (document.activeElement !== search) search.value = s.search;
+}
+
+// "inuse_space (average of 13 profiles)": profctl's "Type:" line of a
+// view's reply (a diff's: its current selection's profiles).
+function typeLine(reply) {
+  const m = reply.metric, how = AGGREGATE_WORDS[m.aggregate];
+  const n = reply.profiles != null ? reply.profiles : reply.current ? reply.current.profiles : null;
+  if (!how) return m.type;
+  if (n == null) return m.type + ' (' + how + ')';
+  return m.type + ' (' + how + ' of ' + n + ' profile' + (n === 1 ? '' : 's') + ')';
+}
+
+// The aggregate picker, its default named by what the view's reply used
+// ("default (avg)"); that and the type line are said from a reply, and
+// kept while the next one is asked.
+function fillAggregate(s, reply) {
+  const pick = $('aggregate');
+  pick.value = s.aggregate;
+  pick.title = 'How the window combines its profiles: ' + pick.selectedOptions[0].title;
+  if (!reply || !reply.metric) return;
+  const used = reply.metric.aggregate;
+  pick.options[0].textContent = !s.aggregate && used ? 'default (' + used + ')' : 'default';
+  $('agg-type').textContent = typeLine(reply);
 }
 
 // The label picker's choices: the sample labels of the selection's
@@ -242,6 +274,7 @@ function wireHeader() {
     if (e.target.value) go({ scope: [...state().scope, e.target.value] });
   });
   $('metric').addEventListener('change', (e) => go({ metric: e.target.value }));
+  $('aggregate').addEventListener('change', (e) => go({ aggregate: e.target.value }));
   $('fleet').addEventListener('change', (e) => go({ fleet: e.target.checked, host: [], profile: [], 'base.profile': [] }));
   $('hosts').addEventListener('change', (e) => go({
     host: e.target.value.split(',').map((x) => x.trim()).filter((x) => x) }));
@@ -441,7 +474,7 @@ async function pushAndOpen(files) {
   labelChoices.clear();
   flameForget();
   if (!ids.length) { render(); return; }
-  go({ scope: [scope], profile: ids.map(String), metric: '', since: '', until: '', label: [],
+  go({ scope: [scope], profile: ids.map(String), metric: '', aggregate: '', since: '', until: '', label: [],
     focus: '', ignore: '', hide: '', show: '', zoom: '', search: '', fn: '', view: 'flamegraph' });
 }
 
@@ -535,6 +568,7 @@ async function render() {
   } catch (e) {
     if (seq !== renderSeq) return;
     showError(e);
+    $('agg-type').textContent = '';
     main.replaceChildren();
     document.body.dataset.ready = location.search;
   }

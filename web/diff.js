@@ -1,7 +1,8 @@
 // diff.js: the diff view: the selection against a base selection (the
 // API's base.* parameters: another window, scope or label set), as a
 // differential flame graph (widths: base and current together; red grew,
-// blue shrank) and the table of deltas, normalised on request.
+// blue shrank) and the table of deltas, normalised on request.  The base
+// is combined as the selection's aggregate= says (base.aggregate).
 'use strict';
 
 function diffQuery(s, q) {
@@ -10,6 +11,9 @@ function diffQuery(s, q) {
   (b['base.scope'].length ? b['base.scope'] : s.scope).forEach((v) => d.append('base.scope', v));
   for (const k of ['base.label', 'base.profile']) b[k].forEach((v) => d.append(k, v));
   for (const k of ['base.since', 'base.until']) if (b[k]) d.set(k, b[k]);
+  // Both sides combine their windows alike, or the deltas compare an
+  // average with a sum.
+  if (s.aggregate) d.set('base.aggregate', s.aggregate);
   if (s.normalize) d.set('normalize', 'true');
   return d;
 }

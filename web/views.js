@@ -35,6 +35,7 @@ async function viewPeek(main, s, q, seq) {
     // No match or a bad regex: said next to the box, which stays to fix it.
     if (stale(seq)) return;
     fillPickers(s, null);
+    $('agg-type').textContent = '';
     input.classList.add('bad');
     main.replaceChildren(bar, el('p', { class: 'error', id: 'peek-error' }, String(e.message || e)));
     return;

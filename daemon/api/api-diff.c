@@ -114,6 +114,10 @@ api_diff_get(struct api_call *call)
 	if (api_selection(call, &d->cur, NULL, own) == -1 ||
 	    api_selection(call, &d->base, "base.", own) == -1)
 		return;
+	/* Both sides combined alike unless the base says otherwise: an
+	 * average compared with a sum means nothing. */
+	if (d->base.aggregate == AGG_DEFAULT)
+		d->base.aggregate = d->cur.aggregate;
 	if (api_bool(call, "normalize", &d->normalize) == -1)
 		return;
 	d->limit = -1;

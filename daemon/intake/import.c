@@ -120,19 +120,21 @@ importer_kind(const struct importer *im, const struct import_request *req,
  * went down: the new process counted from zero); nothing for a profile
  * older than the series' newest, whose successor's difference covers its
  * interval.  Counted otherwise than whole, its values go under the raw
- * tag (store_samples_raw), unless blocks of it are written already. */
+ * tag (store_samples_raw), unless blocks of it are written already, and
+ * its differences, if any, under the metric. */
 static int
 importer_counted(struct importer *im, struct store_series_key *key,
-    size_t i, struct store_series_prev *prev, struct error *err)
+    size_t i, struct error *err)
 {
 	struct store_metric *m = &im->metrics[i];
+	struct store_series_prev prev;
 
 	key->metric_id = m->id;
-	if (store_series_prev(im->store, key, prev, err) == -1)
+	if (store_series_prev(im->store, key, &prev, err) == -1)
 		return -1;
-	if (prev->newer)
+	if (prev.newer)
 		m->counted = COUNTED_NONE;
-	else if (prev->id != 0 && im->totals[i] >= prev->total)
+	else if (prev.id != 0 && im->totals[i] >= prev.total)
 		m->counted = COUNTED_DIFFERENCE;
 	if (m->counted != COUNTED_WHOLE &&
 	    store_samples_raw(im->samples, m->id) == 1) {
@@ -141,19 +143,21 @@ importer_counted(struct importer *im, struct store_series_key *key,
 		    m->type, (long long)im->profile_id);
 		m->counted = COUNTED_WHOLE;
 	}
+	if (m->counted == COUNTED_DIFFERENCE)
+		return store_series_diff(im->store, im->samples, key, &prev,
+		    err);
 	return 0;
 }
 
-/* Writes everything the decoder handed over besides interned rows;
- * prev has room for a series' previous profile per metric. */
+/* Writes everything the decoder handed over besides interned rows. */
 static int
-importer_write(struct importer *im, const struct import_request *req,
+importer_finish(struct importer *im, const struct import_request *req,
     const char *format, int64_t imported_ns, int64_t scope_id,
-    struct store_series_prev *prev, struct error *err)
+    struct error *err)
 {
 	struct store_profile_meta pm;
 	struct store_series_key key = { 0 };
-	int64_t time_ns, bucket;
+	int64_t time_ns;
 	size_t i;
 
 	if (!im->have_meta)
@@ -198,7 +202,7 @@ importer_write(struct importer *im, const struct import_request *req,
 		    pm.duration_ns, i);
 		im->metrics[i].counted = COUNTED_WHOLE;
 		if (im->metrics[i].kind == KIND_CUMULATIVE &&
-		    importer_counted(im, &key, i, &prev[i], err) == -1)
+		    importer_counted(im, &key, i, err) == -1)
 			return -1;
 		if (store_profile_metric_add(im->store, im->profile_id, (int)i,
 		    im->metrics[i].id, im->totals[i], im->metrics[i].kind,
@@ -216,32 +220,8 @@ importer_write(struct importer *im, const struct import_request *req,
 		    (int64_t)im->counts[i].n, err) == -1)
 			return -1;
 	/* The bucket of the samples without a time of their own. */
-	bucket = time_ns / 1000000000 / im->bucket_s * im->bucket_s;
-	if (store_samples_finish(im->samples, bucket, err) == -1)
-		return -1;
-	for (i = 0; i < im->nmetrics; i++) {
-		if (im->metrics[i].counted != COUNTED_DIFFERENCE)
-			continue;
-		key.metric_id = im->metrics[i].id;
-		if (store_series_diff(im->store, &key, &prev[i], bucket,
-		    err) == -1)
-			return -1;
-	}
-	return 0;
-}
-
-static int
-importer_finish(struct importer *im, const struct import_request *req,
-    const char *format, int64_t imported_ns, int64_t scope_id,
-    struct error *err)
-{
-	struct store_series_prev *prev;
-	int rc;
-
-	prev = xcalloc(im->nmetrics ? im->nmetrics : 1, sizeof *prev);
-	rc = importer_write(im, req, format, imported_ns, scope_id, prev, err);
-	free(prev);
-	return rc;
+	return store_samples_finish(im->samples,
+	    time_ns / 1000000000 / im->bucket_s * im->bucket_s, err);
 }
 
 /* Fills the reply of a duplicate push from the stored profile. */

@@ -108,7 +108,8 @@ struct agg_stacks {
 };
 
 /* The pile's callsites from index from on made their stacks' (index
- * caught up and held meanwhile: it knows every callsite read before). */
+ * caught up and held meanwhile: it knows every callsite read before),
+ * then merged. */
 static int
 agg_stacks_map(struct agg_stacks *st, struct pile *p, size_t from,
     struct error *err)
@@ -135,6 +136,13 @@ agg_stacks_map(struct agg_stacks *st, struct pile *p, size_t from,
 	csindex_release(st->idx);
 	pile_merge(p, from);
 	return 0;
+}
+
+static void
+agg_stacks_clear(struct agg_stacks *st)
+{
+	imap_clear(&st->cs);
+	imap_clear(&st->hash);
 }
 
 /* The end of the series that starts at i. */
@@ -199,16 +207,169 @@ aggregate_select(struct store *s, struct csindex *idx,
 	*nvals = pile.n;
 	rc = 0;
 out:
-	imap_clear(&st.cs);
-	imap_clear(&st.hash);
+	agg_stacks_clear(&st);
 	free(pile.p);
 	free(ids);
 	free(p);
 	return rc;
 }
 
+/* A timeline's read: the steps, and per series and step the profiles
+ * read (ids, with their series' index in sidx) and how many there are
+ * (cnt, keyed (step start, series index)). */
+struct agg_tl {
+	const struct store_series_profile *p;
+	size_t n;
+	int64_t first, step;
+	size_t nsteps;
+	int64_t *ids, *sidx;
+	size_t nids;
+	struct pile cnt;
+	struct imap at;			/* profile id -> 1 + its index in ids */
+	struct pile out;
+	int whole;			/* every profile read counts whole */
+};
+
+static int64_t
+agg_step_of(const struct agg_tl *t, int64_t sec)
+{
+	return (sec - t->first) / t->step;
+}
+
+static void
+agg_tl_plan(struct agg_tl *t, enum metric_aggregate a, int64_t *step_s)
+{
+	const struct store_series_profile *p = t->p;
+	int64_t first, last, sec, at, series = 0;
+	size_t i, j, k, e, got;
+
+	first = last = p[0].time_ns / 1000000000;
+	for (i = 1; i < t->n; i++) {
+		sec = p[i].time_ns / 1000000000;
+		first = sec < first ? sec : first;
+		last = sec > last ? sec : last;
+	}
+	/* The steps, as the timeline makes them of the profiles' times. */
+	t->step = timeline_step(first, last, *step_s);
+	t->first = first / t->step * t->step;
+	t->nsteps = (size_t)((last - t->first) / t->step + 1);
+	*step_s = t->step;
+	t->ids = xcalloc(t->n, sizeof *t->ids);
+	t->sidx = xcalloc(t->n, sizeof *t->sidx);
+	t->whole = 1;
+	for (i = 0; i < t->n; i = j, series++) {
+		j = agg_series_end(p, t->n, i);
+		for (k = i; k < j; k = e) {
+			at = agg_step_of(t, p[k].time_ns / 1000000000);
+			for (e = k + 1; e < j &&
+			    agg_step_of(t, p[e].time_ns / 1000000000) == at; e++)
+				;
+			pile_add(&t->cnt, t->first + at * t->step, series,
+			    (int64_t)(e - k));
+			got = agg_pick(a, p + k, e - k, t->ids + t->nids);
+			while (got-- > 0) {
+				t->sidx[t->nids] = series;
+				imap_put(&t->at, (uint64_t)t->ids[t->nids],
+				    (int64_t)t->nids + 1);
+				t->nids++;
+			}
+		}
+		for (k = i; k < j; k++)
+			t->whole &= p[k].counted == COUNTED_WHOLE;
+	}
+	pile_merge(&t->cnt, 0);
+}
+
+/* A profile's total of a bucket, from the per-bucket totals. */
+static void
+agg_tl_total(void *arg, int64_t bucket, int64_t profile, int64_t v)
+{
+	struct agg_tl *t = arg;
+	int64_t k = imap_get(&t->at, (uint64_t)profile), at;
+
+	if (k == 0)
+		return;
+	at = agg_step_of(t, bucket);
+	if (at >= 0 && (size_t)at < t->nsteps)
+		pile_add(&t->out, t->first + at * t->step, t->sidx[k - 1], v);
+}
+
+/* out holds (step start, series index) sums: each divided by the
+ * series' count of profiles in the step (avg), then summed per step. */
+static void
+agg_tl_steps(struct agg_tl *t, enum metric_aggregate a)
+{
+	size_t i, j = 0;
+
+	pile_merge(&t->out, 0);
+	for (i = 0; i < t->out.n; i++) {
+		while (j < t->cnt.n && pv_cmp(&t->cnt.p[j], &t->out.p[i]) < 0)
+			j++;
+		if (a == AGG_AVG && j < t->cnt.n &&
+		    pv_cmp(&t->cnt.p[j], &t->out.p[i]) == 0 && t->cnt.p[j].v > 1)
+			t->out.p[i].v = agg_div(t->out.p[i].v, t->cnt.p[j].v);
+		t->out.p[i].k2 = -1;
+	}
+	pile_merge(&t->out, 0);
+}
+
+/* From the blocks, series by series: per callsite with stacks (an
+ * average's per stack, st). */
+static int
+agg_tl_blocks(struct agg_stacks *st, const struct store_filter *f,
+    struct agg_tl *t, enum metric_aggregate a, int stacks, struct error *err)
+{
+	struct store_bucket_value *v;
+	struct store_filter gf = *f;
+	size_t i = 0, j, k, nv, from, c = 0;
+	int64_t at;
+
+	gf.raw = 1;
+	while (i < t->nids) {
+		for (j = i; j < t->nids && t->sidx[j] == t->sidx[i]; j++)
+			;
+		gf.profiles = t->ids + i;
+		gf.nprofiles = j - i;
+		if (store_select_buckets(st->s, &gf, &v, &nv, err) == -1)
+			return -1;
+		from = t->out.n;
+		for (k = 0; k < nv; k++) {
+			at = agg_step_of(t, v[k].bucket);
+			if (at >= 0 && (size_t)at < t->nsteps)
+				pile_add(&t->out, t->first + at * t->step,
+				    stacks ? v[k].callsite : -1,
+				    v[k].callsite != 0 ? v[k].value : 0);
+		}
+		free(v);
+		if (a == AGG_AVG && stacks) {
+			if (agg_stacks_map(st, &t->out, from, err) == -1)
+				return -1;
+		} else
+			pile_merge(&t->out, from);
+		/* The series' count of profiles per step (cnt is sorted by
+		 * step, then series). */
+		for (k = from; k < t->out.n && a == AGG_AVG; k++) {
+			struct pv key = { t->out.p[k].k1, t->sidx[i], 0 };
+
+			while (c > 0 && pv_cmp(&t->cnt.p[c - 1], &key) >= 0)
+				c--;
+			while (c < t->cnt.n && pv_cmp(&t->cnt.p[c], &key) < 0)
+				c++;
+			if (c < t->cnt.n && pv_cmp(&t->cnt.p[c], &key) == 0 &&
+			    t->cnt.p[c].v > 1)
+				t->out.p[k].v = agg_div(t->out.p[k].v,
+				    t->cnt.p[c].v);
+		}
+		i = j;
+	}
+	pile_merge(&t->out, 0);
+	return 0;
+}
+
 /* A timeline's steps: each series' profiles of a step combined, as a
- * window's (avg, last, max), at the step's start. */
+ * window's (avg, last, max), at the step's start.  Without stacks, from
+ * the per-bucket totals of each profile when every profile counts whole
+ * (their values are then the totals'), else from the blocks. */
 int
 aggregate_buckets(struct store *s, struct csindex *idx,
     const struct store_filter *f, enum metric_aggregate a, int stacks,
@@ -216,91 +377,44 @@ aggregate_buckets(struct store *s, struct csindex *idx,
     struct error *err)
 {
 	struct store_series_profile *p = NULL;
-	struct store_bucket_value *v;
-	struct store_filter gf = *f;
-	struct pile pile = { 0 };
 	struct agg_stacks st = { .s = s, .idx = idx };
-	int64_t *ids = NULL, *cnt = NULL, first, last, step, at, sec;
-	size_t n = 0, i, j, k, e, nv, nid, from, nsteps;
-	int rc = -1;
+	struct agg_tl t;
+	size_t k;
+	int rc = -1, r = 1;
 
 	*vals = NULL;
 	*nvals = 0;
-	if (store_series_window(s, f, &p, &n, err) == -1)
+	memset(&t, 0, sizeof t);
+	if (store_series_window(s, f, &p, &t.n, err) == -1)
 		return -1;
-	if (n == 0) {
-		rc = 0;
+	if (t.n == 0) {
+		free(p);
+		return 0;
+	}
+	t.p = p;
+	agg_tl_plan(&t, a, step_s);
+	if (!stacks && t.whole && (r = store_select_profile_totals(s, f,
+	    agg_tl_total, &t, err)) == -1)
 		goto out;
+	if (r == 0)
+		agg_tl_steps(&t, a);
+	else if (agg_tl_blocks(&st, f, &t, a, stacks, err) == -1)
+		goto out;
+	*vals = xcalloc(t.out.n ? t.out.n : 1, sizeof **vals);
+	for (k = 0; k < t.out.n; k++) {
+		(*vals)[k].bucket = t.out.p[k].k1;
+		(*vals)[k].callsite = t.out.p[k].k2;
+		(*vals)[k].value = t.out.p[k].v;
 	}
-	/* The steps, as the timeline makes them of the profiles' times. */
-	first = last = p[0].time_ns / 1000000000;
-	for (i = 1; i < n; i++) {
-		sec = p[i].time_ns / 1000000000;
-		first = sec < first ? sec : first;
-		last = sec > last ? sec : last;
-	}
-	step = timeline_step(first, last, *step_s);
-	first = first / step * step;
-	nsteps = (size_t)((last - first) / step + 1);
-	*step_s = step;
-	ids = xcalloc(n, sizeof *ids);
-	cnt = xcalloc(nsteps, sizeof *cnt);
-	gf.raw = 1;
-	gf.profiles = ids;
-	for (i = 0; i < n; i = j) {
-		j = agg_series_end(p, n, i);
-		/* The profiles each step reads, and how many there are. */
-		memset(cnt, 0, nsteps * sizeof *cnt);
-		nid = 0;
-		for (k = i; k < j; k = e) {
-			at = (p[k].time_ns / 1000000000 - first) / step;
-			for (e = k + 1; e < j &&
-			    (p[e].time_ns / 1000000000 - first) / step == at; e++)
-				;
-			cnt[at] = (int64_t)(e - k);
-			nid += agg_pick(a, p + k, e - k, ids + nid);
-		}
-		gf.nprofiles = nid;
-		if (store_select_buckets(s, &gf, &v, &nv, err) == -1)
-			goto out;
-		from = pile.n;
-		for (k = 0; k < nv; k++) {
-			at = (v[k].bucket - first) / step;
-			if (at < 0 || (size_t)at >= nsteps)
-				continue;
-			pile_add(&pile, first + at * step, stacks ?
-			    v[k].callsite : -1, v[k].callsite != 0 ?
-			    v[k].value : 0);
-		}
-		free(v);
-		if (a == AGG_AVG && stacks) {
-			if (agg_stacks_map(&st, &pile, from, err) == -1)
-				goto out;
-		} else
-			pile_merge(&pile, from);
-		if (a == AGG_AVG)
-			for (k = from; k < pile.n; k++) {
-				at = (pile.p[k].k1 - first) / step;
-				if (cnt[at] > 1)
-					pile.p[k].v = agg_div(pile.p[k].v,
-					    cnt[at]);
-			}
-	}
-	pile_merge(&pile, 0);
-	*vals = xcalloc(pile.n ? pile.n : 1, sizeof **vals);
-	for (k = 0; k < pile.n; k++) {
-		(*vals)[k].bucket = pile.p[k].k1;
-		(*vals)[k].callsite = pile.p[k].k2;
-		(*vals)[k].value = pile.p[k].v;
-	}
-	*nvals = pile.n;
+	*nvals = t.out.n;
 	rc = 0;
 out:
-	imap_clear(&st.cs);
-	imap_clear(&st.hash);
-	free(pile.p);
-	free(ids);
-	free(cnt);
+	agg_stacks_clear(&st);
+	free(t.out.p);
+	free(t.cnt.p);
+	free(t.ids);
+	free(t.sidx);
+	imap_clear(&t.at);
 	free(p);
 	return rc;
 }

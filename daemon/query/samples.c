@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aggregate.h"
 #include "alloc.h"
 #include "csindex.h"
 #include "query.h"
@@ -89,8 +90,13 @@ samples_open(struct store *s, struct csindex *idx,
 
 	memset(sm, 0, sizeof *sm);
 	sm->idx = idx;
-	if (query_resolve(s, sel, &sm->metric, &f, &ids, err) == -1 ||
-	    store_select_all(s, &f, &v, &nv, &profiles, &np, err) == -1)
+	if (query_resolve(s, sel, &sm->metric, &f, &ids, err) == -1)
+		goto out;
+	/* Samples are listed one by one: a series' average, last or max
+	 * profile is no sample; their values as given are (sum). */
+	if (AGGREGATE_PER_SERIES(sm->metric.aggregate))
+		sm->metric.aggregate = AGG_SUM;
+	if (store_select_all(s, &f, &v, &nv, &profiles, &np, err) == -1)
 		goto out;
 	sm->nprofiles = (int64_t)np;
 	sm->s = xreallocarray(NULL, nv ? nv : 1, sizeof *sm->s);

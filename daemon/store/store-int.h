@@ -55,7 +55,7 @@ enum sb_stmt {
 	SB_BLOCKS_PROFILE, SB_ROLLUP_RUNS, SB_ROLLUP_GET, SB_ROLLUP_PUT,
 	SB_ROLLUP_DEL, SB_ROLLUPS, SB_ROLLUPS_SPAN, SB_BLOCKS_TIME,
 	SB_BLOCK_ROW, SB_TOTAL_ADD, SB_TOTAL_DEL, SB_TOTALS,
-	SB_PROFILE_TIME, SB_PROFILE_DELETE, SB_PROFILE_RAW,
+	SB_PROFILE_TIME, SB_PROFILE_DELETE, SB_PROFILE_RAW, SB_TOTALS_PROFILES,
 	SB_LABEL_MATCH, SB_PUSH_LABEL_MATCH, SB_READ_BEGIN, SB_READ_END,
 	SB_COUNT
 };
@@ -149,6 +149,14 @@ int store_series_set_all(struct store *, struct error *);
 /* store-samples.c */
 int store_samples_prepare(struct store *, struct error *);
 void store_samples_finalize(struct store *);
+struct srows;
+/* A writer's buffered values of one column (the writer has written no
+ * block), per (label set, callsite) over their buckets, sorted. */
+void store_samples_values(struct store_samples *, uint64_t tag,
+    struct srows *);
+/* An untimed value of one column (its bucket the profile's). */
+void store_samples_put(struct store_samples *, int64_t labelset,
+    int64_t callsite, uint64_t tag, int64_t v);
 
 /* store-select.c: the reader connections' cache and mmap. */
 void store_select_tune(struct store *);

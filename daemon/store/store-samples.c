@@ -69,6 +69,9 @@ static const struct store_sql sb_sql[SB_COUNT] = {
 	    "bucket <= ?4" },
 	[SB_PROFILE_TIME] = { 0, "SELECT time_ns FROM profile WHERE id = ?1" },
 	[SB_PROFILE_DELETE] = { 1, "DELETE FROM profile WHERE id = ?1" },
+	[SB_TOTALS_PROFILES] = { 0, "SELECT bucket, profile_id, value FROM "
+	    "sample_total WHERE scope_id = ?1 AND metric_id = ?2 AND "
+	    "bucket >= ?3 AND bucket <= ?4" },
 	[SB_PROFILE_RAW] = { 0, "SELECT metric_id FROM profile_metric WHERE "
 	    "profile_id = ?1 AND counted != 0" },
 	[SB_LABEL_MATCH] = { 0, "SELECT DISTINCT l.labelset_id FROM label l "
@@ -526,6 +529,51 @@ store_samples_raw(struct store_samples *w, int64_t metric_id)
 	rows_retag(&w->kept_timed, from, to);
 	rows_retag(&w->kept_untimed, from, to);
 	return 0;
+}
+
+/* Rows of one column, whichever buffer holds them. */
+static void
+rows_of(const struct srows *r, uint64_t tag, struct srows *out)
+{
+	size_t i, c;
+	int64_t v;
+
+	for (c = 0; c < r->ncols && r->tags[c] != tag; c++)
+		;
+	if (c == r->ncols)
+		return;
+	for (i = 0; i < r->n; i++)
+		if ((v = r->v[i * r->ncols + c]) != 0)
+			srows_push(out, r->ls[i], r->cs[i], 0, &v);
+}
+
+void
+store_samples_values(struct store_samples *w, uint64_t tag,
+    struct srows *out)
+{
+	helper_wait(w);
+	srows_col(out, tag);
+	rows_of(&w->timed, tag, out);
+	rows_of(&w->untimed, tag, out);
+	rows_of(&w->in_timed, tag, out);
+	rows_of(&w->in_untimed, tag, out);
+	rows_of(&w->kept_timed, tag, out);
+	rows_of(&w->kept_untimed, tag, out);
+	srows_sort_merge(out);
+}
+
+void
+store_samples_put(struct store_samples *w, int64_t labelset,
+    int64_t callsite, uint64_t tag, int64_t v)
+{
+	size_t c = srows_col(&w->untimed, tag);
+
+	/* Both buffers keep the same columns (store_samples_add). */
+	srows_col(&w->timed, tag);
+	w->row = xreallocarray(w->row, w->untimed.ncols, sizeof *w->row);
+	memset(w->row, 0, w->untimed.ncols * sizeof *w->row);
+	w->row[c] = v;
+	srows_push(&w->untimed, labelset, callsite, 0, w->row);
 }
 
 /* Give the untimed blocks written early their bucket and add them to the

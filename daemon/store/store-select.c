@@ -791,6 +791,44 @@ store_select_totals(struct store *s, const struct store_filter *f,
 	return ret;
 }
 
+int
+store_select_profile_totals(struct store *s, const struct store_filter *f,
+    void (*cb)(void *, int64_t bucket, int64_t profile, int64_t value),
+    void *arg, struct error *err)
+{
+	sqlite3_stmt *st = s->sb[SB_TOTALS_PROFILES];
+	int64_t lo = clamp_bucket(f->since_s), hi = clamp_bucket(f->until_s);
+	size_t i, j;
+	int own, rc = SQLITE_DONE, ret = 0;
+
+	if (s->raw_only || f->nlabels > 0)
+		return 1;
+	if ((own = sqlite3_get_autocommit(s->db)) &&
+	    store_step_done(s, s->sb[SB_READ_BEGIN], err, "begin") == -1)
+		return -1;
+	for (i = 0; i < f->nscopes && lo <= hi && rc == SQLITE_DONE; i++) {
+		for (j = 0; j < i && f->scopes[j] != f->scopes[i]; j++)
+			;
+		if (j < i)
+			continue;
+		sqlite3_bind_int64(st, 1, f->scopes[i]);
+		sqlite3_bind_int64(st, 2, f->metric_id);
+		sqlite3_bind_int64(st, 3, lo);
+		sqlite3_bind_int64(st, 4, hi);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+			cb(arg, sqlite3_column_int64(st, 0),
+			    sqlite3_column_int64(st, 1),
+			    sqlite3_column_int64(st, 2));
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+	}
+	if (rc != SQLITE_DONE)
+		ret = store_fail(s, err, "reading sample totals");
+	if (own && store_step_done(s, s->sb[SB_READ_END], err, "end") == -1)
+		ret = -1;
+	return ret;
+}
+
 /* The query threads' connections: a page cache that holds a week's
  * rollups and time index, and the file mapped rather than copied. */
 void

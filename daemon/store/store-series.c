@@ -35,7 +35,7 @@ static const char *const ss_sql[SS_COUNT] = {
 	[SS_KIND] = "SELECT pm.kind FROM profile p JOIN profile_metric pm "
 	    "ON pm.profile_id = p.id AND pm.metric_id = ?2 "
 	    "WHERE p.scope_id = ?1 ORDER BY p.time_ns DESC LIMIT 1",
-	[SS_WINDOW] = "SELECT p.id, p.series, p.time_ns, pm.total "
+	[SS_WINDOW] = "SELECT p.id, p.series, p.time_ns, pm.total, pm.counted "
 	    "FROM profile p JOIN profile_metric pm "
 	    "ON pm.profile_id = p.id AND pm.metric_id = ?2 "
 	    "WHERE p.scope_id = ?1 AND p.time_ns >= ?3 AND p.time_ns <= ?4 "
@@ -224,6 +224,8 @@ store_series_window(struct store *s, const struct store_filter *f,
 			p->series = sqlite3_column_int64(st, 1);
 			p->time_ns = sqlite3_column_int64(st, 2);
 			p->total = sqlite3_column_int64(st, 3);
+			p->counted = (enum store_counted)sqlite3_column_int(st,
+			    4);
 		}
 		sqlite3_reset(st);
 	}
@@ -280,9 +282,9 @@ series_values(struct store *s, int64_t profile, uint64_t tag,
 /* Each stack's difference to the previous profile: what grew.  A stack
  * whose counter went down (without the total doing so, which the caller
  * counts whole) counts its new value, as after a restart. */
-static int
-series_write(struct store_samples *w, const struct srows *cur,
-    const struct srows *prev, struct error *err)
+static void
+series_write(struct store_samples *w, uint64_t tag, const struct srows *cur,
+    const struct srows *prev)
 {
 	size_t i, j = 0;
 	int64_t d, p;
@@ -296,31 +298,28 @@ series_write(struct store_samples *w, const struct srows *cur,
 		d = (int64_t)((uint64_t)cur->v[i] - (uint64_t)p);
 		if (d < 0)
 			d = cur->v[i];
-		if (d != 0 && store_samples_add(w, cur->cs[i], cur->ls[i],
-		    STORE_UNTIMED, &d, 1, err) == -1)
-			return -1;
+		if (d != 0)
+			store_samples_put(w, cur->ls[i], cur->cs[i], tag, d);
 	}
-	return 0;
 }
 
 int
-store_series_diff(struct store *s, const struct store_series_key *k,
-    const struct store_series_prev *prev, int64_t bucket, struct error *err)
+store_series_diff(struct store *s, struct store_samples *w,
+    const struct store_series_key *k, const struct store_series_prev *prev,
+    struct error *err)
 {
 	struct srows cur = { 0 }, old = { 0 };
-	struct store_samples *w;
 	uint64_t tag = (uint64_t)k->metric_id;
 	int rc = -1;
 
-	w = store_samples_begin(s, k->profile_id, k->scope_id);
-	store_samples_metric(w, 0, k->metric_id);
-	if (series_values(s, k->profile_id, STORE_RAW_TAG(tag), &cur,
-	    err) == 0 && series_values(s, prev->id, prev->raw ?
-	    STORE_RAW_TAG(tag) : tag, &old, err) == 0 &&
-	    series_write(w, &cur, &old, err) == 0 &&
-	    store_samples_finish(w, bucket, err) == 0)
+	/* The new profile's values are still the writer's: its blocks and
+	 * rollups get both columns at once. */
+	store_samples_values(w, STORE_RAW_TAG(tag), &cur);
+	if (series_values(s, prev->id, prev->raw ? STORE_RAW_TAG(tag) : tag,
+	    &old, err) == 0) {
+		series_write(w, tag, &cur, &old);
 		rc = 0;
-	store_samples_free(w);
+	}
 	srows_free(&cur);
 	srows_free(&old);
 	return rc;

@@ -175,13 +175,16 @@ int store_series_kind(struct store *, const struct store_filter *,
  * have its metric, by scope and series, oldest first. */
 struct store_series_profile {
 	int64_t id, scope_id, series, time_ns, total;
+	enum store_counted counted;
 };
 int store_series_window(struct store *, const struct store_filter *,
     struct store_series_profile **, size_t *, struct error *);
-/* After store_samples_raw and store_samples_finish: the differences of
- * the profile's raw values to prev's, as its values of the metric. */
-int store_series_diff(struct store *, const struct store_series_key *,
-    const struct store_series_prev *, int64_t bucket, struct error *);
+/* After store_samples_raw, before store_samples_finish: the differences
+ * of the profile's values (the writer's, under the raw tag) to prev's,
+ * as its values of the metric. */
+int store_series_diff(struct store *, struct store_samples *,
+    const struct store_series_key *, const struct store_series_prev *,
+    struct error *);
 
 /* ---- retention ---- */
 
@@ -347,6 +350,12 @@ struct store_bucket_value {
 };
 int store_select_buckets(struct store *, const struct store_filter *,
     struct store_bucket_value **, size_t *, struct error *);
+/* The per-bucket totals of each profile of the filter's window (its
+ * scopes, metric and time; not its profile ids): cb per (bucket,
+ * profile); 1 when they cannot answer (label filters), -1 on error. */
+int store_select_profile_totals(struct store *, const struct store_filter *,
+    void (*cb)(void *, int64_t bucket, int64_t profile, int64_t value),
+    void *, struct error *);
 /* The same summed over callsites (callsite -1), from the per-bucket
  * totals, for a selection without profile ids or label filters: 0, or 1
  * when the selection needs store_select_buckets; -1 on error.  A bucket

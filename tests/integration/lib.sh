@@ -283,3 +283,19 @@ need_pyroscope_node() {
 if [ -n "${PROFD_TEST_FLEET:-}" ]; then
 	. "$(dirname "${BASH_SOURCE[0]}")/fleet-mode.sh"
 fi
+
+# go_build DIR OUT: build the Go program of tests/integration/DIR (the
+# standard library only) with the system's go and no module proxy into
+# OUT; a machine without go skips (77).
+go_build() {
+	local cache
+	command -v go >/dev/null 2>&1 || { echo "SKIP: go (golang-go) is missing"; exit 77; }
+	export GOFLAGS= GOPROXY=off GOTOOLCHAIN=local GOWORK=off GO111MODULE=on
+	cache=$(go env GOCACHE 2>/dev/null || true)
+	if [[ -z $cache || $cache == off ]] || ! mkdir -p "$cache" 2>/dev/null ||
+	    [[ ! -w $cache ]]; then
+		export GOCACHE=${BUILD_DIR:-$T}/gocache
+	fi
+	(cd "$TESTS_DIR/integration/$1" && timeout 600 go build -trimpath -o "$2" .) ||
+		fail "building $1"
+}

@@ -3,15 +3,7 @@
 # uses the standard library only).  Sourced after lib.sh; a machine
 # without go skips (77).
 
-command -v go >/dev/null 2>&1 || { echo "SKIP: go (golang-go) is missing"; exit 77; }
-export GOFLAGS= GOPROXY=off GOTOOLCHAIN=local GOWORK=off GO111MODULE=on
-cache=$(go env GOCACHE 2>/dev/null || true)
-if [[ -z $cache || $cache == off ]] || ! mkdir -p "$cache" 2>/dev/null || [[ ! -w $cache ]]; then
-	export GOCACHE=${BUILD_DIR:-$T}/gocache
-fi
-(cd "$TESTS_DIR/integration/scrape-target" &&
-    timeout 600 go build -trimpath -o "$T/profd-scrape-target" .) ||
-	fail "building scrape-target"
+go_build scrape-target "$T/profd-scrape-target"
 
 # The target processes (and any other helper) killed at exit.
 PIDS=()

@@ -25,15 +25,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/fleet-lib.sh"
 
-command -v go >/dev/null 2>&1 || { echo "SKIP: go (golang-go) is missing"; exit 77; }
-export GOFLAGS= GOPROXY=off GOTOOLCHAIN=local GOWORK=off GO111MODULE=on
-cache=$(go env GOCACHE 2>/dev/null || true)
-if [[ -z $cache || $cache == off ]] || ! mkdir -p "$cache" 2>/dev/null || [[ ! -w $cache ]]; then
-	export GOCACHE=${BUILD_DIR:-$T}/gocache
-fi
-(cd "$TESTS_DIR/integration/heap-series" &&
-    timeout 600 go build -trimpath -o "$T/heap-series" .) ||
-	fail "building heap-series"
+go_build heap-series "$T/heap-series"
 mkdir "$T/a" "$T/b"
 "$T/heap-series" -out "$T/a" -n 6 & run_a=$!
 "$T/heap-series" -out "$T/b" -n 6 || fail "heap-series b"

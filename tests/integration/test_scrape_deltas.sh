@@ -80,12 +80,17 @@ ok "heap, allocs, mutex and block scraped from the three targets"
 
 # The window: the service's own cumulative counters read at its start
 # and end (plain fetches, as go tool pprof would).
+w0=$(date +%s)
 curl -sf -o "$T/allocs0.pb" "http://$SVC/debug/pprof/allocs" || fail "fetch allocs0"
+curl -sf -o "$T/oldallocs0.pb" "http://$OLD/debug/pprof/allocs" || fail "fetch old allocs0"
 curl -sf -o "$T/mutex0.pb" "http://$SVC/debug/pprof/mutex" || fail "fetch mutex0"
 sleep 24
 curl -sf -o "$T/allocs1.pb" "http://$SVC/debug/pprof/allocs" || fail "fetch allocs1"
 curl -sf -o "$T/mutex1.pb" "http://$SVC/debug/pprof/mutex" || fail "fetch mutex1"
-for f in allocs0 mutex0 allocs1 mutex1; do
+curl -sf -o "$T/oldallocs1.pb" "http://$OLD/debug/pprof/allocs" || fail "fetch old allocs1"
+curl -sf -o "$T/heap1.pb" "http://$SVC/debug/pprof/heap" || fail "fetch heap1"
+w1=$(date +%s)
+for f in allocs0 mutex0 allocs1 mutex1 oldallocs0 oldallocs1 heap1; do
 	go tool pprof -raw "$T/$f.pb" >"$T/$f.raw" 2>"$T/$f.err" ||
 		fail "go tool pprof -raw $f: $(cat "$T/$f.err")"
 done
@@ -231,6 +236,63 @@ EOF
 ok "svc: allocs, mutex, block deltas over 3 s; heap inuse_* only, allocs alloc_* only"
 ok "old (400 for seconds) and older (seconds ignored): plain fetches, cumulative, no failure"
 ok "alloc_space and mutex delay over the window within 25 % of the service's own counters"
+
+# The views over the window (docs/TIME.md): old's cumulative counters,
+# counted as differences at import, sum to what the service allocated
+# (its own counters around the window), within 25 %; its timeline is
+# flat (the rate is); svc's in-use memory, averaged over the heap
+# snapshots of the window, within 2x of one snapshot.
+iso() { date -u -d "@$1" +%Y-%m-%dT%H:%M:%SZ; }
+"$PROFCTL" top --scope old --metric alloc_space --since "$(iso "$w0")" \
+    --until "$(iso "$w1")" --json >"$T/oldtop.json" || fail "top old"
+r=$(api GET "/v1/top?scope=old&metric=alloc_space&since=$(iso "$w0")&until=$(iso "$w1")")
+[ "$(status_of "$r")" = 200 ] || fail "/v1/top old: $r"
+[ "$(body_of "$r" | json 'j["total"]')" = "$(json 'j["total"]' <"$T/oldtop.json")" ] ||
+	fail "profctl and the API differ"
+"$PROFCTL" top --scope svc --metric inuse_space --since "$(iso "$w0")" \
+    --until "$(iso "$w1")" --json >"$T/inuse.json" || fail "top inuse"
+"$PROFCTL" top --scope svc --metric inuse_space --since "$(iso "$w0")" \
+    --until "$(iso "$w1")" >"$T/inuse.txt" || fail "top inuse (text)"
+has -E "^Type: inuse_space \(average of [0-9]+ profiles\)$" "$T/inuse.txt" ||
+	fail "the in-use header: $(head -3 "$T/inuse.txt")"
+# Whole 6 s steps inside the window.
+s0=$(( (w0 + 5) / 6 * 6 )) s1=$(( w1 / 6 * 6 - 1 ))
+r=$(api GET "/v1/timeline?scope=old&metric=alloc_space&step=6s&since=$(iso "$s0")&until=$(iso "$s1")")
+[ "$(status_of "$r")" = 200 ] || fail "timeline old: $r"
+body_of "$r" >"$T/oldtl.json"
+python3 - "$T" <<'PY' || fail "the window's views (above)"
+import json, re, sys
+T = sys.argv[1]
+def raw(f, metric):
+    total, types = 0, None
+    for line in open("%s/%s.raw" % (T, f)):
+        if line.startswith("Locations"):
+            break
+        if types is None and "/" in line and line.split() and \
+                all("/" in w for w in line.split()):
+            types = [w.split("/")[0] for w in line.split()]
+        elif types is not None and re.match(r"^\s*-?\d+(\s+-?\d+)*:", line):
+            total += int(line.split(":")[0].split()[types.index(metric)])
+    return total
+did = raw("oldallocs1", "alloc_space") - raw("oldallocs0", "alloc_space")
+got = json.load(open(T + "/oldtop.json"))["total"]
+snap = raw("heap1", "inuse_space")
+inuse = json.load(open(T + "/inuse.json"))["total"]
+pts = [p["value"] for p in json.load(open(T + "/oldtl.json"))["points"]]
+print("old alloc_space: the window counts %d, the service did %d (%.0f %%); "
+      "svc inuse_space: average %d, a snapshot %d; old's 6 s steps: %s" %
+      (got, did, 100.0 * got / did, inuse, snap, pts))
+bad = []
+if not (0.75 <= got / did <= 1.25):
+    bad.append("alloc_space not within 25 %")
+if not (0.5 <= inuse / snap <= 2):
+    bad.append("inuse_space not within 2x of a snapshot")
+if len(pts) < 2 or min(pts) <= 0 or pts[-1] > 2.5 * pts[0]:
+    bad.append("the timeline is not flat")
+if bad:
+    sys.exit("; ".join(bad))
+PY
+ok "views: old's alloc_space within 25 % of the service, a flat timeline; svc's in-use average within 2x of a snapshot"
 
 "$PROFCTL" profiles --scope svc >"$T/profiles.txt" || fail "profctl profiles"
 has -F "alloc_objects,alloc_space (delta)" "$T/profiles.txt" ||

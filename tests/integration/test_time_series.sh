@@ -12,15 +12,7 @@
 # series outlives a restart of profd, and the spool counts as a push.
 . "$(dirname "$0")/lib.sh"
 
-command -v go >/dev/null 2>&1 || { echo "SKIP: go (golang-go) is missing"; exit 77; }
-export GOFLAGS= GOPROXY=off GOTOOLCHAIN=local GOWORK=off GO111MODULE=on
-cache=$(go env GOCACHE 2>/dev/null || true)
-if [[ -z $cache || $cache == off ]] || ! mkdir -p "$cache" 2>/dev/null || [[ ! -w $cache ]]; then
-	export GOCACHE=${BUILD_DIR:-$T}/gocache
-fi
-(cd "$TESTS_DIR/integration/heap-series" &&
-    timeout 600 go build -trimpath -o "$T/heap-series" .) ||
-	fail "building heap-series"
+go_build heap-series "$T/heap-series"
 mkdir "$T/run1" "$T/run2" "$T/spool"
 "$T/heap-series" -out "$T/run1" -n 6 || fail "heap-series run 1"
 "$T/heap-series" -out "$T/run2" -n 2 || fail "heap-series run 2"
@@ -153,6 +145,96 @@ push "$R1/heap.2.pprof" late instance=b
     "whole none difference" ] || fail "out of order: whole, none, difference"
 pprof_vs late alloc_space B "" "$R1/heap.3.pprof"
 ok "a late profile counts nothing, the window stays right"
+
+# Gauges: per series the average of its profiles, summed across series
+# (instance a: run 1's six, b: run 2's two); last, max and sum as asked.
+for i in 1 2 3 4 5 6; do push "$R1/heap.$i.pprof" g instance=a; done
+for i in 1 2; do push "$R2/heap.$i.pprof" g instance=b; done
+ptotal() { # FILE...: pprof's inuse_space total of the files merged
+	TZ=UTC go tool pprof -symbolize=none -top -nodecount=1 \
+	    -sample_index=inuse_space -unit=B "$@" 2>/dev/null |
+	    sed -n 's/.* of \([0-9]*\)B total.*/\1/p'
+}
+ta=() tb=()
+for i in 1 2 3 4 5 6; do ta+=("$(ptotal "$R1/heap.$i.pprof")"); done
+for i in 1 2; do tb+=("$(ptotal "$R2/heap.$i.pprof")"); done
+"$PROFCTL" top --scope g --metric inuse_space --json >"$T/avg.json" ||
+    fail "top of the gauge"
+python3 - "$T/avg.json" "${ta[*]}" "${tb[*]}" <<'PY' || fail "the gauge's average"
+import json, sys
+j = json.load(open(sys.argv[1]))
+a = [int(x) for x in sys.argv[2].split()]
+b = [int(x) for x in sys.argv[3].split()]
+want = sum(a) / len(a) + sum(b) / len(b)
+got = j["total"]
+# Each stack's average is rounded: at most half a byte per row off.
+slack = len(j["rows"]) + 2
+if j["metric"].get("aggregate") != "avg" or j["profiles"] != 8:
+    sys.exit("aggregate %r of %r profiles" % (j["metric"].get("aggregate"), j["profiles"]))
+if abs(got - want) > slack:
+    sys.exit("total %d, the series' averages add up to %.1f" % (got, want))
+print("ok: inuse_space of 2 series = %d (%.1f + %.1f)" % (got, sum(a) / len(a), sum(b) / len(b)))
+PY
+"$PROFCTL" top --scope g --metric inuse_space | has -x "Type: inuse_space (average of 8 profiles)" ||
+    fail "the header should say the average"
+pprof_vs g inuse_space B "--aggregate last" "$R1/heap.6.pprof" "$R2/heap.2.pprof"
+pprof_vs g inuse_space B "--aggregate sum" "$R1"/heap.[1-6].pprof "$R2"/heap.[12].pprof
+max_of() { # the file of the largest total
+	local best= bt=-1 f t
+	for f in "$@"; do
+		t=$(ptotal "$f")
+		if [ "$t" -gt "$bt" ]; then best=$f bt=$t; fi
+	done
+	echo "$best"
+}
+pprof_vs g inuse_space B "--aggregate max" "$(max_of "$R1"/heap.[1-6].pprof)" \
+    "$(max_of "$R2"/heap.[12].pprof)"
+# The timeline: per step, each series' average of its profiles there.
+r=$(api GET "/v1/timeline?scope=g&metric=inuse_space&step=3s")
+[ "$(status_of "$r")" = 200 ] || fail "gauge timeline: $r"
+body_of "$r" >"$T/tl.json"
+"$PROFCTL" profiles --scope g --json >"$T/gp.json"
+# The same from the blocks (a frame filter that keeps every stack makes
+# the timeline walk them) as from the per-profile totals.
+r=$(api GET "/v1/timeline?scope=g&metric=inuse_space&step=3s&focus=.")
+[ "$(body_of "$r" | json 'j["points"]')" = "$(json 'j["points"]' <"$T/tl.json")" ] ||
+	fail "the gauge's timeline from the blocks differs from the totals'"
+python3 - "$T/tl.json" "$T/gp.json" "${ta[*]} ${tb[*]}" <<'PY' || fail "the gauge's timeline"
+import json, sys
+tl, gp = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+tot = [int(x) for x in sys.argv[3].split()]
+t = sorted(p["time_ns"] // 10**9 for p in gp["profiles"])
+step = tl["step_s"]
+steps = {}
+for i, (sec, v) in enumerate(zip(t, tot)):
+    steps.setdefault(sec // step * step, {}).setdefault(i < 6, []).append(v)
+want = {k: sum(sum(l) / len(l) for l in d.values()) for k, d in steps.items()}
+got = {p["time_ns"] // 10**9: p["value"] for p in tl["points"] if p["value"]}
+if tl["metric"].get("aggregate") != "avg" or step != 3:
+    sys.exit("aggregate %r, step %r" % (tl["metric"].get("aggregate"), step))
+if sorted(got) != sorted(want) or any(abs(got[k] - want[k]) > 2000 for k in want):
+    sys.exit("points %r, want %r" % (got, want))
+PY
+ok "a gauge: average per series summed; last, max and sum as asked; its timeline step"
+
+# An old Pyroscope client's cumulative heap, each /ingest with the
+# previous one as prev_profile: the series' previous profile, which profd
+# keeps itself, gives the same differences (docs/INTAKE.md).
+cfg='{"alloc_objects":{"units":"objects","cumulative":true},"alloc_space":{"units":"bytes","cumulative":true},"inuse_space":{"units":"bytes","aggregation":"average"},"inuse_objects":{"units":"objects","aggregation":"average"}}'
+for i in 1 2 3 4; do
+	prev=$R1/heap.$((i > 1 ? i - 1 : 1)).pprof
+	ct=$(python3 "$TESTS_DIR/tools/pyroscope_body.py" multipart "$T/ing.body" \
+	    "$R1/heap.$i.pprof" "$prev" --config "$cfg")
+	r=$(api POST "/ingest?name=oldgo.alloc_space%7Bpod%3Dp1%7D&from=1700000000&until=1700000010&spyName=gospy&units=bytes&aggregationType=sum" \
+	    -H "Content-Type: $ct" --data-binary @"$T/ing.body")
+	[ "$(status_of "$r")" = 200 ] || fail "/ingest heap.$i: $r"
+done
+[ "$(sql "SELECT m.kind || ':' || m.counted FROM profile_metrics m JOIN profiles p USING (profile_id) WHERE p.scope = 'oldgo' AND m.metric = 'alloc_space' ORDER BY p.time_ns")" = \
+    "cumulative:whole cumulative:difference cumulative:difference cumulative:difference" ] ||
+    fail "/ingest with prev_profile: cumulative, whole then differences"
+since=$(t2 oldgo)
+pprof_vs oldgo alloc_space B "--since $since" -base "$R1/heap.1.pprof" "$R1/heap.4.pprof"
+ok "/ingest with prev_profile: differences, pprof -base first last"
 
 # The series outlives profd: stopped (SIGTERM) and started again, the next
 # profile's predecessor is found in the store.  The spool counts as a push.

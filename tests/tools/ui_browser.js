@@ -2,7 +2,7 @@
 // headless Chromium with playwright-core, and check what a user sees.
 //
 // usage: node ui_browser.js URL OUTDIR TOP.json TOP.txt FLAME.svg DROP PICK LIVE BIG
-//            PEEK.json TRACES.json TAGS.json
+//            PEEK.json TRACES.json TAGS.json AGG
 //   URL       the URL profctl web printed (with the token)
 //   OUTDIR    where the screenshots go (one PNG per view)
 //   TOP.json  `profctl top --json` of scope fx: the table must show it
@@ -17,6 +17,10 @@
 //   PEEK.json `profctl peek 'main\.(fib|hashBlock)' --json` of scope fx
 //   TRACES.json, TAGS.json  `profctl traces --json`, `profctl tags --json`
 //             of scope fx: the views must show them
+//   AGG       a directory of the API's replies for scope gauge (three
+//             snapshots of a gauge): top.json (default: the average),
+//             top-sum.json, tree-sum.json, timeline-sum.json, diff-sum.json
+//             (aggregate=sum, the diff's base.aggregate=sum too)
 // Scope fx holds tests/fixtures/cpu.pprof; scope series a few generated
 // profiles a minute apart (the timeline's brush).  Prints one "ok: ..."
 // line per check; exits 1 on the first failure.  PLAYWRIGHT_DIR names the
@@ -27,7 +31,7 @@ const fs = require('fs');
 const path = require('path');
 const { launch, fail, ok, ready, watch } = require('./browser.js');
 
-const [url, outdir, topJson, topTxt, svg, drop, pick, live, big, peekJson, tracesJson, tagsJson] = process.argv.slice(2);
+const [url, outdir, topJson, topTxt, svg, drop, pick, live, big, peekJson, tracesJson, tagsJson, aggDir] = process.argv.slice(2);
 const { execFileSync } = require('child_process');
 const SEARCH = 'main\\.(cryptoPhase|digestLoop)';
 const ZOOM = 'main.cryptoPhase';
@@ -62,6 +66,94 @@ async function clickFrame(page, name, button) {
   if (!r) fail('no visible frame ' + name);
   await page.mouse.click(r.x + Math.min(r.w / 2, 20), r.y + r.h / 2, { button: button || 'left' });
   return r;
+}
+
+// The requests of asked to the API's path p.
+function viewRequests(asked, p) { return asked.filter((u) => u.pathname === p); }
+
+// The aggregation (issue 27): scope gauge is averaged by default and the
+// header says so as profctl's "Type:" line; sum picked is in the URL,
+// in the request of every view (and the diff's base) and in the numbers
+// the API gives for it; Back leaves it, a reload keeps it.
+async function checkAggregate(page) {
+  const agg = (n) => JSON.parse(fs.readFileSync(path.join(aggDir, n + '.json'), 'utf8'));
+  const avg = agg('top'), sum = agg('top-sum');
+  const asked = [];
+  const onRequest = (r) => { const u = new URL(r.url()); if (u.pathname.startsWith('/v1/')) asked.push(u); };
+  page.on('request', onRequest);
+  const typeLine = () => page.locator('#agg-type').textContent();
+  const topOf = () => page.locator('#top tbody tr').evaluateAll((trs) => trs.map((tr) => [tr.dataset.name, +tr.dataset.flat, +tr.dataset.cum]));
+  const rowsOf = (j) => j.rows.map((r) => [r.function, r.flat, r.cum]);
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+  await nav(page, '?scope=gauge&view=top');
+  const wantAvg = avg.metric.type + ' (average of ' + avg.profiles + ' profiles)';
+  if (await typeLine() !== wantAvg) fail('type line "' + await typeLine() + '", /v1/top says ' + JSON.stringify(avg.metric));
+  if (!same(await topOf(), rowsOf(avg))) fail('averaged top: ' + JSON.stringify(await topOf()));
+  const dflt = await page.locator('#aggregate option[value=""]').textContent();
+  if (dflt !== 'default (avg)') fail('the default aggregate reads "' + dflt + '"');
+  ok('gauge series: "' + wantAvg + '", "' + dflt + '", top as /v1/top (total ' + avg.total + ')');
+
+  const wantSum = sum.metric.type + ' (sum of ' + sum.profiles + ' profiles)';
+  const isSum = async (what) => {
+    if (param(page, 'aggregate') !== 'sum' || await page.locator('#aggregate').inputValue() !== 'sum')
+      fail(what + ': aggregate not sum: ' + page.url());
+    if (await typeLine() !== wantSum) fail(what + ': type line "' + await typeLine() + '", not "' + wantSum + '"');
+    if (!same(await topOf(), rowsOf(sum))) fail(what + ': top ' + JSON.stringify(await topOf()) + ', /v1/top?aggregate=sum ' + JSON.stringify(rowsOf(sum)));
+    for (const p of ['/v1/top', '/v1/timeline']) {
+      const rs = viewRequests(asked, p);
+      if (!rs.length || rs.some((u) => u.searchParams.get('aggregate') !== 'sum')) fail(what + ': ' + p + ' asked as ' + rs.join(' '));
+    }
+    const pts = await page.evaluate(() => timeline.points.map((x) => [x.time_ns, x.value]));
+    const tl = agg('timeline-sum');
+    if (!same(pts, tl.points.map((x) => [x.time_ns, x.value]))) fail(what + ': timeline ' + JSON.stringify(pts));
+  };
+  asked.length = 0;
+  await page.locator('#aggregate').selectOption('sum');
+  await ready(page);
+  if (sum.total === avg.total) fail('sum and average agree (' + sum.total + '): nothing to tell apart');
+  await isSum('sum picked');
+  await shot(page, 'aggregate');
+  await page.goBack();
+  await ready(page);
+  if (param(page, 'aggregate') || await typeLine() !== wantAvg || !same(await topOf(), rowsOf(avg))) fail('Back from sum: ' + page.url());
+  await page.goForward();
+  await ready(page);
+  asked.length = 0;
+  await page.reload();
+  await ready(page);
+  await isSum('reloaded');
+  ok('sum picked: "' + wantSum + '", aggregate=sum in the URL and the requests, top and timeline as the API ' +
+    '(total ' + sum.total + ' against ' + avg.total + '); Back to the average, a reload keeps sum');
+
+  // Every view asks with aggregate=sum (the replies the page keeps since
+  // the reload are asked once); their numbers are the sum's.
+  for (const v of ['flamegraph', 'peek', 'sandwich', 'traces', 'tags', 'diff']) {
+    await page.locator('#views button[data-view=' + v + ']').click();
+    await ready(page);
+    if (param(page, 'aggregate') !== 'sum') fail(v + ': aggregate left the URL: ' + page.url());
+  }
+  for (const p of ['/v1/tree', '/v1/top', '/v1/timeline', '/v1/peek', '/v1/traces', '/v1/tags', '/v1/diff']) {
+    // The label picker asks /v1/tags for the scope's labels, whatever
+    // the aggregate; the tags view's own request is the one with it.
+    const rs = viewRequests(asked, p).filter((u) => p !== '/v1/tags' || u.searchParams.has('aggregate'));
+    if (!rs.length || rs.some((u) => u.searchParams.get('aggregate') !== 'sum' ||
+        (p === '/v1/diff' && u.searchParams.get('base.aggregate') !== 'sum')))
+      fail(p + ' asked as ' + viewRequests(asked, p).join(' '));
+  }
+  const diff = agg('diff-sum');
+  const dtot = await page.evaluate(() => window.profdFlame.tree.total[0]);
+  if (dtot !== diff.base.total + diff.current.total || diff.base.total !== sum.total) fail('diff total ' + dtot + ': ' + JSON.stringify(diff.base));
+  await page.locator('#views button[data-view=flamegraph]').click();
+  await ready(page);
+  const ftot = await page.evaluate(() => window.profdFlame.tree.total[0]);
+  if (ftot !== agg('tree-sum').total) fail('flame graph total ' + ftot + ', /v1/tree?aggregate=sum ' + agg('tree-sum').total);
+  const [d] = await Promise.all([page.waitForEvent('download'), page.locator('#dl-folded').click()]);
+  const folded = fs.readFileSync(await d.path(), 'utf8').trim().split('\n').reduce((a, l) => a + +l.split(' ').pop(), 0);
+  if (folded !== sum.total) fail('folded download of the sum adds up to ' + folded);
+  page.off('request', onRequest);
+  ok('flame graph, peek, sandwich, traces, tags and diff (base too) ask with aggregate=sum; flame graph ' +
+    ftot + ', diff ' + diff.base.total + ' + ' + diff.current.total + ', folded download ' + folded + ' as the API');
 }
 
 (async () => {
@@ -430,6 +522,8 @@ async function clickFrame(page, name, button) {
     if (!lrows.length || lrows.some(([n, d], k) => n !== lj.rows[k].function || d !== lj.rows[k].delta_flat))
       fail('label diff table against /v1/diff');
     ok('diff of label sets worker=w3 against worker=w1: ' + lrows.length + ' rows as /v1/diff gives them');
+
+    await checkAggregate(page);
 
     // Live: a new profile extends the timeline without a reload.
     await nav(page, '?scope=series&live=1');

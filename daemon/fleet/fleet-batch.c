@@ -17,6 +17,7 @@
 #include "fleet-batch.h"
 #include "hmap.h"
 #include "model.h"
+#include "nitems.h"
 #include "sha256.h"
 #include "stackhash.h"
 
@@ -147,11 +148,12 @@ fb_metric(struct fb *x, int64_t id)
 static int
 fb_stack(struct fb *x, int64_t leaf, uint64_t *out)
 {
-	struct buf fn = { 0 }, files = { 0 }, lines = { 0 }, inl = { 0 };
-	struct buf starts = { 0 }, maps = { 0 };
+	/* functions, files, lines; inline flags, start lines, mappings */
+	struct buf a[6] = { { 0 } };
 	int64_t c, hi, start;
 	const char *name, *file, *mapping;
 	uint64_t k;
+	size_t i;
 
 	if ((hi = imap_get(&x->leaf, (uint64_t)leaf)) != 0) {
 		*out = x->hashes[hi - 1];
@@ -161,35 +163,25 @@ fb_stack(struct fb *x, int64_t leaf, uint64_t *out)
 	 * back from the store's chunks cost 60 % of a batch's CPU. */
 	k = stack_hash(x->idx, leaf);
 	if (imap_get(&x->shipped, k) == 0) {
-		buf_add(&fn, "[", 1);
-		buf_add(&files, "[", 1);
-		buf_add(&lines, "[", 1);
-		buf_add(&inl, "[", 1);
-		buf_add(&starts, "[", 1);
-		buf_add(&maps, "[", 1);
+		for (i = 0; i < NITEMS(a); i++)
+			buf_add(&a[i], "[", 1);
 		for (c = leaf; c > 0; c = csindex_parent(x->idx, c)) {
 			name = csindex_name_str(x->idx, csindex_name(x->idx,
 			    c));
 			csindex_source(x->idx, c, &file, &start, &mapping);
-			if (c != leaf) {
-				buf_add(&fn, ",", 1);
-				buf_add(&files, ",", 1);
-				buf_add(&lines, ",", 1);
-				buf_add(&inl, ",", 1);
-				buf_add(&starts, ",", 1);
-				buf_add(&maps, ",", 1);
-			}
-			buf_printf(&starts, "%" PRId64, start);
-			fleet_quote(&maps, mapping, strlen(mapping));
-			buf_add(&inl, csindex_flags(x->idx, c) & FRAME_INLINED ?
-			    "1" : "0", 1);
-			fleet_quote(&fn, name, strlen(name));
-			fleet_quote(&files, file, strlen(file));
-			buf_printf(&lines, "%" PRId64, csindex_line(x->idx, c));
+			for (i = 0; i < NITEMS(a) && c != leaf; i++)
+				buf_add(&a[i], ",", 1);
+			fleet_quote(&a[0], name, strlen(name));
+			fleet_quote(&a[1], file, strlen(file));
+			buf_printf(&a[2], "%" PRId64, csindex_line(x->idx, c));
+			buf_add(&a[3], csindex_flags(x->idx, c) &
+			    FRAME_INLINED ? "1" : "0", 1);
+			buf_printf(&a[4], "%" PRId64, start);
+			fleet_quote(&a[5], mapping, strlen(mapping));
 		}
 		imap_put(&x->shipped, k, 1);
-		fb_stack_row(&x->b->stacks, k, &fn, &files, &lines);
-		fb_stack_row(&x->b->frame_rows, k, &inl, &starts, &maps);
+		fb_stack_row(&x->b->stacks, k, &a[0], &a[1], &a[2]);
+		fb_stack_row(&x->b->frame_rows, k, &a[3], &a[4], &a[5]);
 		x->b->nstacks++;
 	}
 	x->hashes = xreallocarray(x->hashes, x->nhashes + 1,
@@ -197,12 +189,8 @@ fb_stack(struct fb *x, int64_t leaf, uint64_t *out)
 	x->hashes[x->nhashes++] = k;
 	imap_put(&x->leaf, (uint64_t)leaf, (int64_t)x->nhashes);
 	*out = k;
-	buf_free(&fn);
-	buf_free(&files);
-	buf_free(&lines);
-	buf_free(&inl);
-	buf_free(&starts);
-	buf_free(&maps);
+	for (i = 0; i < NITEMS(a); i++)
+		buf_free(&a[i]);
 	return 0;
 }
 

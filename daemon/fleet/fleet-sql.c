@@ -150,20 +150,33 @@ sql_done(struct buf *b)
 	return (char *)b->p;
 }
 
-char *
-fleet_sql_default_metric(const struct fleet_sql *q)
+/* SELECT what of the newest profile of the first scope (of the hosts)
+ * in table where cond holds. */
+static char *
+sql_newest(const struct fleet_sql *q, const char *table, const char *what,
+    const char *cond)
 {
 	struct buf b = { 0 };
 
-	sql_lit(&b, "SELECT metrics[length(metrics)] FROM ");
-	sql_table(&b, q, "profiles");
+	sql_lit(&b, "SELECT ");
+	buf_add(&b, what, strlen(what));
+	sql_lit(&b, " FROM ");
+	sql_table(&b, q, table);
 	sql_lit(&b, " WHERE scope = ");
 	sql_str(&b, q->sel->scopes[0]);
 	if (q->nhosts > 0)
 		sql_in(&b, "host", q->hosts, q->nhosts);
-	sql_lit(&b, " AND length(metrics) > 0 ORDER BY time_ns DESC, "
-	    "profile DESC LIMIT 1");
+	sql_lit(&b, " AND ");
+	buf_add(&b, cond, strlen(cond));
+	sql_lit(&b, " ORDER BY time_ns DESC, profile DESC LIMIT 1");
 	return sql_done(&b);
+}
+
+char *
+fleet_sql_default_metric(const struct fleet_sql *q)
+{
+	return sql_newest(q, "profiles", "metrics[length(metrics)]",
+	    "length(metrics) > 0");
 }
 
 char *
@@ -452,20 +465,22 @@ fleet_sql_buckets(const struct fleet_sql *q, int stacks)
 char *
 fleet_sql_kind(const struct fleet_sql *q)
 {
-	struct buf b = { 0 };
+	struct buf what = { 0 }, cond = { 0 };
+	char *sql;
 
-	sql_lit(&b, "SELECT kinds[indexOf(metrics, ");
-	sql_str(&b, q->metric);
-	sql_lit(&b, ")] FROM ");
-	sql_table(&b, q, "profile_metrics");
-	sql_lit(&b, " WHERE scope = ");
-	sql_str(&b, q->sel->scopes[0]);
-	if (q->nhosts > 0)
-		sql_in(&b, "host", q->hosts, q->nhosts);
-	sql_lit(&b, " AND has(metrics, ");
-	sql_str(&b, q->metric);
-	sql_lit(&b, ") ORDER BY time_ns DESC, profile DESC LIMIT 1");
-	return sql_done(&b);
+	sql_lit(&what, "kinds[indexOf(metrics, ");
+	sql_str(&what, q->metric);
+	sql_lit(&what, ")]");
+	sql_lit(&cond, "has(metrics, ");
+	sql_str(&cond, q->metric);
+	sql_lit(&cond, ")");
+	buf_add(&what, "", 1);
+	buf_add(&cond, "", 1);
+	sql = sql_newest(q, "profile_metrics", (const char *)what.p,
+	    (const char *)cond.p);
+	buf_free(&what);
+	buf_free(&cond);
+	return sql;
 }
 
 char *

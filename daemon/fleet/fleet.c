@@ -471,35 +471,38 @@ fleet_acknowledged(struct fleet *f, const char *reply, size_t n)
 	fleet_acknowledge(f);
 }
 
-/* After the profiles rows: each profile's series and kinds. */
+/* The batch's rows of a table, inserted; next takes the answer. */
 static void
-fleet_insert_metrics(struct fleet *f, const char *reply, size_t n)
+fleet_insert_rows(struct fleet *f, enum fleet_table table, const char *name,
+    const char *cols, fleet_step *next)
 {
 	struct buf rows = { 0 };
 	size_t nrows = 0;
 
+	fleet_batch_rows(&f->b, table, &rows, &nrows);
+	fleet_insert(f, name, cols, &rows, nrows, next);
+	buf_free(&rows);
+}
+
+/* After the profiles rows: each profile's series and kinds. */
+static void
+fleet_insert_metrics(struct fleet *f, const char *reply, size_t n)
+{
 	(void)reply;
 	(void)n;
-	fleet_batch_rows(&f->b, FLEET_PROFILE_METRICS, &rows, &nrows);
-	fleet_insert(f, "profile_metrics", "host, scope, profile, time, "
-	    "time_ns, series, metrics, kinds, counted, raw_totals", &rows,
-	    nrows, fleet_acknowledged);
-	buf_free(&rows);
+	fleet_insert_rows(f, FLEET_PROFILE_METRICS, "profile_metrics",
+	    "host, scope, profile, time, time_ns, series, metrics, kinds, "
+	    "counted, raw_totals", fleet_acknowledged);
 }
 
 static void
 fleet_insert_profiles(struct fleet *f, const char *reply, size_t n)
 {
-	struct buf rows = { 0 };
-	size_t nrows = 0;
-
 	(void)reply;
 	(void)n;
-	fleet_batch_rows(&f->b, FLEET_PROFILES, &rows, &nrows);
-	fleet_insert(f, "profiles", "host, scope, profile, time, time_ns, "
-	    "duration_ns, name, metrics, rows, totals, label_keys, "
-	    "label_values", &rows, nrows, fleet_insert_metrics);
-	buf_free(&rows);
+	fleet_insert_rows(f, FLEET_PROFILES, "profiles", "host, scope, "
+	    "profile, time, time_ns, duration_ns, name, metrics, rows, totals, "
+	    "label_keys, label_values", fleet_insert_metrics);
 }
 
 static void
@@ -526,18 +529,14 @@ static void
 fleet_insert_samples(struct fleet *f, const char *reply, size_t n)
 {
 	struct error err = { 0 };
-	struct buf rows = { 0 };
-	size_t nrows = 0;
 
 	if (fleet_batch_present(&f->b, reply, n, &err) == -1) {
 		fleet_fail(f, "%s", err.msg);
 		return;
 	}
-	fleet_batch_rows(&f->b, FLEET_SAMPLES, &rows, &nrows);
-	fleet_insert(f, "samples", "scope, metric, host, time, profile, "
-	    "stack_hash, label_keys, label_values, value", &rows, nrows,
+	fleet_insert_rows(f, FLEET_SAMPLES, "samples", "scope, metric, host, "
+	    "time, profile, stack_hash, label_keys, label_values, value",
 	    fleet_insert_stacks);
-	buf_free(&rows);
 }
 
 /* A pass of retention: the answer to its last statement. */

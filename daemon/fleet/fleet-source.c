@@ -5,8 +5,8 @@
  * store's source resolves it), the profile count of an aggregate other
  * than delta, a timeline's range when it combines per series (its steps
  * made here, as aggregate.c makes them), then the stacks (or the sums
- * per time bucket).  Each stack's frames become callsites
- * of the source's index (csindex_put), its value the pair of its leaf.
+ * per time bucket).  Each stack's frames become callsites of the
+ * source's index (csindex_put), its value the pair of its leaf.
  * The index lives as long as the source, so the strings of a view's
  * answer do; a selection asked twice (diff asks a tree and a top of
  * each) is read once. */
@@ -43,8 +43,8 @@ struct fleet_source {
 	int nmetrics;
 	int64_t nprofiles;
 	enum metric_aggregate aggregate;	/* as resolved */
-	int64_t kind, range[3];		/* replies: kind; first, last, n */
-	int nints;			/* the numbers in the reply */
+	int64_t range[3];		/* a reply's numbers (fs_ask_ints) */
+	int nints;			/* how many */
 	struct store_scope_info *scopes;
 	size_t nscopes;
 	char **hostnames;
@@ -119,8 +119,8 @@ fs_metrics_row(void *arg, struct fleet_tsv_field *v, size_t n,
 	return 0;
 }
 
-/* A reply of numbers on one line (none: no row) into x->range, or the
- * one of the kind or the count. */
+/* A reply of up to 3 numbers on one line into x->range: a kind, a
+ * count, or a range's first, last and count. */
 static int
 fs_ints_row(void *arg, struct fleet_tsv_field *v, size_t n,
     struct error *err)

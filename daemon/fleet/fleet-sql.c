@@ -330,9 +330,9 @@ sql_group(struct buf *b, int by_time, int stacks)
 		sql_lit(b, "stack_hash");
 }
 
-/* [bucket,] [stack_hash,] v: the rows where selects summed; for
- * aggregate=last and max, those of the profile each series (and step)
- * reads. */
+/* [bucket,] [stack_hash,] v: the sum of the rows `where` selects; for
+ * aggregate=last and max, of those of the profile each series (and
+ * step) reads. */
 static void
 sql_sums(struct buf *b, const struct fleet_sql *q, const char *where,
     int by_time, int stacks)

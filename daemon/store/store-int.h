@@ -7,6 +7,7 @@
  *	store.c			open/close, interning, profile rows
  *	store-fleet.c		the shipping cursor, the backlog counted
  *	store-migrate.c		schema steps, the version 2 conversion
+ *	store-series.c		series, a cumulative metric's differences
  *	store-samples.c		the sample writer, the sample statements
  *	store-select.c		sample reads
  *	store-rollup.c		rollups, a profile's delete, what is referenced
@@ -140,6 +141,16 @@ int store_vtab_new(sqlite3 *, const char *decl, size_t size,
 /* store-migrate.c: the schema steps past the store's version, in one
  * transaction (the writer, on open). */
 int store_migrate(struct store *, struct error *);
+
+/* Buckets are seconds: no row is ever this far from 1970. */
+#define BUCKET_LIMIT		((int64_t)1 << 40)
+
+static inline int64_t
+store_clamp_bucket(int64_t b)
+{
+	return b < -BUCKET_LIMIT ? -BUCKET_LIMIT : b > BUCKET_LIMIT ?
+	    BUCKET_LIMIT : b;
+}
 
 /* store-series.c */
 void store_series_finalize(struct store *);

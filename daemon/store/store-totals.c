@@ -3,7 +3,8 @@
  * metric and bucket with a row of the metric, the sum of its rows with a
  * callsite, added up while the writer makes blocks and written at the end
  * of an import; made from the blocks on the upgrade to schema 6; deleted
- * with a profile.  store_select_totals (store-select.c) reads them. */
+ * with a profile; read for timelines (store_select_totals, the sums of
+ * the scopes per bucket; store_select_profile_totals, each profile's). */
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,3 +166,104 @@ out:
 	return ret;
 }
 
+/* Timelines without filters: the per-bucket totals of each scope, from
+ * the table's primary key alone. */
+int
+store_select_totals(struct store *s, const struct store_filter *f,
+    struct store_bucket_value **out, size_t *n, struct error *err)
+{
+	sqlite3_stmt *st = s->sb[SB_TOTALS];
+	struct imap seen = { 0 };
+	struct kv *kv = NULL;
+	size_t nkv = 0, cap = 0, i;
+	int64_t lo = store_clamp_bucket(f->since_s), hi = store_clamp_bucket(f->until_s);
+	int own, rc = SQLITE_DONE, ret = -1;
+
+	*out = NULL;
+	*n = 0;
+	if (s->raw_only || f->nprofiles > 0 || f->nlabels > 0 || f->raw)
+		return 1;
+	if ((own = sqlite3_get_autocommit(s->db)) &&
+	    store_step_done(s, s->sb[SB_READ_BEGIN], err, "begin") == -1)
+		return -1;
+	for (i = 0; i < f->nscopes && lo <= hi; i++) {
+		if (imap_get(&seen, (uint64_t)f->scopes[i]))
+			continue;
+		imap_put(&seen, (uint64_t)f->scopes[i], 1);
+		sqlite3_bind_int64(st, 1, f->scopes[i]);
+		sqlite3_bind_int64(st, 2, f->metric_id);
+		sqlite3_bind_int64(st, 3, lo);
+		sqlite3_bind_int64(st, 4, hi);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			if (nkv == cap) {
+				cap = cap ? cap * 2 : 1024;
+				kv = xreallocarray(kv, cap, sizeof *kv);
+			}
+			/* Order-preserving as unsigned. */
+			kv[nkv].k = (uint64_t)sqlite3_column_int64(st, 0) ^
+			    ((uint64_t)1 << 63);
+			kv[nkv++].v = sqlite3_column_int64(st, 1);
+		}
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+		if (rc != SQLITE_DONE)
+			break;
+	}
+	if (rc != SQLITE_DONE)
+		store_fail(s, err, "reading sample totals");
+	else
+		ret = 0;
+	if (own && store_step_done(s, s->sb[SB_READ_END], err, "end") == -1)
+		ret = -1;
+	if (ret == 0) {
+		nkv = kv_sort_merge(kv, nkv);
+		*out = xcalloc(nkv ? nkv : 1, sizeof **out);
+		for (i = 0; i < nkv; i++) {
+			(*out)[i].bucket = (int64_t)(kv[i].k ^ ((uint64_t)1 << 63));
+			(*out)[i].callsite = -1;
+			(*out)[i].value = kv[i].v;
+		}
+		*n = nkv;
+	}
+	free(kv);
+	imap_clear(&seen);
+	return ret;
+}
+
+int
+store_select_profile_totals(struct store *s, const struct store_filter *f,
+    void (*cb)(void *, int64_t bucket, int64_t profile, int64_t value),
+    void *arg, struct error *err)
+{
+	sqlite3_stmt *st = s->sb[SB_TOTALS_PROFILES];
+	int64_t lo = store_clamp_bucket(f->since_s), hi = store_clamp_bucket(f->until_s);
+	size_t i, j;
+	int own, rc = SQLITE_DONE, ret = 0;
+
+	if (s->raw_only || f->nlabels > 0)
+		return 1;
+	if ((own = sqlite3_get_autocommit(s->db)) &&
+	    store_step_done(s, s->sb[SB_READ_BEGIN], err, "begin") == -1)
+		return -1;
+	for (i = 0; i < f->nscopes && lo <= hi && rc == SQLITE_DONE; i++) {
+		for (j = 0; j < i && f->scopes[j] != f->scopes[i]; j++)
+			;
+		if (j < i)
+			continue;
+		sqlite3_bind_int64(st, 1, f->scopes[i]);
+		sqlite3_bind_int64(st, 2, f->metric_id);
+		sqlite3_bind_int64(st, 3, lo);
+		sqlite3_bind_int64(st, 4, hi);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+			cb(arg, sqlite3_column_int64(st, 0),
+			    sqlite3_column_int64(st, 1),
+			    sqlite3_column_int64(st, 2));
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+	}
+	if (rc != SQLITE_DONE)
+		ret = store_fail(s, err, "reading sample totals");
+	if (own && store_step_done(s, s->sb[SB_READ_END], err, "end") == -1)
+		ret = -1;
+	return ret;
+}

@@ -113,7 +113,7 @@ python3 - "$T/top.json" <<'PY' || fail "folded at 100 Hz: $(cat "$T/top.json")"
 import json, sys
 j = json.load(open(sys.argv[1]))
 rows = {r["function"]: (r["flat"], r["cum"]) for r in j["rows"]}
-assert j["metric"] == {"type": "cpu", "unit": "nanoseconds"}, j["metric"]
+assert j["metric"] == {"type": "cpu", "unit": "nanoseconds", "aggregate": "delta"}, j["metric"]
 assert j["total"] == 42 * 10000000, j["total"]
 assert rows["hash"] == (300000000, 300000000), rows
 assert rows["work"] == (20000000, 320000000), rows

@@ -18,12 +18,8 @@ static const char *const sc_sql[SC_COUNT] = {
 static sqlite3_stmt *
 sc_stmt(struct store *s, enum sc_stmt which, struct error *err)
 {
-	if (s->sc[which] == NULL && sqlite3_prepare_v3(s->db, sc_sql[which],
-	    -1, SQLITE_PREPARE_PERSISTENT, &s->sc[which], NULL) != SQLITE_OK) {
-		store_fail(s, err, "preparing a profile count statement");
-		return NULL;
-	}
-	return s->sc[which];
+	return store_stmt_lazy(s, &s->sc[which], sc_sql[which],
+	    "preparing a profile count statement", err);
 }
 
 void

@@ -104,6 +104,18 @@ store_prepare_table(struct store *s, const struct store_sql *sql, int n,
 	return 0;
 }
 
+sqlite3_stmt *
+store_stmt_lazy(struct store *s, sqlite3_stmt **st, const char *sql,
+    const char *what, struct error *err)
+{
+	if (*st == NULL && sqlite3_prepare_v3(s->db, sql, -1,
+	    SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK) {
+		store_fail(s, err, what);
+		return NULL;
+	}
+	return *st;
+}
+
 void
 store_finalize_table(sqlite3_stmt **st, int n)
 {

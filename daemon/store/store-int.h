@@ -133,6 +133,10 @@ struct store_sql {
 int store_prepare_table(struct store *, const struct store_sql *, int n,
     sqlite3_stmt **st, const char *what, struct error *);
 void store_finalize_table(sqlite3_stmt **st, int n);
+/* A statement prepared on first use into *st (what names it in the
+ * error), for the files whose statements most connections never run. */
+sqlite3_stmt *store_stmt_lazy(struct store *, sqlite3_stmt **st,
+    const char *sql, const char *what, struct error *);
 /* A virtual table of the columns of decl, size bytes (zeroed), read
  * only and innocuous: an xConnect's work. */
 int store_vtab_new(sqlite3 *, const char *decl, size_t size,

@@ -45,12 +45,8 @@ static const char *const ss_sql[SS_COUNT] = {
 static sqlite3_stmt *
 ss_stmt(struct store *s, enum ss_stmt which, struct error *err)
 {
-	if (s->ss[which] == NULL && sqlite3_prepare_v3(s->db, ss_sql[which],
-	    -1, SQLITE_PREPARE_PERSISTENT, &s->ss[which], NULL) != SQLITE_OK) {
-		store_fail(s, err, "preparing a series statement");
-		return NULL;
-	}
-	return s->ss[which];
+	return store_stmt_lazy(s, &s->ss[which], ss_sql[which],
+	    "preparing a series statement", err);
 }
 
 void

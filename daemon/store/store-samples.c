@@ -481,7 +481,10 @@ store_samples_add(struct store_samples *w, int64_t callsite,
 	if (nvalues > w->ncolof)
 		return error_set(err, ERR_INTERNAL, "store: %zu values for "
 		    "%zu metrics", nvalues, w->ncolof);
-	memset(w->row, 0, nc * sizeof *w->row);
+	/* No column (a profile none of whose metrics is kept) has no
+	 * row to clear. */
+	if (nc > 0)
+		memset(w->row, 0, nc * sizeof *w->row);
 	for (i = 0; i < nvalues; i++) {
 		if (values[i] == 0)
 			continue;

@@ -189,13 +189,13 @@ aggregate_select(struct store *s, struct csindex *idx,
 		for (k = 0; k < nv; k++)
 			pile_add(&pile, 0, v[k].callsite, v[k].value);
 		free(v);
-		/* The series' average: over the profiles it read. */
-		if (a == AGG_AVG && np > 1 && agg_stacks_map(&st, &pile, from,
-		    err) == -1)
-			goto out;
-		if (a == AGG_AVG && np > 1)
+		/* The series' average: over the profiles it read, per stack. */
+		if (a == AGG_AVG && np > 1) {
+			if (agg_stacks_map(&st, &pile, from, err) == -1)
+				goto out;
 			for (k = from; k < pile.n; k++)
 				pile.p[k].v = agg_div(pile.p[k].v, np);
+		}
 		*nprofiles += a == AGG_AVG ? np : (int64_t)(j - i);
 	}
 	pile_merge(&pile, 0);

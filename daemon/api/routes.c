@@ -31,11 +31,12 @@ const struct route routes[] = {
 	{ "PUT", "/v1/uploads", ROUTE_IO, api_uploads_put },
 	{ "DELETE", "/v1/uploads", ROUTE_IO, api_uploads_delete },
 	/* Pyroscope's push API (api-ingest.c). */
-	{ "POST", "/ingest", ROUTE_NEEDS_WRITER, api_ingest_post },
+	{ "POST", "/ingest", ROUTE_NEEDS_WRITER | ROUTE_TCP_WRITE,
+	    api_ingest_post },
 	/* Its Connect push service, as Grafana Alloy calls it
 	 * (api-connect.c). */
-	{ "POST", "/push.v1.PusherService/Push", ROUTE_NEEDS_WRITER,
-	    api_connect_push_post },
+	{ "POST", "/push.v1.PusherService/Push", ROUTE_NEEDS_WRITER |
+	    ROUTE_TCP_WRITE, api_connect_push_post },
 	/* The browser UI (web/), from memory. */
 	{ "GET", "/ui", ROUTE_LOOP | ROUTE_PREFIX, api_ui_get },
 	{ "GET", "/", ROUTE_LOOP, api_ui_get },

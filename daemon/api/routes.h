@@ -12,6 +12,11 @@ struct evhttp_request;
 #define ROUTE_LOOP		0x4	/* answered on the loop itself */
 #define ROUTE_IO		0x8	/* file I/O on the I/O thread */
 #define ROUTE_PREFIX		0x10	/* path and what is under it */
+/* Served on the TCP listener too (server-tcp.c), to a writer's
+ * credential (tcp-auth-token, tcp-basic-auth) or a reader's
+ * (tcp-read-token, tcp-read-basic-auth); every route is on the socket. */
+#define ROUTE_TCP_WRITE		0x20
+#define ROUTE_TCP_READ		0x40
 
 struct route {
 	const char *method;

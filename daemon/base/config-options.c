@@ -85,6 +85,25 @@ const struct opt config_opts[] = {
 	{ "tcp-basic-auth", T_TEXT, F(tcp_basic_auth), 0, 0, 1,
 	    "USER:PASSWORD of HTTP basic auth on the TCP listener (none: "
 	    "none)" },
+	{ "tcp-read-token", T_TEXT, F(tcp_read_token), 0, 0, 1,
+	    "bearer token the TCP listener asks of readers (Grafana's "
+	    "Pyroscope data source): admits the read calls and nothing else "
+	    "(none: no reader by token)" },
+	{ "tcp-read-basic-auth", T_TEXT, F(tcp_read_basic_auth), 0, 0, 1,
+	    "USER:PASSWORD of HTTP basic auth for readers on the TCP "
+	    "listener (none: none)" },
+	{ "tls-cert", T_OPTPATH, F(tls_cert), 0, 0, 1,
+	    "PEM certificate (chain) of the TCP listener: with tls-key, the "
+	    "listener speaks TLS 1.2 or later only; re-read on SIGHUP (none: "
+	    "clear text)" },
+	{ "tls-key", T_OPTPATH, F(tls_key), 0, 0, 1,
+	    "PEM private key of tls-cert; re-read on SIGHUP" },
+	{ "tcp-insecure", T_BOOL, F(tcp_insecure), 0, 1, 1,
+	    "let listen-tcp on an address that is not loopback speak clear "
+	    "text (without it, such a listener needs tls-cert and tls-key)" },
+	{ "grafana-source", T_TEXT, F(grafana_source), 0, 0, 0,
+	    "where Grafana's calls (querier.v1, /pyroscope/render) read: "
+	    "local (this host's store) or fleet (the fleet's ClickHouse)" },
 	{ "allowed-host", T_HOSTS, F(allowed_hosts), 0, 0, 0,
 	    "a Host header name answered beside localhost, 127.0.0.1 and "
 	    "[::1] (repeatable; none: clear the list)" },
@@ -120,6 +139,9 @@ const struct opt config_opts[] = {
 	    "time between two looks for new profiles when all have shipped" },
 	{ "fleet-timeout", T_DURATION, F(fleet_timeout), 1, 3600, 1,
 	    "time ClickHouse has to answer one request" },
+	{ "fleet-ca-file", T_OPTPATH, F(fleet_ca_file), 0, 0, 1,
+	    "PEM CA certificates an https fleet-url's server is checked "
+	    "against (none: the system's)" },
 	{ "fleet-backlog-max", T_U64, F(fleet_backlog_max), 0,
 	    UINT64_MAX / 2, 1,
 	    "bytes of unshipped profiles above which retention may drop them "

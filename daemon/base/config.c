@@ -148,6 +148,12 @@ config_clear(struct config *c)
 	free(c->listen_tcp);
 	free(c->tcp_auth_token);
 	free(c->tcp_basic_auth);
+	free(c->tcp_read_token);
+	free(c->tcp_read_basic_auth);
+	free(c->tls_cert);
+	free(c->tls_key);
+	free(c->grafana_source);
+	free(c->fleet_ca_file);
 	free(c->fleet_host);
 	free(c->fleet_database);
 	free(c->fleet_cluster);

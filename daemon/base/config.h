@@ -94,6 +94,14 @@ struct config {
 	char *listen_tcp;
 	char *tcp_auth_token;		/* Authorization: Bearer TOKEN */
 	char *tcp_basic_auth;		/* USER:PASSWORD, HTTP basic auth */
+	/* Readers' credentials (the querier, /pyroscope/render): a writer's
+	 * do not read, a reader's do not write. */
+	char *tcp_read_token;
+	char *tcp_read_basic_auth;
+	char *tls_cert, *tls_key;	/* PEM files; NULL: clear text */
+	int tcp_insecure;		/* clear text off loopback allowed */
+	char *grafana_source;		/* "local" (NULL) or "fleet" */
+	char *fleet_ca_file;		/* NULL: the system's CAs */
 	/* Host header names answered beside localhost, 127.0.0.1, [::1]. */
 	struct strlist allowed_hosts;
 	/* Targets scraped for profiles, in the file's order. */

@@ -326,7 +326,11 @@ struct store_cs_value {
 /* A label filter: the sample (or push) label KEY is VALUE, or is not. */
 struct label_filter {
 	char *key, *value;
-	int negate;			/* k!=v */
+	int negate;			/* k!=v, k!~v */
+	/* value is an RE2 pattern matched whole (k=~v, k!~v), as
+	 * Prometheus' selectors match; a sample without the label reads
+	 * as the value "" (so k!~"prod" keeps it, k=~".+" does not). */
+	int regex;
 };
 
 struct store_filter {

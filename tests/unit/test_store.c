@@ -461,7 +461,7 @@ test_samples(void)
 	struct oracle o1, o2, *both[2] = { &o1, &o2 };
 	static char key[] = "thread", t1[] = "t1";
 	static const char *const prefixes[] = { "a", "b", "c", "d" };
-	struct label_filter lf = { key, t1, 0 };
+	struct label_filter lf = { key, t1, 0, 0 };
 	int64_t cs[NCS], metrics[2], ls[3], sc, other, p1, p2, k, s1, s2;
 	int64_t want[NCS], want2[NCS], lo, hi, pb = T0 + 3600 + 120;
 	int created, c;

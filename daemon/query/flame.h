@@ -1,0 +1,36 @@
+/* flame.h: a flame graph tree (tree.h) as Pyroscope's flame graph levels:
+ * the FlameGraph of querier.v1's SelectMergeStacktraces and the
+ * flamebearer of /pyroscope/render, which share the encoding.  Level i
+ * holds the nodes at depth i, left to right, four numbers each: x offset
+ * (from the end of the previous node of the level: a delta), total, self,
+ * index into names.  Level 0 is the root, "total". */
+#ifndef PROFD_FLAME_H
+#define PROFD_FLAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct tree_result;
+
+struct flame_level {
+	int64_t *v;			/* 4 per node */
+	size_t n;			/* numbers, 4 per node */
+};
+
+struct flame {
+	char **names;			/* owned; names[0] "total" */
+	size_t nnames;
+	struct flame_level *levels;
+	size_t nlevels;
+	int64_t total, max_self;
+};
+
+/* The tree as levels, with at most max_nodes nodes (0: every node): the
+ * ones of largest total kept, as Pyroscope prunes (its rule, in
+ * flame.c); what the others held stays in their parents' totals, so the
+ * totals still add up. */
+void flame_of_tree(const struct tree_result *, int64_t max_nodes,
+    struct flame *);
+void flame_clear(struct flame *);
+
+#endif

@@ -32,3 +32,13 @@ api_pyro_import(struct api_call *call, void *worker, struct push *p,
 	api_host_push_env(call->host, &env);
 	return push_run(&env, worker, p, res, err);
 }
+
+void
+api_pyro_source(struct api_call *call, struct api_fleet_params *p)
+{
+	const char *want = call->host->cfg->grafana_source;
+
+	memset(p, 0, sizeof *p);
+	p->fleet = call->host->fleet && want != NULL &&
+	    strcmp(want, "fleet") == 0;
+}

@@ -21,4 +21,9 @@ int api_pyro_label_name_valid(const char *, size_t);
 int api_pyro_import(struct api_call *, void *worker, struct push *,
     struct import_result *, struct error *);
 
+/* Where Grafana's reads (querier.v1, /pyroscope/render) read: the
+ * fleet's source when grafana-source says fleet and this profd has a
+ * fleet, else this host's store.  For api_view_submit. */
+void api_pyro_source(struct api_call *, struct api_fleet_params *);
+
 #endif

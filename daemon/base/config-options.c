@@ -304,6 +304,10 @@ config_opt_set(struct config *c, const struct opt *o, const char *value,
 			return error_set(err, ERR_INPUT, "%s: \"%s\" is not "
 			    "a %s name (letters, digits, _)", o->name, value,
 			    o->name[6] == 'd' ? "database" : "cluster");
+		if (strcmp(o->name, "grafana-source") == 0 &&
+		    strcmp(value, "local") != 0 && strcmp(value, "fleet") != 0)
+			return error_set(err, ERR_INPUT, "%s: \"%s\" is "
+			    "neither local nor fleet", o->name, value);
 		if (strcmp(o->name, "fleet-host") == 0 &&
 		    strcmp(value, "none") == 0)
 			return error_set(err, ERR_INPUT, "%s: a name is "

@@ -159,7 +159,7 @@ lsp_string(struct lsp *p, char **value)
 		}
 		buf_add(&out, &p->s[p->i++], 1);
 	}
-	if (memchr(out.p, 0, out.n) != NULL) {
+	if (out.n > 0 && memchr(out.p, 0, out.n) != NULL) {
 		buf_free(&out);
 		return lsp_fail(p, "a value holds a NUL byte");
 	}
@@ -317,8 +317,8 @@ labelsel_get(const struct labelsel *ls, const char *name)
 }
 
 void
-labelsel_select(const struct labelsel *ls, char *const *scopes, size_t n,
-    struct selection *sel)
+labelsel_select(const struct labelsel *ls, const char *const *scopes,
+    size_t n, struct selection *sel)
 {
 	struct label_filter *lf;
 	const struct labelsel_matcher *m;

@@ -50,7 +50,7 @@ const char *labelsel_get(const struct labelsel *, const char *name);
  * sel->nscopes is 0 and the caller answers an empty reply), and every
  * matcher of another label but __name__ and __profile_type__ as a label
  * filter. */
-void labelsel_select(const struct labelsel *, char *const *scopes,
+void labelsel_select(const struct labelsel *, const char *const *scopes,
     size_t n, struct selection *);
 
 #endif

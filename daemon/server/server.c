@@ -243,7 +243,7 @@ server_fleet_open(struct server *srv)
 	int i;
 
 	if ((srv->ch = ch_new(srv->base, srv->dns, cfg->fleet_url,
-	    cfg->fleet_timeout, &err)) == NULL) {
+	    cfg->fleet_ca_file, cfg->fleet_timeout, &err)) == NULL) {
 		log_err("%s", err.msg);
 		return -1;
 	}

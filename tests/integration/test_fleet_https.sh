@@ -95,7 +95,7 @@ wait_until "the second after the connection was closed" shipped 2
 [ "$(ch a "SELECT count() FROM fleet_byname.profiles FINAL")" = 2 ] ||
     fail "profiles rows by name: $(ch a "SELECT count() FROM fleet_byname.profiles FINAL")"
 [ "$(hs)" -gt "$h1" ] ||
-    fail "handshakes: $h0 at start, $h1 before the second push, $(hs) after: no new connection"
+    fail "handshakes: $h1 before the second push, $(hs) after: no new connection"
 ok "https://localhost: the name checked; a second profile shipped over a new connection after the idle one closed (a new TLS handshake)"
 stop_profd
 

@@ -261,4 +261,26 @@ wait_until "the first certificate back" served "$old"
 api GET /v1/status | sed '$d' | json 'j["tcp"]["certificate"]' >"$T/cert.json"
 ! has -F reload_error "$T/cert.json" || fail "reload_error after a good reload: $(cat "$T/cert.json")"
 ok "SIGHUP: new connections see the replaced certificate ($old -> $new -> $old); a broken or mismatched file keeps the one serving"
+
+# SIGTERM with a TLS connection idle after a request, one half through a
+# request head and one that never began its handshake: profd exits 0.
+python3 - "$PORT" "$TLS/ca.pem" >"$T/held.out" 2>&1 <<'PY' &
+import socket, ssl, sys, time
+port, ca = int(sys.argv[1]), sys.argv[2]
+ctx = ssl.create_default_context(cafile=ca)
+idle = ctx.wrap_socket(socket.create_connection(("127.0.0.1", port)), server_hostname="localhost")
+idle.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n")
+print(idle.recv(4096).split(b"\r\n")[0].decode(), flush=True)
+half = ctx.wrap_socket(socket.create_connection(("127.0.0.1", port)), server_hostname="localhost")
+half.sendall(b"POST /ingest HTTP/1.1\r\nHost: x\r\n")
+raw = socket.create_connection(("127.0.0.1", port))
+print("held", flush=True)
+time.sleep(30)
+PY
+HELD=$!
+wait_until "the connections held" has -x held "$T/held.out"
+has -x "HTTP/1.1 200 OK" "$T/held.out" || fail "the idle connection's request: $(cat "$T/held.out")"
 stop_profd
+kill "$HELD" 2>/dev/null || true
+wait "$HELD" 2>/dev/null || true
+ok "SIGTERM with TLS connections idle, half a head and before the handshake: a clean exit"

@@ -81,6 +81,8 @@ tcp-auth-token = $WTOKEN
 tcp-basic-auth = agent:pa:ss word
 tcp-read-token = $RTOKEN
 tcp-read-basic-auth = grafana:gr-pass
+header-timeout = 2
+max-body = 1M
 CONF
 cp "$TLS/srv.pem" "$TLS/live.pem"
 cp "$TLS/srv.key" "$TLS/live.key"
@@ -116,7 +118,7 @@ assert a["total"] == b["total"], (a["total"], b["total"])
 assert a["rows"] == b["rows"], "rows differ"
 PY
 done
-ok "a pprof pushed with curl over https: profctl top's numbers equal the same file's pushed over the socket ($(json 'j["total"]' <"$T/tls.json") samples)"
+ok "a pprof pushed with curl over https: profctl top's numbers equal the same file's pushed over the socket (cpu and samples)"
 
 # 3. No clear text on the port: the request fails the handshake, no HTTP
 #    comes back.
@@ -152,6 +154,46 @@ fi
 has -E 'alert protocol version|unsupported protocol|no protocols available' "$T/s11.out" ||
     fail "TLS 1.1: $(cat "$T/s11.out")"
 ok "no HTTP reply to clear text; TLS 1.1 refused (protocol version), 1.2 and 1.3 accepted"
+
+# The connection guard sits over TLS: a head trickled past
+# header-timeout is cut, a body past max-body refused, profd serves on.
+python3 - "$PORT" "$TLS/ca.pem" <<'PY' || fail "a slow head over TLS was not cut"
+import socket, ssl, sys, time
+ctx = ssl.create_default_context(cafile=sys.argv[2])
+s = ctx.wrap_socket(socket.create_connection(("127.0.0.1", int(sys.argv[1]))),
+                    server_hostname="localhost")
+s.sendall(b"POST /ingest?name=slow.cpu HTTP/1.1\r\nHost: x\r\n")
+start = time.time()
+s.settimeout(0.5)
+try:
+    while time.time() - start < 8:
+        s.sendall(b"X-Slow: 1\r\n")
+        try:
+            if s.recv(4096) == b"":
+                break
+        except socket.timeout:
+            pass
+except (BrokenPipeError, ConnectionResetError, ssl.SSLError):
+    pass
+sys.exit(0 if time.time() - start < 6 else 1)
+PY
+python3 - "$PORT" <<'PY' || fail "a connection that never began its handshake was not cut"
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+start = time.time()
+s.settimeout(8)
+try:
+    got = s.recv(4096)
+except (socket.timeout, ConnectionResetError):
+    got = None
+sys.exit(0 if got == b"" and time.time() - start < 6 else 1)
+PY
+head -c 2000000 /dev/urandom >"$T/big.bin"
+r=$(tcp POST "/ingest?name=big.cpu&format=pprof" -H "Authorization: Bearer $WTOKEN" \
+    --data-binary @"$T/big.bin")
+[ "$(status_of "$r")" = 413 ] || fail "2 MB over TLS with max-body 1M: ${r:0:300}"
+[ "$(tcp GET /v1/health | tail -n 1)" = 200 ] || fail "health after the guard's refusals"
+ok "over TLS the guard holds: a silent handshake and a trickled head cut by header-timeout, a body past max-body 413"
 
 # 4. Credentials.  A write route: /ingest and the Connect push.
 python3 "$TESTS_DIR/tools/pyroscope_body.py" push "$T/p.bin" \

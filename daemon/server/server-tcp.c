@@ -23,7 +23,6 @@
 #include <errno.h>
 #include <event2/buffer.h>
 #include <event2/http.h>
-#include <event2/keyvalq_struct.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdio.h>

@@ -211,25 +211,48 @@ render_status_scrape(FILE *f, json_t *targets)
 	}
 }
 
-/* The TCP listener for agents: where, which credentials, what it got. */
+/* The TCP listener for agents and readers: where, which credentials,
+ * TLS, what it got. */
 static void
 render_status_tcp(FILE *f, json_t *t)
 {
-	char	*listen, *auth;
+	char	*listen, *auth, *rauth, *subject, *until;
+	json_t	*cert;
 
 	if (!json_is_object(t))
 		return;
 	listen = render_status_str(t, "listen");
 	auth = render_status_str(t, "auth");
-	fprintf(f, "tcp listener: %s, credentials: %s\n", listen, auth);
+	rauth = render_status_str(t, "read_auth");
+	fprintf(f, "tcp listener: %s, credentials: %s", listen, auth);
+	if (strcmp(rauth, "none") != 0 && strcmp(rauth, "") != 0)
+		fprintf(f, ", readers' credentials: %s", rauth);
+	cert = json_object_get(t, "certificate");
+	if (json_is_true(json_object_get(t, "tls")) && json_is_object(cert)) {
+		subject = render_status_str(cert, "subject");
+		until = render_status_str(cert, "not_after");
+		fprintf(f, ", TLS (%s, until %s)", subject, until);
+		free(subject);
+		free(until);
+	}
+	fprintf(f, "\n");
 	fprintf(f, "  %" PRId64 " connection%s open, %" PRId64 " requests: %"
-	    PRId64 " without valid credentials (401), %" PRId64 " to paths "
-	    "it does not serve (404)\n", render_get_int(t, "connections"),
+	    PRId64 " without valid credentials (401), %" PRId64 " with the "
+	    "other kind's (403), %" PRId64 " to paths it does not serve "
+	    "(404)\n", render_get_int(t, "connections"),
 	    render_get_int(t, "connections") == 1 ? "" : "s",
 	    render_get_int(t, "requests"), render_get_int(t, "unauthorized"),
-	    render_get_int(t, "not_found"));
+	    render_get_int(t, "forbidden"), render_get_int(t, "not_found"));
+	if (json_is_object(cert) &&
+	    json_is_string(json_object_get(cert, "reload_error"))) {
+		subject = render_status_str(cert, "reload_error");
+		fprintf(f, "  the last SIGHUP kept the certificate: %s\n",
+		    subject);
+		free(subject);
+	}
 	free(listen);
 	free(auth);
+	free(rauth);
 }
 
 static void

@@ -8,9 +8,12 @@ cd "$(dirname "$0")/.."
 # libre2-dev: Go's regular expression syntax (as pprof's filters) in
 # linear time with a memory budget, for focus/ignore/hide/show and
 # drop_frames (daemon/base/rx.cc; build-essential brings its g++).
+# libssl-dev: TLS on listen-tcp and https to ClickHouse, through
+# libevent's OpenSSL bufferevents (libevent-dev's libevent_openssl);
+# openssl: the command the TLS tests make their certificates with.
 pkgs=(build-essential cmake pkg-config curl python3 gzip
       libevent-dev libsqlite3-dev zlib1g-dev libsystemd-dev libjansson-dev
-      libre2-dev)
+      libre2-dev libssl-dev openssl)
 # The tests also use Go (fixture regeneration, pprof comparisons) and a
 # real browser for the flame graph (Chromium driven by Node's
 # playwright-core, installed into the build directory by the test; so is

@@ -75,13 +75,14 @@ const struct opt config_opts[] = {
 	    "time from SIGTERM to exit: what still runs then is cut short "
 	    "(an import rolled back, a reply ended)" },
 	{ "listen-tcp", T_TEXT, F(listen_tcp), 0, 0, 1,
-	    "ADDR:PORT of a TCP listener for Pyroscope agents, serving only "
-	    "/ingest, /push.v1.PusherService/Push and /v1/health (none: no "
-	    "listener; not loopback: tcp-auth-token or tcp-basic-auth "
-	    "needed)" },
+	    "ADDR:PORT of a TCP listener for Pyroscope agents and readers, "
+	    "serving only the pushes, Grafana's reads and /v1/health (none: "
+	    "no listener; not loopback: a credential needed, and tls-cert "
+	    "and tls-key unless tcp-insecure)" },
 	{ "tcp-auth-token", T_TEXT, F(tcp_auth_token), 0, 0, 1,
-	    "bearer token the TCP listener asks of agents (none: no token; "
-	    "set it in the config file, not on a command line ps shows)" },
+	    "bearer token the TCP listener asks of agents that push, and "
+	    "admits pushes only (none: no token; set it in the config file, "
+	    "not on a command line ps shows)" },
 	{ "tcp-basic-auth", T_TEXT, F(tcp_basic_auth), 0, 0, 1,
 	    "USER:PASSWORD of HTTP basic auth on the TCP listener (none: "
 	    "none)" },
@@ -120,7 +121,7 @@ const struct opt config_opts[] = {
 	/* The [fleet] section: its keys are these names without "fleet-". */
 	{ "fleet-url", T_TEXT, F(fleet_url), 0, 0, 1,
 	    "ClickHouse HTTP interface to ship every profile to, "
-	    "http://HOST[:PORT] (none: no shipping)" },
+	    "http://HOST[:PORT] or https://HOST[:PORT] (none: no shipping)" },
 	{ "fleet-host", T_TEXT, F(fleet_host), 0, 0, 1,
 	    "this host's name in the fleet" },
 	{ "fleet-database", T_TEXT, F(fleet_database), 0, 0, 1,

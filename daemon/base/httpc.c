@@ -25,15 +25,12 @@
 #include <event2/http_struct.h>
 
 #include "httpc.h"
+#include "tls.h"
 
-struct evhttp_connection *
-httpc_conn_new(struct event_base *base, struct evdns_base *dns,
-    const char *host, int port, int64_t timeout)
+static struct evhttp_connection *
+httpc_conn_bounded(struct evhttp_connection *conn, int64_t timeout)
 {
-	struct evhttp_connection *conn;
-
-	if ((conn = evhttp_connection_base_new(base, dns, host,
-	    (unsigned short)port)) == NULL)
+	if (conn == NULL)
 		return NULL;
 	/* libevent reads a head of any size by default: a server that
 	 * sends headers without end would hold profd's memory. */
@@ -41,6 +38,32 @@ httpc_conn_new(struct event_base *base, struct evdns_base *dns,
 	evhttp_connection_set_retries(conn, 0);
 	evhttp_connection_set_timeout(conn, (int)timeout);
 	return conn;
+}
+
+struct evhttp_connection *
+httpc_conn_new(struct event_base *base, struct evdns_base *dns,
+    const char *host, int port, int64_t timeout)
+{
+	return httpc_conn_bounded(evhttp_connection_base_new(base, dns, host,
+	    (unsigned short)port), timeout);
+}
+
+struct evhttp_connection *
+httpc_conn_new_tls(struct event_base *base, struct evdns_base *dns,
+    struct tls_ctx *tls, const char *host, int port, int64_t timeout)
+{
+	struct bufferevent *bev;
+	struct evhttp_connection *conn;
+
+	if ((bev = tls_bev_connect(tls, base, host)) == NULL)
+		return NULL;
+	/* The connection owns bev from here, and frees it with itself. */
+	if ((conn = evhttp_connection_base_bufferevent_new(base, dns, bev,
+	    host, (unsigned short)port)) == NULL) {
+		bufferevent_free(bev);
+		return NULL;
+	}
+	return httpc_conn_bounded(conn, timeout);
 }
 
 int

@@ -24,8 +24,15 @@ int httpc_make_request(struct evhttp_connection *, struct evhttp_request *,
 /* A new client connection with profd's bounds: HTTPC_MAX_HEAD, no retry,
  * timeout seconds of silence at most; NULL if it cannot be made. */
 struct evdns_base;
+struct tls_ctx;
 struct evhttp_connection *httpc_conn_new(struct event_base *,
     struct evdns_base *, const char *host, int port, int64_t timeout);
+/* The same over TLS (tls.h: the server's certificate checked against
+ * tls's CAs and host); tls_bev_error on its bufferevent says what
+ * failed. */
+struct evhttp_connection *httpc_conn_new_tls(struct event_base *,
+    struct evdns_base *, struct tls_ctx *, const char *host, int port,
+    int64_t timeout);
 
 /* A bound on the time to a response's whole head.  libevent's timeout
  * is per read: a server that sends a byte of head now and then holds a

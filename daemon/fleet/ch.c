@@ -21,6 +21,7 @@
 #include "buf.h"
 #include "ch.h"
 #include "httpc.h"
+#include "tls.h"
 
 /* Connections kept alive between requests. */
 #define CH_IDLE		4
@@ -46,6 +47,8 @@ struct ch {
 	struct evdns_base *dns;
 	char *url, *host, *path;
 	int port;
+	struct tls_ctx *tls;		/* https; NULL: http */
+	int ca_file;			/* fleet-ca-file named the CAs */
 	int64_t timeout;
 	struct evhttp_connection *idle[CH_IDLE];
 	size_t nidle;
@@ -54,26 +57,29 @@ struct ch {
 };
 
 int
-ch_url_parse(const char *url, char **host, int *port, char **path,
+ch_url_parse(const char *url, char **host, int *port, char **path, int *tls,
     struct error *err)
 {
 	struct evhttp_uri *u;
-	const char *h, *p;
+	const char *h, *p, *scheme;
 
 	if ((u = evhttp_uri_parse(url)) == NULL ||
-	    evhttp_uri_get_scheme(u) == NULL ||
-	    strcmp(evhttp_uri_get_scheme(u), "http") != 0 ||
+	    (scheme = evhttp_uri_get_scheme(u)) == NULL ||
+	    (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0) ||
 	    (h = evhttp_uri_get_host(u)) == NULL || *h == '\0' ||
 	    evhttp_uri_get_query(u) != NULL ||
 	    evhttp_uri_get_userinfo(u) != NULL) {
 		if (u != NULL)
 			evhttp_uri_free(u);
 		return error_set(err, ERR_INPUT, "fleet-url: \"%s\" is not "
-		    "http://HOST[:PORT][/PATH] (ClickHouse's HTTP interface)",
-		    url);
+		    "http://HOST[:PORT][/PATH] or https://HOST[:PORT][/PATH] "
+		    "(ClickHouse's HTTP interface)", url);
 	}
+	*tls = strcmp(scheme, "https") == 0;
 	*host = xstrdup(h);
-	*port = evhttp_uri_get_port(u) > 0 ? evhttp_uri_get_port(u) : 8123;
+	/* ClickHouse's http_port and https_port as it ships. */
+	*port = evhttp_uri_get_port(u) > 0 ? evhttp_uri_get_port(u) :
+	    *tls ? 8443 : 8123;
 	p = evhttp_uri_get_path(u);
 	*path = xstrdup(p != NULL && *p != '\0' ? p : "/");
 	evhttp_uri_free(u);
@@ -82,14 +88,22 @@ ch_url_parse(const char *url, char **host, int *port, char **path,
 
 struct ch *
 ch_new(struct event_base *base, struct evdns_base *dns, const char *url,
-    int64_t timeout, struct error *err)
+    const char *ca_file, int64_t timeout, struct error *err)
 {
 	struct ch *c = xcalloc(1, sizeof *c);
+	int tls;
 
-	if (ch_url_parse(url, &c->host, &c->port, &c->path, err) == -1) {
+	if (ch_url_parse(url, &c->host, &c->port, &c->path, &tls, err) == -1) {
 		free(c);
 		return NULL;
 	}
+	if (tls && (c->tls = tls_client_new(ca_file, err)) == NULL) {
+		free(c->host);
+		free(c->path);
+		free(c);
+		return NULL;
+	}
+	c->ca_file = ca_file != NULL;
 	c->base = base;
 	c->dns = dns;
 	c->url = xstrdup(url);
@@ -256,6 +270,7 @@ ch_http_cb(struct evhttp_request *req, void *arg)
 {
 	struct ch_req *r = arg;
 	struct ch *c = r->ch;
+	char why[200];
 
 	r->req = NULL;
 	httpc_deadline_stop(&r->head);
@@ -277,6 +292,12 @@ ch_http_cb(struct evhttp_request *req, void *arg)
 			error_set(&r->err, ERR_TIMEOUT, "ClickHouse at %s did "
 			    "not answer within the fleet timeout (%" PRId64
 			    " s)", c->url, c->timeout);
+		else if (c->tls != NULL && r->conn != NULL &&
+		    tls_bev_error(evhttp_connection_get_bufferevent(r->conn),
+		    why, sizeof why))
+			error_set(&r->err, ERR_BUSY, "ClickHouse at %s: %s "
+			    "(CAs of %s)", c->url, why, c->ca_file ?
+			    "fleet-ca-file" : "the system");
 		else
 			error_set(&r->err, ERR_BUSY, "ClickHouse at %s is "
 			    "unreachable", c->url);
@@ -311,6 +332,9 @@ ch_post(struct ch *c, const struct ch_request *rq)
 	}
 	if (c->nidle > 0)
 		r->conn = c->idle[--c->nidle];
+	else if (c->tls != NULL)
+		r->conn = httpc_conn_new_tls(c->base, c->dns, c->tls, c->host,
+		    c->port, c->timeout);
 	else
 		r->conn = httpc_conn_new(c->base, c->dns, c->host, c->port,
 		    c->timeout);
@@ -420,6 +444,7 @@ ch_free(struct ch *c)
 	if (c == NULL)
 		return;
 	ch_stop(c);
+	tls_ctx_free(c->tls);
 	free(c->url);
 	free(c->host);
 	free(c->path);

@@ -1,4 +1,5 @@
-/* ch.h: ClickHouse's HTTP interface, the fleet's one client: its URL,
+/* ch.h: ClickHouse's HTTP interface, the fleet's one client: its URL
+ * (https: TLS with the server's certificate checked, base/tls.c),
  * connections kept alive (made with the resolver the scraper shares),
  * SQL POSTed (with rows in the body for an INSERT), the status and
  * ClickHouse's message made an error naming it and its URL, the answer
@@ -25,15 +26,17 @@ struct ch_req;
 /* What is kept of an error answer: ClickHouse's message. */
 #define CH_MAX_ERROR		400
 
-/* ClickHouse's URL, http://HOST[:PORT][/PATH]: its parts (copies), or
- * -1 with err (ERR_INPUT naming fleet-url). */
+/* ClickHouse's URL, http[s]://HOST[:PORT][/PATH]: its parts (copies;
+ * tls 1 for https), or -1 with err (ERR_INPUT naming fleet-url). */
 int ch_url_parse(const char *url, char **host, int *port, char **path,
-    struct error *);
+    int *tls, struct error *);
 
-/* NULL with err if the URL is not http://host[:port][/path].  timeout:
- * seconds of silence at most, and ClickHouse's max_execution_time. */
+/* NULL with err if the URL is not http[s]://host[:port][/path], or
+ * ca_file (https: the PEM CAs ClickHouse's certificate is checked
+ * against; NULL: the system's) cannot be read.  timeout: seconds of
+ * silence at most, and ClickHouse's max_execution_time. */
 struct ch *ch_new(struct event_base *, struct evdns_base *, const char *url,
-    int64_t timeout, struct error *);
+    const char *ca_file, int64_t timeout, struct error *);
 const char *ch_url(const struct ch *);
 struct event_base *ch_base(const struct ch *);
 

@@ -21,6 +21,7 @@
 #include "memtrim.h"
 #include "server-http-int.h"
 #include "server-http.h"
+#include "tls.h"
 
 static void conn_arm(struct conn *, int64_t seconds);
 
@@ -122,6 +123,9 @@ conn_free(void *arg)
 	sh->nconns--;
 	/* The filter's buffers outlive this call a little. */
 	evbuffer_remove_cb_entry(bufferevent_get_output(c->bev), c->out_cb);
+	if (c->under_cb != NULL)
+		evbuffer_remove_cb_entry(bufferevent_get_output(c->under),
+		    c->under_cb);
 	event_del(c->kick);
 	event_free(c->timer);
 	event_free(c->kick);
@@ -403,6 +407,44 @@ out:
 	return BEV_OK;
 }
 
+/* TLS: OpenSSL's bufferevent writes on its own, so nothing is written
+ * from here.  The same end is kept from libevent: the last byte waits in
+ * src until the TLS bufferevent has written all before it (its write
+ * callback brings us back), and once that byte is handed over too the
+ * filter says nothing (BEV_NEED_MORE) until conn_tls_drained sees it
+ * gone, then tells libevent the output is written. */
+static enum bufferevent_filter_result
+conn_send_tls(struct conn *c, struct evbuffer *src, size_t n,
+    struct evbuffer *dst)
+{
+	if (evbuffer_get_length(dst) > 0)
+		return BEV_NEED_MORE;
+	if (n > 1) {
+		evbuffer_remove_buffer(src, dst, n - 1);
+		c->sendfirst = 1;
+		return BEV_OK;
+	}
+	evbuffer_remove_buffer(src, dst, n);
+	c->sendfirst = 0;
+	if (evbuffer_get_length(src) > 0)
+		return BEV_OK;
+	c->tls_end = 1;
+	return BEV_NEED_MORE;
+}
+
+static void
+conn_tls_drained(struct evbuffer *buf, const struct evbuffer_cb_info *info,
+    void *arg)
+{
+	struct conn *c = arg;
+
+	if (!c->tls_end || info->n_deleted == 0 || evbuffer_get_length(buf) > 0)
+		return;
+	c->tls_end = 0;
+	if (!conn_dead(c))
+		bufferevent_trigger(c->bev, EV_WRITE, BEV_OPT_DEFER_CALLBACKS);
+}
+
 /* Move the first n bytes of src to the socket's buffer and write them at
  * once.  libevent thinks a reply sent, and may close the connection
  * (shutting the socket down), as soon as this filter's buffer is empty,
@@ -418,6 +460,8 @@ conn_send(struct conn *c, struct evbuffer *src, size_t n,
 	size_t len;
 	int fd;
 
+	if (c->tls)
+		return conn_send_tls(c, src, n, dst);
 	if (evbuffer_get_length(dst) > 0)
 		return BEV_NEED_MORE;
 	evbuffer_remove_buffer(src, dst, n);
@@ -522,10 +566,22 @@ conn_new(struct event_base *base, void *arg)
 	struct server_http *sh = arg;
 	struct conn *c = xcalloc(1, sizeof *c);
 	char msg[160];
+	int broken = 0;
 
 	c->sh = sh;
 	c->fd = -1;
-	c->under = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
+	/* With TLS, a plain one (libevent's if this fails) would speak
+	 * clear text: the connection is refused instead. */
+	c->tls = sh->tls != NULL;
+	c->under = c->tls ? tls_bev_accept(sh->tls, base) :
+	    bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
+	if (c->under == NULL && c->tls) {
+		log_warn("TLS: OpenSSL cannot make a connection; closing it");
+		c->under = bufferevent_socket_new(base, -1,
+		    BEV_OPT_CLOSE_ON_FREE);
+		c->tls = 0;
+		broken = 1;
+	}
 	if (c->under == NULL) {
 		free(c);
 		return NULL;	/* libevent makes a plain one */
@@ -545,9 +601,20 @@ conn_new(struct event_base *base, void *arg)
 	c->kick = event_new(base, -1, 0, conn_kick_cb, c);
 	c->out_cb = evbuffer_add_cb(bufferevent_get_output(c->bev),
 	    conn_output_added, c);
+	if (c->tls)
+		c->under_cb = evbuffer_add_cb(bufferevent_get_output(c->under),
+		    conn_tls_drained, c);
 	sh->nconns++;
 	conn_accepted(sh);
 	c->state = C_HEAD;
+	if (broken) {
+		/* Closed unread and unanswered. */
+		c->state = C_REFUSED;
+		c->out_discard = 1;
+		c->close_by_ns = mono_ns();
+		event_add(c->timer, &(struct timeval){ 0, 0 });
+		return c->bev;
+	}
 	if (sh->nconns > sh->cfg->max_connections) {
 		c->over = 1;
 		sh->refused_conns++;

@@ -213,6 +213,20 @@ server_reload_cb(evutil_socket_t sig, short what, void *arg)
 	free(nc->tcp_basic_auth);
 	nc->tcp_basic_auth = srv->cfg->tcp_basic_auth != NULL ?
 	    xstrdup(srv->cfg->tcp_basic_auth) : NULL;
+	free(nc->tcp_read_token);
+	nc->tcp_read_token = srv->cfg->tcp_read_token != NULL ?
+	    xstrdup(srv->cfg->tcp_read_token) : NULL;
+	free(nc->tcp_read_basic_auth);
+	nc->tcp_read_basic_auth = srv->cfg->tcp_read_basic_auth != NULL ?
+	    xstrdup(srv->cfg->tcp_read_basic_auth) : NULL;
+	/* The same files, read again below (server_tcp_reload). */
+	free(nc->tls_cert);
+	nc->tls_cert = srv->cfg->tls_cert != NULL ?
+	    xstrdup(srv->cfg->tls_cert) : NULL;
+	free(nc->tls_key);
+	nc->tls_key = srv->cfg->tls_key != NULL ?
+	    xstrdup(srv->cfg->tls_key) : NULL;
+	nc->tcp_insecure = srv->cfg->tcp_insecure;
 	nc->foreground = srv->cfg->foreground;
 	nc->query_threads = srv->cfg->query_threads;
 	nc->import_queue = srv->cfg->import_queue;
@@ -230,6 +244,7 @@ server_reload_cb(evutil_socket_t sig, short what, void *arg)
 	scraper_apply(srv->scraper, nc);
 	if (srv->tcp_guard != NULL)
 		server_http_set_config(srv->tcp_guard, nc);
+	server_tcp_reload(srv);
 	if (srv->fleet != NULL)
 		fleet_set_retention(srv->fleet, &nc->retention);
 	lj = xcalloc(1, sizeof *lj);

@@ -25,7 +25,10 @@ enum conn_state {
 struct conn {
 	struct server_http *sh;
 	struct bufferevent *bev;	/* the filter libevent uses */
-	struct bufferevent *under;	/* the socket */
+	struct bufferevent *under;	/* the socket, or TLS over it */
+	struct evbuffer_cb_entry *under_cb;	/* TLS: its output drained */
+	int tls;			/* under is TLS */
+	int tls_end;			/* TLS: the output's end is in under */
 	struct event *timer;		/* deadline, or flush-then-close */
 	struct event *kick;		/* process output libevent added */
 	struct evbuffer_cb_entry *out_cb;	/* calls the kick */
@@ -73,6 +76,7 @@ struct server_http {
 	int64_t trim_due_ns;		/* the next, if no body is held */
 	struct server_http *next;	/* in listening */
 	int any_host;			/* no Host check, no page */
+	struct tls_ctx *tls;		/* new connections' TLS; NULL: none */
 };
 
 /* conn.c: evhttp_set_bevcb's callback: the filter over a new connection

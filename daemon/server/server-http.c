@@ -235,6 +235,12 @@ server_http_any_host(struct server_http *sh)
 }
 
 void
+server_http_set_tls(struct server_http *sh, struct tls_ctx *tls)
+{
+	sh->tls = tls;
+}
+
+void
 server_http_set_config(struct server_http *sh, const struct config *cfg)
 {
 	sh->cfg = cfg;

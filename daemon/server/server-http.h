@@ -38,6 +38,11 @@ void server_http_set_config(struct server_http *, const struct config *);
  * reach, and it serves only ingest with credentials, which a page of
  * another site (DNS rebinding) does not have. */
 void server_http_any_host(struct server_http *);
+/* Speak TLS on the connections accepted from now on (tls.h; NULL: clear
+ * text).  The context stays the caller's; connections keep what they
+ * use of it. */
+struct tls_ctx;
+void server_http_set_tls(struct server_http *, struct tls_ctx *);
 /* Accept on a listening socket (taken); -1 if libevent refuses it. */
 int server_http_listen(struct server_http *, int fd);
 /* Stop accepting (SIGTERM); connections open stay. */

@@ -40,6 +40,9 @@ struct server {
 	int tcp_fd;			/* until evhttp has it; -1: none */
 	char *tcp_name;			/* what it is bound to */
 	uint64_t tcp_requests, tcp_unauthorized, tcp_not_found;
+	uint64_t tcp_forbidden;		/* 403: the other kind's credential */
+	struct tls_ctx *tls;		/* tls-cert and tls-key; NULL: none */
+	char *tls_reload_error;		/* the last SIGHUP's, NULL: none */
 	struct event *drain;		/* after SIGTERM, until idle */
 	int64_t stop_deadline_ns;	/* exit by then (monotonic; 0: none) */
 	struct event_base *base;
@@ -58,13 +61,16 @@ struct server {
 	uint64_t status_done, status_failed;	/* last sent in STATUS= */
 };
 
-/* server-tcp.c: the TCP listener of listen-tcp.  Open binds and listens
- * (before detaching, so that a refusal is seen), -1 after logging why:
- * an address that is not loopback needs tcp-auth-token or
- * tcp-basic-auth.  Start serves it on the loop; 0 and nothing done
- * without listen-tcp. */
+/* server-tcp.c: the TCP listener of listen-tcp.  Open reads tls-cert and
+ * tls-key, binds and listens (before detaching, so that a refusal is
+ * seen), -1 after logging why: an address that is not loopback needs a
+ * credential, and TLS unless tcp-insecure.  Start serves it on the loop;
+ * 0 and nothing done without listen-tcp.  Reload (SIGHUP) reads the
+ * certificate and key again: new connections get them, or the old ones
+ * if they do not do. */
 int server_tcp_open(struct server *);
 int server_tcp_start(struct server *);
+void server_tcp_reload(struct server *);
 /* Its status provider (ctx: the server): null without a listener. */
 json_t *server_tcp_status(void *ctx);
 void server_tcp_free(struct server *);

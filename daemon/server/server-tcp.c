@@ -1,21 +1,24 @@
 /* server-tcp.c: the TCP listener of listen-tcp, for Pyroscope agents that
  * cannot reach the Unix socket (pyroscope-go, the Node client, Grafana
- * Alloy on another host or in a container).
+ * Alloy on another host or in a container) and for readers (Grafana's
+ * Pyroscope data source).
  *
  * It is a second evhttp with its own connection guard (server-http.c,
  * conn.c: max-connections, the head and body deadlines, the body budget,
- * each counted apart from the socket's), and a dispatcher of its own
- * that serves only POST /ingest, POST /push.v1.PusherService/Push and
- * GET /v1/health (404 for any other path: no query, no delete, no UI
- * over the network).  With tcp-auth-token and/or tcp-basic-auth set, the
- * two ingest routes need one of them (401 with WWW-Authenticate
- * otherwise); health never does, for load balancers, and says "ok" and
- * nothing else (no paths, versions or counters).  An address that
- * is not loopback needs one: profd refuses to start without.  No Host
- * check: agents name the host they reach.  A web page (a rebound name
- * among them) is refused by the guard before this, credentials or not:
- * any Origin is another's here, where no page is served (base/origin.c,
- * server_http_check_origin). */
+ * each counted apart from the socket's), TLS under the guard with
+ * tls-cert and tls-key (base/tls.c; SIGHUP reads them again), and a
+ * dispatcher of its own that serves the routes the table flags
+ * ROUTE_TCP_WRITE (pushes) or ROUTE_TCP_READ (reads), and GET
+ * /v1/health; 404 for any other path: no delete, no SQL, no UI over the
+ * network.  Once any credential is set, a route takes its own kind only
+ * (tcp-auth.c): 401 with WWW-Authenticate without one, 403 with the
+ * other kind's.  Health never needs one, for load balancers, and says
+ * "ok" and nothing else (no paths, versions or counters).  An address
+ * that is not loopback needs a credential, and TLS unless tcp-insecure:
+ * profd refuses to start without.  No Host check: agents name the host
+ * they reach.  A web page (a rebound name among them) is refused by the
+ * guard before this, credentials or not: any Origin is another's here,
+ * where no page is served (base/origin.c, server_http_check_origin). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <event2/buffer.h>
@@ -35,6 +38,8 @@
 #include "routes.h"
 #include "server-http.h"
 #include "server-int.h"
+#include "tcp-auth.h"
+#include "tls.h"
 
 /* Split ADDR:PORT ([V6]:PORT) into host and port (in buf); -1 if bad. */
 static int
@@ -76,6 +81,31 @@ tcp_loopback(const struct sockaddr *sa)
 	return 0;
 }
 
+/* The settings of the listener, before anything is bound: -1 after
+ * logging why not. */
+static int
+tcp_settings_ok(const struct config *cfg)
+{
+	struct tcp_creds c;
+	char why[300], warn[300];
+
+	if ((cfg->tls_cert == NULL) != (cfg->tls_key == NULL)) {
+		log_err("%s is set without %s: TLS needs both (the "
+		    "certificate chain and its private key, PEM)",
+		    cfg->tls_cert != NULL ? "tls-cert" : "tls-key",
+		    cfg->tls_cert != NULL ? "tls-key" : "tls-cert");
+		return -1;
+	}
+	tcp_creds_of(&c, cfg);
+	if (tcp_creds_check(&c, why, sizeof why, warn, sizeof warn) == -1) {
+		log_err("%s", why);
+		return -1;
+	}
+	if (warn[0] != '\0')
+		log_warn("%s", warn);
+	return 0;
+}
+
 int
 server_tcp_open(struct server *srv)
 {
@@ -83,31 +113,20 @@ server_tcp_open(struct server *srv)
 	struct addrinfo hints, *ai = NULL;
 	char buf[300], name[INET6_ADDRSTRLEN];
 	const char *host, *port;
+	struct tcp_creds creds;
+	struct error err = { 0 };
 	int fd = -1, one = 1, rc;
 
 	srv->tcp_fd = -1;
-	if (cfg->listen_tcp == NULL)
+	if (cfg->listen_tcp == NULL) {
+		if (cfg->tls_cert != NULL || cfg->tls_key != NULL)
+			log_warn("tls-cert and tls-key are for listen-tcp, "
+			    "which is not set: nothing speaks TLS");
 		return 0;
-	if (cfg->tcp_basic_auth != NULL && (strchr(cfg->tcp_basic_auth, ':') ==
-	    NULL || cfg->tcp_basic_auth[0] == ':')) {
-		log_err("tcp-basic-auth is not USER:PASSWORD");
-		return -1;
 	}
-	/* "agent:" would let anyone who knows the user name push, and
-	 * open a listener off loopback on the strength of it. */
-	if (cfg->tcp_basic_auth != NULL &&
-	    strchr(cfg->tcp_basic_auth, ':')[1] == '\0') {
-		log_err("tcp-basic-auth has an empty password");
+	if (tcp_settings_ok(cfg) == -1)
 		return -1;
-	}
-	if (cfg->tcp_auth_token != NULL && cfg->tcp_auth_token[0] == '\0') {
-		log_err("tcp-auth-token is empty");
-		return -1;
-	}
-	if (cfg->tcp_auth_token != NULL && strlen(cfg->tcp_auth_token) < 16)
-		log_warn("tcp-auth-token is %zu characters: a guessable "
-		    "token (16 or more random ones, e.g. openssl rand -hex "
-		    "16)", strlen(cfg->tcp_auth_token));
+	tcp_creds_of(&creds, cfg);
 	if (tcp_split(cfg->listen_tcp, buf, sizeof buf, &host, &port) == -1) {
 		log_err("listen-tcp: \"%s\" is not ADDR:PORT (e.g. "
 		    "127.0.0.1:4040, [::1]:4040, 0.0.0.0:4040)",
@@ -122,12 +141,30 @@ server_tcp_open(struct server *srv)
 		log_err("listen-tcp %s: %s", cfg->listen_tcp, gai_strerror(rc));
 		return -1;
 	}
-	if (!tcp_loopback(ai->ai_addr) && cfg->tcp_auth_token == NULL &&
-	    cfg->tcp_basic_auth == NULL) {
+	if (!tcp_loopback(ai->ai_addr) && !tcp_creds_any(&creds)) {
 		log_err("listen-tcp %s is not a loopback address: set "
 		    "tcp-auth-token or tcp-basic-auth (in the config file) so "
-		    "that only your agents can push, or listen on 127.0.0.1",
+		    "that only your agents can push (tcp-read-token or "
+		    "tcp-read-basic-auth for readers), or listen on 127.0.0.1",
 		    cfg->listen_tcp);
+		freeaddrinfo(ai);
+		return -1;
+	}
+	/* Off loopback, a token in clear text is anyone's on the path. */
+	if (!tcp_loopback(ai->ai_addr) && cfg->tls_cert == NULL &&
+	    !cfg->tcp_insecure) {
+		log_err("listen-tcp %s is not a loopback address: set tls-cert "
+		    "and tls-key so that credentials and profiles do not cross "
+		    "the network in clear text, or tcp-insecure = yes if "
+		    "something else encrypts it (a TLS proxy in front, a "
+		    "private network)", cfg->listen_tcp);
+		freeaddrinfo(ai);
+		return -1;
+	}
+	if (cfg->tls_cert != NULL &&
+	    (srv->tls = tls_server_new(cfg->tls_cert, cfg->tls_key,
+	    &err)) == NULL) {
+		log_err("listen-tcp %s: %s", cfg->listen_tcp, err.msg);
 		freeaddrinfo(ai);
 		return -1;
 	}
@@ -151,64 +188,37 @@ server_tcp_open(struct server *srv)
 	return 0;
 }
 
-/* Equal strings, in a time that does not tell how much of them is. */
-static int
-tcp_same(const char *a, size_t an, const char *b)
+/* A request's route as routes_dispatch will find it: the first of the
+ * table whose path and method match (HEAD a GET's).  *path_tcp: some
+ * route the TCP listener serves has this path (another method: 405). */
+static const struct route *
+tcp_route(struct evhttp_request *req, const char *path, int *path_tcp)
 {
-	size_t bn = strlen(b), i;
-	unsigned char d = an != bn;
+	static const struct { enum evhttp_cmd_type cmd; const char *name; }
+	    methods[] = { { EVHTTP_REQ_GET, "GET" }, { EVHTTP_REQ_POST,
+	    "POST" }, { EVHTTP_REQ_HEAD, "HEAD" }, { EVHTTP_REQ_PUT, "PUT" },
+	    { EVHTTP_REQ_DELETE, "DELETE" } };
+	enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
+	const char *method = "OTHER";
+	const struct route *found = NULL;
+	size_t i;
+	int j;
 
-	for (i = 0; i < an; i++)
-		d |= (unsigned char)(a[i] ^ b[i < bn ? i : 0]);
-	return d == 0 && bn > 0;
-}
-
-static void
-tcp_b64(const char *s, char *out)
-{
-	static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t n = strlen(s), i;
-	uint32_t v;
-
-	for (i = 0; i + 2 < n; i += 3) {
-		v = (uint32_t)(unsigned char)s[i] << 16 |
-		    (uint32_t)(unsigned char)s[i + 1] << 8 |
-		    (unsigned char)s[i + 2];
-		*out++ = t[v >> 18], *out++ = t[v >> 12 & 63];
-		*out++ = t[v >> 6 & 63], *out++ = t[v & 63];
+	for (i = 0; i < sizeof methods / sizeof methods[0]; i++)
+		if (methods[i].cmd == cmd)
+			method = methods[i].name;
+	*path_tcp = 0;
+	for (j = 0; j < nroutes; j++) {
+		if (!routes_path_matches(&routes[j], path))
+			continue;
+		if (routes[j].flags & (ROUTE_TCP_WRITE | ROUTE_TCP_READ))
+			*path_tcp = 1;
+		if (found == NULL && (strcmp(routes[j].method, method) == 0 ||
+		    (strcmp(method, "HEAD") == 0 &&
+		    strcmp(routes[j].method, "GET") == 0)))
+			found = &routes[j];
 	}
-	if (i < n) {
-		v = (uint32_t)(unsigned char)s[i] << 16 | (i + 1 < n ?
-		    (uint32_t)(unsigned char)s[i + 1] << 8 : 0);
-		*out++ = t[v >> 18], *out++ = t[v >> 12 & 63];
-		*out++ = i + 1 < n ? t[v >> 6 & 63] : '=';
-		*out++ = '=';
-	}
-	*out = '\0';
-}
-
-/* Does the request carry a credential the config names? */
-static int
-tcp_authorized(const struct config *cfg, struct evhttp_request *req)
-{
-	const char *h = evhttp_find_header(evhttp_request_get_input_headers(
-	    req), "Authorization");
-	char *want;
-	int ok = 0;
-
-	if (cfg->tcp_auth_token == NULL && cfg->tcp_basic_auth == NULL)
-		return 1;
-	if (h == NULL)
-		return 0;
-	if (cfg->tcp_auth_token != NULL && strncasecmp(h, "Bearer ", 7) == 0)
-		ok = tcp_same(h + 7, strlen(h + 7), cfg->tcp_auth_token);
-	if (cfg->tcp_basic_auth != NULL && strncasecmp(h, "Basic ", 6) == 0) {
-		want = xmalloc(strlen(cfg->tcp_basic_auth) / 3 * 4 + 5);
-		tcp_b64(cfg->tcp_basic_auth, want);
-		ok = tcp_same(h + 6, strlen(h + 6), want);
-		free(want);
-	}
-	return ok;
+	return found;
 }
 
 static void
@@ -217,59 +227,101 @@ tcp_refuse(struct evhttp_request *req, int status, const char *detail)
 	http_error_send(req, status, detail, 0);
 }
 
+/* 401: the schemes the route's kind of credential comes in. */
+static void
+tcp_challenge(struct server *srv, struct evhttp_request *req, int kind)
+{
+	struct evkeyvalq *out = evhttp_request_get_output_headers(req);
+	struct tcp_creds c;
+	int k = kind == TCP_AUTH_READ;
+
+	tcp_creds_of(&c, srv->cfg);
+	if (c.basic[k] != NULL)
+		evhttp_add_header(out, "WWW-Authenticate",
+		    "Basic realm=\"profd\", charset=\"UTF-8\"");
+	if (c.token[k] != NULL || c.basic[k] == NULL)
+		evhttp_add_header(out, "WWW-Authenticate",
+		    "Bearer realm=\"profd\"");
+	srv->tcp_unauthorized++;
+	tcp_refuse(req, 401, k ? "the credentials are missing or wrong "
+	    "(Authorization: Bearer TOKEN of tcp-read-token, or Basic of "
+	    "tcp-read-basic-auth)" : "the credentials are missing or wrong "
+	    "(Authorization: Bearer TOKEN of tcp-auth-token, or Basic of "
+	    "tcp-basic-auth)");
+}
+
 static void
 tcp_dispatch(struct evhttp_request *req, void *arg)
 {
 	struct server *srv = arg;
-	const struct config *cfg = srv->cfg;
 	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
 	const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
 	struct evkeyvalq *out = evhttp_request_get_output_headers(req);
+	const struct route *r = NULL;
+	struct tcp_creds c;
+	int path_tcp = 0, kind;
 
 	srv->tcp_requests++;
-	if (path == NULL || (strcmp(path, "/ingest") != 0 &&
-	    strcmp(path, "/push.v1.PusherService/Push") != 0 &&
-	    strcmp(path, "/v1/health") != 0)) {
-		srv->tcp_not_found++;
-		tcp_refuse(req, 404, "the TCP listener serves /ingest, "
-		    "/push.v1.PusherService/Push and /v1/health only; the "
-		    "rest of the API is on the Unix socket");
-		return;
-	}
 	/* For load balancers: that profd serves, and nothing of what it is
 	 * (paths, counters, versions) to whoever asks. */
-	if (strcmp(path, "/v1/health") == 0) {
+	if (path != NULL && strcmp(path, "/v1/health") == 0) {
 		evhttp_add_header(out, "Content-Type", "application/json");
 		evbuffer_add_printf(evhttp_request_get_output_buffer(req),
 		    "{\"status\":\"ok\"}\n");
 		http_reply_send(req, 200);
 		return;
 	}
-	if (!tcp_authorized(cfg, req)) {
-		if (cfg->tcp_basic_auth != NULL)
-			evhttp_add_header(out, "WWW-Authenticate",
-			    "Basic realm=\"profd\", charset=\"UTF-8\"");
-		if (cfg->tcp_auth_token != NULL)
-			evhttp_add_header(out, "WWW-Authenticate",
-			    "Bearer realm=\"profd\"");
-		srv->tcp_unauthorized++;
-		tcp_refuse(req, 401, "the credentials are missing or wrong "
-		    "(Authorization: Bearer TOKEN of tcp-auth-token, or Basic "
-		    "of tcp-basic-auth)");
+	if (path != NULL)
+		r = tcp_route(req, path, &path_tcp);
+	if (r == NULL || !(r->flags & (ROUTE_TCP_WRITE | ROUTE_TCP_READ))) {
+		if (path_tcp) {
+			tcp_refuse(req, 405, "method not allowed here");
+			return;
+		}
+		srv->tcp_not_found++;
+		tcp_refuse(req, 404, "the TCP listener serves pushes "
+		    "(/ingest, /push.v1.PusherService/Push), Grafana's reads "
+		    "and /v1/health only; the rest of the API is on the Unix "
+		    "socket");
 		return;
 	}
-	routes_dispatch(req, &srv->host);
+	/* A route both kinds may call takes either credential. */
+	kind = (r->flags & ROUTE_TCP_WRITE ? TCP_AUTH_WRITE : 0) |
+	    (r->flags & ROUTE_TCP_READ ? TCP_AUTH_READ : 0);
+	tcp_creds_of(&c, srv->cfg);
+	switch (tcp_auth_decide(&c, kind, evhttp_find_header(
+	    evhttp_request_get_input_headers(req), "Authorization"))) {
+	case TCP_ALLOW:
+		routes_dispatch(req, &srv->host);
+		return;
+	case TCP_UNAUTHORIZED:
+		tcp_challenge(srv, req, kind == TCP_AUTH_READ ?
+		    TCP_AUTH_READ : TCP_AUTH_WRITE);
+		return;
+	case TCP_FORBIDDEN:
+		srv->tcp_forbidden++;
+		tcp_refuse(req, 403, kind == TCP_AUTH_READ ? "a writer's "
+		    "credential reads nothing: use tcp-read-token or "
+		    "tcp-read-basic-auth" : "a reader's credential pushes "
+		    "nothing: use tcp-auth-token or tcp-basic-auth");
+		return;
+	}
 }
 
 int
 server_tcp_start(struct server *srv)
 {
+	const struct tls_cert_info *ci;
+	struct tcp_creds c;
+	char tls[512];
+
 	if (srv->tcp_fd == -1)
 		return 0;
 	srv->tcp_http = evhttp_new(srv->base);
 	srv->tcp_guard = server_http_setup(srv->tcp_http, srv->base, srv->cfg,
 	    tcp_dispatch, srv);
 	server_http_any_host(srv->tcp_guard);
+	server_http_set_tls(srv->tcp_guard, srv->tls);
 	if (server_http_listen(srv->tcp_guard, srv->tcp_fd) == -1) {
 		log_err("evhttp cannot accept on %s", srv->tcp_name);
 		close(srv->tcp_fd);
@@ -277,11 +329,45 @@ server_tcp_start(struct server *srv)
 		return -1;
 	}
 	srv->tcp_fd = -1;
-	log_info("listening on TCP %s for Pyroscope agents (%s)",
-	    srv->tcp_name, srv->cfg->tcp_auth_token != NULL ||
-	    srv->cfg->tcp_basic_auth != NULL ? "credentials required" :
-	    "loopback, no credentials");
+	if (srv->tls != NULL) {
+		ci = tls_cert(srv->tls);
+		snprintf(tls, sizeof tls, "TLS, certificate %s, serial %s, "
+		    "valid until %s", ci->subject, ci->serial, ci->not_after);
+	} else
+		snprintf(tls, sizeof tls, "clear text, no TLS");
+	tcp_creds_of(&c, srv->cfg);
+	log_info("listening on TCP %s for Pyroscope agents and readers (%s; "
+	    "%s)", srv->tcp_name, tls, tcp_creds_any(&c) ? "credentials "
+	    "required" : "loopback, no credentials");
 	return 0;
+}
+
+void
+server_tcp_reload(struct server *srv)
+{
+	const struct config *cfg = srv->cfg;
+	const struct tls_cert_info *ci;
+	struct tls_ctx *t;
+	struct error err = { 0 };
+
+	if (srv->tcp_guard == NULL || srv->tls == NULL)
+		return;
+	free(srv->tls_reload_error);
+	srv->tls_reload_error = NULL;
+	if ((t = tls_server_new(cfg->tls_cert, cfg->tls_key, &err)) == NULL) {
+		ci = tls_cert(srv->tls);
+		log_err("SIGHUP: %s; the TCP listener keeps the certificate it "
+		    "had (%s, serial %s)", err.msg, ci->subject, ci->serial);
+		srv->tls_reload_error = xstrdup(err.msg);
+		return;
+	}
+	/* Connections open keep the context they were made with. */
+	server_http_set_tls(srv->tcp_guard, t);
+	tls_ctx_free(srv->tls);
+	srv->tls = t;
+	ci = tls_cert(t);
+	log_info("SIGHUP: TLS certificate read again: %s, serial %s, valid "
+	    "until %s", ci->subject, ci->serial, ci->not_after);
 }
 
 /* /v1/status's "tcp": null without listen-tcp.  Its connections count
@@ -290,22 +376,35 @@ json_t *
 server_tcp_status(void *ctx)
 {
 	struct server *srv = ctx;
-	const struct config *cfg = srv->cfg;
+	const struct tls_cert_info *ci;
 	struct server_http_stats h;
+	struct tcp_creds c;
+	json_t *o, *cert = json_null();
 
 	if (srv->tcp_guard == NULL)
 		return json_null();
 	server_http_stats(srv->tcp_guard, &h);
-	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I}",
+	tcp_creds_of(&c, srv->cfg);
+	if (srv->tls != NULL) {
+		ci = tls_cert(srv->tls);
+		cert = json_pack("{s:s, s:s, s:s, s:s*}", "subject",
+		    ci->subject, "serial", ci->serial, "not_after",
+		    ci->not_after, "reload_error", srv->tls_reload_error);
+	}
+	o = json_pack("{s:s, s:b, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:I, "
+	    "s:I}",
 	    "listen", srv->tcp_name,
-	    "auth", cfg->tcp_auth_token != NULL ? (cfg->tcp_basic_auth !=
-	    NULL ? "token basic" : "token") : cfg->tcp_basic_auth != NULL ?
-	    "basic" : "none",
+	    "tls", srv->tls != NULL,
+	    "certificate", cert,
+	    "auth", tcp_auth_names(&c, TCP_AUTH_WRITE),
+	    "read_auth", tcp_auth_names(&c, TCP_AUTH_READ),
 	    "connections", (json_int_t)h.connections,
 	    "requests", (json_int_t)srv->tcp_requests,
 	    "unauthorized", (json_int_t)srv->tcp_unauthorized,
+	    "forbidden", (json_int_t)srv->tcp_forbidden,
 	    "not_found", (json_int_t)srv->tcp_not_found,
 	    "refused_origins", (json_int_t)h.refused_origins);
+	return o;
 }
 
 void
@@ -322,4 +421,8 @@ server_tcp_free(struct server *srv)
 	srv->tcp_fd = -1;
 	free(srv->tcp_name);
 	srv->tcp_name = NULL;
+	tls_ctx_free(srv->tls);
+	srv->tls = NULL;
+	free(srv->tls_reload_error);
+	srv->tls_reload_error = NULL;
 }

@@ -243,10 +243,14 @@ server_fleet_open(struct server *srv)
 	int i;
 
 	if ((srv->ch = ch_new(srv->base, srv->dns, cfg->fleet_url,
-	    cfg->fleet_timeout, &err)) == NULL) {
+	    cfg->fleet_ca_file, cfg->fleet_timeout, &err)) == NULL) {
 		log_err("%s", err.msg);
 		return -1;
 	}
+	if (cfg->fleet_ca_file != NULL &&
+	    strncmp(cfg->fleet_url, "https:", 6) != 0)
+		log_warn("fleet-ca-file is for an https fleet-url; %s is "
+		    "not one: nothing is checked against it", cfg->fleet_url);
 	/* Retention (on the import thread) keeps the backlog. */
 	store_set_keep_unshipped(srv->iw.store, 1);
 	store_set_backlog_max(srv->iw.store, (int64_t)cfg->fleet_backlog_max);

@@ -97,10 +97,12 @@ PY
 ok "header-timeout cuts a trickled head on the TCP listener"
 stop_profd
 
-# Off loopback with credentials from the config file: 401 without them.
+# Off loopback with credentials from the config file: 401 without them
+# (clear text allowed by tcp-insecure: test_tls.sh tests TLS).
 TOKEN=tok-$RANDOM$RANDOM
 cat >"$T/profd.conf" <<CONF
 listen-tcp = 0.0.0.0:$PORT
+tcp-insecure = yes
 tcp-auth-token = $TOKEN
 tcp-basic-auth = agent:pa:ss word
 CONF
@@ -154,7 +156,7 @@ body_of "$r" | json 'j["tcp"]' >"$T/tcp.json"
 "$PROFCTL" status >"$T/status.txt"
 has -x "tcp listener: 0.0.0.0:$PORT, credentials: token basic" "$T/status.txt" ||
     fail "profctl status: $(cat "$T/status.txt")"
-has -E '^  [0-9]+ connections? open, 17 requests: 11 without valid credentials \(401\), 1 to paths it does not serve \(404\)$' \
+has -E '^  [0-9]+ connections? open, 17 requests: 11 without valid credentials \(401\), 0 with the other kind.s \(403\), 1 to paths it does not serve \(404\)$' \
     "$T/status.txt" || fail "profctl status counts: $(cat "$T/status.txt")"
 stop_profd
 start_profd

@@ -425,9 +425,13 @@ main(void)
 	evhttp_set_gencb(http, ch_handler, NULL);
 	snprintf(url, sizeof url, "http://127.0.0.1:%d",
 	    ntohs(((struct sockaddr_in *)&ss)->sin_port));
-	CHECK((ch = ch_new(base, NULL, url, 30, &err)) != NULL);
-	CHECK(ch_new(base, NULL, "https://x", 30, &err) == NULL &&
+	CHECK((ch = ch_new(base, NULL, url, NULL, 30, &err)) != NULL);
+	CHECK(ch_new(base, NULL, "ftp://x", NULL, 30, &err) == NULL &&
 	    err.kind == ERR_INPUT && HAS(err.msg, "fleet-url"));
+	error_clear(&err);
+	CHECK(ch_new(base, NULL, "https://x", "/nonexistent/ca.pem", 30,
+	    &err) == NULL && err.kind == ERR_INPUT &&
+	    HAS(err.msg, "fleet-ca-file /nonexistent/ca.pem"));
 	chs = ch_select_new(ch, NULL);
 	reader = fleet_reader_new(chs, "db", NULL);
 	stop = event_new(base, -1, 0, stop_cb, NULL);

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""tls_relay.py CERT KEY PORT BACKEND_PORT: a TLS server on 127.0.0.1:PORT
+(TLS 1.2 and later, the PEM certificate chain CERT and its key KEY) that
+relays each connection's bytes to 127.0.0.1:BACKEND_PORT in clear text and
+back: https in front of a server that speaks http only (the fleet test's
+ClickHouse, whose Debian build serves no https here).  Each handshake,
+done or failed, is a line on stderr.  Runs until killed."""
+import socket
+import ssl
+import sys
+import threading
+
+
+def pump(src, dst):
+    try:
+        while True:
+            data = src.recv(65536)
+            if not data:
+                break
+            dst.sendall(data)
+    except OSError:
+        pass
+    for s in (src, dst):
+        try:
+            s.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+def serve(ctx, conn, backend):
+    try:
+        tls = ctx.wrap_socket(conn, server_side=True)
+    except (ssl.SSLError, OSError) as e:
+        print("tls_relay: handshake failed: %s" % e, file=sys.stderr,
+              flush=True)
+        conn.close()
+        return
+    print("tls_relay: handshake done", file=sys.stderr, flush=True)
+    try:
+        up = socket.create_connection(("127.0.0.1", backend))
+    except OSError as e:
+        print("tls_relay: backend: %s" % e, file=sys.stderr, flush=True)
+        tls.close()
+        return
+    t = threading.Thread(target=pump, args=(up, tls), daemon=True)
+    t.start()
+    pump(tls, up)
+    t.join()
+    tls.close()
+    up.close()
+
+
+def main():
+    cert, key, port, backend = sys.argv[1], sys.argv[2], int(sys.argv[3]), \
+        int(sys.argv[4])
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.minimum_version = ssl.TLSVersion.TLSv1_2
+    ctx.load_cert_chain(cert, key)
+    ls = socket.socket()
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind(("127.0.0.1", port))
+    ls.listen(64)
+    print("tls_relay: listening on 127.0.0.1:%d" % port, flush=True)
+    while True:
+        conn, _ = ls.accept()
+        threading.Thread(target=serve, args=(ctx, conn, backend),
+                         daemon=True).start()
+
+
+if __name__ == "__main__":
+    main()

@@ -54,6 +54,7 @@ config_defaults(struct config *c)
 	c->idle_timeout = 300;	/* as before: a long import or query */
 	c->shutdown_timeout = 10;
 	c->fleet_database = xstrdup("profd");
+	c->grafana_source = xstrdup("local");
 	c->fleet_batch = 100;
 	c->fleet_batch_bytes = (uint64_t)32 << 20;
 	c->fleet_interval = 10;

@@ -175,8 +175,12 @@ render_time(const char *field, const char *s, int64_t now_ns, int64_t *ns,
 		v = strtoll(t, NULL, 10);
 		if (n == 8 && v / 10000 > 1900 && v / 100 % 100 >= 1 &&
 		    v / 100 % 100 <= 12 && v % 100 >= 1 && v % 100 <= 31) {
-			*ns = render_days(v / 10000, (unsigned)(v / 100 % 100),
-			    (unsigned)(v % 100)) * 86400 * 1000000000;
+			v = render_days(v / 10000, (unsigned)(v / 100 % 100),
+			    (unsigned)(v % 100)) * 86400;
+			/* Past 2262: more than int64 ns hold. */
+			if (v > INT64_MAX / 1000000000)
+				goto bad;
+			*ns = v * 1000000000;
 			return 0;
 		}
 		mul = n == 19 ? 1 : n == 16 ? 1000 : n == 13 ? 1000000 :

@@ -212,11 +212,13 @@ pyroquery_time(const char *field, const char *s, int64_t now_ns, int64_t *ns,
 			;
 		if ((unit = render_unit(t + i, j - i)) == 0)
 			goto bad;
+		/* 200 years at most: in int64 ns, now included. */
 		total += v * unit;
-		if (total > 1000LL * 365 * 86400)
+		if (total > 200LL * 365 * 86400)
 			goto bad;
 	}
-	*ns = now_ns + sign * total * 1000000000;
+	if (__builtin_add_overflow(now_ns, sign * total * 1000000000, ns))
+		goto bad;
 	return 0;
 bad:
 	return error_set(err, ERR_INPUT, "%s: \"%.100s\" is not a time "

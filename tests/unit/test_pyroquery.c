@@ -4,7 +4,7 @@
  * offsets, Unix times by their digits, YYYYMMDD), maxNodes and the
  * timeline's step by Pyroscope's rounding; and the inputs the fuzzer
  * found (tests/fuzz/crashes/pyroquery): an empty backquoted value, a date
- * past what int64 nanoseconds hold. */
+ * and an offset past what int64 nanoseconds hold. */
 #include <stdio.h>
 #include <string.h>
 
@@ -113,8 +113,10 @@ main(void)
 	time_bad("now-1x");
 	time_bad("now-h");
 	time_bad("12345678901234567890");
-	/* The fuzzer's: a date past 2262. */
+	/* The fuzzer's: a date past 2262, an offset of 300 centuries. */
 	time_bad("70261122");
+	time_bad("now-1h301048576m");
+	time_is("now-200y", NOW - 200LL * 365 * 86400 * 1000000000);
 	printf("ok: times as attime reads them\n");
 
 	CHECK(pyroquery_max_nodes("maxNodes", NULL, &v, &err) == 0 &&

@@ -177,6 +177,8 @@ void api_uploads_delete(struct api_call *);
 void api_ui_get(struct api_call *);
 void api_ingest_post(struct api_call *);
 void api_connect_push_post(struct api_call *);
+void api_render_get(struct api_call *);
+void api_render_diff_get(struct api_call *);
 
 /* api-top.c: the granularity parameter (function, line, file: enum
  * granularity) and limit (a count, -1 when absent); -1 once a 400 is

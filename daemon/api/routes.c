@@ -37,6 +37,12 @@ const struct route routes[] = {
 	 * (api-connect.c). */
 	{ "POST", "/push.v1.PusherService/Push", ROUTE_NEEDS_WRITER |
 	    ROUTE_TCP_WRITE, api_connect_push_post },
+	/* Its HTTP render API, as Grafana's older data source and
+	 * pyroscope-cli read flame graphs (api-render.c). */
+	{ "GET", "/pyroscope/render", ROUTE_READONLY | ROUTE_TCP_READ,
+	    api_render_get },
+	{ "GET", "/pyroscope/render-diff", ROUTE_READONLY | ROUTE_TCP_READ,
+	    api_render_diff_get },
 	/* The browser UI (web/), from memory. */
 	{ "GET", "/ui", ROUTE_LOOP | ROUTE_PREFIX, api_ui_get },
 	{ "GET", "/", ROUTE_LOOP, api_ui_get },

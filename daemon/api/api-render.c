@@ -71,7 +71,8 @@ render_select(struct stack_source *src, struct render_side *sd,
     enum metric_aggregate agg, struct error *err)
 {
 	struct store_scope_info *sc = NULL;
-	char **hosts = NULL, **names = NULL;
+	char **hosts = NULL;
+	const char **names = NULL;
 	const struct store_metric *m = NULL;
 	size_t nsc = 0, nhosts = 0, n = 0, i, j;
 	int rc = -1;

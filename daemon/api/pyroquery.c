@@ -7,6 +7,7 @@
 #include "alloc.h"
 #include "api-pyro.h"
 #include "pyroquery.h"
+#include "rfc3339.h"
 #include "scopename.h"
 
 static int
@@ -133,21 +134,6 @@ render_unit(const char *u, size_t n)
 	return 0;
 }
 
-/* Days from 1970-01-01 to y-m-d (proleptic Gregorian). */
-static int64_t
-render_days(int64_t y, unsigned m, unsigned d)
-{
-	int64_t era;
-	unsigned yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = (unsigned)(y - era * 400);
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + (int64_t)doe - 719468;
-}
-
 int
 pyroquery_time(const char *field, const char *s, int64_t now_ns, int64_t *ns,
     struct error *err)
@@ -175,7 +161,7 @@ pyroquery_time(const char *field, const char *s, int64_t now_ns, int64_t *ns,
 		v = strtoll(t, NULL, 10);
 		if (n == 8 && v / 10000 > 1900 && v / 100 % 100 >= 1 &&
 		    v / 100 % 100 <= 12 && v % 100 >= 1 && v % 100 <= 31) {
-			v = render_days(v / 10000, (unsigned)(v / 100 % 100),
+			v = rfc3339_days(v / 10000, (unsigned)(v / 100 % 100),
 			    (unsigned)(v % 100)) * 86400;
 			/* Past 2262: more than int64 ns hold. */
 			if (v > INT64_MAX / 1000000000)

@@ -30,3 +30,17 @@ format_rfc3339(int64_t ns, char *out, size_t outlen)
 	if (n < outlen)
 		snprintf(out + n, outlen - n, "Z");
 }
+
+int64_t
+rfc3339_days(int64_t y, unsigned m, unsigned d)
+{
+	int64_t era;
+	unsigned yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = (unsigned)(y - era * 400);
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (int64_t)doe - 719468;
+}

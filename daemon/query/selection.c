@@ -9,26 +9,12 @@
 #include "alloc.h"
 #include "rx.h"
 #include "scopename.h"
+#include "rfc3339.h"
 #include "selection.h"
 
 static const char *const ff_names[FF_COUNT] = {
 	"focus", "ignore", "hide", "show",
 };
-
-/* Days from 1970-01-01 to y-m-d (proleptic Gregorian). */
-static int64_t
-days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-	int64_t era;
-	unsigned yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = (unsigned)(y - era * 400);
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + (int64_t)doe - 719468;
-}
 
 int
 selection_time(const char *s, int64_t now, int64_t *ns, struct error *err)
@@ -73,7 +59,7 @@ selection_time(const char *s, int64_t now, int64_t *ns, struct error *err)
 		for (; digits < 9; digits++)
 			frac *= 10;
 	}
-	mult = (days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 +
+	mult = (rfc3339_days(y, (unsigned)mo, (unsigned)d) * 86400 +
 	    h * 3600 + mi * 60 + sec);
 	if (*p == 'Z' || *p == 'z')
 		p++;

@@ -37,6 +37,30 @@ const struct route routes[] = {
 	 * (api-connect.c). */
 	{ "POST", "/push.v1.PusherService/Push", ROUTE_NEEDS_WRITER |
 	    ROUTE_TCP_WRITE, api_connect_push_post },
+	/* Grafana's Pyroscope data source: querier.v1's Connect calls
+	 * (api-querier.c), to a read credential on the TCP listener. */
+#define QUERIER(m) { "POST", "/querier.v1.QuerierService/" m, \
+	    ROUTE_READONLY | ROUTE_TCP_READ, api_querier_post }
+	QUERIER("ProfileTypes"),
+	QUERIER("LabelNames"),
+	QUERIER("LabelValues"),
+	QUERIER("Series"),
+	QUERIER("SelectSeries"),
+	QUERIER("SelectMergeStacktraces"),
+	QUERIER("SelectMergeProfile"),
+#undef QUERIER
+	/* What Grafana or its Profiles Drilldown app may call that profd
+	 * does not serve: Connect's unimplemented, not a 404. */
+#define UNSERVED(p) { "POST", p, ROUTE_LOOP | ROUTE_TCP_READ, \
+	    api_querier_unimplemented }
+	UNSERVED("/querier.v1.QuerierService/SelectMergeSpanProfile"),
+	UNSERVED("/querier.v1.QuerierService/SelectHeatmap"),
+	UNSERVED("/querier.v1.QuerierService/Diff"),
+	UNSERVED("/querier.v1.QuerierService/GetProfileStats"),
+	UNSERVED("/querier.v1.QuerierService/AnalyzeQuery"),
+	UNSERVED("/settings.v1.SettingsService/Get"),
+	UNSERVED("/settings.v1.SettingsService/GetCollection"),
+#undef UNSERVED
 	/* The browser UI (web/), from memory. */
 	{ "GET", "/ui", ROUTE_LOOP | ROUTE_PREFIX, api_ui_get },
 	{ "GET", "/", ROUTE_LOOP, api_ui_get },

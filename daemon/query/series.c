@@ -1,0 +1,265 @@
+/* series.c: the series of a window and the labels of its samples, read
+ * per scope: the scope's profiles (their metrics and push labels) from
+ * store_profiles, and, where label filters or sample labels are asked
+ * for, the profiles and label sets of the samples the filters keep from
+ * store_select_all, export's read, so that a label filter means here
+ * what it means to every view. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "query.h"
+#include "selection.h"
+#include "series.h"
+
+static int
+i64_cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int
+label_cmp(const void *a, const void *b)
+{
+	const struct series_label *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c != 0 ? c : strcmp(x->value, y->value);
+}
+
+static int
+series_cmp(const void *a, const void *b)
+{
+	const struct series *x = a, *y = b;
+	size_t i;
+	int c;
+
+	if ((c = strcmp(x->scope, y->scope)) != 0 ||
+	    (c = strcmp(x->type, y->type)) != 0 ||
+	    (c = strcmp(x->unit, y->unit)) != 0)
+		return c;
+	for (i = 0; i < x->nlabels && i < y->nlabels; i++)
+		if ((c = label_cmp(&x->labels[i], &y->labels[i])) != 0)
+			return c;
+	return x->nlabels < y->nlabels ? -1 : x->nlabels > y->nlabels;
+}
+
+static void
+series_free_one(struct series *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nlabels; i++) {
+		free(s->labels[i].name);
+		free(s->labels[i].value);
+	}
+	free(s->labels);
+	free(s->scope);
+	free(s->type);
+	free(s->unit);
+}
+
+void
+series_result_clear(struct series_result *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		series_free_one(&r->v[i]);
+	free(r->v);
+	for (i = 0; i < r->nsample; i++) {
+		free(r->sample[i].name);
+		free(r->sample[i].value);
+	}
+	free(r->sample);
+	memset(r, 0, sizeof *r);
+}
+
+/* A series per metric of profile p. */
+static void
+series_add_profile(struct series_result *r, const char *scope,
+    const struct store_profile_info *p)
+{
+	struct series *s;
+	size_t i, j;
+
+	for (i = 0; i < p->nmetrics; i++) {
+		r->v = xreallocarray(r->v, r->n + 1, sizeof *r->v);
+		s = &r->v[r->n++];
+		s->scope = xstrdup(scope);
+		s->type = xstrdup(p->metrics[i].type);
+		s->unit = xstrdup(p->metrics[i].unit);
+		s->nlabels = p->nlabels;
+		s->labels = xcalloc(p->nlabels ? p->nlabels : 1,
+		    sizeof *s->labels);
+		for (j = 0; j < p->nlabels; j++) {
+			s->labels[j].name = xstrdup(p->label_keys[j]);
+			s->labels[j].value = xstrdup(p->label_values[j]);
+		}
+		if (s->nlabels > 1)
+			qsort(s->labels, s->nlabels, sizeof *s->labels,
+			    label_cmp);
+	}
+}
+
+static void
+sample_label_cb(void *arg, const struct store_label_row *row)
+{
+	struct series_result *r = arg;
+	struct series_label *l;
+
+	if (row->is_num)
+		return;
+	r->sample = xreallocarray(r->sample, r->nsample + 1,
+	    sizeof *r->sample);
+	l = &r->sample[r->nsample++];
+	l->name = xstrndup(row->key.p, row->key.n);
+	l->value = xstrndup(row->str.p, row->str.n);
+}
+
+/* The profiles of one scope whose samples the filters keep, sorted, into
+ * *ids; their sample labels into r when samples. */
+static int
+series_kept(struct store *s, const struct selection *one, int samples,
+    struct series_result *r, int64_t **ids, size_t *nids, struct error *err)
+{
+	struct store_metric m;
+	struct store_filter f;
+	struct store_export_value *v = NULL;
+	int64_t *scope_ids = NULL, *sets;
+	size_t nv = 0, i, nsets = 0;
+	int rc;
+
+	*ids = NULL;
+	*nids = 0;
+	rc = query_resolve(s, one, &m, &f, &scope_ids, err);
+	if (rc == 0)
+		rc = store_select_all(s, &f, &v, &nv, ids, nids, err);
+	store_metric_clear(&m);
+	free(scope_ids);
+	if (rc == -1)
+		return -1;
+	if (*nids > 1)
+		qsort(*ids, *nids, sizeof **ids, i64_cmp);
+	if (samples && nv > 0) {
+		sets = xreallocarray(NULL, nv, sizeof *sets);
+		for (i = 0; i < nv; i++)
+			if (v[i].labelset != 0 && v[i].callsite != 0)
+				sets[nsets++] = v[i].labelset;
+		qsort(sets, nsets, sizeof *sets, i64_cmp);
+		for (i = 0, nv = 0; i < nsets; i++)
+			if (nv == 0 || sets[nv - 1] != sets[i])
+				sets[nv++] = sets[i];
+		if (nv > 0)
+			rc = store_labels_by_set(s, sets, nv, sample_label_cb,
+			    r, err);
+		free(sets);
+	}
+	free(v);
+	return rc;
+}
+
+static int
+series_scope(struct store *s, const struct selection *sel, size_t k,
+    int samples, struct series_result *r, struct error *err)
+{
+	struct store_profile_info *p = NULL;
+	struct selection one = *sel;
+	int64_t *ids = NULL, since_s, until_s, t;
+	size_t n = 0, nids = 0, i;
+	int filtered = samples || sel->nlabels > 0, rc;
+
+	if (store_profiles(s, sel->scopes[k], &p, &n, err) == -1) {
+		if (err->kind != ERR_NOT_FOUND)
+			return -1;
+		error_clear(err);
+		return 0;
+	}
+	one.scopes = &sel->scopes[k];
+	one.nscopes = 1;
+	one.metric = NULL;
+	one.profiles = NULL;
+	one.nprofiles = 0;
+	selection_window(sel, &since_s, &until_s);
+	rc = 0;
+	if (filtered && n > 0 && (rc = series_kept(s, &one, samples, r, &ids,
+	    &nids, err)) == -1 && err->kind == ERR_NOT_FOUND) {
+		/* No profile left since the scope was listed. */
+		error_clear(err);
+		rc = 0;
+	}
+	for (i = 0; rc == 0 && i < n; i++) {
+		if (filtered) {
+			if (bsearch(&p[i].id, ids, nids, sizeof *ids,
+			    i64_cmp) == NULL)
+				continue;
+		} else {
+			t = p[i].time_ns / 1000000000;
+			if (p[i].time_ns < 0 && t * 1000000000 != p[i].time_ns)
+				t--;
+			if (t < since_s || t > until_s)
+				continue;
+		}
+		series_add_profile(r, sel->scopes[k], &p[i]);
+	}
+	free(ids);
+	store_profile_info_free(p, n);
+	return rc;
+}
+
+/* Sort v (n of size bytes) and drop the repeats, freeing them with
+ * drop; the count left. */
+static size_t
+series_unique(void *v, size_t n, size_t size,
+    int (*cmp)(const void *, const void *), void (*drop)(void *))
+{
+	char *b = v;
+	size_t i, j = 0;
+
+	if (n == 0)
+		return 0;
+	qsort(v, n, size, cmp);
+	for (i = 1; i < n; i++) {
+		if (cmp(b + j * size, b + i * size) == 0)
+			drop(b + i * size);
+		else if (++j != i)
+			memcpy(b + j * size, b + i * size, size);
+	}
+	return j + 1;
+}
+
+static void
+series_drop(void *p)
+{
+	series_free_one(p);
+}
+
+static void
+label_drop(void *p)
+{
+	struct series_label *l = p;
+
+	free(l->name);
+	free(l->value);
+}
+
+int
+series_query(struct store *s, const struct selection *sel, int samples,
+    struct series_result *r, struct error *err)
+{
+	size_t k;
+
+	memset(r, 0, sizeof *r);
+	for (k = 0; k < sel->nscopes; k++)
+		if (series_scope(s, sel, k, samples, r, err) == -1) {
+			series_result_clear(r);
+			return -1;
+		}
+	r->n = series_unique(r->v, r->n, sizeof *r->v, series_cmp,
+	    series_drop);
+	r->nsample = series_unique(r->sample, r->nsample, sizeof *r->sample,
+	    label_cmp, label_drop);
+	return 0;
+}

@@ -25,10 +25,11 @@ struct flame {
 	int64_t total, max_self;
 };
 
-/* The tree as levels, with at most max_nodes nodes (0: every node): the
- * ones of largest total kept, as Pyroscope prunes (its rule, in
- * flame.c); what the others held stays in their parents' totals, so the
- * totals still add up. */
+/* The tree as levels, pruned to max_nodes nodes below the root (0: every
+ * node) as Pyroscope prunes (its rule, in flame.c): the nodes of the
+ * max_nodes largest totals kept (all those tied with the last), the cut
+ * children of a parent made one "other" child holding their sum, so the
+ * totals still add up and the root's is exact.  total is the root's. */
 void flame_of_tree(const struct tree_result *, int64_t max_nodes,
     struct flame *);
 void flame_clear(struct flame *);

@@ -23,6 +23,7 @@
 #include "nitems.h"
 #include "query.h"
 #include "querier-int.h"
+#include "routes.h"
 #include "source.h"
 #include "stream.h"
 

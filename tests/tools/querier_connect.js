@@ -7,10 +7,11 @@
 //       (--socket PATH | --url URL) [--ca PEM] [--token T] [--basic U:P]
 //       --format binary|json  < CALLS
 //
-// CALLS holds one call a line, {"method", "request" (proto3 JSON), "out"
-// (optional: a file for the reply's binary form)}; each answer is one line
-// of stdout: {"method", "reply": proto3 JSON} or {"method", "error":
-// {"code": Connect's code ("invalid_argument"), "message"}}.
+// CALLS holds one call a line, {"name" (the caller's), "method",
+// "request" (proto3 JSON), "out" (optional: a file for the reply's binary
+// form)}; each answer is one line of stdout: {"name", "method", "reply":
+// proto3 JSON} or {"name", "method", "error": {"code": Connect's code
+// ("invalid_argument"), "message"}}.
 "use strict";
 
 const fs = require("fs");
@@ -80,7 +81,7 @@ async function main() {
 			throw new Error("no method " + call.method);
 		const req = pb.fromJson(m.input, call.request || {},
 		    { registry: registry });
-		const out = { method: call.method };
+		const out = { name: call.name, method: call.method };
 		try {
 			const reply = await client[m.localName](req,
 			    { headers: headers });

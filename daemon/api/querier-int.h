@@ -1,9 +1,10 @@
-/* querier-int.h: what the querier's files share (api-querier.c: the
- * calls, their bodies, selections and errors; querier-labels.c:
- * ProfileTypes, LabelNames, LabelValues, Series; querier-select.c:
- * SelectSeries, SelectMergeStacktraces, SelectMergeProfile).  The order:
- * api-querier.c calls the other two, which call back only the helpers
- * below. */
+/* querier-int.h: what the querier's files share, in their one-way order:
+ * api-querier.c (the calls on the loop, their bodies decoded and their
+ * replies on the query thread) calls querier-labels.c (ProfileTypes,
+ * LabelNames, LabelValues, Series) and querier-select.c (SelectSeries,
+ * SelectMergeStacktraces, SelectMergeProfile; it uses labels'
+ * querier_series_keep), which call querier-env.c (selectors, window,
+ * scopes, series, errors); querier-reply.c writes the replies. */
 #ifndef PROFD_QUERIER_INT_H
 #define PROFD_QUERIER_INT_H
 
@@ -45,6 +46,7 @@ struct qenv {
 	struct query_worker *w;		/* the store beside src */
 };
 
+/* querier-env.c */
 /* -1 with err and the reply marked Connect's unimplemented. */
 int querier_unimplemented(struct qenv *, struct error *, const char *fmt,
     ...) __attribute__((format(printf, 3, 4)));

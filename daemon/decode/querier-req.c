@@ -247,9 +247,12 @@ static int
 qwrong(struct querier_req *r, const struct qfield *f,
     const struct pb_field *pf, struct error *err)
 {
+	enum pb_wire want = f->kind == QK_I64 || f->kind == QK_ENUM ?
+	    PB_VARINT : f->kind == QK_DOUBLE ? PB_FIXED64 : PB_LEN;
+
 	return error_set(err, ERR_INPUT, "%s: %s (field %u) at byte %zu: "
-	    "%s, not the wire type of its type", qnames[r->method], f->name,
-	    f->num, pf->off, pb_wire_name(pf->wt));
+	    "sent as %s, not %s", qnames[r->method], f->name, f->num,
+	    pf->off, pb_wire_name(pf->wt), pb_wire_name(want));
 }
 
 static int

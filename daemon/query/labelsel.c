@@ -159,7 +159,8 @@ lsp_string(struct lsp *p, char **value)
 		}
 		buf_add(&out, &p->s[p->i++], 1);
 	}
-	if (memchr(out.p, 0, out.n) != NULL) {
+	/* An empty string has no buffer yet. */
+	if (out.n > 0 && memchr(out.p, 0, out.n) != NULL) {
 		buf_free(&out);
 		return lsp_fail(p, "a value holds a NUL byte");
 	}

@@ -40,6 +40,7 @@ static const struct {
 	{ "SelectSeries", QM_SELECT_SERIES, querier_select_series },
 	{ "SelectMergeStacktraces", QM_SELECT_STACKS, querier_select_stacks },
 	{ "SelectMergeProfile", QM_SELECT_PROFILE, querier_select_profile },
+	{ "GetProfileStats", QM_PROFILE_STATS, querier_profile_stats },
 };
 
 static void
@@ -195,4 +196,22 @@ api_querier_unimplemented(struct api_call *call)
 	snprintf(msg, sizeof msg, "%s is not served by profd (see "
 	    "docs/GRAFANA.md for what is)", call->route->path + 1);
 	connect_refuse(call, 501, "unimplemented", msg);
+}
+
+/* settings.v1.SettingsService/Get, which the Profiles Drilldown app asks
+ * for its stored settings: none (an empty GetSettingsResponse), so that
+ * it runs with its defaults. */
+void
+api_querier_settings_get(struct api_call *call)
+{
+	int json, gzip;
+
+	if (connect_unary_head(call, &json, &gzip) == -1)
+		return;
+	if (json)
+		api_reply(call, 200, json_object());
+	else {
+		api_result_blob(call, 200, "application/proto", xstrdup(""), 0);
+		api_finish(call);
+	}
 }

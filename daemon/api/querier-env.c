@@ -73,8 +73,7 @@ querier_local(const struct qenv *e)
 	return !e->qc->src.fleet;
 }
 
-/* The source's scopes, once per call. */
-static int
+int
 querier_scopes(struct qenv *e, struct error *err)
 {
 	struct qcall *qc = e->qc;

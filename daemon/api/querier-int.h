@@ -60,6 +60,8 @@ int querier_window(const struct querier_req *, struct selection *,
  * label filters, and the request's window. */
 int querier_selection(struct qenv *, const struct labelsel *,
     struct selection *, struct error *);
+/* The source's scopes into qc->scopes (once a call). */
+int querier_scopes(struct qenv *, struct error *);
 /* A scope of the source by name (after querier_selection), or NULL. */
 const struct store_scope_info *querier_scope(struct qenv *, const char *);
 /* The source reads this host's store (not the fleet). */
@@ -75,6 +77,7 @@ int querier_profile_types(struct qenv *, struct error *);
 int querier_label_names(struct qenv *, struct error *);
 int querier_label_values(struct qenv *, struct error *);
 int querier_series_list(struct qenv *, struct error *);
+int querier_profile_stats(struct qenv *, struct error *);
 /* The series of r a selector's __name__ and __profile_type__ matchers
  * keep (the others are the selection's). */
 int querier_series_keep(const struct labelsel *, const struct series *);

@@ -370,3 +370,28 @@ querier_series_list(struct qenv *e, struct error *err)
 	free(ss.v);
 	return rc;
 }
+
+int
+querier_profile_stats(struct qenv *e, struct error *err)
+{
+	const struct store_scope_info *si;
+	int64_t oldest = INT64_MAX, newest = INT64_MIN;
+	size_t i;
+	int any = 0;
+
+	if (querier_scopes(e, err) == -1)
+		return -1;
+	for (i = 0; i < e->qc->nscopes; i++) {
+		si = &e->qc->scopes[i];
+		if (si->profiles == 0)
+			continue;
+		any = 1;
+		if (si->first_ns < oldest)
+			oldest = si->first_ns;
+		if (si->last_ns > newest)
+			newest = si->last_ns;
+	}
+	querier_reply_stats(&e->qc->reply, any, any ? oldest / 1000000 : 0,
+	    any ? newest / 1000000 : 0);
+	return 0;
+}

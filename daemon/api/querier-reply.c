@@ -3,7 +3,8 @@
  * types.v1.ProfileType {ID 1, name 2, sample_type 4, sample_unit 5,
  * period_type 6, period_unit 7}, LabelPair {name 1, value 2}, Labels
  * {labels 1}, Series {labels 1, points 2}, Point {value 1 (double),
- * timestamp 2}; querier.v1.FlameGraph {names 1, levels 2, total 3,
+ * timestamp 2}, GetProfileStatsResponse {data_ingested 1,
+ * oldest_profile_time 2, newest_profile_time 3}; querier.v1.FlameGraph {names 1, levels 2, total 3,
  * max_self 4}, Level {values 1}. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -196,6 +197,21 @@ querier_reply_series(struct querier_reply *r,
 	}
 	if (r->json)
 		r->js = json_pack("{s:o}", "series", a);
+}
+
+void
+querier_reply_stats(struct querier_reply *r, int ingested, int64_t oldest_ms,
+    int64_t newest_ms)
+{
+	if (r->json) {
+		r->js = json_pack("{s:b, s:o, s:o}", "dataIngested", ingested,
+		    "oldestProfileTime", json_i64(oldest_ms),
+		    "newestProfileTime", json_i64(newest_ms));
+		return;
+	}
+	pbw_opt_uint(&r->pb, 1, ingested != 0);
+	pbw_opt_int(&r->pb, 2, oldest_ms);
+	pbw_opt_int(&r->pb, 3, newest_ms);
 }
 
 void

@@ -45,6 +45,10 @@ void querier_reply_label_sets(struct querier_reply *,
     const struct querier_series *, size_t);
 void querier_reply_series(struct querier_reply *,
     const struct querier_series *, size_t);
+/* GetProfileStatsResponse: is there any profile, the oldest's and the
+ * newest's times (ms) */
+void querier_reply_stats(struct querier_reply *, int ingested,
+    int64_t oldest_ms, int64_t newest_ms);
 /* SelectMergeStacktracesResponse with its flamegraph */
 void querier_reply_flame(struct querier_reply *, const struct flame *);
 

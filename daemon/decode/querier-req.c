@@ -98,6 +98,7 @@ static const char *const qnames[QM_COUNT] = {
 	"ProfileTypesRequest", "LabelNamesRequest", "LabelValuesRequest",
 	"SeriesRequest", "SelectSeriesRequest",
 	"SelectMergeStacktracesRequest", "SelectMergeProfileRequest",
+	"GetProfileStatsRequest",
 };
 
 /* Enum values by name, per field. */

@@ -1,6 +1,7 @@
 /* querier-req.h: the requests of Grafana Pyroscope's querier.v1
  * QuerierService (ProfileTypes, LabelNames, LabelValues, Series,
- * SelectSeries, SelectMergeStacktraces, SelectMergeProfile) as Connect
+ * SelectSeries, SelectMergeStacktraces, SelectMergeProfile,
+ * GetProfileStats) as Connect
  * unary calls carry them: a protobuf message or its proto3 JSON form
  * (field names as in the .proto or in lowerCamelCase, int64 as a number
  * or a string, enums by name or number).  Every message is read into one
@@ -21,6 +22,7 @@ enum querier_method {
 	QM_SELECT_SERIES,		/* querier.v1.SelectSeriesRequest */
 	QM_SELECT_STACKS,		/* ...SelectMergeStacktracesRequest */
 	QM_SELECT_PROFILE,		/* ...SelectMergeProfileRequest */
+	QM_PROFILE_STATS,		/* types.v1.GetProfileStatsRequest */
 	QM_COUNT
 };
 

@@ -80,6 +80,7 @@ cat >"$T/calls" <<EOF
 {"name":"bad_sel","method":"SelectMergeStacktraces","request":{$(sel $CPU '{service_name=\"svc-a\"')}}
 {"name":"bad_type","method":"SelectSeries","request":{$(sel process_cpu:cpu "$A"),"step":60}}
 {"name":"bad_time","method":"SelectMergeStacktraces","request":{"profileTypeID":"$CPU","labelSelector":"$A","start":"$end","end":"$start"}}
+{"name":"stats","method":"GetProfileStats","request":{}}
 {"name":"diff","method":"Diff","request":{}}
 {"name":"span","method":"SelectMergeSpanProfile","request":{"profileTypeID":"$CPU"}}
 EOF
@@ -190,6 +191,21 @@ python3 "$TESTS_DIR/tools/pprof_top.py" "$T/pprof.txt" "$T/a.json" \
 [ "$(check get "$T/json.jsonl" profile_a 'e["code"]')" = unimplemented ] ||
 	fail "SelectMergeProfile in JSON: $(check get "$T/json.jsonl" profile_a e)"
 ok "SelectMergeProfile: go tool pprof -top says what profctl top says"
+
+# GetProfileStats, which the Drilldown app asks first: the oldest and
+# newest profile's times; settings.v1's Get: no settings.
+got=$(get stats '[r["dataIngested"], int(r["oldestProfileTime"]) // 1000, int(r["newestProfileTime"]) // 1000]')
+[ "$got" = "[true, $t0, $(( t0 + 180 ))]" ] || fail "GetProfileStats: $got"
+for ct in json proto; do
+	r=$(curl -s --unix-socket "$SOCK" -H "Content-Type: application/$ct" \
+	    -w ' %{http_code} %{content_type}' --data-binary '' \
+	    http://localhost/settings.v1.SettingsService/Get | tr -d '\n')
+	case "$ct:$r" in
+	"json:{} 200 application/json" | "proto: 200 application/proto") ;;
+	*) fail "settings.v1.SettingsService/Get ($ct): $r" ;;
+	esac
+done
+ok "GetProfileStats; the Drilldown app's settings: none"
 
 # Errors, as Connect's, in both encodings (check same compared them).
 [ "$(get bad_sel 'e["code"]')" = invalid_argument ] ||

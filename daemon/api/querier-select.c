@@ -234,6 +234,61 @@ groups_add(struct groups *gs, const struct querier_strs *by,
 	}
 }
 
+static void
+group_copy(struct groups *gs, const struct group *g, size_t k,
+    const char *value)
+{
+	struct group *c;
+	size_t i, j;
+
+	/* Once: a push label's value may be a sample label's too. */
+	for (i = 0; i < gs->n; i++) {
+		for (j = 0; j < g->s.nlabels; j++)
+			if (strcmp(gs->v[i].s.labels[j].value, j == k ? value :
+			    g->s.labels[j].value) != 0)
+				break;
+		if (j == g->s.nlabels)
+			return;
+	}
+	gs->v = xreallocarray(gs->v, gs->n + 1, sizeof *gs->v);
+	c = &gs->v[gs->n++];
+	memset(c, 0, sizeof *c);
+	c->s.nlabels = g->s.nlabels;
+	c->s.labels = xcalloc(g->s.nlabels, sizeof *c->s.labels);
+	for (j = 0; j < g->s.nlabels; j++) {
+		c->s.labels[j].name = xstrdup(g->s.labels[j].name);
+		c->s.labels[j].value = xstrdup(j == k ? value :
+		    g->s.labels[j].value);
+	}
+}
+
+/* Group by a sample label: a group whose series have no push label k is
+ * one group per value its samples have of it (and "" for those that
+ * have none); the groups without samples are dropped once counted. */
+static void
+groups_by_samples(struct groups *gs, size_t k, const struct series_result *r)
+{
+	struct groups out = { 0 };
+	const char *name;
+	size_t i, j;
+
+	if (gs->n == 0 || strcmp(gs->v[0].s.labels[k].name,
+	    "service_name") == 0)
+		return;
+	name = gs->v[0].s.labels[k].name;
+	for (i = 0; i < gs->n; i++) {
+		if (gs->v[i].s.labels[k].value[0] == '\0')
+			for (j = 0; j < r->nsample; j++)
+				if (strcmp(r->sample[j].name, name) == 0)
+					group_copy(&out, &gs->v[i], k,
+					    r->sample[j].value);
+		group_copy(&out, &gs->v[i], k, gs->v[i].s.labels[k].value);
+		group_free(&gs->v[i]);
+	}
+	free(gs->v);
+	*gs = out;
+}
+
 /* The groups of the series of sel with the profile type (one, without
  * labels, when the request groups by nothing). */
 static int
@@ -256,12 +311,14 @@ groups_make(struct qenv *e, const struct labelsel *ls,
 			return querier_unimplemented(e, err, "group_by \"%s\": "
 			    "the fleet's series are grouped by service_name "
 			    "only", by->v[i]);
-	if (querier_series(e, sel, 0, &r, err) == -1)
+	if (querier_series(e, sel, 1, &r, err) == -1)
 		return -1;
 	for (i = 0; i < r.n; i++)
 		if (pyrotype_selects(want, r.v[i].type, r.v[i].unit) &&
 		    querier_series_keep(ls, &r.v[i]))
 			groups_add(gs, by, &r.v[i]);
+	for (i = 0; i < by->n; i++)
+		groups_by_samples(gs, i, &r);
 	series_result_clear(&r);
 	return 0;
 }
@@ -345,6 +402,17 @@ group_points(struct qenv *e, const struct selection *sel, int64_t step_s,
 }
 
 static int
+group_counted(const struct group *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->s.npoints; i++)
+		if (g->s.points[i].value != 0)
+			return 1;
+	return 0;
+}
+
+static int
 group_cmp(const void *a, const void *b)
 {
 	const struct group *x = a, *y = b;
@@ -384,8 +452,9 @@ querier_select_series(struct qenv *e, struct error *err)
 		gs.n = (size_t)r->limit;
 	}
 	out = xcalloc(gs.n ? gs.n : 1, sizeof *out);
+	/* A group nothing was counted in is no series. */
 	for (i = 0; i < gs.n; i++)
-		if (gs.v[i].s.npoints > 0)
+		if (group_counted(&gs.v[i]))
 			out[n++] = gs.v[i].s;
 	if (rc != -1)
 		querier_reply_series(&e->qc->reply, out, n);

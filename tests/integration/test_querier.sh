@@ -75,6 +75,7 @@ cat >"$T/calls" <<EOF
 {"name":"series_a","method":"SelectSeries","request":{$(sel $CPU "$A"),"step":60}}
 {"name":"series_heap","method":"SelectSeries","request":{$(sel $INUSE "$B"),"step":120}}
 {"name":"series_group","method":"SelectSeries","request":{$(sel $CPU "$AB"),"step":60,"groupBy":["service_name"]}}
+{"name":"series_phase","method":"SelectSeries","request":{$(sel $CPU "$A"),"step":60,"groupBy":["phase"]}}
 {"name":"series_none","method":"SelectSeries","request":{$(sel $CPU '{service_name=\"nope\"}'),"step":60}}
 {"name":"profile_a","method":"SelectMergeProfile","request":{$(sel $CPU "$A")},"out":"$T/merged.@FORMAT@.pb"}
 {"name":"bad_sel","method":"SelectMergeStacktraces","request":{$(sel $CPU '{service_name=\"svc-a\"')}}
@@ -176,9 +177,21 @@ a_total=$(json 'j["total"]' <"$T/a.json")
 b_total=$(( $(json 'j["total"]' <"$T/ab.json") - a_total ))
 [ "$got" = "[[\"svc-a\", $a_total], [\"svc-b\", $b_total]]" ] ||
 	fail "SelectSeries by service_name: $got ($a_total, $b_total)"
+# By a sample label (pprof's labels of cpu.pprof): a series per value,
+# each as profctl timeline --label phase=VALUE.
+nphases=0
+for v in $(json '" ".join(v["str"] for t in j["tags"] if t["key"] == "phase" for v in t["values"])' <"$T/tags.json"); do
+	want=$("$PROFCTL" timeline --scope svc-a --metric cpu --since "$since" \
+	    --until "$until" --step 60s --label "phase=$v" --json |
+	    json 'j["total"]') || fail "profctl timeline phase=$v"
+	got=$(get series_phase "[int(sum(p.get('value', 0) for p in s['points'])) for s in r['series'] if s['labels'][0].get('value', '') == '$v']")
+	[ "$got" = "[$want]" ] || fail "SelectSeries by phase, $v: $got, not $want"
+	nphases=$((nphases + 1))
+done
+[ "$nphases" -ge 2 ] || fail "cpu.pprof has $nphases phase values"
 [ "$(get series_none 'r.get("series", [])')" = "[]" ] ||
 	fail "SelectSeries of an unknown service: $(get series_none r)"
-ok "SelectSeries grouped by service_name; an unknown service has none"
+ok "SelectSeries grouped by service_name, by a sample label; an unknown service has none"
 
 # The merged profile, read by go tool pprof, as profctl top.
 [ -s "$T/merged.binary.pb" ] || fail "SelectMergeProfile: no profile"

@@ -191,10 +191,15 @@ api_querier_post(struct api_call *call)
 void
 api_querier_unimplemented(struct api_call *call)
 {
+	const struct evhttp_uri *u = evhttp_request_get_evhttp_uri(call->req);
+	const char *path = u != NULL ? evhttp_uri_get_path(u) : NULL;
 	char msg[256];
 
-	snprintf(msg, sizeof msg, "%s is not served by profd (see "
-	    "docs/GRAFANA.md for what is)", call->route->path + 1);
+	/* The path asked (a prefix route's is longer than the route's). */
+	if (path == NULL || *path != '/')
+		path = call->route->path;
+	snprintf(msg, sizeof msg, "%.160s is not served by profd (see "
+	    "docs/GRAFANA.md for what is)", path + 1);
 	connect_refuse(call, 501, "unimplemented", msg);
 }
 

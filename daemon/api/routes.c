@@ -50,29 +50,20 @@ const struct route routes[] = {
 	QUERIER("SelectMergeProfile"),
 	QUERIER("GetProfileStats"),
 #undef QUERIER
-	/* What Grafana or its Profiles Drilldown app may call that profd
-	 * does not serve: Connect's unimplemented, not a 404. */
-#define UNSERVED(p) { "POST", p, ROUTE_LOOP | ROUTE_TCP_READ, \
-	    api_querier_unimplemented }
-	UNSERVED("/querier.v1.QuerierService/SelectMergeSpanProfile"),
-	UNSERVED("/querier.v1.QuerierService/SelectHeatmap"),
-	UNSERVED("/querier.v1.QuerierService/Diff"),
-	UNSERVED("/querier.v1.QuerierService/AnalyzeQuery"),
-	UNSERVED("/settings.v1.SettingsService/Set"),
-	UNSERVED("/settings.v1.SettingsService/GetCollection"),
-	UNSERVED("/vcs.v1.VCSService/GithubApp"),
-	UNSERVED("/vcs.v1.VCSService/GithubLogin"),
-	UNSERVED("/vcs.v1.VCSService/GithubRefresh"),
-	UNSERVED("/vcs.v1.VCSService/GetFile"),
-	UNSERVED("/vcs.v1.VCSService/GetCommit"),
-	UNSERVED("/vcs.v1.VCSService/GetCommits"),
-	UNSERVED("/adhocprofiles.v1.AdHocProfileService/Upload"),
-	UNSERVED("/adhocprofiles.v1.AdHocProfileService/Get"),
-	UNSERVED("/adhocprofiles.v1.AdHocProfileService/List"),
-#undef UNSERVED
 	/* The Drilldown app's stored settings: none (api-querier.c). */
 	{ "POST", "/settings.v1.SettingsService/Get", ROUTE_LOOP |
 	    ROUTE_TCP_READ, api_querier_settings_get },
+	/* The rest of what Grafana or its Profiles Drilldown app may call
+	 * that profd does not serve (SelectMergeSpanProfile, Diff, ...,
+	 * GitHub and upload services): Connect's unimplemented, not a 404.
+	 * After the methods served: the first route that matches wins. */
+#define UNSERVED(p) { "POST", p, ROUTE_LOOP | ROUTE_PREFIX | \
+	    ROUTE_TCP_READ, api_querier_unimplemented }
+	UNSERVED("/querier.v1.QuerierService"),
+	UNSERVED("/settings.v1.SettingsService"),
+	UNSERVED("/vcs.v1.VCSService"),
+	UNSERVED("/adhocprofiles.v1.AdHocProfileService"),
+#undef UNSERVED
 	/* The browser UI (web/), from memory. */
 	{ "GET", "/ui", ROUTE_LOOP | ROUTE_PREFIX, api_ui_get },
 	{ "GET", "/", ROUTE_LOOP, api_ui_get },

@@ -234,6 +234,16 @@ esac
 [ "$(get diff 'e["code"]')" = unimplemented ] || fail "Diff: $(get diff e)"
 [ "$(get span 'e["code"]')" = unimplemented ] ||
 	fail "SelectMergeSpanProfile: $(get span e)"
+for path in querier.v1.QuerierService/SelectHeatmap \
+    querier.v1.QuerierService/AnalyzeQuery settings.v1.SettingsService/Set \
+    vcs.v1.VCSService/GetFile adhocprofiles.v1.AdHocProfileService/List; do
+	r=$(curl -s --unix-socket "$SOCK" -H 'Content-Type: application/json' \
+	    -d '{}' -w ' %{http_code}' "http://localhost/$path")
+	case "$r" in
+	*'"code":"unimplemented"'*"$path is not served"*' 501') ;;
+	*) fail "$path: $r" ;;
+	esac
+done
 ok "invalid_argument and unimplemented as Connect's"
 
 # A gzipped JSON request (Content-Encoding: gzip), by curl.

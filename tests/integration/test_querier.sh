@@ -22,8 +22,10 @@ protoc -I "$TESTS_DIR/tools/proto" --include_imports \
 
 detached_pid=
 trap 'kill "$detached_pid" 2>/dev/null || true; cleanup' EXIT
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 "$PROFD" --no-config --spool none --socket "$SOCK" --db "$DB" \
-    >>"$T/profd.log" 2>&1 || fail "profd did not detach"
+    --listen-tcp "127.0.0.1:$PORT" >>"$T/profd.log" 2>&1 ||
+	fail "profd did not detach"
 wait_until "profd to answer" curl -sf --unix-socket "$SOCK" \
     http://localhost/v1/health -o /dev/null
 detached_pid=$(curl -s --unix-socket "$SOCK" http://localhost/v1/status |
@@ -85,10 +87,18 @@ cat >"$T/calls" <<EOF
 {"name":"diff","method":"Diff","request":{}}
 {"name":"span","method":"SelectMergeSpanProfile","request":{"profileTypeID":"$CPU"}}
 EOF
+# Over the TCP listener, as Grafana calls (on loopback without a
+# credential configured, the read routes are open) when it serves the
+# querier's routes, else over the socket.
+where=(--socket "$SOCK") how="the socket"
+if [ "$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' \
+    -d '{}' "http://127.0.0.1:$PORT/querier.v1.QuerierService/ProfileTypes")" = 200 ]; then
+	where=(--url "http://127.0.0.1:$PORT") how="the TCP listener"
+fi
 for f in binary json; do
 	sed "s/@FORMAT@/$f/" "$T/calls" |
 	    node "$TESTS_DIR/tools/querier_connect.js" --modules "$CONNECT_NODE_DIR" \
-	    --desc "$T/querier.desc" --socket "$SOCK" --format "$f" \
+	    --desc "$T/querier.desc" "${where[@]}" --format "$f" \
 	    >"$T/$f.jsonl" 2>"$T/node.err" ||
 		fail "querier_connect.js ($f): $(tail -n 5 "$T/node.err")"
 done
@@ -96,7 +106,7 @@ R=$T/binary.jsonl
 check() { python3 "$TESTS_DIR/tools/querier_check.py" "$@"; }
 get() { check get "$R" "$1" "$2"; }
 check same "$R" "$T/json.jsonl" profile_a || fail "the encodings differ"
-ok "every call answered alike in protobuf and JSON"
+ok "every call answered alike in protobuf and JSON, over $how"
 
 # The profile types of the window: those of the pushed metrics.
 want='["memory:alloc_objects:count:space:bytes", "memory:alloc_space:bytes:space:bytes", "memory:inuse_objects:count:space:bytes", "memory:inuse_space:bytes:space:bytes", "process_cpu:cpu:nanoseconds:cpu:nanoseconds", "process_cpu:samples:count:cpu:nanoseconds"]'

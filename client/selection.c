@@ -61,6 +61,19 @@ selection_index(int ch, int *base)
  * (*cause says why). arg is kept, not copied: it must outlive s (optarg
  * points into argv).
  */
+/* KEY=V, KEY!=V, KEY=~RE or KEY!~RE, KEY not empty (profd's rule). */
+static int
+label_ok(const char *arg)
+{
+	const char *op;
+
+	for (op = arg; *op != '\0'; op++)
+		if (*op == '=' || (op[0] == '!' && (op[1] == '=' ||
+		    op[1] == '~')))
+			break;
+	return *op != '\0' && op != arg;
+}
+
 int
 selection_option(struct selection *s, int ch, const char *arg, char **cause)
 {
@@ -88,10 +101,9 @@ selection_option(struct selection *s, int ch, const char *arg, char **cause)
 		    key);
 		return -1;
 	}
-	if (strcmp(key, "label") == 0 && (strchr(arg, '=') == NULL ||
-	    *arg == '=' || (*arg == '!' && arg[1] == '='))) {
-		xasprintf(cause, "--%slabel \"%s\" is not K=V or K!=V",
-		    base ? "base-" : "", arg);
+	if (strcmp(key, "label") == 0 && !label_ok(arg)) {
+		xasprintf(cause, "--%slabel \"%s\" is not K=V, K!=V, K=~RE "
+		    "or K!~RE", base ? "base-" : "", arg);
 		return -1;
 	}
 	if (base) {

@@ -190,6 +190,47 @@ bad:
 	return -1;
 }
 
+/* The metric a folded body's counts in units are stored as, type the
+ * suffix's (NULL: none); -1 for units that are none of Pyroscope's. */
+static int
+units_metric(const char *type, const char *units, const char **mtype,
+    const char **munit)
+{
+	if (units == NULL || *units == '\0' || strcmp(units, "samples") == 0) {
+		*mtype = type && strcmp(type, "wall") == 0 ? "wall" : "cpu";
+		*munit = "nanoseconds";
+	} else if (strcmp(units, "objects") == 0) {
+		*mtype = type ? type : "objects";
+		*munit = "count";
+	} else if (strcmp(units, "bytes") == 0) {
+		*mtype = type ? type : "space";
+		*munit = "bytes";
+	} else if (strcmp(units, "goroutines") == 0) {
+		*mtype = "goroutine";
+		*munit = "count";
+	} else if (strcmp(units, "lock_samples") == 0) {
+		*mtype = "contentions";
+		*munit = "count";
+	} else if (strcmp(units, "lock_nanoseconds") == 0) {
+		*mtype = "delay";
+		*munit = "nanoseconds";
+	} else
+		return -1;
+	return 0;
+}
+
+int
+api_pyro_suffix(const char *suffix, const char **type, const char **unit)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++)
+		if (strcmp(suffix, suffixes[i].suffix) == 0)
+			return units_metric(suffixes[i].type, suffixes[i].units,
+			    type, unit);
+	return -1;
+}
+
 /* What a folded body's counts are: units, sampleRate, the suffix. */
 static int
 ingest_metric(struct api_call *call, struct ingest *in,
@@ -197,7 +238,7 @@ ingest_metric(struct api_call *call, struct ingest *in,
 {
 	const char *units = api_param(call, "units");
 	const char *rate = api_param(call, "sampleRate");
-	const char *type = sfx ? sfx->type : NULL;
+	const char *mtype, *munit;
 	long long hz = 100;		/* Pyroscope's DefaultSampleRate */
 	char *end;
 
@@ -211,32 +252,17 @@ ingest_metric(struct api_call *call, struct ingest *in,
 	}
 	if ((units == NULL || *units == '\0') && sfx != NULL)
 		units = sfx->units;
-	if (units == NULL || *units == '\0' || strcmp(units, "samples") == 0) {
-		in->p.metric_type = xstrdup(type && strcmp(type, "wall") == 0 ?
-		    "wall" : "cpu");
-		in->p.metric_unit = xstrdup("nanoseconds");
-		in->p.scale = 1000000000 / hz;
-	} else if (strcmp(units, "objects") == 0) {
-		in->p.metric_type = xstrdup(type ? type : "objects");
-		in->p.metric_unit = xstrdup("count");
-	} else if (strcmp(units, "bytes") == 0) {
-		in->p.metric_type = xstrdup(type ? type : "space");
-		in->p.metric_unit = xstrdup("bytes");
-	} else if (strcmp(units, "goroutines") == 0) {
-		in->p.metric_type = xstrdup("goroutine");
-		in->p.metric_unit = xstrdup("count");
-	} else if (strcmp(units, "lock_samples") == 0) {
-		in->p.metric_type = xstrdup("contentions");
-		in->p.metric_unit = xstrdup("count");
-	} else if (strcmp(units, "lock_nanoseconds") == 0) {
-		in->p.metric_type = xstrdup("delay");
-		in->p.metric_unit = xstrdup("nanoseconds");
-	} else {
+	if (units_metric(sfx ? sfx->type : NULL, units, &mtype, &munit) == -1) {
 		api_error(call, 400, "units: \"%s\" is not one of samples, "
 		    "objects, bytes, goroutines, lock_samples, "
 		    "lock_nanoseconds", units);
 		return -1;
 	}
+	in->p.metric_type = xstrdup(mtype);
+	in->p.metric_unit = xstrdup(munit);
+	if (strcmp(munit, "nanoseconds") == 0 && (strcmp(mtype, "cpu") == 0 ||
+	    strcmp(mtype, "wall") == 0))
+		in->p.scale = 1000000000 / hz;
 	return 0;
 }
 

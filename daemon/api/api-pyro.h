@@ -21,6 +21,14 @@ int api_pyro_label_name_valid(const char *, size_t);
 int api_pyro_import(struct api_call *, void *worker, struct push *,
     struct import_result *, struct error *);
 
+/* api-ingest.c: the metric TYPE/UNIT /ingest stores a folded body of
+ * APP.SUFFIX as (cpu: cpu/nanoseconds, alloc_space: alloc_space/bytes,
+ * ...; a pprof pushed so keeps its own, of the same names for the
+ * suffixes of Go's profiles), for /pyroscope/render's APP.SUFFIX
+ * queries; -1 for a suffix that is none of Pyroscope's clients'. */
+int api_pyro_suffix(const char *suffix, const char **type,
+    const char **unit);
+
 /* Where Grafana's reads (querier.v1, /pyroscope/render) read: the
  * fleet's source when grafana-source says fleet and this profd has a
  * fleet, else this host's store.  For api_view_submit. */

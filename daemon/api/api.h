@@ -185,6 +185,8 @@ void api_connect_push_post(struct api_call *);
 void api_querier_post(struct api_call *);
 void api_querier_unimplemented(struct api_call *);
 void api_querier_settings_get(struct api_call *);
+void api_render_get(struct api_call *);
+void api_render_diff_get(struct api_call *);
 
 /* api-top.c: the granularity parameter (function, line, file: enum
  * granularity) and limit (a count, -1 when absent); -1 once a 400 is

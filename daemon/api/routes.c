@@ -64,6 +64,12 @@ const struct route routes[] = {
 	UNSERVED("/vcs.v1.VCSService"),
 	UNSERVED("/adhocprofiles.v1.AdHocProfileService"),
 #undef UNSERVED
+	/* Its HTTP render API, as Grafana's older data source and
+	 * pyroscope-cli read flame graphs (api-render.c). */
+	{ "GET", "/pyroscope/render", ROUTE_READONLY | ROUTE_TCP_READ,
+	    api_render_get },
+	{ "GET", "/pyroscope/render-diff", ROUTE_READONLY | ROUTE_TCP_READ,
+	    api_render_diff_get },
 	/* The browser UI (web/), from memory. */
 	{ "GET", "/ui", ROUTE_LOOP | ROUTE_PREFIX, api_ui_get },
 	{ "GET", "/", ROUTE_LOOP, api_ui_get },

@@ -3,7 +3,8 @@
  * metric, its profile's time in [since, until] (seconds), and each label
  * filter K=V matched by the row's labels or its profile's push labels
  * (numbers compare as their decimal text, as they were shipped); K!=V
- * is the negation.  A window's rows are combined as its aggregate says
+ * is the negation; K=~RE and K!~RE match whole with match(), and a
+ * label neither has reads as "".  A window's rows are combined as its aggregate says
  * (docs/TIME.md), in ClickHouse: summed (what each profile counts, or the
  * values as given), or per series, (host, scope, series) from
  * profile_metrics, averaged, the newest taken or the largest, as
@@ -16,6 +17,7 @@
 #include "buf.h"
 #include "fleet-batch.h"
 #include "fleet-sql.h"
+#include "rx.h"
 #include "selection.h"
 #include "store.h"
 
@@ -50,14 +52,45 @@ sql_in(struct buf *b, const char *col, char *const *v, size_t n)
 	sql_lit(b, ")");
 }
 
+/* Has a row (a sample's labels, or a profile's push labels) label l's
+ * key with a value it takes?  A pattern is matched whole, with
+ * ClickHouse's match() (RE2, as profd's store matches it). */
 static void
-sql_label(struct buf *b, const char *key, const char *value)
+sql_label(struct buf *b, const struct label_filter *l)
 {
+	struct buf pat;
+
 	sql_lit(b, "arrayExists((lk, lv) -> lk = ");
-	sql_str(b, key);
-	sql_lit(b, " AND lv = ");
-	sql_str(b, value);
+	sql_str(b, l->key);
+	if (l->regex) {
+		memset(&pat, 0, sizeof pat);
+		buf_printf(&pat, "^(?:%s)$", l->value);
+		buf_add(&pat, "", 1);
+		sql_lit(b, " AND match(lv, ");
+		sql_str(b, (const char *)pat.p);
+		sql_lit(b, ")");
+		buf_free(&pat);
+	} else {
+		sql_lit(b, " AND lv = ");
+		sql_str(b, l->value);
+	}
 	sql_lit(b, ", label_keys, label_values)");
+}
+
+/* Does l's pattern match "", the value of a label a sample lacks? */
+static int
+sql_label_empty_ok(const struct label_filter *l)
+{
+	struct rx *rx;
+	char why[64];
+	int m;
+
+	if (!l->regex || (rx = rx_new(l->value, strlen(l->value), 1, why,
+	    sizeof why)) == NULL)
+		return 0;
+	m = rx_match(rx, "", 0);
+	rx_free(rx);
+	return m;
 }
 
 /* A time bound, in seconds as the store keeps them (selection_window). */
@@ -108,13 +141,25 @@ sql_where(struct buf *b, const struct fleet_sql *q)
 			sql_lit(b, " AND NOT (");
 		else
 			sql_lit(b, " AND (");
-		sql_label(b, l->key, l->value);
+		sql_label(b, l);
 		buf_printf(b, " OR (host, profile) %sIN (SELECT host, profile "
 		    "FROM ", q->cluster ? "GLOBAL " : "");
 		sql_table(b, q, "profiles");
 		sql_lit(b, " WHERE ");
-		sql_label(b, l->key, l->value);
-		sql_lit(b, "))");
+		sql_label(b, l);
+		sql_lit(b, ")");
+		if (sql_label_empty_ok(l)) {
+			/* Neither the sample nor its profile has the key. */
+			sql_lit(b, " OR (NOT has(label_keys, ");
+			sql_str(b, l->key);
+			buf_printf(b, ") AND (host, profile) %sNOT IN (SELECT "
+			    "host, profile FROM ", q->cluster ? "GLOBAL " : "");
+			sql_table(b, q, "profiles");
+			sql_lit(b, " WHERE has(label_keys, ");
+			sql_str(b, l->key);
+			sql_lit(b, "))");
+		}
+		sql_lit(b, ")");
 	}
 }
 

@@ -13,12 +13,18 @@
  * totals the levels hold max_nodes nodes below the root, plus the root
  * and the "other" nodes.
  *
+ * A diff (flame_of_diff) is laid out the same way on each side, as
+ * Pyroscope's NewFlamegraphDiff (pkg/model/flamegraph_diff.go) lays out
+ * its two trees made one: a node is kept if either side's total reaches
+ * the threshold.
+ *
  * profd's trees can hold negative values (a delta metric); Pyroscope's
  * cannot.  Totals are compared by magnitude here, as tree.c prunes. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "alloc.h"
+#include "diff.h"
 #include "flame.h"
 #include "hmap.h"
 #include "tree.h"
@@ -96,13 +102,15 @@ flame_name(struct flame_build *b, const char *name)
 	return (int64_t)f->nnames++;
 }
 
-/* Appends a node to its level, its x offset absolute for now. */
+/* Appends a node's n numbers and its name's index to its level (x
+ * offsets absolute for now). */
 static void
-flame_put(struct flame_build *b, size_t level, int64_t x, int64_t total,
-    int64_t self, const char *name)
+flame_putv(struct flame_build *b, size_t level, const int64_t *v, size_t n,
+    const char *name)
 {
 	struct flame *f = b->f;
 	struct flame_level *l;
+	size_t i;
 
 	if (level == f->nlevels) {
 		f->levels = xreallocarray(f->levels, level + 1,
@@ -114,17 +122,43 @@ flame_put(struct flame_build *b, size_t level, int64_t x, int64_t total,
 		f->nlevels++;
 	}
 	l = &f->levels[level];
-	if (l->n + 4 > b->levelcap[level]) {
+	while (l->n + n + 1 > b->levelcap[level]) {
 		b->levelcap[level] = b->levelcap[level] ?
 		    b->levelcap[level] * 2 : 64;
 		l->v = xreallocarray(l->v, b->levelcap[level], sizeof *l->v);
 	}
-	l->v[l->n++] = x;
-	l->v[l->n++] = total;
-	l->v[l->n++] = self;
+	for (i = 0; i < n; i++)
+		l->v[l->n++] = v[i];
 	l->v[l->n++] = flame_name(b, name);
-	if (self > f->max_self)
-		f->max_self = self;
+}
+
+static void
+flame_put(struct flame_build *b, size_t level, int64_t x, int64_t total,
+    int64_t self, const char *name)
+{
+	int64_t v[3] = { x, total, self };
+
+	flame_putv(b, level, v, 3, name);
+	if (self > b->f->max_self)
+		b->f->max_self = self;
+}
+
+/* x offsets (the numbers at at, every step) as deltas from the end of
+ * the level's previous node. */
+static void
+flame_delta(struct flame *f, size_t at, size_t step)
+{
+	size_t i, j;
+
+	for (i = 0; i < f->nlevels; i++) {
+		int64_t *v = f->levels[i].v, end = 0, abs;
+
+		for (j = at; j < f->levels[i].n; j += step) {
+			abs = v[j];
+			v[j] = abs - end;
+			end = abs + v[j + 1];
+		}
+	}
 }
 
 /* A node still to place: a tree node, or the "other" of a parent's cut
@@ -202,16 +236,134 @@ flame_of_tree(const struct tree_result *t, int64_t max_nodes,
 			todo[ntodo++] = kids[i];
 	}
 out:
-	/* x offsets as deltas from the end of the level's previous node. */
-	for (i = 0; i < f->nlevels; i++) {
-		int64_t *v = f->levels[i].v, end = 0, abs;
+	flame_delta(f, 0, 4);
+	free(todo);
+	free(kids);
+	free(b.levelcap);
+	hmap_clear(&b.names);
+}
 
-		for (j = 0; j < f->levels[i].n; j += 4) {
-			abs = v[j];
-			v[j] = abs - end;
-			end = abs + v[j + 1];
-		}
+/* The least max(|left|, |right|) total a node must have to be kept in a
+ * diff: the max_nodes-th largest, the root counted, as Pyroscope's
+ * combineMinValues counts it (its capped array's intent). */
+static int64_t
+flame_diff_min(const struct diff_result *d, int64_t max_nodes)
+{
+	size_t *todo, ntodo = 0, n = 0, i, j;
+	int64_t *m, v = 0;
+
+	if (max_nodes < 1 || d->nnodes == 0)
+		return 0;
+	todo = xreallocarray(NULL, d->nnodes, sizeof *todo);
+	m = xreallocarray(NULL, d->nnodes, sizeof *m);
+	todo[ntodo++] = 0;
+	while (ntodo > 0) {
+		i = todo[--ntodo];
+		m[n++] = mag(d->nodes[i].base) > mag(d->nodes[i].cur) ?
+		    mag(d->nodes[i].base) : mag(d->nodes[i].cur);
+		for (j = d->nodes[i].child; j != 0; j = d->nodes[j].next)
+			todo[ntodo++] = j;
 	}
+	if ((uint64_t)n > (uint64_t)max_nodes) {
+		qsort(m, n, sizeof *m, cmp_desc);
+		v = m[max_nodes - 1];
+	}
+	free(todo);
+	free(m);
+	return v;
+}
+
+/* A node of a diff still to place: a diff node, or the "other" of a
+ * parent's cut children (node 0 below the root). */
+struct flame_dtodo {
+	size_t node, level;
+	int64_t lx, rx, lother, rother;
+};
+
+static void
+flame_dput(struct flame_build *b, const struct flame_dtodo *t, int64_t lt,
+    int64_t ls, int64_t rt, int64_t rs, const char *name)
+{
+	int64_t v[6] = { t->lx, lt, ls, t->rx, rt, rs };
+
+	flame_putv(b, t->level, v, 6, name);
+	if (ls > b->f->max_self)
+		b->f->max_self = ls;
+	if (rs > b->f->max_self)
+		b->f->max_self = rs;
+}
+
+void
+flame_of_diff(const struct diff_result *d, int64_t max_nodes,
+    struct flame *f, int64_t *left_ticks, int64_t *right_ticks)
+{
+	struct flame_build b;
+	struct flame_dtodo *todo = NULL, cur, *kids = NULL;
+	size_t ntodo = 0, cap, nkids, kidcap = 0, i, j;
+	int64_t min, lx, rx, lo, ro;
+	const struct diff_node *n;
+
+	memset(f, 0, sizeof *f);
+	memset(&b, 0, sizeof b);
+	b.f = f;
+	flame_name(&b, "total");
+	*left_ticks = d->nnodes > 0 ? d->nodes[0].base : 0;
+	*right_ticks = d->nnodes > 0 ? d->nodes[0].cur : 0;
+	f->total = *left_ticks + *right_ticks;
+	if (d->nnodes == 0) {
+		struct flame_dtodo root = { 0, 0, 0, 0, 0, 0 };
+
+		flame_dput(&b, &root, 0, 0, 0, 0, "total");
+		goto out;
+	}
+	min = flame_diff_min(d, max_nodes);
+	todo = xreallocarray(NULL, cap = 64, sizeof *todo);
+	todo[ntodo++] = (struct flame_dtodo){ 0, 0, 0, 0, 0, 0 };
+	while (ntodo > 0) {
+		cur = todo[--ntodo];
+		if (cur.node == 0 && cur.level > 0) {
+			flame_dput(&b, &cur, cur.lother, cur.lother,
+			    cur.rother, cur.rother, "other");
+			continue;
+		}
+		n = &d->nodes[cur.node];
+		flame_dput(&b, &cur, n->base, n->base_self, n->cur,
+		    n->cur_self, cur.level == 0 ? "total" : n->name);
+		lx = cur.lx + n->base_self;
+		rx = cur.rx + n->cur_self;
+		lo = ro = 0;
+		nkids = 0;
+		for (j = n->child; j != 0; j = d->nodes[j].next) {
+			const struct diff_node *k = &d->nodes[j];
+
+			if (mag(k->base) < min && mag(k->cur) < min) {
+				lo += k->base;
+				ro += k->cur;
+				continue;
+			}
+			if (nkids == kidcap) {
+				kidcap = kidcap ? kidcap * 2 : 16;
+				kids = xreallocarray(kids, kidcap,
+				    sizeof *kids);
+			}
+			kids[nkids++] = (struct flame_dtodo){ j,
+			    cur.level + 1, lx, rx, 0, 0 };
+			lx += k->base;
+			rx += k->cur;
+		}
+		if (ntodo + nkids + 1 > cap) {
+			cap = 2 * (ntodo + nkids + 1);
+			todo = xreallocarray(todo, cap, sizeof *todo);
+		}
+		if (lo != 0 || ro != 0)
+			todo[ntodo++] = (struct flame_dtodo){ 0,
+			    cur.level + 1, lx, rx, lo, ro };
+		for (i = nkids; i-- > 0;)
+			todo[ntodo++] = kids[i];
+	}
+out:
+	flame_delta(f, 0, 7);
+	flame_delta(f, 3, 7);
 	free(todo);
 	free(kids);
 	free(b.levelcap);

@@ -13,8 +13,8 @@
 struct tree_result;
 
 struct flame_level {
-	int64_t *v;			/* 4 per node */
-	size_t n;			/* numbers, 4 per node */
+	int64_t *v;			/* 4 per node (7 in a diff) */
+	size_t n;			/* numbers, 4 per node (7) */
 };
 
 struct flame {
@@ -32,6 +32,17 @@ struct flame {
  * totals still add up and the root's is exact.  total is the root's. */
 void flame_of_tree(const struct tree_result *, int64_t max_nodes,
     struct flame *);
+/* A diff (diff.h; its base left, its current right) as Pyroscope's
+ * double flame graph (pkg/model/flamegraph_diff.go): seven numbers a
+ * node, [left x offset, left total, left self, right x offset, right
+ * total, right self, name index], each side's x offsets deltas within
+ * it; pruned to max_nodes (0: none) by the larger of a node's two
+ * totals, the root counted, the cut children of a parent one "other" on
+ * both sides.  total is the two roots' sum, *left_ticks and
+ * *right_ticks the roots' totals. */
+struct diff_result;
+void flame_of_diff(const struct diff_result *, int64_t max_nodes,
+    struct flame *, int64_t *left_ticks, int64_t *right_ticks);
 void flame_clear(struct flame *);
 
 #endif

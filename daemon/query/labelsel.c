@@ -159,7 +159,8 @@ lsp_string(struct lsp *p, char **value)
 		}
 		buf_add(&out, &p->s[p->i++], 1);
 	}
-	/* An empty string has no buffer yet. */
+	/* An empty string has no buffer yet (memchr of NULL is undefined,
+	 * even for 0 bytes). */
 	if (out.n > 0 && memchr(out.p, 0, out.n) != NULL) {
 		buf_free(&out);
 		return lsp_fail(p, "a value holds a NUL byte");

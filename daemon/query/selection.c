@@ -104,7 +104,7 @@ selection_param(struct selection *sel, const char *key, const char *value,
     int64_t now, struct error *err)
 {
 	struct label_filter *lf;
-	const char *eq;
+	const char *op;
 	long long id;
 	char *end;
 	size_t n;
@@ -175,16 +175,27 @@ selection_param(struct selection *sel, const char *key, const char *value,
 		return 1;
 	}
 	if (strcmp(key, "label") == 0) {
-		if ((eq = strchr(value, '=')) == NULL || eq == value ||
-		    (eq == value + 1 && value[0] == '!'))
+		/* The first "=" or "!=" / "!~": keys have neither. */
+		for (op = value; *op != '\0'; op++)
+			if (*op == '=' || (op[0] == '!' && (op[1] == '=' ||
+			    op[1] == '~')))
+				break;
+		if (*op == '\0' || op == value)
 			return error_set(err, ERR_INPUT, "label: \"%s\" is "
-			    "neither KEY=VALUE nor KEY!=VALUE", value);
+			    "neither KEY=VALUE, KEY!=VALUE, KEY=~REGEX nor "
+			    "KEY!~REGEX", value);
 		sel->labels = xreallocarray(sel->labels, sel->nlabels + 1,
 		    sizeof *sel->labels);
 		lf = &sel->labels[sel->nlabels++];
-		lf->negate = eq[-1] == '!';
-		lf->key = xstrndup(value, (size_t)(eq - value - lf->negate));
-		lf->value = xstrdup(eq + 1);
+		memset(lf, 0, sizeof *lf);
+		lf->negate = op[0] == '!';
+		lf->regex = op[1] == '~';
+		lf->key = xstrndup(value, (size_t)(op - value));
+		lf->value = xstrdup(op + 1 + (lf->negate || lf->regex));
+		if (lf->regex && (n = strlen(lf->value)) > RX_MAX_PATTERN)
+			return error_set(err, ERR_INPUT, "label %s: a regular "
+			    "expression of %zu bytes, longer than the limit "
+			    "of %d", lf->key, n, RX_MAX_PATTERN);
 		return 1;
 	}
 	return 0;
@@ -194,8 +205,25 @@ int
 selection_compile(struct selection *sel, struct error *err)
 {
 	char why[256];
+	struct rx *rx;
+	size_t j;
 	int i;
 
+	/* The label patterns are compiled where they are matched (the
+	 * store, the fleet's SQL): checked here, off the loop, so that a
+	 * bad one is a 400 before any read. */
+	for (j = 0; j < sel->nlabels; j++) {
+		const struct label_filter *lf = &sel->labels[j];
+
+		if (!lf->regex)
+			continue;
+		if ((rx = rx_new(lf->value, strlen(lf->value), 1, why,
+		    sizeof why)) == NULL)
+			return error_set(err, ERR_INPUT, "label %s: \"%.200s\" "
+			    "is not a regular expression (RE2 syntax): %s",
+			    lf->key, lf->value, why);
+		rx_free(rx);
+	}
 	for (i = 0; i < FF_COUNT; i++) {
 		if (!sel->have_re[i] || sel->re[i] != NULL)
 			continue;

@@ -10,6 +10,7 @@
  *	store-series.c		series, a cumulative metric's differences
  *	store-samples.c		the sample writer, the sample statements
  *	store-select.c		sample reads
+ *	store-labelrx.c		the regex label filters' matches
  *	store-rollup.c		rollups, a profile's delete, what is referenced
  *	store-runs.c store-totals.c	a window's runs; per-bucket totals
  *	store-cs.c		callsites: the writer's map, chunks
@@ -57,7 +58,8 @@ enum sb_stmt {
 	SB_ROLLUP_DEL, SB_ROLLUPS, SB_ROLLUPS_SPAN, SB_BLOCKS_TIME,
 	SB_BLOCK_ROW, SB_TOTAL_ADD, SB_TOTAL_DEL, SB_TOTALS,
 	SB_PROFILE_TIME, SB_PROFILE_DELETE, SB_PROFILE_RAW, SB_TOTALS_PROFILES,
-	SB_LABEL_MATCH, SB_PUSH_LABEL_MATCH, SB_READ_BEGIN, SB_READ_END,
+	SB_LABEL_MATCH, SB_PUSH_LABEL_MATCH, SB_LABEL_VALUES,
+	SB_PUSH_LABEL_VALUES, SB_READ_BEGIN, SB_READ_END,
 	SB_COUNT
 };
 
@@ -173,6 +175,13 @@ void store_samples_values(struct store_samples *, uint64_t tag,
 void store_samples_put(struct store_samples *, int64_t labelset,
     int64_t callsite, uint64_t tag, int64_t v);
 
+struct imap;
+/* store-labelrx.c: the label sets and profiles whose values of
+ * lf->key match its pattern (1), or not (2, only when *empty_ok: the
+ * pattern matches "", the value of an absent label). */
+int store_label_rx(struct store *, const struct label_filter *lf,
+    struct imap *sets, struct imap *profiles, int *empty_ok,
+    struct error *);
 /* store-select.c: the reader connections' cache and mmap. */
 void store_select_tune(struct store *);
 

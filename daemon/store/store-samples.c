@@ -81,6 +81,12 @@ static const struct store_sql sb_sql[SB_COUNT] = {
 	    "CAST(l.num AS TEXT) = ?3))" },
 	[SB_PUSH_LABEL_MATCH] = { 0, "SELECT profile_id FROM profile_label "
 	    "WHERE key = ?1 AND value = ?2" },
+	/* For the regex filters (store-labelrx.c): every value of a key. */
+	[SB_LABEL_VALUES] = { 0, "SELECT l.labelset_id, vs.s, l.num FROM "
+	    "label l JOIN string ks ON ks.id = l.key_id "
+	    "LEFT JOIN string vs ON vs.id = l.str_id WHERE ks.s = ?1" },
+	[SB_PUSH_LABEL_VALUES] = { 0, "SELECT profile_id, value FROM "
+	    "profile_label WHERE key = ?1" },
 	[SB_READ_BEGIN] = { 0, "BEGIN" },
 	[SB_READ_END] = { 0, "COMMIT" },
 };

@@ -32,7 +32,10 @@ struct sel {
 	size_t nscopes;
 	struct imap scopeset;
 	struct imap *lsmatch, *pmatch;	/* per label filter */
-	uint8_t *pbits;			/* per filter: the profile matches */
+	/* Per filter: the profile's mark (1 matches, 2 has the key and
+	 * does not: regex filters, store-labelrx.c), and whether an
+	 * absent key matches (a pattern matching ""). */
+	uint8_t *pbits, *empty_ok;
 	int64_t last_ls;
 	int last_ok;
 	struct imap profiles;		/* with a selected row */
@@ -76,9 +79,20 @@ sel_label_sets(struct sel *q, struct error *err)
 	q->lsmatch = xcalloc(q->f->nlabels, sizeof *q->lsmatch);
 	q->pmatch = xcalloc(q->f->nlabels, sizeof *q->pmatch);
 	q->pbits = xcalloc(q->f->nlabels, 1);
+	q->empty_ok = xcalloc(q->f->nlabels, 1);
 	for (i = 0; i < q->f->nlabels; i++) {
 		const char *key = q->f->labels[i].key;
 		const char *v = q->f->labels[i].value;
+		int empty_ok;
+
+		if (q->f->labels[i].regex) {
+			if (store_label_rx(q->s, &q->f->labels[i],
+			    &q->lsmatch[i], &q->pmatch[i], &empty_ok,
+			    err) == -1)
+				return -1;
+			q->empty_ok[i] = (uint8_t)empty_ok;
+			continue;
+		}
 
 		/* Interned strings are blobs, push labels text. */
 		st = q->s->sb[SB_LABEL_MATCH];
@@ -150,6 +164,7 @@ sel_clear(struct sel *q)
 	free(q->lsmatch);
 	free(q->pmatch);
 	free(q->pbits);
+	free(q->empty_ok);
 	free(q->scopes);
 	free(q->holes);
 	imap_clear(&q->scopeset);
@@ -213,6 +228,7 @@ static int
 sel_label_ok(struct sel *q, int64_t ls)
 {
 	size_t i;
+	int64_t l;
 	int m;
 
 	if (ls == q->last_ls)
@@ -220,8 +236,11 @@ sel_label_ok(struct sel *q, int64_t ls)
 	q->last_ls = ls;
 	q->last_ok = 1;
 	for (i = 0; i < q->f->nlabels; i++) {
-		m = q->pbits[i] ||
-		    (ls != 0 && imap_get(&q->lsmatch[i], (uint64_t)ls) != 0);
+		l = ls != 0 ? imap_get(&q->lsmatch[i], (uint64_t)ls) : 0;
+		/* Either of the sample's labels and its profile's; neither
+		 * having the key reads as "". */
+		m = q->pbits[i] == 1 || l == 1 ||
+		    (q->empty_ok[i] && q->pbits[i] == 0 && l == 0);
 		if (m == q->f->labels[i].negate) {
 			q->last_ok = 0;
 			break;
@@ -343,7 +362,8 @@ sel_block(struct sel *q, sqlite3_stmt *st, int64_t scope)
 			return -1;
 	}
 	for (i = 0; i < q->f->nlabels; i++)
-		q->pbits[i] = imap_get(&q->pmatch[i], (uint64_t)profile) != 0;
+		q->pbits[i] = (uint8_t)imap_get(&q->pmatch[i],
+		    (uint64_t)profile);
 	q->last_ls = -1;
 	marked = imap_get(&q->profiles, (uint64_t)profile) != 0;
 	while ((rc = sblock_dec_next(d, q->err)) == 1) {

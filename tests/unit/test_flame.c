@@ -6,11 +6,13 @@
  * tree: every node's total is its self plus the nodes over its span one
  * level up, every function's self is the tree's, the root's total is
  * exact, and pruned to max_nodes the levels keep the nodes of the
- * max_nodes largest totals (all those tied at the threshold). */
+ * max_nodes largest totals (all those tied at the threshold); a diff
+ * built by hand as the double levels of seven numbers, pruned. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "diff.h"
 #include "flame.h"
 #include "testquery.h"
 #include "tree.h"
@@ -154,6 +156,77 @@ test_hand(void)
 	flame_clear(&f);
 	flame_clear(&f);
 	printf("ok: levels of a hand-built tree, pruned to 3 and 2 nodes\n");
+}
+
+static void
+dnode(struct diff_result *d, size_t i, const char *name, size_t parent,
+    int64_t base, int64_t base_self, int64_t cur, int64_t cur_self)
+{
+	struct diff_node *n = &d->nodes[i];
+	size_t j;
+
+	n->name = xstrdup(name);
+	n->base = base;
+	n->base_self = base_self;
+	n->cur = cur;
+	n->cur_self = cur_self;
+	if (i == 0)
+		return;
+	if (d->nodes[parent].child == 0) {
+		d->nodes[parent].child = i;
+		return;
+	}
+	for (j = d->nodes[parent].child; d->nodes[j].next != 0;
+	    j = d->nodes[j].next)
+		;
+	d->nodes[j].next = i;
+}
+
+/* A diff by hand: base (left) and current (right) trees merged. */
+static void
+test_diff(void)
+{
+	/* root    left 10, right 20
+	 *   a     left 6 (self 6), right absent
+	 *   b     left 4 (self 1), right 20 (self 5)
+	 *     c   left 3 (self 3), right 15 (self 15) */
+	const int64_t l0[] = { 0, 10, 0, 0, 20, 0, 0 };
+	const int64_t l1[] = { 0, 6, 6, 0, 0, 0, 1, 0, 4, 1, 0, 20, 5, 2 };
+	/* c after b's self on each side: left 6 + 1, right 0 + 5. */
+	const int64_t l2[] = { 7, 3, 3, 5, 15, 15, 3 };
+	/* max_nodes 3: max(|left|, |right|) 20 20 15 6, the threshold 15:
+	 * a cut, one "other" after b. */
+	const int64_t l1p[] = { 0, 4, 1, 0, 20, 5, 1, 0, 6, 6, 0, 0, 0, 3 };
+	const int64_t l2p[] = { 1, 3, 3, 5, 15, 15, 2 };
+	struct diff_result d;
+	struct flame f;
+	int64_t lt, rt;
+
+	memset(&d, 0, sizeof d);
+	d.nodes = xcalloc(4, sizeof *d.nodes);
+	d.nnodes = 4;
+	dnode(&d, 0, "root", 0, 10, 0, 20, 0);
+	dnode(&d, 1, "a", 0, 6, 6, 0, 0);
+	dnode(&d, 2, "b", 0, 4, 1, 20, 5);
+	dnode(&d, 3, "c", 2, 3, 3, 15, 15);
+	flame_of_diff(&d, 0, &f, &lt, &rt);
+	CHECK(lt == 10 && rt == 20 && f.total == 30 && f.max_self == 15);
+	CHECK(f.nnames == 4 && strcmp(f.names[0], "total") == 0 &&
+	    strcmp(f.names[3], "c") == 0);
+	check_level(&f, 0, l0, 7);
+	check_level(&f, 1, l1, 14);
+	check_level(&f, 2, l2, 7);
+	flame_clear(&f);
+	flame_of_diff(&d, 3, &f, &lt, &rt);
+	CHECK(lt == 10 && rt == 20 && f.total == 30);
+	CHECK(f.nnames == 4 && strcmp(f.names[1], "b") == 0 &&
+	    strcmp(f.names[3], "other") == 0);
+	check_level(&f, 0, l0, 7);
+	check_level(&f, 1, l1p, 14);
+	check_level(&f, 2, l2p, 7);
+	flame_clear(&f);
+	diff_result_clear(&d);
+	printf("ok: a diff's double levels, pruned to 3 nodes\n");
 }
 
 /* Decodes the x offsets of every level back to absolute ones. */
@@ -302,6 +375,7 @@ int
 main(void)
 {
 	test_hand();
+	test_diff();
 	testimport_open(&ts);
 	testimport_push(&ts, "cpu", "cpu.pprof");
 	testimport_push(&ts, "heap", "heap.pprof");

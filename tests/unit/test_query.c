@@ -100,6 +100,17 @@ test_select(void)
 	    "pprof's total, scopes summed, a profile id\n", n);
 }
 
+/* The selection of scopes cpu and cpu2 with the label filter f. */
+static const char *const *
+re(const char *f)
+{
+	static const char *kv[] = { "scope", "cpu", "scope", "cpu2",
+	    "label", NULL, NULL };
+
+	kv[5] = f;
+	return kv;
+}
+
 static void
 test_windows_labels(void)
 {
@@ -132,7 +143,15 @@ test_windows_labels(void)
 	CHECK(sum_of(prod, &n, &np) == all && np == 1);
 	CHECK(sum_of(dev, &n, &np) == 0 && n == 0);
 	CHECK(sum_of(notprod, &n, &np) == all && np == 1);
-	printf("ok: time windows at %s, push labels\n", at);
+	/* As patterns matched whole; cpu has no env, which reads as "". */
+	CHECK(sum_of(re("env=~pro.*"), &n, &np) == all && np == 1);
+	CHECK(sum_of(re("env=~pro"), &n, &np) == 0 && n == 0);
+	CHECK(sum_of(re("env!~prod"), &n, &np) == all && np == 1);
+	CHECK(sum_of(re("env=~.*"), &n, &np) == 2 * all && np == 2);
+	CHECK(sum_of(re("env=~.+"), &n, &np) == all && np == 1);
+	CHECK(sum_of(re("env=~|dev"), &n, &np) == all && np == 1);
+	CHECK(sum_of(re("env!~.*"), &n, &np) == 0 && n == 0);
+	printf("ok: time windows at %s, push labels, as patterns\n", at);
 }
 
 static void

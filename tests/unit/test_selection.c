@@ -1,6 +1,6 @@
 /* test_selection.c: parsing the selection parameters: times at and past
  * the ends of int64 nanoseconds, relative times and windows, scope names,
- * profile ids, label filters (KEY=VALUE, KEY!=VALUE), parameters that
+ * profile ids, label filters (KEY=VALUE, KEY!=VALUE, =~, !~), parameters that
  * are not the selection's, the checks after parsing, and the frame
  * filters (kept as text on parse, compiled by selection_compile, their
  * compile errors naming the parameter). */
@@ -177,7 +177,7 @@ test_profiles_labels(void)
 	static const char *const bad_ids[] = { "", "0", "-1", "12x", "1.5",
 	    "99999999999999999999" };
 	static const char *const bad_labels[] = { "env", "=prod", "!=prod",
-	    "" };
+	    "", "!~prod", "=~prod", "env!" };
 	struct selection sel;
 	struct error err = { 0 };
 	size_t i;
@@ -210,10 +210,26 @@ test_profiles_labels(void)
 		CHECK(selection_param(&sel, "label", bad_labels[i], 0,
 		    &err) == -1);
 		CHECK(err.kind == ERR_INPUT && HAS(err.msg, "is neither "
-		    "KEY=VALUE nor KEY!=VALUE"));
+		    "KEY=VALUE, KEY!=VALUE, KEY=~REGEX nor KEY!~REGEX"));
 		error_clear(&err);
 	}
 	CHECK(sel.nlabels == 3);
+	/* Patterns: =~ and !~, checked when compiled. */
+	CHECK(selection_param(&sel, "label", "env=~prod|stg", 0, &err) == 1);
+	CHECK(selection_param(&sel, "label", "env!~a=b", 0, &err) == 1);
+	CHECK(STREQ(sel.labels[3].key, "env") &&
+	    STREQ(sel.labels[3].value, "prod|stg") && sel.labels[3].regex &&
+	    !sel.labels[3].negate);
+	CHECK(STREQ(sel.labels[4].key, "env") &&
+	    STREQ(sel.labels[4].value, "a=b") && sel.labels[4].regex &&
+	    sel.labels[4].negate);
+	CHECK(!sel.labels[0].regex && !sel.labels[1].regex);
+	CHECK(selection_compile(&sel, &err) == 0);
+	CHECK(selection_param(&sel, "label", "zone=~eu(", 0, &err) == 1);
+	CHECK(selection_compile(&sel, &err) == -1);
+	CHECK(err.kind == ERR_INPUT && HAS(err.msg, "label zone") &&
+	    HAS(err.msg, "not a regular expression"));
+	error_clear(&err);
 	selection_clear(&sel);
 	CHECK(sel.nlabels == 0 && sel.labels == NULL && sel.profiles == NULL);
 }

@@ -452,6 +452,78 @@ check_buckets(struct store *s, int64_t scope, int64_t metric,
 	free(v);
 }
 
+/* Regex label filters against the plain ones' results (the oracle's
+ * label sets none, thread=t1, thread=t2): matched whole, a sample
+ * without the label read as "". */
+static void
+test_regex_labels(struct store *s, int64_t sc, int64_t metric,
+    const int64_t *cs, const int64_t *ls, struct oracle *o)
+{
+	static char key[] = "thread";
+	static const struct {
+		const char *re;
+		int negate;
+		int sets;		/* bit i: label set ls[i] selected */
+	} cases[] = {
+		{ "t1", 0, 2 }, { "t", 0, 0 }, { "t.*", 0, 6 },
+		{ ".*", 0, 7 }, { ".+", 0, 6 }, { "|t2", 0, 5 },
+		{ "t1", 1, 5 }, { ".+", 1, 1 }, { "t[12]", 1, 1 },
+		{ "", 0, 1 }, { "T1", 0, 0 },
+	};
+	struct oracle *one[1] = { o };
+	char re[16];
+	struct label_filter lf;
+	struct store_filter f;
+	struct store_cs_value *v;
+	struct error err = { 0 };
+	int64_t want[NCS], part[NCS], np;
+	size_t i, n;
+	int c, j;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		snprintf(re, sizeof re, "%s", cases[i].re);
+		lf.key = key;
+		lf.value = re;
+		lf.negate = cases[i].negate;
+		lf.regex = 1;
+		memset(want, 0, sizeof want);
+		for (j = 0; j < 3; j++) {
+			if (!(cases[i].sets & 1 << j))
+				continue;
+			if (j > 0)
+				oracle_sums(one, 1, 0, INT64_MIN, INT64_MAX,
+				    ls[j], part);
+			else {
+				/* Without the label: all but t1 and t2. */
+				int64_t t1[NCS], t2[NCS];
+
+				oracle_sums(one, 1, 0, INT64_MIN, INT64_MAX,
+				    0, part);
+				oracle_sums(one, 1, 0, INT64_MIN, INT64_MAX,
+				    ls[1], t1);
+				oracle_sums(one, 1, 0, INT64_MIN, INT64_MAX,
+				    ls[2], t2);
+				for (c = 0; c < NCS; c++)
+					part[c] -= t1[c] + t2[c];
+			}
+			for (c = 0; c < NCS; c++)
+				want[c] += part[c];
+		}
+		check_values(s, sc, metric, cs, INT64_MIN, INT64_MAX, &lf,
+		    want, -1);
+	}
+	/* A pattern that is not one: an input error naming the label. */
+	snprintf(re, sizeof re, "t(");
+	lf.negate = 0;
+	ts_filter(&f, &sc, metric);
+	f.labels = &lf;
+	f.nlabels = 1;
+	CHECK(store_select_values(s, &f, &v, &n, &np, &err) == -1);
+	CHECK(err.kind == ERR_INPUT && strstr(err.msg, "thread") != NULL);
+	printf("ok: regex label filters, %zu patterns, absent labels as "
+	    "\"\"\n", sizeof cases / sizeof cases[0]);
+}
+
 static void
 test_samples(void)
 {
@@ -525,6 +597,7 @@ test_samples(void)
 		want2[c] -= want[c];
 	check_values(s, sc, metrics[0], cs, INT64_MIN, INT64_MAX, &lf, want2,
 	    1);
+	test_regex_labels(s, sc, metrics[0], cs, ls, &o1);
 	check_buckets(s, sc, metrics[0], cs, &o1);
 	/* Nothing in the other scope. */
 	memset(want, 0, sizeof want);

@@ -66,11 +66,13 @@ cat >"$T/calls" <<EOF
 {"name":"lv_env_b","method":"LabelValues","request":{"name":"env","matchers":["$B"],$win}}
 {"name":"lv_svc","method":"LabelValues","request":{"name":"service_name",$win}}
 {"name":"lv_svc_prod","method":"LabelValues","request":{"name":"service_name","matchers":["{env=\"prod\"}"],$win}}
+{"name":"lv_svc_re","method":"LabelValues","request":{"name":"service_name","matchers":["{env=~\"d.*\"}"],$win}}
 {"name":"lv_pt_b","method":"LabelValues","request":{"name":"__profile_type__","matchers":["$B"],$win}}
 {"name":"series_b","method":"Series","request":{"matchers":["$B"],"labelNames":["service_name","env","__profile_type__"],$win}}
 {"name":"flame_a","method":"SelectMergeStacktraces","request":{$(sel $CPU "$A"),"maxNodes":"1000000000"}}
 {"name":"flame_ab","method":"SelectMergeStacktraces","request":{$(sel $CPU "$AB"),"maxNodes":"1000000000"}}
 {"name":"flame_dev","method":"SelectMergeStacktraces","request":{$(sel $CPU '{service_name=~\"svc-.*\", env=\"dev\"}'),"maxNodes":"1000000000"}}
+{"name":"flame_re","method":"SelectMergeStacktraces","request":{$(sel $CPU '{service_name=~\"svc-.*\", env=~\"de.|stg\"}'),"maxNodes":"1000000000"}}
 {"name":"flame_heap","method":"SelectMergeStacktraces","request":{$(sel $INUSE "$B"),"maxNodes":"1000000000"}}
 {"name":"flame_pruned","method":"SelectMergeStacktraces","request":{$(sel $CPU "$A"),"maxNodes":"8"}}
 {"name":"flame_none","method":"SelectMergeStacktraces","request":{$(sel $CPU '{service_name=\"nope\"}')}}
@@ -139,6 +141,8 @@ got=$(get ln_all '[n for n in r["names"] if n in ("env", "service_name", "__name
 	fail "LabelValues service_name: $(get lv_svc r)"
 [ "$(get lv_svc_prod 'r["names"]')" = '["svc-a"]' ] ||
 	fail "LabelValues service_name of env=prod: $(get lv_svc_prod r)"
+[ "$(get lv_svc_re 'r["names"]')" = '["svc-b"]' ] ||
+	fail "LabelValues service_name of env=~d.*: $(get lv_svc_re r)"
 [ "$(get lv_pt_b 'len(r["names"])')" = 6 ] ||
 	fail "LabelValues __profile_type__ of svc-b: $(get lv_pt_b r)"
 ok "LabelNames, LabelValues"
@@ -160,7 +164,8 @@ top a --scope svc-a --metric cpu
 top ab --scope svc-a --scope svc-b --metric cpu
 top dev --scope svc-a --scope svc-b --metric cpu --label env=dev
 top heap --scope svc-b --metric inuse_space
-for n in a ab dev heap; do
+top re --scope svc-a --scope svc-b --metric cpu --label 'env=~de.|stg'
+for n in a ab dev re heap; do
 	out=$(check flame "$R" "flame_$n" "$T/$n.json") ||
 	    fail "flame_$n differs from profctl top"
 	ok "SelectMergeStacktraces flame_$n: $out, as profctl top"
@@ -199,6 +204,13 @@ for v in $(json '" ".join(v["str"] for t in j["tags"] if t["key"] == "phase" for
 	nphases=$((nphases + 1))
 done
 [ "$nphases" -ge 2 ] || fail "cpu.pprof has $nphases phase values"
+# The samples without a phase (if any): the series of phase "".
+want=$("$PROFCTL" timeline --scope svc-a --metric cpu --since "$since" \
+    --until "$until" --step 60s --label 'phase!~.+' --json |
+    json 'j["total"]') || fail "profctl timeline phase!~.+"
+got=$(get series_phase "[int(sum(p.get('value', 0) for p in s['points'])) for s in r['series'] if s['labels'][0].get('value', '') == '']")
+[ "$got" = "[$want]" ] || { [ "$want" = 0 ] && [ "$got" = "[]" ]; } ||
+	fail "SelectSeries by phase, no phase: $got, not $want"
 [ "$(get series_none 'r.get("series", [])')" = "[]" ] ||
 	fail "SelectSeries of an unknown service: $(get series_none r)"
 ok "SelectSeries grouped by service_name, by a sample label; an unknown service has none"

@@ -1,9 +1,10 @@
 /* series.c: the series of a window and the labels of its samples, read
- * per scope: the scope's profiles (their metrics and push labels) from
- * store_profiles, and, where label filters or sample labels are asked
- * for, the profiles and label sets of the samples the filters keep from
- * store_select_all, export's read, so that a label filter means here
- * what it means to every view. */
+ * per scope.  Without label filters or sample labels, from the window's
+ * profiles per metric and series (store_series_window), a profile of
+ * each series read for its push labels; else from the scope's profiles
+ * (store_profiles) those that have samples the filters keep, with their
+ * label sets, from store_select_all, export's read, so that a label
+ * filter means here what it means to every view. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,31 +78,99 @@ series_result_clear(struct series_result *r)
 	memset(r, 0, sizeof *r);
 }
 
+/* The series of metric m with profile p's push labels. */
+static void
+series_add(struct series_result *r, const char *scope,
+    const struct store_metric *m, const struct store_profile_info *p)
+{
+	struct series *s;
+	size_t j;
+
+	r->v = xreallocarray(r->v, r->n + 1, sizeof *r->v);
+	s = &r->v[r->n++];
+	s->scope = xstrdup(scope);
+	s->type = xstrdup(m->type);
+	s->unit = xstrdup(m->unit);
+	s->nlabels = p->nlabels;
+	s->labels = xcalloc(p->nlabels ? p->nlabels : 1, sizeof *s->labels);
+	for (j = 0; j < p->nlabels; j++) {
+		s->labels[j].name = xstrdup(p->label_keys[j]);
+		s->labels[j].value = xstrdup(p->label_values[j]);
+	}
+	if (s->nlabels > 1)
+		qsort(s->labels, s->nlabels, sizeof *s->labels, label_cmp);
+}
+
 /* A series per metric of profile p. */
 static void
 series_add_profile(struct series_result *r, const char *scope,
     const struct store_profile_info *p)
 {
-	struct series *s;
-	size_t i, j;
+	size_t i;
 
-	for (i = 0; i < p->nmetrics; i++) {
-		r->v = xreallocarray(r->v, r->n + 1, sizeof *r->v);
-		s = &r->v[r->n++];
-		s->scope = xstrdup(scope);
-		s->type = xstrdup(p->metrics[i].type);
-		s->unit = xstrdup(p->metrics[i].unit);
-		s->nlabels = p->nlabels;
-		s->labels = xcalloc(p->nlabels ? p->nlabels : 1,
-		    sizeof *s->labels);
-		for (j = 0; j < p->nlabels; j++) {
-			s->labels[j].name = xstrdup(p->label_keys[j]);
-			s->labels[j].value = xstrdup(p->label_values[j]);
+	for (i = 0; i < p->nmetrics; i++)
+		series_add(r, scope, &p->metrics[i], p);
+}
+
+/* A profile read for its push labels, one per series (store.h's: the
+ * hash of its push labels). */
+struct series_rep {
+	int64_t series;
+	struct store_profile_info p;
+};
+
+/* Without label filters or sample labels: the scope's series from the
+ * window's profiles of each of its metrics (store_series_window), one
+ * profile of each series read for its push labels: a read per metric
+ * and per series, not one per profile. */
+static int
+series_scope_window(struct store *s, const struct selection *sel,
+    const struct store_scope_info *si, struct series_result *r,
+    struct error *err)
+{
+	struct store_series_profile *v;
+	struct series_rep *rep = NULL;
+	struct store_filter f;
+	int64_t *added = NULL;
+	size_t n, nrep = 0, nadded, i, j, k, m;
+	int rc = 0;
+
+	memset(&f, 0, sizeof f);
+	f.scopes = &si->id;
+	f.nscopes = 1;
+	selection_window(sel, &f.since_s, &f.until_s);
+	for (m = 0; rc == 0 && m < si->nmetrics; m++) {
+		f.metric_id = si->metrics[m].id;
+		if ((rc = store_series_window(s, &f, &v, &n, err)) == -1)
+			break;
+		added = xreallocarray(added, n ? n : 1, sizeof *added);
+		for (i = 0, nadded = 0; rc == 0 && i < n; i++) {
+			for (k = 0; k < nadded && added[k] != v[i].series; k++)
+				;
+			if (k < nadded)
+				continue;
+			added[nadded++] = v[i].series;
+			for (j = 0; j < nrep && rep[j].series != v[i].series;
+			    j++)
+				;
+			if (j == nrep) {
+				rep = xreallocarray(rep, nrep + 1,
+				    sizeof *rep);
+				if ((rc = store_profile_get(s, v[i].id,
+				    &rep[j].p, err)) == -1)
+					break;
+				rep[j].series = v[i].series;
+				nrep++;
+			}
+			series_add(r, si->name, &si->metrics[m], &rep[j].p);
 		}
-		if (s->nlabels > 1)
-			qsort(s->labels, s->nlabels, sizeof *s->labels,
-			    label_cmp);
+		free(v);
 	}
+	for (j = 0; j < nrep; j++)
+		store_profile_info_clear(&rep[j].p);
+	free(rep);
+	free(added);
+	return rc;
 }
 
 static void
@@ -163,14 +232,18 @@ series_kept(struct store *s, const struct selection *one, int samples,
 
 static int
 series_scope(struct store *s, const struct selection *sel, size_t k,
-    int samples, struct series_result *r, struct error *err)
+    const struct store_scope_info *si, int samples, struct series_result *r,
+    struct error *err)
 {
 	struct store_profile_info *p = NULL;
 	struct selection one = *sel;
-	int64_t *ids = NULL, since_s, until_s, t;
+	int64_t *ids = NULL;
 	size_t n = 0, nids = 0, i;
-	int filtered = samples || sel->nlabels > 0, rc;
+	int rc;
 
+	if (!samples && sel->nlabels == 0)
+		return si != NULL ? series_scope_window(s, sel, si, r, err) :
+		    0;
 	if (store_profiles(s, sel->scopes[k], &p, &n, err) == -1) {
 		if (err->kind != ERR_NOT_FOUND)
 			return -1;
@@ -182,28 +255,16 @@ series_scope(struct store *s, const struct selection *sel, size_t k,
 	one.metric = NULL;
 	one.profiles = NULL;
 	one.nprofiles = 0;
-	selection_window(sel, &since_s, &until_s);
 	rc = 0;
-	if (filtered && n > 0 && (rc = series_kept(s, &one, samples, r, &ids,
-	    &nids, err)) == -1 && err->kind == ERR_NOT_FOUND) {
+	if (n > 0 && (rc = series_kept(s, &one, samples, r, &ids, &nids,
+	    err)) == -1 && err->kind == ERR_NOT_FOUND) {
 		/* No profile left since the scope was listed. */
 		error_clear(err);
 		rc = 0;
 	}
-	for (i = 0; rc == 0 && i < n; i++) {
-		if (filtered) {
-			if (bsearch(&p[i].id, ids, nids, sizeof *ids,
-			    i64_cmp) == NULL)
-				continue;
-		} else {
-			t = p[i].time_ns / 1000000000;
-			if (p[i].time_ns < 0 && t * 1000000000 != p[i].time_ns)
-				t--;
-			if (t < since_s || t > until_s)
-				continue;
-		}
-		series_add_profile(r, sel->scopes[k], &p[i]);
-	}
+	for (i = 0; rc == 0 && i < n; i++)
+		if (bsearch(&p[i].id, ids, nids, sizeof *ids, i64_cmp) != NULL)
+			series_add_profile(r, sel->scopes[k], &p[i]);
 	free(ids);
 	store_profile_info_free(p, n);
 	return rc;
@@ -249,14 +310,25 @@ int
 series_query(struct store *s, const struct selection *sel, int samples,
     struct series_result *r, struct error *err)
 {
-	size_t k;
+	struct store_scope_info *si = NULL;
+	size_t nsi = 0, k, j;
+	int rc = 0;
 
 	memset(r, 0, sizeof *r);
-	for (k = 0; k < sel->nscopes; k++)
-		if (series_scope(s, sel, k, samples, r, err) == -1) {
-			series_result_clear(r);
-			return -1;
-		}
+	if (store_scopes(s, &si, &nsi, err) == -1)
+		return -1;
+	for (k = 0; rc == 0 && k < sel->nscopes; k++) {
+		for (j = 0; j < nsi && strcmp(si[j].name, sel->scopes[k]) != 0;
+		    j++)
+			;
+		rc = series_scope(s, sel, k, j < nsi ? &si[j] : NULL, samples,
+		    r, err);
+	}
+	store_scope_info_free(si, nsi);
+	if (rc == -1) {
+		series_result_clear(r);
+		return -1;
+	}
 	r->n = series_unique(r->v, r->n, sizeof *r->v, series_cmp,
 	    series_drop);
 	r->nsample = series_unique(r->sample, r->nsample, sizeof *r->sample,

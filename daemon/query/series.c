@@ -1,10 +1,10 @@
 /* series.c: the series of a window and the labels of its samples, read
- * per scope.  Without label filters or sample labels, from the window's
- * profiles per metric and series (store_series_window), a profile of
- * each series read for its push labels; else from the scope's profiles
- * (store_profiles) those that have samples the filters keep, with their
- * label sets, from store_select_all, export's read, so that a label
- * filter means here what it means to every view. */
+ * per scope: the window's profiles per metric and series
+ * (store_series_window), a profile of each series read for its push
+ * labels; with label filters or sample labels asked for, only the
+ * profiles that have samples the filters keep, with their label sets,
+ * from store_select_all, export's read, so that a label filter means
+ * here what it means to every view. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,17 +101,6 @@ series_add(struct series_result *r, const char *scope,
 		qsort(s->labels, s->nlabels, sizeof *s->labels, label_cmp);
 }
 
-/* A series per metric of profile p. */
-static void
-series_add_profile(struct series_result *r, const char *scope,
-    const struct store_profile_info *p)
-{
-	size_t i;
-
-	for (i = 0; i < p->nmetrics; i++)
-		series_add(r, scope, &p->metrics[i], p);
-}
-
 /* A profile read for its push labels, one per series (store.h's: the
  * hash of its push labels). */
 struct series_rep {
@@ -119,14 +108,14 @@ struct series_rep {
 	struct store_profile_info p;
 };
 
-/* Without label filters or sample labels: the scope's series from the
- * window's profiles of each of its metrics (store_series_window), one
- * profile of each series read for its push labels: a read per metric
- * and per series, not one per profile. */
+/* The scope's series from the window's profiles of each of its metrics
+ * (store_series_window): those among ids (sorted) only, when ids is
+ * set; one profile of each series read for its push labels: a read per
+ * metric and per series, not one per profile. */
 static int
 series_scope_window(struct store *s, const struct selection *sel,
-    const struct store_scope_info *si, struct series_result *r,
-    struct error *err)
+    const struct store_scope_info *si, const int64_t *ids, size_t nids,
+    struct series_result *r, struct error *err)
 {
 	struct store_series_profile *v;
 	struct series_rep *rep = NULL;
@@ -145,6 +134,9 @@ series_scope_window(struct store *s, const struct selection *sel,
 			break;
 		added = xreallocarray(added, n ? n : 1, sizeof *added);
 		for (i = 0, nadded = 0; rc == 0 && i < n; i++) {
+			if (ids != NULL && bsearch(&v[i].id, ids, nids,
+			    sizeof *ids, i64_cmp) == NULL)
+				continue;
 			for (k = 0; k < nadded && added[k] != v[i].series; k++)
 				;
 			if (k < nadded)
@@ -235,38 +227,32 @@ series_scope(struct store *s, const struct selection *sel, size_t k,
     const struct store_scope_info *si, int samples, struct series_result *r,
     struct error *err)
 {
-	struct store_profile_info *p = NULL;
+	static const int64_t none[1];
 	struct selection one = *sel;
 	int64_t *ids = NULL;
-	size_t n = 0, nids = 0, i;
+	size_t nids = 0;
 	int rc;
 
-	if (!samples && sel->nlabels == 0)
-		return si != NULL ? series_scope_window(s, sel, si, r, err) :
-		    0;
-	if (store_profiles(s, sel->scopes[k], &p, &n, err) == -1) {
-		if (err->kind != ERR_NOT_FOUND)
-			return -1;
-		error_clear(err);
+	if (si == NULL || si->profiles == 0)
 		return 0;
-	}
+	if (!samples && sel->nlabels == 0)
+		return series_scope_window(s, sel, si, NULL, 0, r, err);
 	one.scopes = &sel->scopes[k];
 	one.nscopes = 1;
 	one.metric = NULL;
 	one.profiles = NULL;
 	one.nprofiles = 0;
-	rc = 0;
-	if (n > 0 && (rc = series_kept(s, &one, samples, r, &ids, &nids,
-	    err)) == -1 && err->kind == ERR_NOT_FOUND) {
+	if ((rc = series_kept(s, &one, samples, r, &ids, &nids, err)) == -1 &&
+	    err->kind == ERR_NOT_FOUND) {
 		/* No profile left since the scope was listed. */
 		error_clear(err);
 		rc = 0;
 	}
-	for (i = 0; rc == 0 && i < n; i++)
-		if (bsearch(&p[i].id, ids, nids, sizeof *ids, i64_cmp) != NULL)
-			series_add_profile(r, sel->scopes[k], &p[i]);
+	/* None kept: an empty set, not NULL (no filter). */
+	if (rc == 0)
+		rc = series_scope_window(s, sel, si, ids != NULL ? ids : none,
+		    nids, r, err);
 	free(ids);
-	store_profile_info_free(p, n);
 	return rc;
 }
 

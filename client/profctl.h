@@ -258,8 +258,8 @@ int	 client_stream(struct client *, const char *, const char *,
 #define SELECTION_USAGE							\
 	"SELECTION is --scope S [--scope S ...] [--metric TYPE[/UNIT]]\n"	\
 	"    [--since T] [--until T] [--profile ID ...]\n"			\
-	"    [--label K=V|K!=V ...] [--focus RE] [--ignore RE] [--hide RE]\n" \
-	"    [--show RE] [--aggregate delta|sum|avg|last|max];\n"		\
+	"    [--label K=V|K!=V|K=~RE|K!~RE ...] [--focus RE] [--ignore RE]\n" \
+	"    [--hide RE] [--show RE] [--aggregate delta|sum|avg|last|max];\n" \
 	"    BASE-SELECTION the same flags as --base-scope,\n"		\
 	"    --base-metric, --base-since, ... (diff, flamegraph)\n"
 struct selection_param {

@@ -28,7 +28,7 @@
 #include "diff.h"
 #include "flame.h"
 #include "jsonw.h"
-#include "render-query.h"
+#include "pyroquery.h"
 #include "selection.h"
 #include "source.h"
 #include "timeline.h"
@@ -36,7 +36,7 @@
 
 /* One side: a query over a window, made a selection on the worker. */
 struct render_side {
-	struct render_query q;
+	struct pyroquery q;
 	int64_t from_ns, until_ns;
 	struct selection sel;
 };
@@ -56,7 +56,7 @@ render_req_free(void *arg)
 	int i;
 
 	for (i = 0; i < 2; i++) {
-		render_query_clear(&r->side[i].q);
+		pyroquery_clear(&r->side[i].q);
 		selection_clear(&r->side[i].sel);
 	}
 	api_fleet_params_clear(&r->src);
@@ -219,7 +219,7 @@ render_work(struct api_call *call, struct stack_source *src)
 	struct timeline_result tl;
 	struct flame f;
 	struct buf out = { 0 };
-	int64_t step = render_step(sd->from_ns / 1000000,
+	int64_t step = pyroquery_step(sd->from_ns / 1000000,
 	    sd->until_ns / 1000000);
 	int have = 0;
 
@@ -318,11 +318,11 @@ render_side_params(struct api_call *call, struct render_side *sd,
 	const char *from = api_param(call, fname);
 	struct error err = { 0 };
 
-	if (render_query_parse(qname, q ? q : "", &sd->q, &err) == -1 ||
+	if (pyroquery_parse(qname, q ? q : "", &sd->q, &err) == -1 ||
 	    /* Pyroscope's UI asks for the last hour unless told. */
-	    render_time(fname, from ? from : "now-1h", now, &sd->from_ns,
+	    pyroquery_time(fname, from ? from : "now-1h", now, &sd->from_ns,
 	    &err) == -1 ||
-	    render_time(uname, api_param(call, uname) ? api_param(call,
+	    pyroquery_time(uname, api_param(call, uname) ? api_param(call,
 	    uname) : "", now, &sd->until_ns, &err) == -1) {
 		api_error(call, 400, "%s", err.msg);
 		return -1;
@@ -348,7 +348,7 @@ render_common_params(struct api_call *call, struct render_req *r)
 
 	if (mn == NULL || *mn == '\0')
 		mn = api_param(call, "max-nodes");
-	if (render_max_nodes(mn == api_param(call, "maxNodes") ? "maxNodes" :
+	if (pyroquery_max_nodes(mn == api_param(call, "maxNodes") ? "maxNodes" :
 	    "max-nodes", mn, &r->max_nodes, &err) == -1) {
 		api_error(call, 400, "%s", err.msg);
 		return -1;

@@ -157,7 +157,7 @@ sql_where(struct buf *b, const struct fleet_sql *q)
 			sql_table(b, q, "profiles");
 			sql_lit(b, " WHERE has(label_keys, ");
 			sql_str(b, l->key);
-			sql_lit(b, "))");
+			sql_lit(b, ")))");
 		}
 		sql_lit(b, ")");
 	}

@@ -6,7 +6,7 @@
 #    prints what go tool pprof -top prints over both files, flat and cum
 #    orders, and its JSON equals a third profd's that holds all files.
 # 2. Selections: --host a (a's own answer), frame filters, labels (a
-#    sample label and a push label), several scopes, time ranges: the
+#    sample label and a push label; =, !=, =~, !~), several scopes, time ranges: the
 #    fleet's JSON equals the single profd's over the same profiles.
 # 3. Errors: fleet=1 on a profd without --fleet-url is a 400; host
 #    without fleet=1 a 400; a ClickHouse that never answers, a 503 after
@@ -26,7 +26,7 @@ fleet() {	# fleet HOST: the options of a profd shipping as HOST
 start_profd $(fleet a)
 A_PID=$PROFD_PID
 # shellcheck disable=SC2046
-fleet_profd b $(fleet b)
+fleet_profd b $(fleet b) --grafana-source fleet
 fleet_profd all
 MUTE_PID=
 # shellcheck disable=SC2046
@@ -191,6 +191,13 @@ fleet_same top "scope=fx-heap&label=bytes=1024" "$SOCK" "$T/all.sock"
 fleet_same top "scope=fx-heap&label=bytes!=1024" "$SOCK" "$T/all.sock"
 fleet_same top "scope=lab&label=env=prod" "$SOCK" "$T/all.sock"
 fleet_same top "scope=fx-cpu&scope=lab&label=env!=prod" "$SOCK" "$T/all.sock"
+# Patterns (ClickHouse's match(), RE2 as the store's), and a label a
+# sample and its profile lack read as "" (fx-cpu has no env).
+fleet_same top "scope=fx-heap&label=bytes=~10.*" "$SOCK" "$T/all.sock"
+fleet_same top "scope=fx-heap&label=bytes!~1024%7C2048" "$SOCK" "$T/all.sock"
+fleet_same top "scope=fx-cpu&scope=lab&label=env!~pro.*" "$SOCK" "$T/all.sock"
+fleet_same top "scope=fx-cpu&scope=lab&label=env=~%7Cdev" "$SOCK" "$T/all.sock"
+fleet_same tree "scope=lab&label=env=~prod" "$SOCK" "$T/all.sock"
 fleet_same top "scope=fx-cpu&scope=lab&metric=cpu" "$SOCK" "$T/all.sock"
 fleet_same top "scope=fx-cpu&since=-1h&until=-0s" "$SOCK" "$T/all.sock"
 fleet_same top "scope=fx-cpu&granularity=line" "$SOCK" "$T/all.sock"
@@ -200,7 +207,22 @@ fleet_same list "scope=fx-cpu&regex=main%5C.fib" "$SOCK" "$T/all.sock"
 [ "$(curl -s --unix-socket "$SOCK" \
     "http://localhost/v1/top?scope=fx-cpu&fleet=1&host=c" |
     json "j['error']")" = "not found" ] || fail "host=c found profiles"
-ok "hosts, frame filters, sample and push labels, scopes, time, granularity line and file, peek and list: the fleet's equal the single profd's"
+ok "hosts, frame filters, sample and push labels (=, !=, =~, !~), scopes, time, granularity line and file, peek and list: the fleet's equal the single profd's"
+
+# /pyroscope/render on b reads the fleet (grafana-source = fleet): the
+# single profd's reply, selectors with patterns included.
+render_same() {
+	local q f l
+	q="query=$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1")&from=0&until=now%2B1h"
+	f=$(curl -s --unix-socket "$T/b.sock" "http://localhost/pyroscope/render?$q")
+	l=$(curl -s --unix-socket "$T/all.sock" "http://localhost/pyroscope/render?$q")
+	case "$l" in *'"numTicks":0'*|*'"error"'*|'') fail "local render $1: ${l:0:300}" ;; esac
+	[ "$f" = "$l" ] || fail "render $1: fleet ${f:0:300}, local ${l:0:300}"
+}
+render_same 'process_cpu:cpu:nanoseconds:cpu:nanoseconds{service_name="fx-cpu"}'
+render_same 'process_cpu:cpu:nanoseconds:cpu:nanoseconds{service_name=~"fx-cpu|lab", env!~"prod"}'
+render_same 'fx-heap.alloc_space{bytes=~"10.*"}'
+ok "/pyroscope/render with grafana-source = fleet: the single profd's reply"
 
 # The fleet's scopes (what the UI's fleet switch lists): the single
 # profd's, with the hosts that shipped them.

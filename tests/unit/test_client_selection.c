@@ -41,11 +41,23 @@ test_selection(void)
 	    &cause) == -1);
 	assert(strstr(cause, "--base-label") != NULL);
 	free(cause);
+	cause = NULL;
+	/* Patterns: K=~RE and K!~RE (a key is needed; "!~" alone is no
+	 * operator of an empty key). */
+	assert(selection_option(&sel, SELECTION_BASE_OPT + 5, "env=~prod|stg",
+	    &cause) == 0);
+	assert(selection_option(&sel, SELECTION_BASE_OPT + 5, "env!~pro.*",
+	    &cause) == 0);
+	assert(selection_option(&sel, SELECTION_BASE_OPT + 5, "!~v",
+	    &cause) == -1);
+	assert(strstr(cause, "K!~RE") != NULL);
+	free(cause);
 	url = xstrdup("/v1/diff");
 	selection_query(&sel, &url);
 	expect_str("selection query", url, "/v1/diff?scope=a&scope=b&"
 	    "metric=cpu%2Fnanoseconds&label=k%21%3Dv%20w&focus=%5Emain%5C.&"
-	    "base.scope=c&base.since=-1h");
+	    "base.scope=c&base.since=-1h&base.label=env%3D~prod%7Cstg&"
+	    "base.label=env%21~pro.%2A");
 	free(url);
 	assert(strcmp(selection_get(&sel, "base.scope"), "c") == 0);
 	assert(selection_get(&sel, "ignore") == NULL);

@@ -1,5 +1,5 @@
-/* fuzz_render.c: the parameters of /pyroscope/render and render-diff
- * (render-query.c) as the API hands them over.  The input is three lines:
+/* fuzz_pyroquery.c: the parameters of /pyroscope/render and render-diff
+ * (pyroquery.c) as the API hands them over.  The input is three lines:
  * a query, a time, a maxNodes.  Beside not crashing: a query is taken
  * with a profile type whose ID parses back to the same parts, or refused
  * as bad input with a message; a time is taken or refused so, and the
@@ -10,7 +10,7 @@
 
 #include "alloc.h"
 #include "fuzz.h"
-#include "render-query.h"
+#include "pyroquery.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -20,12 +20,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 static void
 check_query(const char *q)
 {
-	struct render_query rq;
+	struct pyroquery rq;
 	struct pyrotype again;
 	struct error err = { 0 };
 	char id[5 * PYROTYPE_PART];
 
-	if (render_query_parse("query", q, &rq, &err) == -1) {
+	if (pyroquery_parse("query", q, &rq, &err) == -1) {
 		FZ_CHECK(err.kind == ERR_INPUT && err.msg[0] != '\0');
 		return;
 	}
@@ -35,7 +35,7 @@ check_query(const char *q)
 	    strcmp(again.unit, rq.type.unit) == 0 &&
 	    strcmp(again.name, rq.type.name) == 0);
 	FZ_CHECK(rq.scope == NULL || rq.scope[0] != '\0');
-	render_query_clear(&rq);
+	pyroquery_clear(&rq);
 }
 
 static void
@@ -44,13 +44,13 @@ check_time(const char *s)
 	struct error err = { 0 };
 	int64_t ns, step;
 
-	if (render_time("from", s, FZ_NOW, &ns, &err) == -1) {
+	if (pyroquery_time("from", s, FZ_NOW, &ns, &err) == -1) {
 		FZ_CHECK(err.kind == ERR_INPUT && err.msg[0] != '\0');
 		return;
 	}
-	step = render_step(ns / 1000000, FZ_NOW / 1000000);
+	step = pyroquery_step(ns / 1000000, FZ_NOW / 1000000);
 	FZ_CHECK(step >= 15 && step <= 31536000);
-	step = render_step(FZ_NOW / 1000000, ns / 1000000);
+	step = pyroquery_step(FZ_NOW / 1000000, ns / 1000000);
 	FZ_CHECK(step >= 15 && step <= 31536000);
 }
 
@@ -60,11 +60,11 @@ check_max_nodes(const char *s)
 	struct error err = { 0 };
 	int64_t v;
 
-	if (render_max_nodes("maxNodes", s, &v, &err) == -1) {
+	if (pyroquery_max_nodes("maxNodes", s, &v, &err) == -1) {
 		FZ_CHECK(err.kind == ERR_INPUT && err.msg[0] != '\0');
 		return;
 	}
-	FZ_CHECK(v >= 1 && v <= RENDER_MAX_NODES_MAX);
+	FZ_CHECK(v >= 1 && v <= PYROQUERY_MAX_NODES_MAX);
 }
 
 int

@@ -1,14 +1,14 @@
-/* test_render_query.c: the parameters of /pyroscope/render as Pyroscope
+/* test_pyroquery.c: the parameters of /pyroscope/render as Pyroscope
  * reads them: both query forms (PROFILE_TYPE_ID{selector}, the old
  * APP.SUFFIX{selector}, and {__name__="ID"}), attime's times (now and
  * offsets, Unix times by their digits, YYYYMMDD), maxNodes and the
  * timeline's step by Pyroscope's rounding; and the inputs the fuzzer
- * found (tests/fuzz/crashes/render): an empty backquoted value, a date
- * past what int64 nanoseconds hold. */
+ * found (tests/fuzz/crashes/pyroquery): an empty backquoted value, a date
+ * and an offset past what int64 nanoseconds hold. */
 #include <stdio.h>
 #include <string.h>
 
-#include "render-query.h"
+#include "pyroquery.h"
 #include "testlib.h"
 
 #define NOW	1795273445000000000ll	/* 2026-11-21T15:04:05Z */
@@ -17,25 +17,25 @@ static void
 query_ok(const char *q, const char *type, const char *unit,
     const char *scope, size_t nmatchers)
 {
-	struct render_query rq;
+	struct pyroquery rq;
 	struct error err = { 0 };
 
-	if (render_query_parse("query", q, &rq, &err) == -1)
+	if (pyroquery_parse("query", q, &rq, &err) == -1)
 		fprintf(stderr, "%s: %s\n", q, err.msg);
 	CHECK(err.kind == ERR_NONE);
 	CHECK(STREQ(rq.type.type, type) && STREQ(rq.type.unit, unit));
 	CHECK(scope == NULL ? rq.scope == NULL : STREQ(rq.scope, scope));
 	CHECK(rq.ls.n == nmatchers);
-	render_query_clear(&rq);
+	pyroquery_clear(&rq);
 }
 
 static void
 query_bad(const char *q, const char *want)
 {
-	struct render_query rq;
+	struct pyroquery rq;
 	struct error err = { 0 };
 
-	CHECK(render_query_parse("query", q, &rq, &err) == -1);
+	CHECK(pyroquery_parse("query", q, &rq, &err) == -1);
 	if (strstr(err.msg, want) == NULL)
 		fprintf(stderr, "%s: \"%s\" says nothing of %s\n", q, err.msg,
 		    want);
@@ -48,7 +48,7 @@ time_is(const char *s, int64_t want)
 	struct error err = { 0 };
 	int64_t ns;
 
-	CHECK(render_time("from", s, NOW, &ns, &err) == 0);
+	CHECK(pyroquery_time("from", s, NOW, &ns, &err) == 0);
 	if (ns != want)
 		fprintf(stderr, "%s: %lld, want %lld\n", s, (long long)ns,
 		    (long long)want);
@@ -61,7 +61,7 @@ time_bad(const char *s)
 	struct error err = { 0 };
 	int64_t ns;
 
-	CHECK(render_time("from", s, NOW, &ns, &err) == -1);
+	CHECK(pyroquery_time("from", s, NOW, &ns, &err) == -1);
 	CHECK(err.kind == ERR_INPUT && strstr(err.msg, "from:") != NULL);
 }
 
@@ -113,30 +113,32 @@ main(void)
 	time_bad("now-1x");
 	time_bad("now-h");
 	time_bad("12345678901234567890");
-	/* The fuzzer's: a date past 2262. */
+	/* The fuzzer's: a date past 2262, an offset of 300 centuries. */
 	time_bad("70261122");
+	time_bad("now-1h301048576m");
+	time_is("now-200y", NOW - 200LL * 365 * 86400 * 1000000000);
 	printf("ok: times as attime reads them\n");
 
-	CHECK(render_max_nodes("maxNodes", NULL, &v, &err) == 0 &&
-	    v == RENDER_MAX_NODES_DEFAULT);
-	CHECK(render_max_nodes("maxNodes", "0", &v, &err) == 0 &&
-	    v == RENDER_MAX_NODES_DEFAULT);
-	CHECK(render_max_nodes("maxNodes", "16", &v, &err) == 0 && v == 16);
-	CHECK(render_max_nodes("maxNodes", "-1", &v, &err) == -1);
+	CHECK(pyroquery_max_nodes("maxNodes", NULL, &v, &err) == 0 &&
+	    v == PYROQUERY_MAX_NODES_DEFAULT);
+	CHECK(pyroquery_max_nodes("maxNodes", "0", &v, &err) == 0 &&
+	    v == PYROQUERY_MAX_NODES_DEFAULT);
+	CHECK(pyroquery_max_nodes("maxNodes", "16", &v, &err) == 0 && v == 16);
+	CHECK(pyroquery_max_nodes("maxNodes", "-1", &v, &err) == -1);
 	error_clear(&err);
-	CHECK(render_max_nodes("maxNodes", "1048577", &v, &err) == -1 &&
+	CHECK(pyroquery_max_nodes("maxNodes", "1048577", &v, &err) == -1 &&
 	    strstr(err.msg, "limit") != NULL);
 	error_clear(&err);
 
 	/* Pyroscope's steps: 15 s at least, then round intervals. */
-	CHECK(render_step(0, 3600 * 1000) == 15);
-	CHECK(render_step(0, 24 * 3600 * 1000) == 60);
-	CHECK(render_step(0, 7 * 86400 * 1000LL) == 300);
-	CHECK(render_step(0, 30 * 86400 * 1000LL) == 1800);
-	CHECK(render_step(0, 60 * 86400 * 1000LL) == 3600);
-	CHECK(render_step(0, 2000 * 86400 * 1000LL) == 86400);
-	CHECK(render_step(1000, 0) == 15);
+	CHECK(pyroquery_step(0, 3600 * 1000) == 15);
+	CHECK(pyroquery_step(0, 24 * 3600 * 1000) == 60);
+	CHECK(pyroquery_step(0, 7 * 86400 * 1000LL) == 300);
+	CHECK(pyroquery_step(0, 30 * 86400 * 1000LL) == 1800);
+	CHECK(pyroquery_step(0, 60 * 86400 * 1000LL) == 3600);
+	CHECK(pyroquery_step(0, 2000 * 86400 * 1000LL) == 86400);
+	CHECK(pyroquery_step(1000, 0) == 15);
 	printf("ok: maxNodes, the timeline's steps\n");
-	printf("test_render_query: %u checks passed\n", checks);
+	printf("test_pyroquery: %u checks passed\n", checks);
 	return 0;
 }

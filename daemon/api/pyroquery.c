@@ -1,4 +1,4 @@
-/* render-query.c: Pyroscope's render parameters: the query (a profile
+/* pyroquery.c: Pyroscope's render parameters: the query (a profile
  * type and a label selector), times, maxNodes, the timeline's step. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,7 +6,7 @@
 
 #include "alloc.h"
 #include "api-pyro.h"
-#include "render-query.h"
+#include "pyroquery.h"
 #include "scopename.h"
 
 static int
@@ -17,7 +17,7 @@ render_space(char c)
 
 /* The metric of APP.SUFFIX into q (the scope APP). */
 static int
-render_app(const char *field, const char *name, struct render_query *q,
+render_app(const char *field, const char *name, struct pyroquery *q,
     struct error *err)
 {
 	const char *dot = strrchr(name, '.'), *type, *unit;
@@ -40,8 +40,8 @@ render_app(const char *field, const char *name, struct render_query *q,
 }
 
 int
-render_query_parse(const char *field, const char *s,
-    struct render_query *q, struct error *err)
+pyroquery_parse(const char *field, const char *s,
+    struct pyroquery *q, struct error *err)
 {
 	size_t n = strlen(s), at, b, e;
 	const char *brace, *id;
@@ -99,12 +99,12 @@ render_query_parse(const char *field, const char *s,
 out:
 	free(name);
 	if (rc == -1)
-		render_query_clear(q);
+		pyroquery_clear(q);
 	return rc;
 }
 
 void
-render_query_clear(struct render_query *q)
+pyroquery_clear(struct pyroquery *q)
 {
 	free(q->scope);
 	labelsel_clear(&q->ls);
@@ -149,7 +149,7 @@ render_days(int64_t y, unsigned m, unsigned d)
 }
 
 int
-render_time(const char *field, const char *s, int64_t now_ns, int64_t *ns,
+pyroquery_time(const char *field, const char *s, int64_t now_ns, int64_t *ns,
     struct error *err)
 {
 	char t[64];
@@ -212,11 +212,13 @@ render_time(const char *field, const char *s, int64_t now_ns, int64_t *ns,
 			;
 		if ((unit = render_unit(t + i, j - i)) == 0)
 			goto bad;
+		/* 200 years at most: in int64 ns, now included. */
 		total += v * unit;
-		if (total > 1000LL * 365 * 86400)
+		if (total > 200LL * 365 * 86400)
 			goto bad;
 	}
-	*ns = now_ns + sign * total * 1000000000;
+	if (__builtin_add_overflow(now_ns, sign * total * 1000000000, ns))
+		goto bad;
 	return 0;
 bad:
 	return error_set(err, ERR_INPUT, "%s: \"%.100s\" is not a time "
@@ -225,29 +227,29 @@ bad:
 }
 
 int
-render_max_nodes(const char *field, const char *s, int64_t *v,
+pyroquery_max_nodes(const char *field, const char *s, int64_t *v,
     struct error *err)
 {
 	char *end;
 	long long n;
 
-	*v = RENDER_MAX_NODES_DEFAULT;
+	*v = PYROQUERY_MAX_NODES_DEFAULT;
 	if (s == NULL || *s == '\0')
 		return 0;
 	n = strtoll(s, &end, 10);
 	if (*end != '\0' || n < 0 || strspn(s, "0123456789") != strlen(s))
 		return error_set(err, ERR_INPUT, "%s: \"%.64s\" is not a "
 		    "number of nodes", field, s);
-	if (n > RENDER_MAX_NODES_MAX)
+	if (n > PYROQUERY_MAX_NODES_MAX)
 		return error_set(err, ERR_INPUT, "%s: %lld nodes, more than "
-		    "the limit of %d", field, n, RENDER_MAX_NODES_MAX);
+		    "the limit of %d", field, n, PYROQUERY_MAX_NODES_MAX);
 	if (n > 0)
 		*v = n;
 	return 0;
 }
 
 int64_t
-render_step(int64_t from_ms, int64_t until_ms)
+pyroquery_step(int64_t from_ms, int64_t until_ms)
 {
 	/* roundInterval: an interval up to the first of each pair
 	 * becomes the second (ms). */

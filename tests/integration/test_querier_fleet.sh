@@ -46,6 +46,8 @@ cat >"$T/calls" <<EOF
 {"name":"lv_svc","method":"LabelValues","request":{"name":"service_name",$win}}
 {"name":"ln","method":"LabelNames","request":{"matchers":["$A"],$win}}
 {"name":"flame","method":"SelectMergeStacktraces","request":{$sel,"maxNodes":"1000000000"}}
+{"name":"flame_prod","method":"SelectMergeStacktraces","request":{"profileTypeID":"$CPU","labelSelector":"{service_name=\"svc-a\", env=~\"pro.\"}",$win}}
+{"name":"flame_dev","method":"SelectMergeStacktraces","request":{"profileTypeID":"$CPU","labelSelector":"{service_name=\"svc-a\", env=\"dev\"}",$win}}
 {"name":"series","method":"SelectSeries","request":{$sel,"step":60}}
 {"name":"profile","method":"SelectMergeProfile","request":{$sel}}
 EOF
@@ -76,6 +78,11 @@ ok "ProfileTypes, LabelValues, LabelNames from the fleet's scopes"
 out=$(check flame "$R" flame "$T/top.json") ||
 	fail "the flame graph differs from profctl top --fleet"
 ok "SelectMergeStacktraces from the fleet: $out, as profctl top --fleet"
+[ "$(get flame_prod 'int(r["flamegraph"]["total"])')" = "$(json 'j["total"]' <"$T/top.json")" ] ||
+	fail "env=~pro. from the fleet: $(get flame_prod 'r["flamegraph"]["total"]')"
+[ "$(get flame_dev 'int(r["flamegraph"].get("total", 0))')" = 0 ] ||
+	fail "env=dev from the fleet: $(get flame_dev 'r["flamegraph"]["total"]')"
+ok "label matchers filter the fleet's flame graph"
 "$PROFCTL" timeline --fleet --scope svc-a --metric cpu --since "$since" \
     --until "$until" --step 60s --json >"$T/tl.json" ||
 	fail "profctl timeline --fleet"

@@ -17,14 +17,16 @@ pkgs=(build-essential cmake pkg-config curl python3 gzip
 # The tests also use Go (fixture regeneration, pprof comparisons) and a
 # real browser for the flame graph (Chromium driven by Node's
 # playwright-core, installed into the build directory by the test; so is
-# the Pyroscope Node.js client, @pyroscope/nodejs, for test_pyroscope_node).
+# the Pyroscope Node.js client, @pyroscope/nodejs, for test_pyroscope_node,
+# and a Connect client for test_querier, whose .proto files protoc, from
+# protobuf-compiler, compiles).
 # clang-14 and libclang-rt-14-dev build the libFuzzer harnesses of
 # tests/fuzz (gcc has no libFuzzer). clickhouse-server and -client: the
 # fleet tests start their own ClickHouse as a user process on loopback
 # ports (the package's system service is not used).
 if [ "${PROFD_WITH_GO:-0}" = 1 ]; then
 	pkgs+=(golang-go chromium systemd clang-14 libclang-rt-14-dev
-	    clickhouse-server clickhouse-client)
+	    clickhouse-server clickhouse-client protobuf-compiler)
 	command -v node >/dev/null || pkgs+=(nodejs)
 	command -v npm >/dev/null || pkgs+=(npm)
 fi

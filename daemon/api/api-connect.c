@@ -19,10 +19,10 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "alloc.h"
 #include "api-pyro.h"
+#include "connect-err.h"
 #include "inflate.h"
 #include "nitems.h"
 #include "pushreq.h"
@@ -42,47 +42,6 @@ cpush_free(void *arg)
 	if (c->body != NULL)
 		evbuffer_free(c->body);
 	free(c);
-}
-
-/* Connect's code for an error of ours, and its HTTP status. */
-static const char *
-connect_code(const struct error *err, int *status)
-{
-	switch (err->kind) {
-	case ERR_INPUT:
-		*status = 400;
-		return "invalid_argument";
-	case ERR_TOO_LARGE:
-	case ERR_NO_SPACE:
-		*status = 429;
-		return "resource_exhausted";
-	case ERR_BUSY:
-	case ERR_TIMEOUT:
-		*status = 503;
-		return "unavailable";
-	default:
-		*status = 500;
-		return "internal";
-	}
-}
-
-static json_t *
-connect_body(const char *code, const char *msg)
-{
-	json_t *m = json_string(msg);
-
-	/* A message quoting bad bytes may not be UTF-8. */
-	if (m == NULL)
-		m = json_string("(the message is not printable)");
-	return json_pack("{s:s, s:o}", "code", code, "message", m);
-}
-
-/* On the loop: reply with a Connect error now. */
-static void
-connect_refuse(struct api_call *call, int status, const char *code,
-    const char *msg)
-{
-	api_reply(call, status, connect_body(code, msg));
 }
 
 /* The series' scope into buf (129 bytes); -1 if it has none. */
@@ -318,43 +277,16 @@ connect_work(struct api_call *call, void *worker)
 void
 api_connect_push_post(struct api_call *call)
 {
-	struct evkeyvalq *h = evhttp_request_get_input_headers(call->req);
-	const char *ct = evhttp_find_header(h, "Content-Type");
-	const char *enc = evhttp_find_header(h, "Content-Encoding");
-	const char *ver = evhttp_find_header(h, "Connect-Protocol-Version");
 	struct cpush *c;
-	size_t n;
-	int json;
+	int json, gzip;
 
-	n = ct ? strcspn(ct, "; \t") : 0;
-	if (ct != NULL && n == 17 && strncasecmp(ct, "application/proto",
-	    n) == 0)
-		json = 0;
-	else if (ct != NULL && n == 16 && strncasecmp(ct, "application/json",
-	    n) == 0)
-		json = 1;
-	else {
-		connect_refuse(call, 415, "invalid_argument", "Content-Type "
-		    "must be application/proto or application/json (a Connect "
-		    "unary call)");
+	if (connect_unary_head(call, &json, &gzip) == -1)
 		return;
-	}
-	if (ver != NULL && strcmp(ver, "1") != 0) {
-		connect_refuse(call, 400, "invalid_argument",
-		    "Connect-Protocol-Version must be 1");
-		return;
-	}
-	if (enc != NULL && strcasecmp(enc, "identity") != 0 &&
-	    strcasecmp(enc, "gzip") != 0) {
-		connect_refuse(call, 501, "unimplemented", "Content-Encoding "
-		    "must be gzip or identity");
-		return;
-	}
 	c = xcalloc(1, sizeof *c);
 	call->data = c;
 	call->free_data = cpush_free;
 	c->json = json;
-	c->gzip = enc != NULL && strcasecmp(enc, "gzip") == 0;
+	c->gzip = gzip;
 	c->body = evbuffer_new();
 	evbuffer_add_buffer(c->body, evhttp_request_get_input_buffer(
 	    call->req));

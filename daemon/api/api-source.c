@@ -67,6 +67,7 @@ api_view_work(struct api_call *call, void *worker)
 		src = w->fleet_open(w->fleet_ctx, p->hosts, p->nhosts);
 	else
 		src = source_store_new(w->store, w->index);
+	call->view_worker = w;
 	call->view(call, src);
 	stack_source_free(src);
 }

@@ -114,6 +114,10 @@ struct api_call {
 	/* A view's (api_view_submit): its work and where it reads. */
 	void (*view)(struct api_call *, struct stack_source *);
 	const struct api_fleet_params *source;
+	/* The query thread's struct query_worker while a view runs: what
+	 * a view reads of this host's store beside its source (the
+	 * querier's labels, a pprof export). */
+	void *view_worker;
 };
 
 /* The value of a query parameter, or NULL. */
@@ -177,6 +181,10 @@ void api_uploads_delete(struct api_call *);
 void api_ui_get(struct api_call *);
 void api_ingest_post(struct api_call *);
 void api_connect_push_post(struct api_call *);
+/* api-querier.c: querier.v1.QuerierService (Grafana's data source). */
+void api_querier_post(struct api_call *);
+void api_querier_unimplemented(struct api_call *);
+void api_querier_settings_get(struct api_call *);
 void api_render_get(struct api_call *);
 void api_render_diff_get(struct api_call *);
 

@@ -37,6 +37,33 @@ const struct route routes[] = {
 	 * (api-connect.c). */
 	{ "POST", "/push.v1.PusherService/Push", ROUTE_NEEDS_WRITER |
 	    ROUTE_TCP_WRITE, api_connect_push_post },
+	/* Grafana's Pyroscope data source: querier.v1's Connect calls
+	 * (api-querier.c), to a read credential on the TCP listener. */
+#define QUERIER(m) { "POST", "/querier.v1.QuerierService/" m, \
+	    ROUTE_READONLY | ROUTE_TCP_READ, api_querier_post }
+	QUERIER("ProfileTypes"),
+	QUERIER("LabelNames"),
+	QUERIER("LabelValues"),
+	QUERIER("Series"),
+	QUERIER("SelectSeries"),
+	QUERIER("SelectMergeStacktraces"),
+	QUERIER("SelectMergeProfile"),
+	QUERIER("GetProfileStats"),
+#undef QUERIER
+	/* The Drilldown app's stored settings: none (api-querier.c). */
+	{ "POST", "/settings.v1.SettingsService/Get", ROUTE_LOOP |
+	    ROUTE_TCP_READ, api_querier_settings_get },
+	/* The rest of what Grafana or its Profiles Drilldown app may call
+	 * that profd does not serve (SelectMergeSpanProfile, Diff, ...,
+	 * GitHub and upload services): Connect's unimplemented, not a 404.
+	 * After the methods served: the first route that matches wins. */
+#define UNSERVED(p) { "POST", p, ROUTE_LOOP | ROUTE_PREFIX | \
+	    ROUTE_TCP_READ, api_querier_unimplemented }
+	UNSERVED("/querier.v1.QuerierService"),
+	UNSERVED("/settings.v1.SettingsService"),
+	UNSERVED("/vcs.v1.VCSService"),
+	UNSERVED("/adhocprofiles.v1.AdHocProfileService"),
+#undef UNSERVED
 	/* Its HTTP render API, as Grafana's older data source and
 	 * pyroscope-cli read flame graphs (api-render.c). */
 	{ "GET", "/pyroscope/render", ROUTE_READONLY | ROUTE_TCP_READ,

@@ -285,6 +285,33 @@ need_pyroscope_node() {
 	}
 }
 
+# need_connect_node: node, protoc (protobuf-compiler) and a Connect
+# client from npm (@connectrpc/connect and -node with @bufbuild/protobuf,
+# v2, pinned), installed into the build directory once, else skip (77).
+# Sets CONNECT_NODE_DIR, for tests/tools/querier_connect.js --modules.
+CONNECT_VERSION=2.3.0
+BUFBUILD_PROTOBUF_VERSION=2.17.0
+need_connect_node() {
+	CONNECT_NODE_DIR=${BUILD_DIR:-/tmp}/node-connect
+	command -v node >/dev/null ||
+	    { echo "SKIP: no node (apt-get install nodejs)"; exit 77; }
+	command -v protoc >/dev/null ||
+	    { echo "SKIP: no protoc (apt-get install protobuf-compiler)"; exit 77; }
+	[ ! -d "$CONNECT_NODE_DIR/node_modules/@connectrpc/connect-node" ] ||
+	    return 0
+	command -v npm >/dev/null ||
+	    { echo "SKIP: no npm to install @connectrpc/connect-node"; exit 77; }
+	mkdir -p "$CONNECT_NODE_DIR"
+	npm install --no-save --no-audit --no-fund --prefix "$CONNECT_NODE_DIR" \
+	    "@connectrpc/connect@$CONNECT_VERSION" \
+	    "@connectrpc/connect-node@$CONNECT_VERSION" \
+	    "@bufbuild/protobuf@$BUFBUILD_PROTOBUF_VERSION" >"$T/npm.log" 2>&1 || {
+		echo "SKIP: npm install of the Connect client failed:" \
+		    "$(tail -n 3 "$T/npm.log")"
+		exit 77
+	}
+}
+
 # The views asked of the fleet instead (fleet-mode.sh).
 if [ -n "${PROFD_TEST_FLEET:-}" ]; then
 	. "$(dirname "${BASH_SOURCE[0]}")/fleet-mode.sh"

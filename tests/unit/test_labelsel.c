@@ -38,6 +38,22 @@ test_parse(void)
 	labelsel_clear(&ls);
 }
 
+/* Empty values in each quoting: an empty value has no buffer (the
+ * fuzzers' find: memchr of NULL, crashes/labelsel and crashes/querier). */
+static void
+test_empty(void)
+{
+	static const char s[] = "{a=``, b=\"\", c=''}";
+	struct labelsel ls;
+	struct error err = { 0 };
+
+	CHECK(labelsel_parse(s, strlen(s), &ls, &err) == 0 && ls.n == 3);
+	CHECK(STREQ(ls.v[0].value, "") && STREQ(ls.v[1].value, "") &&
+	    STREQ(ls.v[2].value, ""));
+	CHECK(labelsel_match(&ls.v[0], NULL) && !labelsel_match(&ls.v[0], "x"));
+	labelsel_clear(&ls);
+}
+
 static void
 test_errors(void)
 {
@@ -148,6 +164,7 @@ int
 main(void)
 {
 	test_parse();
+	test_empty();
 	test_errors();
 	test_select();
 	test_types();

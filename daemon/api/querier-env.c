@@ -98,7 +98,7 @@ querier_selection(struct qenv *e, const struct labelsel *ls,
     struct selection *sel, struct error *err)
 {
 	struct qcall *qc = e->qc;
-	char **names;
+	const char **names;
 	size_t i;
 
 	if (querier_scopes(e, err) == -1)

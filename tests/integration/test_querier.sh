@@ -22,9 +22,17 @@ protoc -I "$TESTS_DIR/tools/proto" --include_imports \
 
 detached_pid=
 trap 'kill "$detached_pid" 2>/dev/null || true; cleanup' EXIT
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+. "$(dirname "$0")/tls-lib.sh"
+PORT=$(free_port)
+# Grafana's way in: https on the TCP listener with a reader's token (the
+# writers' token would be refused: test_tls.sh).
+tls_ca ca
+tls_cert server ca
+READ_TOKEN=reader-0123456789abcdef
 "$PROFD" --no-config --spool none --socket "$SOCK" --db "$DB" \
-    --listen-tcp "127.0.0.1:$PORT" >>"$T/profd.log" 2>&1 ||
+    --listen-tcp "127.0.0.1:$PORT" --tls-cert "$TLS/server.pem" \
+    --tls-key "$TLS/server.key" --tcp-read-token "$READ_TOKEN" \
+    --tcp-auth-token writer-0123456789abcdef >>"$T/profd.log" 2>&1 ||
 	fail "profd did not detach"
 wait_until "profd to answer" curl -sf --unix-socket "$SOCK" \
     http://localhost/v1/health -o /dev/null
@@ -89,14 +97,9 @@ cat >"$T/calls" <<EOF
 {"name":"diff","method":"Diff","request":{}}
 {"name":"span","method":"SelectMergeSpanProfile","request":{"profileTypeID":"$CPU"}}
 EOF
-# Over the TCP listener, as Grafana calls (on loopback without a
-# credential configured, the read routes are open) when it serves the
-# querier's routes, else over the socket.
-where=(--socket "$SOCK") how="the socket"
-if [ "$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' \
-    -d '{}' "http://127.0.0.1:$PORT/querier.v1.QuerierService/ProfileTypes")" = 200 ]; then
-	where=(--url "http://127.0.0.1:$PORT") how="the TCP listener"
-fi
+# Over the TCP listener in TLS with the reader's token, as Grafana calls.
+where=(--url "https://127.0.0.1:$PORT" --ca "$TLS/ca.pem" --token "$READ_TOKEN")
+how="the TCP listener over TLS"
 for f in binary json; do
 	sed "s/@FORMAT@/$f/" "$T/calls" |
 	    node "$TESTS_DIR/tools/querier_connect.js" --modules "$CONNECT_NODE_DIR" \

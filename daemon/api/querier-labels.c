@@ -290,37 +290,18 @@ sets_label(struct sets *ss, struct querier_series *q, const char *name,
 }
 
 static int
-label_cmp(const void *a, const void *b)
-{
-	const struct series_label *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
-
-	return c != 0 ? c : strcmp(x->value, y->value);
-}
-
-static int
 set_cmp(const void *a, const void *b)
 {
 	const struct querier_series *x = a, *y = b;
-	size_t i;
-	int c;
 
-	for (i = 0; i < x->nlabels && i < y->nlabels; i++)
-		if ((c = label_cmp(&x->labels[i], &y->labels[i])) != 0)
-			return c;
-	return x->nlabels < y->nlabels ? -1 : x->nlabels > y->nlabels;
+	return series_labels_cmp(x->labels, x->nlabels, y->labels,
+	    y->nlabels);
 }
 
 static void
 set_free(struct querier_series *q)
 {
-	size_t i;
-
-	for (i = 0; i < q->nlabels; i++) {
-		free(q->labels[i].name);
-		free(q->labels[i].value);
-	}
-	free(q->labels);
+	series_labels_free(q->labels, q->nlabels);
 }
 
 static void
@@ -341,7 +322,8 @@ sets_fn(void *arg, const struct series *s, const struct pyrotype *t)
 	for (i = 0; i < s->nlabels; i++)
 		sets_label(ss, q, s->labels[i].name, s->labels[i].value);
 	if (q->nlabels > 1)
-		qsort(q->labels, q->nlabels, sizeof *q->labels, label_cmp);
+		qsort(q->labels, q->nlabels, sizeof *q->labels,
+		    series_label_cmp);
 }
 
 int

@@ -21,8 +21,8 @@ i64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int
-label_cmp(const void *a, const void *b)
+int
+series_label_cmp(const void *a, const void *b)
 {
 	const struct series_label *x = a, *y = b;
 	int c = strcmp(x->name, y->name);
@@ -30,33 +30,49 @@ label_cmp(const void *a, const void *b)
 	return c != 0 ? c : strcmp(x->value, y->value);
 }
 
+int
+series_labels_cmp(const struct series_label *x, size_t nx,
+    const struct series_label *y, size_t ny)
+{
+	size_t i;
+	int c;
+
+	for (i = 0; i < nx && i < ny; i++)
+		if ((c = series_label_cmp(&x[i], &y[i])) != 0)
+			return c;
+	return nx < ny ? -1 : nx > ny;
+}
+
+void
+series_labels_free(struct series_label *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(v[i].name);
+		free(v[i].value);
+	}
+	free(v);
+}
+
 static int
 series_cmp(const void *a, const void *b)
 {
 	const struct series *x = a, *y = b;
-	size_t i;
 	int c;
 
 	if ((c = strcmp(x->scope, y->scope)) != 0 ||
 	    (c = strcmp(x->type, y->type)) != 0 ||
 	    (c = strcmp(x->unit, y->unit)) != 0)
 		return c;
-	for (i = 0; i < x->nlabels && i < y->nlabels; i++)
-		if ((c = label_cmp(&x->labels[i], &y->labels[i])) != 0)
-			return c;
-	return x->nlabels < y->nlabels ? -1 : x->nlabels > y->nlabels;
+	return series_labels_cmp(x->labels, x->nlabels, y->labels,
+	    y->nlabels);
 }
 
 static void
 series_free_one(struct series *s)
 {
-	size_t i;
-
-	for (i = 0; i < s->nlabels; i++) {
-		free(s->labels[i].name);
-		free(s->labels[i].value);
-	}
-	free(s->labels);
+	series_labels_free(s->labels, s->nlabels);
 	free(s->scope);
 	free(s->type);
 	free(s->unit);
@@ -98,7 +114,8 @@ series_add(struct series_result *r, const char *scope,
 		s->labels[j].value = xstrdup(p->label_values[j]);
 	}
 	if (s->nlabels > 1)
-		qsort(s->labels, s->nlabels, sizeof *s->labels, label_cmp);
+		qsort(s->labels, s->nlabels, sizeof *s->labels,
+		    series_label_cmp);
 }
 
 /* A profile read for its push labels, one per series (store.h's: the
@@ -318,6 +335,6 @@ series_query(struct store *s, const struct selection *sel, int samples,
 	r->n = series_unique(r->v, r->n, sizeof *r->v, series_cmp,
 	    series_drop);
 	r->nsample = series_unique(r->sample, r->nsample, sizeof *r->sample,
-	    label_cmp, label_drop);
+	    series_label_cmp, label_drop);
 	return 0;
 }

@@ -41,5 +41,11 @@ struct series_result {
 int series_query(struct store *, const struct selection *, int samples,
     struct series_result *, struct error *);
 void series_result_clear(struct series_result *);
+/* Label sets compared and freed alike wherever they are kept: a label
+ * by name then value (qsort's), a set label by label then by length. */
+int series_label_cmp(const void *, const void *);
+int series_labels_cmp(const struct series_label *, size_t,
+    const struct series_label *, size_t);
+void series_labels_free(struct series_label *, size_t);
 
 #endif

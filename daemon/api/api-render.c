@@ -72,38 +72,19 @@ render_select(struct stack_source *src, struct render_side *sd,
 {
 	struct store_scope_info *sc = NULL;
 	char **hosts = NULL;
-	const char **names = NULL;
-	const struct store_metric *m = NULL;
-	size_t nsc = 0, nhosts = 0, n = 0, i, j;
+	size_t nsc = 0, nhosts = 0, i;
 	int rc = -1;
 
 	if (src->ops->scopes(src, &sc, &nsc, &hosts, &nhosts, err) == -1)
 		goto out;
-	names = xcalloc(nsc ? nsc : 1, sizeof *names);
-	for (i = 0; i < nsc; i++) {
-		if (sd->q.scope != NULL && strcmp(sd->q.scope, sc[i].name) != 0)
-			continue;
-		for (j = 0; j < sc[i].nmetrics; j++)
-			if (pyrotype_selects(&sd->q.type, sc[i].metrics[j].type,
-			    sc[i].metrics[j].unit))
-				break;
-		if (j == sc[i].nmetrics)
-			continue;
-		if (m == NULL)
-			m = &sc[i].metrics[j];
-		names[n++] = sc[i].name;
-	}
-	labelsel_select(&sd->q.ls, names, n, &sd->sel);
-	/* One type and unit: those of the ID, whichever scope has them. */
-	if (m != NULL)
-		xasprintf(&sd->sel.metric, "%s/%s", m->type, m->unit);
+	pyrotype_select(&sd->q.type, &sd->q.ls, sd->q.scope, sc, nsc,
+	    &sd->sel);
 	sd->sel.since_ns = sd->from_ns;
 	sd->sel.until_ns = sd->until_ns;
 	sd->sel.has_since = sd->sel.has_until = 1;
 	sd->sel.aggregate = agg;
 	rc = selection_compile(&sd->sel, err);
 out:
-	free(names);
 	store_scope_info_free(sc, nsc);
 	for (i = 0; i < nhosts; i++)
 		free(hosts[i]);

@@ -27,11 +27,7 @@ select_prepare(struct qenv *e, struct labelsel *ls, struct selection *sel,
     struct pyrotype *want, struct error *err)
 {
 	const struct querier_req *r = &e->qc->req;
-	const struct store_scope_info *si;
 	struct error pe = { 0 };
-	size_t i, j, k;
-	char *metric;
-	int have;
 
 	memset(sel, 0, sizeof *sel);
 	memset(ls, 0, sizeof *ls);
@@ -42,27 +38,12 @@ select_prepare(struct qenv *e, struct labelsel *ls, struct selection *sel,
 		return error_set(err, ERR_INPUT, "profile_typeID: %.440s",
 		    pe.msg);
 	if (querier_labelsel(r->label_selector ? r->label_selector : "",
-	    "label_selector", ls, err) == -1 ||
-	    querier_selection(e, ls, sel, err) == -1)
+	    "label_selector", ls, err) == -1 || querier_scopes(e, err) == -1)
 		return -1;
-	for (i = k = 0; i < sel->nscopes; i++) {
-		si = querier_scope(e, sel->scopes[i]);
-		for (j = 0, have = 0; si != NULL && j < si->nmetrics; j++)
-			if (pyrotype_selects(want, si->metrics[j].type,
-			    si->metrics[j].unit))
-				have = 1;
-		if (have)
-			sel->scopes[k++] = sel->scopes[i];
-		else
-			free(sel->scopes[i]);
-	}
-	sel->nscopes = k;
-	metric = xmalloc(strlen(want->type) + strlen(want->unit) + 2);
-	strcpy(metric, want->type);
-	strcat(metric, "/");
-	strcat(metric, want->unit);
-	sel->metric = metric;
-	return k == 0 ? 1 : 0;
+	if (pyrotype_select(want, ls, NULL, e->qc->scopes, e->qc->nscopes,
+	    sel) == 0)
+		return 1;
+	return querier_window(r, sel, err);
 }
 
 static void

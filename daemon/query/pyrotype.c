@@ -1,8 +1,12 @@
 /* pyrotype.c: profile type IDs (pyrotype.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+#include "labelsel.h"
 #include "pyrotype.h"
+#include "selection.h"
 
 /* The sample types Pyroscope's SDKs write, their profile's name and
  * period (pprof's period_type) as its IDs show them: Go's runtime/pprof
@@ -120,4 +124,29 @@ pyrotype_selects(const struct pyrotype *want, const char *type,
 		    strcmp(aliases[i].alias, want->name) == 0)
 			return 1;
 	return 0;
+}
+
+size_t
+pyrotype_select(const struct pyrotype *want, const struct labelsel *ls,
+    const char *app, const struct store_scope_info *sc, size_t n,
+    struct selection *sel)
+{
+	const char **names = xcalloc(n ? n : 1, sizeof *names);
+	size_t i, j, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (app != NULL && strcmp(app, sc[i].name) != 0)
+			continue;
+		for (j = 0; j < sc[i].nmetrics; j++)
+			if (pyrotype_selects(want, sc[i].metrics[j].type,
+			    sc[i].metrics[j].unit))
+				break;
+		if (j < sc[i].nmetrics)
+			names[k++] = sc[i].name;
+	}
+	labelsel_select(ls, names, k, sel);
+	free(names);
+	free(sel->metric);
+	xasprintf(&sel->metric, "%s/%s", want->type, want->unit);
+	return sel->nscopes;
 }

@@ -37,4 +37,18 @@ int pyrotype_parse(const char *id, struct pyrotype *, struct error *);
 int pyrotype_selects(const struct pyrotype *want, const char *type,
     const char *unit);
 
+struct labelsel;
+struct selection;
+struct store_scope_info;
+
+/* Into sel, for a query of want over a label selector (Grafana's calls,
+ * /pyroscope/render): the scopes among the n of sc that pass the
+ * selector's service_name matchers, are named app (NULL: any name) and
+ * have a metric want selects; the selector's other matchers as label
+ * filters (labelsel_select); the metric as want's TYPE/UNIT.  The
+ * number of scopes kept (0: the caller answers an empty reply). */
+size_t pyrotype_select(const struct pyrotype *want, const struct labelsel *,
+    const char *app, const struct store_scope_info *sc, size_t n,
+    struct selection *sel);
+
 #endif

@@ -9,6 +9,8 @@
 #include <event2/bufferevent.h>
 #include <event2/http.h>
 #include <event2/http_struct.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +110,12 @@ conn_register(struct conn *c)
 	}
 	sh->byfd[fd] = c;
 	c->fd = fd;
+	/* A reply leaves in several writes (TLS records, the last byte
+	 * held back until the rest is sent): with Nagle's algorithm the
+	 * later ones wait for the client's delayed ACK, 40 ms a reply on a
+	 * kept connection.  A Unix socket refuses the option: no matter. */
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 },
+	    sizeof(int));
 }
 
 /* The filter's free callback: the connection is gone. */

@@ -234,6 +234,35 @@ check_answers() {
 	ok "$n answers the same as before the upgrade"
 }
 
+# npm_once DIR WHAT PKG...: npm installs PKG... into DIR once, however
+# many tests ask at once (ctest -j): under a lock, into DIR.new renamed to
+# DIR when whole, so no test sees half an install; skips (77) without npm
+# or when npm fails (the registry unreachable).
+npm_once() {
+	local dir=$1 what=$2 lk
+	shift 2
+	[ ! -e "$dir/.complete" ] || return 0
+	command -v npm >/dev/null ||
+	    { echo "SKIP: no npm to install $what"; exit 77; }
+	mkdir -p "$(dirname "$dir")"
+	exec {lk}>"$dir.lock"
+	flock "$lk"
+	if [ ! -e "$dir/.complete" ]; then
+		rm -rf "$dir.new"
+		mkdir -p "$dir.new"
+		npm install --no-save --no-audit --no-fund --prefix "$dir.new" \
+		    "$@" >"$T/npm.log" 2>&1 || {
+			echo "SKIP: npm install $what failed:" \
+			    "$(tail -n 3 "$T/npm.log")"
+			exit 77
+		}
+		rm -rf "$dir"
+		mv "$dir.new" "$dir"
+		touch "$dir/.complete"
+	fi
+	exec {lk}>&-
+}
+
 # need_playwright: chromium, node and playwright-core for the browser
 # tests (npm installs playwright-core into the build directory once), else
 # skip (77).  Sets CHROMIUM and NODE_DIR (PLAYWRIGHT_DIR for the tools).
@@ -244,16 +273,7 @@ need_playwright() {
 	    { echo "SKIP: no $CHROMIUM (apt-get install chromium)"; exit 77; }
 	command -v node >/dev/null ||
 	    { echo "SKIP: no node (apt-get install nodejs)"; exit 77; }
-	[ ! -d "$NODE_DIR/node_modules/playwright-core" ] || return 0
-	command -v npm >/dev/null ||
-	    { echo "SKIP: no npm to install playwright-core"; exit 77; }
-	mkdir -p "$NODE_DIR"
-	npm install --no-save --no-audit --no-fund --prefix "$NODE_DIR" \
-	    playwright-core >"$T/npm.log" 2>&1 || {
-		echo "SKIP: npm install playwright-core failed:" \
-		    "$(tail -n 3 "$T/npm.log")"
-		exit 77
-	}
+	npm_once "$NODE_DIR" playwright-core playwright-core
 }
 
 # need_pyroscope_node: node and the Pyroscope Node.js client
@@ -266,17 +286,8 @@ need_pyroscope_node() {
 	PYRO_NODE_DIR=${BUILD_DIR:-/tmp}/node-pyroscope
 	command -v node >/dev/null ||
 	    { echo "SKIP: no node (apt-get install nodejs)"; exit 77; }
-	if [ ! -d "$PYRO_NODE_DIR/node_modules/@pyroscope/nodejs" ]; then
-		command -v npm >/dev/null ||
-		    { echo "SKIP: no npm to install @pyroscope/nodejs"; exit 77; }
-		mkdir -p "$PYRO_NODE_DIR"
-		npm install --no-save --no-audit --no-fund --prefix "$PYRO_NODE_DIR" \
-		    "@pyroscope/nodejs@$PYROSCOPE_NODEJS_VERSION" >"$T/npm.log" 2>&1 || {
-			echo "SKIP: npm install @pyroscope/nodejs failed:" \
-			    "$(tail -n 3 "$T/npm.log")"
-			exit 77
-		}
-	fi
+	npm_once "$PYRO_NODE_DIR" @pyroscope/nodejs \
+	    "@pyroscope/nodejs@$PYROSCOPE_NODEJS_VERSION"
 	node -e 'require(process.argv[1] + "/node_modules/@pyroscope/nodejs")' \
 	    "$PYRO_NODE_DIR" 2>"$T/node.err" || {
 		echo "SKIP: @pyroscope/nodejs does not load here" \
@@ -297,19 +308,10 @@ need_connect_node() {
 	    { echo "SKIP: no node (apt-get install nodejs)"; exit 77; }
 	command -v protoc >/dev/null ||
 	    { echo "SKIP: no protoc (apt-get install protobuf-compiler)"; exit 77; }
-	[ ! -d "$CONNECT_NODE_DIR/node_modules/@connectrpc/connect-node" ] ||
-	    return 0
-	command -v npm >/dev/null ||
-	    { echo "SKIP: no npm to install @connectrpc/connect-node"; exit 77; }
-	mkdir -p "$CONNECT_NODE_DIR"
-	npm install --no-save --no-audit --no-fund --prefix "$CONNECT_NODE_DIR" \
+	npm_once "$CONNECT_NODE_DIR" "the Connect client" \
 	    "@connectrpc/connect@$CONNECT_VERSION" \
 	    "@connectrpc/connect-node@$CONNECT_VERSION" \
-	    "@bufbuild/protobuf@$BUFBUILD_PROTOBUF_VERSION" >"$T/npm.log" 2>&1 || {
-		echo "SKIP: npm install of the Connect client failed:" \
-		    "$(tail -n 3 "$T/npm.log")"
-		exit 77
-	}
+	    "@bufbuild/protobuf@$BUFBUILD_PROTOBUF_VERSION"
 }
 
 # The views asked of the fleet instead (fleet-mode.sh).

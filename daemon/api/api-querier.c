@@ -131,18 +131,14 @@ querier_view(struct api_call *call, struct stack_source *src)
 	evbuffer_free(qc->body);
 	qc->body = NULL;
 	if (rc == 0 && qc->req.unsupported != NULL)
-		rc = querier_unimplemented(&env, &err, "%s: %s is not served "
+		rc = error_set(&err, ERR_UNSUPPORTED, "%s: %s is not served "
 		    "by profd (docs/GRAFANA.md)", querier_req_name(qc->method),
 		    qc->req.unsupported);
 	for (i = 0; rc == 0 && i < NITEMS(qmethods); i++)
 		if (qmethods[i].m == qc->method)
 			rc = qmethods[i].run(&env, &err);
 	if (rc == -1) {
-		if (qc->unimplemented) {
-			code = "unimplemented";
-			status = 501;
-		} else
-			code = connect_code(&err, &status);
+		code = connect_code(&err, &status);
 		api_result(call, status, connect_body(code, err.msg));
 		return;
 	}

@@ -21,6 +21,9 @@ connect_code(const struct error *err, int *status)
 	case ERR_NO_SPACE:
 		*status = 429;
 		return "resource_exhausted";
+	case ERR_UNSUPPORTED:
+		*status = 501;
+		return "unimplemented";
 	case ERR_BUSY:
 	case ERR_TIMEOUT:
 		*status = 503;

@@ -1,10 +1,10 @@
 /* querier-env.c: what the querier's methods share on the query thread
  * (querier-int.h): the request's selectors, window and scopes made a
  * selection, the series of a selection from the store or the fleet's
- * scopes, and the unimplemented error.  The lowest of the querier's
+ * scopes.  What profd does not serve is ERR_UNSUPPORTED, which
+ * connect_code makes Connect's unimplemented.  The lowest of the querier's
  * files: api-querier.c calls querier-labels.c and querier-select.c,
  * which call this. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,20 +13,6 @@
 #include "query.h"
 #include "querier-int.h"
 #include "source.h"
-
-int
-querier_unimplemented(struct qenv *e, struct error *err, const char *fmt,
-    ...)
-{
-	va_list ap;
-
-	e->qc->unimplemented = 1;
-	err->kind = ERR_INPUT;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 int
 querier_labelsel(const char *s, const char *what, struct labelsel *ls,

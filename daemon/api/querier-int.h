@@ -32,7 +32,6 @@ struct qcall {
 	/* The reply is a pprof Profile (SelectMergeProfile), not reply. */
 	uint8_t *profile;
 	size_t profile_len;
-	int unimplemented;		/* the error is Connect's */
 	/* The scopes of the source (querier_scopes), for the selectors. */
 	struct store_scope_info *scopes;
 	size_t nscopes;
@@ -47,9 +46,6 @@ struct qenv {
 };
 
 /* querier-env.c */
-/* -1 with err and the reply marked Connect's unimplemented. */
-int querier_unimplemented(struct qenv *, struct error *, const char *fmt,
-    ...) __attribute__((format(printf, 3, 4)));
 /* A selector's labelsel (the field named what, for errors). */
 int querier_labelsel(const char *s, const char *what, struct labelsel *,
     struct error *);

@@ -95,7 +95,7 @@ querier_select_stacks(struct qenv *e, struct error *err)
 	int rc;
 
 	if (r->format != QF_UNSPECIFIED && r->format != QF_FLAMEGRAPH)
-		return querier_unimplemented(e, err, "format %d: profd serves "
+		return error_set(err, ERR_UNSUPPORTED, "format %d: profd serves "
 		    "the flame graph (PROFILE_FORMAT_FLAMEGRAPH) only",
 		    r->format);
 	if (r->has_max_nodes && r->max_nodes < 0)
@@ -129,11 +129,11 @@ querier_select_profile(struct qenv *e, struct error *err)
 	int rc;
 
 	if (e->qc->json)
-		return querier_unimplemented(e, err, "SelectMergeProfile in "
+		return error_set(err, ERR_UNSUPPORTED, "SelectMergeProfile in "
 		    "JSON: profd answers it in protobuf only (Content-Type "
 		    "application/proto)");
 	if (!querier_local(e))
-		return querier_unimplemented(e, err, "SelectMergeProfile reads "
+		return error_set(err, ERR_UNSUPPORTED, "SelectMergeProfile reads "
 		    "this host's store, not the fleet (grafana-source)");
 	/* max_nodes is not applied: the profile is whole. */
 	if ((rc = select_prepare(e, &ls, &sel, &want, err)) == 0 &&
@@ -289,7 +289,7 @@ groups_make(struct qenv *e, const struct labelsel *ls,
 	}
 	for (i = 0; i < by->n; i++)
 		if (!querier_local(e) && strcmp(by->v[i], "service_name") != 0)
-			return querier_unimplemented(e, err, "group_by \"%s\": "
+			return error_set(err, ERR_UNSUPPORTED, "group_by \"%s\": "
 			    "the fleet's series are grouped by service_name "
 			    "only", by->v[i]);
 	if (querier_series(e, sel, 1, &r, err) == -1)

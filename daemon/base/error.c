@@ -45,6 +45,8 @@ error_http_status(const struct error *e)
 		return 507;
 	case ERR_TIMEOUT:
 		return 503;
+	case ERR_UNSUPPORTED:
+		return 501;
 	case ERR_INTERNAL:
 		break;
 	}
@@ -71,6 +73,8 @@ error_kind_name(enum error_kind kind)
 		return "insufficient storage";
 	case ERR_TIMEOUT:
 		return "timeout";
+	case ERR_UNSUPPORTED:
+		return "not implemented";
 	case ERR_INTERNAL:
 		break;
 	}

@@ -10,6 +10,7 @@
 #include "alloc.h"
 #include "buf.h"
 #include "fleet-tsv.h"
+#include "hex.h"
 
 void
 fleet_tsv_init(struct fleet_tsv *t, size_t max_line,
@@ -102,18 +103,6 @@ fleet_tsv_end(struct fleet_tsv *t, struct error *err)
 	return 0;
 }
 
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Unescape [p, end) into out (which may be p: never longer); stops at
  * an unescaped stop byte when stop is not 0.  Returns where it stopped. */
 static const char *
@@ -136,8 +125,8 @@ tsv_unescape(const char *p, const char *end, int stop, struct buf *out)
 		case 'f': c = '\f'; break;
 		case '0': c = '\0'; break;
 		case 'x':
-			if (p + 2 < end && (h = hexval(p[1])) >= 0 &&
-			    (l = hexval(p[2])) >= 0) {
+			if (p + 2 < end && (h = hex_digit(p[1])) >= 0 &&
+			    (l = hex_digit(p[2])) >= 0) {
 				c = (char)(h << 4 | l);
 				p += 2;
 			} else

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "hex.h"
 #include "buf.h"
 #include "labelsel.h"
 #include "rx.h"
@@ -36,18 +37,6 @@ lsp_name_char(char c, int first)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
 	    (!first && ((c >= '0' && c <= '9') || c == '.'));
-}
-
-static int
-lsp_hex(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /* A code point as UTF-8 into out. */
@@ -112,7 +101,7 @@ lsp_escape(struct lsp *p, char quote, struct buf *out)
 		return lsp_fail(p, "an unknown escape");
 	p->i++;
 	for (k = 0; k < digits; k++, p->i++) {
-		if (p->i >= p->n || (d = lsp_hex(p->s[p->i])) == -1)
+		if (p->i >= p->n || (d = hex_digit(p->s[p->i])) == -1)
 			return lsp_fail(p, "a hexadecimal escape too short");
 		cp = cp * 16 + (unsigned long)d;
 	}

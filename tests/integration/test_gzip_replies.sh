@@ -8,7 +8,7 @@
 # profctl asks for gzip: its output is byte-equal to the one it prints
 # when the same daemon answers it plainly (its Accept-Encoding taken off
 # by a proxy on another socket), and the proxy's record shows it was sent
-# gzip.
+# gzip; profctl web passes a browser's gzip on.
 . "$(dirname "$0")/lib.sh"
 start_profd
 "$PROFCTL" push "$FIXTURES/cpu.pprof" --scope cpu >/dev/null
@@ -172,7 +172,10 @@ lk = threading.Lock()
 def pump(a, b, head):
     buf = b""
     while True:
-        d = a.recv(65536)
+        try:
+            d = a.recv(65536)
+        except OSError:
+            break
         if not d:
             break
         if head is not None and buf is not None:
@@ -182,7 +185,10 @@ def pump(a, b, head):
                 with lk, open(rec, "ab") as f:
                     f.write(h + b"\n\n")
                 buf = None
-        b.sendall(d)
+        try:
+            b.sendall(d)
+        except OSError:
+            break
     try:
         b.shutdown(socket.SHUT_WR)
     except OSError:
@@ -204,6 +210,7 @@ def serve(c):
     t = threading.Thread(target=pump, args=(c, u, None), daemon=True)
     t.start()
     pump(u, c, True)
+    t.join(5)
     c.close()
     u.close()
 s = socket.socket(socket.AF_UNIX)
@@ -269,3 +276,24 @@ grep -qi '^content-encoding: gzip' "$T/pass.rec" ||
 ! grep -qi '^content-encoding' "$T/strip.rec" ||
     fail "the stripping proxy's replies were gzipped"
 ok "profctl: $(grep -ci '^content-encoding: gzip' "$T/pass.rec") replies gzipped, every output the same as with plain replies"
+
+# 7. profctl web passes a browser's gzip on to profd and the gzipped
+#    reply back; a browser that does not take gzip gets it plain.
+"$PROFCTL" web --listen 127.0.0.1:0 >"$T/web.out" 2>"$T/web.err" &
+PROXIES+=($!)
+wait_until "profctl web's URL" grep -q . "$T/web.out"
+URL=$(head -n 1 "$T/web.out")
+BASE=${URL%/\?token=*}
+TOK="X-Profd-Token: ${URL#*\?token=}"
+for h in g p; do
+	args=(-H "$TOK")
+	[ $h = p ] || args+=(-H 'Accept-Encoding: gzip, deflate, br')
+	curl -s -D "$T/w$h.hr" -o "$T/w$h.b" "${args[@]}" \
+	    "$BASE/v1/tree?scope=big" || fail "profctl web: curl"
+	tr -d '\r' <"$T/w$h.hr" >"$T/w$h.h"
+done
+[ "$(hdr wg Content-Encoding)" = gzip ] && [ -z "$(hdr wp Content-Encoding)" ] ||
+    fail "profctl web: $(cat "$T/wg.h")"
+zcat "$T/wg.b" | cmp -s - "$T/p2.b" && cmp -s "$T/wp.b" "$T/p2.b" ||
+    fail "profctl web: not the tree's bytes"
+ok "profctl web: the tree gzipped for a browser that takes it ($(size "$T/wg.b") bytes), plain for one that does not"

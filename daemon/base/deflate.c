@@ -14,6 +14,7 @@
 
 struct deflate_stream {
 	z_stream z;
+	int ended;		/* the trailer is written */
 };
 
 static int
@@ -82,6 +83,9 @@ deflate_stream_write(struct deflate_stream *d, const void *p, size_t n,
 	uInt take;
 	int rc;
 
+	/* Past the trailer zlib takes nothing (and would be asked forever). */
+	if (d->ended)
+		return n == 0 ? 0 : -1;
 	do {
 		/* Counts are 32 bits: a large write goes in pieces. */
 		take = n > (1u << 30) ? (1u << 30) : (uInt)n;
@@ -98,6 +102,10 @@ deflate_stream_write(struct deflate_stream *d, const void *p, size_t n,
 				return -1;
 		} while (d->z.avail_out == 0 || d->z.avail_in > 0 ||
 		    (finish && take == n && rc != Z_STREAM_END));
+		if (rc == Z_STREAM_END)
+			d->ended = 1;
+		if (take == 0)
+			break;
 		in += take;
 		n -= take;
 	} while (n > 0);

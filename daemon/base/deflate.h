@@ -26,7 +26,8 @@ int deflate_gzip(const void *data, size_t len, int level, uint8_t **out,
 struct deflate_stream;
 struct deflate_stream *deflate_stream_new(int level);
 /* n bytes at p, then (finish) the end of the member; -1 on a zlib
- * error (out grows as buf does: aborting when memory is out). */
+ * error or bytes after the end (out grows as buf does: aborting when
+ * memory is out). */
 int deflate_stream_write(struct deflate_stream *, const void *p, size_t n,
     int finish, struct buf *out);
 void deflate_stream_free(struct deflate_stream *);

@@ -109,6 +109,7 @@ parse(const char *reply, size_t len, int head_only, size_t step,
 	char			*buf;
 	long			 status;
 	ssize_t			 r = 0;
+	size_t			 cap = 0;
 	int			 sv[2], rc;
 
 	assert(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
@@ -126,7 +127,10 @@ parse(const char *reply, size_t len, int head_only, size_t step,
 	while (rc == 0 && (r = http_reply_body(conn, b, buf, step,
 	    cause)) > 0) {
 		assert((size_t)r <= step);
-		*body = xreallocarray(*body, *blen + (size_t)r + 1, 1);
+		if (*blen + (size_t)r + 1 > cap) {
+			cap = (*blen + (size_t)r + 1) * 2;
+			*body = xreallocarray(*body, cap, 1);
+		}
 		memcpy(*body + *blen, buf, (size_t)r);
 		*blen += (size_t)r;
 	}

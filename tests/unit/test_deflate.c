@@ -117,6 +117,12 @@ test_stream(void)
 	CHECK((d = deflate_stream_new(6)) != NULL);
 	out.n = 0;
 	CHECK(deflate_stream_write(d, NULL, 0, 1, &out) == 0);
+	/* Nothing after the end: bytes are refused, an empty end is none. */
+	n = out.n;
+	CHECK(deflate_stream_write(d, "x", 1, 0, &out) == -1);
+	CHECK(deflate_stream_write(d, "x", 1, 1, &out) == -1);
+	CHECK(deflate_stream_write(d, NULL, 0, 1, &out) == 0);
+	CHECK(out.n == n);
 	deflate_stream_free(d);
 	back = gunzip(out.p, out.n, &len);
 	CHECK(len == 0);

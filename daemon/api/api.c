@@ -187,7 +187,7 @@ api_result_pack(struct api_call *call)
 	if (!call->accept_gzip || deflate_gzip(call->reply_text,
 	    call->reply_len, DEFLATE_REPLY_LEVEL, &gz, &gzlen, &err) == -1)
 		return;
-	/* Bytes that do not shrink (a gzipped export) go as they are. */
+	/* Bytes that do not shrink (random ones) go as they are. */
 	if (gzlen >= call->reply_len) {
 		free(gz);
 		return;

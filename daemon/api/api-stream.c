@@ -19,8 +19,10 @@
  * timer, after the callbacks queued before it.
  *
  * A client that takes gzip gets the stream gzipped as it is written, by
- * the work on its thread (one gzip member, ended by api_stream_last):
- * the pacing counts the compressed bytes, the ones that wait. */
+ * the work on its thread (one gzip member, ended by api_stream_last),
+ * each write flushed (a few bytes on writes of 64 KiB and more) so that
+ * what the work wrote reaches the client at once, as plain: the pacing
+ * counts the compressed bytes, the ones that wait. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -266,18 +268,12 @@ api_stream_write(struct api_call *call, const void *p, size_t n,
 		return 0;
 	if (s->gz != NULL && !s->gz_ended) {
 		s->zout.n = 0;
-		if (deflate_stream_write(s->gz, p, n, 0, &s->zout) == -1)
+		if (deflate_stream_write(s->gz, p, n, DEFLATE_SYNC,
+		    &s->zout) == -1)
 			return error_set(err, ERR_INTERNAL, "gzip of the reply "
 			    "failed");
 		p = s->zout.p;
 		n = s->zout.n;
-		if (n == 0) {
-			/* Held by zlib, but written: the work has started. */
-			pthread_mutex_lock(&s->mu);
-			s->started = 1;
-			pthread_mutex_unlock(&s->mu);
-			return 0;
-		}
 	}
 	pthread_mutex_lock(&s->mu);
 	if (evbuffer_get_length(s->pending) + s->unsent >= STREAM_HIGH_WATER) {
@@ -330,7 +326,8 @@ api_stream_last(struct api_call *call, const void *p, size_t n)
 			return 0;
 		s->zout.n = 0;
 		s->gz_ended = 1;
-		if (deflate_stream_write(s->gz, p, n, 1, &s->zout) == -1)
+		if (deflate_stream_write(s->gz, p, n, DEFLATE_END,
+		    &s->zout) == -1)
 			return -1;
 		p = s->zout.p;
 		n = s->zout.n;

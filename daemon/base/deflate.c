@@ -77,11 +77,12 @@ deflate_stream_new(int level)
 
 int
 deflate_stream_write(struct deflate_stream *d, const void *p, size_t n,
-    int finish, struct buf *out)
+    enum deflate_flush flush, struct buf *out)
 {
+	static const int zflush[] = { Z_NO_FLUSH, Z_SYNC_FLUSH, Z_FINISH };
 	const uint8_t *in = p;
 	uInt take;
-	int rc;
+	int rc, last, finish;
 
 	/* Past the trailer zlib takes nothing (and would be asked forever). */
 	if (d->ended)
@@ -91,17 +92,19 @@ deflate_stream_write(struct deflate_stream *d, const void *p, size_t n,
 		take = n > (1u << 30) ? (1u << 30) : (uInt)n;
 		d->z.next_in = (Bytef *)(uintptr_t)in;
 		d->z.avail_in = take;
+		/* The flush asked for goes with the last piece. */
+		last = take == n;
+		finish = last && flush == DEFLATE_END;
 		do {
 			buf_reserve(out, DEFLATE_STREAM_OUT);
 			d->z.next_out = out->p + out->n;
 			d->z.avail_out = DEFLATE_STREAM_OUT;
-			rc = deflate(&d->z, finish && take == n ? Z_FINISH :
-			    Z_NO_FLUSH);
+			rc = deflate(&d->z, last ? zflush[flush] : Z_NO_FLUSH);
 			out->n += DEFLATE_STREAM_OUT - d->z.avail_out;
 			if (rc == Z_STREAM_ERROR)
 				return -1;
 		} while (d->z.avail_out == 0 || d->z.avail_in > 0 ||
-		    (finish && take == n && rc != Z_STREAM_END));
+		    (finish && rc != Z_STREAM_END));
 		if (rc == Z_STREAM_END)
 			d->ended = 1;
 		if (take == 0)

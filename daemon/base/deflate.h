@@ -22,14 +22,18 @@ int deflate_gzip(const void *data, size_t len, int level, uint8_t **out,
     size_t *outlen, struct error *);
 
 /* A gzip member written a piece at a time: each write appends what zlib
- * has to give to out; the finish writes the rest and the trailer. */
+ * has to give to out. */
 struct deflate_stream;
 struct deflate_stream *deflate_stream_new(int level);
-/* n bytes at p, then (finish) the end of the member; -1 on a zlib
- * error or bytes after the end (out grows as buf does: aborting when
- * memory is out). */
+enum deflate_flush {
+	DEFLATE_HOLD,		/* zlib may keep some of it for later */
+	DEFLATE_SYNC,		/* all of it out, inflatable at once */
+	DEFLATE_END		/* all of it, then the member's trailer */
+};
+/* n bytes at p, then what flush says; -1 on a zlib error or bytes after
+ * the end (out grows as buf does: aborting when memory is out). */
 int deflate_stream_write(struct deflate_stream *, const void *p, size_t n,
-    int finish, struct buf *out);
+    enum deflate_flush, struct buf *out);
 void deflate_stream_free(struct deflate_stream *);
 
 #endif

@@ -82,8 +82,9 @@ test_whole(void)
 	free(data);
 }
 
-/* Written in pieces of every size (as a streamed reply is), finished by
- * an empty write or by the last piece: one member, the same bytes. */
+/* Written in pieces of every size (as a streamed reply is), held or
+ * flushed, finished by an empty write or by the last piece: one member,
+ * the same bytes; a flushed piece inflates before the end. */
 static void
 test_stream(void)
 {
@@ -92,36 +93,57 @@ test_stream(void)
 	struct buf out = { 0 };
 	uint8_t *data, *back;
 	size_t i, off, n, len, total = 2000000;
-	int empty_end;
+	int empty_end, sync;
 
 	data = reply_like(total, 3);
 	for (i = 0; i < NITEMS(steps); i++)
 		for (empty_end = 0; empty_end <= 1; empty_end++) {
+			sync = i % 2 == 1 ? DEFLATE_SYNC : DEFLATE_HOLD;
 			CHECK((d = deflate_stream_new(1)) != NULL);
 			out.n = 0;
 			for (off = 0; off < total; off += n) {
 				n = total - off < steps[i] ? total - off :
 				    steps[i];
 				CHECK(deflate_stream_write(d, data + off, n,
-				    !empty_end && off + n == total, &out) == 0);
+				    !empty_end && off + n == total ?
+				    DEFLATE_END : sync, &out) == 0);
 			}
 			if (empty_end)
-				CHECK(deflate_stream_write(d, NULL, 0, 1,
-				    &out) == 0);
+				CHECK(deflate_stream_write(d, NULL, 0,
+				    DEFLATE_END, &out) == 0);
 			deflate_stream_free(d);
 			back = gunzip(out.p, out.n, &len);
 			CHECK(len == total && memcmp(back, data, len) == 0);
 			free(back);
 		}
+	/* What a synced write gave inflates before the member ends: a
+	 * streamed reply's client reads each write as it comes. */
+	CHECK((d = deflate_stream_new(3)) != NULL);
+	out.n = 0;
+	CHECK(deflate_stream_write(d, data, 65536, DEFLATE_SYNC, &out) == 0);
+	{
+		struct limits lim = { .max_inflated = (size_t)1 << 30,
+		    .max_inflate_ratio = 100000 };
+		struct error err = { 0 };
+		struct stream *s = inflate_stream(stream_mem(out.p, out.n),
+		    &lim);
+		const uint8_t *p;
+		size_t got;
+
+		CHECK(stream_peek(s, 65536, &p, &got, &err) == 0);
+		CHECK(got == 65536 && memcmp(p, data, got) == 0);
+		stream_free(s);
+	}
+	deflate_stream_free(d);
 	/* An empty stream is a valid, empty member. */
 	CHECK((d = deflate_stream_new(6)) != NULL);
 	out.n = 0;
-	CHECK(deflate_stream_write(d, NULL, 0, 1, &out) == 0);
+	CHECK(deflate_stream_write(d, NULL, 0, DEFLATE_END, &out) == 0);
 	/* Nothing after the end: bytes are refused, an empty end is none. */
 	n = out.n;
-	CHECK(deflate_stream_write(d, "x", 1, 0, &out) == -1);
-	CHECK(deflate_stream_write(d, "x", 1, 1, &out) == -1);
-	CHECK(deflate_stream_write(d, NULL, 0, 1, &out) == 0);
+	CHECK(deflate_stream_write(d, "x", 1, DEFLATE_HOLD, &out) == -1);
+	CHECK(deflate_stream_write(d, "x", 1, DEFLATE_END, &out) == -1);
+	CHECK(deflate_stream_write(d, NULL, 0, DEFLATE_END, &out) == 0);
 	CHECK(out.n == n);
 	deflate_stream_free(d);
 	back = gunzip(out.p, out.n, &len);

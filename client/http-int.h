@@ -53,8 +53,10 @@ enum http_framing {
 	HTTP_BODY_CHUNKED,
 	HTTP_BODY_CLOSE		/* until the connection closes */
 };
+struct http_gunzip;
 struct http_body {
 	enum http_framing	 framing;
+	struct http_gunzip	*gunzip;	/* Content-Encoding: gzip */
 	size_t			 length;	/* LENGTH: the Content-Length */
 	size_t			 size;		/* CHUNKED: the chunk's size */
 	size_t			 left;		/* ... and what is left of it */
@@ -69,10 +71,22 @@ int			 http_reply_start(struct http_conn *, int, long *,
 			     struct http_body *, char **);
 ssize_t			 http_reply_body(struct http_conn *,
 			     struct http_body *, char *, size_t, char **);
+/* The body's bytes as they came (gzipped, if they are), unframed. */
+ssize_t			 http_reply_raw(struct http_conn *,
+			     struct http_body *, char *, size_t, char **);
+/* What http_reply_start set up in b (a gunzip). */
+void			 http_body_clear(struct http_body *);
 int			 http_reply_collect(struct http_conn *,
 			     struct http_body *, size_t, struct http_reply *,
 			     char **);
 int			 http_reply_read(struct http_conn *, int,
 			     struct http_reply *, char **);
+
+/* http-gunzip.c: a gzipped body inflated as it is read. */
+struct http_gunzip	*http_gunzip_new(void);
+void			 http_gunzip_free(struct http_gunzip *);
+ssize_t			 http_gunzip_read(struct http_gunzip *,
+			     struct http_conn *, struct http_body *, char *,
+			     size_t, char **);
 
 #endif

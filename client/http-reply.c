@@ -3,7 +3,8 @@
  * Content-Length, chunked (evhttp streams large ones so) or delimited by
  * the close of the connection, read whole (http_reply_read) or a piece at
  * a time (http_reply_start, http_reply_body) so that a large reply is
- * handled as it comes, never held. Strict, since a reply that does not
+ * handled as it comes, never held; a gzipped one (Content-Encoding:
+ * gzip, which profctl asks for) inflated on the way (http-gunzip.c). Strict, since a reply that does not
  * parse is better refused than guessed at; every error says what and
  * where. */
 #include <stdint.h>
@@ -21,6 +22,8 @@ struct http_head {
 	int	 chunked;	/* ... and its last coding is chunked */
 	int	 has_length;
 	size_t	 length;	/* Content-Length */
+	int	 gzip;		/* Content-Encoding: gzip */
+	int	 coding;	/* ... or another coding (not identity) */
 };
 
 /* The body as it comes. */
@@ -179,6 +182,21 @@ http_reply_field(struct http_head *head, char *line, char **cause)
 		}
 		head->has_length = 1;
 		head->length = n;
+	} else if (strcasecmp(line, "Content-Encoding") == 0) {
+		/* profd sends gzip or nothing; x-gzip is its old name. */
+		while ((tok = strsep(&v, ",")) != NULL) {
+			while (*tok == ' ' || *tok == '\t')
+				tok++;
+			n = strcspn(tok, " \t");
+			if (n == 0 || (n == 8 && strncasecmp(tok, "identity",
+			    8) == 0))
+				continue;
+			if (head->gzip || !((n == 4 && strncasecmp(tok, "gzip",
+			    4) == 0) || (n == 6 && strncasecmp(tok, "x-gzip",
+			    6) == 0)))
+				head->coding = 1;
+			head->gzip = 1;
+		}
 	} else if (strcasecmp(line, "Transfer-Encoding") == 0) {
 		/* The codings add up over the headers; the last decides. */
 		head->te = 1;
@@ -365,7 +383,7 @@ http_reply_chunk_next(struct http_conn *conn, struct http_body *b,
  * with *cause saying why.
  */
 ssize_t
-http_reply_body(struct http_conn *conn, struct http_body *b, char *p,
+http_reply_raw(struct http_conn *conn, struct http_body *b, char *p,
     size_t n, char **cause)
 {
 	ssize_t	 r;
@@ -431,6 +449,26 @@ http_reply_body(struct http_conn *conn, struct http_body *b, char *p,
 }
 
 /*
+ * Up to n (more than 0) bytes of the body into p, unframed and inflated.
+ * Returns how many, 0 once all of it is read, or -1 with *cause.
+ */
+ssize_t
+http_reply_body(struct http_conn *conn, struct http_body *b, char *p,
+    size_t n, char **cause)
+{
+	if (b->gunzip != NULL)
+		return http_gunzip_read(b->gunzip, conn, b, p, n, cause);
+	return http_reply_raw(conn, b, p, n, cause);
+}
+
+void
+http_body_clear(struct http_body *b)
+{
+	http_gunzip_free(b->gunzip);
+	b->gunzip = NULL;
+}
+
+/*
  * The status line and headers of a reply into *status and b, which then
  * says how its body comes. A reply to HEAD (head_only) has no body
  * whatever its headers say. Returns 0, or -1 with *cause saying why.
@@ -454,6 +492,16 @@ http_reply_start(struct http_conn *conn, int head_only, long *status,
 	else {
 		b->framing = HTTP_BODY_LENGTH;
 		b->length = head.length;
+	}
+	if (head.coding) {
+		xasprintf(cause, "the reply is in a coding profctl does not "
+		    "read (Content-Encoding other than gzip)");
+		return -1;
+	}
+	if (head.gzip && b->framing != HTTP_BODY_NONE &&
+	    (b->gunzip = http_gunzip_new()) == NULL) {
+		xasprintf(cause, "cannot set up the inflate of the reply");
+		return -1;
 	}
 	return 0;
 }
@@ -522,6 +570,7 @@ http_reply_read(struct http_conn *conn, int head_only,
 	rc = http_reply_start(conn, head_only, &status, b, cause);
 	if (rc == 0)
 		rc = http_reply_collect(conn, b, SIZE_MAX, reply, cause);
+	http_body_clear(b);
 	free(b);
 	if (rc == 0)
 		reply->status = status;

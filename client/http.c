@@ -116,6 +116,7 @@ http_stream_open(struct http *h, const char *method, const char *path,
 	    "Host: localhost\r\n"
 	    "User-Agent: profctl/" PROFD_VERSION "\r\n"
 	    "Accept: application/json\r\n"
+	    "Accept-Encoding: gzip\r\n"
 	    "%s%s%s%s"
 	    "Connection: close\r\n\r\n", method, path,
 	    has_body ? "Content-Type: " : "",
@@ -200,6 +201,7 @@ http_stream_close(struct http_stream *s)
 {
 	if (s == NULL)
 		return;
+	http_body_clear(&s->body);
 	http_conn_close(s->conn);
 	free(s);
 }

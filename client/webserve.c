@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "alloc.h"
+#include "http-accept.h"
 #include "http-int.h"
 #include "origin.h"
 #include "webasset.h"
@@ -467,10 +468,13 @@ webserve_proxy(struct http_conn *c, const struct webserve *ws,
 		free(cause);
 		return;
 	}
+	/* A browser that takes gzip gets profd's gzipped replies as they
+	 * are (the socket may be a forwarded one). */
 	xasprintf(&head, "%s %s%s%s HTTP/1.1\r\nHost: localhost\r\n"
-	    "Connection: close\r\n%s%s%sContent-Length: %lld\r\n\r\n",
+	    "Connection: close\r\n%s%s%s%sContent-Length: %lld\r\n\r\n",
 	    r->method, r->path, r->query != NULL && *r->query != '\0' ? "?" :
 	    "", r->query != NULL ? r->query : "",
+	    http_accept_gzip(r->ae) ? "Accept-Encoding: gzip\r\n" : "",
 	    r->ctype != NULL ? "Content-Type: " : "",
 	    r->ctype != NULL ? r->ctype : "", r->ctype != NULL ? "\r\n" : "",
 	    r->len > 0 ? r->len : 0);

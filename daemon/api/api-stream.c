@@ -16,7 +16,13 @@
  * evhttp_send_reply_end, and evhttp, thinking the reply sent, stops
  * writing (or closes the connection) with its end still in the buffers.
  * So the stream outlives its call until then, and the end is checked on a
- * timer, after the callbacks queued before it. */
+ * timer, after the callbacks queued before it.
+ *
+ * A client that takes gzip gets the stream gzipped as it is written, by
+ * the work on its thread (one gzip member, ended by api_stream_last),
+ * each write flushed (a few bytes on writes of 64 KiB and more) so that
+ * what the work wrote reaches the client at once, as plain: the pacing
+ * counts the compressed bytes, the ones that wait. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -30,7 +36,10 @@
 #include <event2/keyvalq_struct.h>
 
 #include "api.h"
+#include "buf.h"
 #include "clock.h"
+#include "deflate.h"
+#include "http-accept.h"
 #include "jobq.h"
 
 #define STREAM_HIGH_WATER	(1024 * 1024)
@@ -48,6 +57,10 @@ struct api_stream {
 	size_t unsent;			/* the connection's output, last count */
 	int closed;			/* the client is gone */
 	int started;			/* the work has written */
+	/* The work's own: the gzip of the reply, or NULL. */
+	struct deflate_stream *gz;
+	struct buf zout;		/* its output of one write */
+	int gz_ended;			/* the member's trailer is written */
 	/* The loop's own. */
 	const char *type;
 	struct event *wrote;		/* the work wrote: send it */
@@ -150,6 +163,12 @@ stream_begin(struct api_stream *s)
 	s->replying = 1;
 	evhttp_add_header(evhttp_request_get_output_headers(req),
 	    "Content-Type", s->type);
+	if (s->gz != NULL) {
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "Content-Encoding", "gzip");
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "Vary", "Accept-Encoding");
+	}
 	evhttp_send_reply_start(req, 200, NULL);
 	if ((s->evcon = evhttp_request_get_connection(req)) == NULL) {
 		stream_closed_cb(NULL, s);
@@ -228,6 +247,10 @@ api_stream_open(struct api_call *call, const char *type)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&s->cv, &ca);
 	pthread_condattr_destroy(&ca);
+	/* Without the deflate's state, the stream goes plain. */
+	if (http_accept_gzip(evhttp_find_header(evhttp_request_get_input_headers(
+	    call->req), "Accept-Encoding")))
+		s->gz = deflate_stream_new(DEFLATE_REPLY_LEVEL);
 	call->stream = s;
 	return 0;
 }
@@ -243,6 +266,15 @@ api_stream_write(struct api_call *call, const void *p, size_t n,
 
 	if (n == 0)
 		return 0;
+	if (s->gz != NULL && !s->gz_ended) {
+		s->zout.n = 0;
+		if (deflate_stream_write(s->gz, p, n, DEFLATE_SYNC,
+		    &s->zout) == -1)
+			return error_set(err, ERR_INTERNAL, "gzip of the reply "
+			    "failed");
+		p = s->zout.p;
+		n = s->zout.n;
+	}
 	pthread_mutex_lock(&s->mu);
 	if (evbuffer_get_length(s->pending) + s->unsent >= STREAM_HIGH_WATER) {
 		while (!s->closed && evbuffer_get_length(s->pending) +
@@ -288,8 +320,20 @@ api_stream_last(struct api_call *call, const void *p, size_t n)
 	struct api_stream *s = call->stream;
 	int rc;
 
+	if (s->gz != NULL) {
+		/* After the trailer nothing is part of the member. */
+		if (s->gz_ended)
+			return 0;
+		s->zout.n = 0;
+		s->gz_ended = 1;
+		if (deflate_stream_write(s->gz, p, n, DEFLATE_END,
+		    &s->zout) == -1)
+			return -1;
+		p = s->zout.p;
+		n = s->zout.n;
+	}
 	pthread_mutex_lock(&s->mu);
-	rc = evbuffer_add(s->pending, p, n);
+	rc = n > 0 ? evbuffer_add(s->pending, p, n) : 0;
 	s->started = 1;
 	pthread_mutex_unlock(&s->mu);
 	return rc;
@@ -351,6 +395,8 @@ api_stream_free(struct api_stream *s)
 {
 	if (s == NULL)
 		return;
+	deflate_stream_free(s->gz);
+	buf_free(&s->zout);
 	event_free(s->wrote);
 	event_free(s->finish);
 	evbuffer_free(s->pending);

@@ -7,9 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "api.h"
 #include "buf.h"
 #include "clock.h"
+#include "deflate.h"
+#include "http-accept.h"
 #include "http-error.h"
 #include "jsonw.h"
 #include "nitems.h"
@@ -127,12 +130,72 @@ static void
 api_reply_text(struct api_call *call)
 {
 	struct evbuffer *out = evhttp_request_get_output_buffer(call->req);
+	struct evkeyvalq *h = evhttp_request_get_output_headers(call->req);
 
 	evbuffer_add(out, call->reply_text, call->reply_len);
-	evhttp_add_header(evhttp_request_get_output_headers(call->req),
-	    "Content-Type", call->reply_type);
+	evhttp_add_header(h, "Content-Type", call->reply_type);
+	if (call->reply_gzip)
+		evhttp_add_header(h, "Content-Encoding", "gzip");
+	if (call->reply_vary)
+		evhttp_add_header(h, "Vary", "Accept-Encoding");
+	if (call->status == 503)
+		evhttp_add_header(h, "Retry-After", "1");
 	http_reply_send(call->req, call->status);
 	api_done(call, call->status);
+}
+
+/* On the worker, once the work is done: the result as the bytes the loop
+ * sends (a JSON one dumped), gzipped if the client takes it and it pays:
+ * neither the dump nor the deflate of a 12 MB tree runs on the loop. */
+static void
+api_result_pack(struct api_call *call)
+{
+	struct error err = { 0 };
+	uint8_t *gz;
+	size_t gzlen, n;
+	char *text;
+
+	/* A gzipped stream's work that did not end it: its end. */
+	if (api_stream_started(call)) {
+		api_stream_last(call, NULL, 0);
+		return;
+	}
+	if (call->err.kind != ERR_NONE)
+		return;
+	if (call->reply_text == NULL) {
+		if (call->reply == NULL)
+			call->reply = json_object();
+		text = json_dumps(call->reply, JSON_COMPACT);
+		if (text == NULL)
+			return;		/* api_finish tries again */
+		n = strlen(text);
+		call->reply_text = xrealloc(text, n + 2);
+		memcpy(call->reply_text + n, "\n", 2);
+		call->reply_len = n + 1;
+		call->reply_type = "application/json";
+		if (call->status == 0)
+			call->status = 200;
+		json_decref(call->reply);
+		call->reply = NULL;
+	}
+	/* A gzip already (an export) would not shrink. */
+	if (call->reply_len < API_GZIP_MIN || (call->reply_len >= 2 &&
+	    (uint8_t)call->reply_text[0] == 0x1f &&
+	    (uint8_t)call->reply_text[1] == 0x8b))
+		return;
+	call->reply_vary = 1;
+	if (!call->accept_gzip || deflate_gzip(call->reply_text,
+	    call->reply_len, DEFLATE_REPLY_LEVEL, &gz, &gzlen, &err) == -1)
+		return;
+	/* Bytes that do not shrink (random ones) go as they are. */
+	if (gzlen >= call->reply_len) {
+		free(gz);
+		return;
+	}
+	free(call->reply_text);
+	call->reply_text = (char *)gz;
+	call->reply_len = gzlen;
+	call->reply_gzip = 1;
 }
 
 static void
@@ -149,6 +212,7 @@ api_job_run(struct job *j, void *worker)
 			return;
 		}
 	call->work(call, worker);
+	api_result_pack(call);
 }
 
 static void
@@ -194,6 +258,8 @@ api_submit(struct api_call *call, enum api_queue which,
     void (*work)(struct api_call *, void *worker))
 {
 	call->work = work;
+	call->accept_gzip = http_accept_gzip(evhttp_find_header(
+	    evhttp_request_get_input_headers(call->req), "Accept-Encoding"));
 	call->job.run = api_job_run;
 	call->job.done = api_job_done;
 	if (jobq_push(call->host->queues[which], &call->job) == -1)

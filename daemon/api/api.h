@@ -99,6 +99,12 @@ struct api_call {
 	char *reply_text;		/* or a reply that is not JSON */
 	size_t reply_len;		/* its length in bytes */
 	const char *reply_type;
+	/* Accept-Encoding takes gzip (read on the loop by api_submit);
+	 * the reply is gzipped (by the worker), its coding could have been
+	 * (Vary: Accept-Encoding). */
+	int accept_gzip;
+	int reply_gzip;
+	int reply_vary;
 	struct error err;
 	struct api_stream *stream;	/* a reply sent as it is written */
 	/* The selections api_selection parsed (diff has two), compiled on
@@ -133,7 +139,11 @@ void api_error(struct api_call *, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Reply with the error in call->err. */
 void api_reply_err(struct api_call *);
-/* Reply with what a work set (api_result*, or the error in call->err). */
+/* Reply with what a work set (api_result*, or the error in call->err).
+ * A result is made bytes on the worker once the work returns (JSON
+ * dumped), and gzipped there when the client takes it and it is at least
+ * API_GZIP_MIN bytes: the loop only sends. */
+#define API_GZIP_MIN	1024
 void api_finish(struct api_call *);
 /* In work functions: set the result; the loop sends it. */
 void api_result(struct api_call *, int status, json_t *);
@@ -154,7 +164,8 @@ int api_stream_open(struct api_call *, const char *type);
  * or memory is short. */
 int api_stream_write(struct api_call *, const void *, size_t n,
     int64_t deadline_ns, struct error *);
-/* In the work: the last bytes, never waiting; -1 if out of memory. */
+/* In the work: the last bytes (and a gzipped stream's end), never
+ * waiting; -1 if out of memory.  A gzipped stream takes nothing after. */
 int api_stream_last(struct api_call *, const void *, size_t n);
 /* Has the work written (so that an error can only go in the body)? */
 int api_stream_started(const struct api_call *);

@@ -4,8 +4,8 @@
  * is written to one end of a socketpair, which is then shut, and the
  * parser reads the other end as profctl does.  Beside not crashing: a
  * reply is either parsed (a status of 100-599 that is not 1xx, a body of
- * len bytes ending in a NUL) or refused with a message and nothing
- * half-kept. */
+ * len bytes ending in a NUL, a gzipped one inflated) or refused with a
+ * message and nothing half-kept. */
 #include <sys/socket.h>
 
 #include <stdint.h>

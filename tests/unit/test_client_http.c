@@ -317,6 +317,7 @@ test_wire(void)
 	    "Host: localhost\r\n"
 	    "User-Agent: profctl/" PROFD_VERSION "\r\n"
 	    "Accept: application/json\r\n"
+	    "Accept-Encoding: gzip\r\n"
 	    "Content-Type: application/x-t\r\n"
 	    "Content-Length: 5242880\r\n"
 	    "Connection: close\r\n\r\n");
@@ -343,6 +344,7 @@ test_wire(void)
 	    "Host: localhost\r\n"
 	    "User-Agent: profctl/" PROFD_VERSION "\r\n"
 	    "Accept: application/json\r\n"
+	    "Accept-Encoding: gzip\r\n"
 	    "Connection: close\r\n\r\n");
 	http_free(h);
 }

@@ -391,7 +391,7 @@ webserve_asset(struct http_conn *c, const struct webserve *ws,
 		    r->method, r->path);
 		return;
 	}
-	webasset_answer(r->path, r->inm, r->ae, &a);
+	webasset_answer(r->path, r->inm, http_accept_gzip(r->ae), &a);
 	if (a.status == 404) {
 		webserve_error(c, 404, "no such file of the UI: %s", r->path);
 		return;

@@ -62,36 +62,8 @@ webasset_etag_in(const char *list, const char *etag)
 	return 0;
 }
 
-/* Is gzip among the codings of an Accept-Encoding header, with q > 0? */
-static int
-webasset_takes_gzip(const char *ae)
-{
-	const char	*p = ae, *end, *semi, *q;
-	size_t		 len;
-
-	while (*p != '\0') {
-		p += strspn(p, " \t,");
-		end = p + strcspn(p, ",");
-		semi = memchr(p, ';', (size_t)(end - p));
-		len = (size_t)((semi != NULL ? semi : end) - p);
-		while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t'))
-			len--;
-		if ((len == 4 && strncasecmp(p, "gzip", 4) == 0) ||
-		    (len == 1 && *p == '*')) {
-			if (semi == NULL)
-				return 1;
-			q = strstr(semi, "q=");
-			if (q == NULL || q >= end || strtod(q + 2, NULL) > 0)
-				return 1;
-			return 0;
-		}
-		p = end;
-	}
-	return 0;
-}
-
 void
-webasset_answer(const char *path, const char *inm, const char *ae,
+webasset_answer(const char *path, const char *inm, int gzip_ok,
     struct webasset_reply *r)
 {
 	const struct webasset	*a;
@@ -114,7 +86,7 @@ webasset_answer(const char *path, const char *inm, const char *ae,
 	}
 	r->status = 200;
 	/* A gzip stream larger than the bytes (a tiny file) is not sent. */
-	if (ae != NULL && webasset_takes_gzip(ae) && a->gzlen < a->len) {
+	if (gzip_ok && a->gzlen < a->len) {
 		r->gzip = 1;
 		r->body = a->gz;
 		r->len = a->gzlen;

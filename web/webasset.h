@@ -33,9 +33,10 @@ struct webasset_reply {
 /* The asset named by the path after "/ui/" ("" is index.html), or NULL. */
 const struct webasset	*webasset_find(const char *);
 /* Answer GET path (without the query) given the request's If-None-Match
- * and Accept-Encoding headers (NULL when absent). */
-void			 webasset_answer(const char *, const char *,
-			     const char *, struct webasset_reply *);
+ * (NULL when absent) and whether its Accept-Encoding takes gzip (the
+ * caller's http_accept_gzip(), one rule for every reply). */
+void			 webasset_answer(const char *, const char *, int,
+			     struct webasset_reply *);
 /* The headers every asset reply carries besides its type and length:
  * NULL-terminated name, value pairs. */
 extern const char *const webasset_headers[];

@@ -4,7 +4,7 @@
 #include "alloc.h"
 #include "api.h"
 #include "export.h"
-#include "inflate.h"
+#include "deflate.h"
 #include "query.h"
 #include "selection.h"
 
@@ -28,7 +28,8 @@ export_work(struct api_call *call, void *worker)
 	if (export_pprof(w->store, w->index, call->data, &pb, &pblen,
 	    &call->err) == -1)
 		return;
-	rc = inflate_gzip(pb, pblen, &gz, &gzlen, &call->err);
+	rc = deflate_gzip(pb, pblen, DEFLATE_FILE_LEVEL, &gz, &gzlen,
+	    &call->err);
 	free(pb);
 	if (rc == -1)
 		return;

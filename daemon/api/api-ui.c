@@ -9,6 +9,7 @@
 
 #include "alloc.h"
 #include "api.h"
+#include "http-accept.h"
 #include "http-error.h"
 #include "routes.h"
 #include "webasset.h"
@@ -26,7 +27,7 @@ api_ui_get(struct api_call *call)
 	int i;
 
 	webasset_answer(path, evhttp_find_header(in, "If-None-Match"),
-	    evhttp_find_header(in, "Accept-Encoding"), &r);
+	    http_accept_gzip(evhttp_find_header(in, "Accept-Encoding")), &r);
 	if (r.status == 404) {
 		api_error(call, 404, "no such file of the UI: %s", path);
 		return;

@@ -15,6 +15,10 @@
  * fewer bytes; 6 doubles the time for what only a slow link repays. */
 #define DEFLATE_REPLY_LEVEL	3
 
+/* The level a file is compressed at (an export's .pb.gz): gzip's and
+ * pprof's default, the size a user saves it at. */
+#define DEFLATE_FILE_LEVEL	6
+
 /* The gzip of len bytes at data, in one member, at level (1-9): *out
  * (to free) and *outlen.  -1 with err when zlib fails or len is over
  * what one call takes. */

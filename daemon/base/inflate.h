@@ -18,8 +18,4 @@ int inflate_is_gzip(const uint8_t *, size_t);
  * 1 MiB).  Takes ownership of the compressed stream. */
 struct stream *inflate_stream(struct stream *gz, const struct limits *);
 
-/* The gzip of len bytes at data, in one member (*out to free). */
-int inflate_gzip(const void *data, size_t len, uint8_t **out,
-    size_t *outlen, struct error *);
-
 #endif

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "bounds.h"
+#include "deflate.h"
 #include "error.h"
 #include "format.h"
 #include "inflate.h"
@@ -297,7 +298,8 @@ fz_decode_both(const uint8_t *data, size_t size, const char *format)
 	a = fz_decode_stream(stream_mem(data, size), format, &lim);
 	if (inflate_is_gzip(data, size) || size > (64u << 10))
 		return 0;
-	FZ_CHECK(inflate_gzip(data, size, &gz, &gzlen, &err) == 0);
+	FZ_CHECK(deflate_gzip(data, size, DEFLATE_FILE_LEVEL, &gz, &gzlen,
+	    &err) == 0);
 	b = fz_decode_stream(stream_mem(gz, gzlen), format, &lim);
 	free(gz);
 	FZ_CHECK(a.rc == b.rc);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "http-accept.h"
 #include "webasset.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
@@ -24,7 +25,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ae = inm + strlen(inm) + 1;
 	if (ae > s + size + 2)
 		ae = s + size + 2;
-	webasset_answer(s, inm, ae, &r);
+	webasset_answer(s, inm, http_accept_gzip(ae), &r);
 	if (r.status == 200 && r.body != r.asset->data && r.body != r.asset->gz)
 		abort();
 	if (r.status != 200 && r.status != 304 && r.status != 302 &&

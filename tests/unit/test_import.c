@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "alloc.h"
+#include "deflate.h"
 #include "inflate.h"
 #include "kind.h"
 #include "push.h"
@@ -234,7 +235,8 @@ test_late_error(void)
 	stream_free(in);
 	raw = xrealloc(raw, len + sizeof bad);
 	memcpy(raw + len, bad, sizeof bad);
-	CHECK(inflate_gzip(raw, len + sizeof bad, &gz, &gzlen, &err) == 0);
+	CHECK(deflate_gzip(raw, len + sizeof bad, DEFLATE_FILE_LEVEL, &gz, &gzlen,
+	    &err) == 0);
 	CHECK(run("late", gz, gzlen, 0, &res, &err) == -1);
 	CHECK(err.kind == ERR_INPUT);
 	CHECK(HAS(err.msg, "Sample.location_id at byte"));

@@ -6,13 +6,14 @@
 #include <string.h>
 
 #include "testlib.h"
+#include "http-accept.h"
 #include "webasset.h"
 
 static int
 answer(const char *path, const char *inm, const char *ae,
     struct webasset_reply *r)
 {
-	webasset_answer(path, inm, ae, r);
+	webasset_answer(path, inm, http_accept_gzip(ae), r);
 	return r->status;
 }
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "alloc.h"
+#include "clientfeed.h"
 #include "http-int.h"
 
 static void
@@ -116,25 +117,6 @@ drain_run(void *arg)
 	return NULL;
 }
 
-struct feed {
-	int		 fd;
-	const char	*p;
-	size_t		 n;
-};
-
-static void *
-feed_run(void *arg)
-{
-	struct feed	*f = arg;
-	size_t		 off;
-	ssize_t		 w;
-
-	for (off = 0; off < f->n; off += (size_t)w)
-		assert((w = write(f->fd, f->p + off, f->n - off)) > 0);
-	close(f->fd);
-	return NULL;
-}
-
 /* Two iovecs, larger together than the socket takes at once, arrive whole
  * and in order; a read larger than the buffer goes straight to the
  * caller. */
@@ -180,12 +162,7 @@ test_send(void)
 
 	/* The other way: 3 MiB read in large requests, which go straight
 	 * into the caller's memory, then the end. */
-	assert(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
-	f.fd = sv[1];
-	f.p = a;
-	f.n = na;
-	assert(pthread_create(&t, NULL, feed_run, &f) == 0);
-	conn = http_conn_new(sv[0]);
+	conn = feed_conn(&f, a, na, 0, &t);
 	for (got = 0; got < na; got += (size_t)r) {
 		r = http_conn_read(conn, d.p + got, na - got);
 		assert(r > 0);

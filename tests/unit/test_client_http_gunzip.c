@@ -19,30 +19,8 @@
 #include <zlib.h>
 
 #include "alloc.h"
+#include "clientfeed.h"
 #include "http-int.h"
-
-struct feed {
-	int		 fd;
-	const char	*p;
-	size_t		 n;
-};
-
-static void *
-feed_run(void *arg)
-{
-	struct feed	*f = arg;
-	size_t		 off = 0;
-	ssize_t		 w;
-
-	while (off < f->n) {
-		if ((w = send(f->fd, f->p + off, f->n - off,
-		    MSG_NOSIGNAL)) <= 0)
-			break;
-		off += (size_t)w;
-	}
-	close(f->fd);
-	return NULL;
-}
 
 /* The gzip of n bytes (*zn set). */
 static char *
@@ -97,53 +75,13 @@ reply_of(const char *head, const char *body, size_t n, size_t csize,
 	return r;
 }
 
-/* Read reply (len bytes) step bytes at a time; the body into *body. */
+/* Read reply (len bytes, written whole) step bytes at a time; the body
+ * into *body. */
 static int
 parse(const char *reply, size_t len, int head_only, size_t step,
     char **body, size_t *blen, char **cause)
 {
-	struct http_conn	*conn;
-	struct http_body	*b;
-	struct feed		 f;
-	pthread_t		 t;
-	char			*buf;
-	long			 status;
-	ssize_t			 r = 0;
-	size_t			 cap = 0;
-	int			 sv[2], rc;
-
-	assert(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
-	f.fd = sv[1];
-	f.p = reply;
-	f.n = len;
-	assert(pthread_create(&t, NULL, feed_run, &f) == 0);
-	conn = http_conn_new(sv[0]);
-	b = xmalloc(sizeof *b);
-	*cause = NULL;
-	*body = NULL;
-	*blen = 0;
-	rc = http_reply_start(conn, head_only, &status, b, cause);
-	buf = xmalloc(step);
-	while (rc == 0 && (r = http_reply_body(conn, b, buf, step,
-	    cause)) > 0) {
-		assert((size_t)r <= step);
-		if (*blen + (size_t)r + 1 > cap) {
-			cap = (*blen + (size_t)r + 1) * 2;
-			*body = xreallocarray(*body, cap, 1);
-		}
-		memcpy(*body + *blen, buf, (size_t)r);
-		*blen += (size_t)r;
-	}
-	if (r == -1)
-		rc = -1;
-	if (rc == 0)
-		assert(http_reply_body(conn, b, buf, step, cause) == 0);
-	free(buf);
-	http_body_clear(b);
-	free(b);
-	http_conn_close(conn);
-	assert(pthread_join(t, NULL) == 0);
-	return rc;
+	return feed_pieces(reply, len, 0, step, head_only, body, blen, cause);
 }
 
 static const char	 gz_head[] = "HTTP/1.1 200 OK\r\n"

@@ -18,37 +18,9 @@
 #include <unistd.h>
 
 #include "alloc.h"
+#include "clientfeed.h"
 #include "clienttest.h"
 #include "http-int.h"
-
-struct feed {
-	int		 fd;
-	const char	*p;
-	size_t		 n;
-	size_t		 step;	/* bytes a write, 0: all at once */
-};
-
-/* Write the reply, a step at a time if asked, then close: the parser sees
- * the end of the connection after the last byte. */
-static void *
-feed_run(void *arg)
-{
-	struct feed	*f = arg;
-	size_t		 off = 0, n;
-	ssize_t		 w;
-
-	while (off < f->n) {
-		n = f->n - off;
-		if (f->step != 0 && n > f->step)
-			n = f->step;
-		/* MSG_NOSIGNAL: EPIPE, not SIGPIPE. */
-		if ((w = send(f->fd, f->p + off, n, MSG_NOSIGNAL)) <= 0)
-			break;	/* the parser gave up and closed */
-		off += (size_t)w;
-	}
-	close(f->fd);
-	return NULL;
-}
 
 /* http_reply_read on reply (n bytes, 0: strlen) written step bytes at a
  * time; its return, *r and *cause as it left them. */
@@ -59,15 +31,9 @@ parse(const char *reply, size_t n, size_t step, int head_only,
 	struct http_conn	*conn;
 	struct feed		 f;
 	pthread_t		 t;
-	int			 sv[2], rc;
+	int			 rc;
 
-	assert(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
-	f.fd = sv[1];
-	f.p = reply;
-	f.n = n != 0 ? n : strlen(reply);
-	f.step = step;
-	assert(pthread_create(&t, NULL, feed_run, &f) == 0);
-	conn = http_conn_new(sv[0]);
+	conn = feed_conn(&f, reply, n != 0 ? n : strlen(reply), step, &t);
 	*cause = NULL;
 	rc = http_reply_read(conn, head_only, r, cause);
 	http_conn_close(conn);
@@ -108,53 +74,6 @@ expect_error(const char *what, const char *reply, size_t n,
 	free(cause);
 }
 
-/* http_reply_start and http_reply_body n bytes at a time, as profctl
- * reads a reply it streams: the body comes out as http_reply_read has it,
- * or the same error. */
-static int
-parse_pieces(const char *reply, size_t step, size_t n, char **body,
-    size_t *len, char **cause)
-{
-	struct http_conn	*conn;
-	struct http_body	*b;
-	struct feed		 f;
-	pthread_t		 t;
-	char			*buf;
-	long			 status;
-	ssize_t			 r = 0;
-	int			 sv[2], rc;
-
-	assert(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
-	f.fd = sv[1];
-	f.p = reply;
-	f.n = strlen(reply);
-	f.step = step;
-	assert(pthread_create(&t, NULL, feed_run, &f) == 0);
-	conn = http_conn_new(sv[0]);
-	b = xmalloc(sizeof *b);
-	*cause = NULL;
-	*body = NULL;
-	*len = 0;
-	rc = http_reply_start(conn, 0, &status, b, cause);
-	buf = xmalloc(n);
-	while (rc == 0 && (r = http_reply_body(conn, b, buf, n, cause)) > 0) {
-		assert((size_t)r <= n);
-		*body = xreallocarray(*body, *len + (size_t)r + 1, 1);
-		memcpy(*body + *len, buf, (size_t)r);
-		*len += (size_t)r;
-	}
-	if (r == -1)
-		rc = -1;
-	/* The end stays the end. */
-	if (rc == 0)
-		assert(http_reply_body(conn, b, buf, n, cause) == 0);
-	free(buf);
-	free(b);
-	http_conn_close(conn);
-	assert(pthread_join(t, NULL) == 0);
-	return rc;
-}
-
 static void
 test_pieces(void)
 {
@@ -191,7 +110,8 @@ test_pieces(void)
 		rc = parse(replies[i], 0, 0, 0, &r, &cause);
 		for (step = 0; step <= 3; step++) {
 			for (n = 1; n <= 6; n++) {
-				prc = parse_pieces(replies[i], step, n, &body,
+				prc = feed_pieces(replies[i], strlen(replies[i]),
+				    step, n, 0, &body,
 				    &len, &pcause);
 				assert(prc == rc);
 				if (rc == 0)

@@ -13,7 +13,8 @@
 #include "srows.h"
 #include "store-rollup.h"
 
-/* Values collected by a read before they are merged. */
+/* Rows collected by a read of buckets or of everything before they are
+ * merged. */
 #define READ_MERGE_ROWS		(1024u * 1024)
 
 enum sel_mode { SEL_VALUES, SEL_BUCKETS, SEL_ALL };
@@ -51,6 +52,7 @@ struct sel {
 	struct sblock_dec dec;
 	struct kv *kv;			/* SEL_VALUES: (callsite, value) */
 	size_t nkv, capkv;
+	struct imap kvat;		/* callsite -> 1 + its pair in kv */
 	struct srows acc;		/* SEL_BUCKETS, SEL_ALL */
 	size_t limit;
 	struct error *err;
@@ -174,6 +176,7 @@ sel_clear(struct sel *q)
 	free(q->colm);
 	sblock_dec_free(&q->dec);
 	free(q->kv);
+	imap_clear(&q->kvat);
 	srows_free(&q->acc);
 }
 
@@ -181,24 +184,28 @@ static void
 sel_value(struct sel *q, int64_t metric, int64_t ls, int64_t cs,
     int64_t bucket, int64_t v)
 {
+	struct imap_slot *sl;
 	int64_t k[1];
 
 	switch (q->mode) {
 	case SEL_VALUES:
+		/* Summed per callsite as they come: a week of rollups has
+		 * tens of times more rows than callsites, and a table of
+		 * the callsites stays in cache where sorting every row
+		 * would not. */
+		sl = imap_slot(&q->kvat, (uint64_t)cs, 1);
+		if (sl->value != 0) {
+			q->kv[sl->value - 1].v = (int64_t)((uint64_t)
+			    q->kv[sl->value - 1].v + (uint64_t)v);
+			return;
+		}
 		if (q->nkv == q->capkv) {
-			if (q->nkv >= q->limit) {
-				q->nkv = kv_sort_merge(q->kv, q->nkv);
-				if (q->nkv > q->limit / 2)
-					q->limit *= 2;
-			}
-			if (q->nkv == q->capkv) {
-				q->capkv = q->capkv ? q->capkv * 2 : 1024;
-				q->kv = xreallocarray(q->kv, q->capkv,
-				    sizeof *q->kv);
-			}
+			q->capkv = q->capkv ? q->capkv * 2 : 1024;
+			q->kv = xreallocarray(q->kv, q->capkv, sizeof *q->kv);
 		}
 		q->kv[q->nkv].k = (uint64_t)cs;
 		q->kv[q->nkv++].v = v;
+		imap_fill(&q->kvat, sl, (uint64_t)cs, (int64_t)q->nkv);
 		return;
 	case SEL_BUCKETS:
 		/* Sorted by (bucket, callsite). */
@@ -625,7 +632,7 @@ store_select_values(struct store *s, const struct store_filter *f,
 	*nprofiles = 0;
 	if (sel_collect(&q, s, f, SEL_VALUES, err) == -1)
 		return -1;
-	q.nkv = kv_sort_merge(q.kv, q.nkv);
+	kv_sort(q.kv, q.nkv);
 	v = xcalloc(q.nkv ? q.nkv : 1, sizeof *v);
 	for (i = 0; i < q.nkv; i++) {
 		v[i].callsite = (int64_t)q.kv[i].k;

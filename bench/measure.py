@@ -1755,7 +1755,8 @@ class Harness:
             lines.append(
                 "real 1-minute profiles (week-real, month-real): %d, a "
                 "minute apart, %s to %s UTC, the %d CPU profiles of `real/` "
-                "(bench-gen -mode series, 5 s slices: %s–%s gzipped, mean "
+                "(bench-gen -mode series, 5 s slices in a full run: %s–%s "
+                "gzipped, mean "
                 "%s) replayed cyclically, time_nanos and duration_nanos "
                 "rewritten (bench-gen -mode retime -in DIR)" % (
                     len(self.minutes_real), utc(t0), utc(t1), len(self.real),

@@ -1082,8 +1082,8 @@ class Harness:
         self.long_case("month", n, "a month of 1-minute profiles (%d)" % n,
                        {"top": 0.050, "tree": 0.050, "timeline": None})
 
-    # Issue 29: the same made of real profiles (~700 stacks each, with the
-    # program's pprof labels), top's targets 25 and 60 ms.
+    # Issue 29: the same made of real profiles (400–800 sample records
+    # each, with the program's pprof labels), top's targets 25 and 60 ms.
     def case_week_real(self):
         self.long_case("week-real", self.a.week,
                        "a week of real 1-minute profiles (%d)" % self.a.week,

@@ -37,8 +37,8 @@ import fleettop  # noqa: E402  (bench/fleettop.py: the fleet-top case)
 
 CASES = ["import", "throughput", "inflate", "query", "views", "growth",
          "concurrent",
-         "memory", "storage", "repeat", "heapstore", "week", "month", "load",
-         "trickle", "crash"]
+         "memory", "storage", "repeat", "heapstore", "week", "month",
+         "week-real", "month-real", "load", "trickle", "crash"]
 # The cases that need no generated input (bench/faults.py makes its own).
 FAULT_CASES = ["load", "trickle", "crash"]
 # Cases run only when named (--only): perf (perf(1)), ui (Chromium);
@@ -461,6 +461,10 @@ class Harness:
         # A month of 1-minute profiles (the week is its end), and one
         # profile's copies at successive times.
         self.minutes = self.listing(os.path.join(inp, "minutes"))
+        # The same minutes made of real profiles (bench/run: recorded
+        # ones replayed cyclically, re-timed), and what was recorded.
+        self.minutes_real = self.listing(os.path.join(inp, "minutes-real"))
+        self.real = self.listing(os.path.join(inp, "real"))
         self.repeat = self.listing(os.path.join(inp, "repeat"))
         try:
             with open(os.path.join(inp, "repeat", "SOURCE")) as f:
@@ -946,15 +950,15 @@ class Harness:
             answer.append((after[1] - before[1]) / 1e3)
         return wall, answer
 
-    def long_series(self, name, n):
-        """n 1-minute profiles (the last n of the month's) pushed into a
-        fresh store: the first 100 by one profctl process, the next 100
-        and the last 100 one a process, timed each, the rest as fast as
+    def long_series(self, name, n, minutes):
+        """n 1-minute profiles (the last n of the month's, minutes) pushed
+        into a fresh store: the first 100 by one profctl process, the next
+        100 and the last 100 one a process, timed each, the rest as fast as
         profctl goes (500 a process), within --budget."""
-        files = self.minutes[-n:]
+        files = minutes[-n:]
         if len(files) < n:
             raise CaseError("%d 1-minute profiles in the inputs, %d wanted" %
-                            (len(self.minutes), n))
+                            (len(minutes), n))
         k = min(100, n // 4)
         d = Daemon(self, name).start()
         try:
@@ -1009,8 +1013,9 @@ class Harness:
             res[q] = (Fig(answer, "s"), Fig(wall, "s"))
         return res
 
-    def long_case(self, name, n, what, limits):
-        st = self.long_series(name, n)
+    def long_case(self, name, n, what, limits, minutes=None):
+        st = self.long_series(name, n,
+                              self.minutes if minutes is None else minutes)
         d = st["d"]
         try:
             k = st["k"]
@@ -1076,6 +1081,21 @@ class Harness:
         n = len(self.minutes)
         self.long_case("month", n, "a month of 1-minute profiles (%d)" % n,
                        {"top": 0.050, "tree": 0.050, "timeline": None})
+
+    # Issue 29: the same made of real profiles (400–800 sample records
+    # each, with the program's pprof labels), top's targets 25 and 60 ms.
+    def case_week_real(self):
+        self.long_case("week-real", self.a.week,
+                       "a week of real 1-minute profiles (%d)" % self.a.week,
+                       {"top": 0.025, "tree": None, "timeline": None},
+                       self.minutes_real)
+
+    def case_month_real(self):
+        n = len(self.minutes_real)
+        self.long_case("month-real", n,
+                       "a month of real 1-minute profiles (%d)" % n,
+                       {"top": 0.060, "tree": None, "timeline": None},
+                       self.minutes_real)
 
     # -- query while importing
 
@@ -1728,6 +1748,19 @@ class Harness:
                     mb(min(gz)), mb(max(gz)), mb(statistics.mean(gz)),
                     " (the generator's count: %s)" % stacks
                     if stacks else ""))
+        if self.minutes_real:
+            gz = [os.path.getsize(f) for f in self.real]
+            t0 = profile_time(self.minutes_real[0]) // 10 ** 9
+            t1 = profile_time(self.minutes_real[-1]) // 10 ** 9
+            lines.append(
+                "real 1-minute profiles (week-real, month-real): %d, a "
+                "minute apart, %s to %s UTC, the %d CPU profiles of `real/` "
+                "(bench-gen -mode series, 5 s slices in a full run: %s–%s "
+                "gzipped, mean "
+                "%s) replayed cyclically, time_nanos and duration_nanos "
+                "rewritten (bench-gen -mode retime -in DIR)" % (
+                    len(self.minutes_real), utc(t0), utc(t1), len(self.real),
+                    mb(min(gz)), mb(max(gz)), mb(statistics.mean(gz))))
         if self.repeat:
             lines.append(
                 "repeated profile (bench-gen -mode retime): %d copies of "

@@ -9,7 +9,7 @@
 //	bench-gen -mode series -o DIR  -n N [-slice D]
 //	bench-gen -mode heap   -o FILE -mb M
 //	bench-gen -mode minutes -o DIR -n N [-step D] [-end UNIX] [-samples S]
-//	bench-gen -mode retime -o DIR -n N -in FILE [-step D] [-end UNIX]
+//	bench-gen -mode retime -o DIR -n N -in FILE|DIR [-step D] [-end UNIX]
 //
 // cpu writes one CPU profile that lasts until the process used S seconds
 // of CPU (at most W seconds of wall time): its sample count then depends
@@ -21,7 +21,7 @@
 //
 // minutes and retime (minutes.go) write profiles whose times are given
 // rather than taken: a long series of 1-minute CPU profiles, and copies of
-// one profile at successive times.
+// one profile (or of a recorded series, cyclically) at successive times.
 //
 // heap writes a heap profile of about M MB (10^6 bytes) once inflated,
 // with MemProfileRate = 1: every allocation is recorded, and the profile

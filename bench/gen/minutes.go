@@ -18,7 +18,12 @@ package main
 //
 // retime writes N copies of the profile -in, identical but for time_nanos
 // (-step apart, the last at -end), so that none of them is a duplicate of
-// another: the same stacks and values pushed again and again.
+// another: the same stacks and values pushed again and again.  With -in a
+// directory, profile i is a copy of its (i mod R)th .pb.gz file (R files,
+// name order: a recorded series replayed cyclically) with time_nanos set
+// to the start of minute i (-step apart, the last ending at -end) and
+// duration_nanos to -step: real profiles as a continuous profiler would
+// push them, longer than the recording.
 
 import (
 	"bytes"
@@ -30,6 +35,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"sync"
 	"time"
 )
@@ -39,7 +45,7 @@ var (
 	timedEnd     = flag.Int64("end", 0, "minutes, retime: time of the last profile's end, Unix seconds (default: now)")
 	timedSamples = flag.Int("samples", 1500, "minutes: samples per profile")
 	timedDrift   = flag.Int("drift", 60, "minutes: profiles between two tail paths changing")
-	timedIn      = flag.String("in", "", "retime: the profile to copy")
+	timedIn      = flag.String("in", "", "retime: the profile to copy, or a directory of profiles to copy cyclically")
 )
 
 var timedModes = map[string]func(out string, n int, seed uint64){
@@ -394,19 +400,11 @@ func retimeMode(out string, n int, _ uint64) {
 	if *timedIn == "" {
 		fatalf("retime needs -in")
 	}
-	raw, err := os.ReadFile(*timedIn)
-	if err != nil {
-		fatalf("%v", err)
+	if st, err := os.Stat(*timedIn); err == nil && st.IsDir() {
+		retimeDir(out, n)
+		return
 	}
-	if len(raw) > 2 && raw[0] == 0x1f && raw[1] == 0x8b {
-		r, err := gzip.NewReader(bytes.NewReader(raw))
-		if err != nil {
-			fatalf("%s: %v", *timedIn, err)
-		}
-		if raw, err = io.ReadAll(r); err != nil {
-			fatalf("%s: %v", *timedIn, err)
-		}
-	}
+	raw := readProfile(*timedIn)
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		fatalf("%v", err)
 	}
@@ -414,13 +412,57 @@ func retimeMode(out string, n int, _ uint64) {
 	var z gzipper
 	for i := 0; i < n; i++ {
 		t := end - int64(n-1-i)*int64(*timedStep)
-		writeFile(timedName(out, i), z.gzip(withTime(raw, t)))
+		writeFile(timedName(out, i), z.gzip(withTime(raw, t, 0)))
 	}
 }
 
-// withTime: the profile with its time_nanos (field 9) set to t, every other
-// top-level field as it was.
-func withTime(p []byte, t int64) []byte {
+// retimeDir: -in's profiles replayed cyclically, profile i lasting the
+// step that ends (n-1-i) steps before -end.
+func retimeDir(out string, n int) {
+	names, err := filepath.Glob(filepath.Join(*timedIn, "*.pb.gz"))
+	if err != nil || len(names) == 0 {
+		fatalf("%s: no .pb.gz files", *timedIn)
+	}
+	sort.Strings(names)
+	raws := make([][]byte, len(names))
+	for i, name := range names {
+		raws[i] = readProfile(name)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		fatalf("%v", err)
+	}
+	end := timedEndNanos()
+	step := int64(*timedStep)
+	var z gzipper
+	for i := 0; i < n; i++ {
+		t := end - int64(n-i)*step
+		p := withTime(raws[i%len(raws)], t, step)
+		writeFile(timedName(out, i), z.gzip(p))
+	}
+}
+
+// readProfile: a pprof file's protobuf, gunzipped when it is gzipped.
+func readProfile(name string) []byte {
+	raw, err := os.ReadFile(name)
+	if err != nil {
+		fatalf("%v", err)
+	}
+	if len(raw) > 2 && raw[0] == 0x1f && raw[1] == 0x8b {
+		r, err := gzip.NewReader(bytes.NewReader(raw))
+		if err != nil {
+			fatalf("%s: %v", name, err)
+		}
+		if raw, err = io.ReadAll(r); err != nil {
+			fatalf("%s: %v", name, err)
+		}
+	}
+	return raw
+}
+
+// withTime: the profile with its time_nanos (field 9) set to t and, when
+// d is not 0, its duration_nanos (field 10) to d, every other top-level
+// field as it was.
+func withTime(p []byte, t, d int64) []byte {
 	var b bytes.Buffer
 	for off := 0; off < len(p); {
 		start := off
@@ -452,11 +494,14 @@ func withTime(p []byte, t int64) []byte {
 		if off > len(p) {
 			fatalf("%s: truncated at byte %d", *timedIn, start)
 		}
-		if key>>3 != 9 {
+		if f := key >> 3; f != 9 && (f != 10 || d == 0) {
 			b.Write(p[start:off])
 		}
 	}
 	putVarintField(&b, 9, uint64(t))
+	if d != 0 {
+		putVarintField(&b, 10, uint64(d))
+	}
 	return b.Bytes()
 }
 

@@ -13,7 +13,8 @@
 #include "srows.h"
 #include "store-rollup.h"
 
-/* Values collected by a read before they are merged. */
+/* Rows collected by a read of buckets or of everything before they are
+ * merged. */
 #define READ_MERGE_ROWS		(1024u * 1024)
 
 enum sel_mode { SEL_VALUES, SEL_BUCKETS, SEL_ALL };
@@ -51,6 +52,9 @@ struct sel {
 	struct sblock_dec dec;
 	struct kv *kv;			/* SEL_VALUES: (callsite, value) */
 	size_t nkv, capkv;
+	uint32_t *dense;		/* callsite -> 1 + its pair in kv */
+	size_t ndense;
+	struct imap kvat;		/* the same past SEL_DENSE_MAX */
 	struct srows acc;		/* SEL_BUCKETS, SEL_ALL */
 	size_t limit;
 	struct error *err;
@@ -174,7 +178,56 @@ sel_clear(struct sel *q)
 	free(q->colm);
 	sblock_dec_free(&q->dec);
 	free(q->kv);
+	free(q->dense);
+	imap_clear(&q->kvat);
 	srows_free(&q->acc);
+}
+
+/* SEL_VALUES: v summed into callsite cs's pair as the rows come, not
+ * collected and sorted: a week of rollups has tens of times more rows
+ * than callsites, and a table of the callsites stays in cache where
+ * sorting every row would not.  Callsite ids are dense (store-cs.c hands
+ * them out in order), so the table is an array by id; past SEL_DENSE_MAX
+ * a hash map. */
+#define SEL_DENSE_MAX	((size_t)1 << 22)
+
+static void
+sel_sum(struct sel *q, int64_t cs, int64_t v)
+{
+	struct imap_slot *sl = NULL;
+	size_t at, n;
+
+	if ((uint64_t)cs < SEL_DENSE_MAX) {
+		if ((size_t)cs >= q->ndense) {
+			n = q->ndense ? q->ndense : 4096;
+			while (n <= (size_t)cs)
+				n *= 2;
+			q->dense = xreallocarray(q->dense, n,
+			    sizeof *q->dense);
+			memset(q->dense + q->ndense, 0, (n - q->ndense) *
+			    sizeof *q->dense);
+			q->ndense = n;
+		}
+		at = q->dense[cs];
+	} else {
+		sl = imap_slot(&q->kvat, (uint64_t)cs, 1);
+		at = (size_t)sl->value;
+	}
+	if (at != 0) {
+		q->kv[at - 1].v = (int64_t)((uint64_t)q->kv[at - 1].v +
+		    (uint64_t)v);
+		return;
+	}
+	if (q->nkv == q->capkv) {
+		q->capkv = q->capkv ? q->capkv * 2 : 4096;
+		q->kv = xreallocarray(q->kv, q->capkv, sizeof *q->kv);
+	}
+	q->kv[q->nkv].k = (uint64_t)cs;
+	q->kv[q->nkv++].v = v;
+	if (sl != NULL)
+		imap_fill(&q->kvat, sl, (uint64_t)cs, (int64_t)q->nkv);
+	else
+		q->dense[cs] = (uint32_t)q->nkv;
 }
 
 static void
@@ -185,20 +238,7 @@ sel_value(struct sel *q, int64_t metric, int64_t ls, int64_t cs,
 
 	switch (q->mode) {
 	case SEL_VALUES:
-		if (q->nkv == q->capkv) {
-			if (q->nkv >= q->limit) {
-				q->nkv = kv_sort_merge(q->kv, q->nkv);
-				if (q->nkv > q->limit / 2)
-					q->limit *= 2;
-			}
-			if (q->nkv == q->capkv) {
-				q->capkv = q->capkv ? q->capkv * 2 : 1024;
-				q->kv = xreallocarray(q->kv, q->capkv,
-				    sizeof *q->kv);
-			}
-		}
-		q->kv[q->nkv].k = (uint64_t)cs;
-		q->kv[q->nkv++].v = v;
+		sel_sum(q, cs, v);
 		return;
 	case SEL_BUCKETS:
 		/* Sorted by (bucket, callsite). */
@@ -625,7 +665,7 @@ store_select_values(struct store *s, const struct store_filter *f,
 	*nprofiles = 0;
 	if (sel_collect(&q, s, f, SEL_VALUES, err) == -1)
 		return -1;
-	q.nkv = kv_sort_merge(q.kv, q.nkv);
+	kv_sort(q.kv, q.nkv);
 	v = xcalloc(q.nkv ? q.nkv : 1, sizeof *v);
 	for (i = 0; i < q.nkv; i++) {
 		v[i].callsite = (int64_t)q.kv[i].k;

@@ -37,6 +37,7 @@ want = ["import.large", "import.fixture-cpu", "import.fixture-heap",
         "throughput.heap", "throughput.large-warm", "throughput.trace", "query.top", "query.tree",
         "views.peek", "views.traces", "growth.top", "growth.tree", "concurrent.health", "concurrent.top",
         "memory.idle", "memory.heap", "memory.trace", "storage.series",
+        "week-real.top", "month-real.top",
         "load.pushes", "load.queries", "load.rss", "trickle.health",
         "crash.accepted"]
 rows = {r["key"]: r for r in j["rows"]}

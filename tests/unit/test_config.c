@@ -50,15 +50,18 @@ from_args(struct config *c, struct error *err, ...)
 static char *
 printed(const struct config *c)
 {
-	char *buf = NULL;
+	char *buf = NULL, *out;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	config_print(f, c);
 	fclose(f);
-	/* The first line names the source; the settings follow. */
-	memmove(buf, strchr(buf, '\n') + 1, strlen(strchr(buf, '\n')));
-	return buf;
+	/* The first line names the source; the settings follow.  A copy,
+	 * not buf itself: gcc -O3 takes buf, whose address the stream held,
+	 * for a dangling pointer (-Wdangling-pointer) in the callers. */
+	out = xstrdup(strchr(buf, '\n') + 1);
+	free(buf);
+	return out;
 }
 
 static void

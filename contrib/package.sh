@@ -10,8 +10,8 @@
 #   contrib/package.sh [--out DIR] [--jobs N] [--nocheck] [--verbose]
 # --nocheck skips the unit tests the build runs otherwise (as
 # DEB_BUILD_OPTIONS=nocheck does; DEB_BUILD_OPTIONS is passed on).
-# Needs dpkg-dev and debhelper (apt-get install dpkg-dev debhelper) and
-# profd's build dependencies (contrib/setup.sh installs them).
+# Needs dpkg-dev, debhelper and profd's build dependencies: as root,
+# apt-get build-dep ./ installs what debian/control names.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src_root=$PWD
@@ -36,7 +36,7 @@ for t in dpkg-buildpackage dpkg-parsechangelog dpkg-architecture dh; do
 	command -v "$t" >/dev/null || missing+=("$t")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
-	echo "package: missing ${missing[*]} (apt-get install dpkg-dev debhelper)" >&2
+	echo "package: missing ${missing[*]} (apt-get build-dep ./ installs them)" >&2
 	exit 1
 fi
 

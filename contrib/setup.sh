@@ -23,10 +23,13 @@ pkgs=(build-essential cmake pkg-config curl python3 gzip
 # clang-14 and libclang-rt-14-dev build the libFuzzer harnesses of
 # tests/fuzz (gcc has no libFuzzer). clickhouse-server and -client: the
 # fleet tests start their own ClickHouse as a user process on loopback
-# ports (the package's system service is not used).
+# ports (the package's system service is not used).  debhelper (with
+# dpkg-dev, from build-essential) and lintian: test_package builds profd's
+# Debian package (contrib/package.sh) and checks it.
 if [ "${PROFD_WITH_GO:-0}" = 1 ]; then
 	pkgs+=(golang-go chromium systemd clang-14 libclang-rt-14-dev
-	    clickhouse-server clickhouse-client protobuf-compiler)
+	    clickhouse-server clickhouse-client protobuf-compiler
+	    debhelper lintian)
 	command -v node >/dev/null || pkgs+=(nodejs)
 	command -v npm >/dev/null || pkgs+=(npm)
 fi

@@ -1,0 +1,271 @@
+#!/usr/bin/env bash
+# The Debian package, as an administrator gets it: contrib/package.sh
+# builds it from the tree (a copy of it, -j2, without the unit tests),
+# lintian finds no error and no warning but the allowed ones, apt-get
+# installs it (the profd user, its directories, the service enabled the
+# Debian way), the installed profd runs as that user with the shipped
+# config on a private socket and the installed profctl pushes a fixture
+# and prints its top, as go tool pprof does; removing it keeps the data and
+# the config, purging it leaves nothing: no file of the package, no user,
+# no /etc/profd, no data directory, no trace of the service.
+# Root only (it installs a package; CI runs as root on Debian 12); it does
+# not run where the machine has a profd, a profd user or their directories
+# already (the purge would take them), and the EXIT trap purges what it
+# installed.  4 to 7 minutes on 2 cores, nearly all of it the build.
+. "$(dirname "$0")/lib.sh"
+REPO=$(cd "$TESTS_DIR/.." && pwd)
+
+missing=()
+for t in dpkg-buildpackage dh lintian apt-get setpriv; do
+	command -v "$t" >/dev/null || missing+=("$t")
+done
+[ "${#missing[@]}" -eq 0 ] || {
+	echo "skip: no ${missing[*]} (apt-get install dpkg-dev debhelper lintian)"
+	exit 77
+}
+[ "$(id -u)" = 0 ] || { echo "skip: not root (the test installs a package)"; exit 77; }
+# The package is built without sanitizers: the plain run tests it.
+if grep -qx 'PROFD_SANITIZE:BOOL=ON' "${BUILD_DIR:-/nonexistent}/CMakeCache.txt" \
+    2>/dev/null; then
+	echo "skip: a sanitizer build (the package is tested by the plain run)"
+	exit 77
+fi
+# What the purge would remove must not be the machine's own.
+st=$(dpkg-query -W -f='${db:Status-Status}' profd 2>/dev/null) ||
+	st=not-installed
+if [ "$st" != not-installed ]; then
+	echo "skip: the package profd is on this machine ($st; dpkg -l profd)"
+	exit 77
+fi
+# A profd run as root without --spool (bench/'s daemons) leaves an empty
+# /var/spool/profd of root's behind: set aside while the package is here,
+# put back at exit.
+spool_aside=
+if [ -d /var/spool/profd ] && [ "$(stat -c %U /var/spool/profd)" = root ] &&
+    [ -z "$(find /var/spool/profd ! -type d -print -quit)" ]; then
+	spool_aside=$T/spool-aside
+	mv /var/spool/profd "$spool_aside"
+	trap 'mv "$spool_aside" /var/spool/profd || true; cleanup || true' EXIT
+fi
+for p in /etc/profd /var/lib/profd /var/spool/profd /run/profd \
+    /usr/sbin/profd /usr/bin/profctl; do
+	[ ! -e "$p" ] || { echo "skip: $p exists (a profd installed by hand?)"; exit 77; }
+done
+if getent passwd profd >/dev/null || getent group profd >/dev/null; then
+	echo "skip: a user or group profd exists"
+	exit 77
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+# Another apt or dpkg at work (unattended upgrades): wait for it.
+APT=(apt-get -y -qq -o DPkg::Lock::Timeout=300 --no-install-recommends)
+installed=0
+extra=()
+pkg_cleanup() {
+	stop_profd || true
+	if [ "$installed" = 1 ]; then
+		"${APT[@]}" purge profd >/dev/null 2>&1 ||
+		    dpkg --purge profd >/dev/null 2>&1 || true
+	fi
+	if [ "${#extra[@]}" -gt 0 ]; then
+		"${APT[@]}" purge "${extra[@]}" >/dev/null 2>&1 || true
+	fi
+	if [ -n "$spool_aside" ] && [ ! -e /var/spool/profd ]; then
+		mv "$spool_aside" /var/spool/profd
+	fi
+	rm -rf "$T"
+}
+trap 'pkg_cleanup || true' EXIT
+
+# 1. Build.  The copy and its build go under $T, removed at exit.
+t0=$SECONDS
+TMPDIR=$T DEB_BUILD_OPTIONS="noautodbgsym" bash "$REPO/contrib/package.sh" \
+    --out "$T/dist" --jobs 2 --nocheck >"$T/package.log" 2>&1 ||
+	fail "contrib/package.sh: $(tail -n 40 "$T/package.log")"
+version=$(sed -n 's/^project(profd VERSION \([0-9.]*\).*/\1/p' \
+    "$REPO/CMakeLists.txt")
+arch=$(dpkg --print-architecture)
+DEB=$T/dist/profd_${version}_${arch}.deb
+[ -f "$DEB" ] || fail "no $DEB: $(ls "$T/dist")"
+ok "contrib/package.sh built ${DEB##*/} in $((SECONDS - t0)) s"
+
+[ "$(dpkg-deb -f "$DEB" Version)" = "$version" ] ||
+	fail "the package's version: $(dpkg-deb -f "$DEB" Version), not $version"
+deps=$(dpkg-deb -f "$DEB" Depends)
+for lib in libc6 libevent-2.1-7 libsqlite3-0 libjansson4 libre2-9 libssl3 \
+    libsystemd0 zlib1g; do
+	tr ',|' '\n\n' <<<"$deps" | sed "s/^ *//; s/[ (].*//" | has -x "$lib" ||
+		fail "Depends has no $lib (shlibs): $deps"
+done
+dpkg-deb -c "$DEB" | awk '{ print substr($6, 2) }' | sed 's|/$||' \
+    >"$T/contents"
+for f in /usr/sbin/profd /usr/bin/profctl /usr/share/man/man8/profd.8.gz \
+    /usr/share/man/man1/profctl.1.gz /lib/systemd/system/profd.service \
+    /lib/systemd/system/profd.socket /usr/lib/sysusers.d/profd.conf \
+    /usr/lib/tmpfiles.d/profd.conf /etc/profd/profd.conf \
+    /usr/share/bash-completion/completions/profctl \
+    /usr/share/doc/profd/copyright /usr/share/doc/profd/README.md.gz \
+    /usr/share/doc/profd/profd.conf.example.gz; do
+	grep -qx "$f" "$T/contents" || fail "the package has no $f"
+done
+ok "version $version, Depends from shlibs ($deps), every file there"
+
+# 2. lintian: no error; a warning only if README.md's "Debian package"
+# section justifies it (and it is named here).
+allowed_warnings=()
+lintian --display-level '>=warning' "$DEB" >"$T/lintian.out" 2>&1 || true
+grep -v '^N: ' "$T/lintian.out" | grep -v '^$' | grep -v \
+    'running with root privileges' >"$T/lintian.tags" || true
+if grep '^E: ' "$T/lintian.tags"; then
+	fail "lintian errors: $(cat "$T/lintian.tags")"
+fi
+while read -r level _ tag _; do
+	[ "$level" = W: ] || continue
+	ok_tag=0
+	for a in "${allowed_warnings[@]}"; do [ "$tag" != "$a" ] || ok_tag=1; done
+	[ "$ok_tag" = 1 ] || fail "lintian warns $tag: $(cat "$T/lintian.tags")"
+done <"$T/lintian.tags"
+ok "lintian: no error, no unexpected warning ($(grep -c '^W: ' "$T/lintian.tags" || true) warnings)"
+
+# 3. Install, as the README says (apt resolves the libraries; whatever else
+# it would install is purged again at exit).
+"${APT[@]}" -s install "$DEB" >"$T/sim.out" 2>&1 ||
+	fail "apt-get -s install: $(tail -n 5 "$T/sim.out")"
+mapfile -t extra < <(awk '$1 == "Inst" && $2 != "profd" { print $2 }' "$T/sim.out")
+installed=1
+"${APT[@]}" install "$DEB" >"$T/install.log" 2>&1 ||
+	fail "apt-get install: $(tail -n 20 "$T/install.log")"
+[ "$(dpkg-query -W -f='${db:Status-Abbrev}' profd)" = "ii " ] ||
+	fail "profd not installed: $(dpkg-query -W -f='${db:Status-Abbrev}' profd)"
+ok "apt-get install ./${DEB##*/}${extra[*]:+ (and ${extra[*]})}"
+
+IFS=: read -r _ _ uid gid _ home shell < <(getent passwd profd) ||
+	fail "no user profd after the install"
+[ "$uid" -lt 1000 ] || fail "profd's uid $uid is not a system uid"
+[ "$home" = /var/lib/profd ] || fail "profd's home: $home"
+case $shell in */nologin | /bin/false) ;; *) fail "profd's shell: $shell" ;; esac
+[ "$(getent group profd | cut -d: -f3)" = "$gid" ] || fail "no group profd"
+[ "$(stat -c '%U:%G %a' /var/lib/profd)" = "profd:profd 750" ] ||
+	fail "/var/lib/profd: $(stat -c '%U:%G %a' /var/lib/profd)"
+[ "$(stat -c '%U:%G %a' /var/spool/profd)" = "profd:profd 2770" ] ||
+	fail "/var/spool/profd: $(stat -c '%U:%G %a' /var/spool/profd)"
+dpkg-query -W -f='${Conffiles}\n' profd | grep -q '^ /etc/profd/profd.conf ' ||
+	fail "/etc/profd/profd.conf is not a conffile"
+ok "the system user profd ($uid:$gid, $shell), /var/lib/profd, /var/spool/profd, the conffile"
+
+# Enabled the Debian way: deb-systemd-helper's links and state, whether or
+# not systemd runs here.  Started only where systemd is PID 1 and no
+# policy-rc.d forbids it (a container's does).
+for l in multi-user.target.wants/profd.service sockets.target.wants/profd.socket; do
+	[ -L "/etc/systemd/system/$l" ] || fail "no /etc/systemd/system/$l"
+	[ -e "/var/lib/systemd/deb-systemd-helper-enabled/$l" ] ||
+		fail "deb-systemd-helper has no state for $l"
+done
+for u in profd.service profd.socket; do
+	e=$(systemctl is-enabled "$u" 2>&1) || fail "systemctl is-enabled $u: $e"
+	[ "$e" = enabled ] || fail "systemctl is-enabled $u: $e"
+done
+policy=0
+[ ! -x /usr/sbin/policy-rc.d ] || /usr/sbin/policy-rc.d profd.service start \
+    >/dev/null 2>&1 || policy=$?
+if [ -d /run/systemd/system ] && { [ "$policy" = 0 ] || [ "$policy" = 104 ]; }; then
+	systemctl is-active --quiet profd.socket ||
+		fail "systemd runs, but profd.socket is not active"
+	PROFD_SOCKET=/run/profd/profd.sock /usr/bin/profctl scopes \
+	    >"$T/service.out" 2>&1 ||
+		fail "profctl against the service: $(cat "$T/service.out")"
+	ok "enabled; the service answers on /run/profd/profd.sock"
+elif [ -d /run/systemd/system ]; then
+	ok "enabled; not started: policy-rc.d forbids it here"
+else
+	ok "enabled; not started: systemd is not running here (deb-systemd-invoke does nothing)"
+fi
+
+# 4. The installed binaries.
+v=$(/usr/sbin/profd --version) || fail "/usr/sbin/profd --version"
+[ "$v" = "profd $version" ] || fail "/usr/sbin/profd --version: $v"
+if [ -x "$PROFD" ]; then
+	[ "$v" = "$("$PROFD" --version)" ] ||
+		fail "installed $v, built $("$PROFD" --version)"
+fi
+/usr/sbin/profd --config /etc/profd/profd.conf --print-config \
+    >"$T/print-config" 2>&1 ||
+	fail "the shipped config: $(cat "$T/print-config")"
+ok "/usr/sbin/profd --version: $v; the shipped config loads"
+
+# As the service runs it: the user profd, the shipped config, a store in
+# /var/lib/profd (not the service's profd.db), but a private socket.
+PROFD=/usr/sbin/profd
+PROFCTL=/usr/bin/profctl
+chmod 0711 "$T"
+install -d -o profd -g profd -m 0750 "$T/run"
+SOCK=$T/run/profd.sock
+export PROFD_SOCKET=$SOCK
+DB=/var/lib/profd/package-test.db
+STATE_DIRECTORY=/var/lib/profd setpriv --reuid=profd --regid=profd \
+    --init-groups -- "$PROFD" --foreground --config /etc/profd/profd.conf \
+    --socket "$SOCK" --db "$DB" --uploads-dir "$T/run/uploads" \
+    --spool none >>"$T/profd.log" 2>&1 &
+PROFD_PID=$!
+wait_health "$SOCK"
+out=$("$PROFCTL" push "$FIXTURES/cpu.pprof" --scope pkg) ||
+	fail "profctl push: $out"
+case $out in *"stored as profile 1 "*) ;; *) fail "push printed: $out" ;; esac
+"$PROFCTL" top --scope pkg --metric cpu >"$T/top.txt" || fail "profctl top"
+sed -n '/^Showing nodes/,$p' "$FIXTURES/expected/cpu.cpu.top" >"$T/want.txt"
+sed -n '/^Showing nodes/,$p' "$T/top.txt" >"$T/got.txt"
+[ -s "$T/want.txt" ] || fail "no table in expected/cpu.cpu.top"
+diff -u "$T/want.txt" "$T/got.txt" ||
+	fail "the installed profctl's top differs from go tool pprof -top"
+stop_profd
+[ "$(stat -c '%U %a' "$DB")" = "profd 600" ] ||
+	fail "$DB: $(stat -c '%U %a' "$DB")"
+ok "the installed profd as the user profd: a push, and top as go tool pprof prints it ($(wc -l <"$T/got.txt") lines)"
+
+# 5. Remove: the programs go, the config and the data stay.
+"${APT[@]}" remove profd >"$T/remove.log" 2>&1 ||
+	fail "apt-get remove: $(tail -n 20 "$T/remove.log")"
+[ ! -e /usr/sbin/profd ] && [ ! -e /usr/bin/profctl ] ||
+	fail "the binaries are still there after remove"
+[ -f /etc/profd/profd.conf ] || fail "remove took /etc/profd/profd.conf"
+[ -f "$DB" ] || fail "remove took the store $DB"
+getent passwd profd >/dev/null || fail "remove took the user profd"
+ok "apt-get remove: binaries gone; config, store and user kept"
+
+# 6. Purge: nothing left.
+"${APT[@]}" purge profd >"$T/purge.log" 2>&1 ||
+	fail "apt-get purge: $(tail -n 20 "$T/purge.log")"
+installed=0
+st=$(dpkg-query -W -f='${db:Status-Status}' profd 2>/dev/null) || st=not-installed
+[ "$st" = not-installed ] || fail "dpkg says profd is $st after the purge"
+while read -r f; do
+	[ -n "$f" ] || continue
+	# Directories others share (/usr/bin, /etc; /lib is a link to
+	# usr/lib on a merged /usr) stay; the package's own go.
+	if [ -d "$f" ]; then
+		case $f in /etc/profd | /usr/share/doc/profd)
+			fail "$f is left after the purge" ;; esac
+		continue
+	fi
+	[ ! -e "$f" ] && [ ! -L "$f" ] || fail "$f is left after the purge"
+done <"$T/contents"
+for p in /etc/profd /var/lib/profd /var/spool/profd /run/profd \
+    /etc/systemd/system/multi-user.target.wants/profd.service \
+    /etc/systemd/system/sockets.target.wants/profd.socket; do
+	# A profd run as root without --spool, elsewhere on the machine,
+	# makes its default spool again: root's, unlike the package's.
+	if [ "$p" = /var/spool/profd ] && [ -d "$p" ] &&
+	    [ -z "$(find "$p" ! -user root -print -quit)" ]; then
+		echo "note: $p made again by root (a profd without --spool)"
+		continue
+	fi
+	[ ! -e "$p" ] && [ ! -L "$p" ] || fail "$p is left after the purge"
+done
+if ls /var/lib/systemd/deb-systemd-helper-enabled/ 2>/dev/null | grep -q profd ||
+    find /var/lib/systemd/deb-systemd-helper-enabled -name '*profd*' 2>/dev/null |
+    grep -q .; then
+	fail "deb-systemd-helper still knows profd"
+fi
+! getent passwd profd >/dev/null || fail "the user profd is left after the purge"
+! getent group profd >/dev/null || fail "the group profd is left after the purge"
+ok "apt-get purge: no file, user, group, config, data or unit state left"

@@ -128,9 +128,16 @@ class Daemon:
 
     def start(self):
         logf = open(self.logpath, "ab")
+        # Never the machine's own settings and spool (/etc/profd,
+        # /var/spool/profd): a bench run as root would otherwise read an
+        # installed package's config and make its spool, root's.
+        own = [] if "--no-config" in self.extra else ["--no-config"]
+        if "--spool" not in self.extra:
+            own += ["--spool", "none"]
         self.proc = subprocess.Popen(
             [self.h.profd, "--foreground", "--socket", self.sock, "--db",
-             self.db] + self.extra, stdout=logf, stderr=subprocess.STDOUT)
+             self.db] + own + self.extra, stdout=logf,
+            stderr=subprocess.STDOUT)
         logf.close()
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

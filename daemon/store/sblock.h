@@ -20,6 +20,10 @@ void sblock_encode(const struct srows *, int64_t base, struct buf *);
 void sblock_encode_cols(const struct srows *, const size_t *cols,
     size_t ncols, int64_t base, struct buf *);
 
+/* An encoded blob deflated in place (version 2) when that makes it
+ * smaller; the decoder reads both versions. */
+void sblock_deflate(struct buf *);
+
 /* Unsigned LEB128, as in the blobs. */
 void sblock_put_varint(struct buf *, uint64_t);
 int sblock_get_varint(const uint8_t **, const uint8_t *end, uint64_t *);
@@ -57,6 +61,8 @@ struct sblock_dec {
 	struct sblock_col *cols;
 	size_t ncols, capcols;
 	int64_t *v;
+	uint8_t *z;			/* a version 2 blob, inflated */
+	size_t zcap;
 	const char *what;		/* for error messages: what and */
 	int64_t id;			/* which */
 };

@@ -303,6 +303,8 @@ emit_block(struct store_samples *w, struct srows *r, int deferred)
 			b->bmax = r->bucket[i];
 	}
 	sblock_encode_cols(r, cols, ncols, b->bmin, &b->blob);
+	/* Deflated: a block is written once and read whole (issue 29). */
+	sblock_deflate(&b->blob);
 	if (!deferred) {
 		store_rollup_add(&w->racc, r, cols, ncols);
 		store_totals_add(&w->tot, r, cols, ncols);

@@ -6,7 +6,8 @@
 # count and sums, the callsites view reads the same row for row, every
 # answer of store-v6.answers (top, tree, export) is byte for byte what
 # profd answered before the upgrade, the same profile pushed again makes
-# no callsite, and new ones go on after the largest id.
+# no callsite, and new ones go on after the largest id; the old blocks
+# stay as they were (version 1) beside new, deflated ones (issue 29).
 . "$(dirname "$0")/lib.sh"
 
 command -v sqlite3 >/dev/null 2>&1 || { echo "skip: no sqlite3 shell"; exit 77; }
@@ -54,6 +55,21 @@ r=$(api GET "/v1/top?scope=svc-c&metric=delay")
     "$(sed -n 's/^#total\t//p' "$FIXTURES/expected/block.delay.tsv")" ] ||
     fail "top after the push: $r"
 ok "pushes go on after the upgrade, new ids after $max"
+
+# Schema 11 and deflated blocks (issue 29): the index is gone; the old
+# store's blocks stay version 1, the new ones are version 2 (deflated),
+# side by side, and the old answers are still the same.
+[ "$(sqlite3 "$DB" "SELECT count(*) FROM sqlite_master WHERE
+    name = 'profile_metric_metric'")" = 0 ] ||
+    fail "profile_metric_metric is left after the upgrade"
+v1=$(sqlite3 "$DB" "SELECT count(*) FROM sample_block WHERE
+    substr(data, 1, 1) = x'01'")
+v2=$(sqlite3 "$DB" "SELECT count(*) FROM sample_block WHERE
+    substr(data, 1, 1) = x'02'")
+[ "$v1" -gt 0 ] && [ "$v2" -gt 0 ] ||
+    fail "blocks: $v1 of version 1, $v2 of version 2"
+check_answers "$FIXTURES/store-v6.answers" 7
+ok "old blocks ($v1) and deflated new ones ($v2) read side by side"
 
 stop_profd
 [ "$(sqlite3 "$DB" 'PRAGMA integrity_check')" = ok ] || fail "integrity_check"

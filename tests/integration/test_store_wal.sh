@@ -16,6 +16,7 @@ mkdir "$T/p"
 python3 "$TESTS_DIR/tools/distinct_pprof.py" "$FIXTURES/cpu.pprof" "$T/p" "$N"
 
 start_profd
+db0=$(stat -c %s "$DB")
 # Queries while the pushes go on: readers in the checkpoints' way.
 (
 	while [ ! -e "$T/stop" ]; do
@@ -38,8 +39,10 @@ wait "$qpid" || true
 db=$(stat -c %s "$DB")
 [ "$max" -le "$BOUND" ] ||
 	fail "the WAL grew to $max bytes over $N pushes (bound $BOUND)"
-[ "$db" -gt $((1 << 20)) ] ||
-	fail "the database file is $db bytes: nothing was checkpointed"
+# (Only checkpoints grow the file: 700 of these profiles take about
+# 700 kB of pages, their sample blocks deflated.)
+[ "$db" -gt $((db0 + (256 << 10))) ] ||
+	fail "the database file is $db bytes ($db0 at the start): nothing was checkpointed"
 ok "$N pushes with queries: WAL at most $max bytes, database $db bytes"
 
 n=$(api GET /v1/scopes | sed '$d' |

@@ -574,18 +574,18 @@ sql_read(const struct fleet_sql *q, int by_time, int stacks)
 	    "mappings FROM (SELECT ");
 	if (by_time)
 		sql_lit(&b, "bucket, ");
+	/* ANY JOIN takes one row of the right side per hash: the copies
+	 * of a stack not merged away yet cost no GROUP BY of arrays. */
 	buf_printf(&b, "stack_hash, v, functions, files, lines FROM (%s) ANY "
-	    "INNER JOIN (SELECT stack_hash, any(functions) AS functions, "
-	    "any(files) AS files, any(lines) AS lines FROM ",
+	    "INNER JOIN (SELECT stack_hash, functions, files, lines FROM ",
 	    (const char *)v.p);
 	sql_table(&b, q, "stacks");
-	buf_printf(&b, " WHERE stack_hash %s (%s) GROUP BY stack_hash) USING "
-	    "stack_hash) ANY LEFT JOIN (SELECT stack_hash, any(inlined) AS "
-	    "inlined, any(start_lines) AS start_lines, any(mappings) AS "
-	    "mappings FROM ", in, (const char *)hs.p);
+	buf_printf(&b, " WHERE stack_hash %s (%s)) USING stack_hash) ANY LEFT "
+	    "JOIN (SELECT stack_hash, inlined, start_lines, mappings FROM ",
+	    in, (const char *)hs.p);
 	sql_table(&b, q, "stack_frames");
-	buf_printf(&b, " WHERE stack_hash %s (%s) GROUP BY stack_hash) USING "
-	    "stack_hash", in, (const char *)hs.p);
+	buf_printf(&b, " WHERE stack_hash %s (%s)) USING stack_hash", in,
+	    (const char *)hs.p);
 	if (by_time)
 		sql_lit(&b, " ORDER BY bucket");
 out:

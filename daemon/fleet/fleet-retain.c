@@ -1,5 +1,5 @@
-/* fleet-retain.c: which day partitions of samples, profiles and
- * profile_metrics are past the host's max-age, and the ALTER … DROP
+/* fleet-retain.c: which day partitions of samples, samples_hourly,
+ * profiles and profile_metrics are past the host's max-age, and the ALTER … DROP
  * PARTITION of each.
  *
  * A partition goes only when all of it is past the age: its last day is
@@ -32,7 +32,7 @@
 
 /* The tables partitioned by day. */
 static const char *const retain_tables[] = {
-	"samples", "profiles", "profile_metrics"
+	"samples", "profiles", "profile_metrics", "samples_hourly"
 };
 
 void
@@ -82,10 +82,11 @@ fleet_retain_start(struct fleet_retain *r, const char *db, int64_t now)
 	buf_printf(&q, "SELECT table, partition FROM system.parts WHERE "
 	    "database = ");
 	fleet_quote(&q, db, strlen(db));
-	buf_printf(&q, " AND table IN ('%s', '%s', '%s') AND active AND "
-	    "max_date < toDate(toDateTime(%" PRId64 ")) GROUP BY table, "
+	buf_printf(&q, " AND table IN ('%s', '%s', '%s', '%s') AND active "
+	    "AND max_date < toDate(toDateTime(%" PRId64 ")) GROUP BY table, "
 	    "partition ORDER BY partition, table FORMAT TabSeparated",
 	    retain_tables[0], retain_tables[1], retain_tables[2],
+	    retain_tables[3],
 	    r->cutoff_s < 0 ? 0 : r->cutoff_s);
 	s = xstrndup((const char *)q.p, q.n);
 	buf_free(&q);

@@ -10,6 +10,7 @@
  * The index lives as long as the source, so the strings of a view's
  * answer do; a selection asked twice (diff asks a tree and a top of
  * each) is read once. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,11 +30,14 @@ struct fleet_reader {
 	struct ch_select *chs;
 	char *database;
 	int cluster;
+	/* 1: schema version 5 (samples_hourly) seen recorded; once, as a
+	 * version is never taken back.  Shared by the query threads. */
+	atomic_int hourly;
 };
 
 struct fleet_source {
 	struct stack_source src;
-	const struct fleet_reader *r;
+	struct fleet_reader *r;
 	char *const *hosts;
 	size_t nhosts;
 	struct csindex *idx;
@@ -260,6 +264,25 @@ fs_ask_ints(struct fleet_source *x, char *sql, struct error *err)
 	return fs_ask(x, sql, fs_ints_row, err);
 }
 
+/* Does the database have samples_hourly (schema version 5 recorded:
+ * its rows made whole by the step's backfill)?  Asked until it does. */
+static int
+fs_hourly(struct fleet_source *x, struct fleet_sql *q, struct error *err)
+{
+	char *sql;
+
+	if (!atomic_load(&x->r->hourly)) {
+		xasprintf(&sql, "SELECT max(version) >= 5 FROM %s."
+		    "schema_version FORMAT TabSeparated", x->r->database);
+		if (fs_ask_ints(x, sql, err) == -1)
+			return -1;
+		if (x->nints == 1 && x->range[0] == 1)
+			atomic_store(&x->r->hourly, 1);
+	}
+	q->hourly = atomic_load(&x->r->hourly);
+	return 0;
+}
+
 /* How the window combines its profiles (q->aggregate, x->aggregate): as
  * asked, else by the metric's kind in the newest profile of the first
  * scope, as the store's source resolves it (query_resolve); with count,
@@ -316,7 +339,7 @@ fs_select(struct stack_source *src, const struct selection *sel,
 		x->last = NULL;
 		fs_sql(x, sel, &q);
 		if (fs_metric(x, &q, err) == -1 || fs_aggregate(x, &q, 1,
-		    err) == -1 || fs_read(x, fleet_sql_stacks(&q), 0, 0,
+		    err) == -1 || fs_hourly(x, &q, err) == -1 || fs_read(x, fleet_sql_stacks(&q), 0, 0,
 		    err) == -1)
 			return -1;
 		x->last = sel;

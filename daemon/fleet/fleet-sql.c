@@ -95,7 +95,7 @@ sql_label_empty_ok(const struct label_filter *l)
 
 /* A time bound, in seconds as the store keeps them (selection_window). */
 static void
-sql_time(struct buf *b, int64_t s, const char *op)
+sql_time(struct buf *b, int64_t s, const char *op, const char *col)
 {
 	if (s < 0 || s > FLEET_TIME_MAX) {
 		/* Past what DateTime holds: open, or nothing. */
@@ -103,14 +103,16 @@ sql_time(struct buf *b, int64_t s, const char *op)
 			sql_lit(b, " AND 0");
 		return;
 	}
-	buf_printf(b, " AND date %s toDate(toDateTime(%" PRId64 ")) AND time "
-	    "%s toDateTime(%" PRId64 ")", op, s, op, s);
+	buf_printf(b, " AND date %s toDate(toDateTime(%" PRId64 ")) AND %s "
+	    "%s toDateTime(%" PRId64 ")", op, s, col, op, s);
 }
 
 /* The conditions of the window: scopes, hosts, time (a table with
- * scope, host, date and time: samples, profiles, profile_metrics). */
+ * scope, host, date and time: samples, profiles, profile_metrics; of
+ * samples_hourly, its column hour as time: an hour that begins in the
+ * window, of which sql_whole_hours takes the whole ones). */
 static void
-sql_window(struct buf *b, const struct fleet_sql *q)
+sql_window_of(struct buf *b, const struct fleet_sql *q, const char *col)
 {
 	const struct selection *sel = q->sel;
 	int64_t since_s, until_s;
@@ -120,9 +122,15 @@ sql_window(struct buf *b, const struct fleet_sql *q)
 		sql_in(b, "host", q->hosts, q->nhosts);
 	selection_window(sel, &since_s, &until_s);
 	if (sel->has_since)
-		sql_time(b, since_s, ">=");
+		sql_time(b, since_s, ">=", col);
 	if (sel->has_until)
-		sql_time(b, until_s, "<=");
+		sql_time(b, until_s, "<=", col);
+}
+
+static void
+sql_window(struct buf *b, const struct fleet_sql *q)
+{
+	sql_window_of(b, q, "time");
 }
 
 /* WHERE for samples, metric aside. */
@@ -440,23 +448,118 @@ sql_avg(struct buf *b, const struct fleet_sql *q, const char *where,
 	sql_group(b, by_time, stacks);
 }
 
+/* Can the sums per stack of the window be read of samples_hourly for
+ * its whole hours?  Only where they are what the rows give: the default
+ * sum of what each profile counts (AGG_DELTA: delta rows, cumulative
+ * ones differenced), no label filter (the hourly sums have none) and no
+ * per-second timeline. */
+static int
+sql_hourly_ok(const struct fleet_sql *q, int by_time)
+{
+	return q->hourly && !by_time && q->aggregate == AGG_DELTA &&
+	    q->sel->nlabels == 0;
+}
+
+/* The hours (rows of samples_hourly, by their start h) wholly in the
+ * window: h >= since and h + 3599 <= until, in the server's time zone as
+ * toStartOfHour made them (an hour of a zone 30 minutes off UTC too). */
+static void
+sql_whole_hours(struct buf *b, const char *col, int64_t since_s,
+    int64_t until_s, const struct selection *sel)
+{
+	buf_printf(b, "(1");
+	if (sel->has_since)
+		buf_printf(b, " AND %s >= toDateTime(%" PRId64 ")", col,
+		    since_s);
+	if (sel->has_until)
+		buf_printf(b, " AND %s <= toDateTime(%" PRId64 ")", col,
+		    until_s - 3599);
+	sql_lit(b, ")");
+}
+
+/* stack_hash, v: the window's sums per stack, of samples_hourly for its
+ * whole hours and of samples for the rows of the hours at its edges
+ * (only: the whole hours' rows are left out); the window's ends within
+ * DateTime (sql_read checks). */
+static void
+sql_hourly_sums(struct buf *b, const struct fleet_sql *q, int hashes)
+{
+	const struct selection *sel = q->sel;
+	int64_t since_s, until_s;
+
+	selection_window(sel, &since_s, &until_s);
+	if (hashes)
+		sql_lit(b, "SELECT stack_hash FROM (");
+	else
+		sql_lit(b, "SELECT stack_hash, sum(v) AS v FROM (");
+	sql_lit(b, "SELECT stack_hash, sum(value) AS v FROM ");
+	sql_table(b, q, "samples_hourly");
+	sql_lit(b, " WHERE 1");
+	sql_window_of(b, q, "hour");
+	sql_lit(b, " AND metric = ");
+	sql_str(b, q->metric);
+	sql_lit(b, " AND ");
+	sql_whole_hours(b, "hour", since_s, until_s, sel);
+	sql_lit(b, " GROUP BY stack_hash");
+	if (sel->has_since || sel->has_until) {
+		/* The edges: rows within an hour of an end (the index's
+		 * range) not of a whole hour. */
+		sql_lit(b, " UNION ALL SELECT stack_hash, sum(value) AS v FROM ");
+		sql_table(b, q, "samples");
+		sql_lit(b, " WHERE 1");
+		sql_window(b, q);
+		sql_lit(b, " AND metric = ");
+		sql_str(b, q->metric);
+		sql_lit(b, " AND (0");
+		if (sel->has_since)
+			buf_printf(b, " OR time < toDateTime(%" PRId64 ")",
+			    since_s + 3600);
+		if (sel->has_until)
+			buf_printf(b, " OR time > toDateTime(%" PRId64 ")",
+			    until_s - 3600);
+		sql_lit(b, ") AND NOT ");
+		sql_whole_hours(b, "toStartOfHour(time)", since_s, until_s,
+		    sel);
+		sql_lit(b, " GROUP BY stack_hash");
+	}
+	sql_lit(b, ") GROUP BY stack_hash");
+}
+
 /* The values of the selection (per stack with its frames, or per bucket
  * summed over stacks): the rows q->aggregate reads, combined as it
- * says. */
+ * says; the frames of the stacks it has, read of stacks and
+ * stack_frames by the hashes of the same source (samples_hourly where
+ * it sums, a few times smaller than samples). */
 static char *
 sql_read(const struct fleet_sql *q, int by_time, int stacks)
 {
-	struct buf b = { 0 }, where = { 0 }, v = { 0 };
+	struct buf b = { 0 }, where = { 0 }, v = { 0 }, hs = { 0 };
 	const char *in = q->cluster ? "GLOBAL IN" : "IN";
+	int64_t since_s, until_s;
+	int hourly = sql_hourly_ok(q, by_time);
 
+	selection_window(q->sel, &since_s, &until_s);
+	if ((q->sel->has_since && (since_s < 0 || since_s > FLEET_TIME_MAX)) ||
+	    (q->sel->has_until && (until_s < 3599 ||
+	    until_s > FLEET_TIME_MAX)))
+		hourly = 0;	/* sql_time's odd windows: the rows */
 	sql_where(&where, q);
 	sql_rows(&where, q, q->aggregate != AGG_DELTA);
 	buf_add(&where, "", 1);
-	if (q->aggregate == AGG_AVG)
+	if (hourly) {
+		sql_hourly_sums(&v, q, 0);
+		sql_hourly_sums(&hs, q, 1);
+	} else if (q->aggregate == AGG_AVG)
 		sql_avg(&v, q, (const char *)where.p, by_time, stacks);
 	else
 		sql_sums(&v, q, (const char *)where.p, by_time, stacks);
+	if (!hourly) {
+		sql_lit(&hs, "SELECT stack_hash FROM ");
+		sql_table(&hs, q, "samples");
+		buf_add(&hs, where.p, where.n - 1);
+	}
 	buf_add(&v, "", 1);
+	buf_add(&hs, "", 1);
 	if (!stacks) {
 		/* Every stack counts: the sums per bucket are enough. */
 		buf_printf(&b, "SELECT bucket, v, [], [], [], [], [], [] FROM "
@@ -471,27 +574,24 @@ sql_read(const struct fleet_sql *q, int by_time, int stacks)
 	    "mappings FROM (SELECT ");
 	if (by_time)
 		sql_lit(&b, "bucket, ");
+	/* ANY JOIN takes one row of the right side per hash: the copies
+	 * of a stack not merged away yet cost no GROUP BY of arrays. */
 	buf_printf(&b, "stack_hash, v, functions, files, lines FROM (%s) ANY "
-	    "INNER JOIN (SELECT stack_hash, any(functions) AS functions, "
-	    "any(files) AS files, any(lines) AS lines FROM ",
+	    "INNER JOIN (SELECT stack_hash, functions, files, lines FROM ",
 	    (const char *)v.p);
 	sql_table(&b, q, "stacks");
-	buf_printf(&b, " WHERE stack_hash %s (SELECT stack_hash FROM ", in);
-	sql_table(&b, q, "samples");
-	buf_printf(&b, "%s) GROUP BY stack_hash) USING stack_hash) ANY LEFT "
-	    "JOIN (SELECT stack_hash, any(inlined) AS inlined, any(start_lines) "
-	    "AS start_lines, any(mappings) AS mappings FROM ",
-	    (const char *)where.p);
+	buf_printf(&b, " WHERE stack_hash %s (%s)) USING stack_hash) ANY LEFT "
+	    "JOIN (SELECT stack_hash, inlined, start_lines, mappings FROM ",
+	    in, (const char *)hs.p);
 	sql_table(&b, q, "stack_frames");
-	buf_printf(&b, " WHERE stack_hash %s (SELECT stack_hash FROM ", in);
-	sql_table(&b, q, "samples");
-	buf_printf(&b, "%s) GROUP BY stack_hash) USING stack_hash",
-	    (const char *)where.p);
+	buf_printf(&b, " WHERE stack_hash %s (%s)) USING stack_hash", in,
+	    (const char *)hs.p);
 	if (by_time)
 		sql_lit(&b, " ORDER BY bucket");
 out:
 	buf_free(&where);
 	buf_free(&v);
+	buf_free(&hs);
 	return sql_done(&b);
 }
 

@@ -16,6 +16,7 @@ struct selection;
 struct fleet_sql {
 	const char *db;
 	int cluster;			/* read the Distributed tables */
+	int hourly;			/* samples_hourly is there (schema 5) */
 	const struct selection *sel;
 	char *const *hosts;		/* none: every host */
 	size_t nhosts;

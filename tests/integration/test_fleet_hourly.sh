@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# test_fleet_hourly.sh: the fleet's hourly sums (schema/clickhouse/
+# 005-hourly.sql, issue 29) give what the rows give.  Real profiles (the
+# CPU and heap fixtures) re-timed 20 minutes apart over five hours,
+# instances a and b alternating, are shipped to one ClickHouse: half of
+# them before the database has version 5 (the step then runs on a
+# database holding rows, and its backfill sums them), half after (the
+# materialized view sums them as they land).  Every view of the fleet
+# (top, tree, timeline, diff) equals the local one over the whole
+# series, a window of whole hours, a window with partial hours at both
+# ends, a label filter, and for the heap's gauge (an average per
+# series); a row added to the hourly sums shows which windows read them.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/fleet-lib.sh"
+
+ch_start a
+db=fh
+fleet_up() {
+	start_profd --fleet-url "$(ch_url a)" --fleet-host h1 \
+	    --fleet-database "$db" --fleet-interval 1 --fleet-timeout 30
+}
+fleet_up
+
+# 2026-01-05 00:00:00 UTC, a whole hour in every zone.
+H0=1767571200
+# push_at K: the fixtures re-timed to H0 + 7 min + K x 20 min.
+push_at() {
+	local t=$((H0 + 420 + $1 * 1200)) inst=a
+	[ $(($1 % 2)) = 0 ] || inst=b
+	python3 "$TESTS_DIR/tools/retime_pprof.py" "$FIXTURES/cpu.pprof" \
+	    "$T/cpu.$1.pb" "${t}000000000" || fail "retime cpu $1"
+	python3 "$TESTS_DIR/tools/retime_pprof.py" "$FIXTURES/heap.pprof" \
+	    "$T/heap.$1.pb" "${t}000000000" || fail "retime heap $1"
+	fleet_push "$SOCK" "$T/cpu.$1.pb" cpu "instance=$inst"
+	fleet_push "$SOCK" "$T/heap.$1.pb" heap "instance=$inst"
+}
+for k in 0 1 2 3 4 5 6; do push_at "$k"; done
+wait_until "14 profiles shipped" fleet_shipped "$SOCK" 14
+
+# The database as version 4 left it: no hourly sums, version 5 not
+# recorded; profd started again runs the step on it.
+stop_profd
+ch a "DROP TABLE $db.samples_hourly_mv" >/dev/null
+ch a "DROP TABLE $db.samples_hourly" >/dev/null
+ch a "DROP TABLE $db.schema_version" >/dev/null
+ch a "CREATE TABLE $db.schema_version (version UInt32, applied DateTime)
+    ENGINE = ReplacingMergeTree ORDER BY version" >/dev/null
+ch a "INSERT INTO $db.schema_version VALUES (1, now()), (2, now()),
+    (3, now()), (4, now())" >/dev/null
+fleet_up
+wait_until "version 5 recorded" test "$(ch a "SELECT max(version) FROM
+    $db.schema_version")" = 5
+[ "$(ch a "SELECT sum(value) FROM $db.samples_hourly")" = "$(ch a "SELECT
+    sum(value) FROM $db.samples WHERE NOT endsWith(metric, '\\0raw')")" ] ||
+    fail "the backfill's sums are not the rows'"
+ok "version 5 on a database with rows: the hourly sums are the rows' ($(ch a "SELECT count() FROM $db.samples_hourly") rows for $(ch a "SELECT count() FROM $db.samples"))"
+
+# Shipped after: the view sums them.  The store holds all 30.
+for k in 7 8 9 10 11 12 13 14; do push_at "$k"; done
+wait_until "16 more profiles shipped" fleet_shipped "$SOCK" 16
+[ "$(ch a "SELECT sum(value) FROM $db.samples_hourly")" = "$(ch a "SELECT
+    sum(value) FROM $db.samples WHERE NOT endsWith(metric, '\\0raw')")" ] ||
+    fail "the view's sums are not the rows'"
+ok "rows shipped after version 5 are summed per hour as they land"
+
+iso() { date -u -d "@$1" +%Y-%m-%dT%H:%M:%SZ; }
+whole="since=$(iso $((H0 + 3600)))&until=$(iso $((H0 + 4 * 3600 - 1)))"
+part="since=$(iso $((H0 + 1500)))&until=$(iso $((H0 + 4 * 3600 + 1700)))"
+n=0
+for w in "" "&$whole" "&$part"; do
+	for q in "scope=cpu" "scope=cpu&label=instance%3Da" \
+	    "scope=cpu&label=instance%3D~b" "scope=heap&metric=inuse_space" \
+	    "scope=heap&metric=alloc_space" \
+	    "scope=heap&metric=inuse_space&label=instance%3Db"; do
+		fleet_same top "$q$w" "$SOCK" "$SOCK"
+		fleet_same tree "$q$w" "$SOCK" "$SOCK"
+		fleet_same timeline "$q$w&step=1h" "$SOCK" "$SOCK"
+		fleet_same diff "$q$w&base.scope=${q#scope=}" "$SOCK" "$SOCK"
+		n=$((n + 4))
+	done
+done
+# Each window's profiles counted: 5 whole hours' worth.
+total() {	# total QUERY: the fleet's top total and profile count
+	curl -s --unix-socket "$SOCK" "http://localhost/v1/top?$1&fleet=1" |
+	    json '"%s %s" % (j["total"], j["profiles"])'
+}
+[ "$(total "scope=cpu&$whole" | cut -d' ' -f2)" = 9 ] &&
+    [ "$(total "scope=cpu&$part" | cut -d' ' -f2)" = 13 ] ||
+    fail "windows' profiles: $(total "scope=cpu&$whole"), $(total "scope=cpu&$part")"
+ok "the fleet's $n views equal the local ones: whole series, whole hours, partial hours, label filters, the heap's gauge average"
+
+# Which windows read the sums: one more in an hour of the whole window
+# (the stack of the CPU profile's first row) moves the fleet's default
+# sum there, not a label filter's, nor a window that has that hour only
+# in part.
+hash=$(ch a "SELECT any(stack_hash) FROM $db.samples WHERE scope = 'cpu'
+    AND metric = 'cpu/nanoseconds'")
+before_w=$(total "scope=cpu&metric=cpu&$whole" | cut -d' ' -f1)
+before_l=$(total "scope=cpu&metric=cpu&$whole&label=instance%3D~.*" | cut -d' ' -f1)
+before_e=$(total "scope=cpu&metric=cpu&since=$(iso $((H0 + 3700)))&until=$(iso $((H0 + 3 * 3600 - 1)))" | cut -d' ' -f1)
+ch a "INSERT INTO $db.samples_hourly VALUES (toDate($((H0 + 3600))), 'cpu',
+    'cpu/nanoseconds', 'h1', toDateTime($((H0 + 3600))), $hash, 1000)" >/dev/null
+[ "$(total "scope=cpu&metric=cpu&$whole" | cut -d' ' -f1)" = $((before_w + 1000)) ] ||
+    fail "a whole-hour window does not read the hourly sums"
+[ "$(total "scope=cpu&metric=cpu&$whole&label=instance%3D~.*" | cut -d' ' -f1)" = "$before_l" ] ||
+    fail "a label filter reads the hourly sums"
+[ "$(total "scope=cpu&metric=cpu&since=$(iso $((H0 + 3700)))&until=$(iso $((H0 + 3 * 3600 - 1)))" | cut -d' ' -f1)" = "$before_e" ] ||
+    fail "an hour in part reads the hourly sums"
+ok "whole hours read the hourly sums; a label filter and the hours in part read the rows"

@@ -650,6 +650,11 @@ sink_sizes(void *ctx, const struct model_sizes *sz)
 	}
 	/* Only asked: a no here stops nothing. */
 	im->stuck = 0;
+	/* Untimed rows dated now go to the rollups as their blocks are
+	 * made, not read back at the end. */
+	if (sz->time_known && im->samples != NULL)
+		store_samples_date(im->samples,
+		    importer_bucket(im, importer_time(im, sz->time_ns)));
 }
 
 const struct sink import_sink = {

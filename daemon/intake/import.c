@@ -152,8 +152,7 @@ importer_counted(struct importer *im, struct store_series_key *key,
 /* Writes everything the decoder handed over besides interned rows. */
 static int
 importer_finish(struct importer *im, const struct import_request *req,
-    const char *format, int64_t imported_ns, int64_t scope_id,
-    struct error *err)
+    const char *format, int64_t scope_id, struct error *err)
 {
 	struct store_profile_meta pm;
 	struct store_series_key key = { 0 };
@@ -163,8 +162,7 @@ importer_finish(struct importer *im, const struct import_request *req,
 	if (!im->have_meta)
 		return error_set(err, ERR_INTERNAL, "decoder gave no meta");
 	memset(&pm, 0, sizeof pm);
-	time_ns = im->meta.time_ns ? im->meta.time_ns : req->time_ns ?
-	    req->time_ns : imported_ns;
+	time_ns = importer_time(im, im->meta.time_ns);
 	pm.time_ns = time_ns;
 	pm.duration_ns = im->meta.time_ns || im->meta.duration_ns ?
 	    im->meta.duration_ns : req->duration_ns;
@@ -220,8 +218,8 @@ importer_finish(struct importer *im, const struct import_request *req,
 		    (int64_t)im->counts[i].n, err) == -1)
 			return -1;
 	/* The bucket of the samples without a time of their own. */
-	return store_samples_finish(im->samples,
-	    time_ns / 1000000000 / im->bucket_s * im->bucket_s, err);
+	return store_samples_finish(im->samples, importer_bucket(im, time_ns),
+	    err);
 }
 
 /* Fills the reply of a duplicate push from the stored profile. */
@@ -449,9 +447,10 @@ importer_run(struct importer *im, const struct import_request *req,
 	importer_keep_begin(im, req);
 	im->bucket_s = req->opts.bucket_ns >= 1000000000 ?
 	    req->opts.bucket_ns / 1000000000 : 1;
+	im->req_time_ns = req->time_ns;
+	im->imported_ns = row.imported_ns;
 	if (fmt->decode(in, &req->opts, &lim, &sink, err) == -1 ||
-	    importer_finish(im, req, fmt->name, row.imported_ns, scope_id,
-	    err) == -1)
+	    importer_finish(im, req, fmt->name, scope_id, err) == -1)
 		goto out;
 	if (hs != NULL) {
 		if (hashsrc_finish(hs, raw, hash, err) == -1 ||

@@ -171,6 +171,8 @@ struct store_samples {
 	struct wblock *out;
 	size_t nout, capout;
 	size_t emitted;			/* blocks made, written or not */
+	int dated;			/* untimed rows take bucket: */
+	int64_t bucket;			/* store_samples_date */
 	/* The helper. */
 	pthread_t thread;
 	int have_thread, busy, stop;
@@ -476,6 +478,13 @@ samples_handover(struct store_samples *w, struct error *err)
 	return 0;
 }
 
+void
+store_samples_date(struct store_samples *w, int64_t profile_bucket)
+{
+	w->dated = 1;
+	w->bucket = profile_bucket;
+}
+
 int
 store_samples_add(struct store_samples *w, int64_t callsite,
     int64_t labelset, int64_t bucket, const int64_t *values, size_t nvalues,
@@ -503,6 +512,8 @@ store_samples_add(struct store_samples *w, int64_t callsite,
 	}
 	if (!nz)
 		return 0;
+	if (bucket == STORE_UNTIMED && w->dated)
+		bucket = w->bucket;
 	if (bucket == STORE_UNTIMED)
 		srows_push(&w->untimed, labelset, callsite, 0, w->row);
 	else
@@ -629,6 +640,10 @@ store_samples_finish(struct store_samples *w, int64_t profile_bucket,
 	struct srows all = { 0 };
 	size_t i;
 
+	if (w->dated && w->bucket != profile_bucket)
+		return error_set(err, ERR_INTERNAL, "store: samples dated %lld "
+		    "of a profile in bucket %lld", (long long)w->bucket,
+		    (long long)profile_bucket);
 	helper_wait(w);
 	if (write_out(w, err) == -1)
 		return -1;

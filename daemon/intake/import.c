@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "alloc.h"
 #include "clock.h"
@@ -338,6 +340,53 @@ hashsrc_finish(struct hashsrc *h, struct stream *raw, uint8_t hash[32],
 	return 0;
 }
 
+/* The last 4 bytes of a body in pieces (gzip's ISIZE: the inflated size
+ * modulo 2^32, little-endian), or 0. */
+static uint64_t
+iov_isize(const struct iovec *iov, size_t niov)
+{
+	uint8_t t[4];
+	size_t i, k = 4, n;
+
+	for (i = niov; i-- > 0 && k > 0;) {
+		n = iov[i].iov_len < k ? iov[i].iov_len : k;
+		memcpy(t + k - n, (const uint8_t *)iov[i].iov_base +
+		    iov[i].iov_len - n, n);
+		k -= n;
+	}
+	if (k > 0)
+		return 0;
+	return (uint64_t)t[0] | (uint64_t)t[1] << 8 | (uint64_t)t[2] << 16 |
+	    (uint64_t)t[3] << 24;
+}
+
+static uint64_t
+fd_isize(int fd, uint64_t *bytes)
+{
+	struct stat sb;
+	uint8_t t[4];
+
+	*bytes = 0;
+	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode) || sb.st_size < 4 ||
+	    pread(fd, t, 4, sb.st_size - 4) != 4)
+		return 0;
+	*bytes = (uint64_t)sb.st_size;
+	return (uint64_t)t[0] | (uint64_t)t[1] << 8 | (uint64_t)t[2] << 16 |
+	    (uint64_t)t[3] << 24;
+}
+
+/* The inflated size a gzipped body says it has, as a hint for the decoder
+ * that reads it whole (pprof): believed within the limits only. */
+static void
+importer_size_hint(struct stream *in, uint64_t isize, uint64_t bytes,
+    const struct limits *lim)
+{
+	if (isize == 0 || isize > lim->max_inflated ||
+	    isize > (uint64_t)lim->max_inflate_ratio * bytes + (1u << 20))
+		return;
+	stream_size_hint(in, isize);
+}
+
 /* Leaves the result of a committed import in res and takes it from im. */
 static void
 importer_result(struct importer *im, const struct format *fmt,
@@ -369,6 +418,8 @@ importer_run(struct importer *im, const struct import_request *req,
 	struct stream *in = NULL, *raw = NULL;
 	struct hashsrc *hs = NULL;
 	struct memsrc ms = { NULL, NULL, NULL, NULL };
+	struct stream *plain;
+	uint64_t isize = 0, bytes = req->len;
 	uint8_t hash[32];
 	int64_t scope_id, dup = 0;
 	size_t i;
@@ -405,6 +456,7 @@ importer_run(struct importer *im, const struct import_request *req,
 		    err)) != 0)
 			goto out;
 		in = stream_iov(iov, niov);
+		isize = iov_isize(iov, niov);
 		if (req->read_all != NULL) {
 			struct stream_source src = { memsrc_read, NULL, &ms };
 
@@ -430,9 +482,16 @@ importer_run(struct importer *im, const struct import_request *req,
 		in = stream_new(&src);
 		memset(hash, 0, sizeof hash);
 		memcpy(hash, "pending", 7);
+		isize = fd_isize(req->fd, &bytes);
 	}
+	/* format_open puts a gunzip stream over a gzipped input. */
+	plain = in;
 	if (format_open(&in, req->format, &lim, &fmt, err) == -1)
 		goto out;
+	if (in != plain)
+		importer_size_hint(in, isize, bytes, &lim);
+	else
+		stream_size_hint(in, bytes);
 	memset(&row, 0, sizeof row);
 	row.scope_id = scope_id;
 	row.format = fmt->name;

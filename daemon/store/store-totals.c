@@ -31,26 +31,48 @@ store_totals_add(struct totals *t, const struct srows *r, const size_t *cols,
 {
 	struct kv **tot = &t->kv;
 	size_t *n = &t->n, *cap = &t->cap;
-	size_t i, k, nc = r->ncols;
+	size_t i, k, h, at[16], nc = r->ncols;
+	uint64_t key;
 	int64_t v;
 
-	for (i = 0; i < r->n; i++)
-		for (k = 0; k < ncols; k++) {
-			if ((v = r->v[i * nc + cols[k]]) == 0 ||
-			    (r->tags[cols[k]] & STORE_RAW_BIT) != 0)
+	/* A column's rows are summed where they can be: per bucket, in the
+	 * entry made last for it (a block's rows have few buckets), so that
+	 * the pairs are about as many as the buckets, not as the rows. */
+	for (k = 0; k < ncols; k++) {
+		if ((r->tags[cols[k]] & STORE_RAW_BIT) != 0)
+			continue;
+		for (h = 0; h < 16; h++)
+			at[h] = SIZE_MAX;
+		for (i = 0; i < r->n; i++) {
+			if ((v = r->v[i * nc + cols[k]]) == 0)
 				continue;
+			if (r->cs[i] == 0)
+				v = 0;
+			key = tot_key(r->tags[cols[k]], r->bucket[i]);
+			h = (size_t)r->bucket[i] & 15;
+			if (at[h] < *n && (*tot)[at[h]].k == key) {
+				(*tot)[at[h]].v = (int64_t)((uint64_t)
+				    (*tot)[at[h]].v + (uint64_t)v);
+				continue;
+			}
 			if (*n == *cap) {
-				if (*n >= (1u << 20))
+				if (*n >= (1u << 20)) {
 					*n = kv_sort_merge(*tot, *n);
+					for (h = 0; h < 16; h++)
+						at[h] = SIZE_MAX;
+					h = (size_t)r->bucket[i] & 15;
+				}
 				if (*cap == 0 || *n > *cap / 2) {
 					*cap = *cap ? *cap * 2 : 256;
 					*tot = xreallocarray(*tot, *cap,
 					    sizeof **tot);
 				}
 			}
-			(*tot)[*n].k = tot_key(r->tags[cols[k]], r->bucket[i]);
-			(*tot)[(*n)++].v = r->cs[i] != 0 ? v : 0;
+			at[h] = *n;
+			(*tot)[*n].k = key;
+			(*tot)[(*n)++].v = v;
 		}
+	}
 }
 
 void

@@ -31,6 +31,7 @@ struct importer {
 	struct bmap cache[C_COUNT];
 	unsigned stuck;			/* 1 << cache: refused room */
 	size_t hits, refused;		/* this import's, once full */
+	size_t stack_looks, stack_hits;	/* this import's whole stacks */
 	uint8_t *stack_key;		/* scratch: a stack's key */
 	size_t stack_keycap;
 	/* The last stack walked, root first: its frames and callsites.  The

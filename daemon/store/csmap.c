@@ -68,6 +68,9 @@ cm_empty(const struct csmap *m, uint64_t h)
 	return i;
 }
 
+/* Keys ahead whose slots a rebuild fetches. */
+#define CM_AHEAD	16
+
 /* A table of cap slots built from the key array: the old one freed first,
  * so a growth never holds two. */
 static void
@@ -82,12 +85,18 @@ cm_rebuild(struct csmap *m, size_t cap)
 	m->n = 0;
 	/* The keys added and not inserted are in the array: inserted here. */
 	m->npend = 0;
+	/* Keys are distinct: each goes to the first empty slot from its
+	 * home, fetched a few keys ahead so that the misses overlap. */
 	for (id = 1; id < m->ids; id++) {
+		if (id + CM_AHEAD < m->ids)
+			__builtin_prefetch(m->slots + ((size_t)cm_hash(
+			    m->key[id + CM_AHEAD].parent,
+			    m->key[id + CM_AHEAD].frame) & (cap - 1)) *
+			    CSMAP_SLOT, 1);
 		if (m->key[id].frame == 0)
 			continue;
 		h = cm_hash(m->key[id].parent, m->key[id].frame);
-		cm_set(m, cm_probe(m, h, m->key[id].parent, m->key[id].frame),
-		    (uint32_t)id, cm_tag(h));
+		cm_set(m, cm_empty(m, h), (uint32_t)id, cm_tag(h));
 		m->n++;
 	}
 }

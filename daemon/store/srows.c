@@ -113,7 +113,17 @@ row_cmp(const void *a, const void *b, void *arg)
 void
 srows_sort_merge(struct srows *r)
 {
+	struct srows spare = { 0 };
+
+	srows_sort_merge_reuse(r, &spare);
+	srows_free(&spare);
+}
+
+void
+srows_sort_merge_reuse(struct srows *r, struct srows *spare)
+{
 	struct srows o;
+	uint64_t *tags;
 	struct kv *kv = NULL;
 	uint32_t *idx = NULL;
 	int64_t lsmax = 0, csmax = 0, bmin, bmax, neg = 0;
@@ -157,7 +167,13 @@ srows_sort_merge(struct srows *r)
 			idx[i] = (uint32_t)i;
 		qsort_r(idx, r->n, sizeof *idx, row_cmp, r);
 	}
-	memset(&o, 0, sizeof o);
+	/* The sorted rows go to the spare's memory (its columns as r's: a
+	 * value array of another width is not reused); r's becomes the
+	 * spare. */
+	if (spare->ncols != nc)
+		srows_free(spare);
+	o = *spare;
+	o.n = 0;
 	o.ncols = nc;
 	srows_grow(&o, r->n);
 	for (i = 0; i < r->n; i++) {
@@ -179,9 +195,13 @@ srows_sort_merge(struct srows *r)
 	}
 	free(kv);
 	free(idx);
+	tags = o.tags;
 	o.tags = r->tags;
-	r->tags = NULL;
-	srows_free(r);
+	*spare = *r;
+	spare->n = 0;
+	spare->tags = xreallocarray(tags, nc ? nc : 1, sizeof *tags);
+	if (nc > 0)
+		memcpy(spare->tags, o.tags, nc * sizeof *tags);
 	*r = o;
 }
 

@@ -320,7 +320,7 @@ emit_block(struct store_samples *w, struct srows *r, int deferred)
 static void
 take(struct srows *kept, struct srows *in, struct srows *spare)
 {
-	struct srows m = { 0 };
+	struct srows m;
 
 	srows_sort_merge_reuse(in, spare);
 	if (kept->n == 0) {
@@ -330,9 +330,10 @@ take(struct srows *kept, struct srows *in, struct srows *spare)
 		srows_reset(in);
 		return;
 	}
-	srows_merge(&m, kept, in, 1);
-	srows_free(kept);
-	*kept = m;
+	srows_merge(spare, kept, in, 1);
+	m = *kept;
+	*kept = *spare;
+	*spare = m;
 	srows_reset(in);
 }
 

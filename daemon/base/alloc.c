@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "alloc.h"
 
@@ -84,4 +86,18 @@ xasprintf(char **out, const char *fmt, ...)
 	if (n < 0)
 		oom(0);
 	return n;
+}
+
+void
+alloc_release(void *p, size_t n)
+{
+	static size_t page;
+	uintptr_t lo, hi;
+
+	if (page == 0)
+		page = (size_t)sysconf(_SC_PAGESIZE);
+	lo = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
+	hi = ((uintptr_t)p + n) & ~(uintptr_t)(page - 1);
+	if (hi > lo)
+		(void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }

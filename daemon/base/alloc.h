@@ -13,5 +13,9 @@ void *xreallocarray(void *, size_t, size_t);
 char *xstrdup(const char *);
 char *xstrndup(const char *, size_t);
 int xasprintf(char **, const char *, ...) __attribute__((format(printf, 2, 3)));
+/* The whole pages inside [p, p + n) given back to the kernel: memory the
+ * caller allocated and will not read again before it frees it (it would
+ * read zeros). */
+void alloc_release(void *p, size_t n);
 
 #endif

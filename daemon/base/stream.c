@@ -234,33 +234,65 @@ stream_varint(struct stream *s, uint64_t *v, int *end, const char *what,
 	    "inside a varint", what, (unsigned long long)s->offset);
 }
 
+/* The inflated profile is read straight into the buffer returned, sized
+ * once by the hint when there is one: no copy out of the stream's
+ * buffer, no doubling. */
 int
 stream_slurp(struct stream *s, size_t max, uint8_t **out, size_t *len,
     struct error *err)
 {
-	struct buf b = { 0 };
-	const uint8_t *p;
-	size_t got;
+	uint8_t *b, probe[4096];
+	size_t n = s->len - s->pos, cap;
+	ssize_t r;
 
-	for (;;) {
-		if (stream_some(s, &p, &got, err) == -1) {
-			buf_free(&b);
+	*out = NULL;
+	*len = 0;
+	if (n > max)
+		return error_set(err, ERR_TOO_LARGE, "the input passes %zu "
+		    "bytes (limit)", max);
+	cap = s->size_hint > n && s->size_hint <= max ? (size_t)s->size_hint :
+	    n + STREAM_CHUNK;
+	b = xmalloc(cap);
+	if (n > 0)
+		memcpy(b, s->buf + s->pos, n);
+	s->pos = s->len;
+	s->offset += n;
+	while (!s->eof) {
+		/* Full: the end, or more than the hint said. */
+		r = s->src.read(s->src.ctx, n < cap ? b + n : probe,
+		    n < cap ? cap - n : sizeof probe, err);
+		if (r < 0) {
+			free(b);
 			return -1;
 		}
-		if (got == 0)
+		if (r == 0) {
+			s->eof = 1;
 			break;
-		if (b.n + got > max) {
-			buf_free(&b);
+		}
+		if (n + (size_t)r > max) {
+			free(b);
 			return error_set(err, ERR_TOO_LARGE, "the input passes "
 			    "%zu bytes (limit)", max);
 		}
-		buf_add(&b, p, got);
-		s->pos += got;
-		s->offset += got;
+		if (n == cap) {
+			cap = cap * 2 < max ? cap * 2 : max;
+			if (cap < n + (size_t)r)
+				cap = n + (size_t)r;
+			b = xrealloc(b, cap);
+			memcpy(b + n, probe, (size_t)r);
+		}
+		n += (size_t)r;
+		s->offset += (size_t)r;
 	}
-	*out = b.p;
-	*len = b.n;
+	*out = b;
+	*len = n;
 	return 0;
+}
+
+void
+stream_size_hint(struct stream *s, uint64_t bytes)
+{
+	s->size_hint = bytes;
 }
 
 uint64_t

@@ -25,6 +25,7 @@ struct stream {
 	size_t pos, len, cap;		/* unread bytes: buf[pos..len) */
 	size_t chunk;			/* least room for the next read */
 	uint64_t offset;		/* stream offset of buf[pos] */
+	uint64_t size_hint;		/* bytes in all, if known (0) */
 	int eof;
 };
 
@@ -53,6 +54,10 @@ int stream_varint(struct stream *, uint64_t *, int *end, const char *what,
 /* Read everything left into a malloc'd buffer, at most max bytes. */
 int stream_slurp(struct stream *, size_t max, uint8_t **out, size_t *len,
     struct error *);
+/* What the stream will give in all, as far as its owner can tell (gzip's
+ * ISIZE): stream_slurp's buffer is made that large at once.  Only a
+ * hint: a wrong one costs a reallocation. */
+void stream_size_hint(struct stream *, uint64_t bytes);
 uint64_t stream_offset(const struct stream *);
 
 #endif

@@ -109,6 +109,10 @@ struct decode_opts {
  * sink to make room at once (counts, 0 = unknown). */
 struct model_sizes {
 	size_t strings, mappings, functions, frames, samples;
+	/* time_known: meta will give this time_ns (0 there too: unknown),
+	 * so that untimed samples know their time bucket up front. */
+	int64_t time_ns;
+	int time_known;
 };
 
 struct sink {

@@ -179,6 +179,8 @@ pprof_emit(struct pprof *p)
 		sz.functions = p->nfuncs;
 		sz.frames = p->nlines + p->nlocs;
 		sz.samples = p->nsamples;
+		sz.time_ns = p->time;
+		sz.time_known = 1;
 		p->sink->sizes(p->sink->ctx, &sz);
 	}
 	for (i = 0; i < p->ntypes; i++) {

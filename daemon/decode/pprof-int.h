@@ -44,6 +44,9 @@ enum {
 	PROFILE_DOC_URL = 15,
 };
 
+/* Bytes of input read before they are given back at once. */
+#define PPROF_RELEASE_STEP	(4u << 20)
+
 /* pprof_check_at: find the last occurrence of a field rather than the nth. */
 #define PPROF_LAST	((size_t)-1)
 
@@ -116,6 +119,11 @@ struct pprof_idmap {
 struct pprof {
 	const uint8_t		*data;
 	size_t			 len;
+	/* The decoder's own copy: what the walk over the samples has passed
+	 * is given back as it goes (pprof_samples), but the string table,
+	 * which the strings point into: [str_lo, str_hi). */
+	int			 own;
+	size_t			 str_lo, str_hi, released;
 	struct limits		 lim;
 	const struct sink	*sink;
 	struct error		*err;

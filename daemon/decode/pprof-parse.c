@@ -254,6 +254,10 @@ pprof_parse_string(struct pprof *p, const struct pb_field *f)
 	if (p->nstrs == 0 && f->len != 0)
 		return pb_dec_fail(&p->pd, ERR_INPUT, field, f->off,
 		    "string_table[0] must be \"\", not %zu bytes", f->len);
+	if (f->off < p->str_lo)
+		p->str_lo = f->off;
+	if ((size_t)(f->data - p->data) + f->len > p->str_hi)
+		p->str_hi = (size_t)(f->data - p->data) + f->len;
 	p->strs = pprof_grow(p->strs, &p->capstrs, p->nstrs, sizeof *p->strs);
 	p->strs[p->nstrs].p = (const char *)f->data;
 	p->strs[p->nstrs].n = f->len;

@@ -549,6 +549,31 @@ pprof_sample_load(struct pprof *p, const struct pb *c, const struct pb_field *f)
 	return 0;
 }
 
+/* The input before upto is read no more, but the string table: its pages
+ * go back, a few MiB at a time (a large pprof is mostly samples, read
+ * once, in order, while the store's maps and buffers grow). */
+static void
+pprof_release(struct pprof *p, size_t upto)
+{
+	size_t lo = p->released, hi = upto;
+
+	if (hi < lo + PPROF_RELEASE_STEP)
+		return;
+	if (hi > p->str_lo && lo < p->str_hi) {
+		/* Up to the strings, then from after them. */
+		if (lo < p->str_lo)
+			alloc_release((void *)(uintptr_t)(p->data + lo),
+			    p->str_lo - lo);
+		p->released = p->str_hi > upto ? p->str_hi : upto;
+		if (p->str_hi < upto)
+			alloc_release((void *)(uintptr_t)(p->data +
+			    p->str_hi), upto - p->str_hi);
+		return;
+	}
+	alloc_release((void *)(uintptr_t)(p->data + lo), hi - lo);
+	p->released = upto;
+}
+
 /* Walk every sample, checking it and handing it to each. */
 int
 pprof_samples(struct pprof *p, int (*each)(struct pprof *))
@@ -561,6 +586,8 @@ pprof_samples(struct pprof *p, int (*each)(struct pprof *))
 	while ((r = pb_dec_next(&p->pd, &c, &f, "Profile")) == 1) {
 		if (f.num != PROFILE_SAMPLE)
 			continue;
+		if (p->own)
+			pprof_release(p, f.off);
 		if (pprof_sample_load(p, &c, &f) == -1)
 			return -1;
 		if (each(p) == -1)

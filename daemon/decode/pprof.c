@@ -61,8 +61,9 @@ pprof_free(struct pprof *p)
 	free(p->mlabels);
 }
 
-int
-pprof_decode(const uint8_t *data, size_t len, const struct limits *lim,
+/* own: data is the decoder's to give back as it reads it. */
+static int
+pprof_run(const uint8_t *data, size_t len, int own, const struct limits *lim,
     const struct sink *sink, struct error *err)
 {
 	struct pprof p;
@@ -71,6 +72,8 @@ pprof_decode(const uint8_t *data, size_t len, const struct limits *lim,
 	memset(&p, 0, sizeof p);
 	p.data = data;
 	p.len = len;
+	p.own = own;
+	p.str_lo = SIZE_MAX;
 	p.sink = sink;
 	p.err = err;
 	p.pd.name = "pprof";
@@ -89,6 +92,13 @@ pprof_decode(const uint8_t *data, size_t len, const struct limits *lim,
 	return r;
 }
 
+int
+pprof_decode(const uint8_t *data, size_t len, const struct limits *lim,
+    const struct sink *sink, struct error *err)
+{
+	return pprof_run(data, len, 0, lim, sink, err);
+}
+
 /* pprof is one message whose string table comes last: read it whole,
  * bounded by the inflated-size limit. */
 int
@@ -101,7 +111,7 @@ pprof_decode_stream(struct stream *in, const struct decode_opts *opts,
 
 	if (stream_slurp(in, limits->max_inflated, &data, &len, err) == -1)
 		return -1;
-	rc = pprof_decode(data, len, limits, sink, err);
+	rc = pprof_run(data, len, 1, limits, sink, err);
 	free(data);
 	return rc;
 }

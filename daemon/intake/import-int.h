@@ -31,6 +31,7 @@ struct importer {
 	struct bmap cache[C_COUNT];
 	unsigned stuck;			/* 1 << cache: refused room */
 	size_t hits, refused;		/* this import's, once full */
+	size_t stack_looks, stack_hits;	/* this import's whole stacks */
 	uint8_t *stack_key;		/* scratch: a stack's key */
 	size_t stack_keycap;
 	/* The last stack walked, root first: its frames and callsites.  The
@@ -46,6 +47,9 @@ struct importer {
 	int64_t *totals;
 	struct store_samples *samples;
 	int64_t bucket_s;		/* time bucket size, whole seconds */
+	/* The profile's time if its meta gives none: the push's, else the
+	 * import's (importer_time). */
+	int64_t req_time_ns, imported_ns;
 	int64_t bt_lo, bt_hi, bt_bucket;	/* [lo, hi) ns is bt_bucket */
 	struct model_meta meta;
 	int have_meta;
@@ -69,6 +73,21 @@ struct importer {
 	int64_t *kept;
 	size_t kept_cap;
 };
+
+/* The profile's time from the time its meta gives (0: none), and the
+ * bucket of its untimed samples. */
+static inline int64_t
+importer_time(const struct importer *im, int64_t meta_time_ns)
+{
+	return meta_time_ns ? meta_time_ns : im->req_time_ns ?
+	    im->req_time_ns : im->imported_ns;
+}
+
+static inline int64_t
+importer_bucket(const struct importer *im, int64_t time_ns)
+{
+	return time_ns / 1000000000 / im->bucket_s * im->bucket_s;
+}
 
 /* The sink's callbacks; ctx is the importer. */
 extern const struct sink import_sink;

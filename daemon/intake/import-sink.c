@@ -40,6 +40,7 @@ importer_caches_end(struct importer *im)
 	if (im->stuck != 0 && im->refused > im->hits)
 		importer_caches_clear(im);
 	im->hits = im->refused = 0;
+	im->stack_looks = im->stack_hits = 0;
 }
 
 void
@@ -332,6 +333,10 @@ sink_frame(void *ctx, const struct model_frame *fr, struct error *err)
 	    fr->flags, err));
 }
 
+/* Whole-stack lookups of an import before the cache may be found
+ * useless for it. */
+#define STACK_LOOKS_MIN		16384
+
 /* Past the shutdown timeout an import gives up; the flag is read once
  * every 4096 stacks and samples, off the per-sample path. */
 static int
@@ -351,14 +356,26 @@ sink_stack(void *ctx, const int64_t *frames, size_t n, struct error *err)
 	struct bmap_pos pos = { NULL, 0, 0 };
 	int64_t parent = 0;
 	size_t i, k = 0, depth = 0;
+	int ask = 1;			/* the stack cache is asked */
 
 	if (sink_aborted(im, err) == -1)
 		return -1;
 	if (n > im->limits->max_stack_depth)
 		return error_set(err, ERR_TOO_LARGE, "a stack has %zu frames "
 		    "(limit %u)", n, im->limits->max_stack_depth);
-	/* A whole stack seen before costs one lookup, not one per frame. */
-	if (n > 1) {
+	/* A whole stack seen before costs one lookup, not one per frame.
+	 * Not looked up once the cache is full and has served almost none
+	 * of this import's many (a large profile of new stacks): a miss
+	 * is a cache miss or two for nothing; counted as refused, as it
+	 * was when looked up. */
+	if (n > 1 && (im->stuck & 1u << C_STACK) &&
+	    im->stack_looks >= STACK_LOOKS_MIN &&
+	    im->stack_hits * 16 < im->stack_looks) {
+		im->refused++;
+		ask = 0;
+	}
+	if (ask && n > 1) {
+		im->stack_looks++;
 		if (n * 10 > im->stack_keycap) {
 			im->stack_keycap = n * 10;
 			im->stack_key = xrealloc(im->stack_key,
@@ -367,8 +384,10 @@ sink_stack(void *ctx, const int64_t *frames, size_t n, struct error *err)
 		for (i = 0; i < n; i++)
 			k += key_puts(im->stack_key + k, frames[i]);
 		if ((pos = cache_find(im, C_STACK, im->stack_key,
-		    k)).value != 0)
+		    k)).value != 0) {
+			im->stack_hits++;
 			return pos.value;
+		}
 	}
 	/* frames are leaf first; the prefix tree grows from the root.  The
 	 * part shared with the last stack is known (samples in a row mostly
@@ -392,7 +411,7 @@ sink_stack(void *ctx, const int64_t *frames, size_t n, struct error *err)
 		im->path_id[depth] = parent;
 		im->npath = depth + 1;
 	}
-	if (n > 1)
+	if (ask && n > 1)
 		cache_fill(im, C_STACK, pos, im->stack_key, k, parent);
 	return parent;
 }
@@ -650,6 +669,11 @@ sink_sizes(void *ctx, const struct model_sizes *sz)
 	}
 	/* Only asked: a no here stops nothing. */
 	im->stuck = 0;
+	/* Untimed rows dated now go to the rollups as their blocks are
+	 * made, not read back at the end. */
+	if (sz->time_known && im->samples != NULL)
+		store_samples_date(im->samples,
+		    importer_bucket(im, importer_time(im, sz->time_ns)));
 }
 
 const struct sink import_sink = {

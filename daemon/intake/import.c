@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "alloc.h"
 #include "clock.h"
@@ -152,8 +154,7 @@ importer_counted(struct importer *im, struct store_series_key *key,
 /* Writes everything the decoder handed over besides interned rows. */
 static int
 importer_finish(struct importer *im, const struct import_request *req,
-    const char *format, int64_t imported_ns, int64_t scope_id,
-    struct error *err)
+    const char *format, int64_t scope_id, struct error *err)
 {
 	struct store_profile_meta pm;
 	struct store_series_key key = { 0 };
@@ -163,8 +164,7 @@ importer_finish(struct importer *im, const struct import_request *req,
 	if (!im->have_meta)
 		return error_set(err, ERR_INTERNAL, "decoder gave no meta");
 	memset(&pm, 0, sizeof pm);
-	time_ns = im->meta.time_ns ? im->meta.time_ns : req->time_ns ?
-	    req->time_ns : imported_ns;
+	time_ns = importer_time(im, im->meta.time_ns);
 	pm.time_ns = time_ns;
 	pm.duration_ns = im->meta.time_ns || im->meta.duration_ns ?
 	    im->meta.duration_ns : req->duration_ns;
@@ -220,8 +220,8 @@ importer_finish(struct importer *im, const struct import_request *req,
 		    (int64_t)im->counts[i].n, err) == -1)
 			return -1;
 	/* The bucket of the samples without a time of their own. */
-	return store_samples_finish(im->samples,
-	    time_ns / 1000000000 / im->bucket_s * im->bucket_s, err);
+	return store_samples_finish(im->samples, importer_bucket(im, time_ns),
+	    err);
 }
 
 /* Fills the reply of a duplicate push from the stored profile. */
@@ -340,6 +340,53 @@ hashsrc_finish(struct hashsrc *h, struct stream *raw, uint8_t hash[32],
 	return 0;
 }
 
+/* The last 4 bytes of a body in pieces (gzip's ISIZE: the inflated size
+ * modulo 2^32, little-endian), or 0. */
+static uint64_t
+iov_isize(const struct iovec *iov, size_t niov)
+{
+	uint8_t t[4];
+	size_t i, k = 4, n;
+
+	for (i = niov; i-- > 0 && k > 0;) {
+		n = iov[i].iov_len < k ? iov[i].iov_len : k;
+		memcpy(t + k - n, (const uint8_t *)iov[i].iov_base +
+		    iov[i].iov_len - n, n);
+		k -= n;
+	}
+	if (k > 0)
+		return 0;
+	return (uint64_t)t[0] | (uint64_t)t[1] << 8 | (uint64_t)t[2] << 16 |
+	    (uint64_t)t[3] << 24;
+}
+
+static uint64_t
+fd_isize(int fd, uint64_t *bytes)
+{
+	struct stat sb;
+	uint8_t t[4];
+
+	*bytes = 0;
+	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode) || sb.st_size < 4 ||
+	    pread(fd, t, 4, sb.st_size - 4) != 4)
+		return 0;
+	*bytes = (uint64_t)sb.st_size;
+	return (uint64_t)t[0] | (uint64_t)t[1] << 8 | (uint64_t)t[2] << 16 |
+	    (uint64_t)t[3] << 24;
+}
+
+/* The inflated size a gzipped body says it has, as a hint for the decoder
+ * that reads it whole (pprof): believed within the limits only. */
+static void
+importer_size_hint(struct stream *in, uint64_t isize, uint64_t bytes,
+    const struct limits *lim)
+{
+	if (isize == 0 || isize > lim->max_inflated ||
+	    isize > (uint64_t)lim->max_inflate_ratio * bytes + (1u << 20))
+		return;
+	stream_size_hint(in, isize);
+}
+
 /* Leaves the result of a committed import in res and takes it from im. */
 static void
 importer_result(struct importer *im, const struct format *fmt,
@@ -371,6 +418,8 @@ importer_run(struct importer *im, const struct import_request *req,
 	struct stream *in = NULL, *raw = NULL;
 	struct hashsrc *hs = NULL;
 	struct memsrc ms = { NULL, NULL, NULL, NULL };
+	struct stream *plain;
+	uint64_t isize = 0, bytes = req->len;
 	uint8_t hash[32];
 	int64_t scope_id, dup = 0;
 	size_t i;
@@ -407,6 +456,7 @@ importer_run(struct importer *im, const struct import_request *req,
 		    err)) != 0)
 			goto out;
 		in = stream_iov(iov, niov);
+		isize = iov_isize(iov, niov);
 		if (req->read_all != NULL) {
 			struct stream_source src = { memsrc_read, NULL, &ms };
 
@@ -432,9 +482,16 @@ importer_run(struct importer *im, const struct import_request *req,
 		in = stream_new(&src);
 		memset(hash, 0, sizeof hash);
 		memcpy(hash, "pending", 7);
+		isize = fd_isize(req->fd, &bytes);
 	}
+	/* format_open puts a gunzip stream over a gzipped input. */
+	plain = in;
 	if (format_open(&in, req->format, &lim, &fmt, err) == -1)
 		goto out;
+	if (in != plain)
+		importer_size_hint(in, isize, bytes, &lim);
+	else
+		stream_size_hint(in, bytes);
 	memset(&row, 0, sizeof row);
 	row.scope_id = scope_id;
 	row.format = fmt->name;
@@ -449,9 +506,10 @@ importer_run(struct importer *im, const struct import_request *req,
 	importer_keep_begin(im, req);
 	im->bucket_s = req->opts.bucket_ns >= 1000000000 ?
 	    req->opts.bucket_ns / 1000000000 : 1;
+	im->req_time_ns = req->time_ns;
+	im->imported_ns = row.imported_ns;
 	if (fmt->decode(in, &req->opts, &lim, &sink, err) == -1 ||
-	    importer_finish(im, req, fmt->name, row.imported_ns, scope_id,
-	    err) == -1)
+	    importer_finish(im, req, fmt->name, scope_id, err) == -1)
 		goto out;
 	if (hs != NULL) {
 		if (hashsrc_finish(hs, raw, hash, err) == -1 ||

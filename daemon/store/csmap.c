@@ -57,6 +57,20 @@ cm_probe(const struct csmap *m, uint64_t h, uint32_t parent, uint32_t frame)
 	}
 }
 
+/* An empty slot for a key known absent. */
+static size_t
+cm_empty(const struct csmap *m, uint64_t h)
+{
+	size_t i, mask = m->cap - 1;
+
+	for (i = (size_t)h & mask; cm_id(m, i) != 0; i = (i + 1) & mask)
+		;
+	return i;
+}
+
+/* Keys ahead whose slots a rebuild fetches. */
+#define CM_AHEAD	16
+
 /* A table of cap slots built from the key array: the old one freed first,
  * so a growth never holds two. */
 static void
@@ -69,12 +83,20 @@ cm_rebuild(struct csmap *m, size_t cap)
 	m->slots = hmap_table(cap, CSMAP_SLOT);
 	m->cap = cap;
 	m->n = 0;
+	/* The keys added and not inserted are in the array: inserted here. */
+	m->npend = 0;
+	/* Keys are distinct: each goes to the first empty slot from its
+	 * home, fetched a few keys ahead so that the misses overlap. */
 	for (id = 1; id < m->ids; id++) {
+		if (id + CM_AHEAD < m->ids)
+			__builtin_prefetch(m->slots + ((size_t)cm_hash(
+			    m->key[id + CM_AHEAD].parent,
+			    m->key[id + CM_AHEAD].frame) & (cap - 1)) *
+			    CSMAP_SLOT, 1);
 		if (m->key[id].frame == 0)
 			continue;
 		h = cm_hash(m->key[id].parent, m->key[id].frame);
-		cm_set(m, cm_probe(m, h, m->key[id].parent, m->key[id].frame),
-		    (uint32_t)id, cm_tag(h));
+		cm_set(m, cm_empty(m, h), (uint32_t)id, cm_tag(h));
 		m->n++;
 	}
 }
@@ -109,11 +131,57 @@ cm_ids(struct csmap *m, size_t want)
 	m->ids = want;
 }
 
+/* The keys added go into the table (by a growth, if one is due). */
+static void
+cm_flush(struct csmap *m)
+{
+	size_t k, npend = m->npend, cap = m->cap;
+	uint32_t id;
+	uint64_t h;
+
+	if (npend == 0)
+		return;
+	cm_room(m, m->n + npend);
+	if (m->cap != cap)
+		return;
+	for (k = 0; k < npend; k++) {
+		id = m->pend[k];
+		h = cm_hash(m->key[id].parent, m->key[id].frame);
+		cm_set(m, cm_empty(m, h), id, cm_tag(h));
+	}
+	m->n += npend;
+	m->npend = 0;
+}
+
+void
+csmap_add(struct csmap *m, uint32_t parent, uint32_t frame, uint32_t id)
+{
+	uint64_t h = cm_hash(parent, frame);
+
+	cm_ids(m, (size_t)id + 1);
+	m->key[id].parent = parent;
+	m->key[id].frame = frame;
+	if (m->cap != 0)
+		__builtin_prefetch(m->slots + ((size_t)h & (m->cap - 1)) *
+		    CSMAP_SLOT, 1);
+	m->pend[m->npend++] = id;
+	if (m->npend == CSMAP_BATCH)
+		cm_flush(m);
+}
+
 uint32_t
 csmap_find(struct csmap *m, uint32_t parent, uint32_t frame, int grow,
     size_t *slot)
 {
-	size_t s;
+	size_t s, k;
+
+	/* The few added last are looked at first: mostly the stack's. */
+	for (k = m->npend; k-- > 0;)
+		if (m->key[m->pend[k]].frame == frame &&
+		    m->key[m->pend[k]].parent == parent) {
+			*slot = CSMAP_NONE;
+			return m->pend[k];
+		}
 
 	if ((m->n + 1) * 4 > m->cap * 3) {
 		if (!grow) {
@@ -145,7 +213,10 @@ void
 csmap_put(struct csmap *m, uint32_t parent, uint32_t frame, uint32_t id)
 {
 	size_t s;
-	uint32_t old = csmap_find(m, parent, frame, 1, &s);
+	uint32_t old;
+
+	cm_flush(m);
+	old = csmap_find(m, parent, frame, 1, &s);
 
 	if (old != 0) {
 		m->key[old].frame = 0;
@@ -157,6 +228,7 @@ csmap_put(struct csmap *m, uint32_t parent, uint32_t frame, uint32_t id)
 void
 csmap_reserve(struct csmap *m, size_t n, size_t maxid)
 {
+	cm_flush(m);
 	cm_room(m, n);
 	if (maxid > m->idcap) {
 		m->key = xreallocarray(m->key, maxid, sizeof *m->key);
@@ -170,6 +242,7 @@ csmap_del(struct csmap *m, uint32_t parent, uint32_t frame)
 	size_t i, j, home, mask = m->cap - 1;
 	uint32_t id;
 
+	cm_flush(m);
 	if (m->cap == 0 || (id = cm_id(m, i = cm_probe(m, cm_hash(parent,
 	    frame), parent, frame))) == 0)
 		return;
@@ -196,6 +269,7 @@ csmap_reset(struct csmap *m)
 		memset(m->slots, 0, m->cap * CSMAP_SLOT);
 	m->n = 0;
 	m->ids = 0;
+	m->npend = 0;
 }
 
 void

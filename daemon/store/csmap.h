@@ -12,6 +12,7 @@
 
 #define CSMAP_SLOT	6		/* bytes: id (4), hash tag (2) */
 #define CSMAP_NONE	SIZE_MAX	/* no slot */
+#define CSMAP_BATCH	32		/* csmap_add's inserts at once */
 
 struct csmap {
 	uint8_t *slots;		/* cap slots; id 0: empty */
@@ -22,6 +23,10 @@ struct csmap {
 	} *key;
 	size_t ids;		/* keys valid for ids below this */
 	size_t idcap;		/* keys allocated */
+	/* Keys added (csmap_add) but not yet in the table: their slots
+	 * prefetched, inserted CSMAP_BATCH at a time. */
+	uint32_t pend[CSMAP_BATCH];
+	size_t npend;
 };
 
 /* The id of (parent, frame), or 0 when absent; when absent and grow is
@@ -34,6 +39,12 @@ uint32_t csmap_find(struct csmap *, uint32_t parent, uint32_t frame,
  * the map. */
 void csmap_fill(struct csmap *, size_t slot, uint32_t parent,
     uint32_t frame, uint32_t id);
+/* (parent, frame) -> id, the caller knowing that the key is absent (a
+ * child of the callsite it has just made): no lookup, and the insert
+ * waits for a batch, so that the cache misses of CSMAP_BATCH slots
+ * overlap instead of coming one after the other. */
+void csmap_add(struct csmap *, uint32_t parent, uint32_t frame,
+    uint32_t id);
 /* Insert or overwrite. */
 void csmap_put(struct csmap *, uint32_t parent, uint32_t frame,
     uint32_t id);

@@ -113,7 +113,17 @@ row_cmp(const void *a, const void *b, void *arg)
 void
 srows_sort_merge(struct srows *r)
 {
+	struct srows spare = { 0 };
+
+	srows_sort_merge_reuse(r, &spare);
+	srows_free(&spare);
+}
+
+void
+srows_sort_merge_reuse(struct srows *r, struct srows *spare)
+{
 	struct srows o;
+	uint64_t *tags;
 	struct kv *kv = NULL;
 	uint32_t *idx = NULL;
 	int64_t lsmax = 0, csmax = 0, bmin, bmax, neg = 0;
@@ -157,7 +167,13 @@ srows_sort_merge(struct srows *r)
 			idx[i] = (uint32_t)i;
 		qsort_r(idx, r->n, sizeof *idx, row_cmp, r);
 	}
-	memset(&o, 0, sizeof o);
+	/* The sorted rows go to the spare's memory (its columns as r's: a
+	 * value array of another width is not reused); r's becomes the
+	 * spare. */
+	if (spare->ncols != nc)
+		srows_free(spare);
+	o = *spare;
+	o.n = 0;
 	o.ncols = nc;
 	srows_grow(&o, r->n);
 	for (i = 0; i < r->n; i++) {
@@ -179,9 +195,13 @@ srows_sort_merge(struct srows *r)
 	}
 	free(kv);
 	free(idx);
+	tags = o.tags;
 	o.tags = r->tags;
-	r->tags = NULL;
-	srows_free(r);
+	*spare = *r;
+	spare->n = 0;
+	spare->tags = xreallocarray(tags, nc ? nc : 1, sizeof *tags);
+	if (nc > 0)
+		memcpy(spare->tags, o.tags, nc * sizeof *tags);
 	*r = o;
 }
 
@@ -231,19 +251,36 @@ void
 srows_merge(struct srows *out, const struct srows *a, const struct srows *b,
     int sign)
 {
-	size_t i = 0, j = 0, c, *bmap, *amap, nc;
+	size_t i = 0, j = 0, c, k, *bmap, *amap, nc = 0;
+	uint64_t *tags;
 	int cmp;
 
-	srows_free(out);
-	/* The columns of a, then those of b not in a (srows_col adds a
-	 * missing one), each mapped to its place in out. */
+	/* The columns of a, then those of b not in a, each mapped to its
+	 * place in out, whose memory is reused. */
 	amap = xcalloc(a->ncols ? a->ncols : 1, sizeof *amap);
 	bmap = xcalloc(b->ncols ? b->ncols : 1, sizeof *bmap);
-	for (c = 0; c < a->ncols; c++)
-		amap[c] = srows_col(out, a->tags[c]);
-	for (c = 0; c < b->ncols; c++)
-		bmap[c] = srows_col(out, b->tags[c]);
-	nc = out->ncols;
+	tags = xcalloc(a->ncols + b->ncols + 1, sizeof *tags);
+	for (c = 0; c < a->ncols; c++) {
+		for (k = 0; k < nc && tags[k] != a->tags[c]; k++)
+			;
+		if (k == nc)
+			tags[nc++] = a->tags[c];
+		amap[c] = k;
+	}
+	for (c = 0; c < b->ncols; c++) {
+		for (k = 0; k < nc && tags[k] != b->tags[c]; k++)
+			;
+		if (k == nc)
+			tags[nc++] = b->tags[c];
+		bmap[c] = k;
+	}
+	out->n = 0;
+	if (out->cap > 0 && nc != out->ncols)
+		out->v = xreallocarray(out->v, out->cap, (nc ? nc : 1) *
+		    sizeof *out->v);
+	free(out->tags);
+	out->tags = tags;
+	out->ncols = nc;
 	srows_grow(out, a->n + b->n);
 	while (i < a->n || j < b->n) {
 		int64_t *v = out->v + out->n * nc;

@@ -29,6 +29,9 @@ void srows_push(struct srows *, int64_t ls, int64_t cs, int64_t bucket,
 void srows_grow(struct srows *, size_t want);
 /* Sort by (ls, cs, bucket) and sum the rows of equal keys. */
 void srows_sort_merge(struct srows *);
+/* The same, the result made in spare's memory (which then holds r's):
+ * a writer sorting batch after batch allocates nothing. */
+void srows_sort_merge_reuse(struct srows *, struct srows *spare);
 /* Row "from" copied over row "to", as a compaction in place does. */
 void srows_move_row(struct srows *, size_t to, size_t from);
 /* Keep the rows for which keep(arg, values) says 1. */

@@ -48,6 +48,9 @@ struct store_cs {
 	size_t npend, cappend;
 	int flushed;
 	int64_t last_id, last_depth;	/* the last new one */
+	/* The one made last in the map as it is: a parent without children
+	 * yet, so a callsite under it is new without a lookup (0: none). */
+	int64_t fresh;
 	struct cschunk tmp;		/* a pending chunk decoded */
 	int collected;			/* this transaction removed some */
 	struct cschunk look;		/* store_cs_frames' last chunk */
@@ -207,6 +210,7 @@ cs_load(struct store *s, struct error *err)
 	if (st == NULL || (n = store_step_id(s, st, err, "callsite count")) ==
 	    -1 || (max = store_cs_max(s, err)) == -1)
 		return -1;
+	c->fresh = 0;
 	csmap_reset(&c->map);
 	csmap_reserve(&c->map, (size_t)n + pend_count(c),
 	    (size_t)(max > c->next ? max : c->next) + 1);
@@ -246,6 +250,7 @@ store_cs_forget(struct store *s)
 
 	if (c == NULL)
 		return;
+	c->fresh = 0;
 	/* Callsites collected, or chunks of new ones written, then rolled
 	 * back: the map read again. */
 	if (c->collected || c->flushed) {
@@ -279,6 +284,7 @@ store_cs_begin(struct store *s, struct error *err)
 	int64_t max;
 
 	store_cs_forget(s);
+	c->fresh = 0;
 	if ((max = store_cs_max(s, err)) == -1)
 		return -1;
 	/* Chunks written by someone else: the map is read again. */
@@ -339,7 +345,8 @@ store_callsite(struct store *s, int64_t parent_id, int64_t frame_id,
 		    (long long)frame_id);
 	if (!c->loaded && cs_load(s, err) == -1)
 		return -1;
-	if ((got = csmap_find(&c->map, (uint32_t)parent_id, (uint32_t)frame_id,
+	if ((parent_id == 0 || parent_id != c->fresh) &&
+	    (got = csmap_find(&c->map, (uint32_t)parent_id, (uint32_t)frame_id,
 	    1, &slot)) != 0)
 		return got;
 	if (c->next > UINT32_MAX)
@@ -353,8 +360,9 @@ store_callsite(struct store *s, int64_t parent_id, int64_t frame_id,
 		c->flushed = 1;
 	}
 	id = c->next++;
-	csmap_fill(&c->map, slot, (uint32_t)parent_id, (uint32_t)frame_id,
+	csmap_add(&c->map, (uint32_t)parent_id, (uint32_t)frame_id,
 	    (uint32_t)id);
+	c->fresh = id;
 	pend_add(c, id, parent_id, frame_id, cs_depth(c, parent_id, depth));
 	return id;
 }
@@ -596,6 +604,7 @@ store_cs_collect(struct store *s, int (*keep)(void *, int64_t), void *arg,
 	int rc = SQLITE_DONE, ret = -1;
 
 	*removed = 0;
+	c->fresh = 0;
 	if (st == NULL)
 		return -1;
 	/* Read first, write after: the scan must not see its own rows. */

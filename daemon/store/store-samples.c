@@ -166,11 +166,14 @@ struct store_samples {
 	/* The compaction's (the helper's while it runs). */
 	struct srows in_timed, in_untimed;	/* the buffer handed over */
 	struct srows kept_timed, kept_untimed;	/* sorted, not written yet */
+	struct srows spare;		/* memory the sorts reuse */
 	struct racc racc;
 	struct totals tot;		/* (metric, bucket) -> total */
 	struct wblock *out;
 	size_t nout, capout;
 	size_t emitted;			/* blocks made, written or not */
+	int dated;			/* untimed rows take bucket: */
+	int64_t bucket;			/* store_samples_date */
 	/* The helper. */
 	pthread_t thread;
 	int have_thread, busy, stop;
@@ -225,6 +228,7 @@ store_samples_free(struct store_samples *w)
 	srows_free(&w->in_untimed);
 	srows_free(&w->kept_timed);
 	srows_free(&w->kept_untimed);
+	srows_free(&w->spare);
 	for (i = 0; i < w->capout; i++) {
 		buf_free(&w->out[i].blob);
 		buf_free(&w->out[i].metrics);
@@ -312,22 +316,26 @@ emit_block(struct store_samples *w, struct srows *r, int deferred)
 	free(cols);
 }
 
-/* The sorted union of kept rows and a buffer; the buffer is emptied. */
+/* The sorted union of kept rows and a buffer; the buffer is emptied.
+ * Memory goes round (buffer, spare, kept) instead of being allocated
+ * and faulted in again for each batch. */
 static void
-take(struct srows *kept, struct srows *in)
+take(struct srows *kept, struct srows *in, struct srows *spare)
 {
-	struct srows m = { 0 };
+	struct srows m;
 
-	srows_sort_merge(in);
+	srows_sort_merge_reuse(in, spare);
 	if (kept->n == 0) {
-		srows_free(kept);
+		m = *kept;
 		*kept = *in;
-		memset(in, 0, sizeof *in);
+		*in = m;
+		srows_reset(in);
 		return;
 	}
-	srows_merge(&m, kept, in, 1);
-	srows_free(kept);
-	*kept = m;
+	srows_merge(spare, kept, in, 1);
+	m = *kept;
+	*kept = *spare;
+	*spare = m;
 	srows_reset(in);
 }
 
@@ -341,8 +349,8 @@ compact(struct store_samples *w)
 	int64_t cut;
 	size_t i, ncut = 0, keep = 0, nc;
 
-	take(&w->kept_timed, &w->in_timed);
-	take(&w->kept_untimed, &w->in_untimed);
+	take(&w->kept_timed, &w->in_timed, &w->spare);
+	take(&w->kept_untimed, &w->in_untimed, &w->spare);
 	nc = t->ncols;
 	if (t->n > 0 && t->n + w->kept_untimed.n > w->limit / 2) {
 		cut = t->bucket[0];
@@ -478,6 +486,13 @@ samples_handover(struct store_samples *w, struct error *err)
 	return 0;
 }
 
+void
+store_samples_date(struct store_samples *w, int64_t profile_bucket)
+{
+	w->dated = 1;
+	w->bucket = profile_bucket;
+}
+
 int
 store_samples_add(struct store_samples *w, int64_t callsite,
     int64_t labelset, int64_t bucket, const int64_t *values, size_t nvalues,
@@ -505,6 +520,8 @@ store_samples_add(struct store_samples *w, int64_t callsite,
 	}
 	if (!nz)
 		return 0;
+	if (bucket == STORE_UNTIMED && w->dated)
+		bucket = w->bucket;
 	if (bucket == STORE_UNTIMED)
 		srows_push(&w->untimed, labelset, callsite, 0, w->row);
 	else
@@ -631,12 +648,16 @@ store_samples_finish(struct store_samples *w, int64_t profile_bucket,
 	struct srows all = { 0 };
 	size_t i;
 
+	if (w->dated && w->bucket != profile_bucket)
+		return error_set(err, ERR_INTERNAL, "store: samples dated %lld "
+		    "of a profile in bucket %lld", (long long)w->bucket,
+		    (long long)profile_bucket);
 	helper_wait(w);
 	if (write_out(w, err) == -1)
 		return -1;
 	/* Everything left, here: untimed rows take the profile's bucket. */
-	take(&w->kept_timed, &w->timed);
-	take(&w->kept_untimed, &w->untimed);
+	take(&w->kept_timed, &w->timed, &w->spare);
+	take(&w->kept_untimed, &w->untimed, &w->spare);
 	for (i = 0; i < w->kept_untimed.n; i++)
 		w->kept_untimed.bucket[i] = profile_bucket;
 	srows_merge(&all, &w->kept_timed, &w->kept_untimed, 1);

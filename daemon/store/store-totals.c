@@ -22,35 +22,79 @@ tot_key(uint64_t metric, int64_t bucket)
 	return metric << 36 | ((uint64_t)bucket + ((uint64_t)1 << 35));
 }
 
+/* A block's buckets counted in an array when they span at most this
+ * many; else in pairs summed as they come. */
+#define TOT_SPAN_MAX	4096
+
+static void
+tot_push(struct totals *t, uint64_t key, int64_t v)
+{
+	if (t->n == t->cap) {
+		if (t->n >= (1u << 20))
+			t->n = kv_sort_merge(t->kv, t->n);
+		if (t->cap == 0 || t->n > t->cap / 2) {
+			t->cap = t->cap ? t->cap * 2 : 256;
+			t->kv = xreallocarray(t->kv, t->cap, sizeof *t->kv);
+		}
+	}
+	t->kv[t->n].k = key;
+	t->kv[t->n++].v = v;
+}
+
 /* The rows of columns cols[] of r into the totals: every (metric,
  * bucket) with a row gets a total, of the rows with a callsite.  A raw
- * tag's values (store.h) are not what a window sums: none. */
+ * tag's values (store.h) are not what a window sums: none.  A column's
+ * rows are summed per bucket here (a block has few buckets), so that the
+ * pairs kept are about as many as the buckets, not as the rows. */
 void
 store_totals_add(struct totals *t, const struct srows *r, const size_t *cols,
     size_t ncols)
 {
-	struct kv **tot = &t->kv;
-	size_t *n = &t->n, *cap = &t->cap;
-	size_t i, k, nc = r->ncols;
-	int64_t v;
+	size_t i, k, b, nc = r->ncols, span;
+	int64_t v, bmin, bmax, *sum;
+	uint8_t *has;
 
-	for (i = 0; i < r->n; i++)
-		for (k = 0; k < ncols; k++) {
-			if ((v = r->v[i * nc + cols[k]]) == 0 ||
-			    (r->tags[cols[k]] & STORE_RAW_BIT) != 0)
+	if (r->n == 0)
+		return;
+	bmin = bmax = r->bucket[0];
+	for (i = 1; i < r->n; i++) {
+		if (r->bucket[i] < bmin)
+			bmin = r->bucket[i];
+		if (r->bucket[i] > bmax)
+			bmax = r->bucket[i];
+	}
+	span = (uint64_t)bmax - (uint64_t)bmin < TOT_SPAN_MAX ?
+	    (size_t)((uint64_t)bmax - (uint64_t)bmin) + 1 : 0;
+	sum = xcalloc(span ? span : 1, sizeof *sum);
+	has = xcalloc(span ? span : 1, 1);
+	for (k = 0; k < ncols; k++) {
+		if ((r->tags[cols[k]] & STORE_RAW_BIT) != 0)
+			continue;
+		for (i = 0; i < r->n; i++) {
+			if ((v = r->v[i * nc + cols[k]]) == 0)
 				continue;
-			if (*n == *cap) {
-				if (*n >= (1u << 20))
-					*n = kv_sort_merge(*tot, *n);
-				if (*cap == 0 || *n > *cap / 2) {
-					*cap = *cap ? *cap * 2 : 256;
-					*tot = xreallocarray(*tot, *cap,
-					    sizeof **tot);
-				}
+			if (r->cs[i] == 0)
+				v = 0;
+			if (span == 0) {
+				tot_push(t, tot_key(r->tags[cols[k]],
+				    r->bucket[i]), v);
+				continue;
 			}
-			(*tot)[*n].k = tot_key(r->tags[cols[k]], r->bucket[i]);
-			(*tot)[(*n)++].v = r->cs[i] != 0 ? v : 0;
+			b = (size_t)((uint64_t)r->bucket[i] - (uint64_t)bmin);
+			sum[b] = (int64_t)((uint64_t)sum[b] + (uint64_t)v);
+			has[b] = 1;
 		}
+		for (b = 0; b < span; b++) {
+			if (!has[b])
+				continue;
+			tot_push(t, tot_key(r->tags[cols[k]], bmin +
+			    (int64_t)b), sum[b]);
+			sum[b] = 0;
+			has[b] = 0;
+		}
+	}
+	free(sum);
+	free(has);
 }
 
 void

@@ -131,6 +131,10 @@ void store_samples_metric(struct store_samples *, size_t i,
 int store_samples_add(struct store_samples *, int64_t callsite_id,
     int64_t labelset_id, int64_t bucket, const int64_t *values,
     size_t nvalues, struct error *);
+/* Before any row: the profile's bucket is known, and STORE_UNTIMED rows
+ * added from now on take it at once (it must be the one given to
+ * store_samples_finish). */
+void store_samples_date(struct store_samples *, int64_t profile_bucket);
 /* Writes what is buffered; STORE_UNTIMED rows take profile_bucket. */
 int store_samples_finish(struct store_samples *, int64_t profile_bucket,
     struct error *);

@@ -3,7 +3,9 @@
  * growths (each rebuilt from the id arrays), deletions that shift the
  * entries after them and leave every key findable, ids with gaps,
  * put overwriting a key's id, a map not allowed to grow still finding
- * what it holds, and reset keeping its memory. */
+ * what it holds, reset keeping its memory, and keys added without a
+ * lookup (csmap_add, batched) found before and after their batch goes
+ * in, across growths, deletions and puts. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,11 +143,82 @@ test_reserve(void)
 	csmap_clear(&m);
 }
 
+/* Stacks walked as the store does: a key under the id made last is
+ * added without a lookup, any other found or filled; deletions and puts
+ * now and then insert what is pending first. */
+static void
+test_add(void)
+{
+	struct csmap m;
+	uint32_t *ref = xcalloc(SIDE * SIDE, sizeof *ref), next = 1, last = 0;
+	uint32_t p, f, got, d;
+	size_t slot, op, n = 0, bad = 0;
+
+	memset(&m, 0, sizeof m);
+	for (op = 0; op < 20000; op++) {
+		p = rnd(next);		/* the root or a callsite made */
+		for (d = 0; d < 8 && p < SIDE; d++) {
+			f = 1 + rnd(SIDE - 1);
+			if (p != 0 && p == last) {
+				CHECK(ref[p * SIDE + f] == 0);
+				ref[p * SIDE + f] = next;
+				csmap_add(&m, p, f, next);
+			} else if ((got = csmap_find(&m, p, f, 1,
+			    &slot)) != 0) {
+				bad += got != ref[p * SIDE + f];
+				p = got;
+				continue;
+			} else {
+				bad += ref[p * SIDE + f] != 0;
+				ref[p * SIDE + f] = next;
+				csmap_fill(&m, slot, p, f, next);
+			}
+			last = p = next++;
+		}
+		if (rnd(50) == 0) {
+			p = rnd(SIDE);
+			f = 1 + rnd(SIDE - 1);
+			csmap_del(&m, p, f);
+			ref[p * SIDE + f] = 0;
+			last = 0;
+		}
+		if (rnd(50) == 0 && next < SIDE) {
+			p = rnd(next);
+			f = 1 + rnd(SIDE - 1);
+			if (ref[p * SIDE + f] == 0) {
+				csmap_put(&m, p, f, next);
+				ref[p * SIDE + f] = next++;
+			}
+			last = 0;
+		}
+		if (next >= SIDE - 8) {
+			csmap_reset(&m);
+			memset(ref, 0, SIDE * SIDE * sizeof *ref);
+			next = 1;
+			last = 0;
+		}
+	}
+	CHECK(bad == 0);
+	for (p = 0; p < SIDE; p++)
+		for (f = 1; f < SIDE; f++) {
+			got = csmap_find(&m, p, f, 0, &slot);
+			bad += got != ref[p * SIDE + f];
+			n += ref[p * SIDE + f] != 0;
+		}
+	CHECK(bad == 0);
+	CHECK(m.n + m.npend == n);
+	csmap_put(&m, 0, 1, 7);		/* the pending ones go in */
+	CHECK(m.npend == 0);
+	csmap_clear(&m);
+	free(ref);
+}
+
 int
 main(void)
 {
 	test_random();
 	test_reserve();
+	test_add();
 	printf("test_csmap: %u checks passed\n", checks);
 	return 0;
 }

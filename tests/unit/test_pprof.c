@@ -17,6 +17,7 @@
 #include "nitems.h"
 #include "pprof.h"
 #include "pbw.h"
+#include "stream.h"
 #include "testrec.h"
 
 #ifndef FIXTURES_DIR
@@ -1713,9 +1714,95 @@ test_fixtures(void)
 	}
 }
 
+/* A pprof the decoder owns (pprof_decode_stream) gives back the input
+ * its walk has passed, the string table kept: with the strings between
+ * two runs of samples, many MiB each, the decode is the one of a buffer
+ * kept whole. */
+static void
+test_release(void)
+{
+	struct buf blob = { 0 }, one = { 0 };
+	struct rec a, b;
+	struct sink s;
+	struct limits lim;
+	struct error err;
+	struct stream *in;
+	char x[64], y[64];
+	size_t i, m, lm, half = 700000;
+	uint64_t locs[2];
+	int64_t sa = 0, sb = 0;
+
+	/* sample type (1, 2) = ("s", "t"); functions "a" (3), "b" (4). */
+	m = pbw_begin(&blob, 1);
+	pbw_uint(&blob, 1, 1);
+	pbw_uint(&blob, 2, 2);
+	pbw_end(&blob, m);
+	for (i = 0; i < 2; i++) {
+		m = pbw_begin(&blob, 5);
+		pbw_uint(&blob, 1, i + 1);
+		pbw_uint(&blob, 2, i + 3);
+		pbw_end(&blob, m);
+		m = pbw_begin(&blob, 4);
+		pbw_uint(&blob, 1, i + 1);
+		one.n = 0;
+		pbw_uint(&one, 1, i + 1);
+		pbw_bytes(&blob, 4, one.p, one.n);
+		pbw_end(&blob, m);
+	}
+	for (i = 0; i < 2 * half; i++) {
+		if (i == half) {
+			pbw_str(&blob, 6, "");
+			pbw_str(&blob, 6, "s");
+			pbw_str(&blob, 6, "t");
+			pbw_str(&blob, 6, "a");
+			pbw_str(&blob, 6, "b");
+			pbw_str(&blob, 6, "k");
+			pbw_str(&blob, 6, "v");
+		}
+		m = pbw_begin(&blob, 2);
+		if (i + 1 == 2 * half) {
+			/* Strings first read at the very end. */
+			lm = pbw_begin(&blob, 3);
+			pbw_uint(&blob, 1, 5);
+			pbw_uint(&blob, 2, 6);
+			pbw_end(&blob, lm);
+		}
+		locs[0] = 1 + i % 2;
+		locs[1] = 2 - i % 2;
+		pbw_packed(&blob, 1, locs, 1 + i % 3 / 2);
+		pbw_packed(&blob, 2, (uint64_t[]){ i + 1 }, 1);
+		pbw_end(&blob, m);
+	}
+	CHECK(blob.n > (10u << 20));	/* releases of 4 MiB, both sides */
+	s = rec_sink(&a);
+	CHECK(pprof_decode(blob.p, blob.n, NULL, &s, &err) == 0);
+	bounds_default(&lim);
+	s = rec_sink(&b);
+	in = stream_mem(blob.p, blob.n);
+	CHECK(pprof_decode_stream(in, NULL, &lim, &s, &err) == 0);
+	stream_free(in);
+	CHECK(a.nsamples == 2 * half && b.nsamples == a.nsamples);
+	for (i = 0; i < a.nsamples; i++) {
+		sa += a.samples[i].values[0];
+		sb += b.samples[i].values[0];
+	}
+	CHECK(sa == sb && sa == (int64_t)(2 * half * (2 * half + 1) / 2));
+	for (i = 0; i < a.nsamples; i += half / 2 + 1)
+		CHECK(STREQ(stack_str(&a, i, x, sizeof x),
+		    stack_str(&b, i, y, sizeof y)));
+	CHECK(STREQ(stack_str(&b, 2 * half - 1, y, sizeof y), "b"));
+	CHECK(STREQ(labels_str(&b, 2 * half - 1, y, sizeof y), "k=v"));
+	CHECK(STREQ(stack_str(&b, 2 * half - 3, y, sizeof y), "b;a"));
+	rec_free(&a);
+	rec_free(&b);
+	buf_free(&blob);
+	buf_free(&one);
+}
+
 int
 main(void)
 {
+	test_release();
 	test_full();
 	test_order_and_unknown();
 	test_packed_unpacked();

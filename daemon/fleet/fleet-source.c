@@ -5,8 +5,12 @@
  * store's source resolves it), the profile count of an aggregate other
  * than delta, a timeline's range when it combines per series (its steps
  * made here, as aggregate.c makes them), then the stacks (or the sums
- * per time bucket).  Each stack's frames become callsites of the
- * source's index (csindex_put), its value the pair of its leaf.
+ * per time bucket).  A window's stacks come as sums per stack hash,
+ * their frames from the reader's cache (fleet-cache.c: frames never
+ * change) and of ClickHouse only for the hashes it lacks; a timeline's
+ * per bucket with their frames joined.  Each stack's frames become
+ * callsites of the source's index (csindex_put), its value the pair of
+ * its leaf.
  * The index lives as long as the source, so the strings of a view's
  * answer do; a selection asked twice (diff asks a tree and a top of
  * each) is read once. */

@@ -5,8 +5,12 @@
  * store's source resolves it), the profile count of an aggregate other
  * than delta, a timeline's range when it combines per series (its steps
  * made here, as aggregate.c makes them), then the stacks (or the sums
- * per time bucket).  Each stack's frames become callsites of the
- * source's index (csindex_put), its value the pair of its leaf.
+ * per time bucket).  A window's stacks come as sums per stack hash,
+ * their frames from the reader's cache (fleet-cache.c: frames never
+ * change) and of ClickHouse only for the hashes it lacks; a timeline's
+ * per bucket with their frames joined.  Each stack's frames become
+ * callsites of the source's index (csindex_put), its value the pair of
+ * its leaf.
  * The index lives as long as the source, so the strings of a view's
  * answer do; a selection asked twice (diff asks a tree and a top of
  * each) is read once. */
@@ -18,6 +22,7 @@
 #include "alloc.h"
 #include "ch-select.h"
 #include "csindex.h"
+#include "fleet-cache.h"
 #include "fleet-source.h"
 #include "fleet-stacks.h"
 #include "fleet-sql.h"
@@ -33,7 +38,18 @@ struct fleet_reader {
 	/* 1: schema version 5 (samples_hourly) seen recorded; once, as a
 	 * version is never taken back.  Shared by the query threads. */
 	atomic_int hourly;
+	struct fleet_cache *cache;	/* stacks' frames by hash */
 };
+
+/* A stack's sum, by its hash (fleet_sql_sums). */
+struct fs_sum {
+	uint64_t hash;
+	int64_t value;
+};
+
+/* Up to this many hashes are asked by name (about 21 bytes each, well
+ * under ClickHouse's 256 KiB max_query_size); more, by the selection. */
+#define FS_ASK_BY_NAME	2000
 
 struct fleet_source {
 	struct stack_source src;
@@ -56,6 +72,9 @@ struct fleet_source {
 	/* The selection whose answer metric, nprofiles and st hold, for a
 	 * view asking it again; NULL: none. */
 	const struct selection *last;
+	struct fs_sum *sums;		/* a reply's, then the missing ones */
+	size_t nsums, capsums;
+	struct imap missing;		/* hash -> 1 + its index in sums */
 };
 
 struct fleet_reader *
@@ -67,6 +86,7 @@ fleet_reader_new(struct ch_select *chs, const char *database,
 	r->chs = chs;
 	r->database = xstrdup(database);
 	r->cluster = cluster != NULL && *cluster != '\0';
+	r->cache = fleet_cache_new(FLEET_CACHE_BYTES);
 	return r;
 }
 
@@ -76,6 +96,7 @@ fleet_reader_free(struct fleet_reader *r)
 	if (r == NULL)
 		return;
 	free(r->database);
+	fleet_cache_free(r->cache);
 	free(r);
 }
 
@@ -324,6 +345,97 @@ fs_read(struct fleet_source *x, char *sql, int by_bucket, int sums,
 	return fs_ask_stacks(x, sql, err);
 }
 
+/* stack_hash, v: a stack's sum. */
+static int
+fs_sums_row(void *arg, struct fleet_tsv_field *v, size_t n,
+    struct error *err)
+{
+	struct fleet_source *x = arg;
+	struct fs_sum *s;
+	size_t len;
+	char *h, *end;
+
+	if (n != 2)
+		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: "
+		    "%zu fields, not 2 (stack hash, value)", n);
+	if (x->nsums == x->capsums) {
+		x->capsums = x->capsums ? x->capsums * 2 : 1024;
+		x->sums = xreallocarray(x->sums, x->capsums, sizeof *x->sums);
+	}
+	s = &x->sums[x->nsums];
+	h = fleet_tsv_str(&v[0], &len);
+	s->hash = strtoull(h, &end, 10);
+	if (len == 0 || *end != '\0')
+		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: "
+		    "stack hash \"%.30s\" is not a number", h);
+	if (fleet_tsv_int(&v[1], &s->value, err) == -1)
+		return -1;
+	x->nsums++;
+	return 0;
+}
+
+/* A row of fleet_sql_frames: a missing stack into the index and the
+ * cache; once per hash (stacks' copies not merged yet come again), and
+ * none of a hash not missing (asked by the selection). */
+static int
+fs_frames_row(void *arg, struct fleet_tsv_field *v, size_t n,
+    struct error *err)
+{
+	struct fleet_source *x = arg;
+	struct fleet_frames *f;
+	int64_t at;
+
+	if (fleet_stacks_frames(&x->st, v, n, &f, err) == -1)
+		return -1;
+	if ((at = imap_get(&x->missing, f->hash)) > 0) {
+		fleet_stacks_put(&x->st, f, x->sums[at - 1].value);
+		imap_put(&x->missing, f->hash, -1);	/* done */
+	}
+	fleet_cache_add(x->r->cache, f);
+	return 0;
+}
+
+/* The stacks of the selection into x->st: their sums from ClickHouse,
+ * their frames from the reader's cache, and of ClickHouse those it
+ * lacks (which it then keeps).  A hash without a row of stacks has no
+ * pair, as the joined query (fleet_sql_stacks) leaves it out. */
+static int
+fs_read_cached(struct fleet_source *x, const struct fleet_sql *q,
+    struct error *err)
+{
+	struct fleet_cache *c = x->r->cache;
+	const struct fleet_frames *f;
+	uint64_t *h;
+	size_t i, nm = 0;
+	int rc;
+
+	x->nsums = 0;
+	if (fs_ask(x, fleet_sql_sums(q), fs_sums_row, err) == -1)
+		return -1;
+	fleet_stacks_reset(&x->st, 0, 0);
+	imap_reset(&x->missing);
+	fleet_cache_lock(c);
+	for (i = 0; i < x->nsums; i++) {
+		if ((f = fleet_cache_get(c, x->sums[i].hash)) != NULL)
+			fleet_stacks_put(&x->st, f, x->sums[i].value);
+		else
+			x->sums[nm++] = x->sums[i];
+	}
+	fleet_cache_unlock(c);
+	if (nm == 0)
+		return 0;
+	/* Sums are per distinct hash: each missing once. */
+	h = xreallocarray(NULL, nm, sizeof *h);
+	for (i = 0; i < nm; i++) {
+		h[i] = x->sums[i].hash;
+		imap_put(&x->missing, h[i], (int64_t)i + 1);
+	}
+	rc = fs_ask(x, fleet_sql_frames(q, h, nm <= FS_ASK_BY_NAME ? nm : 0),
+	    fs_frames_row, err);
+	free(h);
+	return rc;
+}
+
 static int
 fs_select(struct stack_source *src, const struct selection *sel,
     struct store_metric *m, struct store_cs_value **vals, size_t *nvals,
@@ -339,8 +451,8 @@ fs_select(struct stack_source *src, const struct selection *sel,
 		x->last = NULL;
 		fs_sql(x, sel, &q);
 		if (fs_metric(x, &q, err) == -1 || fs_aggregate(x, &q, 1,
-		    err) == -1 || fs_hourly(x, &q, err) == -1 || fs_read(x, fleet_sql_stacks(&q), 0, 0,
-		    err) == -1)
+		    err) == -1 || fs_hourly(x, &q, err) == -1 ||
+		    fs_read_cached(x, &q, err) == -1)
 			return -1;
 		x->last = sel;
 	}
@@ -434,6 +546,8 @@ fs_free(struct stack_source *src)
 	size_t i;
 
 	fleet_stacks_clear(&x->st);
+	free(x->sums);
+	imap_clear(&x->missing);
 	csindex_free(x->idx);
 	fleet_tsv_array_clear(&x->a);
 	free(x->metric);

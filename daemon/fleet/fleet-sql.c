@@ -525,16 +525,15 @@ sql_hourly_sums(struct buf *b, const struct fleet_sql *q, int hashes)
 	sql_lit(b, ") GROUP BY stack_hash");
 }
 
-/* The values of the selection (per stack with its frames, or per bucket
- * summed over stacks): the rows q->aggregate reads, combined as it
- * says; the frames of the stacks it has, read of stacks and
- * stack_frames by the hashes of the same source (samples_hourly where
- * it sums, a few times smaller than samples). */
-static char *
-sql_read(const struct fleet_sql *q, int by_time, int stacks)
+/* The values of the selection into v ([bucket,] [stack_hash,] v) and
+ * the hashes of its stacks into hs (SELECT stack_hash ...), each
+ * NUL-terminated: the rows q->aggregate reads, combined as it says, of
+ * samples_hourly where it sums (a few times smaller than samples). */
+static void
+sql_parts(const struct fleet_sql *q, int by_time, int stacks, struct buf *v,
+    struct buf *hs)
 {
-	struct buf b = { 0 }, where = { 0 }, v = { 0 }, hs = { 0 };
-	const char *in = q->cluster ? "GLOBAL IN" : "IN";
+	struct buf where = { 0 };
 	int64_t since_s, until_s;
 	int hourly = sql_hourly_ok(q, by_time);
 
@@ -547,19 +546,32 @@ sql_read(const struct fleet_sql *q, int by_time, int stacks)
 	sql_rows(&where, q, q->aggregate != AGG_DELTA);
 	buf_add(&where, "", 1);
 	if (hourly) {
-		sql_hourly_sums(&v, q, 0);
-		sql_hourly_sums(&hs, q, 1);
+		sql_hourly_sums(v, q, 0);
+		sql_hourly_sums(hs, q, 1);
 	} else if (q->aggregate == AGG_AVG)
-		sql_avg(&v, q, (const char *)where.p, by_time, stacks);
+		sql_avg(v, q, (const char *)where.p, by_time, stacks);
 	else
-		sql_sums(&v, q, (const char *)where.p, by_time, stacks);
+		sql_sums(v, q, (const char *)where.p, by_time, stacks);
 	if (!hourly) {
-		sql_lit(&hs, "SELECT stack_hash FROM ");
-		sql_table(&hs, q, "samples");
-		buf_add(&hs, where.p, where.n - 1);
+		sql_lit(hs, "SELECT stack_hash FROM ");
+		sql_table(hs, q, "samples");
+		buf_add(hs, where.p, where.n - 1);
 	}
-	buf_add(&v, "", 1);
-	buf_add(&hs, "", 1);
+	buf_add(v, "", 1);
+	buf_add(hs, "", 1);
+	buf_free(&where);
+}
+
+/* The values of the selection (per stack with its frames, or per bucket
+ * summed over stacks); the frames of the stacks it has, read of stacks
+ * and stack_frames by the hashes of the same source. */
+static char *
+sql_read(const struct fleet_sql *q, int by_time, int stacks)
+{
+	struct buf b = { 0 }, v = { 0 }, hs = { 0 };
+	const char *in = q->cluster ? "GLOBAL IN" : "IN";
+
+	sql_parts(q, by_time, stacks, &v, &hs);
 	if (!stacks) {
 		/* Every stack counts: the sums per bucket are enough. */
 		buf_printf(&b, "SELECT bucket, v, [], [], [], [], [], [] FROM "
@@ -589,7 +601,59 @@ sql_read(const struct fleet_sql *q, int by_time, int stacks)
 	if (by_time)
 		sql_lit(&b, " ORDER BY bucket");
 out:
-	buf_free(&where);
+	buf_free(&v);
+	buf_free(&hs);
+	return sql_done(&b);
+}
+
+char *
+fleet_sql_sums(const struct fleet_sql *q)
+{
+	struct buf b = { 0 }, v = { 0 }, hs = { 0 };
+
+	sql_parts(q, 0, 1, &v, &hs);
+	buf_printf(&b, "SELECT stack_hash, v FROM (%s)", (const char *)v.p);
+	buf_free(&v);
+	buf_free(&hs);
+	return sql_done(&b);
+}
+
+/* The hashes as a list, or the selection's (GLOBAL) IN subquery. */
+static void
+sql_hashes(struct buf *b, const struct fleet_sql *q, const uint64_t *h,
+    size_t n, const char *hs)
+{
+	size_t i;
+
+	if (n == 0) {
+		buf_printf(b, "%s (%s)", q->cluster ? "GLOBAL IN" : "IN", hs);
+		return;
+	}
+	sql_lit(b, "IN (");
+	for (i = 0; i < n; i++)
+		buf_printf(b, "%s%" PRIu64, i ? "," : "", h[i]);
+	sql_lit(b, ")");
+}
+
+char *
+fleet_sql_frames(const struct fleet_sql *q, const uint64_t *h, size_t n)
+{
+	struct buf b = { 0 }, v = { 0 }, hs = { 0 };
+
+	if (n == 0)
+		sql_parts(q, 0, 1, &v, &hs);
+	sql_lit(&b, "SELECT stack_hash, functions, files, lines, inlined, "
+	    "start_lines, mappings FROM (SELECT stack_hash, functions, files, "
+	    "lines FROM ");
+	sql_table(&b, q, "stacks");
+	sql_lit(&b, " WHERE stack_hash ");
+	sql_hashes(&b, q, h, n, (const char *)hs.p);
+	sql_lit(&b, ") ANY LEFT JOIN (SELECT stack_hash, inlined, "
+	    "start_lines, mappings FROM ");
+	sql_table(&b, q, "stack_frames");
+	sql_lit(&b, " WHERE stack_hash ");
+	sql_hashes(&b, q, h, n, (const char *)hs.p);
+	sql_lit(&b, ") USING stack_hash");
 	buf_free(&v);
 	buf_free(&hs);
 	return sql_done(&b);

@@ -39,6 +39,14 @@ char *fleet_sql_metrics(const struct fleet_sql *, const char *metric);
  * first: functions, files, lines (stacks), inline flags, start lines,
  * mappings (stack_frames; empty if it has no row). */
 char *fleet_sql_stacks(const struct fleet_sql *);
+/* Per distinct stack of the selection: its hash and value, as
+ * fleet_sql_stacks has them, without the frames. */
+char *fleet_sql_sums(const struct fleet_sql *);
+/* Per stack of the n hashes h (none: of the selection's stacks): its
+ * hash and frames as fleet_sql_stacks has them (each stack's row of
+ * stacks, possibly more than one while not merged yet). */
+char *fleet_sql_frames(const struct fleet_sql *, const uint64_t *h,
+    size_t n);
 /* Per scope of the fleet, by name: its profiles, first and last time
  * (ns) and its metrics (TYPE/UNIT), from the profiles table. */
 char *fleet_sql_scopes(const struct fleet_sql *);

@@ -8,6 +8,7 @@
 
 #include "alloc.h"
 #include "csindex.h"
+#include "fleet-cache.h"
 #include "fleet-stacks.h"
 #include "model.h"
 #include "nitems.h"
@@ -109,6 +110,82 @@ fleet_stacks_row(void *arg, struct fleet_tsv_field *v, size_t n,
 	}
 	stacks_pair(x, bucket, parent, value);
 	return 0;
+}
+
+/* A row of fleet_sql_frames (the hash, then the arrays as above) as
+ * one allocation; *f NULL for a row of a hash not asked. */
+int
+fleet_stacks_frames(struct fleet_stacks *x, struct fleet_tsv_field *v,
+    size_t n, struct fleet_frames **f, struct error *err)
+{
+	struct fleet_tsv_array *a = x->a;
+	struct fleet_frame *fr;
+	size_t i, k, nf, len, sb = 0;
+	uint64_t hash;
+	char *s, *end, *t;
+
+	*f = NULL;
+	if (n != 7)
+		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: "
+		    "%zu fields, not 7 (hash and 6 arrays)", n);
+	s = fleet_tsv_str(&v[0], &len);
+	hash = strtoull(s, &end, 10);
+	if (len == 0 || *end != '\0')
+		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: "
+		    "stack hash \"%.30s\" is not a number", s);
+	for (i = 0; i < 6; i++)
+		if (fleet_tsv_array(&v[i + 1], &a[i], err) == -1)
+			return -1;
+	nf = a[0].n;
+	if (a[1].n != nf || a[2].n != nf)
+		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: a "
+		    "stack of %zu functions and %zu files or %zu lines", nf,
+		    a[1].n, a[2].n);
+	for (k = 0; k < nf; k++)
+		sb += strlen(a[0].v[k]) + strlen(a[1].v[k]) + 2 +
+		    (a[5].n == nf ? strlen(a[5].v[k]) : 0) + 1;
+	*f = fleet_frames_new(hash, nf, sb);
+	t = fleet_frames_text(*f);
+	for (k = 0; k < nf; k++) {
+		fr = &(*f)->f[k];
+		fr->function = t;
+		t = stpcpy(t, a[0].v[k]) + 1;
+		fr->file = t;
+		t = stpcpy(t, a[1].v[k]) + 1;
+		fr->mapping = t;
+		t = stpcpy(t, a[5].n == nf ? a[5].v[k] : "") + 1;
+		fr->line = strtoll(a[2].v[k], &end, 10);
+		fr->flags = a[3].n == nf && strcmp(a[3].v[k], "0") != 0 ?
+		    FRAME_INLINED : 0;
+		fr->start_line = a[4].n == nf ? strtoll(a[4].v[k], &end, 10) :
+		    0;
+	}
+	return 0;
+}
+
+void
+fleet_stacks_put(struct fleet_stacks *x, const struct fleet_frames *f,
+    int64_t value)
+{
+	struct store_frame_info fi;
+	int64_t parent = 0;
+	size_t k;
+
+	if (f->nf == 0) {
+		stacks_pair(x, 0, 0, value);
+		return;
+	}
+	memset(&fi, 0, sizeof fi);
+	for (k = f->nf; k-- > 0;) {
+		fi.function = f->f[k].function;
+		fi.file = f->f[k].file;
+		fi.line = f->f[k].line;
+		fi.flags = f->f[k].flags;
+		fi.start_line = f->f[k].start_line;
+		fi.mapping_file = f->f[k].mapping;
+		parent = csindex_put(x->idx, parent, &fi);
+	}
+	stacks_pair(x, 0, parent, value);
 }
 
 void

@@ -16,6 +16,7 @@
 #include "store.h"
 
 struct csindex;
+struct fleet_frames;
 
 struct fleet_stacks {
 	struct csindex *idx;		/* the caller's, grown */
@@ -34,6 +35,14 @@ void fleet_stacks_reset(struct fleet_stacks *, int by_bucket, int sums);
 /* fleet_tsv's row callback (arg: the fleet_stacks). */
 int fleet_stacks_row(void *arg, struct fleet_tsv_field *, size_t n,
     struct error *);
+/* A row of fleet_sql_frames (hash, then the 6 arrays) into *f, a new
+ * allocation (fleet-cache.h). */
+int fleet_stacks_frames(struct fleet_stacks *, struct fleet_tsv_field *,
+    size_t n, struct fleet_frames **f, struct error *);
+/* A stack of the cache into the index, its value to its leaf's pair
+ * (summed as fleet_stacks_row's; after fleet_stacks_reset(x, 0, 0)). */
+void fleet_stacks_put(struct fleet_stacks *, const struct fleet_frames *,
+    int64_t value);
 /* The pairs, taken (freed by the caller). */
 void fleet_stacks_take(struct fleet_stacks *, struct store_bucket_value **,
     size_t *);

@@ -7,12 +7,14 @@
  * seen, their fields unescaped and their arrays, are the same whether
  * the answer comes in one piece or in many; a string never grows in
  * unescaping; the view's total is the sum of |value| of the pairs it
- * took; a tree's selves add up to its root. */
+ * took; a tree's selves add up to its root.  A row of 7 fields is
+ * also read as the frames' answer (hash first) into a cached stack. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "csindex.h"
+#include "fleet-cache.h"
 #include "fleet-stacks.h"
 #include "fleet-tsv.h"
 #include "selection.h"
@@ -46,6 +48,7 @@ fz_row(void *arg, struct fleet_tsv_field *f, size_t n, struct error *err)
 {
 	struct fz *z = arg;
 	struct error e = { 0 };
+	struct fleet_frames *fr;
 	int64_t v = 0;
 	size_t i, k, len, before;
 	char *s;
@@ -61,6 +64,21 @@ fz_row(void *arg, struct fleet_tsv_field *f, size_t n, struct error *err)
 				for (i = 0; i < z->st.a[k].n; i++)
 					mix(z, z->st.a[k].v[i],
 					    strlen(z->st.a[k].v[i]));
+		} else if (e.kind == ERR_NONE)
+			abort();
+	}
+	error_clear(&e);
+	/* As the frames' answer: a hash and six arrays, made one
+	 * allocation (fleet-cache.h) and put into the stacks as a cached
+	 * stack is. */
+	if (n == 7) {
+		if (fleet_stacks_frames(&z->st, f, n, &fr, &e) == 0) {
+			mix(z, &fr->nf, sizeof fr->nf);
+			for (k = 0; k < fr->nf; k++)
+				mix(z, fr->f[k].function,
+				    strlen(fr->f[k].function));
+			fleet_stacks_put(&z->st, fr, 1);
+			free(fr);
 		} else if (e.kind == ERR_NONE)
 			abort();
 	}

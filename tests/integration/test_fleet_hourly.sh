@@ -48,8 +48,12 @@ ch a "CREATE TABLE $db.schema_version (version UInt32, applied DateTime)
 ch a "INSERT INTO $db.schema_version VALUES (1, now()), (2, now()),
     (3, now()), (4, now())" >/dev/null
 fleet_up
-wait_until "version 5 recorded" test "$(ch a "SELECT max(version) FROM
-    $db.schema_version")" = 5
+# A function, asked again each time: an argument's $(...) would be read
+# once, when wait_until is called, before profd has run the step.
+version_is() {
+	[ "$(ch a "SELECT max(version) FROM $db.schema_version")" = "$1" ]
+}
+wait_until "version 5 recorded" version_is 5
 [ "$(ch a "SELECT sum(value) FROM $db.samples_hourly")" = "$(ch a "SELECT
     sum(value) FROM $db.samples WHERE NOT endsWith(metric, '\\0raw')")" ] ||
     fail "the backfill's sums are not the rows'"

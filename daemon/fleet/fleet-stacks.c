@@ -55,86 +55,21 @@ stacks_pair(struct fleet_stacks *x, int64_t bucket, int64_t leaf, int64_t value)
 	x->vals[at - 1].value += value;
 }
 
-/* [bucket,] value, then the frames leaf first: functions, files,
- * lines, inline flags, start lines, mappings (the last three empty for
- * a stack shipped before stack_frames, or for a bucket's sum). */
-int
-fleet_stacks_row(void *arg, struct fleet_tsv_field *v, size_t n,
-    struct error *err)
-{
-	struct fleet_stacks *x = arg;
-	struct fleet_tsv_array *a = x->a;
-	struct store_frame_info fi;
-	int64_t bucket = 0, value, parent = 0;
-	size_t i, k, nf;
-	char *end;
-
-	if (x->by_bucket) {
-		if (n == 0 || fleet_tsv_int(&v[0], &bucket, err) == -1)
-			return error_set(err, ERR_INTERNAL, "ClickHouse's "
-			    "reply: a row without its time bucket");
-		v++;
-		n--;
-	}
-	if (n != 7)
-		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: "
-		    "%zu fields, not 7 (value and 6 arrays)", n);
-	if (fleet_tsv_int(&v[0], &value, err) == -1)
-		return -1;
-	for (i = 0; i < 6; i++)
-		if (fleet_tsv_array(&v[i + 1], &a[i], err) == -1)
-			return -1;
-	nf = a[0].n;
-	if (a[1].n != nf || a[2].n != nf)
-		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: a "
-		    "stack of %zu functions and %zu files or %zu lines", nf,
-		    a[1].n, a[2].n);
-	if (nf == 0) {
-		/* A bucket's sum, or a sample without a stack (callsite 0,
-		 * which the views pass over, as the store's). */
-		stacks_pair(x, bucket, x->sums ? -1 : 0, value);
-		return 0;
-	}
-	/* Root first; stack_frames' row: none or one of the stack. */
-	memset(&fi, 0, sizeof fi);
-	for (k = nf; k-- > 0;) {
-		fi.function = a[0].v[k];
-		fi.file = a[1].v[k];
-		fi.line = strtoll(a[2].v[k], &end, 10);
-		fi.flags = a[3].n == nf && strcmp(a[3].v[k], "0") != 0 ?
-		    FRAME_INLINED : 0;
-		fi.start_line = a[4].n == nf ? strtoll(a[4].v[k], &end, 10) :
-		    0;
-		fi.mapping_file = a[5].n == nf ? a[5].v[k] : "";
-		parent = csindex_put(x->idx, parent, &fi);
-	}
-	stacks_pair(x, bucket, parent, value);
-	return 0;
-}
-
-/* A row of fleet_sql_frames (the hash, then the arrays as above) as
- * one allocation; *f NULL for a row of a hash not asked. */
-int
-fleet_stacks_frames(struct fleet_stacks *x, struct fleet_tsv_field *v,
-    size_t n, struct fleet_frames **f, struct error *err)
+/* The six arrays at v (functions, files, lines, inline flags, start
+ * lines, mappings; the last three empty for a stack shipped before
+ * stack_frames, or for a bucket's sum) as one allocation of the hash. */
+static int
+stacks_frames_of(struct fleet_stacks *x, uint64_t hash,
+    struct fleet_tsv_field *v, struct fleet_frames **f, struct error *err)
 {
 	struct fleet_tsv_array *a = x->a;
 	struct fleet_frame *fr;
-	size_t i, k, nf, len, sb = 0;
-	uint64_t hash;
-	char *s, *end, *t;
+	size_t i, k, nf, sb = 0;
+	char *t, *end;
 
 	*f = NULL;
-	if (n != 7)
-		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: "
-		    "%zu fields, not 7 (hash and 6 arrays)", n);
-	s = fleet_tsv_str(&v[0], &len);
-	hash = strtoull(s, &end, 10);
-	if (len == 0 || *end != '\0')
-		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: "
-		    "stack hash \"%.30s\" is not a number", s);
 	for (i = 0; i < 6; i++)
-		if (fleet_tsv_array(&v[i + 1], &a[i], err) == -1)
+		if (fleet_tsv_array(&v[i], &a[i], err) == -1)
 			return -1;
 	nf = a[0].n;
 	if (a[1].n != nf || a[2].n != nf)
@@ -163,16 +98,20 @@ fleet_stacks_frames(struct fleet_stacks *x, struct fleet_tsv_field *v,
 	return 0;
 }
 
-void
-fleet_stacks_put(struct fleet_stacks *x, const struct fleet_frames *f,
-    int64_t value)
+/* The stack's frames put root first into the index, each under the one
+ * before, and value added to the bucket's pair of its leaf; a stack of
+ * no frames: a bucket's sum (x->sums), or a sample without a stack
+ * (callsite 0, which the views pass over, as the store's). */
+static void
+stacks_put(struct fleet_stacks *x, int64_t bucket,
+    const struct fleet_frames *f, int64_t value)
 {
 	struct store_frame_info fi;
 	int64_t parent = 0;
 	size_t k;
 
 	if (f->nf == 0) {
-		stacks_pair(x, 0, 0, value);
+		stacks_pair(x, bucket, x->sums ? -1 : 0, value);
 		return;
 	}
 	memset(&fi, 0, sizeof fi);
@@ -185,7 +124,63 @@ fleet_stacks_put(struct fleet_stacks *x, const struct fleet_frames *f,
 		fi.mapping_file = f->f[k].mapping;
 		parent = csindex_put(x->idx, parent, &fi);
 	}
-	stacks_pair(x, 0, parent, value);
+	stacks_pair(x, bucket, parent, value);
+}
+
+/* [bucket,] value, then the frames leaf first (stacks_frames_of). */
+int
+fleet_stacks_row(void *arg, struct fleet_tsv_field *v, size_t n,
+    struct error *err)
+{
+	struct fleet_stacks *x = arg;
+	struct fleet_frames *f;
+	int64_t bucket = 0, value;
+
+	if (x->by_bucket) {
+		if (n == 0 || fleet_tsv_int(&v[0], &bucket, err) == -1)
+			return error_set(err, ERR_INTERNAL, "ClickHouse's "
+			    "reply: a row without its time bucket");
+		v++;
+		n--;
+	}
+	if (n != 7)
+		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: "
+		    "%zu fields, not 7 (value and 6 arrays)", n);
+	if (fleet_tsv_int(&v[0], &value, err) == -1 ||
+	    stacks_frames_of(x, 0, v + 1, &f, err) == -1)
+		return -1;
+	stacks_put(x, bucket, f, value);
+	free(f);
+	return 0;
+}
+
+/* A row of fleet_sql_frames (the hash, then the arrays as above) as
+ * one allocation. */
+int
+fleet_stacks_frames(struct fleet_stacks *x, struct fleet_tsv_field *v,
+    size_t n, struct fleet_frames **f, struct error *err)
+{
+	size_t len;
+	uint64_t hash;
+	char *s, *end;
+
+	*f = NULL;
+	if (n != 7)
+		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: "
+		    "%zu fields, not 7 (hash and 6 arrays)", n);
+	s = fleet_tsv_str(&v[0], &len);
+	hash = strtoull(s, &end, 10);
+	if (len == 0 || *end != '\0')
+		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: "
+		    "stack hash \"%.30s\" is not a number", s);
+	return stacks_frames_of(x, hash, v + 1, f, err);
+}
+
+void
+fleet_stacks_put(struct fleet_stacks *x, const struct fleet_frames *f,
+    int64_t value)
+{
+	stacks_put(x, 0, f, value);
 }
 
 void

@@ -127,6 +127,18 @@ rec_metric(void *ctx, struct mstr type, struct mstr unit, struct error *err)
 	return 0;
 }
 
+/* Room for element n of an array grown one at a time: doubled when n
+ * is 0 or a power of two (the capacity is implied by the count), so a
+ * 12 MB profile's million samples do not copy the array each time
+ * (ASan's realloc always copies). */
+static inline void *
+rec_more(void *p, size_t n, size_t size)
+{
+	if ((n & (n - 1)) != 0)
+		return p;
+	return xreallocarray(p, n ? n * 2 : 1, size);
+}
+
 static inline int64_t
 rec_mapping(void *ctx, const struct model_mapping *m, struct error *err)
 {
@@ -136,7 +148,7 @@ rec_mapping(void *ctx, const struct model_mapping *m, struct error *err)
 	if (rec_call(r, 'M', err) == -1)
 		return -1;
 	REC_HOOK(r, mapping, m);
-	r->maps = xreallocarray(r->maps, r->nmaps + 1, sizeof *r->maps);
+	r->maps = rec_more(r->maps, r->nmaps, sizeof *r->maps);
 	rm = &r->maps[r->nmaps++];
 	rm->m = *m;
 	rm->file = dup_mstr(m->file);
@@ -153,7 +165,7 @@ rec_function(void *ctx, const struct model_function *f, struct error *err)
 	if (rec_call(r, 'F', err) == -1)
 		return -1;
 	REC_HOOK(r, function, f);
-	r->funcs = xreallocarray(r->funcs, r->nfuncs + 1, sizeof *r->funcs);
+	r->funcs = rec_more(r->funcs, r->nfuncs, sizeof *r->funcs);
 	rf = &r->funcs[r->nfuncs++];
 	rf->name = dup_mstr(f->name);
 	rf->system_name = dup_mstr(f->system_name);
@@ -172,8 +184,7 @@ rec_frame(void *ctx, const struct model_frame *f, struct error *err)
 	CHECK(f->function >= 0 && (size_t)f->function <= r->nfuncs);
 	CHECK(f->mapping >= 0 && (size_t)f->mapping <= r->nmaps);
 	REC_HOOK(r, frame, f);
-	r->frames = xreallocarray(r->frames, r->nframes + 1,
-	    sizeof *r->frames);
+	r->frames = rec_more(r->frames, r->nframes, sizeof *r->frames);
 	r->frames[r->nframes++] = *f;
 	return (int64_t)r->nframes;
 }
@@ -191,8 +202,7 @@ rec_stack(void *ctx, const int64_t *ids, size_t n, struct error *err)
 	for (i = 0; i < n; i++)
 		CHECK(ids[i] > 0 && (size_t)ids[i] <= r->nframes);
 	REC_HOOK(r, stack, ids, n);
-	r->stacks = xreallocarray(r->stacks, r->nstacks + 1,
-	    sizeof *r->stacks);
+	r->stacks = rec_more(r->stacks, r->nstacks, sizeof *r->stacks);
 	s = &r->stacks[r->nstacks++];
 	s->ids = xreallocarray(NULL, n, sizeof *s->ids);
 	memcpy(s->ids, ids, n * sizeof *ids);
@@ -212,7 +222,7 @@ rec_labelset(void *ctx, const struct model_label *l, size_t n,
 		return -1;
 	REC_HOOK(r, labelset, l, n);
 	CHECK(n > 0);
-	r->labelsets = xreallocarray(r->labelsets, r->nlabelsets + 1,
+	r->labelsets = rec_more(r->labelsets, r->nlabelsets,
 	    sizeof *r->labelsets);
 	ls = &r->labelsets[r->nlabelsets++];
 	ls->l = xreallocarray(NULL, n, sizeof *ls->l);
@@ -240,8 +250,7 @@ rec_sample(void *ctx, const struct model_sample *s, struct error *err)
 	CHECK(s->stack >= 0 && (size_t)s->stack <= r->nstacks);
 	CHECK(s->labelset >= 0 && (size_t)s->labelset <= r->nlabelsets);
 	REC_HOOK(r, sample, s);
-	r->samples = xreallocarray(r->samples, r->nsamples + 1,
-	    sizeof *r->samples);
+	r->samples = rec_more(r->samples, r->nsamples, sizeof *r->samples);
 	rs = &r->samples[r->nsamples++];
 	memset(rs, 0, sizeof *rs);
 	rs->stack = s->stack;

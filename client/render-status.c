@@ -45,9 +45,9 @@ render_status_uptime(FILE *f, double secs)
 static void
 render_status_importing(FILE *f, json_t *cur)
 {
-	char	 b1[UNITS_LABEL_MAX], b2[UNITS_LABEL_MAX];
+	char	 b1[UNITS_LABEL_MAX], how[PROGRESS_LINE_MAX];
 	char	*src, *what, *scope;
-	json_t	*bytes, *got;
+	json_t	*bytes;
 
 	if (!json_is_object(cur)) {
 		fprintf(f, "importing: nothing\n");
@@ -59,18 +59,18 @@ render_status_importing(FILE *f, json_t *cur)
 	fprintf(f, "importing: %s%s%s (scope %s)", src, *what ? " " : "",
 	    what, scope);
 	bytes = json_object_get(cur, "bytes");
-	got = json_object_get(cur, "bytes_read");
-	if (json_is_integer(got) && json_is_integer(bytes))
-		fprintf(f, ", %s of %s read",
-		    render_status_bytes(json_integer_value(got), b1, sizeof b1),
-		    render_status_bytes(json_integer_value(bytes), b2,
-		    sizeof b2));
-	else if (json_is_integer(bytes))
+	if (json_is_integer(bytes))
 		fprintf(f, ", %s", render_status_bytes(
 		    json_integer_value(bytes), b1, sizeof b1));
 	if (json_is_number(json_object_get(cur, "seconds")))
 		fprintf(f, ", for %.1fs", json_number_value(
 		    json_object_get(cur, "seconds")));
+	/* How far it is, when profd says (older ones do not). */
+	if (json_is_integer(json_object_get(cur, "bytes_done"))) {
+		progress_import(cur, how, sizeof how);
+		render_clean(how);
+		fprintf(f, "\n  %s", how);
+	}
 	fputc('\n', f);
 	free(src);
 	free(what);

@@ -32,6 +32,7 @@ struct top_build {
 	struct top_build_edge *edges;
 	size_t nedges, edgecap;
 	int64_t *seen;			/* per row: last stack + 1 that counted */
+	size_t rowcap;			/* of seen and the result's rows */
 	int64_t flat_sum;
 };
 
@@ -136,13 +137,18 @@ edges_label(const struct top_build *b, int64_t flat_sum, struct top_row *rows,
 static int64_t
 top_build_row(struct top_build *b, struct top_result *r, const char *name)
 {
-	r->rows = xreallocarray(r->rows, r->nrows + 1, sizeof *r->rows);
+	/* Doubled, not grown by one: a fleet answer has tens of thousands
+	 * of names, and under ASan every realloc copies. */
+	if (r->nrows == b->rowcap) {
+		b->rowcap = b->rowcap ? b->rowcap * 2 : 256;
+		r->rows = xreallocarray(r->rows, b->rowcap, sizeof *r->rows);
+		b->seen = xreallocarray(b->seen, b->rowcap, sizeof *b->seen);
+	}
 	r->rows[r->nrows].function = xstrdup(name);
 	r->rows[r->nrows].flat = 0;
 	r->rows[r->nrows].cum = 0;
 	r->rows[r->nrows].inl = TOP_NOT_INLINED;
 	r->rows[r->nrows].made = r->nrows;
-	b->seen = xreallocarray(b->seen, r->nrows + 1, sizeof *b->seen);
 	b->seen[r->nrows] = 0;
 	return (int64_t)r->nrows++;
 }

@@ -7,7 +7,6 @@
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "alloc.h"
@@ -57,15 +56,6 @@ struct push_live {
 	int		 importing;	/* the request imports (not a PUT) */
 };
 
-static int64_t
-push_live_now(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 static void
 push_live_sent(void *arg, uint64_t done, uint64_t total)
 {
@@ -76,7 +66,7 @@ push_live_sent(void *arg, uint64_t done, uint64_t total)
 	char			 r[UNITS_LABEL_MAX];
 
 	done += l->base;
-	secs = (double)(push_live_now() - l->start_ns) / 1e9;
+	secs = (double)(progress_now_ns() - l->start_ns) / 1e9;
 	progress_show(&l->line, done == all, "%s: uploading %s of %s (%d%%), "
 	    "%s/s", l->path, progress_bytes((int64_t)done, a, sizeof a),
 	    progress_bytes((int64_t)all, b, sizeof b), all > 0 ?
@@ -112,8 +102,7 @@ push_live_waiting(void *arg)
 		progress_import(cur, how, sizeof how);
 		progress_show(&l->line, 1, "%s: %s%s", l->path,
 		    strncmp(how, "storing", 7) == 0 ? "" : "importing ", how);
-	}
-	else
+	} else
 		progress_show(&l->line, 1, "%s: waiting to import (%" PRId64
 		    " queued%s)", l->path, render_get_int(reply.json,
 		    "import_queue"), json_is_object(cur) ? ", another "
@@ -300,7 +289,7 @@ cmd_push_one(struct client *c, const struct cmd_push_args *a,
 	    path;
 	live.scope = a->scope;
 	live.name = name != NULL ? name : "";
-	live.start_ns = push_live_now();
+	live.start_ns = progress_now_ns();
 	watch.arg = &live;
 	big = strcmp(path, "-") != 0 && stat(path, &sb) == 0 &&
 	    S_ISREG(sb.st_mode) && sb.st_size > PUSH_CHUNKED_OVER;
@@ -326,7 +315,7 @@ cmd_push_one(struct client *c, const struct cmd_push_args *a,
 	}
 
 	if (!big)
-		live.start_ns = push_live_now();	/* the file read */
+		live.start_ns = progress_now_ns();	/* the file read */
 	url = xstrdup("/v1/profiles");
 	http_query_add(&url, "scope", a->scope);
 	http_query_add(&url, "format", a->format);

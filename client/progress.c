@@ -108,7 +108,7 @@ progress_import(json_t *cur, char *buf, size_t len)
 	return buf;
 }
 
-static int64_t
+int64_t
 progress_now_ns(void)
 {
 	struct timespec	 ts;

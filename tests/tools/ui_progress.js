@@ -1,0 +1,136 @@
+// ui_progress.js: a large file picked on profd's page (through profctl
+// web) shows a <progress> bar that moves through the upload and then the
+// import, before the result line; a file profd refuses shows its error in
+// place of the bar.  Drives headless Chromium with playwright-core.
+//
+// usage: node ui_progress.js URL BIG CLI_LINE
+//   URL       the URL profctl web printed (with the token)
+//   BIG       a pprof over 32 MiB (a chunked upload), pushed to scope web
+//   CLI_LINE  what `profctl push BIG` printed for it (into another scope)
+// Prints one "ok: ..." line per check; exits 1 on the first failure.
+// PLAYWRIGHT_DIR names the node_modules' parent; CHROMIUM the browser.
+'use strict';
+
+const fs = require('fs');
+const path = require('path');
+const { launch, fail, ok, ready, watch } = require('./browser.js');
+
+const [url, big, cliLine] = process.argv.slice(2);
+const origin = new URL(url).origin;
+// A name that would run as script were it ever put in as HTML.
+const BAD_NAME = '<img src=x onerror="window.pwned=1">.bin';
+
+// In the page: every 100 ms, the bar's value and max (null when
+// indeterminate), the label beside it, and the rows' text.
+function record() {
+  window.progressSeen = [];
+  window.progressTimer = setInterval(() => {
+    const n = document.getElementById('notice');
+    const bar = n.querySelector('progress');
+    const label = n.querySelector('.progress-label');
+    window.progressSeen.push({
+      bar: !!bar,
+      value: bar && bar.hasAttribute('value') ? bar.value : null,
+      max: bar ? bar.max : null,
+      label: label ? label.textContent : '',
+      text: n.textContent,
+    });
+  }, 100);
+}
+
+async function recorded(page) {
+  return page.evaluate(() => { clearInterval(window.progressTimer); return window.progressSeen; });
+}
+
+// Random bytes, the same each run: no format profd knows.
+function junk(n) {
+  const b = Buffer.alloc(n);
+  let x = 2463534242;
+  for (let i = 0; i < n; i++) {
+    x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0;
+    b[i] = x & 255;
+  }
+  return b;
+}
+
+(async () => {
+  const browser = await launch();
+  const errors = [];
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 700 } });
+    watch(page, origin, errors);
+    const puts = [];
+    page.on('request', (r) => { if (r.url().includes('/v1/uploads')) puts.push(r.method()); });
+    await page.goto(url);
+    await ready(page);
+
+    // The large file: upload, import, result, each in its turn.
+    await page.locator('#push-scope').fill('web');
+    await page.evaluate(record);
+    await page.locator('#file').setInputFiles(big);
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('scope') === 'web' &&
+      document.body.dataset.ready === location.search, null, { timeout: 60000 }).catch(async (e) => {
+      const s = await recorded(page);
+      fail('the page did not open the pushed file: ' + e.message.split('\n')[0] + '; it says "' +
+        await page.locator('#notice').textContent() + '"; labels: ' + [...new Set(s.map((x) => x.label))].join(' | '));
+    });
+    const seen = await recorded(page);
+    const said = await page.locator('#notice').textContent();
+    const id = new URL(page.url()).searchParams.get('profile');
+    const want = cliLine.replace(/stored as profile \d+/, 'stored as profile ' + id);
+    if (said !== want) fail('the page says "' + said + '", profctl push said "' + cliLine + '"');
+    ok('result line as profctl push says it: "' + said + '"');
+
+    const size = fs.statSync(big).size, chunks = Math.ceil(size / (8 << 20));
+    if (puts[0] !== 'POST' || puts.filter((m) => m === 'PUT').length !== chunks)
+      fail('not a chunked upload of ' + chunks + ' pieces: ' + puts);
+    const bars = seen.filter((s) => s.bar);
+    const values = new Set(bars.filter((s) => s.value !== null).map((s) => s.value + '/' + s.max));
+    if (values.size < 3) fail('the bar took ' + values.size + ' values: ' + [...values]);
+    for (const s of bars)
+      if (s.value !== null && !(s.value >= 0 && s.value <= s.max)) fail('the bar at ' + s.value + ' of ' + s.max);
+    const up = bars.filter((s) => /^uploading [0-9.]+ of [0-9.]+ MB/.test(s.label));
+    const upMax = (size / 1e6).toFixed(1);
+    if (!up.length || !up.every((s) => s.max === size && s.label.includes(' of ' + upMax + ' MB')))
+      fail('no upload of ' + size + ' bytes shown: ' + JSON.stringify(up.slice(0, 3)));
+    const firstImport = seen.findIndex((s) => /^importing /.test(s.label));
+    const firstResult = seen.findIndex((s) => /stored as profile/.test(s.text));
+    if (firstImport < 0) fail('the import never showed; labels: ' + [...new Set(seen.map((s) => s.label))].join(' | '));
+    if (firstResult >= 0 && firstResult < firstImport) fail('the result came before the import showed');
+    if (firstImport < seen.findIndex((s) => /^uploading /.test(s.label))) fail('the import showed before the upload');
+    const imp = seen[firstImport];
+    if (!/^importing [0-9.]+( [kM])? of [0-9.]+( [kM])? samples|^importing [0-9.]+ of [0-9.]+ MB/.test(imp.label))
+      fail('the import label: "' + imp.label + '"');
+    if (bars.length && seen[seen.length - 1].bar) fail('a bar left after the result');
+    const labels = [...new Set(seen.map((s) => s.label).filter((l) => l))];
+    ok('the bar took ' + values.size + ' values over ' + seen.length + ' samples of 100 ms; labels from "' +
+      labels[0] + '" through "' + imp.label + '" to "' + labels[labels.length - 1] + '"');
+
+    const nodes = await page.evaluate(() => window.profdFlame.tree.n);
+    if (nodes < 100) fail('the pushed profile opens with ' + nodes + ' nodes');
+    ok('profile ' + id + ' opened: ' + nodes + ' nodes in the flame graph');
+
+    // A file profd refuses: the error where the bar was, no bar left, the
+    // name as text.
+    await page.evaluate(record);
+    await page.locator('#file').setInputFiles({ name: BAD_NAME, mimeType: 'application/octet-stream', buffer: junk(300000) });
+    await page.waitForFunction(() => document.querySelector('#notice .progress-row.error'), null, { timeout: 30000 });
+    const bad = await recorded(page);
+    const row = await page.locator('#notice .progress-row.error').textContent();
+    if (await page.locator('#notice progress').count()) fail('a bar left beside the error');
+    if (!row.startsWith(BAD_NAME + ': ') || row.length <= BAD_NAME.length + 2)
+      fail('the error row: "' + row + '"');
+    if (await page.evaluate(() => window.pwned) !== undefined || await page.locator('#notice img').count())
+      fail('the file name ran as HTML');
+    if (!bad.some((s) => s.bar)) fail('no bar while the bad file went');
+    ok('a refused file: "' + row + '" in place of its bar');
+    if (/stored as profile/.test(await page.locator('#notice').textContent())) fail('the old result left');
+
+    // profd's refusal is logged by Chromium as a failed load: expected.
+    const rest = errors.filter((e) => !/Failed to load resource: the server responded with a status of 4\d\d/.test(e));
+    if (rest.length) fail(rest.join('; '));
+    ok('no console errors, no request outside the origin');
+  } finally {
+    await browser.close();
+  }
+})().catch((e) => fail(String(e && e.stack || e)));

@@ -195,3 +195,31 @@ client_get(struct client *c, const char *path, struct http_reply *reply)
 {
 	return client_call(c, "GET", path, NULL, 0, reply, NULL);
 }
+
+/* Requests from now on said to w while they last (NULL: no more). */
+void
+client_watch(struct client *c, const struct http_watch *w)
+{
+	http_watch(client_http(c), w);
+}
+
+/* GET path when only a JSON success is of use and a failure is no one's
+ * concern (a poll for a progress line): 0 with reply filled, else -1 and
+ * nothing said. */
+int
+client_try_get(struct client *c, const char *path, struct http_reply *reply)
+{
+	char	*cause = NULL;
+
+	if (http_request(client_http(c), "GET", path, NULL, 0, reply,
+	    &cause) != 0) {
+		free(cause);
+		return -1;
+	}
+	if (reply->status < 200 || reply->status > 299 ||
+	    reply->json == NULL) {
+		http_reply_clear(reply);
+		return -1;
+	}
+	return 0;
+}

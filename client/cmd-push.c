@@ -3,9 +3,12 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "alloc.h"
 #include "profctl.h"
@@ -17,7 +20,7 @@ const struct cmd_entry cmd_push_entry = {
 	"push FILE... --scope S [--label K=V]... "
 	"[--format auto|pprof|perfetto|folded] [--name N] "
 	"[--metric TYPE[/UNIT]] [--kind METRIC=delta|cumulative|gauge]... "
-	"[--bucket SECONDS]",
+	"[--bucket SECONDS] [--progress|--no-progress]",
 	cmd_push_exec
 };
 
@@ -34,7 +37,97 @@ struct cmd_push_args {
 	const char	**files;	/* the operands */
 	size_t		  nfiles;
 	size_t		  nstdin;	/* how many are "-" */
+	int		  progress;	/* -1: on a terminal; 0 off; 1 on */
 };
+
+/*
+ * The live line of one file on a terminal: its upload's bytes, then its
+ * import's progress as GET /v1/status says it, polled while the push
+ * waits for its reply.  Its import is the one of its scope and name that
+ * came from a push or an upload (profd imports one at a time).
+ */
+struct push_live {
+	struct progress	 line;
+	struct client	*c;
+	const char	*path;		/* its base name: the line is short */
+	const char	*scope, *name;	/* name "" when none was given */
+	uint64_t	 base;		/* an upload's bytes sent before */
+	uint64_t	 size;		/* the file's, 0 when not known */
+	int64_t		 start_ns;
+	int		 importing;	/* the request imports (not a PUT) */
+};
+
+static int64_t
+push_live_now(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void
+push_live_sent(void *arg, uint64_t done, uint64_t total)
+{
+	struct push_live	*l = arg;
+	uint64_t		 all = l->size > 0 ? l->size : total;
+	double			 secs;
+	char			 a[UNITS_LABEL_MAX], b[UNITS_LABEL_MAX];
+	char			 r[UNITS_LABEL_MAX];
+
+	done += l->base;
+	secs = (double)(push_live_now() - l->start_ns) / 1e9;
+	progress_show(&l->line, done == all, "%s: uploading %s of %s (%d%%), "
+	    "%s/s", l->path, progress_bytes((int64_t)done, a, sizeof a),
+	    progress_bytes((int64_t)all, b, sizeof b), all > 0 ?
+	    (int)(done * 100 / all) : 100, progress_bytes(secs > 0 ?
+	    (int64_t)((double)done / secs) : 0, r, sizeof r));
+}
+
+/* Is cur (GET /v1/status's importing) this push's import? */
+static int
+push_live_mine(const struct push_live *l, json_t *cur)
+{
+	const char	*src = json_string_value(json_object_get(cur, "source"));
+	const char	*scope = json_string_value(json_object_get(cur, "scope"));
+	const char	*what = json_string_value(json_object_get(cur, "what"));
+
+	return src != NULL && scope != NULL && what != NULL &&
+	    (strcmp(src, "push") == 0 || strcmp(src, "upload") == 0) &&
+	    strcmp(scope, l->scope) == 0 && strcmp(what, l->name) == 0;
+}
+
+static void
+push_live_waiting(void *arg)
+{
+	struct push_live	*l = arg;
+	struct http_reply	 reply;
+	json_t			*cur;
+	char			 how[PROGRESS_LINE_MAX];
+
+	if (!l->importing || client_try_get(l->c, "/v1/status", &reply) != 0)
+		return;
+	cur = json_object_get(reply.json, "importing");
+	if (json_is_object(cur) && push_live_mine(l, cur)) {
+		progress_import(cur, how, sizeof how);
+		progress_show(&l->line, 1, "%s: %s%s", l->path,
+		    strncmp(how, "storing", 7) == 0 ? "" : "importing ", how);
+	}
+	else
+		progress_show(&l->line, 1, "%s: waiting to import (%" PRId64
+		    " queued%s)", l->path, render_get_int(reply.json,
+		    "import_queue"), json_is_object(cur) ? ", another "
+		    "importing" : "");
+	http_reply_clear(&reply);
+}
+
+static void
+push_live_answered(void *arg)
+{
+	struct push_live	*l = arg;
+
+	progress_clear(&l->line);
+}
 
 /* All of a file ("-" is stdin) in memory. */
 static int
@@ -99,7 +192,8 @@ cmd_push_name(const struct cmd_push_args *a, const char *path)
 
 /* Upload the file in chunks; *id is the upload to import. */
 static int
-cmd_push_upload(struct client *c, FILE *f, const char *path, char **id)
+cmd_push_upload(struct client *c, FILE *f, const char *path,
+    struct push_live *live, char **id)
 {
 	struct http_reply	 reply;
 	json_t			*v;
@@ -125,6 +219,7 @@ cmd_push_upload(struct client *c, FILE *f, const char *path, char **id)
 	while ((got = fread(buf, 1, PUSH_CHUNK, f)) > 0) {
 		xasprintf(&url, "/v1/uploads?id=%s&offset=%llu", *id,
 		    (unsigned long long)offset);
+		live->base = offset;
 		rc = client_call(c, "PUT", url, buf, got, &reply, path);
 		free(url);
 		if (rc != PROFCTL_EXIT_OK)
@@ -132,6 +227,8 @@ cmd_push_upload(struct client *c, FILE *f, const char *path, char **id)
 		http_reply_clear(&reply);
 		offset += got;
 	}
+	live->base = 0;
+	progress_clear(&live->line);
 	if (rc == PROFCTL_EXIT_OK && ferror(f)) {
 		fprintf(stderr, "profctl: %s: %s\n", path, strerror(errno));
 		rc = PROFCTL_EXIT_REFUSED;
@@ -182,6 +279,9 @@ static int
 cmd_push_one(struct client *c, const struct cmd_push_args *a,
     const char *path)
 {
+	struct http_watch	 watch = { push_live_sent, push_live_waiting,
+				    push_live_answered, NULL };
+	struct push_live	 live;
 	struct http_reply	 reply;
 	struct stat		 sb;
 	json_t			*id, *samples;
@@ -189,30 +289,48 @@ cmd_push_one(struct client *c, const struct cmd_push_args *a,
 	char			*data = NULL, *url, *name, *upload = NULL;
 	size_t			 len = 0, i;
 	FILE			*f;
-	int			 rc;
+	int			 rc, big;
 
-	if (strcmp(path, "-") != 0 && stat(path, &sb) == 0 &&
-	    S_ISREG(sb.st_mode) && sb.st_size > PUSH_CHUNKED_OVER) {
+	name = cmd_push_name(a, path);
+	memset(&live, 0, sizeof live);
+	live.line.f = stderr;
+	live.line.on = a->progress;
+	live.c = c;
+	live.path = strrchr(path, '/') != NULL ? strrchr(path, '/') + 1 :
+	    path;
+	live.scope = a->scope;
+	live.name = name != NULL ? name : "";
+	live.start_ns = push_live_now();
+	watch.arg = &live;
+	big = strcmp(path, "-") != 0 && stat(path, &sb) == 0 &&
+	    S_ISREG(sb.st_mode) && sb.st_size > PUSH_CHUNKED_OVER;
+	if (big)
+		live.size = (uint64_t)sb.st_size;
+	if (live.line.on)
+		client_watch(c, &watch);
+	if (big) {
 		if ((f = fopen(path, "rb")) == NULL) {
 			fprintf(stderr, "profctl: %s: %s\n", path,
 			    strerror(errno));
-			return PROFCTL_EXIT_REFUSED;
+			rc = PROFCTL_EXIT_REFUSED;
+			goto out;
 		}
-		rc = cmd_push_upload(c, f, path, &upload);
+		rc = cmd_push_upload(c, f, path, &live, &upload);
 		fclose(f);
-		if (rc != PROFCTL_EXIT_OK) {
-			free(upload);
-			return rc;
-		}
+		if (rc != PROFCTL_EXIT_OK)
+			goto out;
 	} else if (cmd_push_read(path, &data, &len) != 0) {
 		fprintf(stderr, "profctl: %s: %s\n", path, strerror(errno));
-		return PROFCTL_EXIT_REFUSED;
+		rc = PROFCTL_EXIT_REFUSED;
+		goto out;
 	}
 
+	if (!big)
+		live.start_ns = push_live_now();	/* the file read */
 	url = xstrdup("/v1/profiles");
 	http_query_add(&url, "scope", a->scope);
 	http_query_add(&url, "format", a->format);
-	if ((name = cmd_push_name(a, path)) != NULL)
+	if (name != NULL)
 		http_query_add(&url, "name", name);
 	for (i = 0; i < a->nlabels; i++)
 		http_query_add(&url, "label", a->labels[i]);
@@ -225,14 +343,16 @@ cmd_push_one(struct client *c, const struct cmd_push_args *a,
 	if (upload != NULL)
 		http_query_add(&url, "upload", upload);
 
+	live.importing = 1;
 	rc = client_call(c, "POST", url, data != NULL ? data : "", len,
 	    &reply, path);
+	client_watch(c, NULL);
 	free(url);
-	free(name);
 	free(data);
 	free(upload);
+	upload = NULL;
 	if (rc != PROFCTL_EXIT_OK)
-		return rc;
+		goto out;
 
 	id = json_object_get(reply.json, "profile_id");
 	samples = json_object_get(reply.json, "samples");
@@ -240,7 +360,8 @@ cmd_push_one(struct client *c, const struct cmd_push_args *a,
 		fprintf(stderr, "profctl: %s: unexpected reply from profd: "
 		    "no profile_id\n", path);
 		http_reply_clear(&reply);
-		return PROFCTL_EXIT_REFUSED;
+		rc = PROFCTL_EXIT_REFUSED;
+		goto out;
 	}
 	cmd_push_dropped(reply.json, dropped, sizeof dropped);
 	if (json_is_true(json_object_get(reply.json, "duplicate"))) {
@@ -256,7 +377,12 @@ cmd_push_one(struct client *c, const struct cmd_push_args *a,
 	}
 	fflush(stdout);
 	http_reply_clear(&reply);
-	return PROFCTL_EXIT_OK;
+out:
+	client_watch(c, NULL);
+	progress_clear(&live.line);
+	free(upload);
+	free(name);
+	return rc;
 }
 
 /* The files (operands) and options of a push. */
@@ -301,6 +427,12 @@ cmd_push_option(const struct cmd_entry *e, int ch, const char *arg, void *p)
 	case 'b':
 		a->bucket = arg;
 		return CMD_OPT_TAKEN;
+	case 'P':
+		a->progress = 1;
+		return CMD_OPT_TAKEN;
+	case 'Q':
+		a->progress = 0;
+		return CMD_OPT_TAKEN;
 	}
 	return CMD_OPT_NOT_MINE;
 }
@@ -316,6 +448,8 @@ cmd_push_exec(struct client *c, int argc, char **argv)
 		{ "metric",	required_argument,	NULL, 'm' },
 		{ "kind",	required_argument,	NULL, 'k' },
 		{ "bucket",	required_argument,	NULL, 'b' },
+		{ "progress",	no_argument,		NULL, 'P' },
+		{ "no-progress", no_argument,		NULL, 'Q' },
 		CMD_COMMON_OPTIONS
 	};
 	const struct cmd_entry	 *e = &cmd_push_entry;
@@ -326,6 +460,7 @@ cmd_push_exec(struct client *c, int argc, char **argv)
 
 	memset(&a, 0, sizeof a);
 	a.format = "auto";
+	a.progress = -1;
 	a.labels = xcalloc(argc, sizeof *a.labels);
 	a.kinds = xcalloc(argc, sizeof *a.kinds);
 	a.files = xcalloc(argc, sizeof *a.files);
@@ -351,6 +486,10 @@ cmd_push_exec(struct client *c, int argc, char **argv)
 		rc = cmd_usage_error(e, "push: stdin (\"-\") given twice");
 		goto out;
 	}
+	/* A live line only where a person reads it: scripts parse the
+	 * rest, and get exactly that. */
+	if (a.progress == -1)
+		a.progress = isatty(STDERR_FILENO);
 
 	for (i = 0; i < a.nfiles; i++) {
 		one = cmd_push_one(c, &a, a.files[i]);

@@ -8,6 +8,7 @@
 #include <sys/uio.h>
 
 #include <errno.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +17,12 @@
 #include "http-int.h"
 
 struct http {
-	char	*socket;
+	char			*socket;
+	const struct http_watch	*watch;		/* or NULL */
 };
+
+/* A watched body goes in slices this large, each said when sent. */
+#define HTTP_WATCH_SLICE	((size_t)256 << 10)
 
 static void	http_stream_fail(struct http_stream *, char **);
 
@@ -45,6 +50,74 @@ const char *
 http_socket(const struct http *h)
 {
 	return h->socket;
+}
+
+void
+http_watch(struct http *h, const struct http_watch *w)
+{
+	h->watch = w;
+}
+
+/* The head, then the body a slice at a time, the watcher told after
+ * each; the watch is put aside while it runs (it may make requests of
+ * its own).  Returns as http_conn_send. */
+static int
+http_send_watched(struct http *h, struct http_conn *conn, struct iovec *iov)
+{
+	const struct http_watch	*w = h->watch;
+	const char		*body = iov[1].iov_base;
+	size_t			 len = iov[1].iov_len, done = 0;
+	struct iovec		 piece;
+	int			 rc;
+
+	if ((rc = http_conn_send(conn, iov, 1)) != 0)
+		return rc;
+	h->watch = NULL;
+	while (done < len) {
+		piece.iov_base = (void *)(uintptr_t)(body + done);
+		piece.iov_len = len - done < HTTP_WATCH_SLICE ? len - done :
+		    HTTP_WATCH_SLICE;
+		if ((rc = http_conn_send(conn, &piece, 1)) != 0)
+			break;
+		done += piece.iov_len;
+		if (w->sent != NULL)
+			w->sent(w->arg, done, len);
+	}
+	h->watch = w;
+	return rc;
+}
+
+/* The watcher told the wait is over: what comes next is for good. */
+static void
+http_answered(struct http *h)
+{
+	if (h->watch != NULL && h->watch->answered != NULL)
+		h->watch->answered(h->watch->arg);
+}
+
+/* Until the reply starts to come, the watcher told every tick. */
+static void
+http_wait_watched(struct http *h, struct http_conn *conn)
+{
+	const struct http_watch	*w = h->watch;
+	struct pollfd		 pfd;
+	int			 n;
+
+	if (w->waiting == NULL || conn->off < conn->end)
+		return;
+	pfd.fd = conn->fd;
+	pfd.events = POLLIN;
+	for (;;) {
+		pfd.revents = 0;
+		n = poll(&pfd, 1, HTTP_WAIT_TICK_MS);
+		if (n > 0 || (n == -1 && errno != EINTR))
+			return;
+		if (n == 0) {
+			h->watch = NULL;
+			w->waiting(w->arg);
+			h->watch = w;
+		}
+	}
 }
 
 /* A method is a token; a path starts with / and holds no space or
@@ -127,11 +200,13 @@ http_stream_open(struct http *h, const char *method, const char *path,
 	iov[0].iov_len = strlen(req);
 	iov[1].iov_base = (void *)(uintptr_t)body;	/* not written to */
 	iov[1].iov_len = len;
-	if (http_conn_send(s->conn, iov, 2) != 0) {
+	if ((h->watch != NULL ? http_send_watched(h, s->conn, iov) :
+	    http_conn_send(s->conn, iov, 2)) != 0) {
 		/* profd may have answered (413, say) and closed before
 		 * taking the whole body: its reply is still worth reading. */
 		s->send_error = errno;
 		if (s->send_error != EPIPE && s->send_error != ECONNRESET) {
+			http_answered(h);
 			xasprintf(cause, "sending the request: %s",
 			    strerror(s->send_error));
 			free(req);
@@ -141,6 +216,9 @@ http_stream_open(struct http *h, const char *method, const char *path,
 	}
 	free(req);
 
+	if (h->watch != NULL && s->send_error == 0)
+		http_wait_watched(h, s->conn);
+	http_answered(h);
 	if (http_reply_start(s->conn, strcmp(method, "HEAD") == 0,
 	    &s->status, &s->body, cause) != 0) {
 		http_stream_fail(s, cause);

@@ -66,6 +66,39 @@ int		 http_stream_rest(struct http_stream *, size_t,
 void		 http_stream_close(struct http_stream *);
 void		 http_query_add(char **, const char *, const char *);
 char		*http_escape(const char *);
+/* What a request in progress says while it lasts (profctl push's live
+ * line): sent after each slice of the body, waiting every
+ * HTTP_WAIT_TICK_MS while profd has taken the body and not answered.
+ * Requests the callbacks make themselves on the same struct http are
+ * not watched. */
+#define HTTP_WAIT_TICK_MS	250
+struct http_watch {
+	void	(*sent)(void *, uint64_t done, uint64_t total);
+	void	(*waiting)(void *);
+	void	(*answered)(void *);	/* the reply begins, or it failed */
+	void	 *arg;
+};
+/* Watch the requests made from now on (NULL: none). */
+void		 http_watch(struct http *, const struct http_watch *);
+
+/* progress.c: how far long work is, for a person: the phrase for an import
+ * in flight (GET /v1/status's importing) and a live line on a terminal,
+ * redrawn in place. */
+#define PROGRESS_LINE_MAX	512
+#define PROGRESS_WIDTH		79	/* columns drawn, so it never wraps */
+struct progress {
+	FILE	*f;			/* the terminal: stderr */
+	int	 on;			/* 0: nothing is ever drawn */
+	int64_t	 drawn_ns;		/* CLOCK_MONOTONIC of the last */
+	size_t	 shown;			/* distinct lines drawn */
+	char	 last[PROGRESS_LINE_MAX];
+};
+const char	*progress_count(int64_t, char *, size_t);
+const char	*progress_bytes(int64_t, char *, size_t);
+const char	*progress_import(json_t *, char *, size_t);
+void		 progress_show(struct progress *, int, const char *, ...)
+		     __attribute__((format(printf, 3, 4)));
+void		 progress_clear(struct progress *);
 
 /* http-reply.c: the reply parser (its internals in http-int.h). */
 void		 http_reply_clear(struct http_reply *);
@@ -205,6 +238,8 @@ void	 client_free(struct client *);
 int	 client_call(struct client *, const char *, const char *,
 	     const void *, size_t, struct http_reply *, const char *);
 int	 client_get(struct client *, const char *, struct http_reply *);
+void	 client_watch(struct client *, const struct http_watch *);
+int	 client_try_get(struct client *, const char *, struct http_reply *);
 int	 client_get_raw(struct client *, const char *, struct http_reply *);
 int	 client_post_type(struct client *, const char *, const char *,
 	     const void *, size_t, struct http_reply *);

@@ -42,12 +42,34 @@ render_status_uptime(FILE *f, double secs)
 	fprintf(f, "%" PRId64 "s", s % 60);
 }
 
+/* A backlog's drain: ", <verb> at 3.1MB/s, about 16s left" from
+ * drain_bytes_per_s and eta_s, or that the rate is not known. */
+static void
+render_status_drain(FILE *f, json_t *obj, const char *verb)
+{
+	char	 b[UNITS_LABEL_MAX];
+	json_t	*rate = json_object_get(obj, "drain_bytes_per_s");
+	json_t	*eta = json_object_get(obj, "eta_s");
+
+	if (!json_is_integer(rate)) {
+		fprintf(f, ", rate not known yet");
+		return;
+	}
+	fprintf(f, ", %s at %s/s", verb, render_status_bytes(
+	    json_integer_value(rate), b, sizeof b));
+	if (json_is_integer(eta)) {
+		fprintf(f, ", about ");
+		render_status_uptime(f, (double)json_integer_value(eta));
+		fprintf(f, " left");
+	}
+}
+
 static void
 render_status_importing(FILE *f, json_t *cur)
 {
-	char	 b1[UNITS_LABEL_MAX], b2[UNITS_LABEL_MAX];
+	char	 b1[UNITS_LABEL_MAX], how[PROGRESS_LINE_MAX];
 	char	*src, *what, *scope;
-	json_t	*bytes, *got;
+	json_t	*bytes;
 
 	if (!json_is_object(cur)) {
 		fprintf(f, "importing: nothing\n");
@@ -59,18 +81,18 @@ render_status_importing(FILE *f, json_t *cur)
 	fprintf(f, "importing: %s%s%s (scope %s)", src, *what ? " " : "",
 	    what, scope);
 	bytes = json_object_get(cur, "bytes");
-	got = json_object_get(cur, "bytes_read");
-	if (json_is_integer(got) && json_is_integer(bytes))
-		fprintf(f, ", %s of %s read",
-		    render_status_bytes(json_integer_value(got), b1, sizeof b1),
-		    render_status_bytes(json_integer_value(bytes), b2,
-		    sizeof b2));
-	else if (json_is_integer(bytes))
+	if (json_is_integer(bytes))
 		fprintf(f, ", %s", render_status_bytes(
 		    json_integer_value(bytes), b1, sizeof b1));
 	if (json_is_number(json_object_get(cur, "seconds")))
 		fprintf(f, ", for %.1fs", json_number_value(
 		    json_object_get(cur, "seconds")));
+	/* How far it is, when profd says (older ones do not). */
+	if (json_is_integer(json_object_get(cur, "bytes_done"))) {
+		progress_import(cur, how, sizeof how);
+		render_clean(how);
+		fprintf(f, "\n  %s", how);
+	}
 	fputc('\n', f);
 	free(src);
 	free(what);
@@ -105,6 +127,12 @@ render_status_spool(FILE *f, json_t *sp)
 	    render_get_int(sp, "in_flight"),
 	    render_get_int(sp, "watched_dirs"),
 	    render_get_int(sp, "watched_dirs") == 1 ? "y" : "ies");
+	if (n > 0 || render_get_int(sp, "in_flight") > 0) {
+		fprintf(f, "  backlog: %" PRId64 " file%s%s waiting", n,
+		    n == 1 ? "" : "s", b);
+		render_status_drain(f, sp, "draining");
+		fputc('\n', f);
+	}
 	n = render_get_int(sp, "duplicates");
 	fprintf(f, "  imported %" PRId64 " (%" PRId64 " duplicate%s), refused "
 	    "%" PRId64 " (into failed/), retried %" PRId64 "; last listed %s\n",
@@ -131,10 +159,14 @@ render_status_fleet(FILE *f, json_t *fl)
 	fprintf(f, "fleet: %s as %s\n", url, host);
 	if (json_is_null(lag))
 		fprintf(f, "  behind: not counted yet\n");
-	else
-		fprintf(f, "  behind: %" PRId64 " profile%s (%s)\n", n,
+	else {
+		fprintf(f, "  behind: %" PRId64 " profile%s (%s) to ship", n,
 		    n == 1 ? "" : "s", render_status_bytes(render_get_int(fl,
 		    "lag_bytes"), b, sizeof b));
+		if (n > 0)
+			render_status_drain(f, fl, "shipping");
+		fputc('\n', f);
+	}
 	fprintf(f, "  shipped %" PRId64 " profiles (%" PRId64 " sample rows; "
 	    "%" PRId64 " found already there), %" PRId64 " failures; last "
 	    "success %s\n", render_get_int(fl, "shipped_profiles"),

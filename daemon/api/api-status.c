@@ -16,13 +16,19 @@ status_current(const struct activity_current *c)
 {
 	if (!c->active)
 		return json_null();
-	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:f}",
+	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:f, s:s, s:I, s:o, s:I, "
+	    "s:o}",
 	    "source", activity_source_name(c->source),
 	    "what", c->what,
 	    "scope", c->scope,
 	    "bytes", status_count(c->bytes),
 	    "bytes_read", status_count(c->bytes_read),
-	    "seconds", (double)(mono_ns() - c->started_ns) / 1e9);
+	    "seconds", (double)(mono_ns() - c->started_ns) / 1e9,
+	    "phase", activity_phase_name(c->phase),
+	    "bytes_done", (json_int_t)c->bytes_done,
+	    "bytes_total", status_count(c->bytes_total),
+	    "samples_done", (json_int_t)c->samples_done,
+	    "samples_total", status_count(c->samples_total));
 }
 
 void

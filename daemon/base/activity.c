@@ -16,6 +16,7 @@ struct activity {
 	pthread_mutex_t mu;
 	uint64_t done[ACT_NSOURCES], failed[ACT_NSOURCES];
 	struct activity_current current;
+	struct activity_progress progress;
 	int fd;				/* of the import in flight, or -1 */
 	struct activity_error ring[ACTIVITY_ERRORS];
 	size_t next;			/* the slot the next error takes */
@@ -81,7 +82,58 @@ activity_begin(struct activity *a, enum activity_source src,
 	a->current.bytes_read = -1;
 	a->current.started_ns = mono_ns();
 	a->fd = fd;
+	atomic_store_explicit(&a->progress.bytes_done, 0, memory_order_relaxed);
+	atomic_store_explicit(&a->progress.bytes_total, bytes,
+	    memory_order_relaxed);
+	atomic_store_explicit(&a->progress.samples_done, 0,
+	    memory_order_relaxed);
+	atomic_store_explicit(&a->progress.samples_total, -1,
+	    memory_order_relaxed);
+	atomic_store_explicit(&a->progress.phase, ACT_READING,
+	    memory_order_relaxed);
 	pthread_mutex_unlock(&a->mu);
+}
+
+struct activity_progress *
+activity_progress(struct activity *a)
+{
+	return a != NULL ? &a->progress : NULL;
+}
+
+void
+activity_phase(struct activity_progress *p, enum activity_phase ph)
+{
+	if (p != NULL)
+		atomic_store_explicit(&p->phase, (int)ph, memory_order_relaxed);
+}
+
+void
+activity_bytes_total(struct activity_progress *p, int64_t n)
+{
+	if (p != NULL)
+		atomic_store_explicit(&p->bytes_total, n, memory_order_relaxed);
+}
+
+void
+activity_samples_total(struct activity_progress *p, int64_t n)
+{
+	if (p != NULL)
+		atomic_store_explicit(&p->samples_total, n,
+		    memory_order_relaxed);
+}
+
+const char *
+activity_phase_name(enum activity_phase ph)
+{
+	switch (ph) {
+	case ACT_READING:
+		return "reading";
+	case ACT_SAMPLES:
+		return "samples";
+	case ACT_STORING:
+		return "storing";
+	}
+	return "?";
 }
 
 /* Under the mutex. */
@@ -159,6 +211,16 @@ activity_snapshot(struct activity *a, struct activity_snapshot *s)
 	if (a->current.active && a->fd != -1 &&
 	    (off = lseek(a->fd, 0, SEEK_CUR)) != (off_t)-1)
 		s->current.bytes_read = (int64_t)off;
+	s->current.bytes_done = atomic_load_explicit(&a->progress.bytes_done,
+	    memory_order_relaxed);
+	s->current.bytes_total = atomic_load_explicit(&a->progress.bytes_total,
+	    memory_order_relaxed);
+	s->current.samples_done = atomic_load_explicit(
+	    &a->progress.samples_done, memory_order_relaxed);
+	s->current.samples_total = atomic_load_explicit(
+	    &a->progress.samples_total, memory_order_relaxed);
+	s->current.phase = (enum activity_phase)atomic_load_explicit(
+	    &a->progress.phase, memory_order_relaxed);
 	n = a->nerrors < ACTIVITY_ERRORS ? (size_t)a->nerrors :
 	    ACTIVITY_ERRORS;
 	for (i = 0; i < n; i++)

@@ -5,6 +5,7 @@
 #ifndef PROFD_ACTIVITY_H
 #define PROFD_ACTIVITY_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,6 +29,26 @@ struct activity_error {
 	char msg[512];
 };
 
+/* Where the import in flight is: taking its input in, handing samples
+ * to the store, or writing what they add up to and committing. */
+enum activity_phase {
+	ACT_READING,
+	ACT_SAMPLES,
+	ACT_STORING
+};
+
+/* How far the import in flight has come.  The import thread writes it as
+ * it goes with relaxed atomic stores, never a lock (a sample costs one
+ * store to a line the loop reads a few times a second); activity_snapshot
+ * reads it.  Counts are of this import only; -1: not known. */
+struct activity_progress {
+	_Atomic int64_t bytes_done;	/* of the input, inflated if known */
+	_Atomic int64_t bytes_total;
+	_Atomic int64_t samples_done;	/* handed to the store */
+	_Atomic int64_t samples_total;	/* as the decoder announced them */
+	atomic_int phase;		/* enum activity_phase */
+};
+
 struct activity_current {
 	int active;
 	enum activity_source source;
@@ -36,6 +57,9 @@ struct activity_current {
 	int64_t bytes;			/* the size of the input, -1 unknown */
 	int64_t bytes_read;		/* read so far, -1 unknown */
 	int64_t started_ns;		/* CLOCK_MONOTONIC */
+	/* struct activity_progress, as read. */
+	int64_t bytes_done, bytes_total, samples_done, samples_total;
+	enum activity_phase phase;
 };
 
 struct activity_snapshot {
@@ -55,6 +79,22 @@ void activity_free(struct activity *);
  * how far it got; bytes < 0: the size of that file. */
 void activity_begin(struct activity *, enum activity_source,
     const char *what, const char *scope, int fd, int64_t bytes);
+/* The progress the import begun writes (reset by activity_begin), NULL
+ * for a NULL activity. */
+struct activity_progress *activity_progress(struct activity *);
+/* The progress updates, each one relaxed store; all do nothing on NULL. */
+void activity_phase(struct activity_progress *, enum activity_phase);
+void activity_bytes_total(struct activity_progress *, int64_t);
+void activity_samples_total(struct activity_progress *, int64_t);
+static inline void
+activity_samples_done(struct activity_progress *p, int64_t n)
+{
+	if (p != NULL)
+		atomic_store_explicit(&p->samples_done, n,
+		    memory_order_relaxed);
+}
+/* A phase's name: "reading", "samples", "storing". */
+const char *activity_phase_name(enum activity_phase);
 /* It ended: done if err is NULL, else failed and err is kept. */
 void activity_end(struct activity *, enum activity_source, const char *what,
     const char *scope, const struct error *err);

@@ -23,5 +23,11 @@ struct status_provider {
 json_t *status_time(int64_t ns);
 /* A count, null when negative (not counted). */
 json_t *status_count(int64_t n);
+struct rate;
+/* A backlog's drain into obj: "drain_bytes_per_s", the recent rate (r,
+ * at mono_ns() now), and "eta_s", backlog bytes at that rate; each
+ * null when not known (eta_s also when backlog is 0 or negative: not
+ * counted). */
+void status_drain(json_t *obj, const struct rate *r, int64_t backlog);
 
 #endif

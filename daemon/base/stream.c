@@ -132,6 +132,16 @@ stream_fd(int fd, int owned)
 	return stream_new(&src);
 }
 
+/* n more bytes came from the source. */
+static void
+stream_got(struct stream *s, size_t n)
+{
+	s->got += n;
+	if (s->progress != NULL)
+		atomic_store_explicit(s->progress, (int64_t)s->got,
+		    memory_order_relaxed);
+}
+
 /* Have at least n unread bytes buffered, unless the source ends first. */
 static int
 stream_fill(struct stream *s, size_t n, struct error *err)
@@ -161,6 +171,7 @@ stream_fill(struct stream *s, size_t n, struct error *err)
 		if (r == 0)
 			s->eof = 1;
 		s->len += (size_t)r;
+		stream_got(s, (size_t)r);
 	}
 	return 0;
 }
@@ -234,6 +245,8 @@ stream_varint(struct stream *s, uint64_t *v, int *end, const char *what,
 	    "inside a varint", what, (unsigned long long)s->offset);
 }
 
+#define SLURP_SLICE	((size_t)4 << 20)
+
 /* The inflated profile is read straight into the buffer returned, sized
  * once by the hint when there is one: no copy out of the stream's
  * buffer, no doubling. */
@@ -259,8 +272,11 @@ stream_slurp(struct stream *s, size_t max, uint8_t **out, size_t *len,
 	s->offset += n;
 	while (!s->eof) {
 		/* Full: the end, or more than the hint said. */
+		/* A slice at a time, not all the room at once, so that
+		 * how far it is shows as it goes. */
 		r = s->src.read(s->src.ctx, n < cap ? b + n : probe,
-		    n < cap ? cap - n : sizeof probe, err);
+		    n < cap ? (cap - n < SLURP_SLICE ? cap - n : SLURP_SLICE) :
+		    sizeof probe, err);
 		if (r < 0) {
 			free(b);
 			return -1;
@@ -283,6 +299,7 @@ stream_slurp(struct stream *s, size_t max, uint8_t **out, size_t *len,
 		}
 		n += (size_t)r;
 		s->offset += (size_t)r;
+		stream_got(s, (size_t)r);
 	}
 	*out = b;
 	*len = n;
@@ -299,4 +316,13 @@ uint64_t
 stream_offset(const struct stream *s)
 {
 	return s->offset;
+}
+
+void
+stream_progress(struct stream *s, _Atomic int64_t *counter)
+{
+	s->progress = counter;
+	if (counter != NULL)
+		atomic_store_explicit(counter, (int64_t)s->got,
+		    memory_order_relaxed);
 }

@@ -5,6 +5,7 @@
 #ifndef PROFD_STREAM_H
 #define PROFD_STREAM_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -26,6 +27,8 @@ struct stream {
 	size_t chunk;			/* least room for the next read */
 	uint64_t offset;		/* stream offset of buf[pos] */
 	uint64_t size_hint;		/* bytes in all, if known (0) */
+	uint64_t got;			/* bytes its source gave so far */
+	_Atomic int64_t *progress;	/* got is stored there (or NULL) */
 	int eof;
 };
 
@@ -59,5 +62,9 @@ int stream_slurp(struct stream *, size_t max, uint8_t **out, size_t *len,
  * hint: a wrong one costs a reallocation. */
 void stream_size_hint(struct stream *, uint64_t bytes);
 uint64_t stream_offset(const struct stream *);
+/* Have the bytes the stream takes from its source stored in *counter as
+ * they come (a relaxed atomic store a read, for another thread to show
+ * how far an import is); NULL stops it. */
+void stream_progress(struct stream *, _Atomic int64_t *counter);
 
 #endif

@@ -383,6 +383,7 @@ fb_profile(struct fb *x, const struct store_ship_profile *sp)
 	fp = &b->p[b->n++];
 	memset(fp, 0, sizeof *fp);
 	fp->id = sp->id;
+	fp->bytes = sp->bytes;
 	fp->key = fleet_profile_key(sp->scope, sp->hash);
 	fp->time_s = sp->time_ns / 1000000000;
 	if (fp->time_s < x->before_s) {

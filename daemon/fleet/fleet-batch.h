@@ -19,6 +19,7 @@ struct fleet_profile {
 	int64_t id;
 	uint64_t key;			/* the deduplication key */
 	int64_t time_s;
+	int64_t bytes;			/* as pushed: of the backlog's */
 	size_t off, len, rows;		/* its sample rows in samples */
 	size_t poff, plen;		/* its row in profiles */
 	size_t moff, mlen;		/* its row in profile_metrics */

@@ -31,6 +31,7 @@
 #include "jobq.h"
 #include "log.h"
 #include "query.h"
+#include "rate.h"
 #include "status.h"
 #include "store.h"
 
@@ -48,6 +49,9 @@ struct fleet_stats {
 	char last_error[256];			/* "": none */
 	int64_t backoff;			/* seconds, while failing */
 	int schema_version;
+	/* The bytes of batches marked shipped (lag_bytes' unit): how fast
+	 * the backlog drains. */
+	struct rate drained;
 };
 
 struct fleet;
@@ -222,6 +226,8 @@ fleet_job_done(struct job *j)
 {
 	struct fleet_job *fj = (struct fleet_job *)j;
 	struct fleet *f = fj->f;
+	int64_t bytes;
+	size_t i;
 
 	if (f == NULL) {		/* stopped meanwhile */
 		fleet_job_free(fj);
@@ -237,6 +243,9 @@ fleet_job_done(struct job *j)
 		return;
 	}
 	if (fj->mark) {
+		for (i = 0, bytes = 0; i < f->b.n; i++)
+			bytes += f->b.p[i].bytes > 0 ? f->b.p[i].bytes : 0;
+		rate_add(&f->st.drained, mono_ns(), (uint64_t)bytes);
 		f->st.batches++;
 		f->st.last_success_ns = now_ns();
 		f->st.backoff = 0;
@@ -649,6 +658,7 @@ fleet_status(void *ctx)
 	struct fleet *f = ctx;
 	const struct fleet_stats *st;
 	int64_t lag = -1, bytes = -1, deleted = -1;
+	json_t *o;
 
 	if (f == NULL)
 		return json_null();
@@ -657,7 +667,7 @@ fleet_status(void *ctx)
 	 * DELETE included: the shipper sees it only at its rounds. */
 	if (f->store != NULL)
 		store_ship_live(f->store, &lag, &bytes, &deleted);
-	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:I, "
+	o = json_pack("{s:s, s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:I, "
 	    "s:o, s:I, s:I, s:o, s:o, s:s?, s:I, s:i, s:I, s:I, s:o}",
 	    "url", f->url,
 	    "host", f->host,
@@ -680,6 +690,9 @@ fleet_status(void *ctx)
 	    "max_age_s", (json_int_t)f->retain.max_age,
 	    "partitions_dropped", (json_int_t)f->retain.dropped,
 	    "last_drop", status_time(f->retain.last_drop_ns));
+	if (o != NULL)
+		status_drain(o, &st->drained, bytes);
+	return o;
 }
 
 void

@@ -41,6 +41,8 @@ struct importer {
 	int niced;
 
 	/* Per import. */
+	struct activity_progress *progress;
+	int64_t nsampled;		/* samples handed to the store */
 	int64_t profile_id;
 	struct store_metric *metrics;
 	size_t nmetrics;

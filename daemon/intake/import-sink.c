@@ -571,6 +571,9 @@ sink_sample(void *ctx, const struct model_sample *s, struct error *err)
 	}
 	for (i = 0; i < n; i++)
 		im->totals[i] += v[i] < 0 ? -v[i] : v[i];
+	if (im->nsampled == 0)
+		activity_phase(im->progress, ACT_SAMPLES);
+	activity_samples_done(im->progress, ++im->nsampled);
 	return store_samples_add(im->samples, s->stack, s->labelset,
 	    s->time_ns ? bucket_of(im, s->time_ns) : STORE_UNTIMED, v, n,
 	    err);
@@ -669,6 +672,8 @@ sink_sizes(void *ctx, const struct model_sizes *sz)
 	}
 	/* Only asked: a no here stops nothing. */
 	im->stuck = 0;
+	if (sz->samples > 0)
+		activity_samples_total(im->progress, (int64_t)sz->samples);
 	/* Untimed rows dated now go to the rollups as their blocks are
 	 * made, not read back at the end. */
 	if (sz->time_known && im->samples != NULL)

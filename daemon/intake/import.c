@@ -42,6 +42,8 @@ importer_reset(struct importer *im)
 	free(im->totals);
 	store_samples_free(im->samples);
 	im->samples = NULL;
+	im->progress = NULL;
+	im->nsampled = 0;
 	im->bt_lo = im->bt_hi = 0;
 	for (i = 0; i < im->ncomments; i++)
 		free(im->comments[i]);
@@ -376,15 +378,37 @@ fd_isize(int fd, uint64_t *bytes)
 }
 
 /* The inflated size a gzipped body says it has, as a hint for the decoder
- * that reads it whole (pprof): believed within the limits only. */
-static void
+ * that reads it whole (pprof): believed within the limits only (0 if
+ * not, else the size). */
+static uint64_t
 importer_size_hint(struct stream *in, uint64_t isize, uint64_t bytes,
     const struct limits *lim)
 {
 	if (isize == 0 || isize > lim->max_inflated ||
 	    isize > (uint64_t)lim->max_inflate_ratio * bytes + (1u << 20))
-		return;
+		return 0;
 	stream_size_hint(in, isize);
+	return isize;
+}
+
+/* How far the import is shows in bytes of the inflated input when its
+ * size is known, else of the input as it came (a file's size, a body's
+ * length; unknown for a file that is not a regular one). */
+static void
+importer_progress(struct importer *im, struct stream *in,
+    struct stream *plain, uint64_t inflated, uint64_t bytes)
+{
+	struct activity_progress *p = im->progress;
+
+	if (p == NULL)
+		return;
+	if (in != plain && inflated > 0) {
+		stream_progress(in, &p->bytes_done);
+		activity_bytes_total(p, (int64_t)inflated);
+	} else {
+		stream_progress(plain, &p->bytes_done);
+		activity_bytes_total(p, bytes > 0 ? (int64_t)bytes : -1);
+	}
 }
 
 /* Leaves the result of a committed import in res and takes it from im. */
@@ -486,12 +510,14 @@ importer_run(struct importer *im, const struct import_request *req,
 	}
 	/* format_open puts a gunzip stream over a gzipped input. */
 	plain = in;
+	im->progress = req->progress;
 	if (format_open(&in, req->format, &lim, &fmt, err) == -1)
 		goto out;
 	if (in != plain)
-		importer_size_hint(in, isize, bytes, &lim);
+		isize = importer_size_hint(in, isize, bytes, &lim);
 	else
 		stream_size_hint(in, bytes);
+	importer_progress(im, in, plain, isize, bytes);
 	memset(&row, 0, sizeof row);
 	row.scope_id = scope_id;
 	row.format = fmt->name;
@@ -508,8 +534,10 @@ importer_run(struct importer *im, const struct import_request *req,
 	    req->opts.bucket_ns / 1000000000 : 1;
 	im->req_time_ns = req->time_ns;
 	im->imported_ns = row.imported_ns;
-	if (fmt->decode(in, &req->opts, &lim, &sink, err) == -1 ||
-	    importer_finish(im, req, fmt->name, scope_id, err) == -1)
+	if (fmt->decode(in, &req->opts, &lim, &sink, err) == -1)
+		goto out;
+	activity_phase(im->progress, ACT_STORING);
+	if (importer_finish(im, req, fmt->name, scope_id, err) == -1)
 		goto out;
 	if (hs != NULL) {
 		if (hashsrc_finish(hs, raw, hash, err) == -1 ||

@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "activity.h"
 #include "error.h"
 #include "format.h"
 #include "bounds.h"
@@ -76,6 +77,9 @@ struct import_request {
 	 * time ranges is two profiles, not a duplicate). */
 	const uint8_t *salt;
 	size_t salt_len;
+	/* Where the import says how far it is (activity_progress of the
+	 * activity begun for it), or NULL. */
+	struct activity_progress *progress;
 };
 
 struct import_count {

@@ -262,6 +262,7 @@ push_run(const struct push_env *env, struct import_worker *w, struct push *p,
 	}
 	activity_begin(act, src, p->name, p->scope, req.fd,
 	    req.fd == -1 ? (int64_t)len : -1);
+	req.progress = activity_progress(act);
 	if (req.niov > 0) {
 		req.read_all = push_body_read;
 		req.read_all_arg = p;

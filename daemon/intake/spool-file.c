@@ -503,6 +503,7 @@ spool_import_fd(struct importer *im, struct spool_ctx *c, int fd,
 	req.format = c->p->format;
 	req.name = c->last;
 	req.fd = fd;
+	req.progress = activity_progress(t->activity);
 	/* Whatever the file holds, only its dropper should see it. */
 	req.no_quote = 1;
 	req.opts.bucket_ns = 1000000000;

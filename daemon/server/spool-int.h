@@ -10,6 +10,7 @@
 
 #include "error.h"
 #include "jobq.h"
+#include "rate.h"
 #include "spool-file.h"
 
 struct api_host;
@@ -60,7 +61,10 @@ struct spool {
 	size_t nindex;
 	struct spool_entries cands, backlog;
 	size_t nwaiting, inflight;
-	uint64_t waiting_bytes;
+	uint64_t waiting_bytes, inflight_bytes;
+	/* The bytes of files done (imported, duplicate or refused): how
+	 * fast the backlog drains. */
+	struct rate drained;
 	struct spool_look *look;	/* on the I/O queue */
 	int want_all;			/* a full listing is asked for */
 	char **want_dirs;		/* listings of single directories */

@@ -28,6 +28,7 @@
 #include "alloc.h"
 #include "api.h"
 #include "backoff.h"
+#include "clock.h"
 #include "import.h"
 #include "jobq.h"
 #include "log.h"
@@ -44,6 +45,7 @@ struct spool_import {
 	struct job job;
 	struct spool *sp;
 	char *rel;
+	uint64_t size;			/* as listed: of the backlog's bytes */
 	struct spool_task task;
 };
 
@@ -265,8 +267,13 @@ spool_import_done(struct job *j)
 	struct spool_entry *e;
 
 	sp->inflight--;
+	sp->inflight_bytes -= ij->size;
 	if (j->run != NULL)
 		spool_import_log(sp, ij);
+	if (j->run != NULL && (ij->task.outcome == SPOOL_IMPORTED ||
+	    ij->task.outcome == SPOOL_DUPLICATE ||
+	    ij->task.outcome == SPOOL_REFUSED))
+		rate_add(&sp->drained, mono_ns(), ij->size);
 	if (j->run != NULL && sp->backoff_s > 0 &&
 	    (ij->task.outcome == SPOOL_IMPORTED ||
 	    ij->task.outcome == SPOOL_DUPLICATE)) {
@@ -318,6 +325,7 @@ spool_pump(struct spool *sp)
 		ij->job.done = spool_import_done;
 		ij->sp = sp;
 		ij->rel = xstrdup(e->rel);
+		ij->size = e->size;
 		ij->task.dir = sp->dir;
 		ij->task.rel = ij->rel;
 		ij->task.keep = cfg->spool_keep;
@@ -338,6 +346,7 @@ spool_pump(struct spool *sp)
 		sp->waiting_bytes -= e->size;
 		e->state = E_RUNNING;
 		sp->inflight++;
+		sp->inflight_bytes += ij->size;
 	}
 }
 
@@ -460,10 +469,11 @@ json_t *
 spool_status(void *ctx)
 {
 	struct spool *sp = ctx;
+	json_t *o;
 
 	if (sp == NULL)
 		return json_null();
-	return json_pack("{s:s, s:I, s:I, s:I, s:I, s:b, s:b, s:o, s:I, s:I, "
+	o = json_pack("{s:s, s:I, s:I, s:I, s:I, s:b, s:b, s:o, s:I, s:I, "
 	    "s:I, s:I, s:I}",
 	    "dir", sp->dir,
 	    "watched_dirs", (json_int_t)sp->nwatches,
@@ -478,4 +488,8 @@ spool_status(void *ctx)
 	    "duplicates", (json_int_t)sp->duplicates,
 	    "refused", (json_int_t)sp->refused,
 	    "retried", (json_int_t)sp->retried);
+	if (o != NULL)
+		status_drain(o, &sp->drained, (int64_t)(sp->waiting_bytes +
+		    sp->inflight_bytes));
+	return o;
 }

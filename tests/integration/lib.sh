@@ -110,11 +110,34 @@ wait_until() {
 }
 
 stop_profd() {
+	local end=$((SECONDS + 30))
 	if [ -n "$PROFD_PID" ] && kill -0 "$PROFD_PID" 2>/dev/null; then
 		kill -TERM "$PROFD_PID"
-		wait "$PROFD_PID" || fail "profd exited non-zero on SIGTERM"
+		if [ -z "${PROFD_DETACHED:-}" ]; then
+			wait "$PROFD_PID" ||
+			    fail "profd exited non-zero on SIGTERM"
+		else
+			# Not this shell's child: watched until it is gone.
+			while kill -0 "$PROFD_PID" 2>/dev/null; do
+				[ "$SECONDS" -le "$end" ] ||
+				    fail "profd still runs 30 s after SIGTERM"
+				sleep 0.05
+			done
+		fi
 	fi
 	PROFD_PID=
+}
+
+# start_profd_detached [extra flags...]: start as the README's demo does,
+# without --foreground (profd detaches: its log goes to syslog); its pid
+# is the one /v1/status says.  stop_profd sends it SIGTERM and waits.
+start_profd_detached() {
+	"$PROFD" --no-config --spool none --socket "$SOCK" --db "$DB" "$@" \
+	    >>"$T/profd.log" 2>&1 || fail "profd did not start detached"
+	PROFD_PID=$(curl -sf --unix-socket "$SOCK" \
+	    http://localhost/v1/status | json 'j["pid"]') ||
+		fail "the detached profd does not answer on $SOCK"
+	PROFD_DETACHED=1
 }
 
 # big_profile: prints the path of a gzipped pprof of more than 25 MB

@@ -23,11 +23,19 @@ speed: latency figures belong in bench/.
       while the held import runs and a second push waits in the import
       queue (profd started with --import-queue 1), N folded files are
       dropped into SPOOLDIR and the log must say the queue is full.
+  held_import.py progress SOCK DB PROFILE PROFCTL SAMPLES INFLATED
+      /v1/status's importing while the import of PROFILE (a large gzipped
+      pprof of SAMPLES samples, INFLATED bytes inflated) is held: its
+      progress at zero; then, released, the status is read as it runs:
+      bytes_done and samples_done must only grow, through at least 3
+      distinct values each, to the totals, and `PROFCTL status` must show
+      a percentage and a rate while samples go in.
 
 Prints "ok: ..." lines; exits 1 with "FAIL: ..." on stderr.
 """
 import json
 import os
+import re
 import socket
 import sqlite3
 import sys
@@ -229,6 +237,87 @@ def mode_queue_full(sock, db, profile, queued, log, spooldir, n):
     print("ok: %d spool files found the import queue full" % n)
 
 
+def importing(sock):
+    st, j = http(sock, "GET", "/v1/status")
+    if st != 200 or j is None:
+        die("status: %s %r" % (st, j))
+    return j["importing"]
+
+
+PROGRESS = ("phase", "bytes_done", "bytes_total", "samples_done",
+            "samples_total")
+
+
+def mode_progress(sock, db, profile, profctl, samples, inflated):
+    import subprocess
+    for rnd in range(1, ROUNDS + 1):
+        lock = sqlite3.connect(db, isolation_level=None, timeout=HANG_S)
+        lock.execute("BEGIN IMMEDIATE")
+        push = Push(sock, "/v1/profiles?scope=progress&name=big.pb.gz",
+                    profile)
+        push.start()
+        held = until(lambda: health(sock) == HELD, "the held import", push)
+        at_hold = importing(sock) if held else None
+        lock.execute("ROLLBACK")
+        lock.close()
+        seen, text = [], None
+        while push.is_alive():
+            cur = importing(sock)
+            if cur is not None:
+                seen.append(tuple(cur.get(k) for k in PROGRESS))
+                if text is None and cur["phase"] == "samples" and \
+                        cur["seconds"] > 1:
+                    text = subprocess.run(
+                        [profctl, "--socket", sock, "status"],
+                        capture_output=True, text=True).stdout
+            time.sleep(0.02)
+        push.join(600)
+        if held:
+            break
+        print("round %d: the import ended before it was seen held; again" %
+              rnd)
+    else:
+        die("no import was seen held in %d rounds" % ROUNDS)
+    if push.result is None or push.result[0] != 201 or \
+            push.result[1]["samples"] != samples:
+        die("the held push: %r" % (push.result,))
+    if at_hold is None or at_hold["what"] != "big.pb.gz" or \
+            at_hold["phase"] != "reading" or at_hold["bytes_done"] != 0 or \
+            at_hold["samples_done"] != 0:
+        die("the import held before it began: %r" % (at_hold,))
+    print("ok: held, the import showed %r" %
+          (tuple(at_hold[k] for k in PROGRESS),))
+    phases = ["reading", "samples", "storing"]
+    for a, b in zip(seen, seen[1:]):
+        if b[1] < a[1] or b[3] < a[3] or \
+                phases.index(b[0]) < phases.index(a[0]):
+            die("progress went back: %r then %r" % (a, b))
+    bytes_seen = sorted(set(x[1] for x in seen if x[1] > 0))
+    samples_seen = sorted(set(x[3] for x in seen if x[3] > 0))
+    if len(bytes_seen) < 1 or bytes_seen[-1] != inflated:
+        die("bytes_done never reached the inflated size %d: %r" %
+            (inflated, bytes_seen[-5:]))
+    if any(x[2] != inflated for x in seen if x[0] != "reading" or x[1]):
+        die("bytes_total is not the inflated size %d: %r" %
+            (inflated, sorted(set(x[2] for x in seen))))
+    if len(samples_seen) < 3 or samples_seen[-1] > samples:
+        die("samples_done took %d distinct values (3 wanted, at most %d): "
+            "%r" % (len(samples_seen), samples, samples_seen[-5:]))
+    if any(x[4] != samples for x in seen if x[0] != "reading"):
+        die("samples_total is not %d: %r" %
+            (samples, sorted(set(x[4] for x in seen))))
+    print("ok: %d status reads during the import: bytes_done took %d "
+          "values up to %d, samples_done %d values up to %d of %d" %
+          (len(seen), len(bytes_seen), bytes_seen[-1], len(samples_seen),
+           samples_seen[-1], samples))
+    if text is None or not re.search(
+            r"importing: push big.pb.gz \(scope progress\).*\n  [0-9.]+ [kM]? ?"
+            r"of 720.0 k samples \([0-9]+%\), [0-9.]+ [kM]? ?samples/s", text):
+        die("profctl status during the import said: %r" % (text,))
+    print("ok: profctl status said: %s" %
+          [l for l in text.splitlines() if "samples/s" in l][0].strip())
+
+
 def main():
     if len(sys.argv) < 5:
         die(__doc__)
@@ -238,6 +327,9 @@ def main():
         mode_health(sock, db, profile)
     elif mode == "ui" and len(sys.argv) == 6:
         mode_ui(sock, db, profile, sys.argv[5])
+    elif mode == "progress" and len(sys.argv) == 8:
+        mode_progress(sock, db, profile, sys.argv[5], int(sys.argv[6]),
+                      int(sys.argv[7]))
     elif mode == "queue-full" and len(sys.argv) == 9:
         mode_queue_full(sock, db, profile, open(sys.argv[5], "rb").read(),
                         sys.argv[6], sys.argv[7], int(sys.argv[8]))

@@ -519,9 +519,65 @@ test_json(void)
 	free(got);
 }
 
+/* profctl status: the spool's and the fleet's backlog with the rate it
+ * drains at and the time left, or that the rate is not known yet; no
+ * backlog line with nothing waiting. */
+static void
+test_status_drain(void)
+{
+	static const char *head = "{\"version\": \"1\", \"uptime_s\": 5, "
+	    "\"imports\": {\"done\": 0, \"failed\": 0}, ";
+	char	*json, *got;
+	int	 rc;
+
+	xasprintf(&json, "%s\"spool\": {\"dir\": \"/s\", \"waiting_files\": "
+	    "12, \"waiting_bytes\": 50541363, \"in_flight\": 2, "
+	    "\"drain_bytes_per_s\": 3250585, \"eta_s\": 16}, \"fleet\": "
+	    "{\"url\": \"http://ch\", \"host\": \"h\", \"lag_profiles\": 230, "
+	    "\"lag_bytes\": 1258291, \"drain_bytes_per_s\": 409600, "
+	    "\"eta_s\": 125}}", head);
+	got = render_json_string(json, render_status_json, &rc);
+	assert(rc == 0);
+	assert(strstr(got, "\n  backlog: 12 files (48.20MB) waiting, "
+	    "draining at 3.10MB/s, about 16s left\n") != NULL);
+	assert(strstr(got, "\n  behind: 230 profiles (1.20MB) to ship, "
+	    "shipping at 400kB/s, about 2m5s left\n") != NULL);
+	free(got);
+	free(json);
+
+	xasprintf(&json, "%s\"spool\": {\"dir\": \"/s\", \"waiting_files\": "
+	    "1, \"waiting_bytes\": 10, \"in_flight\": 0, "
+	    "\"drain_bytes_per_s\": null, \"eta_s\": null}, \"fleet\": "
+	    "{\"url\": \"http://ch\", \"host\": \"h\", \"lag_profiles\": 1, "
+	    "\"lag_bytes\": 10, \"drain_bytes_per_s\": null, "
+	    "\"eta_s\": null}}", head);
+	got = render_json_string(json, render_status_json, &rc);
+	assert(rc == 0);
+	assert(strstr(got, "\n  backlog: 1 file (10B) waiting, rate not "
+	    "known yet\n") != NULL);
+	assert(strstr(got, "\n  behind: 1 profile (10B) to ship, rate not "
+	    "known yet\n") != NULL);
+	free(got);
+	free(json);
+
+	xasprintf(&json, "%s\"spool\": {\"dir\": \"/s\", \"waiting_files\": "
+	    "0, \"waiting_bytes\": 0, \"in_flight\": 0, "
+	    "\"drain_bytes_per_s\": 500, \"eta_s\": null}, \"fleet\": "
+	    "{\"url\": \"http://ch\", \"host\": \"h\", \"lag_profiles\": 0, "
+	    "\"lag_bytes\": 0, \"drain_bytes_per_s\": 500, "
+	    "\"eta_s\": null}}", head);
+	got = render_json_string(json, render_status_json, &rc);
+	assert(rc == 0);
+	assert(strstr(got, "backlog:") == NULL);
+	assert(strstr(got, "\n  behind: 0 profiles (0) to ship\n") != NULL);
+	free(got);
+	free(json);
+}
+
 int
 main(void)
 {
+	test_status_drain();
 	test_output_unit();
 	test_cut();
 	test_json();

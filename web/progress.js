@@ -14,7 +14,8 @@ const progressMB = (n) => (n / 1e6).toFixed(1);
 function progressCount(n) {
   if (n < 1e3) return String(n);
   if (n < 1e6) return (n / 1e3).toFixed(1) + ' k';
-  return (n / 1e6).toFixed(1) + ' M';
+  if (n < 1e9) return (n / 1e6).toFixed(1) + ' M';
+  return (n / 1e9).toFixed(1) + ' G';
 }
 
 // A row for file name in box (the #notice element); its methods say the
@@ -48,24 +49,24 @@ function progressRow(box, name) {
       set(sent, total, 'uploading ' + progressMB(sent) + ' of ' + progressMB(total) + ' MB' +
         (rate > 0 ? ', ' + progressMB(rate) + ' MB/s' : ''));
     },
-    waiting(queued) {
-      set(0, 0, 'waiting to import (' + queued + ' queued)');
+    waiting(queued, other) {
+      set(0, 0, 'waiting to import (' + queued + ' queued' + (other ? ', another importing' : '') + ')');
     },
-    // imp: /v1/status's importing, when it is this file's import.
+    // imp: /v1/status's importing, when it is this file's import.  As
+    // profctl push says it: samples where the decoder knew them ahead
+    // (pprof), else bytes of the input (inflated where known); storing
+    // has no measure.
     importing(imp) {
-      const storing = imp.phase === 'storing' ? ' (storing)' : '';
-      if (imp.samples_total > 0) {
-        set(imp.samples_done || 0, imp.samples_total, 'importing ' + progressCount(imp.samples_done || 0) +
-          ' of ' + progressCount(imp.samples_total) + ' samples' + storing);
-        return;
-      }
-      // bytes_done/bytes_total; bytes_read/bytes where profd predates them.
-      const done = imp.bytes_done != null ? imp.bytes_done : imp.bytes_read || 0;
-      const total = imp.bytes_total !== undefined ? imp.bytes_total : imp.bytes;
-      if (total > 0)
-        set(done, total, 'importing ' + progressMB(done) + ' of ' + progressMB(total) + ' MB' + storing);
+      const sd = imp.samples_done || 0, bd = imp.bytes_done || 0;
+      if (imp.phase === 'storing')
+        set(0, 0, 'storing ' + progressCount(sd) + ' samples');
+      else if (imp.phase === 'samples' && imp.samples_total > 0)
+        set(sd, imp.samples_total, 'importing ' + progressCount(sd) + ' of ' +
+          progressCount(imp.samples_total) + ' samples');
+      else if (imp.bytes_total > 0)
+        set(bd, imp.bytes_total, 'importing ' + progressMB(bd) + ' of ' + progressMB(imp.bytes_total) + ' MB');
       else
-        set(0, 0, 'importing ' + progressMB(done) + ' MB' + storing);
+        set(0, 0, 'importing ' + progressMB(bd) + ' MB');
     },
     done(text) { end(text, ''); },
     fail(text) { end(text, 'error'); },
@@ -87,7 +88,7 @@ function progressWatch(row, scope, name) {
       if (imp && (imp.source === 'push' || imp.source === 'upload') && imp.scope === scope && imp.what === name)
         row.importing(imp);
       else
-        row.waiting(j.import_queue || 0);
+        row.waiting(j.import_queue || 0, !!imp);
     } catch (e) {
       /* a failed poll only skips an update: the push's own reply says how it ended */
     } finally {

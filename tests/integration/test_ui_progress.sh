@@ -2,7 +2,8 @@
 # (playwright-core) through profctl web against a real profd: a 41 MB pprof
 # picked goes as a chunked upload, its <progress> bar (sampled every 100 ms
 # in the page) moves through at least three values, says it imports before
-# the result line, and the result line is profctl push's for the same
+# the result line (the store's write lock held by the test until the page
+# shows the import, so that it is seen however fast it runs), and the result line is profctl push's for the same
 # profile, which then opens; random bytes picked show profd's error in
 # place of the bar, with no bar left and the name as text, not HTML.
 # Skips (77) without chromium, node or npm.
@@ -36,7 +37,7 @@ wait_until "profctl web's URL" grep -q . "$T/web.out"
 
 PLAYWRIGHT_DIR="$NODE_DIR" CHROMIUM="$CHROMIUM" timeout 300 \
     node "$TOOL" "$(head -n 1 "$T/web.out")" "$T/big.pb" \
-    "$(cat "$T/cli.out")" || fail "in the browser"
+    "$(cat "$T/cli.out")" "$DB" || fail "in the browser"
 
 "$PROFCTL" profiles --scope web --json | json 'len(j["profiles"])' |
     has -x 1 || fail "the picked file not stored once in scope web"

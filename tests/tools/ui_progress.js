@@ -3,10 +3,13 @@
 // import, before the result line; a file profd refuses shows its error in
 // place of the bar.  Drives headless Chromium with playwright-core.
 //
-// usage: node ui_progress.js URL BIG CLI_LINE
+// usage: node ui_progress.js URL BIG CLI_LINE DB
 //   URL       the URL profctl web printed (with the token)
 //   BIG       a pprof over 32 MiB (a chunked upload), pushed to scope web
 //   CLI_LINE  what `profctl push BIG` printed for it (into another scope)
+//   DB        profd's database: its write lock is held (python3's sqlite3)
+//             from before the push until the page says it imports, so
+//             that the import is seen however fast it runs
 // Prints one "ok: ..." line per check; exits 1 on the first failure.
 // PLAYWRIGHT_DIR names the node_modules' parent; CHROMIUM the browser.
 'use strict';
@@ -15,7 +18,9 @@ const fs = require('fs');
 const path = require('path');
 const { launch, fail, ok, ready, watch } = require('./browser.js');
 
-const [url, big, cliLine] = process.argv.slice(2);
+const { spawn } = require('child_process');
+
+const [url, big, cliLine, db] = process.argv.slice(2);
 const origin = new URL(url).origin;
 // A name that would run as script were it ever put in as HTML.
 const BAD_NAME = '<img src=x onerror="window.pwned=1">.bin';
@@ -53,6 +58,25 @@ function junk(n) {
   return b;
 }
 
+// The store's write lock, taken by a python3 process; resolves to a
+// function that lets it go (the import waits for it up to SQLite's busy
+// timeout, 5 s).
+function holdStore() {
+  const py = spawn('python3', ['-c', 'import sqlite3, sys\n' +
+    'c = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=30)\n' +
+    'c.execute("BEGIN IMMEDIATE")\nprint("held", flush=True)\nsys.stdin.read()\nc.rollback()\n', db],
+  { stdio: ['pipe', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    py.on('error', reject);
+    py.on('exit', (code) => reject(new Error('the lock holder exited: ' + code)));
+    py.stdout.once('data', () => resolve(() => new Promise((done) => {
+      py.removeAllListeners('exit');
+      py.on('exit', done);
+      py.stdin.end();
+    })));
+  });
+}
+
 (async () => {
   const browser = await launch();
   const errors = [];
@@ -67,7 +91,15 @@ function junk(n) {
     // The large file: upload, import, result, each in its turn.
     await page.locator('#push-scope').fill('web');
     await page.evaluate(record);
+    const release = await holdStore();
     await page.locator('#file').setInputFiles(big);
+    await page.waitForFunction(() => /^importing /.test((document.querySelector('#notice .progress-label') || {}).textContent),
+      null, { timeout: 30000 }).catch(async (e) => {
+      await release();
+      fail('no import shown while it was held: "' + await page.locator('#notice').textContent() + '"');
+    });
+    const held = await page.locator('#notice .progress-label').textContent();
+    await release();
     await page.waitForFunction(() => new URLSearchParams(location.search).get('scope') === 'web' &&
       document.body.dataset.ready === location.search, null, { timeout: 60000 }).catch(async (e) => {
       const s = await recorded(page);
@@ -101,10 +133,19 @@ function junk(n) {
     const imp = seen[firstImport];
     if (!/^importing [0-9.]+( [kM])? of [0-9.]+( [kM])? samples|^importing [0-9.]+ of [0-9.]+ MB/.test(imp.label))
       fail('the import label: "' + imp.label + '"');
-    if (bars.length && seen[seen.length - 1].bar) fail('a bar left after the result');
+    // The import's bar measures its samples: all of them in all.
+    const n = +/\((\d+) samples/.exec(cliLine)[1];
+    const total = n < 1e6 ? (n / 1e3).toFixed(1) + ' k' : (n / 1e6).toFixed(1) + ' M';
+    const samples = bars.filter((s) => /^importing .* samples$/.test(s.label));
+    if (!samples.every((s) => s.max === n && s.label.endsWith(' of ' + total + ' samples')))
+      fail('the import not shown over ' + n + ' samples: ' + JSON.stringify(samples.slice(0, 3)));
+    if (!/^importing 0\.0 of [0-9.]+ MB$|^importing 0 of [0-9.]+ [kM] samples$/.test(held))
+      fail('the held import says "' + held + '"');
+    if (seen[seen.length - 1].bar) fail('a bar left after the result');
     const labels = [...new Set(seen.map((s) => s.label).filter((l) => l))];
     ok('the bar took ' + values.size + ' values over ' + seen.length + ' samples of 100 ms; labels from "' +
-      labels[0] + '" through "' + imp.label + '" to "' + labels[labels.length - 1] + '"');
+      labels[0] + '" through "' + held + '" (held) to "' + labels[labels.length - 1] + '"; ' +
+      samples.length + ' of the samples over the import\'s ' + n + ' samples');
 
     const nodes = await page.evaluate(() => window.profdFlame.tree.n);
     if (nodes < 100) fail('the pushed profile opens with ' + nodes + ' nodes');

@@ -1,7 +1,8 @@
 // ui_progress.js: a large file picked on profd's page (through profctl
 // web) shows a <progress> bar that moves through the upload and then the
 // import, before the result line; a file profd refuses shows its error in
-// place of the bar.  Drives headless Chromium with playwright-core.
+// place of the bar; a file behind another import says it waits.  Drives
+// headless Chromium with playwright-core.
 //
 // usage: node ui_progress.js URL BIG CLI_LINE DB
 //   URL       the URL profctl web printed (with the token)
@@ -9,7 +10,8 @@
 //   CLI_LINE  what `profctl push BIG` printed for it (into another scope)
 //   DB        profd's database: its write lock is held (python3's sqlite3)
 //             from before the push until the page says it imports, so
-//             that the import is seen however fast it runs
+//             that the import is seen however fast it runs; and while a
+//             profctl push ($PROFCTL) imports, for the wait behind it
 // Prints one "ok: ..." line per check; exits 1 on the first failure.
 // PLAYWRIGHT_DIR names the node_modules' parent; CHROMIUM the browser.
 'use strict';
@@ -166,6 +168,33 @@ function holdStore() {
     if (!bad.some((s) => s.bar)) fail('no bar while the bad file went');
     ok('a refused file: "' + row + '" in place of its bar');
     if (/stored as profile/.test(await page.locator('#notice').textContent())) fail('the old result left');
+
+    // Behind another import (profctl push's, held by the store's lock): the
+    // page waits, and says so, with the queue.
+    const unlock = await holdStore();
+    const otherFile = path.join(path.dirname(db), 'other.folded');
+    fs.writeFileSync(otherFile, 'main;other 5\n');
+    const other = spawn(process.env.PROFCTL, ['push', otherFile, '--scope', 'other'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const otherExit = new Promise((done) => other.on('exit', done));
+    await page.waitForFunction(async () => {
+      const r = await request('/v1/status');
+      const j = await r.json();
+      return j.importing && j.importing.scope === 'other';
+    }, null, { timeout: 30000, polling: 50 }).catch(async (e) => { await unlock(); fail('profctl push not held: ' + e.message); });
+    await page.locator('#file').setInputFiles({ name: 'mine.folded', mimeType: 'text/plain', buffer: Buffer.from('main;mine 7\n') });
+    await page.waitForFunction(() => /^waiting to import/.test((document.querySelector('#notice .progress-label') || {}).textContent),
+      null, { timeout: 30000 }).catch(async (e) => { await unlock(); fail('no wait shown: "' + e.message + '"'); });
+    const waiting = await page.locator('#notice .progress-label').textContent();
+    const indeterminate = await page.evaluate(() => !document.querySelector('#notice progress').hasAttribute('value'));
+    await unlock();
+    if (await otherExit !== 0) fail('profctl push of the held import failed');
+    if (waiting !== 'waiting to import (1 queued, another importing)' || !indeterminate)
+      fail('waiting: "' + waiting + '", bar indeterminate: ' + indeterminate);
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('scope') === 'web' &&
+      /^mine\.folded: stored as profile \d+ \(1 samples\)$/.test(document.getElementById('notice').textContent),
+      null, { timeout: 30000 });
+    ok('behind another import: "' + waiting + '" (bar indeterminate), then "' +
+      await page.locator('#notice').textContent() + '"');
 
     // profd's refusal is logged by Chromium as a failed load: expected.
     const rest = errors.filter((e) => !/Failed to load resource: the server responded with a status of 4\d\d/.test(e));

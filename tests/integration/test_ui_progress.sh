@@ -8,6 +8,7 @@
 # place of the bar, with no bar left and the name as text, not HTML; a
 # file picked while profctl push's import is in flight (held) says it waits
 # behind it, with the queue, and is stored once that one is.
+# Screenshot of the held import: ${BUILD_DIR:-/tmp}/ui-progress.png.
 # Skips (77) without chromium, node or npm.
 . "$(dirname "$0")/lib.sh"
 
@@ -39,7 +40,8 @@ wait_until "profctl web's URL" grep -q . "$T/web.out"
 
 PLAYWRIGHT_DIR="$NODE_DIR" CHROMIUM="$CHROMIUM" timeout 300 \
     node "$TOOL" "$(head -n 1 "$T/web.out")" "$T/big.pb" \
-    "$(cat "$T/cli.out")" "$DB" || fail "in the browser"
+    "$(cat "$T/cli.out")" "$DB" "${BUILD_DIR:-/tmp}/ui-progress.png" ||
+	fail "in the browser"
 
 # The large file and the one that waited, each stored once.
 "$PROFCTL" profiles --scope web --json | json 'len(j["profiles"])' |

@@ -12,6 +12,7 @@
 //             from before the push until the page says it imports, so
 //             that the import is seen however fast it runs; and while a
 //             profctl push ($PROFCTL) imports, for the wait behind it
+//   SHOT      a PNG of the page while the import is held
 // Prints one "ok: ..." line per check; exits 1 on the first failure.
 // PLAYWRIGHT_DIR names the node_modules' parent; CHROMIUM the browser.
 'use strict';
@@ -22,7 +23,7 @@ const { launch, fail, ok, ready, watch } = require('./browser.js');
 
 const { spawn } = require('child_process');
 
-const [url, big, cliLine, db] = process.argv.slice(2);
+const [url, big, cliLine, db, shot] = process.argv.slice(2);
 const origin = new URL(url).origin;
 // A name that would run as script were it ever put in as HTML.
 const BAD_NAME = '<img src=x onerror="window.pwned=1">.bin';
@@ -101,6 +102,7 @@ function holdStore() {
       fail('no import shown while it was held: "' + await page.locator('#notice').textContent() + '"');
     });
     const held = await page.locator('#notice .progress-label').textContent();
+    await page.screenshot({ path: shot });
     await release();
     await page.waitForFunction(() => new URLSearchParams(location.search).get('scope') === 'web' &&
       document.body.dataset.ready === location.search, null, { timeout: 60000 }).catch(async (e) => {

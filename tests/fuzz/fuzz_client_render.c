@@ -1,5 +1,5 @@
 /* fuzz_client_render.c: profctl's text views of a JSON reply (tags,
- * list), which read whatever JSON profd sent: numbers out of range,
+ * list, status with its progress phrases), which read whatever JSON profd sent: numbers out of range,
  * members missing or of another type.  The first byte picks the view; the
  * rest is the reply.  Beside not crashing: a view either prints or says
  * why not. */
@@ -29,10 +29,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if ((f = fopen("/dev/null", "w")) == NULL)
 		abort();
-	if (data[0] % 2 == 0)
+	if (data[0] % 3 == 0)
 		rc = render_tags_json(f, reply, &cause);
-	else
+	else if (data[0] % 3 == 1)
 		rc = render_list(f, reply, &o, &cause);
+	else
+		rc = render_status_json(f, reply, &cause);
 	if (rc != 0 && (cause == NULL || cause[0] == '\0'))
 		abort();
 	free(cause);

@@ -574,9 +574,59 @@ test_status_drain(void)
 	free(json);
 }
 
+/* profctl status: the import in flight's progress in samples when they
+ * are known ahead, else in bytes, then storing; an older profd's reply
+ * (no progress members) as before. */
+static void
+test_status_importing(void)
+{
+	static const struct {
+		const char *cur, *want;
+	} cases[] = {
+		{ "\"phase\": \"samples\", \"seconds\": 4.0, \"bytes_done\": "
+		  "41199510, \"bytes_total\": 41199510, \"samples_done\": "
+		  "1204224, \"samples_total\": 3400000",
+		  "importing: push big.pb.gz (scope s), 27.04MB, for 4.0s\n"
+		  "  1.2 M of 3.4 M samples (35%), 301.1 k samples/s\n" },
+		{ "\"phase\": \"reading\", \"seconds\": 2.0, \"bytes_done\": "
+		  "31457280, \"bytes_total\": 41943040, \"samples_done\": "
+		  "950, \"samples_total\": null",
+		  "importing: push big.pb.gz (scope s), 27.04MB, for 2.0s\n"
+		  "  30MB of 40MB (75%), 15MB/s, 950 samples\n" },
+		{ "\"phase\": \"storing\", \"seconds\": 9.0, \"bytes_done\": "
+		  "1, \"bytes_total\": null, \"samples_done\": 720000, "
+		  "\"samples_total\": 720000",
+		  "importing: push big.pb.gz (scope s), 27.04MB, for 9.0s\n"
+		  "  storing 720.0 k samples\n" },
+		{ "\"seconds\": 9.0",
+		  "importing: push big.pb.gz (scope s), 27.04MB, for 9.0s\n" },
+	};
+	char	*json, *got;
+	size_t	 i;
+	int	 rc;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		xasprintf(&json, "{\"version\": \"1\", \"uptime_s\": 5, "
+		    "\"imports\": {\"done\": 0, \"failed\": 0}, "
+		    "\"importing\": {\"source\": \"push\", \"what\": "
+		    "\"big.pb.gz\", \"scope\": \"s\", \"bytes\": 28350000, %s}}",
+		    cases[i].cur);
+		got = render_json_string(json, render_status_json, &rc);
+		assert(rc == 0);
+		if (strstr(got, cases[i].want) == NULL) {
+			fprintf(stderr, "importing %zu: want\n%s\ngot\n%s\n", i,
+			    cases[i].want, got);
+			failures++;
+		}
+		free(got);
+		free(json);
+	}
+}
+
 int
 main(void)
 {
+	test_status_importing();
 	test_status_drain();
 	test_output_unit();
 	test_cut();

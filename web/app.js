@@ -468,7 +468,7 @@ async function pushAndOpen(files) {
     return;
   }
   if (!files.length) return;
-  const ids = await pushFiles([...files], scope, notice);
+  const ids = await pushFiles([...files], scope, $('notice'));
   scopesReply = null;
   cache.clear();
   labelChoices.clear();

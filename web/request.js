@@ -3,8 +3,9 @@
 // a page of another origin cannot add either without a CORS preflight,
 // which neither profd nor profctl web grants, so it can neither write
 // through the socket's forward nor call profctl web at all
-// (docs/SECURITY.md).  The token comes in the URL profctl web printed
-// (its redirect moves it to the fragment, which no server is sent) and is
+// (docs/SECURITY.md).  Pushes go through requestSend (XMLHttpRequest, for
+// the upload's progress) with the same headers.  The token comes in the
+// URL profctl web printed (its redirect moves it to the fragment, which no server is sent) and is
 // kept in this origin's localStorage, which a page on another port cannot
 // read, unlike a cookie.  Downloads are fetched with the headers too, then
 // handed to the browser as a blob: a plain link could not carry them.
@@ -28,11 +29,35 @@ function requestToken() {
   try { return localStorage.getItem(REQUEST_TOKEN_KEY); } catch (e) { return null; }
 }
 
-function request(path, opts = {}) {
-  const headers = Object.assign({}, opts.headers || {}, { 'X-Profd-UI': '1' });
+// The headers every call carries, over extra.
+function requestHeaders(extra) {
+  const headers = Object.assign({}, extra || {}, { 'X-Profd-UI': '1' });
   const t = requestToken();
   if (t) headers['X-Profd-Token'] = t;
-  return fetch(path, Object.assign({}, opts, { headers, credentials: 'same-origin' }));
+  return headers;
+}
+
+function request(path, opts = {}) {
+  return fetch(path, Object.assign({}, opts, { headers: requestHeaders(opts.headers), credentials: 'same-origin' }));
+}
+
+// A call whose body's sending is followed: fetch cannot say how much of a
+// body has gone, XMLHttpRequest can.  onSent(bytes sent, bytes in all) as
+// the body goes; resolves to { ok, status, text } once the reply is in.
+function requestSend(method, path, body, onSent) {
+  return new Promise((resolve, reject) => {
+    const x = new XMLHttpRequest();
+    x.open(method, path);
+    for (const [k, v] of Object.entries(requestHeaders())) x.setRequestHeader(k, v);
+    if (onSent) {
+      x.upload.onprogress = (e) => onSent(e.loaded, e.lengthComputable ? e.total : 0);
+      x.upload.onload = (e) => onSent(e.loaded, e.loaded);
+    }
+    x.onload = () => resolve({ ok: x.status >= 200 && x.status < 300, status: x.status, text: x.responseText });
+    x.onerror = () => reject(new Error(method + ' ' + path.split('?')[0] + ': the connection failed'));
+    x.onabort = () => reject(new Error(method + ' ' + path.split('?')[0] + ': aborted'));
+    x.send(body);
+  });
 }
 
 // A link that downloads path as name, fetched by request() on click.

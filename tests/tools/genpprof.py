@@ -6,7 +6,11 @@ realistic one: random stacks over a pool of functions, two sample types
 (samples/count, cpu/nanoseconds), a label per sample.
 
     genpprof.py OUT --samples N [--functions F] [--depth D] [--seed S]
-                [--comment TEXT]... [--time SECONDS]
+                [--stacks K] [--comment TEXT]... [--time SECONDS]
+
+--stacks K draws the samples from K distinct stacks (each with its label)
+instead of a new random stack each: a large file whose call tree stays
+small (a view of it draws quickly), and quick to write.
 """
 import argparse
 import gzip
@@ -22,6 +26,8 @@ def main():
     ap.add_argument("--functions", type=int, default=2000)
     ap.add_argument("--depth", type=int, default=24)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--stacks", type=int, default=0,
+                    help="draw samples from this many distinct stacks")
     ap.add_argument("--time", type=int, default=1700000000,
                     help="the profile's time, seconds since the epoch")
     ap.add_argument("--comment", action="append", default=[],
@@ -51,12 +57,18 @@ def main():
                             fb(4, fv(1, f) + fv(2, f + 10)))
     key = s("worker")
     vals = [s("w%d" % i) for i in range(8)]
-    for _ in range(a.samples):
+    def sample():
         depth = rnd.randint(2, a.depth)
         locs = [rnd.randint(1, a.functions) for _ in range(depth)]
-        body += fb(2, packed(1, locs) + packed(2, [1, 10000000]) +
-                            fb(3, fv(1, key) +
-                                        fv(2, rnd.choice(vals))))
+        return fb(2, packed(1, locs) + packed(2, [1, 10000000]) +
+                  fb(3, fv(1, key) + fv(2, rnd.choice(vals))))
+
+    if a.stacks > 0:
+        pool = [sample() for _ in range(a.stacks)]
+        body += b"".join(rnd.choice(pool) for _ in range(a.samples))
+    else:
+        for _ in range(a.samples):
+            body += sample()
     comments = [s(text) for text in a.comment]
     for text in strings:
         body += fb(6, text.encode())

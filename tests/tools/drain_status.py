@@ -119,6 +119,26 @@ def check_drain(s, backlog):
     return True
 
 
+def watch_drain(sock, profctl, get, drained, backlog, head, what):
+    """Status answers until drained(s): the first whose backlog (bytes)
+    waits with a rate, checked, and the first line of profctl status
+    starting with head that says the time left.  The last answer too."""
+    seen = said = None
+    end = time.monotonic() + HANG_S
+    while time.monotonic() < end:
+        s = get(sock)
+        if drained(s):
+            return s, seen, said
+        if backlog(s) > 0 and check_drain(s, backlog(s)):
+            seen = seen or s
+            if said is None:
+                lines = backlog_line(status_text(profctl, sock), head)
+                if lines and lines[0].endswith(" left"):
+                    said = lines[0].strip()
+        time.sleep(0.01)
+    die("%s did not drain: %r" % (what, s))
+
+
 def mode_spool(sock, db, spooldir, profile, n, profctl):
     n = int(n)
     with open(profile, "rb") as f:
@@ -164,23 +184,10 @@ def mode_spool(sock, db, spooldir, profile, n, profctl):
     lock.execute("ROLLBACK")
     lock.close()
 
-    seen = None
-    said = None
-    end = time.monotonic() + HANG_S
-    while time.monotonic() < end:
-        s = spool(sock)
-        if s["waiting_files"] == 0 and s["in_flight"] == 0 and \
-                s["imported"] >= n:
-            break
-        if s["waiting_bytes"] > 0 and check_drain(s, s["waiting_bytes"]):
-            seen = seen or s
-            if said is None:
-                lines = backlog_line(status_text(profctl, sock))
-                if lines and lines[0].endswith(" left"):
-                    said = lines[0].strip()
-        time.sleep(0.01)
-    else:
-        die("the backlog did not drain: %r" % s)
+    s, seen, said = watch_drain(
+        sock, profctl, spool, lambda s: s["waiting_files"] == 0 and
+        s["in_flight"] == 0 and s["imported"] >= n,
+        lambda s: s["waiting_bytes"], "  backlog: ", "the backlog")
     if seen is None:
         die("no status during the drain showed waiting bytes with a rate")
     print("ok: draining: %d bytes waiting at %d B/s, eta %d s" %
@@ -202,23 +209,10 @@ def mode_spool(sock, db, spooldir, profile, n, profctl):
 
 def mode_fleet(sock, n, profctl):
     n = int(n)
-    seen = None
-    said = None
-    end = time.monotonic() + HANG_S
-    while time.monotonic() < end:
-        s = status(sock, "fleet")
-        if s["lag_profiles"] == 0:
-            break
-        if s["lag_bytes"] > 0 and check_drain(s, s["lag_bytes"]):
-            seen = seen or s
-            if said is None:
-                lines = backlog_line(status_text(profctl, sock),
-                                     "  behind: ")
-                if lines and lines[0].endswith(" left"):
-                    said = lines[0].strip()
-        time.sleep(0.01)
-    else:
-        die("the fleet's backlog was not shipped: %r" % s)
+    s, seen, said = watch_drain(
+        sock, profctl, lambda sock: status(sock, "fleet"),
+        lambda s: s["lag_profiles"] == 0, lambda s: s["lag_bytes"],
+        "  behind: ", "the fleet's backlog")
     if seen is None:
         die("no status during the shipping showed lag_bytes with a rate")
     print("ok: shipping: %d profiles (%d bytes) behind at %d B/s, eta %d s"

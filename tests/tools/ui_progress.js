@@ -1,4 +1,4 @@
-// ui_progress.js: a large file picked on profd's page (through profctl
+// ui_progress.js: a large file dropped on profd's page (through profctl
 // web) shows a <progress> bar that moves through the upload and then the
 // import, before the result line; a file profd refuses shows its error in
 // place of the bar; a file behind another import says it waits.  Drives
@@ -61,6 +61,34 @@ function junk(n) {
   return b;
 }
 
+// Drop file on the page as a user drags it there: the File made by a
+// scratch file input of the test's (not the page's own, which would push
+// it), then dragenter, dragover and drop on the page with a DataTransfer
+// holding it, as the browser fires them; the dropzone must show between.
+async function drop(page, file) {
+  await page.evaluate(() => {
+    const i = document.createElement('input');
+    i.type = 'file';
+    i.id = 'test-drop-source';
+    i.hidden = true;
+    document.body.append(i);
+  });
+  await page.locator('#test-drop-source').setInputFiles(file);
+  const shown = await page.evaluate(() => {
+    const src = document.getElementById('test-drop-source');
+    const dt = new DataTransfer();
+    dt.items.add(src.files[0]);
+    src.remove();
+    const fire = (type) => document.body.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+    fire('dragenter');
+    fire('dragover');
+    const zone = !document.getElementById('dropzone').hidden;
+    fire('drop');
+    return zone && document.getElementById('dropzone').hidden;
+  });
+  if (!shown) fail('the dropzone did not show while the file was dragged over, or stayed');
+}
+
 // The store's write lock, taken by a python3 process; resolves to a
 // function that lets it go (the import waits for it up to SQLite's busy
 // timeout, 5 s).
@@ -91,11 +119,12 @@ function holdStore() {
     await page.goto(url);
     await ready(page);
 
-    // The large file: upload, import, result, each in its turn.
+    // The large file, dropped on the page: upload, import, result, each in
+    // its turn.
     await page.locator('#push-scope').fill('web');
     await page.evaluate(record);
     const release = await holdStore();
-    await page.locator('#file').setInputFiles(big);
+    await drop(page, big);
     await page.waitForFunction(() => /^importing /.test((document.querySelector('#notice .progress-label') || {}).textContent),
       null, { timeout: 30000 }).catch(async (e) => {
       await release();

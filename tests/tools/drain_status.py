@@ -122,15 +122,23 @@ def check_drain(s, backlog):
 def watch_drain(sock, profctl, get, drained, backlog, head, what):
     """Status answers until drained(s): the first whose backlog (bytes)
     waits with a rate, checked, and the first line of profctl status
-    starting with head that says the time left.  The last answer too."""
+    starting with head that says the time left.  The last answer too;
+    and the seconds from that first answer to the drained one, printed
+    beside its eta_s (what happened against what was said: a figure to
+    read, not checked, the machine's speed being no test's business)."""
     seen = said = None
     end = time.monotonic() + HANG_S
     while time.monotonic() < end:
         s = get(sock)
         if drained(s):
+            if seen is not None:
+                print("eta_s said %d s with %d bytes left; drained %.1f s "
+                      "later" % (seen["eta_s"], backlog(seen),
+                                 time.monotonic() - seen_at))
             return s, seen, said
         if backlog(s) > 0 and check_drain(s, backlog(s)):
-            seen = seen or s
+            if seen is None:
+                seen, seen_at = s, time.monotonic()
             if said is None:
                 lines = backlog_line(status_text(profctl, sock), head)
                 if lines and lines[0].endswith(" left"):

@@ -271,9 +271,9 @@ stream_slurp(struct stream *s, size_t max, uint8_t **out, size_t *len,
 	s->pos = s->len;
 	s->offset += n;
 	while (!s->eof) {
-		/* Full: the end, or more than the hint said. */
 		/* A slice at a time, not all the room at once, so that
-		 * how far it is shows as it goes. */
+		 * how far it is shows as it goes; into the probe once
+		 * full (the end, or more than the hint said). */
 		r = s->src.read(s->src.ctx, n < cap ? b + n : probe,
 		    n < cap ? (cap - n < SLURP_SLICE ? cap - n : SLURP_SLICE) :
 		    sizeof probe, err);

@@ -90,7 +90,6 @@ struct progress {
 	FILE	*f;			/* the terminal: stderr */
 	int	 on;			/* 0: nothing is ever drawn */
 	int64_t	 drawn_ns;		/* CLOCK_MONOTONIC of the last */
-	size_t	 shown;			/* distinct lines drawn */
 	char	 last[PROGRESS_LINE_MAX];
 };
 const char	*progress_count(int64_t, char *, size_t);

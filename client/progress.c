@@ -35,7 +35,7 @@ progress_count(int64_t n, char *buf, size_t len)
 	return buf;
 }
 
-/* Bytes as the rest of profctl says them: "27.04MB". */
+/* Bytes as pprof's units say them, as all of profctl does: "27.04MB". */
 const char *
 progress_bytes(int64_t n, char *buf, size_t len)
 {
@@ -155,7 +155,6 @@ progress_show(struct progress *p, int force, const char *fmt, ...)
 		return;
 	memcpy(p->last, line, sizeof p->last);
 	p->drawn_ns = now;
-	p->shown++;
 	/* \r and "erase to the end of the line": the old text goes. */
 	fprintf(p->f, "\r\033[K%.*s", progress_width(p->f), line);
 	fflush(p->f);

@@ -21,12 +21,6 @@ render_status_str(json_t *obj, const char *key)
 	return copy;
 }
 
-static const char *
-render_status_bytes(int64_t n, char *buf, size_t len)
-{
-	return units_scaled_label(n, "bytes", "auto", buf, len);
-}
-
 /* 3d4h5m6s, leading zero units left out. */
 static void
 render_status_uptime(FILE *f, double secs)
@@ -55,7 +49,7 @@ render_status_drain(FILE *f, json_t *obj, const char *verb)
 		fprintf(f, ", rate not known yet");
 		return;
 	}
-	fprintf(f, ", %s at %s/s", verb, render_status_bytes(
+	fprintf(f, ", %s at %s/s", verb, progress_bytes(
 	    json_integer_value(rate), b, sizeof b));
 	if (json_is_integer(eta)) {
 		fprintf(f, ", about ");
@@ -82,7 +76,7 @@ render_status_importing(FILE *f, json_t *cur)
 	    what, scope);
 	bytes = json_object_get(cur, "bytes");
 	if (json_is_integer(bytes))
-		fprintf(f, ", %s", render_status_bytes(
+		fprintf(f, ", %s", progress_bytes(
 		    json_integer_value(bytes), b1, sizeof b1));
 	if (json_is_number(json_object_get(cur, "seconds")))
 		fprintf(f, ", for %.1fs", json_number_value(
@@ -116,7 +110,7 @@ render_status_spool(FILE *f, json_t *sp)
 	    "");
 	n = render_get_int(sp, "waiting_files");
 	if (n > 0)
-		snprintf(b, sizeof b, " (%s)", render_status_bytes(
+		snprintf(b, sizeof b, " (%s)", progress_bytes(
 		    render_get_int(sp, "waiting_bytes"), b2, sizeof b2));
 	else
 		b[0] = '\0';
@@ -161,7 +155,7 @@ render_status_fleet(FILE *f, json_t *fl)
 		fprintf(f, "  behind: not counted yet\n");
 	else {
 		fprintf(f, "  behind: %" PRId64 " profile%s (%s) to ship", n,
-		    n == 1 ? "" : "s", render_status_bytes(render_get_int(fl,
+		    n == 1 ? "" : "s", progress_bytes(render_get_int(fl,
 		    "lag_bytes"), b, sizeof b));
 		if (n > 0)
 			render_status_drain(f, fl, "shipping");
@@ -179,7 +173,7 @@ render_status_fleet(FILE *f, json_t *fl)
 		    "keeps (max-age), their day dropped there\n",
 		    render_get_int(fl, "expired_profiles"));
 	if (render_get_int(fl, "backlog_max") > 0)
-		fprintf(f, "  backlog limit %s\n", render_status_bytes(
+		fprintf(f, "  backlog limit %s\n", progress_bytes(
 		    render_get_int(fl, "backlog_max"), b, sizeof b));
 	if (render_get_int(fl, "unshipped_deleted") > 0)
 		fprintf(f, "  %" PRId64 " unshipped profiles deleted (by "

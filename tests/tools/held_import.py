@@ -119,18 +119,26 @@ def until(pred, what, push=None):
     die("gave up waiting for " + what)
 
 
-def held_round(sock, db, profile, scope, act, others):
-    """One round: lock, push, act while held, release.  The push's result,
-    or None if the import ended before it was seen held (busy timeout).
-    The threads act adds to others end before the next round."""
+def held_round(sock, db, profile, scope, act, others, running=None,
+               name=None):
+    """One round: lock, push (named name, if given), act while held,
+    release, then running(push) while it imports, if given.  The push's
+    result, or None if the import ended before it was seen held (busy
+    timeout).  The threads act adds to others end before the next
+    round."""
     lock = sqlite3.connect(db, isolation_level=None, timeout=HANG_S)
     lock.execute("BEGIN IMMEDIATE")
-    push = Push(sock, "/v1/profiles?scope=%s" % scope, profile)
+    path = "/v1/profiles?scope=%s" % scope
+    if name is not None:
+        path += "&name=" + name
+    push = Push(sock, path, profile)
     push.start()
     ok = until(lambda: health(sock) == HELD, "the held import", push) and \
         act(push)
     lock.execute("ROLLBACK")
     lock.close()
+    if ok and running is not None:
+        running(push)
     for t in [push] + others:
         t.join(HANG_S)
         if t.is_alive():
@@ -140,15 +148,19 @@ def held_round(sock, db, profile, scope, act, others):
     return push.result
 
 
-def run_rounds(sock, db, profile, scope, act, others=None):
+def run_rounds(sock, db, profile, scope, act, others=None, running=None,
+               name=None):
+    """held_round until one is held; its push's result, which must be
+    201."""
     for rnd in range(1, ROUNDS + 1):
         res = held_round(sock, db, profile, scope, act,
-                         others if others is not None else [])
+                         others if others is not None else [], running,
+                         name)
         if res is not None:
             if res[0] != 201:
                 die("the held push once the lock was released: %r" %
                     (res,))
-            return
+            return res
         print("round %d: the import ended before it was seen held; again" %
               rnd)
     die("no import was seen held in %d rounds" % ROUNDS)
@@ -250,37 +262,29 @@ PROGRESS = ("phase", "bytes_done", "bytes_total", "samples_done",
 
 def mode_progress(sock, db, profile, profctl, samples, inflated):
     import subprocess
-    for rnd in range(1, ROUNDS + 1):
-        lock = sqlite3.connect(db, isolation_level=None, timeout=HANG_S)
-        lock.execute("BEGIN IMMEDIATE")
-        push = Push(sock, "/v1/profiles?scope=progress&name=big.pb.gz",
-                    profile)
-        push.start()
-        held = until(lambda: health(sock) == HELD, "the held import", push)
-        at_hold = importing(sock) if held else None
-        lock.execute("ROLLBACK")
-        lock.close()
-        seen, text = [], None
+    held, seen, said = [], [], []
+
+    def act(push):
+        held.append(importing(sock))
+        return True
+
+    def running(push):
         while push.is_alive():
             cur = importing(sock)
             if cur is not None:
                 seen.append(tuple(cur.get(k) for k in PROGRESS))
-                if text is None and cur["phase"] == "samples" and \
+                if not said and cur["phase"] == "samples" and \
                         cur["seconds"] > 1:
-                    text = subprocess.run(
+                    said.append(subprocess.run(
                         [profctl, "--socket", sock, "status"],
-                        capture_output=True, text=True).stdout
+                        capture_output=True, text=True).stdout)
             time.sleep(0.02)
-        push.join(600)
-        if held:
-            break
-        print("round %d: the import ended before it was seen held; again" %
-              rnd)
-    else:
-        die("no import was seen held in %d rounds" % ROUNDS)
-    if push.result is None or push.result[0] != 201 or \
-            push.result[1]["samples"] != samples:
-        die("the held push: %r" % (push.result,))
+
+    res = run_rounds(sock, db, profile, "progress", act, running=running,
+                     name="big.pb.gz")
+    if res[1]["samples"] != samples:
+        die("the held push: %r" % (res,))
+    at_hold, text = held[-1], said[0] if said else None
     if at_hold is None or at_hold["what"] != "big.pb.gz" or \
             at_hold["phase"] != "reading" or at_hold["bytes_done"] != 0 or \
             at_hold["samples_done"] != 0:

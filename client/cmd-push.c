@@ -71,7 +71,7 @@ push_live_sent(void *arg, uint64_t done, uint64_t total)
 	    "%s/s", l->path, progress_bytes((int64_t)done, a, sizeof a),
 	    progress_bytes((int64_t)all, b, sizeof b), all > 0 ?
 	    (int)(done * 100 / all) : 100, progress_bytes(secs > 0 ?
-	    (int64_t)((double)done / secs) : 0, r, sizeof r));
+	    progress_per_s((int64_t)done, secs) : 0, r, sizeof r));
 }
 
 /* Is cur (GET /v1/status's importing) this push's import? */

@@ -99,6 +99,7 @@ void		 progress_show(struct progress *, int, const char *, ...)
 		     __attribute__((format(printf, 3, 4)));
 void		 progress_clear(struct progress *);
 int64_t		 progress_now_ns(void);	/* CLOCK_MONOTONIC */
+int64_t		 progress_per_s(int64_t, double);
 
 /* http-reply.c: the reply parser (its internals in http-int.h). */
 void		 http_reply_clear(struct http_reply *);

@@ -42,14 +42,29 @@ progress_bytes(int64_t n, char *buf, size_t len)
 	return units_scaled_label(n, "bytes", "auto", buf, len);
 }
 
-/* " (35%)" of done in total, "" when the total is not known. */
+/* " (35%)" of done in total, "" when the total is not known.  In
+ * doubles and clamped: the numbers are profd's reply, any int64. */
 static void
 progress_percent(int64_t done, int64_t total, char *buf, size_t len)
 {
 	buf[0] = '\0';
 	if (total > 0)
-		snprintf(buf, len, " (%d%%)", (int)(done > total ? 100 :
-		    done * 100 / total));
+		snprintf(buf, len, " (%d%%)", done <= 0 ? 0 : done >= total ?
+		    100 : (int)((double)done * 100 / (double)total));
+}
+
+/* n over secs (> 0) as a whole rate, clamped into int64's range: a
+ * conversion of a double past it is undefined. */
+int64_t
+progress_per_s(int64_t n, double secs)
+{
+	double	 r = (double)n / secs;
+
+	if (!(r < 9e18))
+		return INT64_C(9000000000000000000);
+	if (!(r > -9e18))
+		return -INT64_C(9000000000000000000);
+	return (int64_t)r;
 }
 
 /* The import in flight's progress (the importing member of /v1/status):
@@ -84,7 +99,7 @@ progress_import(json_t *cur, char *buf, size_t len)
 		snprintf(buf, len, "%s of %s samples%s", progress_count(sd, a,
 		    sizeof a), progress_count(st, b, sizeof b), pc);
 		if (secs > 0.5) {
-			progress_count((int64_t)((double)sd / secs), r,
+			progress_count(progress_per_s(sd, secs), r,
 			    sizeof r);
 			snprintf(buf + strlen(buf), len - strlen(buf),
 			    ", %s samples/s", r);
@@ -99,7 +114,7 @@ progress_import(json_t *cur, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%s", a);
 	if (secs > 0.5) {
-		progress_bytes((int64_t)((double)bd / secs), r, sizeof r);
+		progress_bytes(progress_per_s(bd, secs), r, sizeof r);
 		snprintf(buf + strlen(buf), len - strlen(buf), ", %s/s", r);
 	}
 	if (sd > 0)

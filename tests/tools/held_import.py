@@ -260,12 +260,25 @@ PROGRESS = ("phase", "bytes_done", "bytes_total", "samples_done",
             "samples_total")
 
 
+# What profctl status says of an import in its samples phase.
+SAID = re.compile(
+    r"importing: push big.pb.gz \(scope progress\).*\n  [0-9.]+ [kM]? ?"
+    r"of 720.0 k samples \([0-9]+%\), [0-9.]+ [kM]? ?samples/s")
+
+
 def mode_progress(sock, db, profile, profctl, samples, inflated):
     import subprocess
     held, seen, said = [], [], []
 
     def act(push):
-        held.append(importing(sock))
+        # /v1/health says "importing" once the job is taken, a moment
+        # before the import thread begins its activity: wait for the
+        # status to show it, still held.
+        cur = []
+        if not until(lambda: cur.append(importing(sock)) or
+                     cur[-1] is not None, "the held import's status", push):
+            return False
+        held.append(cur[-1])
         return True
 
     def running(push):
@@ -273,8 +286,10 @@ def mode_progress(sock, db, profile, profctl, samples, inflated):
             cur = importing(sock)
             if cur is not None:
                 seen.append(tuple(cur.get(k) for k in PROGRESS))
-                if not said and cur["phase"] == "samples" and \
-                        cur["seconds"] > 1:
+                # Until profctl has said a rate: the phase may end
+                # between this read and profctl's own.
+                if not any(SAID.search(t) for t in said) and \
+                        cur["phase"] == "samples" and cur["seconds"] > 1:
                     said.append(subprocess.run(
                         [profctl, "--socket", sock, "status"],
                         capture_output=True, text=True).stdout)
@@ -284,7 +299,8 @@ def mode_progress(sock, db, profile, profctl, samples, inflated):
                      name="big.pb.gz")
     if res[1]["samples"] != samples:
         die("the held push: %r" % (res,))
-    at_hold, text = held[-1], said[0] if said else None
+    at_hold = held[-1]
+    text = next((t for t in said if SAID.search(t)), said[-1] if said else None)
     if at_hold is None or at_hold["what"] != "big.pb.gz" or \
             at_hold["phase"] != "reading" or at_hold["bytes_done"] != 0 or \
             at_hold["samples_done"] != 0:
@@ -314,9 +330,7 @@ def mode_progress(sock, db, profile, profctl, samples, inflated):
           "values up to %d, samples_done %d values up to %d of %d" %
           (len(seen), len(bytes_seen), bytes_seen[-1], len(samples_seen),
            samples_seen[-1], samples))
-    if text is None or not re.search(
-            r"importing: push big.pb.gz \(scope progress\).*\n  [0-9.]+ [kM]? ?"
-            r"of 720.0 k samples \([0-9]+%\), [0-9.]+ [kM]? ?samples/s", text):
+    if text is None or not SAID.search(text):
         die("profctl status during the import said: %r" % (text,))
     print("ok: profctl status said: %s" %
           [l for l in text.splitlines() if "samples/s" in l][0].strip())

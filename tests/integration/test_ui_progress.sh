@@ -1,14 +1,16 @@
-# The browser page's progress bar for a pushed file, in headless Chromium
-# (playwright-core) through profctl web against a real profd: a 41 MB pprof
-# dropped on the page (dragenter, dragover, drop with the file, as a
-# browser fires them) goes as a chunked upload, its <progress> bar (sampled every 100 ms
-# in the page) moves through at least three values, says it imports before
-# the result line (the store's write lock held by the test until the page
-# shows the import, so that it is seen however fast it runs), and the result line is profctl push's for the same
-# profile, which then opens; random bytes picked show profd's error in
-# place of the bar, with no bar left and the name as text, not HTML; a
-# file picked while profctl push's import is in flight (held) says it waits
-# behind it, with the queue, and is stored once that one is.
+# The browser page's progress bar for a pushed file, in headless
+# Chromium (playwright-core) through profctl web against a real profd: a
+# 41 MB pprof dropped on the page (dragenter, dragover, drop with the
+# file, as a browser fires them) goes as a chunked upload, its
+# <progress> bar (sampled every 100 ms in the page) moves through at
+# least three values, says it imports before the result line (the
+# store's write lock held by the test until the page shows the import,
+# so that it is seen however fast it runs), and the result line is
+# profctl push's for the same profile, which then opens; random bytes
+# picked show profd's error in place of the bar, with no bar left and
+# the name as text, not HTML; a file picked while profctl push's import
+# is in flight (held) says it waits behind it, with the queue, and is
+# stored once that one is.
 # Screenshot of the held import: ${BUILD_DIR:-/tmp}/ui-progress.png.
 # Skips (77) without chromium, node or npm.
 . "$(dirname "$0")/lib.sh"

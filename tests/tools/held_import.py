@@ -108,11 +108,13 @@ class Push(threading.Thread):
 
 
 def until(pred, what, push=None):
-    """pred() until true; False if the push ended first."""
+    """pred() until true, and its value; False if the push ended
+    first."""
     end = time.monotonic() + HANG_S
     while time.monotonic() < end:
-        if pred():
-            return True
+        v = pred()
+        if v:
+            return v
         if push is not None and not push.is_alive():
             return False
         time.sleep(0.002)
@@ -274,11 +276,11 @@ def mode_progress(sock, db, profile, profctl, samples, inflated):
         # /v1/health says "importing" once the job is taken, a moment
         # before the import thread begins its activity: wait for the
         # status to show it, still held.
-        cur = []
-        if not until(lambda: cur.append(importing(sock)) or
-                     cur[-1] is not None, "the held import's status", push):
+        cur = until(lambda: importing(sock), "the held import's status",
+                    push)
+        if not cur:
             return False
-        held.append(cur[-1])
+        held.append(cur)
         return True
 
     def running(push):
@@ -300,7 +302,7 @@ def mode_progress(sock, db, profile, profctl, samples, inflated):
     if res[1]["samples"] != samples:
         die("the held push: %r" % (res,))
     at_hold = held[-1]
-    text = next((t for t in said if SAID.search(t)), said[-1] if said else None)
+    text = said[-1] if said else None	# asked until one said a rate
     if at_hold is None or at_hold["what"] != "big.pb.gz" or \
             at_hold["phase"] != "reading" or at_hold["bytes_done"] != 0 or \
             at_hold["samples_done"] != 0:

@@ -13,13 +13,49 @@ free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+# ch_hold NAME: server NAME's two ports held, bound by a process of the
+# test's and refusing connections, until ch_start (picked now when it has
+# none yet): a port left free between its pick and the server's start
+# may be taken by a connection of another test, or by a client's
+# connection to the server that is down, and the server then fails to
+# start (tests/tools/hold_ports.py says how).
+ch_hold() {
+	local d="$T/ch-$1" ports=""
+	mkdir -p "$d"
+	[ ! -f "$d/ports" ] || ports=$(cat "$d/ports")
+	rm -f "$d/ports"
+	# shellcheck disable=SC2086 # two port numbers, or none
+	python3 "$TESTS_DIR/tools/hold_ports.py" "$d/ports" $ports \
+	    >>"$d/hold.log" 2>&1 &
+	echo $! >"$d/hold_pid"
+	CH_PIDS+=($!)
+	wait_until "ClickHouse $1's ports held" ch_held "$1"
+}
+
+# ch_held NAME: server NAME's ports are held; fails the test, with why,
+# if the holder has exited instead.
+ch_held() {
+	[ ! -s "$T/ch-$1/ports" ] || return 0
+	kill -0 "$(cat "$T/ch-$1/hold_pid")" 2>/dev/null ||
+	    fail "ClickHouse $1's ports not held: $(cat "$T/ch-$1/hold.log")"
+	return 1
+}
+
+# ch_release NAME: server NAME's ports let go, for it to bind them.
+ch_release() {
+	local pid
+	pid=$(cat "$T/ch-$1/hold_pid")
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+}
+
 # ch_config NAME: the config of server NAME in $T/ch-NAME (its HTTP port
-# in $T/ch-NAME/http_port).
+# in $T/ch-NAME/http_port), its ports held until ch_start.
 ch_config() {
 	local d="$T/ch-$1" http tcp
 	mkdir -p "$d/data" "$d/tmp" "$d/user_files" "$d/format_schemas"
-	http=$(free_port)
-	tcp=$(free_port)
+	ch_hold "$1"
+	read -r http tcp <"$d/ports"
 	echo "$http" >"$d/http_port"
 	cat >"$d/config.xml" <<XML
 <?xml version="1.0"?>
@@ -58,20 +94,32 @@ ch_url() { echo "http://127.0.0.1:$(cat "$T/ch-$1/http_port")"; }
 # wait until it answers.
 ch_start() {
 	[ -f "$T/ch-$1/config.xml" ] || ch_config "$1"
+	ch_release "$1"
 	"$CH_BIN" --config-file="$T/ch-$1/config.xml" \
 	    >>"$T/ch-$1/stdout.log" 2>&1 &
 	echo $! >"$T/ch-$1/pid"
 	CH_PIDS+=($!)
-	WAIT_S=${CH_WAIT_S:-120} wait_until "ClickHouse $1" \
-	    curl -sf "$(ch_url "$1")/?query=SELECT%201" -o /dev/null
+	WAIT_S=${CH_WAIT_S:-120} wait_until "ClickHouse $1" ch_answers "$1"
 }
 
-# ch_stop NAME: kill -9, as a crash or a lost node.
+# ch_answers NAME: server NAME answers a query; fails the test, with the
+# server's last errors, if it has exited instead.
+ch_answers() {
+	curl -sf "$(ch_url "$1")/?query=SELECT%201" -o /dev/null && return 0
+	kill -0 "$(cat "$T/ch-$1/pid")" 2>/dev/null ||
+	    fail "ClickHouse $1 exited at start: $(tail -n 5 "$T/ch-$1/error.log" \
+	    "$T/ch-$1/stdout.log" 2>/dev/null)"
+	return 1
+}
+
+# ch_stop NAME: kill -9, as a crash or a lost node; its ports held again
+# until it starts once more.
 ch_stop() {
 	local pid
 	pid=$(cat "$T/ch-$1/pid")
 	kill -9 "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
+	ch_hold "$1"
 }
 
 # ch NAME SQL: run SQL on server NAME, print the TabSeparated answer.

@@ -33,7 +33,9 @@ def one_import(build, path, work, extra):
     os.makedirs(work)
     sock, db = work + "/s", work + "/db"
     log = open(work + "/log", "wb")
-    p = subprocess.Popen([build + "/profd", "--foreground", "--socket", sock,
+    # Never the machine's own config and spool (an installed package's).
+    p = subprocess.Popen([build + "/profd", "--foreground", "--no-config",
+                          "--spool", "none", "--socket", sock,
                           "--db", db] + extra, stdout=log, stderr=log)
     try:
         wait_sock(sock, p)

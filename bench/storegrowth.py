@@ -49,8 +49,8 @@ def health(sock):
 def run(profd, profctl, d, files):
     sock, db = os.path.join(d, "s"), os.path.join(d, "profd.db")
     log = open(os.path.join(d, "log"), "ab")
-    p = subprocess.Popen([profd, "--foreground", "--socket", sock, "--db",
-                          db, "--spool", os.path.join(d, "spool")], stdout=log, stderr=subprocess.STDOUT)
+    p = subprocess.Popen([profd, "--foreground", "--no-config", "--socket",
+                          sock, "--db", db, "--spool", os.path.join(d, "spool")], stdout=log, stderr=subprocess.STDOUT)
     try:
         t = time.monotonic()
         while not health(sock):

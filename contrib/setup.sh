@@ -25,11 +25,13 @@ pkgs=(build-essential cmake pkg-config curl python3 gzip
 # fleet tests start their own ClickHouse as a user process on loopback
 # ports (the package's system service is not used).  debhelper (with
 # dpkg-dev, from build-essential) and lintian: test_package builds profd's
-# Debian package (contrib/package.sh) and checks it.
+# Debian package (contrib/package.sh) and checks it.  stress-ng: the CPU
+# hogs of tests/tools/under-load, which runs the suite with every core
+# busy (a test that passes only on a quiet machine fails there).
 if [ "${PROFD_WITH_GO:-0}" = 1 ]; then
 	pkgs+=(golang-go chromium systemd clang-14 libclang-rt-14-dev
 	    clickhouse-server clickhouse-client protobuf-compiler
-	    debhelper lintian)
+	    debhelper lintian stress-ng)
 	command -v node >/dev/null || pkgs+=(nodejs)
 	command -v npm >/dev/null || pkgs+=(npm)
 fi

@@ -8,15 +8,23 @@
 # and prints its top, as go tool pprof does; removing it keeps the data and
 # the config, purging it leaves nothing: no file of the package, no user,
 # no /etc/profd, no data directory, no trace of the service.
-# Root only (it installs a package; CI runs as root on Debian 12); it does
-# not run where the machine has a profd, a profd user or their directories
-# already (the purge would take them), and the EXIT trap purges what it
-# installed.  4 to 7 minutes on 2 cores, nearly all of it the build.
+# Root only (it installs a package; CI runs as root on Debian 12).  It
+# runs in a world of its own that it makes, whatever the machine holds:
+# a mount namespace whose / is an overlay of the machine's (every write
+# lands in the test's directory, removed at exit) with /run and /tmp
+# empty, and from which any profd the machine has is taken first: an
+# installed package purged, the demo's root-owned store and spool, a
+# user or group profd.  So neither contrib/demo.sh's daemon nor an
+# installed profd makes it skip, and the machine's own files are never
+# touched.  In that world, the demo's state comes back first (a profd run
+# as root on its local defaults, as contrib/demo.sh starts it, with a
+# profile stored, still running): the package must take its store over.
+# 4 to 7 minutes on 2 cores, nearly all of it the build.
 . "$(dirname "$0")/lib.sh"
 REPO=$(cd "$TESTS_DIR/.." && pwd)
 
 missing=()
-for t in dpkg-buildpackage dh lintian apt-get setpriv; do
+for t in dpkg-buildpackage dh lintian apt-get setpriv unshare chroot; do
 	command -v "$t" >/dev/null || missing+=("$t")
 done
 [ "${#missing[@]}" -eq 0 ] || {
@@ -30,52 +38,68 @@ if grep -qx 'PROFD_SANITIZE:BOOL=ON' "${BUILD_DIR:-/nonexistent}/CMakeCache.txt"
 	echo "skip: a sanitizer build (the package is tested by the plain run)"
 	exit 77
 fi
-# What the purge would remove must not be the machine's own.
-st=$(dpkg-query -W -f='${db:Status-Status}' profd 2>/dev/null) ||
-	st=not-installed
+
+case ${PROFD_TEST_NS:-} in
+'')	# The mount namespace (its mounts vanish with it).
+	rm -rf "$T"
+	exec env PROFD_TEST_NS=1 unshare --mount --propagation private \
+	    bash "$0" "$@" ;;
+1)	# The overlay and what goes in it, then this script again inside.
+	ROOT=$T/root
+	mkdir -p "$T/upper" "$T/work" "$ROOT"
+	mount -t overlay profd-test -o "lowerdir=/,upperdir=$T/upper,workdir=$T/work" \
+	    "$ROOT" || fail "cannot mount an overlay of / (a kernel without overlayfs?)"
+	mount -t proc proc "$ROOT/proc"
+	mount --rbind /dev "$ROOT/dev"
+	mount --rbind /sys "$ROOT/sys"
+	mount -t tmpfs -o mode=0755 profd-test "$ROOT/run"
+	mount -t tmpfs -o mode=1777 profd-test "$ROOT/tmp"
+	# Unmounted before $T is removed: never a removal through the
+	# overlay into /dev or /proc.
+	trap 'umount -R "$ROOT" 2>/dev/null || umount -R -l "$ROOT" 2>/dev/null
+	    if ! mountpoint -q "$ROOT"; then rm -rf --one-file-system "$T"; fi' EXIT
+	rc=0
+	chroot "$ROOT" env PROFD_TEST_NS=2 TMPDIR=/tmp bash "$0" "$@" || rc=$?
+	exit "$rc" ;;
+esac
+
+# The world: no profd of the machine's.  All of this is in the overlay.
+st=$(dpkg-query -W -f='${db:Status-Status}' profd 2>/dev/null) || st=not-installed
 if [ "$st" != not-installed ]; then
-	echo "skip: the package profd is on this machine ($st; dpkg -l profd)"
-	exit 77
+	dpkg --purge profd >"$T/world.log" 2>&1 ||
+		fail "purging the machine's profd in the overlay: $(cat "$T/world.log")"
+	echo "note: the machine's profd package purged (in the overlay only)"
 fi
-# A profd run as root without --spool (bench/'s daemons) leaves an empty
-# /var/spool/profd of root's behind: set aside while the package is here,
-# put back at exit.
-spool_aside=
-if [ -d /var/spool/profd ] && [ "$(stat -c %U /var/spool/profd)" = root ] &&
-    [ -z "$(find /var/spool/profd ! -type d -print -quit)" ]; then
-	spool_aside=$T/spool-aside
-	mv /var/spool/profd "$spool_aside"
-	trap 'mv "$spool_aside" /var/spool/profd || true; cleanup || true' EXIT
-fi
-for p in /etc/profd /var/lib/profd /var/spool/profd /run/profd \
-    /usr/sbin/profd /usr/bin/profctl; do
-	[ ! -e "$p" ] || { echo "skip: $p exists (a profd installed by hand?)"; exit 77; }
+getent passwd profd >/dev/null && userdel profd
+getent group profd >/dev/null && groupdel profd
+rm -rf /etc/profd /var/lib/profd /var/spool/profd \
+    /etc/systemd/system/multi-user.target.wants/profd.service \
+    /etc/systemd/system/sockets.target.wants/profd.socket \
+    /var/lib/systemd/deb-systemd-helper-enabled/*profd* \
+    /var/lib/systemd/deb-systemd-helper-masked/*profd*
+for p in /usr/sbin/profd /usr/bin/profctl; do
+	[ ! -e "$p" ] || fail "$p is there without a package (a make install?)"
 done
-if getent passwd profd >/dev/null || getent group profd >/dev/null; then
-	echo "skip: a user or group profd exists"
-	exit 77
-fi
 
 export DEBIAN_FRONTEND=noninteractive
 # Another apt or dpkg at work (unattended upgrades): wait for it.
 APT=(apt-get -y -qq -o DPkg::Lock::Timeout=300 --no-install-recommends)
-installed=0
-extra=()
-pkg_cleanup() {
-	stop_profd || true
-	if [ "$installed" = 1 ]; then
-		"${APT[@]}" purge profd >/dev/null 2>&1 ||
-		    dpkg --purge profd >/dev/null 2>&1 || true
-	fi
-	if [ "${#extra[@]}" -gt 0 ]; then
-		"${APT[@]}" purge "${extra[@]}" >/dev/null 2>&1 || true
-	fi
-	if [ -n "$spool_aside" ] && [ ! -e /var/spool/profd ]; then
-		mv "$spool_aside" /var/spool/profd
-	fi
-	rm -rf "$T"
-}
-trap 'pkg_cleanup || true' EXIT
+# What the package installs goes with the overlay: only the daemons this
+# test started are stopped at exit.
+DEMO_PID=
+trap '[ -z "$DEMO_PID" ] || kill -9 "$DEMO_PID" 2>/dev/null; cleanup' EXIT
+
+# The demo's world (contrib/demo.sh as the README runs it, as root): the
+# built profd detached on its local defaults, a profile stored, left
+# running.
+"$PROFD" >"$T/demo.log" 2>&1 || fail "the demo's profd did not start: $(cat "$T/demo.log")"
+DEMO_PID=$(curl -sf --unix-socket /run/profd/profd.sock http://localhost/v1/status |
+    json 'j["pid"]') || fail "the demo's profd does not answer on /run/profd/profd.sock"
+"$PROFCTL" --socket /run/profd/profd.sock push "$FIXTURES/cpu.pprof" \
+    --scope demo >"$T/demo.out" 2>&1 || fail "the demo's push: $(cat "$T/demo.out")"
+[ "$(stat -c %U /var/lib/profd/profd.db)" = root ] ||
+	fail "the demo's store: $(stat -c %U /var/lib/profd/profd.db)"
+ok "the demo's profd (pid $DEMO_PID, root) runs on /run/profd/profd.sock with a profile in its root-owned /var/lib/profd/profd.db"
 
 # 1. Build.  The copy and its build go under $T, removed at exit.
 t0=$SECONDS
@@ -127,12 +151,11 @@ while read -r level _ tag _; do
 done <"$T/lintian.tags"
 ok "lintian: no error, no unexpected warning ($(grep -c '^W: ' "$T/lintian.tags" || true) warnings)"
 
-# 3. Install, as the README says (apt resolves the libraries; whatever else
-# it would install is purged again at exit).
+# 3. Install, as the README says (apt resolves the libraries), over the
+# demo's running profd and its store.
 "${APT[@]}" -s install "$DEB" >"$T/sim.out" 2>&1 ||
 	fail "apt-get -s install: $(tail -n 5 "$T/sim.out")"
 mapfile -t extra < <(awk '$1 == "Inst" && $2 != "profd" { print $2 }' "$T/sim.out")
-installed=1
 "${APT[@]}" install "$DEB" >"$T/install.log" 2>&1 ||
 	fail "apt-get install: $(tail -n 20 "$T/install.log")"
 [ "$(dpkg-query -W -f='${db:Status-Abbrev}' profd)" = "ii " ] ||
@@ -152,6 +175,15 @@ case $shell in */nologin | /bin/false) ;; *) fail "profd's shell: $shell" ;; esa
 dpkg-query -W -f='${Conffiles}\n' profd | grep -q '^ /etc/profd/profd.conf ' ||
 	fail "/etc/profd/profd.conf is not a conffile"
 ok "the system user profd ($uid:$gid, $shell), /var/lib/profd, /var/spool/profd, the conffile"
+# The demo's store taken over: every file of /var/lib/profd is the user
+# profd's now (profd.tmpfiles' Z line: StateDirectory= would re-own it
+# only where the directory itself is not profd's already, and
+# systemd-tmpfiles' d line has made it so), the demo's profd still
+# running beside it.
+left=$(find /var/lib/profd ! -user profd -printf '%p (%u) ')
+[ -z "$left" ] || fail "not the user profd's after the install: $left"
+kill -0 "$DEMO_PID" || fail "the demo's profd died in the install"
+ok "the demo's store re-owned: $(find /var/lib/profd -type f -printf '%f ')"
 
 # Enabled the Debian way: deb-systemd-helper's links and state, whether or
 # not systemd runs here.  Started only where systemd is PID 1 and no
@@ -193,15 +225,15 @@ fi
 	fail "the shipped config: $(cat "$T/print-config")"
 ok "/usr/sbin/profd --version: $v; the shipped config loads"
 
-# As the service runs it: the user profd, the shipped config, a store in
-# /var/lib/profd (not the service's profd.db), but a private socket.
+# As the service runs it: the user profd, the shipped config, the service's
+# store (the demo's, its profd still running on it), but a private socket.
 PROFD=/usr/sbin/profd
 PROFCTL=/usr/bin/profctl
 chmod 0711 "$T"
 install -d -o profd -g profd -m 0750 "$T/run"
 SOCK=$T/run/profd.sock
 export PROFD_SOCKET=$SOCK
-DB=/var/lib/profd/package-test.db
+DB=/var/lib/profd/profd.db
 STATE_DIRECTORY=/var/lib/profd setpriv --reuid=profd --regid=profd \
     --init-groups -- "$PROFD" --foreground --config /etc/profd/profd.conf \
     --socket "$SOCK" --db "$DB" --uploads-dir "$T/run/uploads" \
@@ -210,7 +242,9 @@ PROFD_PID=$!
 wait_health "$SOCK"
 out=$("$PROFCTL" push "$FIXTURES/cpu.pprof" --scope pkg) ||
 	fail "profctl push: $out"
-case $out in *"stored as profile 1 "*) ;; *) fail "push printed: $out" ;; esac
+case $out in *"stored as profile 2 "*) ;; *) fail "push printed: $out" ;; esac
+"$PROFCTL" scopes >"$T/scopes.txt" || fail "profctl scopes"
+has -w demo "$T/scopes.txt" || fail "the demo's scope not found: $(cat "$T/scopes.txt")"
 "$PROFCTL" top --scope pkg --metric cpu >"$T/top.txt" || fail "profctl top"
 sed -n '/^Showing nodes/,$p' "$FIXTURES/expected/cpu.cpu.top" >"$T/want.txt"
 sed -n '/^Showing nodes/,$p' "$T/top.txt" >"$T/got.txt"
@@ -220,7 +254,14 @@ diff -u "$T/want.txt" "$T/got.txt" ||
 stop_profd
 [ "$(stat -c '%U %a' "$DB")" = "profd 600" ] ||
 	fail "$DB: $(stat -c '%U %a' "$DB")"
-ok "the installed profd as the user profd: a push, and top as go tool pprof prints it ($(wc -l <"$T/got.txt") lines)"
+ok "the installed profd as the user profd on the demo's store: its scope there, a push, and top as go tool pprof prints it ($(wc -l <"$T/got.txt") lines)"
+# The demo's profd, SIGTERM: it ends as it would for an administrator
+# who stops it once the service has taken over.
+kill -TERM "$DEMO_PID"
+while kill -0 "$DEMO_PID" 2>/dev/null; do sleep 0.05; done
+DEMO_PID=
+# Its runtime directory, which the package never made, goes as at a reboot.
+rm -rf /run/profd
 
 # 5. Remove: the programs go, the config and the data stay.
 "${APT[@]}" remove profd >"$T/remove.log" 2>&1 ||
@@ -235,7 +276,6 @@ ok "apt-get remove: binaries gone; config, store and user kept"
 # 6. Purge: nothing left.
 "${APT[@]}" purge profd >"$T/purge.log" 2>&1 ||
 	fail "apt-get purge: $(tail -n 20 "$T/purge.log")"
-installed=0
 st=$(dpkg-query -W -f='${db:Status-Status}' profd 2>/dev/null) || st=not-installed
 [ "$st" = not-installed ] || fail "dpkg says profd is $st after the purge"
 while read -r f; do
@@ -252,13 +292,6 @@ done <"$T/contents"
 for p in /etc/profd /var/lib/profd /var/spool/profd /run/profd \
     /etc/systemd/system/multi-user.target.wants/profd.service \
     /etc/systemd/system/sockets.target.wants/profd.socket; do
-	# A profd run as root without --spool, elsewhere on the machine,
-	# makes its default spool again: root's, unlike the package's.
-	if [ "$p" = /var/spool/profd ] && [ -d "$p" ] &&
-	    [ -z "$(find "$p" ! -user root -print -quit)" ]; then
-		echo "note: $p made again by root (a profd without --spool)"
-		continue
-	fi
 	[ ! -e "$p" ] && [ ! -L "$p" ] || fail "$p is left after the purge"
 done
 if ls /var/lib/systemd/deb-systemd-helper-enabled/ 2>/dev/null | grep -q profd ||

@@ -2,7 +2,7 @@
 # Chromium (playwright-core) through profctl web against a real profd: a
 # 41 MB pprof dropped on the page (dragenter, dragover, drop with the
 # file, as a browser fires them) goes as a chunked upload, its
-# <progress> bar (sampled every 100 ms in the page) moves through at
+# <progress> bar (each change recorded in the page as it happens) moves through at
 # least three values, says it imports before the result line (the
 # store's write lock held by the test until the page shows the import,
 # so that it is seen however fast it runs), and the result line is

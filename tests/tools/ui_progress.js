@@ -28,26 +28,37 @@ const origin = new URL(url).origin;
 // A name that would run as script were it ever put in as HTML.
 const BAD_NAME = '<img src=x onerror="window.pwned=1">.bin';
 
-// In the page: every 100 ms, the bar's value and max (null when
-// indeterminate), the label beside it, and the rows' text.
+// In the page: every change of the notice as it happens (a
+// MutationObserver on it, not a sample at an interval, which a short
+// state falls between on a busy machine): after each change, the bar's
+// value and max (null when indeterminate), the label beside it and the
+// notice's text; and whether a <progress> was among the nodes added,
+// however soon it went again.
 function record() {
   window.progressSeen = [];
-  window.progressTimer = setInterval(() => {
-    const n = document.getElementById('notice');
+  const n = document.getElementById('notice');
+  const snap = (added) => {
     const bar = n.querySelector('progress');
     const label = n.querySelector('.progress-label');
     window.progressSeen.push({
-      bar: !!bar,
+      bar: !!bar || added,
       value: bar && bar.hasAttribute('value') ? bar.value : null,
       max: bar ? bar.max : null,
       label: label ? label.textContent : '',
       text: n.textContent,
     });
-  }, 100);
+  };
+  window.progressObserver = new MutationObserver((records) => {
+    const added = records.some((r) => [...r.addedNodes].some((a) =>
+      a.nodeName === 'PROGRESS' || (a.querySelector && a.querySelector('progress'))));
+    snap(added);
+  });
+  window.progressObserver.observe(n, { subtree: true, childList: true, attributes: true, characterData: true });
+  snap(false);
 }
 
 async function recorded(page) {
-  return page.evaluate(() => { clearInterval(window.progressTimer); return window.progressSeen; });
+  return page.evaluate(() => { window.progressObserver.disconnect(); return window.progressSeen; });
 }
 
 // Random bytes, the same each run: no format profd knows.
@@ -176,7 +187,7 @@ function holdStore() {
       fail('the held import says "' + held + '"');
     if (seen[seen.length - 1].bar) fail('a bar left after the result');
     const labels = [...new Set(seen.map((s) => s.label).filter((l) => l))];
-    ok('the bar took ' + values.size + ' values over ' + seen.length + ' samples of 100 ms; labels from "' +
+    ok('the bar took ' + values.size + ' values over ' + seen.length + ' changes of the notice; labels from "' +
       labels[0] + '" through "' + held + '" (held) to "' + labels[labels.length - 1] + '"; ' +
       samples.length + ' of the samples over the import\'s ' + n + ' samples');
 

@@ -25,6 +25,6 @@ scrape_target() {
 	"$T/profd-scrape-target" -addr-file "$T/$var.addr" "$@" \
 	    >"$T/$var.log" 2>&1 &
 	PIDS+=($!)
-	wait_until "the target $var's address" test -s "$T/$var.addr"
+	WAIT_S=300 wait_until "the target $var's address" test -s "$T/$var.addr"
 	printf -v "$var" '%s' "$(cat "$T/$var.addr")"
 }

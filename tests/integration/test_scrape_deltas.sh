@@ -6,10 +6,11 @@
 #  - svc (a Go of today): ?seconds=N with N = interval - 1 s; its allocs,
 #    mutex and block profiles have a duration and every metric is a delta;
 #    heap, scraped beside allocs, keeps inuse_* (gauges) only and allocs
-#    alloc_* only; over a window of ~24 s the stored alloc_space and mutex
-#    delay sum to what the service's own counters say it did in the
-#    stretches those profiles cover (within 25 %), read from two plain
-#    fetches the test makes around the window and go tool pprof -raw;
+#    alloc_* only; over a window of 6 more of svc's scrapes the stored
+#    alloc_space and mutex delay sum to what the service's own counters
+#    say it did in the stretches those profiles cover (within 25 %), read
+#    from two plain fetches the test makes around the window and go tool
+#    pprof -raw;
 #  - old (400 for ?seconds=N, as a server that cannot give deltas) and
 #    older (seconds ignored, as a Go before 1.15): fetched plain from the
 #    first answer on, no failure, their counters cumulative;
@@ -18,12 +19,14 @@
 . "$(dirname "$0")/scrape-lib.sh"
 
 # 16 MB/s: net/http/pprof's own allocations (a MB or so a fetch, most of
-# it outside the interval a delta covers) stay a small part.
+# it outside the interval a delta covers) stay a small part, and so does
+# the lag of the allocs counters (up to two GC cycles, a few MB each)
+# beside what a window holds.
 scrape_target SVC -burn=false -alloc-rate 16
-scrape_target OLD -burn=false -alloc-rate 1 -seconds refuse
+scrape_target OLD -burn=false -alloc-rate 16 -seconds refuse
 scrape_target OLDER -burn=false -alloc-rate 1 -seconds ignore
 
-cat >"$T/profd.conf" <<EOF
+cat >"$T/defaults.conf" <<EOF
 [scrape svc]
 url = http://$SVC
 profiles = heap allocs mutex block
@@ -39,10 +42,14 @@ url = http://$OLDER
 profiles = allocs mutex
 interval = 3s
 EOF
-"$PROFD" --no-config --config "$T/profd.conf" --print-config >"$T/printed.conf" ||
+"$PROFD" --no-config --config "$T/defaults.conf" --print-config >"$T/printed.conf" ||
 	fail "--print-config"
 has -Fx "timeout = 13s" "$T/printed.conf" ||
 	fail "the default timeout is not the delta's 3 s + 10 s: $(cat "$T/printed.conf")"
+# Run with a timeout no fetch reaches (10 min, a bound against a hang):
+# the checks below want no failure, and a starved service on a loaded
+# machine may answer later than the default's 10 s past the delta.
+sed 's/^interval = .*/&\ntimeout = 10m/' "$T/defaults.conf" >"$T/profd.conf"
 
 # Detached: the command returns once the socket listens; its pid from
 # the status, stopped by the cleanup too.
@@ -75,16 +82,69 @@ fetched_all() {
 	done
 	[ "$(newest older allocs)" != 0 ] && [ "$(newest older mutex)" != 0 ]
 }
-WAIT_S=60 wait_until "a profile of each kind from each target" fetched_all
+WAIT_S=300 wait_until "a profile of each kind from each target" fetched_all
 ok "heap, allocs, mutex and block scraped from the three targets"
 
 # The window: the service's own cumulative counters read at its start
-# and end (plain fetches, as go tool pprof would).
-w0=$(date +%s)
+# and end (plain fetches, as go tool pprof would), around what profd
+# stored meanwhile.  Its end is not a time but what profd did: counted
+# from /v1/status after the first readings (so of each kind at most the
+# one in flight then began before them), svc's 6 more allocs and mutex
+# deltas (5 or more whole in the window, the check below wants 3), old's
+# 8 more allocs and steps for its timeline (below), and of every kind
+# the profiles the checks below read.
+stored() {
+	api GET /v1/status | sed '$d' |
+	    json "{t['name'] + ' ' + p['profile']: p['stored'] for t in j['scrape'] for p in t['profiles']}"
+}
+window_done() {
+	stored >"$T/stored1.json"
+	python3 - "$T/stored0.json" "$T/stored1.json" <<'EOF'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+more = {"svc allocs": 6, "svc mutex": 6, "old allocs": 8}
+least = {"svc block": 3, "old heap": 2, "old mutex": 2, "old block": 2,
+         "older allocs": 2}
+sys.exit(0 if all(b[k] - a[k] >= n for k, n in more.items()) and
+         all(b[k] >= n for k, n in least.items()) else 1)
+EOF
+}
+# old's timeline (the views below) in steps that each hold one of its
+# allocs scrapes at least, whatever the machine: twice the longest gap
+# between two of them (from the one before w0) rounded up to whole
+# seconds, 6 s at least; the window long enough for two whole steps.
+# Prints STEP FIRST LAST (the steps' span, seconds); fails until then.
+cat >"$T/steps.py" <<'EOF'
+import json, sys
+w0 = int(sys.argv[1])
+ts = sorted(json.loads(line)[0] for line in open(sys.argv[2]))
+i = next((k for k, t in enumerate(ts) if t >= w0 * 10**9), len(ts))
+ts = ts[max(i - 1, 0):]
+if len(ts) < 2:
+    sys.exit(1)
+gap = max(b - a for a, b in zip(ts, ts[1:]))
+step = max(6, 2 * (gap // 10**9 + 1))
+first = -(-w0 // step) * step
+last = ts[-1] // 10**9 // step * step - 1
+if last - first + 1 < 2 * step:
+    sys.exit(1)
+print(step, first, last)
+EOF
+old_steps() {
+	rows "SELECT time_ns FROM profiles WHERE scope = 'old' AND name LIKE '%/debug/pprof/allocs'" \
+	    >"$T/oldtimes.rows"
+	python3 "$T/steps.py" "$w0" "$T/oldtimes.rows" >"$T/steps"
+}
+# The views' window from the next second: old's allocs stored so far
+# (one at least) are before it, so its first difference reaches back to
+# one of them, not to the process's start.
+w0=$(($(date +%s) + 1))
 curl -sf -o "$T/allocs0.pb" "http://$SVC/debug/pprof/allocs" || fail "fetch allocs0"
 curl -sf -o "$T/oldallocs0.pb" "http://$OLD/debug/pprof/allocs" || fail "fetch old allocs0"
 curl -sf -o "$T/mutex0.pb" "http://$SVC/debug/pprof/mutex" || fail "fetch mutex0"
-sleep 24
+stored >"$T/stored0.json"
+WAIT_S=300 wait_until "the window's profiles stored" window_done
+WAIT_S=300 wait_until "old's scrapes over two steps" old_steps
 curl -sf -o "$T/allocs1.pb" "http://$SVC/debug/pprof/allocs" || fail "fetch allocs1"
 curl -sf -o "$T/mutex1.pb" "http://$SVC/debug/pprof/mutex" || fail "fetch mutex1"
 curl -sf -o "$T/oldallocs1.pb" "http://$OLD/debug/pprof/allocs" || fail "fetch old allocs1"
@@ -95,12 +155,14 @@ for f in allocs0 mutex0 allocs1 mutex1 oldallocs0 oldallocs1 heap1; do
 		fail "go tool pprof -raw $f: $(cat "$T/$f.err")"
 done
 # Every profile whose interval ends in the window stored (each profile
-# of a target is fetched one after the other, imported in order).
+# of a target is fetched one after the other, imported in order), and
+# old's allocs past the window's last second.
 end_ns=$(python3 -c 'import time; print(time.time_ns())')
 past_window() {
-	[ "$(newest svc allocs)" -gt "$end_ns" ] && [ "$(newest svc mutex)" -gt "$end_ns" ]
+	[ "$(newest svc allocs)" -gt "$end_ns" ] && [ "$(newest svc mutex)" -gt "$end_ns" ] &&
+	    [ "$(newest old allocs)" -ge $(((w1 + 1) * 1000000000)) ]
 }
-WAIT_S=60 wait_until "svc's profiles past the window" past_window
+WAIT_S=300 wait_until "svc's profiles past the window" past_window
 
 rows "SELECT p.scope, p.name, p.time_ns, p.duration_ns, m.metric, m.kind, m.total FROM profiles p JOIN profile_metrics m USING (profile_id) ORDER BY p.profile_id, m.metric" \
     >"$T/metrics.rows"
@@ -130,17 +192,23 @@ def of(scope, base):
     return [p for (s, _, _), p in prof.items()
             if s == scope and p["what"].split("?")[0] == base]
 
-# svc: deltas over interval - 1 s.
+# svc: deltas over interval - 1 s: each at least its 3 s (the service
+# reads its counters, sleeps that long, reads them again), and none
+# overlaps the one before it (the next fetch begins once the answer came
+# back).  No upper bound: a loaded machine stretches a fetch.
 for base, want in [("allocs", "alloc_objects:delta alloc_space:delta"),
                    ("mutex", "contentions:delta delay:delta"),
                    ("block", "contentions:delta delay:delta")]:
-    ps = of("svc", base)
+    ps = sorted(of("svc", base), key=lambda p: p["t"])
     check(len(ps) >= 3, "svc %s: %d profiles" % (base, len(ps)))
     for p in ps:
         check(p["what"] == base + "?seconds=3", "svc fetched " + p["what"])
-        check(2.5e9 <= p["dur"] <= 6e9, "svc %s: duration %d ns" %
+        check(p["dur"] >= 2.5e9, "svc %s: duration %d ns" %
               (p["what"], p["dur"]))
         check(kinds(p) == want, "svc %s: %s" % (p["what"], kinds(p)))
+    for a, b in zip(ps, ps[1:]):
+        check(b["t"] - b["dur"] > a["t"], "svc %s: the delta of %d began "
+              "before the one of %d ended" % (base, b["t"], a["t"]))
 for p in of("svc", "heap"):
     check(p["dur"] == 0 and kinds(p) == "inuse_objects:gauge inuse_space:gauge",
           "svc heap: duration %d, %s" % (p["dur"], kinds(p)))
@@ -239,10 +307,11 @@ ok "alloc_space and mutex delay over the window within 25 % of the service's own
 
 # The views over the window (docs/TIME.md): old's cumulative counters,
 # counted as differences at import, sum to what the service allocated
-# (its own counters around the window), within 25 %; its timeline is
-# flat (the rate is: no step holds much more than the service did in a
-# step's time); svc's in-use memory, averaged over the heap
-# snapshots of the window, within 2x of one snapshot.
+# (its own counters around the window) in the time they cover, from the
+# scrape before the window's first to its last, within 25 %; its
+# timeline is flat (the rate is: no step holds much more than the
+# service did in a step's time); svc's in-use memory, averaged over the
+# heap snapshots of the window, within 2x of one snapshot.
 iso() { date -u -d "@$1" +%Y-%m-%dT%H:%M:%SZ; }
 "$PROFCTL" top --scope old --metric alloc_space --since "$(iso "$w0")" \
     --until "$(iso "$w1")" --json >"$T/oldtop.json" || fail "top old"
@@ -256,44 +325,62 @@ r=$(api GET "/v1/top?scope=old&metric=alloc_space&since=$(iso "$w0")&until=$(iso
     --until "$(iso "$w1")" >"$T/inuse.txt" || fail "top inuse (text)"
 has -E "^Type: inuse_space \(average of [0-9]+ profiles\)$" "$T/inuse.txt" ||
 	fail "the in-use header: $(head -3 "$T/inuse.txt")"
-# Whole 6 s steps inside the window.
-s0=$(( (w0 + 5) / 6 * 6 )) s1=$(( w1 / 6 * 6 - 1 ))
-r=$(api GET "/v1/timeline?scope=old&metric=alloc_space&step=6s&since=$(iso "$s0")&until=$(iso "$s1")")
+# The steps old_steps chose, inside the window.
+read -r step s0 s1 <"$T/steps"
+r=$(api GET "/v1/timeline?scope=old&metric=alloc_space&step=${step}s&since=$(iso "$s0")&until=$(iso "$s1")")
 [ "$(status_of "$r")" = 200 ] || fail "timeline old: $r"
 body_of "$r" >"$T/oldtl.json"
-python3 - "$T" "$w0" "$w1" <<'PY' || fail "the window's views (above)"
-import json, re, sys
+rows "SELECT time_ns FROM profiles WHERE scope = 'old' AND name LIKE '%/debug/pprof/allocs'" \
+    >"$T/oldtimes.rows"
+python3 - "$T" "$w0" "$w1" "$step" <<'PY' || fail "the window's views (above)"
+import datetime, json, re, sys
 T = sys.argv[1]
-window_s = int(sys.argv[3]) - int(sys.argv[2])
+w0, w1, step = (int(a) for a in sys.argv[2:])
 def raw(f, metric):
-    total, types = 0, None
+    total, types, t = 0, None, None
     for line in open("%s/%s.raw" % (T, f)):
         if line.startswith("Locations"):
             break
-        if types is None and "/" in line and line.split() and \
+        if line.startswith("Time: "):
+            s = line[6:].split(" +")[0]
+            day, frac = (s.split(".") + ["0"])[:2]
+            t = datetime.datetime.strptime(day, "%Y-%m-%d %H:%M:%S").replace(
+                tzinfo=datetime.timezone.utc).timestamp() * 1e9 + \
+                int((frac + "000000000")[:9])
+        elif types is None and "/" in line and line.split() and \
                 all("/" in w for w in line.split()):
             types = [w.split("/")[0] for w in line.split()]
         elif types is not None and re.match(r"^\s*-?\d+(\s+-?\d+)*:", line):
             total += int(line.split(":")[0].split()[types.index(metric)])
-    return total
-did = raw("oldallocs1", "alloc_space") - raw("oldallocs0", "alloc_space")
+    return t, total
+t0, v0 = raw("oldallocs0", "alloc_space")
+t1, v1 = raw("oldallocs1", "alloc_space")
+rate = (v1 - v0) / (t1 - t0)
+# The window's stored differences add up from the scrape before its
+# first to its last (a sample's time is its second's).
+ts = sorted(json.loads(line)[0] for line in open(T + "/oldtimes.rows"))
+inside = [k for k, t in enumerate(ts) if w0 <= t // 10**9 <= w1]
+covered = ts[inside[-1]] - ts[inside[0] - 1]
+want = rate * covered
 got = json.load(open(T + "/oldtop.json"))["total"]
-snap = raw("heap1", "inuse_space")
+_, snap = raw("heap1", "inuse_space")
 inuse = json.load(open(T + "/inuse.json"))["total"]
 pts = [p["value"] for p in json.load(open(T + "/oldtl.json"))["points"]]
-print("old alloc_space: the window counts %d, the service did %d (%.0f %%); "
-      "svc inuse_space: average %d, a snapshot %d; old's 6 s steps: %s" %
-      (got, did, 100.0 * got / did, inuse, snap, pts))
+print("old alloc_space: the window counts %d, the service did %d in the "
+      "%.1f s its scrapes cover (%.0f %%); svc inuse_space: average %d, "
+      "a snapshot %d; old's %d s steps: %s" % (got, want, covered / 1e9,
+      100.0 * got / want, inuse, snap, step, pts))
 bad = []
-if not (0.75 <= got / did <= 1.25):
+if not (0.75 <= got / want <= 1.25):
     bad.append("alloc_space not within 25 %")
 if not (0.5 <= inuse / snap <= 2):
     bad.append("inuse_space not within 2x of a snapshot")
-# Each 6 s step within 2.5x of what the service did in 6 s on average:
-# a scrape late on a busy machine puts two intervals into one step, but
-# a step of cumulative counters summed holds all the process did since
-# it started, again for every scrape in the step.
-per_step = did * 6.0 / window_s
+# Each step within 2.5x of what the service did in a step's time: a step
+# holds a scrape or more (old_steps), so its differences cover the step
+# and at most the gap before it, half a step; a step of cumulative
+# counters summed holds all the process did since it started, again for
+# every scrape in the step.
+per_step = rate * step * 1e9
 if len(pts) < 2 or min(pts) <= 0 or max(pts) > 2.5 * per_step:
     bad.append("the timeline is not flat (%.3g a step on average)" %
                per_step)
@@ -328,9 +415,8 @@ case $r in *"keep: "*"is not TYPE or TYPE/UNIT"*) ;; *) fail "keep=inuse_space/:
 ok "POST /v1/profiles?keep=METRIC stores those metrics only; bad ones refused"
 
 kill -TERM "$DETACHED"
-for _ in $(seq 1 200); do
-	kill -0 "$DETACHED" 2>/dev/null || break
-	sleep 0.05
-done
-kill -0 "$DETACHED" 2>/dev/null && fail "the detached profd did not stop on SIGTERM"
+# Not this shell's child: gone once it exited.  300 s: a bound against a
+# hang.
+detached_gone() { ! kill -0 "$DETACHED" 2>/dev/null; }
+WAIT_S=300 wait_until "the detached profd's exit on SIGTERM" detached_gone
 ok "the detached profd stopped on SIGTERM"

@@ -4,6 +4,7 @@
 //
 //	profd-scrape-target -listen 127.0.0.1:0 -addr-file F [-unix PATH]
 //	    [-burn=false] [-alloc-rate MB/s] [-seconds ok|refuse|ignore]
+//	    [-request-log FILE]
 //
 // It writes the TCP address it listens on to F, then burns CPU in
 // scrapeBurnCPU (unless -burn=false), allocates in scrapeAllocate at a
@@ -18,16 +19,30 @@
 // goroutine and threadcreate with net/http/pprof's 400, -seconds ignore
 // serves them without the parameter, as a Go before 1.15 did (a plain
 // profile, at once): targets that cannot give deltas.
+//
+// -request-log FILE appends two lines a request, as it happens:
+//
+//	ID begin NS tcp|unix REQUEST-URI
+//	ID end NS
+//
+// NS on the program's monotonic clock, from its start.  begin is when
+// the handler is called (after the request came in); end when the answer
+// is ready, before any byte of it is sent (it is held until then), so a
+// client cannot have had the answer before its end was noted: the tests
+// order fetches by these lines.
 package main
 
 import (
+	"bytes"
 	"flag"
+	"fmt"
 	"log"
 	"net"
 	"net/http"
 	_ "net/http/pprof"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -120,6 +135,65 @@ func noDeltas(mode string, next http.Handler) http.Handler {
 	})
 }
 
+// held is an answer kept back until it is whole.
+type held struct {
+	header http.Header
+	code   int
+	body   bytes.Buffer
+}
+
+func (h *held) Header() http.Header { return h.header }
+
+func (h *held) WriteHeader(code int) {
+	if h.code == 0 {
+		h.code = code
+	}
+}
+
+func (h *held) Write(b []byte) (int, error) {
+	h.WriteHeader(http.StatusOK)
+	return h.body.Write(b)
+}
+
+// requestLog notes each request's begin and end (see the top).
+type requestLog struct {
+	mu    sync.Mutex
+	f     *os.File
+	next  uint64
+	start time.Time
+}
+
+func (l *requestLog) note(format string, a ...interface{}) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, err := fmt.Fprintf(l.f, format, a...); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func (l *requestLog) wrap(listener string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		l.mu.Lock()
+		l.next++
+		id := l.next
+		l.mu.Unlock()
+		l.note("%d begin %d %s %s\n", id, time.Since(l.start).Nanoseconds(),
+			listener, r.RequestURI)
+		h := &held{header: http.Header{}}
+		next.ServeHTTP(h, r)
+		l.note("%d end %d\n", id, time.Since(l.start).Nanoseconds())
+		for k, v := range h.header {
+			w.Header()[k] = v
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(h.body.Len()))
+		if h.code == 0 {
+			h.code = http.StatusOK
+		}
+		w.WriteHeader(h.code)
+		w.Write(h.body.Bytes())
+	})
+}
+
 func main() {
 	listen := flag.String("listen", "127.0.0.1:0", "TCP address")
 	addrFile := flag.String("addr-file", "", "write the address here")
@@ -127,6 +201,7 @@ func main() {
 	burn := flag.Bool("burn", true, "burn a CPU in scrapeBurnCPU")
 	allocRate := flag.Float64("alloc-rate", 8, "MB allocated per second")
 	seconds := flag.String("seconds", "ok", "?seconds=N on allocs, block, mutex...: ok, refuse (400) or ignore")
+	requests := flag.String("request-log", "", "note each request's begin and end here")
 	flag.Parse()
 	runtime.SetMutexProfileFraction(1)
 	runtime.SetBlockProfileRate(1000)
@@ -139,6 +214,16 @@ func main() {
 	default:
 		log.Fatalf("-seconds %q: ok, refuse or ignore", *seconds)
 	}
+	tcpHandler, unixHandler := handler, handler
+	if *requests != "" {
+		f, err := os.OpenFile(*requests, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			log.Fatal(err)
+		}
+		l := &requestLog{f: f, start: time.Now()}
+		tcpHandler = l.wrap("tcp", handler)
+		unixHandler = l.wrap("unix", handler)
+	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		log.Fatal(err)
@@ -149,7 +234,7 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		go func() { log.Fatal(http.Serve(ul, handler)) }()
+		go func() { log.Fatal(http.Serve(ul, unixHandler)) }()
 	}
 	park := make(chan struct{})
 	for i := 0; i < 20; i++ {
@@ -173,5 +258,5 @@ func main() {
 		}
 		os.Rename(tmp, *addrFile)
 	}
-	log.Fatal(http.Serve(ln, handler))
+	log.Fatal(http.Serve(ln, tcpHandler))
 }

@@ -18,14 +18,27 @@ if [ "${1:-}" = --sanitize ]; then
 	export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 	export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 fi
-PROFD_WITH_GO=1 contrib/setup.sh "${opts[@]}"
-(cd "$BUILD_DIR" && ctest --output-on-failure -j 2 --timeout 600)
+# Each step's time, said at the end (where CI's minutes go).
+steps=()
+step() {
+	local name=$1 t0=$SECONDS
+	shift
+	"$@"
+	steps+=("$name $((SECONDS - t0)) s")
+	echo "test.sh: $name took $((SECONDS - t0)) s" >&2
+}
+step "set-up and build ($BUILD_DIR)" env PROFD_WITH_GO=1 contrib/setup.sh "${opts[@]}"
+step "ctest ($BUILD_DIR)" bash -c 'cd "$BUILD_DIR" && ctest --output-on-failure -j 2 --timeout 600'
 # The fuzz run once, with the plain test run (its harnesses carry ASan and
 # UBSan already).
 if [ "${1:-}" != --sanitize ]; then
-	CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz \
-	    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPROFD_WERROR=ON -DPROFD_FUZZ=ON \
-	    >/dev/null
-	cmake --build build-fuzz -j "$(nproc)" --target fuzzers
-	(cd build-fuzz && ctest --output-on-failure -j 2 -L fuzz)
+	fuzz_build() {
+		CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz \
+		    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPROFD_WERROR=ON \
+		    -DPROFD_FUZZ=ON >/dev/null
+		cmake --build build-fuzz -j "$(nproc)" --target fuzzers
+	}
+	step "fuzz build" fuzz_build
+	step "fuzz" bash -c 'cd build-fuzz && ctest --output-on-failure -j 2 -L fuzz'
 fi
+echo "test.sh: ${steps[*]/%/;}" >&2

@@ -223,6 +223,28 @@ server_open_store(struct server *srv)
 	return 0;
 }
 
+/* What server_open_store opened; no thread may be using it. */
+static void
+server_close_store(struct server *srv)
+{
+	int i;
+
+	importer_free(srv->iw.importer);
+	srv->iw.importer = NULL;
+	/* The writer last: the last connection to close removes the WAL,
+	 * and a read-only one cannot. */
+	for (i = 0; srv->readers != NULL && i < srv->cfg->query_threads; i++)
+		store_close(srv->readers[i].store);
+	store_close(srv->iw.store);
+	srv->iw.store = NULL;
+	free(srv->readers);
+	srv->readers = NULL;
+	csindex_free(srv->index);
+	srv->index = NULL;
+	free(srv->rwp);
+	srv->rwp = NULL;
+}
+
 /* ClickHouse: the shipper and the fleet=1 views' reader, over one
  * client (ch.c). */
 static int
@@ -433,7 +455,6 @@ static void
 server_close(struct server *srv)
 {
 	size_t k;
-	int i;
 
 	server_stop_threads(srv);
 	spool_free(srv->spool);
@@ -457,15 +478,7 @@ server_close(struct server *srv)
 		evhttp_free(srv->http);
 	if (srv->base != NULL)
 		event_base_free(srv->base);
-	importer_free(srv->iw.importer);
-	/* The writer last: the last connection to close removes the WAL,
-	 * and a read-only one cannot. */
-	for (i = 0; srv->readers != NULL && i < srv->cfg->query_threads; i++)
-		store_close(srv->readers[i].store);
-	store_close(srv->iw.store);
-	free(srv->readers);
-	csindex_free(srv->index);
-	free(srv->rwp);
+	server_close_store(srv);
 	free(srv->fleet_readers);
 	free(srv->fwp);
 	activity_free(srv->host.activity);
@@ -514,6 +527,15 @@ server_run(struct config *cfg, int argc, char **argv)
 			goto out;
 		}
 		log_to_syslog();
+		/* SQLite's locks are POSIX locks, the process's: daemon(3)'s
+		 * fork leaves them with the parent, which exits, and a
+		 * connection carried across it would write without the
+		 * locks it believes it holds (sqlite.org/howtocorrupt.html,
+		 * 2.6).  Opened before detaching for its errors to reach the
+		 * terminal, the store is opened again here. */
+		server_close_store(&srv);
+		if (server_open_store(&srv) == -1)
+			goto out;
 	}
 	if (server_start(&srv) == -1)
 		goto out;

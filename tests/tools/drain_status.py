@@ -2,30 +2,43 @@
 """A backlog drained as a user sees it in the status: the spool's, the
 fleet's.
 
+Each state is made to last while it is looked at, never caught in
+passing: the backlog waits with no rate before anything was done; it
+waits with a rate once some was done (the spool: the store's write lock
+held; the fleet: ClickHouse down); then it drains, watched until it has.
+The rate is over the completions of the last 60 s (daemon/base/rate.h):
+a state looked at more than that after the last two completions (a
+machine stalled for a minute) has no rate any more, rightly; the test's
+clock bounds when they were, and such a round is tried again.
+
   drain_status.py spool SOCK DB SPOOLDIR PROFILE N PROFCTL
-      N distinct copies of a real profile (its raw protobuf with an unknown
-field 1000 holding a counter: each a new profile of the same samples) are
-dropped into the spool's scope directory while this process holds the
-store's write lock (BEGIN IMMEDIATE), so that none can be stored and all
-wait in the backlog.  Meanwhile the status must show the waiting bytes
-with no rate known yet (no file done since the start), and `profctl
-status` say so.  Then the lock is released and the status is asked over
-and over while the backlog drains: some answer must show waiting_bytes
-above 0 with a rate and a time left that covers the waiting bytes at that
-rate, and some `profctl status` meanwhile must print the time left.  At
-the end nothing waits and eta_s is null.
+      distinct copies of a real profile (its raw protobuf with an unknown
+      field 1000 holding a counter: each a new profile of the same
+      samples) are dropped into the spool's scope directory while this
+      process holds the store's write lock (BEGIN IMMEDIATE), so that none
+      can be stored and all wait.  First a few: the status shows the
+      waiting bytes with no rate (no file done yet), and `profctl status`
+      says so; released, they are stored.  Then N more, held the same
+      way: now the status shows a rate and a time left that covers the
+      waiting bytes at that rate, and `profctl status` the time left.
+      Released, they drain: at the end nothing waits, eta_s is null and
+      every file dropped was imported ("ok: drained: COUNT files ...").
+  drain_status.py fleet-drain SOCK N SINCE OUT
+      until the fleet's backlog is shipped (N profiles or more sent or
+      found already there): lag 0, eta_s null, a rate.  SINCE: the
+      monotonic clock (Python's time.monotonic()) before ClickHouse
+      could take any; OUT: a time before the last two batches were done,
+      for fleet-held.
+  drain_status.py fleet-held SOCK PROFCTL OUT
+      with ClickHouse down after the batches fleet-drain saw (OUT):
+      lag_bytes above 0 with a rate and a time left that covers them,
+      and `profctl status` the time left.  Exits 2 if the rate's window
+      has passed since those batches: the test tries again.
 
-profd's import waits for the lock for SQLite's busy timeout (5 s); the
-lock is released before (3 s at most), whether or not all the files were
-listed by then.
-  drain_status.py fleet SOCK N PROFCTL
-      the fleet's backlog (N profiles or fewer, ClickHouse just back) is
-      asked over and over until it is shipped: some answer must show
-      lag_bytes above 0 with a rate and a time left that covers them, and
-      some `profctl status` meanwhile the time left; at the end the lag
-      is 0 and eta_s null.
-
-Nothing here checks a speed.  Prints "ok: ..." lines; exits 1 with "FAIL: ..." on stderr.
+profd's import waits for the lock for SQLite's busy timeout (5 s), then
+keeps the file and tries it again later (spool.c's spool_hold): a lock
+held longer only delays the drain.  Nothing here checks a speed.
+Prints "ok: ..." lines; exits 1 with "FAIL: ..." on stderr.
 """
 import gzip
 import http.client
@@ -39,8 +52,10 @@ import time
 
 from pbwire import fv
 
-HANG_S = 60.0		# a bound against a hang, not a speed check
-HOLD_S = 3.0		# under the store's 5 s busy timeout
+HANG_S = 300.0		# a bound against a hang, not a speed check
+RATE_WINDOW_S = 60	# daemon/base/rate.h's RATE_WINDOW_NS
+FIRST = 5		# files done before the held backlog: a rate (2 at least)
+ROUNDS = 3
 
 
 def die(msg):
@@ -59,9 +74,9 @@ class UnixConnection(http.client.HTTPConnection):
         self.sock.connect(self.path)
 
 
-def status(sock, part):
+def get(sock, path):
     c = UnixConnection(sock)
-    c.request("GET", "/v1/status")
+    c.request("GET", path)
     r = c.getresponse()
     body = r.read()
     c.close()
@@ -70,12 +85,16 @@ def status(sock, part):
     except ValueError:
         j = None
     if r.status != 200 or j is None:
-        die("status: %s %r" % (r.status, body[:200]))
-    return j[part]
+        die("%s: %s %r" % (path, r.status, body[:200]))
+    return j
 
 
 def spool(sock):
-    return status(sock, "spool")
+    return get(sock, "/v1/status")["spool"]
+
+
+def fleet(sock):
+    return get(sock, "/v1/status")["fleet"]
 
 
 def until(pred, what):
@@ -97,152 +116,220 @@ def status_text(profctl, sock):
     return r.stdout
 
 
-def backlog_line(text, head="  backlog: "):
+def backlog_line(text, head):
     return [l for l in text.splitlines() if l.startswith(head)]
 
 
 def check_drain(s, backlog):
-    """A status answer while backlog bytes wait: if it has a rate, a
-    time left that covers them at it (rounded up, at a rate rounded to
-    whole bytes); True if it has."""
+    """A status answer while backlog bytes wait, with a rate: a time left
+    that covers them at it (rounded up, at a rate rounded to whole
+    bytes)."""
     rate, eta = s["drain_bytes_per_s"], s["eta_s"]
-    if rate is None:
-        if eta is not None:
-            die("eta_s without a rate: %r" % s)
-        return False
     if not isinstance(rate, int) or rate <= 0:
         die("drain_bytes_per_s: %r" % s)
     if not isinstance(eta, int) or eta < 1:
         die("eta_s while %d bytes wait: %r" % (backlog, s))
     if eta * (rate + 1) < backlog:
         die("eta_s %d at %d B/s leaves bytes waiting: %r" % (eta, rate, s))
-    return True
 
 
-def watch_drain(sock, profctl, get, drained, backlog, head, what):
-    """Status answers until drained(s): the first whose backlog (bytes)
-    waits with a rate, checked, and the first line of profctl status
-    starting with head that says the time left.  The last answer too;
-    and the seconds from that first answer to the drained one, printed
-    beside its eta_s (what happened against what was said: a figure to
-    read, not checked, the machine's speed being no test's business)."""
-    seen = said = None
+def drain(sock, part, left, done, since, what):
+    """Status answers until done(s): the last, and when (the monotonic
+    clock) the last answer began that had 2 or more left(s), or since
+    (nothing was done before) if none had: the last two completions came
+    after it."""
+    t_low = since
     end = time.monotonic() + HANG_S
     while time.monotonic() < end:
-        s = get(sock)
-        if drained(s):
-            if seen is not None:
-                print("eta_s said %d s with %d bytes left; drained %.1f s "
-                      "later" % (seen["eta_s"], backlog(seen),
-                                 time.monotonic() - seen_at))
-            return s, seen, said
-        if backlog(s) > 0 and check_drain(s, backlog(s)):
-            if seen is None:
-                seen, seen_at = s, time.monotonic()
-            if said is None:
-                lines = backlog_line(status_text(profctl, sock), head)
-                if lines and lines[0].endswith(" left"):
-                    said = lines[0].strip()
+        t = time.monotonic()
+        s = part(sock)
+        if done(s):
+            return s, t_low
+        if left(s) >= 2:
+            t_low = t
         time.sleep(0.01)
     die("%s did not drain: %r" % (what, s))
 
 
+def rate_due(t_low):
+    """The last two completions were within the rate's window of now: a
+    rate is known."""
+    return time.monotonic() - t_low <= RATE_WINDOW_S
+
+
+def held_with_rate(sock, part, backlog, profctl, head, t_low):
+    """The backlog waits, nothing can complete, some did before (after
+    t_low): the status and profctl status show a rate and a time left
+    that covers it.  The answer and profctl's line; None if the rate's
+    window passed first."""
+    s = part(sock)
+    if backlog(s) <= 0:
+        die("nothing waits: %r" % s)
+    lines = backlog_line(status_text(profctl, sock), head)
+    if s["drain_bytes_per_s"] is None or not lines or \
+            not lines[0].endswith(" left"):
+        if not rate_due(t_low):
+            return None
+        die("no rate %d s after the last completions: %r; profctl: %r" %
+            (time.monotonic() - t_low, s, lines))
+    check_drain(s, backlog(s))
+    return s, lines[0].strip()
+
+
+class Spool:
+    """The scope directory and the files dropped into it."""
+
+    def __init__(self, sock, db, spooldir, profile):
+        with open(profile, "rb") as f:
+            self.raw = f.read()
+        if self.raw[:2] == b"\x1f\x8b":
+            self.raw = gzip.decompress(self.raw)
+        self.sock, self.db, self.n, self.bytes = sock, db, 0, 0
+        # The scope directory first, watched before its files come:
+        # files found by the listing of a new directory wait to settle
+        # (5 s).
+        before = spool(sock)["watched_dirs"]
+        self.scope = os.path.join(spooldir, "drain")
+        os.mkdir(self.scope)
+        until(lambda: spool(sock)["watched_dirs"] > before,
+              "the scope watched")
+
+    def hold(self, n):
+        """The store's write lock taken, n files dropped, waiting until
+        all are listed: waiting, or held in the import (2 at most)."""
+        self.lock = sqlite3.connect(self.db, isolation_level=None,
+                                    timeout=HANG_S)
+        self.lock.execute("BEGIN IMMEDIATE")
+        for i in range(self.n, self.n + n):
+            b = self.raw + fv(1000, i + 1)
+            tmp = os.path.join(self.scope, ".%d.tmp" % i)
+            with open(tmp, "wb") as f:
+                f.write(b)
+            os.rename(tmp, os.path.join(self.scope, "p%04d.pb" % i))
+            self.bytes += len(b)
+        self.n += n
+
+        def listed():
+            s = spool(self.sock)
+            return s["waiting_files"] + s["in_flight"] == n
+        until(listed, "%d files listed" % n)
+
+    def release(self):
+        """The lock released, and the files drained."""
+        since = time.monotonic()
+        self.lock.execute("ROLLBACK")
+        self.lock.close()
+        return drain(self.sock, spool,
+                     lambda s: s["waiting_files"] + s["in_flight"],
+                     lambda s: s["waiting_files"] == 0 and
+                     s["in_flight"] == 0 and s["imported"] >= self.n,
+                     since, "the backlog")
+
+
 def mode_spool(sock, db, spooldir, profile, n, profctl):
     n = int(n)
-    with open(profile, "rb") as f:
-        raw = f.read()
-    if raw[:2] == b"\x1f\x8b":
-        raw = gzip.decompress(raw)
-    blobs = [raw + fv(1000, i + 1) for i in range(n)]
-    total = sum(len(b) for b in blobs)
+    sp = Spool(sock, db, spooldir, profile)
 
-    # The scope directory first, watched before its files come: files
-    # found by the listing of a new directory wait to settle (5 s).
-    before = spool(sock)["watched_dirs"]
-    scope = os.path.join(spooldir, "drain")
-    os.mkdir(scope)
-    until(lambda: spool(sock)["watched_dirs"] > before, "the scope watched")
-
-    lock = sqlite3.connect(db, isolation_level=None, timeout=HANG_S)
-    lock.execute("BEGIN IMMEDIATE")
-    held = time.monotonic()
-    for i, b in enumerate(blobs):
-        tmp = os.path.join(scope, ".%d.tmp" % i)
-        with open(tmp, "wb") as f:
-            f.write(b)
-        os.rename(tmp, os.path.join(scope, "p%04d.pb" % i))
-    # All listed: waiting or held in the import (2 at most).
-    while time.monotonic() - held < HOLD_S:
-        s = spool(sock)
-        if s["waiting_files"] + s["in_flight"] == n:
-            break
-        time.sleep(0.01)
+    # Held before any file was done: no rate yet.
+    sp.hold(FIRST)
     s = spool(sock)
     if s["waiting_bytes"] <= 0:
         die("nothing waiting while the store is locked: %r" % s)
     if s["drain_bytes_per_s"] is not None or s["eta_s"] is not None:
         die("a rate before any file was done: %r" % s)
     text = status_text(profctl, sock)
-    lines = backlog_line(text)
+    lines = backlog_line(text, "  backlog: ")
     if not lines or "rate not known yet" not in lines[0]:
         die("profctl status while held, no 'rate not known yet':\n" + text)
     print("ok: held: %d files (%d bytes) waiting, rate and eta null; "
           "profctl: %s" % (s["waiting_files"], s["waiting_bytes"],
                            lines[0].strip()))
-    lock.execute("ROLLBACK")
-    lock.close()
+    s, t_low = sp.release()
 
-    s, seen, said = watch_drain(
-        sock, profctl, spool, lambda s: s["waiting_files"] == 0 and
-        s["in_flight"] == 0 and s["imported"] >= n,
-        lambda s: s["waiting_bytes"], "  backlog: ", "the backlog")
-    if seen is None:
-        die("no status during the drain showed waiting bytes with a rate")
-    print("ok: draining: %d bytes waiting at %d B/s, eta %d s" %
-          (seen["waiting_bytes"], seen["drain_bytes_per_s"], seen["eta_s"]))
-    if said is None:
-        die("profctl status never printed the time left during the drain")
-    print("ok: profctl status during the drain: " + said)
+    # Held with files done: a rate, and a time left.
+    for rnd in range(1, ROUNDS + 1):
+        sp.hold(n)
+        got = held_with_rate(sock, spool, lambda s: s["waiting_bytes"],
+                             profctl, "  backlog: ", t_low)
+        s, t_low = sp.release()
+        if got is not None:
+            break
+        print("round %d: the rate's window passed before the status "
+              "was read; again" % rnd)
+    else:
+        die("the rate's window passed in %d rounds" % ROUNDS)
+    seen, said = got
+    print("ok: held after %d files done: %d bytes waiting at %d B/s, eta "
+          "%d s" % (sp.n - n, seen["waiting_bytes"],
+                    seen["drain_bytes_per_s"], seen["eta_s"]))
+    print("ok: profctl status meanwhile: " + said)
 
-    if s["imported"] != n or s["waiting_bytes"] != 0 or s["eta_s"] is not None:
+    if s["imported"] != sp.n or s["waiting_bytes"] != 0 or \
+            s["eta_s"] is not None:
         die("at the end: %r" % s)
     if s["drain_bytes_per_s"] is None:
-        die("no rate right after the drain: %r" % s)
+        if rate_due(t_low):
+            die("no rate right after the drain: %r" % s)
+        print("the rate's window passed before the drained status was "
+              "read: its rate not checked")
     text = status_text(profctl, sock)
-    if backlog_line(text):
+    if backlog_line(text, "  backlog: "):
         die("a backlog line with nothing waiting:\n" + text)
-    print("ok: drained: %d imported (%d bytes), nothing waits, eta null" %
-          (n, total))
+    print("ok: drained: %d files (%d bytes) imported, nothing waits, eta "
+          "null" % (sp.n, sp.bytes))
 
 
-def mode_fleet(sock, n, profctl):
+def shipped(s):
+    # Sent, or found already there: a batch whose answer was late is
+    # found there by the next round.
+    return s["shipped_profiles"] + s["skipped_profiles"]
+
+
+def mode_fleet_drain(sock, n, since, out):
     n = int(n)
-    s, seen, said = watch_drain(
-        sock, profctl, lambda sock: status(sock, "fleet"),
-        lambda s: s["lag_profiles"] == 0, lambda s: s["lag_bytes"],
-        "  behind: ", "the fleet's backlog")
-    if seen is None:
-        die("no status during the shipping showed lag_bytes with a rate")
-    print("ok: shipping: %d profiles (%d bytes) behind at %d B/s, eta %d s"
-          % (seen["lag_profiles"], seen["lag_bytes"],
-             seen["drain_bytes_per_s"], seen["eta_s"]))
-    if said is None:
-        die("profctl status never printed the time left while shipping")
-    print("ok: profctl status while shipping: " + said)
-    if s["lag_bytes"] != 0 or s["eta_s"] is not None or \
-            s["drain_bytes_per_s"] is None or s["shipped_profiles"] < n:
+    s, t_low = drain(sock, fleet, lambda s: s["lag_profiles"],
+                     lambda s: s["lag_profiles"] == 0 and
+                     shipped(s) >= n, float(since), "the fleet's backlog")
+    if s["lag_bytes"] != 0 or s["eta_s"] is not None:
         die("once shipped: %r" % s)
-    print("ok: shipped: lag 0, eta null, %d shipped" % s["shipped_profiles"])
+    if s["drain_bytes_per_s"] is None:
+        if rate_due(t_low):
+            die("no rate right after the shipping: %r" % s)
+        print("the rate's window passed before the shipped status was "
+              "read: its rate not checked")
+    with open(out, "w") as f:
+        f.write("%r\n" % t_low)
+    print("ok: shipped: lag 0, eta null, %d shipped" % shipped(s))
+
+
+def mode_fleet_held(sock, profctl, out):
+    with open(out) as f:
+        t_low = float(f.read())
+    got = held_with_rate(sock, fleet, lambda s: s["lag_bytes"], profctl,
+                         "  behind: ", t_low)
+    if got is None:
+        print("the rate's window passed before the status was read")
+        sys.exit(2)
+    s, said = got
+    print("ok: ClickHouse down after %d shipped: %d profiles (%d bytes) "
+          "behind at %d B/s, eta %d s" % (shipped(s), s["lag_profiles"],
+                                          s["lag_bytes"],
+                                          s["drain_bytes_per_s"],
+                                          s["eta_s"]))
+    print("ok: profctl status meanwhile: " + said)
 
 
 def main():
     if len(sys.argv) == 8 and sys.argv[1] == "spool":
         mode_spool(*sys.argv[2:])
-    elif len(sys.argv) == 5 and sys.argv[1] == "fleet":
-        mode_fleet(*sys.argv[2:])
+    elif len(sys.argv) == 6 and sys.argv[1] == "fleet-drain":
+        mode_fleet_drain(*sys.argv[2:])
+    elif len(sys.argv) == 5 and sys.argv[1] == "fleet-held":
+        mode_fleet_held(*sys.argv[2:])
     else:
         die("usage: drain_status.py spool SOCK DB SPOOLDIR PROFILE N "
-            "PROFCTL | fleet SOCK N PROFCTL")
+            "PROFCTL | fleet-drain SOCK N SINCE OUT | fleet-held SOCK "
+            "PROFCTL OUT")
 
 
 if __name__ == "__main__":

@@ -2,13 +2,20 @@
 """Raw-socket HTTP clients for the attack tests (test_http_*.sh).
 
 Usage: http_attack.py SCENARIO SOCKET [ARGS...]; prints what it saw and
-exits 1 with "FAIL: ..." when the daemon did not behave.
+exits 1 with "FAIL: ..." when the daemon did not behave.  Every wait is
+bounded by HANG_S: a bound against a hang, not a speed check (a loaded
+machine or a sanitizer build is slow).
 """
+import fcntl
 import json
 import os
 import socket
+import struct
 import sys
+import termios
 import time
+
+HANG_S = 300.0		# a bound against a hang, not a speed check
 
 
 def fail(msg):
@@ -16,7 +23,7 @@ def fail(msg):
     sys.exit(1)
 
 
-def connect(path, timeout=10.0):
+def connect(path, timeout=HANG_S):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.settimeout(timeout)
     s.connect(path)
@@ -98,6 +105,13 @@ def health(path):
                    b"Connection: close\r\n\r\n")
 
 
+def unread(s):
+    """Bytes written to s that the daemon has not read yet (SIOCOUTQ: on a
+    Unix socket, what sits in the peer's queue)."""
+    return struct.unpack("i", fcntl.ioctl(s.fileno(), termios.TIOCOUTQ,
+                                          b"\0" * 4))[0]
+
+
 def held_body(path, total=100):
     """A connection that sent its head and part of its body, and waits."""
     s = connect(path)
@@ -170,13 +184,14 @@ def max_connections(path, maxconn, slots):
     through; beyond the health slots, 503 without reading."""
     held = [held_body(path) for _ in range(maxconn)]
     # Make sure the daemon has accepted them all before going on.
-    for _ in range(200):
+    end = time.monotonic() + HANG_S
+    while True:
         j = json.loads(health(path)[2])
         if j["http"]["connections"] >= maxconn + 1:
             break
+        if time.monotonic() > end:
+            fail("the held connections were not all accepted: %r" % j)
         time.sleep(0.02)
-    else:
-        fail("the held connections were not all accepted: %r" % j)
     check_json_error(*request(path, b"GET /v1/scopes HTTP/1.1\r\nHost: localhost"
                               b"\r\n\r\n"), 503, "over max-connections")
     status, _, body = health(path)
@@ -191,20 +206,21 @@ def max_connections(path, maxconn, slots):
         h.close()
     # The closes reach the daemon after this side is done with them: until
     # then a health check may still find the slots taken (503).
-    for _ in range(500):
+    end = time.monotonic() + HANG_S
+    while True:
         status, _, body = health(path)
         j = json.loads(body)
         if status == 200 and j["http"]["connections"] == 1:
             break
+        if time.monotonic() > end:
+            fail("connections not counted out: %r" % j)
         time.sleep(0.02)
-    else:
-        fail("connections not counted out: %r" % j)
     print("ok: all connections counted out")
 
 
 def big_header(path, mib):
     """A head of mib MiB: refused with 431 long before it is all sent."""
-    s = connect(path, timeout=30)
+    s = connect(path)
     s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: localhost\r\nX-Big: ")
     chunk = b"a" * (1 << 20)
     sent = 0
@@ -227,7 +243,7 @@ def body_budget(path, nconn, max_body, budget):
     chunk = b"x" * (1 << 20)
     refused = 0
     for i in range(nconn):
-        s = connect(path, timeout=30)
+        s = connect(path)
         s.sendall(b"POST /v1/profiles?scope=b HTTP/1.1\r\nHost: localhost\r\n"
                   b"Content-Length: %d\r\n\r\n" % max_body)
         left = max_body - 1
@@ -238,8 +254,19 @@ def body_budget(path, nconn, max_body, budget):
         except (BrokenPipeError, ConnectionResetError, socket.timeout):
             pass
         # A refused body may still be sent whole (the daemon reads and
-        # drops it until it closes): a reply waiting says refused.
+        # drops it until it closes): a reply waiting says refused.  Sent
+        # is not read: until the daemon has read all of this body, the
+        # next connection's bytes may come first and push this one over
+        # the budget, refused after it was counted held.  Once it has,
+        # the count is final, and a refusal's reply went out when it was
+        # refused, at the body's first bytes past the budget.
         if left == 0:
+            end = time.monotonic() + HANG_S
+            while unread(s) > 0:
+                if time.monotonic() > end:
+                    fail("connection %d: the daemon does not read the "
+                         "body (%d bytes unread)" % (i, unread(s)))
+                time.sleep(0.01)
             s.settimeout(0.5)
             try:
                 waiting = s.recv(1, socket.MSG_PEEK)
@@ -247,7 +274,7 @@ def body_budget(path, nconn, max_body, budget):
                 waiting = b""
             except (ConnectionResetError, BrokenPipeError):
                 waiting = b"x"
-            s.settimeout(30)
+            s.settimeout(HANG_S)
         if left > 0 or waiting:
             check_json_error(*read_reply(s), 503,
                              "connection %d over max-inflight-body" % i)
@@ -269,7 +296,9 @@ def body_budget(path, nconn, max_body, budget):
 
 def slowloris(path, seconds, body=0):
     """Trickle a head (or, with body, a body after a whole head) one byte
-    at a time: closed at the deadline, not kept open by every byte."""
+    at a time: closed at the deadline, not kept open by every byte.
+    seconds bounds the trickle: against a hang, far past the deadline."""
+    t0 = time.monotonic()
     s = connect(path)
     if body:
         s.sendall(b"POST /v1/profiles?scope=slow HTTP/1.1\r\nHost: localhost\r\n"
@@ -278,7 +307,6 @@ def slowloris(path, seconds, body=0):
     else:
         data = b"GET /v1/health HTTP/1.1\r\nHost: localhost\r\nX-Slow: " + \
             b"a" * 100000
-    t0 = time.monotonic()
     closed = False
     for i in range(len(data)):
         try:

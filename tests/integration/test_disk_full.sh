@@ -63,13 +63,14 @@ body_of "$r" | json 'j["detail"]' | has "upload $up is kept" ||
 ok "an upload on a full disk: a chunk and its import get 507, the upload is kept"
 
 cp -p "$T/spool.folded" "$SP/full/big.folded"
-wait_until "the spool's disk-full message" \
+# Each wait's bound (WAIT_S) is against a hang, not a speed check.
+WAIT_S=300 wait_until "the spool's disk-full message" \
     has "big.folded: store: .*kept in the spool" "$T/profd.log"
 # Tried again while the disk stays full (the second try is 1 s later).
 tried_twice() {
 	[ "$(status_field 'j["spool"]["retried"]')" -ge 2 ]
 }
-wait_until "a second try" tried_twice
+WAIT_S=300 wait_until "a second try" tried_twice
 [ -f "$SP/full/big.folded" ] || fail "the spool file was not kept"
 [ -z "$(find "$SP/failed" -mindepth 1)" ] ||
     fail "a file went to failed/: $(find "$SP/failed")"
@@ -78,9 +79,9 @@ wait_until "a second try" tried_twice
 ok "a spool file on a full disk is kept and tried again"
 
 rm "$SMALL/fill"
-WAIT_S=180 wait_until "the spool import after the disk has room" \
+WAIT_S=300 wait_until "the spool import after the disk has room" \
     has_profiles full 1
-wait_until "an idle spool" spool_idle "$SP"
+WAIT_S=300 wait_until "an idle spool" spool_idle "$SP"
 has "spool: imports resume" "$T/profd.log" || fail "no resume in the log"
 [ -z "$(find "$SP/failed" -mindepth 1)" ] || fail "a file went to failed/"
 r=$(api POST "/v1/profiles?scope=uploaded&upload=$up")

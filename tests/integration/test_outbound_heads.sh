@@ -39,7 +39,7 @@ failed() {
 	printf '%s' "$j" | json 'all(p["failures"] >= 2 for t in j["scrape"] for p in t["profiles"]) and j["fleet"]["failures"] >= 2' |
 	    has -x True
 }
-WAIT_S=120 wait_until "the fetches to fail twice each" failed
+WAIT_S=300 wait_until "the fetches to fail twice each" failed
 api GET /v1/status | sed '$d' >"$T/status.json"
 for t in headers line; do
 	e=$(json "[t for t in j['scrape'] if t['name'] == '$t'][0]['profiles'][0]['last_error']" <"$T/status.json")
@@ -79,7 +79,7 @@ dripped() {
 	    json 'j["scrape"][0]["profiles"][0]["failures"] >= 1 and j["fleet"]["failures"] >= 1' |
 	    has -x True
 }
-WAIT_S=120 wait_until "the dripping fetches to fail" dripped
+WAIT_S=300 wait_until "the dripping fetches to fail" dripped
 api GET /v1/status | sed '$d' >"$T/status.json"
 e=$(json 'j["scrape"][0]["profiles"][0]["last_error"]' <"$T/status.json")
 case $e in *"no whole answer within the timeout (2 s)"*) ;; *) fail "scrape drip: $e" ;; esac

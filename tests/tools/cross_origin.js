@@ -14,6 +14,9 @@
 const { launch, fail, ok } = require('./browser.js');
 
 const [webUrl, fwd, tcp, web, evil] = process.argv.slice(2);
+// Every wait's bound (Playwright's default is 30 s): against a hang, not
+// a speed check; Chromium on a loaded machine is slow.
+const HANG_MS = 300000;
 
 // profd's page code (web/request.js) pushes a folded stack from page.
 async function pushFrom(page, scope) {
@@ -27,6 +30,7 @@ async function pushFrom(page, scope) {
   const browser = await launch(['--host-resolver-rules=MAP evil.test 127.0.0.1']);
   try {
     const ctx = await browser.newContext();
+    ctx.setDefaultTimeout(HANG_MS);
     const ui = await ctx.newPage();
     await ui.goto(webUrl);
     await ui.waitForFunction(() => typeof request === 'function' && !location.hash);
@@ -42,7 +46,7 @@ async function pushFrom(page, scope) {
     for (const [label, host] of [['lo', '127.0.0.1'], ['ext', 'evil.test']]) {
       const p = await ctx.newPage();
       await p.goto('http://' + host + ':' + evil + '/?fwd=' + fwd + '&tcp=' + tcp + '&web=' + web + '&label=' + label);
-      await p.waitForFunction(() => document.title === 'done', null, { timeout: 120000 });
+      await p.waitForFunction(() => document.title === 'done', null, { timeout: HANG_MS });
       ok('the page of http://' + host + ':' + evil + ' ran its attempts');
       await p.close();
     }

@@ -26,7 +26,9 @@ import time
 def bind(port):
     s = socket.socket()
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    end = time.monotonic() + 10
+    # A bound against a hang: a killed server's socket may take a while
+    # to go on a loaded machine.
+    end = time.monotonic() + 300
     while True:
         try:
             s.bind(("127.0.0.1", port))

@@ -28,7 +28,10 @@ step() {
 	echo "test.sh: $name took $((SECONDS - t0)) s" >&2
 }
 step "set-up and build ($BUILD_DIR)" env PROFD_WITH_GO=1 contrib/setup.sh "${opts[@]}"
-step "ctest ($BUILD_DIR)" bash -c 'cd "$BUILD_DIR" && ctest --output-on-failure -j 2 --timeout 600'
+# Three tests at a time on 2 cores: a test waits for its daemons and
+# servers about a quarter of its time, and no test depends on having a
+# core to itself (tests/tools/under-load).  PROFD_TEST_JOBS says otherwise.
+step "ctest ($BUILD_DIR)" bash -c 'cd "$BUILD_DIR" && ctest --output-on-failure -j "${PROFD_TEST_JOBS:-3}" --timeout 600'
 # The fuzz run once, with the plain test run (its harnesses carry ASan and
 # UBSan already).
 if [ "${1:-}" != --sanitize ]; then

@@ -45,10 +45,13 @@ cache=$(go env GOCACHE 2>/dev/null || true)
     fail "building bench/gen"
 
 ch_start a
-# Days as ClickHouse makes partitions of them (its time zone).
-day() { ch a "SELECT toString(today() - $1)"; }
+# Days as ClickHouse makes partitions of them (its time zone), counted
+# back from its today at the start: a test that runs past midnight
+# expects the same partitions.
+TODAY=$(ch a "SELECT toString(today())")
+day() { ch a "SELECT toString(toDate('$TODAY') - $1)"; }
 at() {	# at DAYS_BACK SECONDS_INTO_THE_DAY: Unix seconds
-	ch a "SELECT toUnixTimestamp(toDateTime(today() - $1)) + $2"
+	ch a "SELECT toUnixTimestamp(toDateTime(toDate('$TODAY') - $1)) + $2"
 }
 "$T/gen" -mode retime -in "$FIXTURES/cpu.pprof" -n 5 -step 24h \
     -end "$(at 1 43200)" -o "$T/noon" || fail "retime"
@@ -98,11 +101,33 @@ expect_days() {	# expect_days D...: the days left, D-3 with two profiles
 	done
 }
 
-# 1. No max-age: passes come and go, nothing is dropped.
-success=$(fleet_status last_success)
-later() { [ "$(fleet_status last_success)" != "$success" ]; }
-wait_until "a round after the shipping" later
-sleep 2
+# rounds N STATUS...: N more rounds of each profd (STATUS: its
+# fleet_status), counted as its last_success moves on, or until one
+# fails.  A round sets last_success, then runs retention's pass if one
+# is due, then waits for the next: after N rounds the passes of N - 1
+# are over.
+declare -A was_success was_failures
+moved_on() {
+	local st
+	for st in "$@"; do
+		[ "$($st failures)" = "${was_failures[$st]}" ] || continue
+		[ "$($st last_success)" != "${was_success[$st]}" ] || return 1
+	done
+}
+rounds() {
+	local n=$1 i st
+	shift
+	for ((i = 1; i <= n; i++)); do
+		for st in "$@"; do
+			was_success[$st]=$($st last_success)
+			was_failures[$st]=$($st failures)
+		done
+		WAIT_S=300 wait_until "round $i of $n of $*" moved_on "$@"
+	done
+}
+
+# 1. No max-age: rounds come and go, nothing is dropped.
+rounds 3 fleet_status
 [ "$(fleet_status max_age_s)" = 0 ] && [ "$(fleet_status partitions_dropped)" = 0 ] ||
     fail "max-age 0: max_age_s $(fleet_status max_age_s), dropped $(fleet_status partitions_dropped)"
 per_day >"$T/days"
@@ -147,9 +172,7 @@ diff "$T/want" "$T/days" >&2 || fail "a second drop changed something"
 failures=$(fleet_status failures)
 stop_profd
 start_profd "${FLEET[@]}" --max-age "${age}s"
-success=$(fleet_status last_success)
-wait_until "a round after the restart" later
-sleep 2
+rounds 3 fleet_status
 [ "$(fleet_status partitions_dropped)" = 0 ] &&
     [ "$(fleet_status failures)" = 0 ] ||
     fail "after a restart: dropped $(fleet_status partitions_dropped), failures $(fleet_status failures)"
@@ -182,10 +205,14 @@ h2_done() {
 	    database = 'fleet_t' AND active AND partition IN
 	    ('$(day 4)', '$(day 5)')")" = 0 ]
 }
-for _ in $(seq 600); do h2_done && break; sleep 0.1; done
+end=$((SECONDS + 300))	# a bound against a hang
+until h2_done; do
+	[ "$SECONDS" -le "$end" ] || break
+	sleep 0.1
+done
 h2_done || fail "h2 shipped and the old days dropped: shipped $(h2_status shipped_profiles), expired $(h2_status expired_profiles), lag $(h2_status lag_profiles), dropped $(h2_status partitions_dropped), error $(h2_status last_error), parts $(ch a "SELECT table, partition FROM system.parts WHERE database = 'fleet_t' AND active" | tr '\t\n' ': ')"
 # A few more passes of both over the same partitions.
-sleep 3
+rounds 3 h2_status fleet_status
 [ "$(h2_status failures)" = 0 ] && [ "$(fleet_status failures)" = 0 ] ||
     fail "failures: h1 $(fleet_status failures), h2 $(h2_status failures): $(h2_status last_error)"
 ch a "SELECT date, host, uniqExact(profile), count() FROM fleet_t.samples

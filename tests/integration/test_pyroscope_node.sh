@@ -1,9 +1,13 @@
 # The Pyroscope Node.js client from npm (@pyroscope/nodejs) profiling a
-# node process that burns CPU in two named functions, about 2:1, pushing
-# to profd's --listen-tcp with a bearer token: the scope is its app name,
-# its tags are labels, both functions are there in about that ratio, and
-# the CPU time stored is within the CPU time the process used and the wall
-# time within the profiles' durations.
+# node process that burns CPU in two named functions, 2:1, pushing to
+# profd's --listen-tcp with a bearer token: the scope is its app name,
+# its tags are labels, both functions are there in about that ratio, the
+# CPU time stored is within the CPU time the process used in the
+# profiles it sent, and the wall time within the profiles' durations and
+# above the CPU time of the burning.  The burning is CPU time, not wall
+# time (tests/tools/pyroscope_node.js), and profiles the client dropped
+# on a loaded machine are left out of what the CPU time is held to: the
+# same numbers, loaded or not.
 . "$(dirname "$0")/lib.sh"
 need_pyroscope_node
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -12,10 +16,14 @@ start_profd --listen-tcp "127.0.0.1:$PORT" --tcp-auth-token node-secret
 node "$TESTS_DIR/tools/pyroscope_node.js" "$PYRO_NODE_DIR" \
     "http://127.0.0.1:$PORT" nodeburn node-secret 4 >"$T/run.json" ||
     fail "the node program failed"
-wait_until "the last profile" sh -c "curl -s --unix-socket '$SOCK' \
-    'http://localhost/v1/profiles?scope=nodeburn' | grep -q wall"
-sleep 1	# the last flush
+# node exits once none of its pushes is in flight, and profd answers a
+# push once it is stored: every push answered 200 is a profile here.
+json 'len(j["pushes"]) >= 2 and set(j["pushes"]) == {200}' <"$T/run.json" |
+    has -x True || fail "the pushes: $(cat "$T/run.json")"
 api GET "/v1/profiles?scope=nodeburn" | sed '$d' >"$T/profiles.json"
+n=$(json 'len(j["pushes"])' <"$T/run.json")
+[ "$(json 'len(j["profiles"])' <"$T/profiles.json")" = "$n" ] ||
+    fail "$n pushes, $(json 'len(j["profiles"])' <"$T/profiles.json") profiles"
 "$PROFCTL" top --scope nodeburn --metric cpu --cum --json >"$T/cpu.json" ||
     fail "profctl top cpu"
 "$PROFCTL" top --scope nodeburn --metric wall --json >"$T/wall.json" ||
@@ -39,13 +47,18 @@ print("cpu total %.0f ms (process used %.0f ms), burnAlpha %.0f ms, burnBeta %.0
       % (cpu["total"] / 1e6, run["cpu_ms"], a / 1e6, b / 1e6))
 assert a > 0 and b > 0, "burnAlpha %d burnBeta %d" % (a, b)
 assert 1.2 < a / b < 3.5, "burnAlpha / burnBeta = %.2f, not about 2" % (a / b)
-assert cpu["total"] <= run["cpu_ms"] * 1e6 * 1.1 + 50e6, "more CPU than the process used"
-assert a + b >= 0.3 * run["cpu_ms"] * 1e6, "the burning is not most of it"
+print("in the profiles sent: the process used %.0f ms (%d rounds dropped)"
+      % (run["sent_cpu_ms"], run["dropped_rounds"]))
+sent = run["sent_cpu_ms"] * 1e6
+assert cpu["total"] <= sent * 1.1 + 50e6, "more CPU than the process used"
+assert a + b >= 0.3 * sent, "the burning is not most of it"
 durations = sum(p["duration_ns"] for p in walls)
 print("wall total %.0f ms, profiles' durations %.0f ms, run %d ms"
       % (wall["total"] / 1e6, durations / 1e6, run["wall_ms"]))
 assert wall["total"] <= durations * 1.1 + 100e6, "wall beyond the durations"
-assert wall["total"] >= 0.5 * run["wall_ms"] * 1e6, "too little wall time"
+# A thread's wall time is at least its CPU time (not the run's wall time:
+# a loaded machine lends the sampler fewer ticks).
+assert wall["total"] >= 0.5 * (a + b), "less wall time than the burning's CPU"
 PY
     fail "the Node client's numbers"
 ok "@pyroscope/nodejs over --listen-tcp: scope, tags, burnAlpha:burnBeta, CPU and wall within bounds"

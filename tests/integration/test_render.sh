@@ -1,7 +1,7 @@
 # GET /pyroscope/render and /pyroscope/render-diff, Pyroscope's HTTP
 # render API, against profctl on the same selections: real profiles
-# (the Go CPU and heap fixtures, and profiles of their own times a few
-# seconds apart) in two scopes with push labels; both query forms
+# (the Go CPU and heap fixtures, and profiles of their own times 40 s
+# apart) in two scopes with push labels; both query forms
 # (PROFILE_TYPE_ID{selector} and APP.SUFFIX{selector}); numTicks,
 # every function's self and maxSelf against profctl top and tree; the
 # timeline against profctl timeline at Pyroscope's step; maxNodes;
@@ -13,13 +13,6 @@ start_profd
 
 CPU='process_cpu:cpu:nanoseconds:cpu:nanoseconds'
 HEAP='memory:inuse_space:bytes:space:bytes'
-NOW=$(date +%s)
-# Every profile of the test is inside [FROM, UNTIL]; the fixtures keep
-# the times they were taken at (days ago).
-FROM=$((NOW - 60 * 86400))
-UNTIL=$((NOW + 60))
-iso() { date -u -d "@$1" +%Y-%m-%dT%H:%M:%SZ; }
-WIN=(--since "$(iso "$FROM")" --until "$(iso "$UNTIL")")
 
 "$PROFCTL" push "$FIXTURES/cpu.pprof" --scope svc-a --label env=prod \
     --label region=eu >/dev/null || fail "push cpu svc-a"
@@ -27,8 +20,18 @@ WIN=(--since "$(iso "$FROM")" --until "$(iso "$UNTIL")")
     >/dev/null || fail "push heap svc-a"
 "$PROFCTL" push "$FIXTURES/cpu.pprof" --scope svc-b --label env=staging \
     >/dev/null || fail "push cpu svc-b"
-# Three more of svc-b at 40 s apart in the last two minutes (with their
-# own times), pushed a second apart.
+# The test's now: an hour after the fixtures' times (they keep the times
+# they were taken at), not the clock's, so that the windows below hold
+# the same profiles whatever the date.  Every profile of the test is
+# inside [FROM, UNTIL].
+NOW=$(api GET "/v1/profiles?scope=svc-a" | sed '$d' |
+    json 'max(p["time_ns"] for p in j["profiles"]) // 10**9 + 3600')
+FROM=$((NOW - 60 * 86400))
+UNTIL=$((NOW + 60))
+iso() { date -u -d "@$1" +%Y-%m-%dT%H:%M:%SZ; }
+WIN=(--since "$(iso "$FROM")" --until "$(iso "$UNTIL")")
+# Three more of svc-b at 40 s apart in the two minutes before now (their
+# own times).
 for i in 0 1 2; do
 	python3 "$TESTS_DIR/tools/genpprof.py" "$T/g$i.pb.gz" --samples 300 \
 	    --functions 40 --depth 6 --seed $((i + 3)) \
@@ -37,7 +40,6 @@ for i in 0 1 2; do
 	[ "$i" = 1 ] && env=prod
 	"$PROFCTL" push "$T/g$i.pb.gz" --scope svc-b --label "env=$env" \
 	    >/dev/null || fail "push g$i"
-	sleep 1
 done
 
 # render QUERY-STRING FILE: GET /pyroscope/render into FILE (200 only).
@@ -60,6 +62,7 @@ check() { python3 "$TESTS_DIR/tools/flamebearer.py" "$@" || fail "$*"; }
 # 1. Both query forms against profctl top and tree.
 render "render?query=$(enc "$CPU{service_name=\"svc-a\"}")&from=$FROM&until=$UNTIL" "$T/r1.json"
 render "render?query=$(enc 'svc-a.cpu{}')&from=$FROM&until=$UNTIL" "$T/r1old.json"
+# until now+1m is the clock's: after the fixtures were taken, all svc-a has.
 render "render?query=svc-a.cpu&from=$(iso "$FROM" | tr -d -- '-:TZ' |
     cut -c1-8)&until=now%2B1m&format=json" "$T/r1date.json"
 pc top --scope svc-a --metric cpu/nanoseconds --limit 0 "$T/top1.json"
@@ -126,8 +129,8 @@ json '[j["flamebearer"]["numTicks"], j["flamebearer"]["levels"]]' \
     <"$T/s6.json" | has -x '\[0, \[\[0, 0, 0, 0\]\]\]' || fail "no scope"
 ok "selectors: =~ and !~ on service_name, push and sample labels are profctl --label's"
 
-# 3. The timeline: the last two minutes of svc-b (the three profiles of
-# their own times), at Pyroscope's step for the range (15 s).
+# 3. The timeline: the two minutes of svc-b before now (the three
+# profiles of their own times), at Pyroscope's step for the range (15 s).
 F2=$((NOW - 120))
 render "render?query=$(enc "$CPU{service_name=\"svc-b\"}")&from=$F2&until=$UNTIL" "$T/tl.json"
 "$PROFCTL" timeline --scope svc-b --metric cpu/nanoseconds --step 15 \

@@ -50,7 +50,7 @@ echo "not a certificate" >"$TLS/junk.pem"
 run_refused "a certificate that is not PEM" \
     "tls-cert $TLS/junk.pem is not a PEM certificate" \
     "${L[@]}" --tls-cert "$TLS/junk.pem" --tls-key "$TLS/srv.key"
-printf 'tcp-auth-token = %s\n' "w-$RANDOM-0123456789abcdef" >"$T/any.conf"
+printf 'tcp-auth-token = %s\n' "w-any-0123456789abcdef" >"$T/any.conf"
 run_refused "0.0.0.0 in clear text" "set tls-cert and tls-key" \
     --config "$T/any.conf" --listen-tcp "0.0.0.0:$PORT"
 # With tcp-insecure it starts (then stops), and with TLS too.
@@ -70,9 +70,11 @@ for extra in "--tcp-insecure" "--tls-cert $TLS/srv.pem --tls-key $TLS/srv.key"; 
 done
 ok "refused: one of tls-cert/tls-key, unreadable, mismatched or non-PEM files, 0.0.0.0 in clear text; tcp-insecure and TLS start"
 
-# 2. Pushes over https.  The credentials in the config file.
-WTOKEN=w-$RANDOM$RANDOM-0123456789abcdef
-RTOKEN=r-$RANDOM$RANDOM-0123456789abcdef
+# 2. Pushes over https.  The credentials in the config file;
+#    header-timeout 11 s, above the default (10 s): a head cut no
+#    sooner is cut by the one set.
+WTOKEN='w-writer-0123456789abcdef'
+RTOKEN='r-reader-0123456789abcdef'
 cat >"$T/profd.conf" <<CONF
 listen-tcp = 127.0.0.1:$PORT
 tls-cert = $TLS/live.pem
@@ -81,7 +83,7 @@ tcp-auth-token = $WTOKEN
 tcp-basic-auth = agent:pa:ss word
 tcp-read-token = $RTOKEN
 tcp-read-basic-auth = grafana:gr-pass
-header-timeout = 2
+header-timeout = 11
 max-body = 1M
 CONF
 cp "$TLS/srv.pem" "$TLS/live.pem"
@@ -125,9 +127,10 @@ ok "a pprof pushed with curl over https: profctl top's numbers equal the same fi
 rc=0
 code=$(curl -s -o "$T/plain.out" -w '%{http_code}' "http://127.0.0.1:$PORT/v1/health") || rc=$?
 [ "$code" = 000 ] && [ "$rc" != 0 ] || fail "plain http got $code (curl $rc)"
+# Read until profd closes it (300 s: a bound against a hang).
 python3 - "$PORT" <<'PY' || fail "a clear text request got an HTTP reply"
 import socket, sys
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=300)
 s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n")
 got = b""
 try:
@@ -136,8 +139,10 @@ try:
         if not d:
             break
         got += d
-except (ConnectionResetError, socket.timeout):
+except ConnectionResetError:
     pass
+except socket.timeout:
+    sys.exit("not closed in 300 s")
 assert b"HTTP/" not in got, got[:100]
 PY
 openssl s_client -connect "127.0.0.1:$PORT" -CAfile "$TLS/ca.pem" -tls1_2 \
@@ -156,44 +161,58 @@ has -E 'alert protocol version|unsupported protocol|no protocols available' "$T/
 ok "no HTTP reply to clear text; TLS 1.1 refused (protocol version), 1.2 and 1.3 accepted"
 
 # The connection guard sits over TLS: a head trickled past
-# header-timeout is cut, a body past max-body refused, profd serves on.
-python3 - "$PORT" "$TLS/ca.pem" <<'PY' || fail "a slow head over TLS was not cut"
-import socket, ssl, sys, time
-ctx = ssl.create_default_context(cafile=sys.argv[2])
-s = ctx.wrap_socket(socket.create_connection(("127.0.0.1", int(sys.argv[1]))),
+# header-timeout is cut, and so is a connection that never begins its
+# handshake; a body past max-body is refused; profd serves on.  The
+# head is trickled a line each 0.5 s (never silent for long, never
+# whole) until profd cuts it, 300 s at most (a bound against a hang).
+# Neither is cut before header-timeout: the clock starts before the
+# connection, profd's at its accept; 10.5 s allows for a coarse clock.
+# No upper bound: a loaded machine may cut them late.
+timed_out() { api GET /v1/health | sed '$d' | json 'j["http"]["timed_out"]'; }
+timed_out0=$(timed_out)
+python3 - "$PORT" "$TLS/ca.pem" >"$T/guard.out" 2>&1 <<'PY' ||
+import select, socket, ssl, sys, time
+port, ca = int(sys.argv[1]), sys.argv[2]
+start = time.monotonic()
+raw = socket.create_connection(("127.0.0.1", port))
+ctx = ssl.create_default_context(cafile=ca)
+s = ctx.wrap_socket(socket.create_connection(("127.0.0.1", port)),
                     server_hostname="localhost")
 s.sendall(b"POST /ingest?name=slow.cpu HTTP/1.1\r\nHost: x\r\n")
-start = time.time()
 s.settimeout(0.5)
-try:
-    while time.time() - start < 8:
-        s.sendall(b"X-Slow: 1\r\n")
+cut = {}
+while len(cut) < 2 and time.monotonic() - start < 300:
+    if "head" not in cut:
         try:
+            s.sendall(b"X-Slow: 1\r\n")
             if s.recv(4096) == b"":
-                break
+                cut["head"] = time.monotonic() - start
         except socket.timeout:
             pass
-except (BrokenPipeError, ConnectionResetError, ssl.SSLError):
-    pass
-sys.exit(0 if time.time() - start < 6 else 1)
+        except (BrokenPipeError, ConnectionResetError, ssl.SSLError):
+            cut["head"] = time.monotonic() - start
+    else:
+        time.sleep(0.5)
+    if "raw" not in cut and select.select([raw], [], [], 0)[0]:
+        try:
+            got = raw.recv(4096)
+        except ConnectionResetError:
+            got = b""
+        if got != b"":
+            sys.exit("the silent connection was sent %r" % got[:100])
+        cut["raw"] = time.monotonic() - start
+print(", ".join("%s cut after %.1f s" % kv for kv in sorted(cut.items())))
+sys.exit(0 if len(cut) == 2 and min(cut.values()) >= 10.5 else 1)
 PY
-python3 - "$PORT" <<'PY' || fail "a connection that never began its handshake was not cut"
-import socket, sys, time
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-start = time.time()
-s.settimeout(8)
-try:
-    got = s.recv(4096)
-except (socket.timeout, ConnectionResetError):
-    got = None
-sys.exit(0 if got == b"" and time.time() - start < 6 else 1)
-PY
-head -c 2000000 /dev/urandom >"$T/big.bin"
+    fail "a slow head or a silent handshake over TLS: $(cat "$T/guard.out")"
+[ "$(timed_out)" = $((timed_out0 + 2)) ] ||
+    fail "timed out: $(timed_out), $timed_out0 before the two"
+head -c 2000000 /dev/zero >"$T/big.bin"
 r=$(tcp POST "/ingest?name=big.cpu&format=pprof" -H "Authorization: Bearer $WTOKEN" \
     --data-binary @"$T/big.bin")
 [ "$(status_of "$r")" = 413 ] || fail "2 MB over TLS with max-body 1M: ${r:0:300}"
 [ "$(tcp GET /v1/health | tail -n 1)" = 200 ] || fail "health after the guard's refusals"
-ok "over TLS the guard holds: a silent handshake and a trickled head cut by header-timeout, a body past max-body 413"
+ok "over TLS the guard holds: a silent handshake and a trickled head cut by header-timeout ($(cat "$T/guard.out")), a body past max-body 413"
 
 # 4. Credentials.  A write route: /ingest and the Connect push.
 python3 "$TESTS_DIR/tools/pyroscope_body.py" push "$T/p.bin" \
@@ -306,8 +325,16 @@ ok "SIGHUP: new connections see the replaced certificate ($old -> $new -> $old);
 
 # SIGTERM with a TLS connection idle after a request, one half through a
 # request head and one that never began its handshake: profd exits 0.
+# header-timeout an hour first (a reload), so that none of the three is
+# cut before the SIGTERM; they are held until profd closes them.
+sed -i 's/^header-timeout = .*/header-timeout = 3600/' "$T/profd.conf"
+reloads() { grep -c "SIGHUP: settings read again" "$T/profd.log" || true; }
+reloads0=$(reloads)
+kill -HUP "$PROFD_PID"
+reloaded() { [ "$(reloads)" -gt "$reloads0" ]; }
+wait_until "the reload" reloaded
 python3 - "$PORT" "$TLS/ca.pem" >"$T/held.out" 2>&1 <<'PY' &
-import socket, ssl, sys, time
+import socket, ssl, sys
 port, ca = int(sys.argv[1]), sys.argv[2]
 ctx = ssl.create_default_context(cafile=ca)
 idle = ctx.wrap_socket(socket.create_connection(("127.0.0.1", port)), server_hostname="localhost")
@@ -317,12 +344,21 @@ half = ctx.wrap_socket(socket.create_connection(("127.0.0.1", port)), server_hos
 half.sendall(b"POST /ingest HTTP/1.1\r\nHost: x\r\n")
 raw = socket.create_connection(("127.0.0.1", port))
 print("held", flush=True)
-time.sleep(30)
+for c in (idle, half, raw):
+    try:
+        while c.recv(4096):
+            pass
+    except (ConnectionResetError, ssl.SSLError):
+        pass
+print("closed by profd", flush=True)
 PY
 HELD=$!
 wait_until "the connections held" has -x held "$T/held.out"
 has -x "HTTP/1.1 200 OK" "$T/held.out" || fail "the idle connection's request: $(cat "$T/held.out")"
+conns() { api GET /v1/status | sed '$d' | json 'j["tcp"]["connections"]'; }
+three() { [ "$(conns)" = 3 ]; }
+wait_until "profd to have the three connections" three
 stop_profd
-kill "$HELD" 2>/dev/null || true
-wait "$HELD" 2>/dev/null || true
+wait "$HELD" || fail "the holder: $(cat "$T/held.out")"
+has -x "closed by profd" "$T/held.out" || fail "the holder: $(cat "$T/held.out")"
 ok "SIGTERM with TLS connections idle, half a head and before the handshake: a clean exit"

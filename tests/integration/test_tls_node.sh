@@ -9,7 +9,7 @@ need_pyroscope_node
 tls_ca ca
 tls_cert srv ca
 PORT=$(free_port)
-TOKEN=node-$RANDOM$RANDOM-0123456789abcdef
+TOKEN='node-writer-0123456789abcdef'
 printf 'tcp-auth-token = %s\n' "$TOKEN" >"$T/profd.conf"
 "$PROFD" --foreground --config "$T/profd.conf" --spool none --socket "$SOCK" \
     --db "$DB" --listen-tcp "127.0.0.1:$PORT" --tls-cert "$TLS/srv.pem" \
@@ -20,10 +20,14 @@ wait_health "$SOCK"
 NODE_EXTRA_CA_CERTS="$TLS/ca.pem" node "$TESTS_DIR/tools/pyroscope_node.js" \
     "$PYRO_NODE_DIR" "https://localhost:$PORT" nodetls "$TOKEN" 3 \
     >"$T/run.json" 2>"$T/node.err" || fail "the node program failed: $(cat "$T/node.err")"
-wait_until "the last profile" sh -c "curl -s --unix-socket '$SOCK' \
-    'http://localhost/v1/profiles?scope=nodetls' | grep -q wall"
-sleep 1	# the last flush
+# node exits once none of its pushes is in flight, and profd answers a
+# push once it is stored: every push answered 200 is a profile here.
+json 'len(j["pushes"]) >= 2 and set(j["pushes"]) == {200}' <"$T/run.json" |
+    has -x True || fail "the pushes: $(cat "$T/run.json")"
 api GET "/v1/profiles?scope=nodetls" | sed '$d' >"$T/profiles.json"
+n=$(json 'len(j["pushes"])' <"$T/run.json")
+[ "$(json 'len(j["profiles"])' <"$T/profiles.json")" = "$n" ] ||
+    fail "$n pushes, $(json 'len(j["profiles"])' <"$T/profiles.json") profiles"
 "$PROFCTL" top --scope nodetls --metric cpu --cum --json >"$T/cpu.json" ||
     fail "profctl top cpu"
 python3 - "$T/profiles.json" "$T/cpu.json" <<'PY' || fail "what the Node client pushed over https"
@@ -49,6 +53,8 @@ DEBUG=pyroscope node "$TESTS_DIR/tools/pyroscope_node.js" "$PYRO_NODE_DIR" \
     "https://localhost:$PORT" nodeuntrusted "$TOKEN" 2 >"$T/run2.json" 2>"$T/node2.err" || true
 has -F "Error sending data" "$T/node2.err" ||
     fail "the untrusting client did not fail to send: $(tail -5 "$T/node2.err")"
+json 'len(j["pushes"]) >= 1 and set(j["pushes"]) == {0}' <"$T/run2.json" |
+    has -x True || fail "the untrusting client's pushes: $(cat "$T/run2.json")"
 [ "$(reqs)" = "$before" ] || fail "requests reached profd without a verified certificate"
 api GET /v1/scopes | sed '$d' | json '[s["name"] for s in j["scopes"]]' >"$T/scopes"
 ! has -F nodeuntrusted "$T/scopes" ||

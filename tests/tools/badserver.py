@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""A loopback HTTP server that misbehaves on purpose, for 300 s at most.
+"""A loopback HTTP server that misbehaves on purpose, until the process
+that started it (the test) is gone.
 
     badserver.py MODE PORTFILE [CONNFILE]
 
@@ -12,9 +13,11 @@ can wait for a given client (a scrape's GET, a fleet round's POST).  MODE:
   line     answers a status line, then one header line without end;
   drip     answers a status line, then one header line a byte every
            0.3 s (never silent for long, never large: only a bound on
-           the head's whole time ends it).
-An endless answer stops after 20 s per connection (drip: 60 s).
+           the head's whole time ends it), until the client closes.
+An endless answer of headers or a line stops after 20 s per connection
+(a bound on what a client that reads it all takes in).
 """
+import os
 import socket
 import sys
 import threading
@@ -26,13 +29,11 @@ def endless(c, mode):
         c.recv(65536)
         c.sendall(b"HTTP/1.1 200 OK\r\n")
         if mode == "drip":
+            # Until the client cuts it: sendall fails then (OSError).
             c.sendall(b"X-Drip: ")
-            end = time.monotonic() + 60
-            while time.monotonic() < end:
+            while True:
                 c.sendall(b"a")
                 time.sleep(0.3)
-            c.close()
-            return
         if mode == "line":
             c.sendall(b"X-Endless: ")
         chunk = b"a" * 65536 if mode == "line" else b"X-More: yes\r\n" * 4096
@@ -70,9 +71,10 @@ def main():
     if connfile:
         open(connfile, "w").close()
     open(portfile, "w").write(str(s.getsockname()[1]))
+    # Checked each second: the test's end (or its being killed) ends it.
+    parent = os.getppid()
     s.settimeout(1)
-    end = time.monotonic() + 300
-    while time.monotonic() < end:
+    while os.getppid() == parent:
         try:
             c, _ = s.accept()
         except socket.timeout:

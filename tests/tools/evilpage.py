@@ -10,7 +10,8 @@ names 127.0.0.1, localhost and evil.test (which the browser resolves to
 GET /?fwd=P&tcp=P&web=P&label=L  the page
 POST /report?label=L             its report, saved as OUTDIR/report-L.json
 Every Cookie header a request brings is appended to OUTDIR/cookies.txt
-(cookies ignore ports: the browser sends this server profctl web's)."""
+(cookies ignore ports: the browser sends this server profctl web's).
+Serves until the process that started it (the test) is gone."""
 import http.server
 import os
 import sys
@@ -119,7 +120,9 @@ def main():
     srv.daemon_threads = True
     open(portfile, "w").write(str(srv.server_address[1]))
     threading.Thread(target=srv.serve_forever, daemon=True).start()
-    time.sleep(300)
+    parent = os.getppid()
+    while os.getppid() == parent:
+        time.sleep(1)
 
 
 if __name__ == "__main__":

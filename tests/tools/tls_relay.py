@@ -4,7 +4,9 @@
 relays each connection's bytes to 127.0.0.1:BACKEND_PORT in clear text and
 back: https in front of a server that speaks http only (the fleet test's
 ClickHouse, whose Debian build serves no https here).  Each handshake,
-done or failed, is a line on stderr.  Runs until killed."""
+done or failed, is a line on stderr, and so is the end of each connection
+whose handshake was done (either side closed it), for a test to wait on.
+Runs until killed."""
 import socket
 import ssl
 import sys
@@ -27,6 +29,7 @@ def serve(ctx, conn, backend):
     except OSError as e:
         print("tls_relay: backend: %s" % e, file=sys.stderr, flush=True)
         tls.close()
+        print("tls_relay: connection closed", file=sys.stderr, flush=True)
         return
     t = threading.Thread(target=pump, args=(up, tls), daemon=True)
     t.start()
@@ -34,6 +37,7 @@ def serve(ctx, conn, backend):
     t.join()
     tls.close()
     up.close()
+    print("tls_relay: connection closed", file=sys.stderr, flush=True)
 
 
 def main():

@@ -115,6 +115,9 @@ server_tcp_open(struct server *srv)
 	const char *host, *port;
 	struct tcp_creds creds;
 	struct error err = { 0 };
+	struct sockaddr_storage bound;
+	socklen_t bound_len;
+	char serv[NI_MAXSERV];
 	int fd = -1, one = 1, rc;
 
 	srv->tcp_fd = -1;
@@ -179,10 +182,20 @@ server_tcp_open(struct server *srv)
 		freeaddrinfo(ai);
 		return -1;
 	}
-	getnameinfo(ai->ai_addr, ai->ai_addrlen, name, sizeof name, NULL, 0,
-	    NI_NUMERICHOST);
+	/* The address bound, as /v1/status says it: port 0 asks the kernel
+	 * for a free port, and the status tells which (the tests' way to a
+	 * port no other process can take between its pick and the bind). */
+	bound_len = sizeof bound;
+	if (getsockname(fd, (struct sockaddr *)&bound, &bound_len) == -1 ||
+	    getnameinfo((struct sockaddr *)&bound, bound_len, name,
+	    sizeof name, serv, sizeof serv, NI_NUMERICHOST |
+	    NI_NUMERICSERV) != 0) {
+		getnameinfo(ai->ai_addr, ai->ai_addrlen, name, sizeof name,
+		    NULL, 0, NI_NUMERICHOST);
+		snprintf(serv, sizeof serv, "%s", port);
+	}
 	xasprintf(&srv->tcp_name, ai->ai_family == AF_INET6 ? "[%s]:%s" :
-	    "%s:%s", name, port);
+	    "%s:%s", name, serv);
 	freeaddrinfo(ai);
 	srv->tcp_fd = fd;
 	return 0;

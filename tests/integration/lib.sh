@@ -160,6 +160,14 @@ big_profile() {
 	printf '%s\n' "$f"
 }
 
+# tcp_port: the port of profd's --listen-tcp, as /v1/status says it.
+# Tests listen on 127.0.0.1:0 and ask: a port picked free beforehand may
+# be taken by another test before profd binds it.
+tcp_port() {
+	curl -sf --unix-socket "$SOCK" http://localhost/v1/status |
+	    json 'j["tcp"]["listen"].rsplit(":", 1)[1]'
+}
+
 # api METHOD PATH [curl args...]: prints the body, then the status on the
 # last line.
 api() {

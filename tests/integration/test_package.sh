@@ -11,10 +11,10 @@
 # Root only (it installs a package; CI runs as root on Debian 12).  It
 # runs in a world of its own that it makes, whatever the machine holds:
 # a mount namespace whose / is an overlay of the machine's (every write
-# lands in the test's directory, removed at exit) with /run and /tmp
-# empty, and from which any profd the machine has is taken first: an
-# installed package purged, the demo's root-owned store and spool, a
-# user or group profd.  So neither contrib/demo.sh's daemon nor an
+# lands in the test's directory, removed at exit; the tree and the build
+# are seen where they are, /tmp included) with /run empty, and from
+# which any profd the machine has is taken first: an installed package
+# purged, the demo's root-owned store and spool, a user or group profd.  So neither contrib/demo.sh's daemon nor an
 # installed profd makes it skip, and the machine's own files are never
 # touched.  In that world, the demo's state comes back first (a profd run
 # as root on its local defaults, as contrib/demo.sh starts it, with a
@@ -53,7 +53,6 @@ case ${PROFD_TEST_NS:-} in
 	mount --rbind /dev "$ROOT/dev"
 	mount --rbind /sys "$ROOT/sys"
 	mount -t tmpfs -o mode=0755 profd-test "$ROOT/run"
-	mount -t tmpfs -o mode=1777 profd-test "$ROOT/tmp"
 	# Unmounted before $T is removed: never a removal through the
 	# overlay into /dev or /proc.
 	trap 'umount -R "$ROOT" 2>/dev/null || umount -R -l "$ROOT" 2>/dev/null

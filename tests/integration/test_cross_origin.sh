@@ -14,14 +14,11 @@
 # it no API call is answered.  Skips (77) without chromium, node or npm.
 . "$(dirname "$0")/lib.sh"
 need_playwright
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 PIDS=
 trap 'kill $PIDS 2>/dev/null; cleanup' EXIT
 
-TPORT=$(free_port)
-start_profd --listen-tcp "127.0.0.1:$TPORT"
+start_profd --listen-tcp 127.0.0.1:0
+TPORT=$(tcp_port)
 python3 "$TESTS_DIR/tools/sockfwd.py" "$SOCK" "$T/fwd.port" &
 PIDS="$PIDS $!"
 mkdir -p "$T/evil"

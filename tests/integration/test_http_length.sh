@@ -8,8 +8,8 @@
 # gets its own reply.  Checked for a view, an error, a UI file (gzip and
 # not), the redirect to /ui/ and health, and with curl.
 source "$TESTS_DIR/integration/lib.sh"
-PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-start_profd --listen-tcp "127.0.0.1:$PORT"
+start_profd --listen-tcp 127.0.0.1:0
+PORT=$(tcp_port)
 "$PROFCTL" push --scope web "$FIXTURES/cpu.pprof" >/dev/null || fail "push"
 
 python3 - "$SOCK" "$PORT" <<'EOF' || fail "Content-Length"

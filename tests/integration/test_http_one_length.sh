@@ -6,8 +6,8 @@
 # nothing of it reaches a handler (nothing stored), and what followed on
 # the connection is never read as a request of its own.
 source "$TESTS_DIR/integration/lib.sh"
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-start_profd --listen-tcp "127.0.0.1:$PORT"
+start_profd --listen-tcp 127.0.0.1:0
+PORT=$(tcp_port)
 
 python3 - "$SOCK" "$PORT" <<'EOF2' || fail "heads"
 import socket, sys

@@ -10,8 +10,8 @@
 # same numbers, loaded or not.
 . "$(dirname "$0")/lib.sh"
 need_pyroscope_node
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-start_profd --listen-tcp "127.0.0.1:$PORT" --tcp-auth-token node-secret
+start_profd --listen-tcp 127.0.0.1:0 --tcp-auth-token node-secret
+PORT=$(tcp_port)
 
 node "$TESTS_DIR/tools/pyroscope_node.js" "$PYRO_NODE_DIR" \
     "http://127.0.0.1:$PORT" nodeburn node-secret 4 >"$T/run.json" ||

@@ -6,12 +6,11 @@
 # Host is answered there, while the socket still refuses a foreign one.
 . "$(dirname "$0")/lib.sh"
 BODY="$TESTS_DIR/tools/pyroscope_body.py"
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 
 # Refusals at start: not loopback without credentials, a bad address.
-PORT=$(free_port)
+# Port 0, the kernel's pick, where profd would bind: no port in use is
+# ever the reason of a refusal.
+PORT=0
 if "$PROFD" --foreground --no-config --spool none --socket "$T/x.sock" \
     --db "$T/x.db" --listen-tcp "0.0.0.0:$PORT" --tcp-basic-auth nocolon \
     >"$T/refused.log" 2>&1; then
@@ -41,7 +40,8 @@ ok "off loopback without credentials, and bad addresses: profd refuses to start"
 
 # Loopback, no credentials: ingest only, any Host.  header-timeout 11 s,
 # above the default (10 s): a head cut no sooner is cut by the one set.
-start_profd --listen-tcp "127.0.0.1:$PORT" --header-timeout 11
+start_profd --listen-tcp 127.0.0.1:0 --header-timeout 11
+PORT=$(tcp_port)
 URL="http://127.0.0.1:$PORT"
 timed_out() { api GET /v1/health | sed '$d' | json 'j["http"]["timed_out"]'; }
 timed_out0=$(timed_out)
@@ -115,7 +115,7 @@ stop_profd
 # (clear text allowed by tcp-insecure: test_tls.sh tests TLS).
 TOKEN='tok-test-0123456789abcdef'
 cat >"$T/profd.conf" <<CONF
-listen-tcp = 0.0.0.0:$PORT
+listen-tcp = 0.0.0.0:0
 tcp-insecure = yes
 tcp-auth-token = $TOKEN
 tcp-basic-auth = agent:pa:ss word
@@ -124,6 +124,9 @@ CONF
     --db "$DB" >>"$T/profd.log" 2>&1 &
 PROFD_PID=$!
 wait_health "$SOCK"
+# A new start, a new port (a reload keeps it: checked below).
+PORT=$(tcp_port)
+URL="http://127.0.0.1:$PORT"
 at() { printf '/ingest?name=authapp.cpu&from=%s&until=%s' "$1" $(($1 + 10)); }
 q=$(at 1700000000)
 for creds in "" "-H Authorization:" "-H Authorization:Bearer" \

@@ -23,14 +23,13 @@ protoc -I "$TESTS_DIR/tools/proto" --include_imports \
 detached_pid=
 trap 'kill "$detached_pid" 2>/dev/null || true; cleanup' EXIT
 . "$(dirname "$0")/tls-lib.sh"
-PORT=$(free_port)
 # Grafana's way in: https on the TCP listener with a reader's token (the
 # writers' token would be refused: test_tls.sh).
 tls_ca ca
 tls_cert server ca
 READ_TOKEN=reader-0123456789abcdef
 "$PROFD" --no-config --spool none --socket "$SOCK" --db "$DB" \
-    --listen-tcp "127.0.0.1:$PORT" --tls-cert "$TLS/server.pem" \
+    --listen-tcp 127.0.0.1:0 --tls-cert "$TLS/server.pem" \
     --tls-key "$TLS/server.key" --tcp-read-token "$READ_TOKEN" \
     --tcp-auth-token writer-0123456789abcdef >>"$T/profd.log" 2>&1 ||
 	fail "profd did not detach"
@@ -38,6 +37,7 @@ wait_until "profd to answer" curl -sf --unix-socket "$SOCK" \
     http://localhost/v1/health -o /dev/null
 detached_pid=$(curl -s --unix-socket "$SOCK" http://localhost/v1/status |
     json 'j["pid"]')
+PORT=$(tcp_port)
 
 # Four minutes of pushes, half an hour ago: svc-a's CPU (env=prod),
 # svc-b's heap (env=stg) and one CPU profile of svc-b (env=dev).

@@ -21,7 +21,6 @@
 tls_ca ca
 tls_cert srv ca
 tls_cert other ca
-PORT=$(free_port)
 run_refused() {	# run_refused WHAT MESSAGE FLAGS...: profd must not start
 	local what=$1 msg=$2
 	shift 2
@@ -34,8 +33,9 @@ run_refused() {	# run_refused WHAT MESSAGE FLAGS...: profd must not start
 	[ ! -e "$T/x.sock" ] || fail "$what: a refused start left a socket"
 }
 
-# 1. Refusals at start.
-L=(--listen-tcp "127.0.0.1:$PORT")
+# 1. Refusals at start.  Port 0, the kernel's pick, where profd would
+#    bind: no port in use is ever the reason of a refusal.
+L=(--listen-tcp 127.0.0.1:0)
 run_refused "tls-cert alone" "tls-cert is set without tls-key" \
     "${L[@]}" --tls-cert "$TLS/srv.pem"
 run_refused "tls-key alone" "tls-key is set without tls-cert" \
@@ -52,18 +52,19 @@ run_refused "a certificate that is not PEM" \
     "${L[@]}" --tls-cert "$TLS/junk.pem" --tls-key "$TLS/srv.key"
 printf 'tcp-auth-token = %s\n' "w-any-0123456789abcdef" >"$T/any.conf"
 run_refused "0.0.0.0 in clear text" "set tls-cert and tls-key" \
-    --config "$T/any.conf" --listen-tcp "0.0.0.0:$PORT"
+    --config "$T/any.conf" --listen-tcp 0.0.0.0:0
 # With tcp-insecure it starts (then stops), and with TLS too.
 for extra in "--tcp-insecure" "--tls-cert $TLS/srv.pem --tls-key $TLS/srv.key"; do
 	: >"$T/y.log"
 	"$PROFD" --foreground --config "$T/any.conf" --spool none \
-	    --socket "$T/y.sock" --db "$T/y.db" --listen-tcp "0.0.0.0:$PORT" \
+	    --socket "$T/y.sock" --db "$T/y.db" --listen-tcp 0.0.0.0:0 \
 	    $extra >"$T/y.log" 2>&1 &
 	PROFD_PID=$!
 	wait_health "$T/y.sock"
+	yport=$(SOCK="$T/y.sock" tcp_port)	# this profd's socket, not $SOCK
 	case $extra in
-	--tcp-insecure) want="0.0.0.0:$PORT for Pyroscope agents and readers (clear text, no TLS; credentials required)" ;;
-	*) want="0.0.0.0:$PORT for Pyroscope agents and readers (TLS, certificate CN=localhost" ;;
+	--tcp-insecure) want="0.0.0.0:$yport for Pyroscope agents and readers (clear text, no TLS; credentials required)" ;;
+	*) want="0.0.0.0:$yport for Pyroscope agents and readers (TLS, certificate CN=localhost" ;;
 	esac
 	has -F "$want" "$T/y.log" || fail "$extra: $(cat "$T/y.log")"
 	stop_profd
@@ -76,7 +77,7 @@ ok "refused: one of tls-cert/tls-key, unreadable, mismatched or non-PEM files, 0
 WTOKEN='w-writer-0123456789abcdef'
 RTOKEN='r-reader-0123456789abcdef'
 cat >"$T/profd.conf" <<CONF
-listen-tcp = 127.0.0.1:$PORT
+listen-tcp = 127.0.0.1:0
 tls-cert = $TLS/live.pem
 tls-key = $TLS/live.key
 tcp-auth-token = $WTOKEN
@@ -92,6 +93,7 @@ cp "$TLS/srv.key" "$TLS/live.key"
     --db "$DB" >>"$T/profd.log" 2>&1 &
 PROFD_PID=$!
 wait_health "$SOCK"
+PORT=$(tcp_port)
 has -F "listening on TCP 127.0.0.1:$PORT for Pyroscope agents and readers (TLS, certificate CN=localhost, serial $(tls_serial "$TLS/srv.pem")" \
     "$T/profd.log" || fail "the start line: $(cat "$T/profd.log")"
 URL="https://127.0.0.1:$PORT"

@@ -8,14 +8,14 @@
 need_pyroscope_node
 tls_ca ca
 tls_cert srv ca
-PORT=$(free_port)
 TOKEN='node-writer-0123456789abcdef'
 printf 'tcp-auth-token = %s\n' "$TOKEN" >"$T/profd.conf"
 "$PROFD" --foreground --config "$T/profd.conf" --spool none --socket "$SOCK" \
-    --db "$DB" --listen-tcp "127.0.0.1:$PORT" --tls-cert "$TLS/srv.pem" \
+    --db "$DB" --listen-tcp 127.0.0.1:0 --tls-cert "$TLS/srv.pem" \
     --tls-key "$TLS/srv.key" >>"$T/profd.log" 2>&1 &
 PROFD_PID=$!
 wait_health "$SOCK"
+PORT=$(tcp_port)
 
 NODE_EXTRA_CA_CERTS="$TLS/ca.pem" node "$TESTS_DIR/tools/pyroscope_node.js" \
     "$PYRO_NODE_DIR" "https://localhost:$PORT" nodetls "$TOKEN" 3 \

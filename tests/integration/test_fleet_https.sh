@@ -24,14 +24,15 @@ tls_cert wrongname ca "DNS:clickhouse.example"
 ch_start a
 HTTP_PORT=$(cat "$T/ch-a/http_port")
 RELAY_PIDS=()
-relay() {	# relay NAME CERT: https on a new port, in $T/relay-NAME.port
-	local port
-	port=$(free_port)
+# relay NAME CERT: https on a port the relay binds itself (0: no other
+# process can take it between a pick and the bind), in $T/relay-NAME.port.
+relay() {
 	python3 "$TESTS_DIR/tools/tls_relay.py" "$TLS/$2.pem" "$TLS/$2.key" \
-	    "$port" "$HTTP_PORT" >"$T/relay-$1.log" 2>&1 &
+	    0 "$HTTP_PORT" >"$T/relay-$1.log" 2>&1 &
 	RELAY_PIDS+=($!)
-	echo "$port" >"$T/relay-$1.port"
 	wait_until "the relay $1" has -F listening "$T/relay-$1.log"
+	sed -n 's/^tls_relay: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' \
+	    "$T/relay-$1.log" >"$T/relay-$1.port"
 }
 relay_cleanup() {
 	local pid

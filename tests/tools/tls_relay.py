@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """tls_relay.py CERT KEY PORT BACKEND_PORT: a TLS server on 127.0.0.1:PORT
+(0: a free port, which its "listening on" line names)
 (TLS 1.2 and later, the PEM certificate chain CERT and its key KEY) that
 relays each connection's bytes to 127.0.0.1:BACKEND_PORT in clear text and
 back: https in front of a server that speaks http only (the fleet test's
@@ -50,7 +51,8 @@ def main():
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     ls.bind(("127.0.0.1", port))
     ls.listen(64)
-    print("tls_relay: listening on 127.0.0.1:%d" % port, flush=True)
+    print("tls_relay: listening on 127.0.0.1:%d" % ls.getsockname()[1],
+          flush=True)
     while True:
         conn, _ = ls.accept()
         threading.Thread(target=serve, args=(ctx, conn, backend),

@@ -32,13 +32,17 @@ PROFD="$T/profd-limited" start_profd --config "$T/profd.conf" \
 	fail "push"
 
 # One connection in, then the rest of the descriptors taken by held
-# connections, then the fleet view asked on the first.
+# connections; on the first (it needs no descriptor), profd's counts are
+# read until the shipper and the scraper have each failed twice since
+# descriptors ran out (the second try began after the first had ended,
+# so with none left), then the fleet view is asked.
 python3 - "$SOCK" >"$T/view.out" 2>&1 <<'EOF' || fail "view: $(cat "$T/view.out")"
-import socket, sys, time
+import json, socket, sys, time
 path = sys.argv[1]
-def conn():
+HANG_S = 300		# a bound against a hang, not a speed check
+def conn(timeout):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(10)
+    s.settimeout(timeout)
     s.connect(path)
     return s
 def reply(s):
@@ -54,20 +58,39 @@ def reply(s):
     while len(body) < n:
         body += s.recv(65536)
     return head.split(b"\r\n")[0], body
-a = conn()
-a.sendall(b"GET /v1/health HTTP/1.1\r\nHost: localhost\r\n\r\n")
-print(reply(a)[0])
+def get(s, what):
+    s.sendall(b"GET %s HTTP/1.1\r\nHost: localhost\r\n\r\n" % what)
+    return reply(s)
+def until(what, pred):
+    end = time.monotonic() + HANG_S
+    while True:
+        v = pred()
+        if v:
+            return v
+        if time.monotonic() > end:
+            sys.exit("gave up waiting for " + what)
+        time.sleep(0.02)
+a = conn(HANG_S)
+print(get(a, b"/v1/health")[0])
 held = []
 for _ in range(120):
     try:
-        h = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        h.settimeout(2)
-        h.connect(path)
+        h = conn(2)
         h.sendall(b"GET /v1/he")
     except OSError:
         break
     held.append(h)
-time.sleep(1)		# the shipper and the scraper fail meanwhile too
+until("a failed accept", lambda: json.loads(get(a, b"/v1/health")[1])
+      ["http"]["accept_errors"] > 0)
+def failures():
+    j = json.loads(get(a, b"/v1/status")[1])
+    return (j["fleet"]["failures"],
+            j["scrape"][0]["profiles"][0]["failures"])
+f0, s0 = failures()
+until("two failures each of the shipper and the scraper",
+      lambda: (lambda f, s: f >= f0 + 2 and s >= s0 + 2)(*failures()))
+print("out of descriptors: the shipper failed %d times, the scraper %d" %
+      tuple(n - n0 for n, n0 in zip(failures(), (f0, s0))))
 a.sendall(b"GET /v1/top?scope=web&fleet=1 HTTP/1.1\r\nHost: localhost\r\n\r\n")
 line, body = reply(a)
 print(line, body)

@@ -1,6 +1,7 @@
 # Nothing lost, nothing counted twice: profd is killed with SIGKILL at
-# several moments of spool imports (while a large Perfetto trace is being
-# read, and at random), restarted each time, and at the end every file is
+# a fixed list of moments of spool imports (at the start, while a large
+# Perfetto trace is being read, inside an import held by the test, after
+# files are stored), restarted each time, and at the end every file is
 # gone from the spool, none is in failed/, each profile is stored exactly
 # once and its totals are one copy's: the fixtures' those of go tool pprof
 # (tests/fixtures/expected), the trace's those of the same file pushed.
@@ -33,37 +34,97 @@ kill_hard() {
 	PROFD_PID=
 }
 
-# The trace is being read (or already gone: a machine fast enough).
-trace_reading() {
-	[ -e "$SP/trace/big.pftrace" ] || return 0
-	status_field '(j["importing"] or {}).get("what", "").endswith("/trace/big.pftrace") and (j["importing"]["bytes_read"] or 0) > 0' |
-	    has -x True
-}
-
+# note_kill WHEN: SIGKILL, saying what was in flight.
 kills=0
 mid=0
 note_kill() {
-	if [ "$(status_field 'j["importing"] is not None')" = True ]; then
-		mid=$((mid + 1))
-	fi
+	local at
+	at=$(status_field '"%s, %s of %s bytes read" % (j["importing"]["what"], j["importing"]["bytes_read"], j["importing"]["bytes"]) if j["importing"] else "no import"')
+	[ "$at" = "no import" ] || mid=$((mid + 1))
 	kill_hard
 	kills=$((kills + 1))
+	echo "kill $kills, $1: $at"
 }
 
-# Killed while the trace is being read.
-for _ in 1 2 3; do
+# The kills land at events, not after a delay: the list below covers what
+# random delays aimed at, the same on every run.  Where a machine is fast
+# enough to be past an event before it is seen (the trace stored before a
+# third of it is seen read), the kill lands later; it is counted all the
+# same, and the end state must be the same.
+
+# trace_read FRACTION: more than FRACTION of the trace has been read by
+# the import in flight (or the trace is stored already).
+trace_read() {
+	[ -e "$SP/trace/big.pftrace" ] || return 0
+	status_field "(lambda i: i.get('what', '').endswith('/trace/big.pftrace') and (i['bytes_read'] or 0) > $1 * (i['bytes'] or 0))(j['importing'] or {})" |
+	    has -x True
+}
+
+# At the start: as soon as /v1/health answers, whatever the spool does.
+start_profd --spool "$SP"
+note_kill "at the start"
+# While the trace is being read: its first bytes, a third, two thirds.
+for f in 0 0.33 0.67; do
 	start_profd --spool "$SP"
-	wait_until "the trace's import" trace_reading
-	sleep "0.$((RANDOM % 10))"
-	note_kill
+	wait_until "the trace's import past $f of it" trace_read "$f"
+	note_kill "the trace read past $f of it"
 done
-# Killed at random moments, from right after the start on.
-for _ in 1 2 3 4; do
-	start_profd --spool "$SP"
-	sleep "$((RANDOM % 3)).$((RANDOM % 10))"
-	note_kill
-done
+
+# Inside an import, before it writes: the store's write lock is held by
+# the test (BEGIN IMMEDIATE) from before the start, so the spool's first
+# import waits for it inside its job, in flight until the kill.  (It waits
+# 5 s, then the spool tries the file again after a pause: in flight while
+# the lock is held means waiting for it.)
+python3 - "$DB" "$T" <<'EOF' &
+import os, sqlite3, sys, time
+db, t = sys.argv[1:]
+c = sqlite3.connect(db, isolation_level=None, timeout=300)
+c.execute("BEGIN IMMEDIATE")
+open(os.path.join(t, "locked"), "w").close()
+# Until told, or until the test is gone (it failed and cleaned up).
+end = time.monotonic() + 300
+while (not os.path.exists(os.path.join(t, "unlock")) and
+       os.path.exists(t) and time.monotonic() < end):
+    time.sleep(0.05)
+c.execute("ROLLBACK")
+EOF
+locker=$!
+wait_until "the store's write lock" test -e "$T/locked"
+start_profd --spool "$SP"
+# (The trace's, unless it is stored already.)
+held_import() {
+	[ "$(status_field 'j["importing"] is not None')" = True ] ||
+	    [ -z "$(pending "$SP")" ]
+}
+wait_until "the held import" held_import
+note_kill "an import held"
+touch "$T/unlock"
+wait "$locker" || fail "the lock holder failed"
+
+# After files are stored: the trace (its file gone: after the commit and
+# the removal), then two more in the next run.
+start_profd --spool "$SP"
+wait_until "the trace stored" test ! -e "$SP/trace/big.pftrace"
+note_kill "the trace stored"
+two_more() {
+	[ -z "$(pending "$SP")" ] ||
+	    [ "$(status_field 'j["imports"]["spool"]["done"] >= 2')" = True ]
+}
+start_profd --spool "$SP"
+wait_until "two files stored" two_more
+note_kill "two more files stored"
 ok "killed $kills times, $mid of them during an import"
+
+# Between the commit and the removal a kill leaves the file in the spool
+# and its profile stored: no event of profd's marks that moment, so the
+# state is made as it would be left, a copy of a stored file put back
+# (old enough for the listing to take it), for the check below.
+start_profd --spool "$SP"
+wait_until "the spool to drain" spool_idle "$SP"
+kill_hard
+cp "$FIXTURES/cpu.pprof" "$SP/fx-cpu/.cpu.pprof"
+touch -d '-1 min' "$SP/fx-cpu/.cpu.pprof"
+mv "$SP/fx-cpu/.cpu.pprof" "$SP/fx-cpu/cpu.pprof"
 
 start_profd --spool "$SP"
 wait_until "the spool to drain" spool_idle "$SP"

@@ -5,11 +5,12 @@
 #    /run, /var/lib and /var/spool are empty: the system paths, untouched);
 #  - in the foreground (as systemd's unit and the other tests run it);
 #  - socket-activated (systemd-socket-activate holds the socket).
-# In each: a profile of more than 25 MB imports, 200 distinct pushes keep
-# the WAL under 32 MB, SIGTERM ends the process within 10 s, the store is
-# whole (PRAGMA integrity_check), and a restart finds every profile.
-# A detached profd that started its checkpoint thread before detaching
-# hung on the first large import and on SIGTERM (issue 24).
+# In each: a profile of more than 25 MB imports, SIGTERM ends the process
+# (cutting nothing short), the store is whole (PRAGMA integrity_check), and
+# a restart finds every profile; detached, 200 distinct pushes keep the
+# WAL under 32 MB as well.  A detached profd that started its checkpoint
+# thread before detaching hung on the first large import and on SIGTERM
+# (issue 24).
 if [ "$(id -u)" = 0 ] && [ -z "${PROFD_TEST_NS:-}" ]; then
 	command -v unshare >/dev/null ||
 	    { echo "skip: no unshare (util-linux)"; exit 77; }
@@ -59,54 +60,77 @@ check_store() {
 }
 
 count_profiles() {
-	api GET "/v1/profiles?scope=$1" | sed '$d' | json 'len(j["profiles"])'
+	local r
+	r=$(api GET "/v1/profiles?scope=$1")
+	case $(status_of "$r") in
+	200) body_of "$r" | json 'len(j["profiles"])' ;;
+	404) echo 0 ;;
+	*) fail "GET /v1/profiles?scope=$1: $r" ;;
+	esac
 }
 
-# exercise MODE PID: the large import, 200 pushes with the WAL watched,
-# then SIGTERM, timed.
+# exercise MODE PID [wal]: the large import, then (with wal) 200 pushes
+# with the WAL watched, then SIGTERM.
 exercise() {
-	local mode=$1 pid=$2 out i wal max=0 t0 ms
+	local mode=$1 pid=$2 out i wal max=0 at
 	out=$(timeout 600 "$PROFCTL" --socket "$SOCK" push "$BIG" \
 	    --scope big 2>&1) || fail "$mode: push of the large profile: $out"
 	case $out in *"stored as profile"*) ;; *) fail "$mode: $out" ;; esac
 	ok "$mode: the $big_bytes-byte profile imported"
-	for i in $(seq -f %03g 0 199); do
-		out=$(timeout 120 "$PROFCTL" --socket "$SOCK" push \
-		    "$T/small/$i.folded" --scope small 2>&1) ||
-		    fail "$mode: push $i: $out"
-		wal=$(stat -c %s "$DB-wal" 2>/dev/null || echo 0)
-		[ "$wal" -le "$max" ] || max=$wal
-		[ "$wal" -lt "$WAL_MAX" ] ||
-		    fail "$mode: the WAL is $wal bytes after push $i"
-	done
-	ok "$mode: 200 pushes, the WAL at most $max bytes"
-	t0=$(date +%s%N)
-	kill -TERM "$pid"
-	while kill -0 "$pid" 2>/dev/null; do
-		[ $(($(date +%s%N) - t0)) -lt 30000000000 ] ||
-		    fail "$mode: profd still runs 30 s after SIGTERM"
-		sleep 0.02
-	done
-	ms=$((($(date +%s%N) - t0) / 1000000))
-	[ "$ms" -le 10000 ] || fail "$mode: SIGTERM took $ms ms"
+	if [ "${3:-}" = wal ]; then
+		for i in $(seq -f %03g 0 199); do
+			out=$(timeout 120 "$PROFCTL" --socket "$SOCK" push \
+			    "$T/small/$i.folded" --scope small 2>&1) ||
+			    fail "$mode: push $i: $out"
+			wal=$(stat -c %s "$DB-wal" 2>/dev/null || echo 0)
+			[ "$wal" -le "$max" ] || max=$wal
+			[ "$wal" -lt "$WAL_MAX" ] ||
+			    fail "$mode: the WAL is $wal bytes after push $i"
+		done
+		ok "$mode: 200 pushes, the WAL at most $max bytes"
+	fi
+	at=$(stat -c %s "$T/profd.log" 2>/dev/null || echo 0)
+	stop_pid "$mode" "$pid"
+	# A detached profd logs to syslog: its log is not the test's.
+	if [ "$mode" != detached ]; then
+		tail -c +$((at + 1)) "$T/profd.log" >"$T/stop.log"
+		has 'signal 15: stopping within' "$T/stop.log" &&
+		    has -x '.*stopped' "$T/stop.log" ||
+		    fail "$mode: the log does not say profd stopped on SIGTERM: $(cat "$T/stop.log")"
+		! has -e 'cutting short' -e 'shutdown deadline' "$T/stop.log" ||
+		    fail "$mode: SIGTERM cut work short: $(cat "$T/stop.log")"
+	fi
 	check_store "$mode"
-	ok "$mode: SIGTERM ended profd in $ms ms; integrity_check ok"
+	ok "$mode: SIGTERM ended profd, nothing cut short; integrity_check ok"
 }
 
-# expect_all MODE N_DEMO: after a restart every profile is there.
+# stop_pid MODE PID: SIGTERM, then until the process is gone.  Nothing
+# runs at the signal (every push was answered): profd stops at once,
+# cutting nothing short, and its shutdown-timeout (10 s) never comes into
+# it.  How long the close after that takes (the WAL's last checkpoint; a
+# sanitizer build's leak scan on a loaded machine) is no promise of the
+# design, so no clock is read: the bound is against a hang (issue 24's
+# detached profd never exited), and where the log is the test's, it must
+# say that profd stopped with nothing cut short (exercise), the exit
+# status 0 (the caller's wait; the shutdown deadline's is 1).
+stop_pid() {
+	local end=$((SECONDS + 300))
+	kill -TERM "$2"
+	while kill -0 "$2" 2>/dev/null; do
+		[ "$SECONDS" -le "$end" ] ||
+		    fail "$1: profd still runs 300 s after SIGTERM"
+		sleep 0.02
+	done
+}
+
+# expect_all MODE N_SMALL: after a restart every profile is there.
 expect_all() {
 	local n
 	n=$(count_profiles big)
 	[ "$n" = 1 ] || fail "$1: $n large profiles after the restart"
 	n=$(count_profiles small)
-	[ "$n" = 200 ] || fail "$1: $n of 200 pushed profiles after the restart"
-	ok "$1: after a restart, all 201 profiles are there"
-}
-
-# stop_detached PID: SIGTERM, then wait (it is not our child).
-stop_detached() {
-	kill -TERM "$1" 2>/dev/null || return 0
-	while kill -0 "$1" 2>/dev/null; do sleep 0.02; done
+	[ "$n" = "$2" ] || fail "$1: $n of $2 pushed profiles after the restart"
+	ok "$1: after a restart, every profile is there ($(($2 + 1)))"
 }
 
 # 1. Detached, as the README's demo starts it.
@@ -137,12 +161,18 @@ has 'runtime\.' "$T/demo.out" || fail "demo's top: $(cat "$T/demo.out")"
 # The demo waits for profd to return: it ended, so profd detached.
 pid=$(status_pid) || fail "no pid in /v1/status"
 ok "detached: contrib/demo.sh started profd (pid $pid) on $SOCK and printed its top"
-exercise detached "$pid"
+# The WAL's bound is checked here only: what keeps it (the checkpoint
+# thread) is what issue 24 broke, in a detached profd alone (started
+# before daemon(3), the thread was not in the detached process).  In the
+# foreground and socket-activated, the thread starts as in every other
+# test, and test_store_wal checks the bound there; 200 pushes more per mode
+# cost a minute of a sanitizer run.
+exercise detached "$pid" wal
 "$PROFD"			# as the demo starts it again
 pid=$(status_pid) || fail "the restarted detached profd does not answer"
-expect_all detached
+expect_all detached 200
 [ "$(count_profiles demo)" = 1 ] || fail "detached: the demo's profile"
-stop_detached "$pid"
+stop_pid "detached, second stop" "$pid"
 check_store "detached, second stop"
 trap cleanup EXIT
 
@@ -154,7 +184,7 @@ exercise foreground "$PROFD_PID"
 wait "$PROFD_PID" || fail "foreground: profd exited non-zero on SIGTERM"
 PROFD_PID=
 start_profd
-expect_all foreground
+expect_all foreground 0
 stop_profd
 
 # 3. Socket-activated: the first connection starts profd on the socket
@@ -174,7 +204,7 @@ exercise activated "$PROFD_PID"
 wait "$PROFD_PID" || fail "activated: profd exited non-zero on SIGTERM"
 PROFD_PID=
 start_activated
-expect_all activated
+expect_all activated 0
 has 'socket activation' "$T/profd.log" ||
 	fail "profd did not say it used the activated socket"
 stop_profd

@@ -96,14 +96,10 @@ c.close()
 print("ok: READY=1 with STATUS=%r; the socket answers" % f["STATUS"])
 
 # 200 ms watchdog: a ping every 100 ms; that they keep coming is the
-# check, not how many fit in a time window.
-t0 = time.monotonic()
-pings = 0
-while pings < 4:
+# check, not how many fit in a time window (nor how long 4 took).
+for _ in range(4):
     recv_until(lambda m: "WATCHDOG" in fields(m), 60, "WATCHDOG=1")
-    pings += 1
-el = time.monotonic() - t0
-print("ok: 4 WATCHDOG=1 pings (in %.2fs)" % el)
+print("ok: 4 WATCHDOG=1 pings")
 
 r = subprocess.run([profctl, "--socket", sock_path, "push", cpu,
                     "--scope", "sd"], capture_output=True, text=True)
@@ -116,10 +112,10 @@ print("ok: STATUS=%r after an import" % fields(m)["STATUS"])
 p.send_signal(signal.SIGTERM)
 recv_until(lambda m: fields(m).get("STOPPING") == "1", 60, "STOPPING=1")
 try:
-    rc = p.wait(30)
+    rc = p.wait(300)
 except subprocess.TimeoutExpired:
     p.kill()
-    die("profd did not exit after SIGTERM")
+    die("profd did not exit within 300 s of SIGTERM")
 if rc != 0:
     die("profd exited %d after SIGTERM" % rc)
 if os.path.exists(sock_path):

@@ -36,46 +36,16 @@ PROFD="$T/profd-limited" start_profd --config "$T/profd.conf" \
 # read until the shipper and the scraper have each failed twice since
 # descriptors ran out (the second try began after the first had ended,
 # so with none left), then the fleet view is asked.
-python3 - "$SOCK" >"$T/view.out" 2>&1 <<'EOF' || fail "view: $(cat "$T/view.out")"
-import json, socket, sys, time
+PYTHONPATH="$TESTS_DIR/tools" python3 - "$SOCK" >"$T/view.out" 2>&1 <<'EOF' || fail "view: $(cat "$T/view.out")"
+import json, sys
+from sockhttp import connect, get, reply, until
 path = sys.argv[1]
-HANG_S = 300		# a bound against a hang, not a speed check
-def conn(timeout):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(timeout)
-    s.connect(path)
-    return s
-def reply(s):
-    buf = b""
-    while b"\r\n\r\n" not in buf:
-        d = s.recv(65536)
-        if not d:
-            sys.exit("closed before a reply: %r" % buf)
-        buf += d
-    head, body = buf.split(b"\r\n\r\n", 1)
-    n = int([l.split(b":")[1] for l in head.split(b"\r\n")
-             if l.lower().startswith(b"content-length:")][0])
-    while len(body) < n:
-        body += s.recv(65536)
-    return head.split(b"\r\n")[0], body
-def get(s, what):
-    s.sendall(b"GET %s HTTP/1.1\r\nHost: localhost\r\n\r\n" % what)
-    return reply(s)
-def until(what, pred):
-    end = time.monotonic() + HANG_S
-    while True:
-        v = pred()
-        if v:
-            return v
-        if time.monotonic() > end:
-            sys.exit("gave up waiting for " + what)
-        time.sleep(0.02)
-a = conn(HANG_S)
+a = connect(path)
 print(get(a, b"/v1/health")[0])
 held = []
 for _ in range(120):
     try:
-        h = conn(2)
+        h = connect(path, 2)
         h.sendall(b"GET /v1/he")
     except OSError:
         break

@@ -18,41 +18,19 @@ PROFD="$T/profd-limited" start_profd --max-connections 1000 \
 # while they fail.  Until it says N: each of them would have been a line
 # in the log before.
 N=10
-python3 - "$SOCK" "$T" "$N" >"$T/watch.out" 2>&1 <<'EOF' &
-import json, os, socket, sys, time
+PYTHONPATH="$TESTS_DIR/tools" python3 - "$SOCK" "$T" "$N" >"$T/watch.out" 2>&1 <<'EOF' &
+import json, os, sys
+from sockhttp import connect, get, until
 path, t, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-HANG_S = 300		# a bound against a hang, not a speed check
-a = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-a.settimeout(HANG_S)
-a.connect(path)
+a = connect(path)
 def health():
-    a.sendall(b"GET /v1/health HTTP/1.1\r\nHost: localhost\r\n\r\n")
-    buf = b""
-    while b"\r\n\r\n" not in buf:
-        d = a.recv(65536)
-        if not d:
-            sys.exit("closed before a reply: %r" % buf)
-        buf += d
-    head, body = buf.split(b"\r\n\r\n", 1)
-    k = int([l.split(b":")[1] for l in head.split(b"\r\n")
-             if l.lower().startswith(b"content-length:")][0])
-    while len(body) < k:
-        body += a.recv(65536)
-    return json.loads(body)["http"]
+    return json.loads(get(a, b"/v1/health")[1])["http"]
 health()
 open(os.path.join(t, "watching"), "w").close()
-end = time.monotonic() + HANG_S
-while not os.path.exists(os.path.join(t, "held")):
-    if time.monotonic() > end:
-        sys.exit("the holder did not connect")
-    time.sleep(0.05)
-while True:
-    h = health()
-    if h["accept_errors"] >= n:
-        break
-    if time.monotonic() > end:
-        sys.exit("gave up waiting for %d failed accepts: %r" % (n, h))
-    time.sleep(0.02)
+until("the holder to connect", lambda: os.path.exists(os.path.join(t, "held")),
+      step=0.05)
+h = until("%d failed accepts" % n,
+          lambda: (lambda h: h if h["accept_errors"] >= n else None)(health()))
 print("%d failed accepts, accepting paused: %s" % (h["accept_errors"],
                                                    h["accept_paused"]))
 EOF

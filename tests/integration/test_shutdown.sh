@@ -22,6 +22,7 @@ BIG=$(big_profile)
 # run, sends the signal(s), waits for the exit.  Prints "ok: ..." lines.
 cat >"$T/drive.py" <<'EOF'
 import json, os, re, signal, socket, sqlite3, subprocess, sys, time
+import sockhttp
 
 profd, profctl, sock, db, log, case, big = sys.argv[1:8]
 extra = sys.argv[8:]
@@ -57,14 +58,7 @@ def get(path):
     return json.loads(data.split(b"\r\n\r\n", 1)[1])
 
 def until(what, pred):
-    end = time.monotonic() + HANG_S
-    while True:
-        v = pred()
-        if v:
-            return v
-        if time.monotonic() > end:
-            die("gave up waiting for " + what)
-        time.sleep(0.02)
+    return sockhttp.until(what, pred, fail=die)
 
 log_at = 0
 def said():
@@ -244,7 +238,8 @@ print("ok: %s: integrity_check ok, %d profile(s) stored" % (case, n))
 EOF
 
 drive() {
-	python3 "$T/drive.py" "$PROFD" "$PROFCTL" "$SOCK" "$DB" \
+	PYTHONPATH="$TESTS_DIR/tools" python3 "$T/drive.py" "$PROFD" "$PROFCTL" \
+	    "$SOCK" "$DB" \
 	    "$T/profd.log" "$@" || fail "case $1"
 }
 drive import "$BIG" --shutdown-timeout 2

@@ -187,6 +187,17 @@ json() {
 	python3 -c 'import json,sys; j=json.load(sys.stdin); r=eval(sys.argv[1]); print(r if not isinstance(r,(dict,list)) else json.dumps(r))' "$1"
 }
 
+# nprofiles SCOPE: how many profiles the scope has (0 if unknown).
+nprofiles() {
+	local r
+	r=$(api GET "/v1/profiles?scope=$1")
+	case $(status_of "$r") in
+	200) body_of "$r" | json 'len(j["profiles"])' ;;
+	404) echo 0 ;;
+	*) fail "GET /v1/profiles?scope=$1: $r" ;;
+	esac
+}
+
 # kinds_of SCOPE: "TYPE:KIND ..." of the newest profile of SCOPE, from
 # GET /v1/profiles.
 kinds_of() {

@@ -1,16 +1,5 @@
 # spool-lib.sh: what the spool tests share (sourced after lib.sh).
 
-# nprofiles SCOPE: how many profiles the scope has (0 if unknown).
-nprofiles() {
-	local r
-	r=$(api GET "/v1/profiles?scope=$1")
-	case $(status_of "$r") in
-	200) body_of "$r" | json 'len(j["profiles"])' ;;
-	404) echo 0 ;;
-	*) fail "GET /v1/profiles?scope=$1: $r" ;;
-	esac
-}
-
 # has_profiles SCOPE N: the scope has N profiles.
 has_profiles() {
 	[ "$(nprofiles "$1")" = "$2" ]

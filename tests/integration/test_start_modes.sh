@@ -59,16 +59,6 @@ check_store() {
 	[ "$r" = ok ] || fail "$1: integrity_check: $r"
 }
 
-count_profiles() {
-	local r
-	r=$(api GET "/v1/profiles?scope=$1")
-	case $(status_of "$r") in
-	200) body_of "$r" | json 'len(j["profiles"])' ;;
-	404) echo 0 ;;
-	*) fail "GET /v1/profiles?scope=$1: $r" ;;
-	esac
-}
-
 # exercise MODE PID [wal]: the large import, then (with wal) 200 pushes
 # with the WAL watched, then SIGTERM.
 exercise() {
@@ -126,9 +116,9 @@ stop_pid() {
 # expect_all MODE N_SMALL: after a restart every profile is there.
 expect_all() {
 	local n
-	n=$(count_profiles big)
+	n=$(nprofiles big)
 	[ "$n" = 1 ] || fail "$1: $n large profiles after the restart"
-	n=$(count_profiles small)
+	n=$(nprofiles small)
 	[ "$n" = "$2" ] || fail "$1: $n of $2 pushed profiles after the restart"
 	ok "$1: after a restart, every profile is there ($(($2 + 1)))"
 }
@@ -171,7 +161,7 @@ exercise detached "$pid" wal
 "$PROFD"			# as the demo starts it again
 pid=$(status_pid) || fail "the restarted detached profd does not answer"
 expect_all detached 200
-[ "$(count_profiles demo)" = 1 ] || fail "detached: the demo's profile"
+[ "$(nprofiles demo)" = 1 ] || fail "detached: the demo's profile"
 stop_pid "detached, second stop" "$pid"
 check_store "detached, second stop"
 trap cleanup EXIT

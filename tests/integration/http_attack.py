@@ -15,19 +15,14 @@ import sys
 import termios
 import time
 
-HANG_S = 300.0		# a bound against a hang, not a speed check
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "tools"))
+from sockhttp import HANG_S, connect  # noqa: E402  (one place for both)
 
 
 def fail(msg):
     print("FAIL: " + msg)
     sys.exit(1)
-
-
-def connect(path, timeout=HANG_S):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(timeout)
-    s.connect(path)
-    return s
 
 
 def read_all(s):

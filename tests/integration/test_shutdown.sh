@@ -44,18 +44,7 @@ def die(msg):
     sys.exit(1)
 
 def get(path):
-    c = socket.socket(socket.AF_UNIX)
-    c.settimeout(HANG_S)
-    c.connect(sock)
-    c.sendall(("GET %s HTTP/1.0\r\nHost: localhost\r\n\r\n" % path).encode())
-    data = b""
-    while True:
-        b = c.recv(65536)
-        if not b:
-            break
-        data += b
-    c.close()
-    return json.loads(data.split(b"\r\n\r\n", 1)[1])
+    return sockhttp.ask(sock, path)
 
 def until(what, pred):
     return sockhttp.until(what, pred, fail=die)

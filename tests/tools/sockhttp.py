@@ -3,6 +3,7 @@ with, in one place: a keep-alive connection, its replies read by their
 Content-Length, and a wait for a condition bounded against a hang (never
 a duration to wait out).  Scripts given on standard input import it with
 tests/tools on PYTHONPATH."""
+import json
 import socket
 import sys
 import time
@@ -40,6 +41,22 @@ def get(s, what):
     """GET what (bytes) on the keep-alive connection s: (status, body)."""
     s.sendall(b"GET %s HTTP/1.1\r\nHost: localhost\r\n\r\n" % what)
     return reply(s)
+
+
+def ask(path, what):
+    """GET what (str) on a connection of its own, closed after: the
+    reply's body as parsed JSON."""
+    s = connect(path)
+    s.sendall(("GET %s HTTP/1.1\r\nHost: localhost\r\nConnection: close"
+               "\r\n\r\n" % what).encode())
+    data = b""
+    while True:
+        d = s.recv(65536)
+        if not d:
+            break
+        data += d
+    s.close()
+    return json.loads(data.partition(b"\r\n\r\n")[2])
 
 
 def until(what, pred, fail=sys.exit, step=0.02):

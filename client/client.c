@@ -36,9 +36,7 @@ client_print_error(const struct http_reply *reply, const char *what)
 		if (strlen(d) > 200)
 			d[200] = '\0';
 	}
-	render_clean(e);
-	render_clean(d);
-	fprintf(stderr, "profctl: %s%s%s%s%s\n", what != NULL ? what : "",
+	termsafe_line(stderr, "profctl: %s%s%s%s%s", what != NULL ? what : "",
 	    what != NULL ? ": " : "", e, *d != '\0' ? ": " : "", d);
 	free(e);
 	free(d);
@@ -63,12 +61,12 @@ static int
 client_broken(struct client *c, int rc, char *cause)
 {
 	if (rc == HTTP_ECONNECT)
-		fprintf(stderr, "profctl: cannot connect to profd at %s: %s "
-		    "(is profd running? set --socket or PROFD_SOCKET)\n",
+		termsafe_line(stderr, "profctl: cannot connect to profd at %s: "
+		    "%s (is profd running? set --socket or PROFD_SOCKET)",
 		    http_socket(c->http), cause);
 	else
-		fprintf(stderr, "profctl: lost connection to profd at %s: %s\n",
-		    http_socket(c->http), cause);
+		termsafe_line(stderr, "profctl: lost connection to profd at "
+		    "%s: %s", http_socket(c->http), cause);
 	free(cause);
 	return PROFCTL_EXIT_USAGE;
 }
@@ -98,8 +96,8 @@ client_call_type(struct client *c, const char *method, const char *path,
 		return PROFCTL_EXIT_REFUSED;
 	}
 	if (reply->json == NULL && !raw) {
-		fprintf(stderr, "profctl: %s%sunexpected reply from profd "
-		    "(HTTP %ld, not JSON)\n", what != NULL ? what : "",
+		termsafe_line(stderr, "profctl: %s%sunexpected reply from "
+		    "profd (HTTP %ld, not JSON)", what != NULL ? what : "",
 		    what != NULL ? ": " : "", reply->status);
 		http_reply_clear(reply);
 		return PROFCTL_EXIT_REFUSED;
@@ -149,7 +147,7 @@ client_stream(struct client *c, const char *method, const char *path,
 		}
 		if (fn(arg, buf, (size_t)n, &cause) != 0) {
 			if (cause != NULL)
-				fprintf(stderr, "profctl: %s\n", cause);
+				termsafe_line(stderr, "profctl: %s", cause);
 			free(cause);
 			rc = PROFCTL_EXIT_REFUSED;
 			break;

@@ -33,7 +33,7 @@ cmd_flamegraph_fill(FILE *f, void *p)
 	char				*cause = NULL;
 
 	if (flamegraph_render(f, a->tree, &a->o, &cause) != 0) {
-		fprintf(stderr, "profctl: %s\n", cause);
+		termsafe_line(stderr, "profctl: %s", cause);
 		free(cause);
 		return PROFCTL_EXIT_REFUSED;
 	}
@@ -120,7 +120,8 @@ cmd_flamegraph_exec(struct client *c, int argc, char **argv)
 
 	if (a.diff != NULL) {
 		if ((base = json_load_file(a.diff, 0, &jerr)) == NULL) {
-			fprintf(stderr, "profctl: %s: %s\n", a.diff, jerr.text);
+			termsafe_line(stderr, "profctl: %s: %s", a.diff,
+			    jerr.text);
 			rc = PROFCTL_EXIT_USAGE;
 			goto out;
 		}

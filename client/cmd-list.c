@@ -80,10 +80,13 @@ cmd_list_exec(struct client *c, int argc, char **argv)
 		return rc;
 	if (ca.json)
 		render_json(stdout, reply.json);
-	else if (render_list(stdout, reply.json, &a.o, &cause) != 0) {
-		fprintf(stderr, "profctl: %s\n", cause);
-		free(cause);
-		rc = PROFCTL_EXIT_REFUSED;
+	else {
+		termsafe_json(reply.json);
+		if (render_list(stdout, reply.json, &a.o, &cause) != 0) {
+			termsafe_line(stderr, "profctl: %s", cause);
+			free(cause);
+			rc = PROFCTL_EXIT_REFUSED;
+		}
 	}
 	http_reply_clear(&reply);
 	return rc;

@@ -197,8 +197,8 @@ cmd_push_upload(struct client *c, FILE *f, const char *path,
 		return rc;
 	v = json_object_get(reply.json, "upload_id");
 	if (!json_is_string(v)) {
-		fprintf(stderr, "profctl: %s: unexpected reply from profd: "
-		    "no upload_id\n", path);
+		termsafe_line(stderr, "profctl: %s: unexpected reply from "
+		    "profd: no upload_id", path);
 		http_reply_clear(&reply);
 		return PROFCTL_EXIT_REFUSED;
 	}
@@ -219,7 +219,8 @@ cmd_push_upload(struct client *c, FILE *f, const char *path,
 	live->base = 0;
 	progress_clear(&live->line);
 	if (rc == PROFCTL_EXIT_OK && ferror(f)) {
-		fprintf(stderr, "profctl: %s: %s\n", path, strerror(errno));
+		termsafe_line(stderr, "profctl: %s: %s", path,
+		    strerror(errno));
 		rc = PROFCTL_EXIT_REFUSED;
 	}
 	free(buf);
@@ -299,7 +300,7 @@ cmd_push_one(struct client *c, const struct cmd_push_args *a,
 		client_watch(c, &watch);
 	if (big) {
 		if ((f = fopen(path, "rb")) == NULL) {
-			fprintf(stderr, "profctl: %s: %s\n", path,
+			termsafe_line(stderr, "profctl: %s: %s", path,
 			    strerror(errno));
 			rc = PROFCTL_EXIT_REFUSED;
 			goto out;
@@ -309,7 +310,8 @@ cmd_push_one(struct client *c, const struct cmd_push_args *a,
 		if (rc != PROFCTL_EXIT_OK)
 			goto out;
 	} else if (cmd_push_read(path, &data, &len) != 0) {
-		fprintf(stderr, "profctl: %s: %s\n", path, strerror(errno));
+		termsafe_line(stderr, "profctl: %s: %s", path,
+		    strerror(errno));
 		rc = PROFCTL_EXIT_REFUSED;
 		goto out;
 	}
@@ -346,22 +348,24 @@ cmd_push_one(struct client *c, const struct cmd_push_args *a,
 	id = json_object_get(reply.json, "profile_id");
 	samples = json_object_get(reply.json, "samples");
 	if (!json_is_integer(id)) {
-		fprintf(stderr, "profctl: %s: unexpected reply from profd: "
-		    "no profile_id\n", path);
+		termsafe_line(stderr, "profctl: %s: unexpected reply from "
+		    "profd: no profile_id", path);
 		http_reply_clear(&reply);
 		rc = PROFCTL_EXIT_REFUSED;
 		goto out;
 	}
 	cmd_push_dropped(reply.json, dropped, sizeof dropped);
+	/* The file's name is any bytes (a name with ESC and CR is legal),
+	 * the reasons profd's words: the line is shown safe. */
 	if (json_is_true(json_object_get(reply.json, "duplicate"))) {
-		printf("%s: already stored as profile %" JSON_INTEGER_FORMAT
-		    "%s%s%s\n", path, json_integer_value(id),
+		termsafe_line(stdout, "%s: already stored as profile %"
+		    JSON_INTEGER_FORMAT "%s%s%s", path, json_integer_value(id),
 		    dropped[0] ? " (" : "", dropped[0] ? dropped + 2 : "",
 		    dropped[0] ? ")" : "");
 	} else {
-		printf("%s: stored as profile %" JSON_INTEGER_FORMAT
-		    " (%" JSON_INTEGER_FORMAT " samples%s)\n", path,
-		    json_integer_value(id), json_integer_value(samples),
+		termsafe_line(stdout, "%s: stored as profile %"
+		    JSON_INTEGER_FORMAT " (%" JSON_INTEGER_FORMAT " samples%s)",
+		    path, json_integer_value(id), json_integer_value(samples),
 		    dropped);
 	}
 	fflush(stdout);

@@ -44,7 +44,8 @@ cmd_tree_option(const struct cmd_entry *e, int ch, const char *arg, void *p)
 	return CMD_OPT_NOT_MINE;
 }
 
-/* --folded: text/plain, passed through as the daemon wrote it. */
+/* --folded: text/plain, passed through as the daemon wrote it, but for
+ * what a terminal would obey in it. */
 static int
 cmd_tree_folded(struct client *c, char *url)
 {
@@ -56,7 +57,7 @@ cmd_tree_folded(struct client *c, char *url)
 	free(url);
 	if (rc != PROFCTL_EXIT_OK)
 		return rc;
-	fwrite(reply.body, 1, reply.len, stdout);
+	termsafe_write(stdout, reply.body, reply.len, TERMSAFE_TEXT);
 	http_reply_clear(&reply);
 	return rc;
 }

@@ -1,7 +1,8 @@
 /* cmd-views.c: pprof's other text views of a selection: peek REGEX
  * (GET /v1/peek), traces (GET /v1/traces) and tags (GET /v1/tags),
  * printed as go tool pprof -peek, -traces and -tags print them; the text
- * of peek and traces is profd's (format=text), printed as it is. */
+ * of peek and traces is profd's (format=text), printed as it is but for
+ * what a terminal would obey in it (termsafe.c). */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,7 +102,7 @@ cmd_view_text_feed(void *arg, const char *p, size_t n, char **cause)
 	(void)cause;
 	while (p < end) {
 		if (t->nl && *p != '\n' && t->n > 0) {
-			fwrite(t->held, 1, t->n, stdout);
+			termsafe_write(stdout, t->held, t->n, TERMSAFE_TEXT);
 			t->n = 0;
 		}
 		nl = memchr(p, '\n', (size_t)(end - p));
@@ -116,7 +117,7 @@ cmd_view_text_feed(void *arg, const char *p, size_t n, char **cause)
 		p += k;
 		/* Whole lines that are not the error line go out now. */
 		if (t->nl && !cmd_view_text_maybe_error(t)) {
-			fwrite(t->held, 1, t->n, stdout);
+			termsafe_write(stdout, t->held, t->n, TERMSAFE_TEXT);
 			t->n = 0;
 		}
 	}
@@ -138,10 +139,12 @@ cmd_view_text(struct client *c, char *url)
 		t.held[t.n] = '\0';
 		if (strncmp(t.held, "profd: ", 7) == 0) {
 			fflush(stdout);
-			fprintf(stderr, "profctl: %s", t.held + 7);
+			fputs("profctl: ", stderr);
+			termsafe_write(stderr, t.held + 7, t.n - 7,
+			    TERMSAFE_TEXT);
 			rc = PROFCTL_EXIT_REFUSED;
 		} else
-			fwrite(t.held, 1, t.n, stdout);
+			termsafe_write(stdout, t.held, t.n, TERMSAFE_TEXT);
 	}
 	free(t.held);
 	return rc;

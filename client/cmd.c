@@ -51,7 +51,8 @@ cmd_print_usage(FILE *f, const struct cmd_entry *e)
 	fprintf(f, "usage: profctl [--socket PATH] %s\n", e->usage);
 }
 
-/* "profctl: message" and the command's usage on stderr; exit code 2. */
+/* "profctl: message" and the command's usage on stderr; exit code 2.
+ * The message quotes arguments, file names among them: shown safe. */
 int
 cmd_usage_error(const struct cmd_entry *e, const char *fmt, ...)
 {
@@ -59,9 +60,8 @@ cmd_usage_error(const struct cmd_entry *e, const char *fmt, ...)
 
 	fputs("profctl: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	termsafe_vline(stderr, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	cmd_print_usage(stderr, e);
 	return PROFCTL_EXIT_USAGE;
 }
@@ -244,7 +244,8 @@ cmd_limit_query(char **url, long long n)
 	}
 }
 
-/* A JSON reply printed as it is (json set) or by render; the exit code. */
+/* A JSON reply printed as it is (json set) or by render, its strings made
+ * safe first (termsafe_json); the exit code. */
 int
 cmd_render(json_t *reply, int json, cmd_render_fn render)
 {
@@ -254,8 +255,9 @@ cmd_render(json_t *reply, int json, cmd_render_fn render)
 		render_json(stdout, reply);
 		return PROFCTL_EXIT_OK;
 	}
+	termsafe_json(reply);
 	if (render(stdout, reply, &cause) != 0) {
-		fprintf(stderr, "profctl: %s\n", cause);
+		termsafe_line(stderr, "profctl: %s", cause);
 		free(cause);
 		return PROFCTL_EXIT_REFUSED;
 	}
@@ -285,17 +287,10 @@ void
 cmd_reply_cut(const char *what, const char *error, const char *detail,
     const char *printed)
 {
-	char	*e, *d;
-
-	e = xstrdup(error);
-	d = xstrdup(detail);
-	render_clean(e);
-	render_clean(d);
 	fflush(stdout);
-	fprintf(stderr, "profctl: %s%s%s: %s (the reply was cut short; %s)\n",
-	    what != NULL ? what : "", what != NULL ? ": " : "", e, d, printed);
-	free(e);
-	free(d);
+	termsafe_line(stderr, "profctl: %s%s%s: %s (the reply was cut short; "
+	    "%s)", what != NULL ? what : "", what != NULL ? ": " : "", error,
+	    detail, printed);
 }
 
 /* Send a request and print its JSON reply as render_json does, as it
@@ -337,7 +332,8 @@ cmd_write_file(const char *path, int (*fill)(FILE *, void *), void *arg)
 
 	xasprintf(&tmp, "%s.XXXXXX", path);
 	if ((fd = mkstemp(tmp)) == -1 || (f = fdopen(fd, "w")) == NULL) {
-		fprintf(stderr, "profctl: %s: %s\n", path, strerror(errno));
+		termsafe_line(stderr, "profctl: %s: %s", path,
+		    strerror(errno));
 		if (fd != -1) {
 			close(fd);
 			unlink(tmp);
@@ -359,7 +355,8 @@ cmd_write_file(const char *path, int (*fill)(FILE *, void *), void *arg)
 	if (fclose(f) != 0)
 		error = 1;
 	if (error || rename(tmp, path) != 0) {
-		fprintf(stderr, "profctl: %s: %s\n", path, strerror(errno));
+		termsafe_line(stderr, "profctl: %s: %s", path,
+		    strerror(errno));
 		unlink(tmp);
 		free(tmp);
 		return PROFCTL_EXIT_USAGE;

@@ -184,8 +184,8 @@ flamegraph_diff_color(int64_t base, int64_t base_total, int64_t current,
 		snprintf(buf, len, "rgb(%d,%d,255)", v, v);
 }
 
-/* Text for XML content and attribute values. Control characters (not
- * allowed in XML 1.0) print as '?'. */
+/* Safe text (termsafe.c: no control characters, which XML 1.0 does not
+ * allow either, and valid UTF-8) for XML content and attribute values. */
 static void
 flamegraph_escape(FILE *f, const char *s)
 {
@@ -207,10 +207,7 @@ flamegraph_escape(FILE *f, const char *s)
 			fputs("&#39;", f);
 			break;
 		default:
-			if ((unsigned char)*s < 0x20 || *s == 0x7f)
-				fputc('?', f);
-			else
-				fputc(*s, f);
+			fputc(*s, f);
 		}
 	}
 }
@@ -562,8 +559,11 @@ flamegraph_render(FILE *f, json_t *reply, const struct flamegraph_opts *o,
 {
 	struct flamegraph	 g;
 	json_t		*root;
-	const char	*title;
+	char		*title;
 
+	/* The names are a profile's: the SVG is shown, and XML takes no
+	 * control characters and nothing but valid UTF-8. */
+	termsafe_json(reply);
 	root = json_object_get(reply, "root");
 	if (!json_is_object(root) || !json_is_array(json_object_get(root,
 	    "children"))) {
@@ -586,10 +586,10 @@ flamegraph_render(FILE *f, json_t *reply, const struct flamegraph_opts *o,
 		flamegraph_measure(&g, root, 0);
 	g.height = FG_TOP + (double)(g.max_depth + 1) * FG_FRAME_H + FG_BOTTOM;
 
-	title = o != NULL ? o->title : NULL;
-	if (title == NULL)
-		title = g.diff ? "Differential Flame Graph" : "Flame Graph";
+	title = termsafe(o != NULL && o->title != NULL ? o->title : g.diff ?
+	    "Differential Flame Graph" : "Flame Graph", 0);
 	flamegraph_header(&g, title, reply);
+	free(title);
 	fputs("<g id=\"frames\">\n", f);
 	if (g.scale > 0)
 		flamegraph_frame(&g, root, 0, 0);

@@ -48,14 +48,17 @@ http_reply_reserve(struct http_sink *s, size_t n)
 	s->p = xreallocarray(s->p, s->cap, 1);
 }
 
-/* A copy of s fit for a message: control characters made '?', cut. */
+/* A copy of s fit for a message: safe (termsafe.c), cut to 64 columns. */
 static char *
 http_reply_quote(const char *s)
 {
-	char	*q;
+	char	*safe, *q;
+	size_t	 n;
 
-	xasprintf(&q, "%.64s%s", s, strlen(s) > 64 ? "..." : "");
-	render_clean(q);
+	safe = termsafe(s, 0);
+	n = termsafe_fit(safe, 64);
+	xasprintf(&q, "%.*s%s", (int)n, safe, safe[n] != '\0' ? "..." : "");
+	free(safe);
 	return q;
 }
 

@@ -171,7 +171,6 @@ http_stream_open(struct http *h, const char *method, const char *path,
 		len = 0;
 	if (http_check_request(method, path) != 0) {
 		xasprintf(cause, "invalid request: %s %s", method, path);
-		render_clean(*cause);
 		return HTTP_EBROKEN;
 	}
 	s = xcalloc(1, sizeof *s);

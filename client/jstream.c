@@ -95,7 +95,6 @@ jstream_error(char **cause, const char *what, uint64_t at)
 {
 	xasprintf(cause, "unexpected reply from profd (not JSON: %s at byte "
 	    "%llu)", what, (unsigned long long)at);
-	render_clean(*cause);
 	return -1;
 }
 

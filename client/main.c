@@ -35,7 +35,7 @@ main_usage(FILE *f)
 static int
 main_usage_error(const char *msg, const char *arg)
 {
-	fprintf(stderr, "profctl: %s%s\n", msg, arg != NULL ? arg : "");
+	termsafe_line(stderr, "profctl: %s%s", msg, arg != NULL ? arg : "");
 	main_usage(stderr);
 	return PROFCTL_EXIT_USAGE;
 }

@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -133,6 +134,35 @@ void		 jstream_free(struct jstream *);
 int		 jstream_feed(struct jstream *, const char *, size_t, char **);
 int		 jstream_end(struct jstream *, char **);
 
+/* termsafe.c: what profctl prints that it did not write itself (profd's
+ * replies, a profile's names, file names) shown, never obeyed, by the
+ * terminal: controls, C1 controls and bytes that are not UTF-8 as
+ * escapes. The render_* functions print a reply termsafe_json has made
+ * safe; the rest of what they print is profctl's own. */
+#define TERMSAFE_NL	0x1	/* newlines stay */
+#define TERMSAFE_TAB	0x2	/* tabs stay */
+#define TERMSAFE_TEXT	(TERMSAFE_NL | TERMSAFE_TAB)	/* lines of text */
+struct termsafe_out {
+	FILE	*f;
+	int	 flags;
+	char	 held[4];	/* a UTF-8 sequence's start, until its rest */
+	size_t	 nheld;
+};
+char	*termsafe(const char *, int);
+char	*termsafe_mem(const char *, size_t, int, size_t *);
+void	 termsafe_write(FILE *, const char *, size_t, int);
+void	 termsafe_line(FILE *, const char *, ...)
+	     __attribute__((format(printf, 2, 3)));
+void	 termsafe_vline(FILE *, const char *, va_list)
+	     __attribute__((format(printf, 2, 0)));
+void	 termsafe_out_init(struct termsafe_out *, FILE *, int);
+void	 termsafe_out_write(struct termsafe_out *, const char *, size_t);
+void	 termsafe_out_end(struct termsafe_out *);
+void	 termsafe_json(json_t *);
+size_t	 termsafe_width(const char *);
+size_t	 termsafe_fit(const char *, size_t);
+void	 termsafe_pad(FILE *, const char *, size_t, int);
+
 /* units.c (daemon/base, shared with profd): pprof's measurement rules. */
 #include "units.h"
 
@@ -172,7 +202,6 @@ int		 render_list(FILE *, json_t *, const struct render_list_opts *,
 		     char **);
 int		 render_scopes_json(FILE *, json_t *, char **);
 int		 render_profiles_json(FILE *, json_t *, char **);
-void		 render_clean(char *);
 const char	*render_time(json_t *, const char *, char *, size_t);
 int		 render_bad(char **, const char *);
 int64_t		 render_get_int(json_t *, const char *);

@@ -152,9 +152,10 @@ progress_width(FILE *f)
 void
 progress_show(struct progress *p, int force, const char *fmt, ...)
 {
-	char	 line[PROGRESS_LINE_MAX];
+	char	 raw[PROGRESS_LINE_MAX], *line;
 	va_list	 ap;
 	int64_t	 now;
+	size_t	 n;
 
 	if (!p->on)
 		return;
@@ -163,16 +164,23 @@ progress_show(struct progress *p, int force, const char *fmt, ...)
 	    PROGRESS_REDRAW_NS)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
+	vsnprintf(raw, sizeof raw, fmt, ap);
 	va_end(ap);
-	render_clean(line);
-	if (strcmp(line, p->last) == 0)
+	/* A file's name and profd's words in it: shown, never obeyed, cut
+	 * to the columns there are, never in a character. */
+	line = termsafe(raw, 0);
+	n = termsafe_fit(line, (size_t)progress_width(p->f));
+	line[n] = '\0';
+	if (strcmp(line, p->last) == 0) {
+		free(line);
 		return;
-	memcpy(p->last, line, sizeof p->last);
+	}
+	snprintf(p->last, sizeof p->last, "%s", line);
 	p->drawn_ns = now;
 	/* \r and "erase to the end of the line": the old text goes. */
-	fprintf(p->f, "\r\033[K%.*s", progress_width(p->f), line);
+	fprintf(p->f, "\r\033[K%s", line);
 	fflush(p->f);
+	free(line);
 }
 
 /* The line erased, before what is printed for good. */

@@ -56,7 +56,6 @@ render_diff_json(FILE *f, json_t *reply, char **cause)
 	const char	*unit, *name, *out;
 	char		 a[UNITS_LABEL_MAX], b[UNITS_LABEL_MAX];
 	char		 d[UNITS_LABEL_MAX + 2], p[UNITS_PERCENT_MAX + 2];
-	char		*clean;
 	int64_t		 base_total, cur_total, min = 0, v, max;
 	size_t		 i;
 
@@ -111,8 +110,6 @@ render_diff_json(FILE *f, json_t *reply, char **cause)
 	    "DELTA%", "NAME");
 	json_array_foreach(rows, i, row) {
 		name = json_string_value(json_object_get(row, "function"));
-		clean = xstrdup(name);
-		render_clean(clean);
 		v = render_get_int(row, "delta_flat");
 		fprintf(f, "%10s %10s %10s %8s  %s\n",
 		    units_scaled_label(render_get_int(row, "base_flat"), unit,
@@ -120,8 +117,7 @@ render_diff_json(FILE *f, json_t *reply, char **cause)
 		    units_scaled_label(render_get_int(row, "current_flat"),
 		    unit, out, b, sizeof b),
 		    render_diff_delta(v, unit, out, d, sizeof d),
-		    render_diff_percent(v, base_total, p, sizeof p), clean);
-		free(clean);
+		    render_diff_percent(v, base_total, p, sizeof p), name);
 	}
 	return 0;
 }

@@ -27,11 +27,24 @@ struct render_json_stream {
 	char		*detail;	/* ... and "detail" */
 };
 
-/* A reply as --json prints it: indented by two, then a newline. */
+static int
+render_json_safe_cb(const char *p, size_t n, void *arg)
+{
+	termsafe_out_write(arg, p, n);
+	return 0;
+}
+
+/* A reply as --json prints it: indented by two, then a newline. DEL and
+ * the C1 controls, which JSON allows raw in a string, as \u escapes
+ * (termsafe.c): the same value, shown on a terminal, not obeyed. */
 void
 render_json(FILE *f, json_t *reply)
 {
-	json_dumpf(reply, f, RENDER_JSON_FLAGS);
+	struct termsafe_out	 o;
+
+	termsafe_out_init(&o, f, TERMSAFE_TEXT);
+	json_dump_callback(reply, render_json_safe_cb, &o, RENDER_JSON_FLAGS);
+	termsafe_out_end(&o);
 	fputc('\n', f);
 }
 
@@ -52,10 +65,10 @@ render_json_item(struct render_json_stream *s, size_t depth)
 
 /* jansson's text of a value on its own, its lines indented for the depth
  * it is at: jansson escapes a newline in a string, so every newline it
- * writes begins a line of the indent. */
+ * writes begins a line of the indent. Shown safe as render_json's. */
 struct render_json_out {
-	FILE	*f;
-	size_t	 depth;
+	struct termsafe_out	 safe;
+	size_t			 depth;
 };
 
 static int
@@ -65,12 +78,12 @@ render_json_out_cb(const char *p, size_t n, void *arg)
 	const char		*nl;
 
 	while ((nl = memchr(p, '\n', n)) != NULL) {
-		fwrite(p, 1, (size_t)(nl + 1 - p), o->f);
-		render_json_indent(o->f, o->depth);
+		termsafe_out_write(&o->safe, p, (size_t)(nl + 1 - p));
+		render_json_indent(o->safe.f, o->depth);
 		n -= (size_t)(nl + 1 - p);
 		p = nl + 1;
 	}
-	fwrite(p, 1, n, o->f);
+	termsafe_out_write(&o->safe, p, n);
 	return 0;
 }
 
@@ -78,10 +91,15 @@ static int
 render_json_value(struct render_json_stream *s, json_t *v, size_t depth,
     char **cause)
 {
-	struct render_json_out	 o = { s->f, depth };
+	struct render_json_out	 o;
+	int			 rc;
 
-	if (json_dump_callback(v, render_json_out_cb, &o,
-	    RENDER_JSON_FLAGS | JSON_ENCODE_ANY) != 0) {
+	termsafe_out_init(&o.safe, s->f, TERMSAFE_TEXT);
+	o.depth = depth;
+	rc = json_dump_callback(v, render_json_out_cb, &o,
+	    RENDER_JSON_FLAGS | JSON_ENCODE_ANY);
+	termsafe_out_end(&o.safe);
+	if (rc != 0) {
 		xasprintf(cause, "a value of the reply nests too deep to "
 		    "print");
 		return -1;

@@ -169,7 +169,9 @@ list_open(const char *file, const char *search, const char *trim,
 	return f;
 }
 
-/* The file's lines as bufio.Scanner splits them (a final "\r" off). */
+/* The file's lines as bufio.Scanner splits them (a final "\r" off),
+ * safe to print: the profile names the file, and a tab is all of its
+ * controls that stays. */
 static char **
 list_read(FILE *f, size_t *n)
 {
@@ -184,7 +186,8 @@ list_read(FILE *f, size_t *n)
 		if (len > 0 && line[len - 1] == '\r')
 			line[--len] = '\0';
 		lines = xreallocarray(lines, *n + 1, sizeof *lines);
-		lines[(*n)++] = xstrdup(line);
+		lines[(*n)++] = termsafe_mem(line, (size_t)len, TERMSAFE_TAB,
+		    NULL);
 	}
 	free(line);
 	return lines;
@@ -242,8 +245,9 @@ list_file(FILE *f, const char *name, json_t *file, const char *unit,
 		fclose(src);
 	}
 	if (text == NULL) {
-		/* No source here: the lines with values, by number. */
-		fprintf(f, " (no source: %s)\n", why != NULL ? why :
+		/* No source here: the lines with values, by number (why
+		 * names the user's directories: shown safe). */
+		termsafe_line(f, " (no source: %s)", why != NULL ? why :
 		    "the file is empty");
 		json_array_foreach(lines, i, l) {
 			fprintf(f, "%10s %10s %6" PRId64 ":\n",

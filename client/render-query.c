@@ -75,16 +75,20 @@ render_query_name(json_t *col)
 }
 
 /* One CSV field, RFC 4180: quoted when it holds a comma, a quote, CR or
- * LF (or starts or ends with a blank), quotes doubled. */
+ * LF (or starts or ends with a blank), quotes doubled. What a terminal
+ * would obey in it is shown as an escape (termsafe.c) but a newline and
+ * a tab: the quotes keep them in their field. */
 void
-render_query_csv_field(FILE *f, const char *s)
+render_query_csv_field(FILE *f, const char *raw)
 {
 	const char	*p;
+	char		*s = termsafe(raw, TERMSAFE_TEXT);
 	size_t		 n = strlen(s);
 
 	if (strpbrk(s, ",\"\r\n") == NULL &&
 	    (n == 0 || (s[0] != ' ' && s[n - 1] != ' '))) {
 		fputs(s, f);
+		free(s);
 		return;
 	}
 	fputc('"', f);
@@ -94,6 +98,7 @@ render_query_csv_field(FILE *f, const char *s)
 		fputc(*p, f);
 	}
 	fputc('"', f);
+	free(s);
 }
 
 /* An unlinked file in $TMPDIR (else /tmp) for the table's cells. */
@@ -150,9 +155,10 @@ render_query_begin(struct render_query *q, char **cause)
 	q->right = xcalloc(q->nc, sizeof *q->right);
 	q->seen = xcalloc(q->nc, sizeof *q->seen);
 	for (c = 0; c < q->nc; c++) {
-		q->names[c] = render_query_name(json_array_get(q->columns, c));
-		render_clean(q->names[c]);
-		q->w[c] = strlen(q->names[c]);
+		s = render_query_name(json_array_get(q->columns, c));
+		q->names[c] = termsafe(s, 0);
+		free(s);
+		q->w[c] = termsafe_width(q->names[c]);
 		q->right[c] = 1;
 	}
 	if ((q->spool = render_query_spool(cause)) == NULL)
@@ -167,7 +173,7 @@ static void
 render_query_row(struct render_query *q, json_t *row)
 {
 	size_t	 c, n;
-	char	*s;
+	char	*s, *safe;
 	int	 num;
 
 	for (c = 0; c < q->nc; c++) {
@@ -187,30 +193,27 @@ render_query_row(struct render_query *q, json_t *row)
 			if (!num)
 				q->right[c] = 0;
 		}
-		render_clean(s);
-		n = strlen(s);
+		safe = termsafe(s, 0);
+		free(s);
+		n = termsafe_width(safe);
 		if (n > q->w[c])
 			q->w[c] = n;
-		fwrite(s, 1, n + 1, q->spool);
-		free(s);
+		fwrite(safe, 1, strlen(safe) + 1, q->spool);
+		free(safe);
 	}
 	if (q->csv)
 		fputs("\r\n", q->f);
 }
 
 /* A cell of the table: columns two spaces apart and as wide as their
- * widest cell, no trailing blanks. */
+ * widest cell (in columns of the terminal), no trailing blanks. */
 static void
 render_query_put(struct render_query *q, size_t c, const char *s)
 {
 	if (c > 0)
 		fputs("  ", q->f);
-	if (q->right[c])
-		fprintf(q->f, "%*s", (int)q->w[c], s);
-	else if (c == q->nc - 1)
-		fputs(s, q->f);
-	else
-		fprintf(q->f, "%-*s", (int)q->w[c], s);
+	termsafe_pad(q->f, s, !q->right[c] && c == q->nc - 1 ? 0 : q->w[c],
+	    q->right[c]);
 }
 
 /* The table, once every row has been measured. */

@@ -9,16 +9,12 @@
 #include "alloc.h"
 #include "profctl.h"
 
-/* A string of the reply, control characters made harmless; freed by the
+/* A string of the reply ("" if none) safe to print; freed by the
  * caller. */
 static char *
 render_status_str(json_t *obj, const char *key)
 {
-	const char	*s = json_string_value(json_object_get(obj, key));
-	char		*copy = xstrdup(s != NULL ? s : "");
-
-	render_clean(copy);
-	return copy;
+	return termsafe(json_string_value(json_object_get(obj, key)), 0);
 }
 
 /* 3d4h5m6s, leading zero units left out. */
@@ -84,7 +80,6 @@ render_status_importing(FILE *f, json_t *cur)
 	/* How far it is, when profd says (older ones do not). */
 	if (json_is_integer(json_object_get(cur, "bytes_done"))) {
 		progress_import(cur, how, sizeof how);
-		render_clean(how);
 		fprintf(f, "\n  %s", how);
 	}
 	fputc('\n', f);
@@ -216,9 +211,11 @@ render_status_scrape(FILE *f, json_t *targets)
 		json_array_foreach(json_object_get(t, "profiles"), j, p) {
 			prof = render_status_str(p, "profile");
 			err = render_status_str(p, "last_error");
-			fprintf(f, "  %-12s %" PRId64 " stored, %" PRId64
+			fputs("  ", f);
+			termsafe_pad(f, prof, 12, 0);
+			fprintf(f, " %" PRId64 " stored, %" PRId64
 			    " duplicate, %" PRId64 " failed; last success %s; "
-			    "next %s\n", prof, render_get_int(p, "stored"),
+			    "next %s\n", render_get_int(p, "stored"),
 			    render_get_int(p, "duplicates"),
 			    render_get_int(p, "failures"),
 			    render_time(p, "last_success", ok, sizeof ok),
@@ -300,9 +297,11 @@ render_status_errors(FILE *f, json_t *errors, int64_t total)
 		scope = render_status_str(e, "scope");
 		what = render_status_str(e, "what");
 		msg = render_status_str(e, "error");
-		fprintf(f, "  %s  %-6s  %s  %s%s%s\n", render_time(e, "time",
-		    when, sizeof when), src,
-		    *scope ? scope : "-", what, *what ? ": " : "", msg);
+		fprintf(f, "  %s  ", render_time(e, "time", when,
+		    sizeof when));
+		termsafe_pad(f, src, 6, 0);
+		fprintf(f, "  %s  %s%s%s\n", *scope ? scope : "-", what,
+		    *what ? ": " : "", msg);
 		free(src);
 		free(scope);
 		free(what);

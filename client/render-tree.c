@@ -37,7 +37,7 @@ render_tree_node(FILE *f, json_t *node, const char *unit, const char *out,
 	json_t		*total, *child;
 	const char	*name;
 	char		 a[UNITS_LABEL_MAX], b[UNITS_LABEL_MAX];
-	char		 p[UNITS_PERCENT_MAX], *clean;
+	char		 p[UNITS_PERCENT_MAX];
 	size_t		 i;
 
 	total = json_object_get(node, "total");
@@ -46,15 +46,12 @@ render_tree_node(FILE *f, json_t *node, const char *unit, const char *out,
 		return render_bad(cause, "bad node in root");
 	if (depth > 10000)
 		return render_bad(cause, "tree too deep");
-	clean = xstrdup(name);
-	render_clean(clean);
 	fprintf(f, "%10s %s %10s  %*s%s\n",
 	    units_scaled_label(json_integer_value(total), unit, out, a,
 	    sizeof a),
 	    units_percentage(json_integer_value(total), root, p, sizeof p),
 	    units_scaled_label(render_get_int(node, "self"), unit, out, b,
-	    sizeof b), depth * 2, "", clean);
-	free(clean);
+	    sizeof b), depth * 2, "", name);
 	json_array_foreach(json_object_get(node, "children"), i, child) {
 		if (render_tree_node(f, child, unit, out, root, depth + 1,
 		    cause) != 0)

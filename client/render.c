@@ -291,8 +291,9 @@ render_top_json(FILE *f, json_t *reply, char **cause)
 	return 0;
 }
 
-/* A small table: text cells, columns as wide as their widest cell, two
- * spaces apart, numbers right-aligned, no trailing blanks. */
+/* A small table: text cells, columns as wide as their widest cell (in
+ * columns of the terminal), two spaces apart, numbers right-aligned, no
+ * trailing blanks. */
 struct render_table {
 	size_t		  ncols;
 	const char	 *align;	/* 'l' or 'r' per column */
@@ -312,8 +313,8 @@ render_table_add(struct render_table *t, ...)
 	va_start(ap, t);
 	for (i = 0; i < t->ncols; i++) {
 		s = va_arg(ap, const char *);
-		t->cells[t->nrows * t->ncols + i] = xstrdup(s != NULL ? s : "-");
-		render_clean(t->cells[t->nrows * t->ncols + i]);
+		t->cells[t->nrows * t->ncols + i] = termsafe(s != NULL ? s :
+		    "-", 0);
 	}
 	va_end(ap);
 	t->nrows++;
@@ -328,7 +329,7 @@ render_table_print(FILE *f, struct render_table *t)
 	w = xcalloc(t->ncols, sizeof *w);
 	for (r = 0; r < t->nrows; r++) {
 		for (c = 0; c < t->ncols; c++) {
-			n = strlen(t->cells[r * t->ncols + c]);
+			n = termsafe_width(t->cells[r * t->ncols + c]);
 			if (n > w[c])
 				w[c] = n;
 		}
@@ -338,12 +339,8 @@ render_table_print(FILE *f, struct render_table *t)
 			cell = t->cells[r * t->ncols + c];
 			if (c > 0)
 				fputs("  ", f);
-			if (t->align[c] == 'r')
-				fprintf(f, "%*s", (int)w[c], cell);
-			else if (c == t->ncols - 1)
-				fputs(cell, f);
-			else
-				fprintf(f, "%-*s", (int)w[c], cell);
+			termsafe_pad(f, cell, c == t->ncols - 1 &&
+			    t->align[c] != 'r' ? 0 : w[c], t->align[c] == 'r');
 		}
 		fputc('\n', f);
 	}
@@ -547,15 +544,4 @@ render_profiles_json(FILE *f, json_t *reply, char **cause)
 	}
 	render_table_print(f, &t);
 	return 0;
-}
-
-/* Control characters from the daemon's strings would garble a table or the
- * terminal: print them as '?'. */
-void
-render_clean(char *s)
-{
-	for (; *s != '\0'; s++) {
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
-	}
 }

@@ -91,10 +91,6 @@ api_profiles_delete(struct api_call *call)
 			d->ids = xreallocarray(d->ids, d->nids + 1,
 			    sizeof *d->ids);
 			d->ids[d->nids++] = id;
-		} else {
-			api_error(call, 400, "unknown parameter \"%s\" (scope, "
-			    "before, id)", kv->key);
-			return;
 		}
 	}
 	if (d->scope == NULL) {

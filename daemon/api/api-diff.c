@@ -102,8 +102,6 @@ diff_work(struct api_call *call, struct stack_source *src)
 void
 api_diff_get(struct api_call *call)
 {
-	static const char *const own[] = { "normalize", "limit", "base.*",
-	    "fleet", "host", NULL };
 	const char *limit = api_param(call, "limit");
 	struct diff_req *d;
 	char *end;
@@ -111,8 +109,8 @@ api_diff_get(struct api_call *call)
 	d = xcalloc(1, sizeof *d);
 	call->data = d;
 	call->free_data = diff_req_free;
-	if (api_selection(call, &d->cur, NULL, own) == -1 ||
-	    api_selection(call, &d->base, "base.", own) == -1)
+	if (api_selection(call, &d->cur, NULL) == -1 ||
+	    api_selection(call, &d->base, "base.") == -1)
 		return;
 	/* Both sides combined alike unless the base says otherwise: an
 	 * average compared with a sum means nothing. */

@@ -39,13 +39,12 @@ export_work(struct api_call *call, void *worker)
 void
 api_export_get(struct api_call *call)
 {
-	static const char *const own[] = { NULL };
 	struct selection *sel;
 
 	sel = xcalloc(1, sizeof *sel);
 	call->data = sel;
 	call->free_data = export_req_free;
-	if (api_selection(call, sel, NULL, own) == -1)
+	if (api_selection(call, sel, NULL) == -1)
 		return;
 	api_submit(call, API_QUERY, export_work);
 }

@@ -95,7 +95,6 @@ list_work(struct api_call *call, struct stack_source *src)
 void
 api_list_get(struct api_call *call)
 {
-	static const char *const own[] = { "regex", "fleet", "host", NULL };
 	struct list_req *t;
 	char *re;
 
@@ -103,7 +102,7 @@ api_list_get(struct api_call *call)
 	call->data = t;
 	call->free_data = list_req_free;
 	/* On an error the reply is sent and the call freed, t with it. */
-	if (api_selection(call, &t->sel, NULL, own) == -1 ||
+	if (api_selection(call, &t->sel, NULL) == -1 ||
 	    (re = api_regex_param(call)) == NULL)
 		return;
 	t->regex = re;

@@ -244,8 +244,6 @@ peek_work(struct api_call *call, struct stack_source *src)
 void
 api_peek_get(struct api_call *call)
 {
-	static const char *const own[] = { "regex", "granularity", "format",
-	    "fleet", "host", NULL };
 	struct peek_req *t;
 	char *re;
 
@@ -253,7 +251,7 @@ api_peek_get(struct api_call *call)
 	call->data = t;
 	call->free_data = peek_req_free;
 	/* On an error the reply is sent and the call freed, t with it. */
-	if (api_selection(call, &t->sel, NULL, own) == -1 ||
+	if (api_selection(call, &t->sel, NULL) == -1 ||
 	    api_granularity(call, &t->granularity) == -1 ||
 	    (re = api_regex_param(call)) == NULL)
 		return;

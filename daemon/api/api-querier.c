@@ -96,6 +96,11 @@ querier_result(struct api_call *call, struct qcall *qc)
 		api_result_blob(call, 200, "application/proto", qc->profile,
 		    qc->profile_len);
 		qc->profile = NULL;
+	} else if (r->json && r->text) {
+		/* Written as text, not as a tree (a time series'). */
+		api_result_blob(call, 200, "application/json", r->pb.p,
+		    r->pb.n);
+		memset(&r->pb, 0, sizeof r->pb);
 	} else if (r->json) {
 		api_result(call, 200, r->js != NULL ? r->js : json_object());
 		r->js = NULL;
@@ -138,11 +143,26 @@ querier_view(struct api_call *call, struct stack_source *src)
 		if (qmethods[i].m == qc->method)
 			rc = qmethods[i].run(&env, &err);
 	if (rc == -1) {
+		/* Stopped by its cancel: deadline_exceeded, not "internal". */
+		api_cancel_reason(call, &err);
 		code = connect_code(&err, &status);
 		api_result(call, status, connect_body(code, err.msg));
 		return;
 	}
 	querier_result(call, qc);
+}
+
+/* An error the call ends with before its work could answer (its read
+ * dropped unrun: the client gone, query-timeout passed while it waited
+ * for a thread): Connect's too. */
+static void
+querier_reply_err(struct api_call *call)
+{
+	const char *code;
+	int status;
+
+	code = connect_code(&call->err, &status);
+	connect_refuse(call, status, code, call->err.msg);
 }
 
 void
@@ -175,10 +195,13 @@ api_querier_post(struct api_call *call)
 	qc->method = qmethods[i].m;
 	qc->json = json;
 	qc->gzip = gzip;
+	qc->max_series = call->host->cfg->query_max_series;
+	qc->max_points = call->host->cfg->query_max_points;
 	qc->body = evbuffer_new();
 	evbuffer_add_buffer(qc->body, evhttp_request_get_input_buffer(
 	    call->req));
 	api_pyro_source(call, &qc->src);
+	call->reply_err = querier_reply_err;
 	api_view_submit(call, &qc->src, querier_view);
 }
 

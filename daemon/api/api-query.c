@@ -284,6 +284,7 @@ query_work(struct api_call *call, void *worker)
 	p.max_rows = q->max_rows;
 	p.timeout_ms = q->timeout_ms;
 	p.abort = &call->host->abort;
+	p.cancel = &call->cancel;
 	rc = store_sql_run(q->db_path, &p, &cb, q, &truncated, &call->err);
 	if (!api_stream_started(call)) {
 		/* All of it is in the buffer: an ordinary reply. */
@@ -291,6 +292,7 @@ query_work(struct api_call *call, void *worker)
 			return;
 	} else if (rc == -1) {
 		/* The status line is out: the error goes in the body. */
+		api_cancel_reason(call, &call->err);
 		query_end_error(q, &call->err);
 		call->status = error_http_status(&call->err);
 		error_clear(&call->err);
@@ -339,7 +341,6 @@ api_query_post(struct api_call *call)
 {
 	struct evbuffer *in = evhttp_request_get_input_buffer(call->req);
 	size_t len = evbuffer_get_length(in);
-	struct evkeyval *kv;
 	struct query_req *q;
 
 	if ((q = calloc(1, sizeof *q)) == NULL) {
@@ -349,15 +350,6 @@ api_query_post(struct api_call *call)
 	q->call = call;
 	call->data = q;
 	call->free_data = query_req_free;
-	TAILQ_FOREACH(kv, &call->query, next) {
-		if (strcmp(kv->key, "max_rows") != 0 &&
-		    strcmp(kv->key, "timeout_ms") != 0 &&
-		    strcmp(kv->key, "max_bytes") != 0) {
-			api_error(call, 400, "%.64s: not a parameter of %s",
-			    kv->key, call->route->path);
-			return;
-		}
-	}
 	if (query_int_param(call, "max_rows", QUERY_ROWS_DEFAULT, 0,
 	    QUERY_ROWS_MAX, &q->max_rows) == -1 ||
 	    query_int_param(call, "timeout_ms", QUERY_TIMEOUT_DEFAULT, 1,

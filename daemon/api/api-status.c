@@ -67,6 +67,18 @@ api_status_get(struct api_call *call)
 	    "importing", status_current(&snap.current),
 	    "import_queue", (json_int_t)jobq_depth(call->host->queues[API_IMPORT]),
 	    "query_queue", (json_int_t)jobq_depth(call->host->queues[API_QUERY]));
+	/* Reads on the query threads now and waiting for one (the store's
+	 * and the fleet's), and those stopped before their end (api.c):
+	 * their client left, or they ran past query-timeout. */
+	json_object_set_new(reply, "views", json_pack("{s:I, s:I, s:I, s:I}",
+	    "running", (json_int_t)(jobq_running(call->host->queues[
+	    API_QUERY]) + jobq_running(call->host->queues[API_FLEET])),
+	    "waiting", (json_int_t)(jobq_depth(call->host->queues[
+	    API_QUERY]) + jobq_depth(call->host->queues[API_FLEET])),
+	    "cancelled", (json_int_t)atomic_load(
+	    &call->host->views_cancelled),
+	    "timed_out", (json_int_t)atomic_load(
+	    &call->host->views_timed_out)));
 	/* The server's parts (spool, fleet, scrape, tcp), then the errors. */
 	api_host_report(call->host, API_STATUS, reply);
 	json_object_set_new(reply, "errors", errors);

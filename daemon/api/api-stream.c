@@ -275,16 +275,19 @@ api_stream_write(struct api_call *call, const void *p, size_t n,
 		p = s->zout.p;
 		n = s->zout.n;
 	}
+	/* The call's own end (query-timeout) ends the wait too. */
+	if (call->cancel.deadline_ns != 0 &&
+	    call->cancel.deadline_ns < deadline_ns)
+		deadline_ns = call->cancel.deadline_ns;
 	pthread_mutex_lock(&s->mu);
 	if (evbuffer_get_length(s->pending) + s->unsent >= STREAM_HIGH_WATER) {
 		while (!s->closed && evbuffer_get_length(s->pending) +
 		    s->unsent > STREAM_LOW_WATER) {
 			/* A shutdown that stops waiting sets the host's abort
-			 * flag and signals no stream: look at it a few times
-			 * a second. */
-			if (atomic_load(&call->host->abort)) {
-				rc = error_set(err, ERR_BUSY, "profd is "
-				    "stopping: the reply was cut short");
+			 * flag, and the time runs out, with no stream
+			 * signalled: look a few times a second. */
+			if (cancel_check(&call->cancel, err) == -1) {
+				rc = -1;
 				break;
 			}
 			if (mono_ns() >= deadline_ns) {
@@ -300,9 +303,11 @@ api_stream_write(struct api_call *call, const void *p, size_t n,
 			pthread_cond_timedwait(&s->cv, &s->mu, &ts);
 		}
 	}
-	if (rc == 0 && s->closed)
-		rc = error_set(err, ERR_INPUT, "the client closed the "
-		    "connection");
+	if (rc == 0 && s->closed) {
+		/* Counted as any read whose client left. */
+		atomic_store(&call->cancel.gone, 1);
+		rc = cancel_check(&call->cancel, err);
+	}
 	if (rc == 0 && evbuffer_add(s->pending, p, n) == -1)
 		rc = error_set(err, ERR_BUSY, "out of memory for the reply");
 	if (rc == 0)

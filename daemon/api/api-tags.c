@@ -72,14 +72,13 @@ tags_work(struct api_call *call, void *worker)
 void
 api_tags_get(struct api_call *call)
 {
-	static const char *const own[] = { "tag", NULL };
 	const char *tag = api_param(call, "tag");
 	struct tags_req *t;
 
 	t = xcalloc(1, sizeof *t);
 	call->data = t;
 	call->free_data = tags_req_free;
-	if (api_selection(call, &t->sel, NULL, own) == -1)
+	if (api_selection(call, &t->sel, NULL) == -1)
 		return;
 	if (tag != NULL) {
 		if (*tag == '\0') {

@@ -69,7 +69,6 @@ timeline_work(struct api_call *call, struct stack_source *src)
 void
 api_timeline_get(struct api_call *call)
 {
-	static const char *const own[] = { "step", "fleet", "host", NULL };
 	const char *step = api_param(call, "step");
 	struct timeline_req *t;
 	char *end;
@@ -78,7 +77,7 @@ api_timeline_get(struct api_call *call)
 	t = xcalloc(1, sizeof *t);
 	call->data = t;
 	call->free_data = timeline_req_free;
-	if (api_selection(call, &t->sel, NULL, own) == -1)
+	if (api_selection(call, &t->sel, NULL) == -1)
 		return;
 	if (step != NULL) {
 		v = strtoll(step, &end, 10);

@@ -139,15 +139,13 @@ api_limit(struct api_call *call, long long *limit)
 void
 api_top_get(struct api_call *call)
 {
-	static const char *const own[] = { "limit", "sort", "granularity",
-	    "fleet", "host", NULL };
 	const char *sort = api_param(call, "sort");
 	struct top_req *t;
 
 	t = xcalloc(1, sizeof *t);
 	call->data = t;
 	call->free_data = top_req_free;
-	if (api_selection(call, &t->sel, NULL, own) == -1)
+	if (api_selection(call, &t->sel, NULL) == -1)
 		return;
 	if (api_limit(call, &t->limit) == -1)
 		return;

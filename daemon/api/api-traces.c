@@ -403,6 +403,7 @@ traces_work(struct api_call *call, void *worker)
 		buf_free(&out);
 		return;
 	}
+	api_cancel_reason(call, &call->err);
 	if (call->err.kind != ERR_NONE && t->text) {
 		/* The status line is out: the error ends the body, on a line
 		 * of its own where the last separator would be. */
@@ -433,13 +434,12 @@ traces_work(struct api_call *call, void *worker)
 void
 api_traces_get(struct api_call *call)
 {
-	static const char *const own[] = { "limit", "format", NULL };
 	struct traces_req *t;
 
 	t = xcalloc(1, sizeof *t);
 	call->data = t;
 	call->free_data = traces_req_free;
-	if (api_selection(call, &t->sel, NULL, own) == -1 ||
+	if (api_selection(call, &t->sel, NULL) == -1 ||
 	    api_limit(call, &t->limit) == -1)
 		return;
 	if (api_text_format(call, &t->text) == -1)

@@ -154,8 +154,6 @@ tree_work(struct api_call *call, struct stack_source *src)
 void
 api_tree_get(struct api_call *call)
 {
-	static const char *const own[] = { "format", "min_fraction", "source",
-	    "fleet", "host", NULL };
 	const char *format = api_param(call, "format");
 	const char *frac = api_param(call, "min_fraction");
 	struct tree_req *t;
@@ -164,7 +162,7 @@ api_tree_get(struct api_call *call)
 	t = xcalloc(1, sizeof *t);
 	call->data = t;
 	call->free_data = tree_req_free;
-	if (api_selection(call, &t->sel, NULL, own) == -1)
+	if (api_selection(call, &t->sel, NULL) == -1)
 		return;
 	if (format != NULL && strcmp(format, "json") != 0 &&
 	    strcmp(format, "folded") != 0) {

@@ -1,11 +1,13 @@
 /* api.c: the life of one call: parameters, hand-off to a worker, reply. */
 #include <event2/buffer.h>
+#include <event2/bufferevent.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "alloc.h"
 #include "api.h"
@@ -16,6 +18,7 @@
 #include "http-error.h"
 #include "jsonw.h"
 #include "nitems.h"
+#include "query.h"
 #include "rfc3339.h"
 #include "store.h"
 #include "routes.h"
@@ -30,6 +33,7 @@ api_param(struct api_call *call, const char *key)
 static void
 api_call_free(struct api_call *call)
 {
+	api_watch_stop(call);
 	evhttp_clear_headers(&call->query);
 	api_stream_free(call->stream);
 	if (call->free_data != NULL)
@@ -96,6 +100,10 @@ api_error(struct api_call *call, int status, const char *fmt, ...)
 void
 api_reply_err(struct api_call *call)
 {
+	if (call->reply_err != NULL) {
+		call->reply_err(call);
+		return;
+	}
 	api_error(call, error_http_status(&call->err), "%s", call->err.msg);
 }
 
@@ -198,21 +206,77 @@ api_result_pack(struct api_call *call)
 	call->reply_gzip = 1;
 }
 
+static int
+api_is_read(const struct api_call *call)
+{
+	return call->queue == API_QUERY || call->queue == API_FLEET;
+}
+
+void
+api_cancel_reason(struct api_call *call, struct error *err)
+{
+	if (!api_is_read(call) || err->kind == ERR_NONE ||
+	    cancel_fired(&call->cancel) == CANCEL_NONE)
+		return;
+	error_clear(err);
+	cancel_error(&call->cancel, err);
+}
+
+/* A read that stopped for its cancel's reason, counted once. */
+static void
+api_cancel_count(struct api_call *call)
+{
+	switch (cancel_fired(&call->cancel)) {
+	case CANCEL_GONE:
+		atomic_fetch_add(&call->host->views_cancelled, 1);
+		break;
+	case CANCEL_TIMEOUT:
+		atomic_fetch_add(&call->host->views_timed_out, 1);
+		break;
+	default:
+		break;
+	}
+}
+
 static void
 api_job_run(struct job *j, void *worker)
 {
 	struct api_call *call = (struct api_call *)j;
+	struct query_worker *w = worker;
+	struct store *store = NULL;
 	struct error err = { 0 };
 	int i;
 
+	if (api_is_read(call)) {
+		/* Its client left while it waited, or its time ran out:
+		 * not run at all. */
+		if (cancel_check(&call->cancel, &call->err) == -1) {
+			api_cancel_count(call);
+			return;
+		}
+		/* The view's loops poll it (cancel_poll), SQLite through
+		 * its progress handler. */
+		cancel_enter(&call->cancel);
+		if ((store = w->store) != NULL)
+			store_watch_cancel(store, &call->cancel);
+	}
 	for (i = 0; i < call->nsels; i++)
 		if (selection_compile(call->sels[i], &err) == -1) {
 			error_set(&call->err, err.kind, "%s%s",
 			    call->sel_prefix[i], err.msg);
-			return;
+			break;
 		}
-	call->work(call, worker);
-	api_result_pack(call);
+	if (i == call->nsels)
+		call->work(call, worker);
+	if (api_is_read(call)) {
+		if (store != NULL)
+			store_watch_cancel(store, NULL);
+		cancel_leave();
+		api_cancel_reason(call, &call->err);
+		api_cancel_count(call);
+	}
+	if (i == call->nsels)
+		api_result_pack(call);
 }
 
 static void
@@ -220,6 +284,7 @@ api_job_done(struct job *j)
 {
 	struct api_call *call = (struct api_call *)j;
 
+	api_watch_stop(call);
 	if (j->run == NULL) {
 		api_error(call, 503, "profd is shutting down");
 		return;
@@ -253,38 +318,60 @@ api_finish(struct api_call *call)
 	    body ? body : json_object());
 }
 
+/* Did the call come over the TCP listener (a reader of Grafana's), not
+ * the Unix socket (a user of this host)? */
+static int
+api_from_tcp(struct api_call *call)
+{
+	struct evhttp_connection *evcon = evhttp_request_get_connection(
+	    call->req);
+	struct bufferevent *bev;
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof ss;
+	evutil_socket_t fd;
+
+	if (evcon == NULL ||
+	    (bev = evhttp_connection_get_bufferevent(evcon)) == NULL ||
+	    (fd = bufferevent_getfd(bev)) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&ss, &len) == -1)
+		return 0;
+	return ss.ss_family != AF_UNIX;
+}
+
 void
 api_submit(struct api_call *call, enum api_queue which,
     void (*work)(struct api_call *, void *worker))
 {
 	call->work = work;
+	call->queue = which;
 	call->accept_gzip = http_accept_gzip(evhttp_find_header(
 	    evhttp_request_get_input_headers(call->req), "Accept-Encoding"));
 	call->job.run = api_job_run;
 	call->job.done = api_job_done;
-	if (jobq_push(call->host->queues[which], &call->job) == -1)
-		api_error(call, 503, "the %s queue is full; retry later",
-		    which == API_IMPORT ? "import" : "query");
-}
-
-/* Does key name one of the endpoint's own parameters ("x.*" = prefix)? */
-static int
-api_own(const char *const *own, const char *key)
-{
-	size_t n;
-
-	for (; *own != NULL; own++) {
-		n = strlen(*own);
-		if (n > 0 && (*own)[n - 1] == '*' ?
-		    strncmp(*own, key, n - 1) == 0 : strcmp(*own, key) == 0)
-			return 1;
+	if (api_is_read(call)) {
+		/* From its arrival: the time it waits for a thread counts,
+		 * as it does for its client. */
+		cancel_init(&call->cancel, call->start_ns,
+		    call->host->cfg->query_timeout, &call->host->abort);
+		call->job.guest = api_from_tcp(call);
 	}
-	return 0;
+	if (jobq_push(call->host->queues[which], &call->job) == -1) {
+		if (call->job.guest)
+			api_error(call, 503, "the query queue's places for "
+			    "the TCP listener's readers are taken; retry "
+			    "later");
+		else
+			api_error(call, 503, "the %s queue is full; retry "
+			    "later", which == API_IMPORT ? "import" : "query");
+		return;
+	}
+	if (api_is_read(call))
+		api_watch_start(call);
 }
 
 int
 api_selection(struct api_call *call, struct selection *sel,
-    const char *prefix, const char *const *own)
+    const char *prefix)
 {
 	struct evkeyval *kv;
 	struct error err = { 0 };
@@ -299,17 +386,13 @@ api_selection(struct api_call *call, struct selection *sel,
 			if (strncmp(key, prefix, plen) != 0)
 				continue;
 			key += plen;
-		} else if (api_own(own, key))
-			continue;
+		}
+		/* Not a selection parameter (rc 0): one of the route's own,
+		 * as routes_dispatch made sure of. */
 		if ((rc = selection_param(sel, key, kv->value, now_ns(),
 		    &err)) == -1) {
 			api_error(call, 400, "%s%s", prefix ? prefix : "",
 			    err.msg);
-			return -1;
-		}
-		if (rc == 0) {
-			api_error(call, 400, "%.64s: not a parameter of %s",
-			    kv->key, call->route->path);
 			return -1;
 		}
 	}

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "cancel.h"
 #include "config.h"
 #include "error.h"
 #include "jobq.h"
@@ -61,6 +62,9 @@ struct api_host {
 	/* Set when a shutdown stops waiting (shutdown-timeout, a second
 	 * signal): work in flight gives up, any thread reads it. */
 	atomic_int abort;
+	/* Reads stopped because their client left (or dropped unrun), and
+	 * because they ran past query-timeout: /v1/status's "views". */
+	atomic_uint_fast64_t views_cancelled, views_timed_out;
 };
 
 /* api-host.c: the counters every endpoint and the spool keep, the status
@@ -124,13 +128,34 @@ struct api_call {
 	 * a view reads of this host's store beside its source (the
 	 * querier's labels, a pprof export). */
 	void *view_worker;
+	/* A read (the query and fleet queues): stopped when its client
+	 * leaves, past query-timeout, or at a shutdown (cancel.h); the
+	 * loop looks at the client meanwhile (api-watch.c). */
+	enum api_queue queue;
+	struct cancel cancel;
+	struct event *watch;
+	/* How the error in err is answered where not as api_error's JSON
+	 * (a Connect call's: the querier's, dropped unrun); NULL: JSON. */
+	void (*reply_err)(struct api_call *);
 };
 
 /* The value of a query parameter, or NULL. */
 const char *api_param(struct api_call *, const char *key);
-/* Queue the call's work; replies 503 itself when the queue is full. */
+/* Queue the call's work; replies 503 itself when the queue is full.  A
+ * read (API_QUERY, API_FLEET) is bounded by query-timeout from the
+ * call's arrival and stops when its client leaves; one from the TCP
+ * listener never takes a queue's last thread (jobq.h's guests). */
 void api_submit(struct api_call *, enum api_queue,
     void (*work)(struct api_call *, void *worker));
+/* In a work that makes its error a reply itself (in a reply under way,
+ * Connect's): err, if set, becomes the cancel's reason when the call was
+ * cancelled (the store's "interrupted" tells the client nothing). */
+void api_cancel_reason(struct api_call *, struct error *err);
+/* api-watch.c, on the loop: look at the client of a read while its work
+ * waits or runs, and set its cancel's gone flag when it leaves; stop
+ * looking (before the reply, and at the call's free). */
+void api_watch_start(struct api_call *);
+void api_watch_stop(struct api_call *);
 /* A handler that sent its reply itself: count it, free the call. */
 void api_done(struct api_call *, int status);
 /* Reply now (on the loop) and free the call.  The reply is stolen. */
@@ -252,12 +277,11 @@ void api_jsonw_head(struct buf *, const char *scope,
 struct selection;
 /* Parse the selection parameters of a query (scope, metric, since, until,
  * profile, label, focus, ignore, hide, show): those named prefix+NAME when
- * prefix is set (diff's "base."), else the unprefixed ones; own names the
- * endpoint's other parameters (NULL terminated, "x.*" for a prefix).
- * Anything else is a 400; so are bad values.  On -1 the reply has been
- * sent.  The frame filters are compiled when the call's work starts, on
- * its worker (a bad one fails the call with 400 there). */
-int api_selection(struct api_call *, struct selection *, const char *prefix,
-    const char *const *own);
+ * prefix is set (diff's "base."), else the unprefixed ones; the route's
+ * others are passed over (routes_dispatch refused any it does not take).
+ * A bad value is a 400.  On -1 the reply has been sent.  The frame
+ * filters are compiled when the call's work starts, on its worker (a bad
+ * one fails the call with 400 there). */
+int api_selection(struct api_call *, struct selection *, const char *prefix);
 
 #endif

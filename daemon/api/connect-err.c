@@ -28,6 +28,9 @@ connect_code(const struct error *err, int *status)
 	case ERR_TIMEOUT:
 		*status = 503;
 		return "unavailable";
+	case ERR_DEADLINE:
+		*status = 504;
+		return "deadline_exceeded";
 	default:
 		*status = 500;
 		return "internal";

@@ -42,6 +42,8 @@ http_error_kind(int status)
 		return "not implemented";
 	case 503:
 		return "busy";
+	case 504:
+		return "deadline exceeded";
 	case 507:
 		return "insufficient storage";
 	default:
@@ -81,6 +83,8 @@ http_error_reason(int status)
 		return "Not Implemented";
 	case 503:
 		return "Service Unavailable";
+	case 504:
+		return "Gateway Timeout";
 	case 507:
 		return "Insufficient Storage";
 	default:

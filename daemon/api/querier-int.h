@@ -3,8 +3,9 @@
  * replies on the query thread) calls querier-labels.c (ProfileTypes,
  * LabelNames, LabelValues, Series) and querier-select.c (SelectSeries,
  * SelectMergeStacktraces, SelectMergeProfile; it uses labels'
- * querier_series_keep), which call querier-env.c (selectors, window,
- * scopes, series, errors); querier-reply.c writes the replies. */
+ * querier_series_keep) and querier-series.c (SelectSeries, over
+ * querier-select.c's selection), which call querier-env.c (selectors,
+ * window, scopes, series, errors); querier-reply.c writes the replies. */
 #ifndef PROFD_QUERIER_INT_H
 #define PROFD_QUERIER_INT_H
 
@@ -35,6 +36,9 @@ struct qcall {
 	/* The scopes of the source (querier_scopes), for the selectors. */
 	struct store_scope_info *scopes;
 	size_t nscopes;
+	/* A time series reply's bounds (query-max-series, -points), as
+	 * the settings were when the call came. */
+	size_t max_series, max_points;
 };
 
 /* The method's work, on the query thread: 0 with qc->reply (or
@@ -79,8 +83,15 @@ int querier_profile_stats(struct qenv *, struct error *);
 int querier_series_keep(const struct labelsel *, const struct series *);
 
 /* querier-select.c */
-int querier_select_series(struct qenv *, struct error *);
 int querier_select_stacks(struct qenv *, struct error *);
 int querier_select_profile(struct qenv *, struct error *);
+/* The request's selection into sel and its selector into ls; 1 when no
+ * selected scope has the profile type (an empty answer). */
+int querier_select_prepare(struct qenv *, struct labelsel *,
+    struct selection *, struct pyrotype *, struct error *);
+void querier_select_clear(struct labelsel *, struct selection *);
+
+/* querier-series.c */
+int querier_select_series(struct qenv *, struct error *);
 
 #endif

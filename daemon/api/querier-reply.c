@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "flame.h"
+#include "jsonw.h"
 #include "pbw.h"
 #include "pyrotype.h"
 #include "querier-reply.h"
@@ -153,36 +154,52 @@ querier_reply_label_sets(struct querier_reply *r,
 		r->js = json_pack("{s:o}", "labelsSet", a);
 }
 
-static json_t *
-points_json(const struct querier_series *s)
+/* SelectSeriesResponse in proto3 JSON, written as text: labels_json's
+ * labels (bytes that are not UTF-8 each made U+FFFD, where json_text
+ * makes the whole string one), a point's value a number and its
+ * timestamp a string. */
+static void
+series_text(struct buf *b, const struct querier_series *v, size_t n)
 {
-	json_t *a = json_array();
-	size_t i;
+	char ms[32];
+	size_t i, j;
 
-	for (i = 0; i < s->npoints; i++)
-		json_array_append_new(a, json_pack("{s:f, s:o}",
-		    "value", s->points[i].value,
-		    "timestamp", json_i64(s->points[i].ms)));
-	return a;
+	jsonw_raw(b, "{\"series\":[");
+	for (i = 0; i < n; i++) {
+		jsonw_raw(b, i > 0 ? ",{\"labels\":[" : "{\"labels\":[");
+		for (j = 0; j < v[i].nlabels; j++) {
+			jsonw_raw(b, j > 0 ? ",{" : "{");
+			jsonw_key(b, "name");
+			jsonw_str(b, v[i].labels[j].name);
+			jsonw_mstr(b, "value", v[i].labels[j].value);
+			jsonw_raw(b, "}");
+		}
+		jsonw_raw(b, "],\"points\":[");
+		for (j = 0; j < v[i].npoints; j++) {
+			jsonw_raw(b, j > 0 ? ",{\"value\":" : "{\"value\":");
+			jsonw_real(b, v[i].points[j].value);
+			snprintf(ms, sizeof ms, "%" PRId64, v[i].points[j].ms);
+			jsonw_mstr(b, "timestamp", ms);
+			jsonw_raw(b, "}");
+		}
+		jsonw_raw(b, "]}");
+	}
+	jsonw_raw(b, "]}");
 }
 
 void
 querier_reply_series(struct querier_reply *r,
     const struct querier_series *v, size_t n)
 {
-	json_t *a = NULL;
 	size_t i, j, mark, pmark;
 	uint64_t bits;
 
-	if (r->json)
-		a = json_array();
+	if (r->json) {
+		series_text(&r->pb, v, n);
+		r->text = 1;
+		return;
+	}
 	for (i = 0; i < n; i++) {
-		if (r->json) {
-			json_array_append_new(a, json_pack("{s:o, s:o}",
-			    "labels", labels_json(&v[i]),
-			    "points", points_json(&v[i])));
-			continue;
-		}
 		mark = pbw_begin(&r->pb, 1);
 		labels_pb(&r->pb, 1, &v[i]);
 		for (j = 0; j < v[i].npoints; j++) {
@@ -195,8 +212,6 @@ querier_reply_series(struct querier_reply *r,
 		}
 		pbw_end(&r->pb, mark);
 	}
-	if (r->json)
-		r->js = json_pack("{s:o}", "series", a);
 }
 
 void

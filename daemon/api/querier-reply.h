@@ -18,6 +18,9 @@ struct querier_reply {
 	int json;
 	struct buf pb;			/* !json: the message */
 	json_t *js;			/* json: the message */
+	/* json: the message's text is in pb instead (a time series':
+	 * a tree would cost hundreds of bytes a point) */
+	int text;
 };
 
 struct querier_point {

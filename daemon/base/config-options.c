@@ -40,6 +40,15 @@ const struct opt config_opts[] = {
 	    "imports waiting before pushes get 503" },
 	{ "query-queue", T_COUNT, F(query_queue), 1, 1 << 20, 1,
 	    "queries waiting before they get 503" },
+	{ "query-max-series", T_COUNT, F(query_max_series), 1, 1 << 20, 0,
+	    "series of one SelectSeries reply (Grafana's time series, after "
+	    "its limit); more are refused, naming this" },
+	{ "query-max-points", T_COUNT, F(query_max_points), 1, 1 << 30, 0,
+	    "points of one SelectSeries reply, its series together; more "
+	    "are refused, naming this" },
+	{ "query-timeout", T_DURATION, F(query_timeout), 1, 86400, 0,
+	    "time a read may take from its arrival (a view, /v1/query, an "
+	    "export, Grafana's calls): then it stops and is answered 504" },
 	{ "max-body", T_SIZE, F(limits.max_body), 1, SIZE_MAX / 2, 0,
 	    "largest blob in one request" },
 	{ "max-inflated", T_SIZE, F(limits.max_inflated), 1, SIZE_MAX / 2, 0,
@@ -59,6 +68,10 @@ const struct opt config_opts[] = {
 	{ "max-connections", T_COUNT, F(max_connections), 1, 1 << 20, 0,
 	    "connections served at once; more get 503, but for "
 	    "GET /v1/health" },
+	{ "tcp-max-unauthenticated", T_COUNT, F(tcp_max_unauth), 1, 1 << 20,
+	    0, "TCP listener: connections open without a request with "
+	    "credentials yet (handshakes, heads on their way); beyond, the "
+	    "oldest is closed" },
 	{ "max-header-size", T_SIZE, F(max_header_size), 1024, 16 << 20, 0,
 	    "bytes of a request line and headers (431 beyond)" },
 	{ "max-inflight-body", T_U64, F(max_inflight_body), 1, UINT64_MAX / 2,

@@ -42,10 +42,14 @@ config_defaults(struct config *c)
 	c->query_threads = 2;
 	c->import_queue = 64;
 	c->query_queue = 256;
+	c->query_timeout = 60;
+	c->query_max_series = 500;
+	c->query_max_points = 500000;
 	c->spool_rescan = 300;
 	c->retention.interval = 300;
 	bounds_default(&c->limits);
 	c->max_connections = 1024;
+	c->tcp_max_unauth = 64;
 	c->max_header_size = 64 << 10;
 	c->max_inflight_body = 2 * (uint64_t)c->limits.max_body;
 	c->max_uploads = 64;

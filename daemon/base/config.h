@@ -68,10 +68,15 @@ struct config {
 	int query_threads;
 	size_t import_queue;		/* waiting imports before 503 */
 	size_t query_queue;
+	int64_t query_timeout;		/* seconds a read may run, queued or not */
+	/* A time series reply's series and points (querier-series.c). */
+	size_t query_max_series, query_max_points;
 	struct limits limits;
 	struct retention retention;
 	/* The HTTP layer (server-http.c). */
 	size_t max_connections;		/* beyond: 503 but for health */
+	size_t tcp_max_unauth;		/* TCP: connections without a
+					 * credential yet; the oldest closed */
 	size_t max_header_size;		/* bytes of a request head */
 	uint64_t max_inflight_body;	/* body bytes held, all connections */
 	size_t max_uploads;		/* chunked uploads open at once */

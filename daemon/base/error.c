@@ -45,6 +45,8 @@ error_http_status(const struct error *e)
 		return 507;
 	case ERR_TIMEOUT:
 		return 503;
+	case ERR_DEADLINE:
+		return 504;
 	case ERR_UNSUPPORTED:
 		return 501;
 	case ERR_INTERNAL:
@@ -73,6 +75,8 @@ error_kind_name(enum error_kind kind)
 		return "insufficient storage";
 	case ERR_TIMEOUT:
 		return "timeout";
+	case ERR_DEADLINE:
+		return "deadline exceeded";
 	case ERR_UNSUPPORTED:
 		return "not implemented";
 	case ERR_INTERNAL:

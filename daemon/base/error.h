@@ -12,6 +12,7 @@ enum error_kind {
 	ERR_CONFLICT,		/* does not fit the current state: HTTP 409 */
 	ERR_NO_SPACE,		/* the disk holding the store is full: HTTP 507 */
 	ERR_TIMEOUT,		/* a time limit was hit: HTTP 503 */
+	ERR_DEADLINE,		/* a request ran past its own: HTTP 504 */
 	ERR_UNSUPPORTED,	/* asks what profd does not serve: HTTP 501 */
 	ERR_INTERNAL,		/* a bug or an I/O failure: HTTP 500 */
 };

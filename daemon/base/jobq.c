@@ -8,7 +8,10 @@
  * the lock the preempted worker holds; the loop then waits until the
  * worker gets a core again (up to 17 ms seen under load).  The eventfd is
  * written with no lock held, and events a job wants made active
- * (jobq_activate) go through the same wake-up. */
+ * (jobq_activate) go through the same wake-up.
+ *
+ * A guest's job waits, in its order, while guests hold every worker but
+ * one: a worker takes the first job it may run, passing over those. */
 #include <errno.h>
 #include <event2/event.h>
 #include <pthread.h>
@@ -40,6 +43,7 @@ struct jobq {
 	struct event **activate;	/* for the loop to make active */
 	size_t nactivate, aactivate;
 	size_t depth, max_depth, running;
+	size_t guests_waiting, guests_running, max_guests;
 	int stopping;
 	int efd;			/* eventfd: wakes the loop */
 	struct event *wake;
@@ -61,6 +65,32 @@ jobq_ring(struct jobq *q)
 		;
 }
 
+/* The first waiting job a worker may run now, taken off the list: a
+ * guest's only while guests hold fewer than max_guests workers.  Locked. */
+static struct job *
+jobq_take(struct jobq *q)
+{
+	struct job *j, *prev = NULL;
+
+	for (j = q->head; j != NULL; prev = j, j = j->next)
+		if (!j->guest || q->guests_running < q->max_guests)
+			break;
+	if (j == NULL)
+		return NULL;
+	if (prev != NULL)
+		prev->next = j->next;
+	else
+		q->head = j->next;
+	if (q->tail == j)
+		q->tail = prev;
+	q->depth--;
+	if (j->guest) {
+		q->guests_waiting--;
+		q->guests_running++;
+	}
+	return j;
+}
+
 static void *
 jobq_worker_main(void *arg)
 {
@@ -78,20 +108,18 @@ jobq_worker_main(void *arg)
 	jobq_self = q;
 	pthread_mutex_lock(&q->mu);
 	for (;;) {
-		while (q->head == NULL && !q->stopping)
+		while ((j = jobq_take(q)) == NULL && !q->stopping)
 			pthread_cond_wait(&q->cv, &q->mu);
-		if (q->head == NULL)
+		if (j == NULL)
 			break;
-		j = q->head;
-		if ((q->head = j->next) == NULL)
-			q->tail = NULL;
-		q->depth--;
 		q->running++;
 		pthread_mutex_unlock(&q->mu);
 
 		j->run(j, w->state);
 
 		pthread_mutex_lock(&q->mu);
+		if (j->guest)
+			q->guests_running--;
 		if (--q->running == 0)
 			pthread_cond_broadcast(&q->idle_cv);
 		j->next = q->done;
@@ -180,6 +208,7 @@ jobq_new(struct event_base *base, const char *name, void **workers,
 	pthread_cond_init(&q->idle_cv, &ca);
 	pthread_condattr_destroy(&ca);
 	q->max_depth = max_depth;
+	q->max_guests = nworkers > 1 ? (size_t)nworkers - 1 : 1;
 	q->nice = nice;
 	if ((q->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) == -1) {
 		fprintf(stderr, "profd: eventfd: %s\n", strerror(errno));
@@ -210,10 +239,13 @@ int
 jobq_push(struct jobq *q, struct job *j)
 {
 	pthread_mutex_lock(&q->mu);
-	if (q->stopping || q->depth >= q->max_depth) {
+	if (q->stopping || q->depth >= q->max_depth || (j->guest &&
+	    q->guests_waiting >= (q->max_depth + 1) / 2)) {
 		pthread_mutex_unlock(&q->mu);
 		return -1;
 	}
+	if (j->guest)
+		q->guests_waiting++;
 	j->next = NULL;
 	if (q->tail != NULL)
 		q->tail->next = j;
@@ -273,6 +305,7 @@ jobq_stop(struct jobq *q)
 	waiting = q->head;
 	q->head = q->tail = NULL;
 	q->depth = 0;
+	q->guests_waiting = 0;
 	pthread_cond_broadcast(&q->cv);
 	pthread_mutex_unlock(&q->mu);
 	return waiting;

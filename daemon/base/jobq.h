@@ -15,6 +15,11 @@ struct job {
 	void (*run)(struct job *, void *worker);	/* on a worker */
 	void (*done)(struct job *);			/* on the loop */
 	struct job *next;
+	/* A guest's job (a reader on the TCP listener): guests never take
+	 * the last worker of a queue that has more than one, nor more
+	 * than half of its waiting places, so that the others' jobs (the
+	 * socket's) always find a worker free soon and a place. */
+	int guest;
 };
 
 /* workers[i] is the state handed to run() on worker thread i; the workers

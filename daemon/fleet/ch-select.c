@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "alloc.h"
+#include "cancel.h"
 #include "ch-select.h"
 #include "ch.h"
 #include "clock.h"
@@ -250,6 +251,13 @@ ch_select(struct ch_select *h, const char *sql,
 				giveup = 1;
 				rc = error_set(err, ERR_BUSY, "profd is shutting "
 				    "down");
+			}
+			/* The view it works for was cancelled (its client
+			 * left, query-timeout): ClickHouse's request too. */
+			if (!giveup && cancel_check(cancel_current(),
+			    err) == -1) {
+				giveup = 1;
+				rc = -1;
 			}
 			if (q->done || (giveup && !q->cancel) || (!giveup &&
 			    evbuffer_get_length(q->in) > 0))

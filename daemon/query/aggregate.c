@@ -366,6 +366,75 @@ agg_tl_blocks(struct agg_stacks *st, const struct store_filter *f,
 	return 0;
 }
 
+struct aggregate_steps {
+	struct agg_tl t;
+	struct store_series_profile *p;	/* t.p's, to free */
+	enum metric_aggregate a;
+};
+
+int
+aggregate_steps_new(struct store *s, const struct store_filter *f,
+    enum metric_aggregate a, int64_t *step_s, struct aggregate_steps **out,
+    struct error *err)
+{
+	struct aggregate_steps *x = xcalloc(1, sizeof *x);
+
+	*out = NULL;
+	x->a = a;
+	if (store_series_window(s, f, &x->p, &x->t.n, err) == -1) {
+		free(x);
+		return -1;
+	}
+	x->t.p = x->p;
+	if (x->t.n > 0)
+		agg_tl_plan(&x->t, a, step_s);
+	*out = x;
+	return 0;
+}
+
+int
+aggregate_steps_row(const struct aggregate_steps *x, int64_t profile,
+    int64_t bucket, int64_t *series, int64_t *step)
+{
+	const struct agg_tl *t = &x->t;
+	int64_t k, at;
+
+	if (t->n == 0 || (k = imap_get(&t->at, (uint64_t)profile)) == 0)
+		return 0;
+	/* As agg_tl_blocks places a row. */
+	at = agg_step_of(t, bucket);
+	if (at < 0 || (size_t)at >= t->nsteps)
+		return 0;
+	*series = t->sidx[k - 1];
+	*step = t->first + at * t->step;
+	return 1;
+}
+
+int64_t
+aggregate_steps_value(const struct aggregate_steps *x, int64_t step,
+    int64_t series, int64_t sum)
+{
+	const struct pv key = { step, series, 0 }, *c;
+
+	if (x->a != AGG_AVG || x->t.cnt.n == 0)
+		return sum;
+	c = bsearch(&key, x->t.cnt.p, x->t.cnt.n, sizeof *c, pv_cmp);
+	return c != NULL && c->v > 1 ? agg_div(sum, c->v) : sum;
+}
+
+void
+aggregate_steps_free(struct aggregate_steps *x)
+{
+	if (x == NULL)
+		return;
+	free(x->t.cnt.p);
+	free(x->t.ids);
+	free(x->t.sidx);
+	imap_clear(&x->t.at);
+	free(x->p);
+	free(x);
+}
+
 /* A timeline's steps: each series' profiles of a step combined, as a
  * window's (avg, last, max), at the step's start.  Without stacks, from
  * the per-bucket totals of each profile when every profile counts whole

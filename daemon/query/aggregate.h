@@ -34,4 +34,23 @@ int aggregate_buckets(struct store *, struct csindex *idx,
     int64_t *step_s, struct store_bucket_value **, size_t *,
     struct error *);
 
+/* aggregate_buckets' plan, for a read that sums its rows itself (a
+ * timeline per group of labels, query/groups.c): the profiles of the
+ * filter's window, their series and steps (*step_s as there), which of
+ * them count (avg: all, last and max: one per series and step), and what
+ * a series' sum over a step is divided by. */
+struct aggregate_steps;
+int aggregate_steps_new(struct store *, const struct store_filter *,
+    enum metric_aggregate a, int64_t *step_s, struct aggregate_steps **,
+    struct error *);
+/* Where a (bucket, profile) row counts: 1 with its series (an index) and
+ * its step's start, 0 when it does not. */
+int aggregate_steps_row(const struct aggregate_steps *, int64_t profile,
+    int64_t bucket, int64_t *series, int64_t *step);
+/* A series' sum over a step made what it counts (avg: divided by the
+ * series' profiles in the step, rounded as aggregate_buckets rounds). */
+int64_t aggregate_steps_value(const struct aggregate_steps *, int64_t step,
+    int64_t series, int64_t sum);
+void aggregate_steps_free(struct aggregate_steps *);
+
 #endif

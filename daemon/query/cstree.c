@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "cancel.h"
 #include "csindex.h"
 #include "cstree.h"
 
@@ -99,7 +100,8 @@ cstree_build(struct cstree *t, const struct csindex *idx,
 	for (i = 0; i < nvals; i++) {
 		if (vals[i].callsite == 0 || vals[i].value == 0)
 			continue;
-		if (cstree_leaf(t, idx, vals[i].callsite, &leaf, err) == -1)
+		if (cancel_poll(err) == -1 ||
+		    cstree_leaf(t, idx, vals[i].callsite, &leaf, err) == -1)
 			return -1;
 		t->self[leaf] += vals[i].value;
 	}

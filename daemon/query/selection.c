@@ -16,6 +16,23 @@ static const char *const ff_names[FF_COUNT] = {
 	"focus", "ignore", "hide", "show",
 };
 
+/* Every name selection_param takes. */
+static const char *const selection_keys[] = {
+	"scope", "metric", "since", "until", "profile", "label", "focus",
+	"ignore", "hide", "show", "aggregate",
+};
+
+int
+selection_key(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof selection_keys / sizeof selection_keys[0]; i++)
+		if (strcmp(key, selection_keys[i]) == 0)
+			return 1;
+	return 0;
+}
+
 int
 selection_time(const char *s, int64_t now, int64_t *ns, struct error *err)
 {

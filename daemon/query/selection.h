@@ -40,6 +40,8 @@ struct selection {
  * RFC 3339 or relative to now ("-1h", "-30m", "-10s", "-2d"). */
 int selection_param(struct selection *, const char *key, const char *value,
     int64_t now_ns, struct error *);
+/* Is key the name of a selection parameter (one selection_param takes)? */
+int selection_key(const char *key);
 /* The window's ends in whole seconds, as the store's time buckets count
  * them (floor); an open end is INT64_MIN or INT64_MAX. */
 void selection_window(const struct selection *, int64_t *since_s,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "cancel.h"
 #include "csindex.h"
 #include "model.h"
 #include "rx.h"
@@ -82,6 +83,10 @@ stackwalk_run(struct stackwalk *w, int64_t leaf, struct error *err)
 	    sel->have_re[FF_HIDE] || sel->have_re[FF_SHOW];
 	int k;
 
+	/* Every view walks its stacks here: where it stops when its call
+	 * is cancelled (cancel.h). */
+	if (cancel_poll(err) == -1)
+		return -1;
 	for (k = 0; k < FF_COUNT; k++)
 		if (sel->have_re[k] && sel->re[k] == NULL)
 			return error_set(err, ERR_INTERNAL, "frame filters "

@@ -16,6 +16,7 @@
 #include "retainer.h"
 #include "scrape.h"
 #include "sd.h"
+#include "secrets.h"
 #include "store.h"
 #include "server-http.h"
 #include "server-int.h"
@@ -245,6 +246,7 @@ server_reload_cb(evutil_socket_t sig, short what, void *arg)
 	if (srv->tcp_guard != NULL)
 		server_http_set_config(srv->tcp_guard, nc);
 	server_tcp_reload(srv);
+	secrets_check(srv->secrets, nc);
 	if (srv->fleet != NULL)
 		fleet_set_retention(srv->fleet, &nc->retention);
 	lj = xcalloc(1, sizeof *lj);

@@ -11,7 +11,11 @@
  * into the JSON every error is; the filter's free callback says when the
  * connection is gone.  A reply is the handler's ("ours") from the moment
  * the request is dispatched until libevent says it is written; anything
- * else libevent writes is one of its error pages, or "100 Continue". */
+ * else libevent writes is one of its error pages, or "100 Continue".
+ * The guard frames the requests itself and hands libevent one at a
+ * time, so requests pipelined on a connection are answered in order
+ * whatever their size; a listener may decide on each head before its
+ * body is read (server_http_set_head_check). */
 #include <errno.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -168,6 +172,11 @@ server_http_dispatch(struct evhttp_request *req, void *arg)
 		c->state = C_HANDLER;
 		c->ours = 1;
 		evhttp_request_set_on_complete_cb(req, conn_reply_done, c);
+		/* A stranger's connection (a health check without a
+		 * credential) does not stay open to idle. */
+		if (sh->head_check != NULL && !c->authed)
+			evhttp_add_header(evhttp_request_get_output_headers(
+			    req), "Connection", "close");
 		if (c->over && !is_health(req)) {
 			snprintf(msg, sizeof msg, "profd has more than %zu "
 			    "connections open (max-connections); retry later",
@@ -214,6 +223,7 @@ server_http_setup(struct evhttp *http, struct event_base *base,
 {
 	struct server_http *sh = xcalloc(1, sizeof *sh);
 
+	TAILQ_INIT(&sh->strangers);
 	sh->http = http;
 	sh->base = base;
 	sh->cfg = cfg;
@@ -238,6 +248,14 @@ void
 server_http_set_tls(struct server_http *sh, struct tls_ctx *tls)
 {
 	sh->tls = tls;
+}
+
+void
+server_http_set_head_check(struct server_http *sh, server_http_head_fn *fn,
+    void *arg)
+{
+	sh->head_check = fn;
+	sh->head_arg = arg;
 }
 
 void
@@ -371,6 +389,9 @@ server_http_stats(const struct server_http *sh, struct server_http_stats *st)
 	st->refused_heads = sh->refused_head;
 	st->timed_out = sh->timed_out;
 	st->refused_origins = sh->refused_origin;
+	st->strangers = sh->nstrangers;
+	st->strangers_closed = sh->strangers_closed;
+	st->bytes_read = sh->bytes_read;
 }
 
 void
@@ -385,6 +406,9 @@ server_http_stats_add(struct server_http_stats *a,
 	a->refused_heads += b->refused_heads;
 	a->timed_out += b->timed_out;
 	a->refused_origins += b->refused_origins;
+	a->strangers += b->strangers;
+	a->strangers_closed += b->strangers_closed;
+	a->bytes_read += b->bytes_read;
 }
 
 json_t *

@@ -43,6 +43,34 @@ void server_http_any_host(struct server_http *);
  * use of it. */
 struct tls_ctx;
 void server_http_set_tls(struct server_http *, struct tls_ctx *);
+
+/* A request's head, whole, before any byte of its body is read: what a
+ * listener decides on (the TCP one: route, method, credentials). */
+struct server_http_head {
+	const char *method, *target;	/* as libevent reads them */
+	const char *authorization;	/* the first; NULL: none */
+	int body;			/* a body follows */
+};
+struct server_http_verdict {
+	int status;			/* 0: go on; else the refusal's */
+	/* The request proves a credential (or none is asked for): its
+	 * connection may stay open and idle, and takes one of
+	 * max-connections; until one does, it is a stranger's. */
+	int authenticated;
+	char detail[400];		/* the refusal's detail */
+	const char *challenges[3];	/* WWW-Authenticate values, NULL
+					 * ended */
+};
+typedef void server_http_head_fn(const struct server_http_head *,
+    struct server_http_verdict *, void *arg);
+/* Decide on each head with check (zeroed verdict in).  A refusal is
+ * sent at once and the connection closed, no byte of the body read.
+ * With a check, connections are strangers until a head proves a
+ * credential: at most tcp-max-unauthenticated of them (the oldest closed
+ * beyond), each given header-timeout from its accept and closed after
+ * its reply; max-connections counts the others only. */
+void server_http_set_head_check(struct server_http *, server_http_head_fn *,
+    void *arg);
 /* Accept on a listening socket (taken); -1 if libevent refuses it. */
 int server_http_listen(struct server_http *, int fd);
 /* Stop accepting (SIGTERM); connections open stay. */
@@ -59,6 +87,11 @@ struct server_http_stats {
 	uint64_t accept_errors, refused_connections, refused_bodies;
 	uint64_t refused_heads, timed_out;
 	uint64_t refused_origins;	/* 403: a page of another origin */
+	/* With a head check: connections without credentials yet, and
+	 * those closed at tcp-max-unauthenticated. */
+	size_t strangers;
+	uint64_t strangers_closed;
+	uint64_t bytes_read;		/* request bytes taken, all told */
 };
 void server_http_stats(const struct server_http *,
     struct server_http_stats *);

@@ -54,6 +54,7 @@ struct server {
 	struct ch_select *chs;		/* fleet=1 views' questions */
 	struct fleet_reader *reader;	/* and what they read */
 	struct scraper *scraper;
+	struct secrets *secrets;	/* secrets.c: files others may read */
 	char *listen_path;		/* what the socket is bound to */
 	int fd;				/* the listening socket until evhttp has it */
 	int activated;			/* systemd's socket: it owns the path */

@@ -1,13 +1,14 @@
 /* server-status.c: what /v1/status and /v1/health show of the server's
  * parts.  Each part's JSON is made beside it (spool.c, server-tcp.c,
- * server-http.c, scrape/scrape.c, fleet/fleet.c) and reaches the API as
- * a status provider registered here, in the order the replies have
- * always had. */
+ * server-http.c, secrets.c, scrape/scrape.c, fleet/fleet.c) and reaches
+ * the API as a status provider registered here, in the order the replies
+ * have always had. */
 #include <jansson.h>
 
 #include "api.h"
 #include "fleet.h"
 #include "scrape.h"
+#include "secrets.h"
 #include "server-http.h"
 #include "server-int.h"
 #include "spool.h"
@@ -37,6 +38,7 @@ server_status_register(struct server *srv)
 		{ "fleet", fleet_status, srv->fleet },
 		{ "scrape", scraper_status, srv->scraper },
 		{ "tcp", server_tcp_status, srv },
+		{ "secrets", secrets_status, srv->secrets },
 	};
 	const struct status_provider health = { "http", server_status_http,
 	    srv };

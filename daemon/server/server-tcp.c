@@ -12,8 +12,13 @@
  * /v1/health; 404 for any other path: no delete, no SQL, no UI over the
  * network.  Once any credential is set, a route takes its own kind only
  * (tcp-auth.c): 401 with WWW-Authenticate without one, 403 with the
- * other kind's.  Health never needs one, for load balancers, and says
- * "ok" and nothing else (no paths, versions or counters).  An address
+ * other kind's.  All of it is decided on each request's head, before a
+ * byte of its body is read (tcp_head, the guard's head check): a
+ * refusal is the guard's answer and a close, so a stranger's body costs
+ * nothing, and a connection whose requests never carried a credential
+ * is a stranger's (conn.c: few, closed after each answer).  Health
+ * never needs one, for load balancers, and says "ok" and nothing else
+ * (no paths, versions or counters).  An address
  * that is not loopback needs a credential, and TLS unless tcp-insecure:
  * profd refuses to start without.  No Host check: agents name the host
  * they reach.  A web page (a rebound name among them) is refused by the
@@ -205,21 +210,11 @@ server_tcp_open(struct server *srv)
  * table whose path and method match (HEAD a GET's).  *path_tcp: some
  * route the TCP listener serves has this path (another method: 405). */
 static const struct route *
-tcp_route(struct evhttp_request *req, const char *path, int *path_tcp)
+tcp_route(const char *method, const char *path, int *path_tcp)
 {
-	static const struct { enum evhttp_cmd_type cmd; const char *name; }
-	    methods[] = { { EVHTTP_REQ_GET, "GET" }, { EVHTTP_REQ_POST,
-	    "POST" }, { EVHTTP_REQ_HEAD, "HEAD" }, { EVHTTP_REQ_PUT, "PUT" },
-	    { EVHTTP_REQ_DELETE, "DELETE" } };
-	enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
-	const char *method = "OTHER";
 	const struct route *found = NULL;
-	size_t i;
 	int j;
 
-	for (i = 0; i < sizeof methods / sizeof methods[0]; i++)
-		if (methods[i].cmd == cmd)
-			method = methods[i].name;
 	*path_tcp = 0;
 	for (j = 0; j < nroutes; j++) {
 		if (!routes_path_matches(&routes[j], path))
@@ -235,32 +230,107 @@ tcp_route(struct evhttp_request *req, const char *path, int *path_tcp)
 }
 
 static void
-tcp_refuse(struct evhttp_request *req, int status, const char *detail)
+tcp_refuse(struct server_http_verdict *v, int status, const char *detail)
 {
-	http_error_send(req, status, detail, 0);
+	v->status = status;
+	snprintf(v->detail, sizeof v->detail, "%s", detail);
 }
 
-/* 401: the schemes the route's kind of credential comes in. */
+/* What the listener does with a request, from its method, path (NULL:
+ * none), Authorization and whether a body follows: v->status 0 to serve
+ * it.  The guard asks it of each head before any byte of the body is
+ * read (tcp_head); tcp_dispatch asks it again of what libevent parsed.
+ * Routes flagged ROUTE_TCP_WRITE or _READ, and health; a route takes
+ * its kind of credential (tcp-auth.c); a GET takes no body. */
 static void
-tcp_challenge(struct server *srv, struct evhttp_request *req, int kind)
+tcp_decide(struct server *srv, const char *method, const char *path,
+    const char *authorization, int body, struct server_http_verdict *v)
 {
-	struct evkeyvalq *out = evhttp_request_get_output_headers(req);
+	const struct route *r = NULL;
 	struct tcp_creds c;
-	int k = kind == TCP_AUTH_READ;
+	int path_tcp = 0, kind, k;
 
 	tcp_creds_of(&c, srv->cfg);
-	if (c.basic[k] != NULL)
-		evhttp_add_header(out, "WWW-Authenticate",
-		    "Basic realm=\"profd\", charset=\"UTF-8\"");
-	if (c.token[k] != NULL || c.basic[k] == NULL)
-		evhttp_add_header(out, "WWW-Authenticate",
-		    "Bearer realm=\"profd\"");
-	srv->tcp_unauthorized++;
-	tcp_refuse(req, 401, k ? "the credentials are missing or wrong "
-	    "(Authorization: Bearer TOKEN of tcp-read-token, or Basic of "
-	    "tcp-read-basic-auth)" : "the credentials are missing or wrong "
-	    "(Authorization: Bearer TOKEN of tcp-auth-token, or Basic of "
-	    "tcp-basic-auth)");
+	/* For load balancers, without a credential: that profd serves, and
+	 * nothing of what it is.  Where credentials are set, a stranger's
+	 * request whatever it carries: answered, then its connection closed
+	 * (it takes no place of max-connections). */
+	if (path != NULL && strcmp(path, "/v1/health") == 0) {
+		v->authenticated = !tcp_creds_any(&c);
+		if (body)
+			tcp_refuse(v, 413, "GET /v1/health takes no body");
+		return;
+	}
+	if (path != NULL)
+		r = tcp_route(method, path, &path_tcp);
+	if (r == NULL || !(r->flags & (ROUTE_TCP_WRITE | ROUTE_TCP_READ))) {
+		if (path_tcp) {
+			tcp_refuse(v, 405, "method not allowed here");
+			return;
+		}
+		srv->tcp_not_found++;
+		tcp_refuse(v, 404, "the TCP listener serves pushes (/ingest, "
+		    "/push.v1.PusherService/Push), Grafana's reads and "
+		    "/v1/health only; the rest of the API is on the Unix "
+		    "socket");
+		return;
+	}
+	/* A route both kinds may call takes either credential. */
+	kind = (r->flags & ROUTE_TCP_WRITE ? TCP_AUTH_WRITE : 0) |
+	    (r->flags & ROUTE_TCP_READ ? TCP_AUTH_READ : 0);
+	switch (tcp_auth_decide(&c, kind, authorization)) {
+	case TCP_ALLOW:
+		break;
+	case TCP_UNAUTHORIZED:
+		/* 401: the schemes the route's kind of credential comes
+		 * in. */
+		k = kind == TCP_AUTH_READ;
+		if (c.basic[k] != NULL)
+			v->challenges[0] = "Basic realm=\"profd\", "
+			    "charset=\"UTF-8\"";
+		if (c.token[k] != NULL || c.basic[k] == NULL)
+			v->challenges[v->challenges[0] != NULL] =
+			    "Bearer realm=\"profd\"";
+		srv->tcp_unauthorized++;
+		tcp_refuse(v, 401, k ? "the credentials are missing or wrong "
+		    "(Authorization: Bearer TOKEN of tcp-read-token, or Basic "
+		    "of tcp-read-basic-auth)" : "the credentials are missing "
+		    "or wrong (Authorization: Bearer TOKEN of tcp-auth-token, "
+		    "or Basic of tcp-basic-auth)");
+		return;
+	case TCP_FORBIDDEN:
+		srv->tcp_forbidden++;
+		tcp_refuse(v, 403, kind == TCP_AUTH_READ ? "a writer's "
+		    "credential reads nothing: use tcp-read-token or "
+		    "tcp-read-basic-auth" : "a reader's credential pushes "
+		    "nothing: use tcp-auth-token or tcp-basic-auth");
+		return;
+	}
+	v->authenticated = 1;
+	if (body && strcmp(r->method, "GET") == 0)
+		tcp_refuse(v, 413, "a GET takes no body here");
+}
+
+/* The guard's head check: the decision, before any body byte is read;
+ * a refusal closes the connection. */
+static void
+tcp_head(const struct server_http_head *h, struct server_http_verdict *v,
+    void *arg)
+{
+	struct server *srv = arg;
+	struct evhttp_uri *uri = NULL;
+	const char *path = NULL;
+
+	srv->tcp_requests++;
+	/* The path as libevent will parse the target (CONNECT's is an
+	 * authority: no path, so no route). */
+	if (strcmp(h->method, "CONNECT") != 0 &&
+	    (uri = evhttp_uri_parse_with_flags(h->target,
+	    EVHTTP_URI_NONCONFORMANT)) != NULL)
+		path = evhttp_uri_get_path(uri);
+	tcp_decide(srv, h->method, path, h->authorization, h->body, v);
+	if (uri != NULL)
+		evhttp_uri_free(uri);
 }
 
 static void
@@ -270,13 +340,21 @@ tcp_dispatch(struct evhttp_request *req, void *arg)
 	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
 	const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
 	struct evkeyvalq *out = evhttp_request_get_output_headers(req);
-	const struct route *r = NULL;
-	struct tcp_creds c;
-	int path_tcp = 0, kind;
+	struct server_http_verdict v;
+	const char *const *ch;
 
-	srv->tcp_requests++;
-	/* For load balancers: that profd serves, and nothing of what it is
-	 * (paths, counters, versions) to whoever asks. */
+	memset(&v, 0, sizeof v);
+	tcp_decide(srv, routes_method_name(evhttp_request_get_command(req)), path,
+	    evhttp_find_header(evhttp_request_get_input_headers(req),
+	    "Authorization"), 0, &v);
+	if (v.status != 0) {
+		/* The head passed the same decision: libevent read it
+		 * otherwise.  Refused, and closed. */
+		for (ch = v.challenges; *ch != NULL; ch++)
+			evhttp_add_header(out, "WWW-Authenticate", *ch);
+		http_error_send(req, v.status, v.detail, 1);
+		return;
+	}
 	if (path != NULL && strcmp(path, "/v1/health") == 0) {
 		evhttp_add_header(out, "Content-Type", "application/json");
 		evbuffer_add_printf(evhttp_request_get_output_buffer(req),
@@ -284,41 +362,7 @@ tcp_dispatch(struct evhttp_request *req, void *arg)
 		http_reply_send(req, 200);
 		return;
 	}
-	if (path != NULL)
-		r = tcp_route(req, path, &path_tcp);
-	if (r == NULL || !(r->flags & (ROUTE_TCP_WRITE | ROUTE_TCP_READ))) {
-		if (path_tcp) {
-			tcp_refuse(req, 405, "method not allowed here");
-			return;
-		}
-		srv->tcp_not_found++;
-		tcp_refuse(req, 404, "the TCP listener serves pushes "
-		    "(/ingest, /push.v1.PusherService/Push), Grafana's reads "
-		    "and /v1/health only; the rest of the API is on the Unix "
-		    "socket");
-		return;
-	}
-	/* A route both kinds may call takes either credential. */
-	kind = (r->flags & ROUTE_TCP_WRITE ? TCP_AUTH_WRITE : 0) |
-	    (r->flags & ROUTE_TCP_READ ? TCP_AUTH_READ : 0);
-	tcp_creds_of(&c, srv->cfg);
-	switch (tcp_auth_decide(&c, kind, evhttp_find_header(
-	    evhttp_request_get_input_headers(req), "Authorization"))) {
-	case TCP_ALLOW:
-		routes_dispatch(req, &srv->host);
-		return;
-	case TCP_UNAUTHORIZED:
-		tcp_challenge(srv, req, kind == TCP_AUTH_READ ?
-		    TCP_AUTH_READ : TCP_AUTH_WRITE);
-		return;
-	case TCP_FORBIDDEN:
-		srv->tcp_forbidden++;
-		tcp_refuse(req, 403, kind == TCP_AUTH_READ ? "a writer's "
-		    "credential reads nothing: use tcp-read-token or "
-		    "tcp-read-basic-auth" : "a reader's credential pushes "
-		    "nothing: use tcp-auth-token or tcp-basic-auth");
-		return;
-	}
+	routes_dispatch(req, &srv->host);
 }
 
 int
@@ -335,6 +379,7 @@ server_tcp_start(struct server *srv)
 	    tcp_dispatch, srv);
 	server_http_any_host(srv->tcp_guard);
 	server_http_set_tls(srv->tcp_guard, srv->tls);
+	server_http_set_head_check(srv->tcp_guard, tcp_head, srv);
 	if (server_http_listen(srv->tcp_guard, srv->tcp_fd) == -1) {
 		log_err("evhttp cannot accept on %s", srv->tcp_name);
 		close(srv->tcp_fd);
@@ -405,18 +450,23 @@ server_tcp_status(void *ctx)
 		    ci->not_after, "reload_error", srv->tls_reload_error);
 	}
 	o = json_pack("{s:s, s:b, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:I, "
-	    "s:I}",
+	    "s:I, s:I, s:I, s:I, s:I, s:I}",
 	    "listen", srv->tcp_name,
 	    "tls", srv->tls != NULL,
 	    "certificate", cert,
 	    "auth", tcp_auth_names(&c, TCP_AUTH_WRITE),
 	    "read_auth", tcp_auth_names(&c, TCP_AUTH_READ),
 	    "connections", (json_int_t)h.connections,
+	    "unauthenticated", (json_int_t)h.strangers,
+	    "unauthenticated_closed", (json_int_t)h.strangers_closed,
 	    "requests", (json_int_t)srv->tcp_requests,
 	    "unauthorized", (json_int_t)srv->tcp_unauthorized,
 	    "forbidden", (json_int_t)srv->tcp_forbidden,
 	    "not_found", (json_int_t)srv->tcp_not_found,
-	    "refused_origins", (json_int_t)h.refused_origins);
+	    "refused_origins", (json_int_t)h.refused_origins,
+	    "inflight_body_bytes", (json_int_t)h.inflight_body_bytes,
+	    "bytes_read", (json_int_t)h.bytes_read,
+	    "timed_out", (json_int_t)h.timed_out);
 	return o;
 }
 

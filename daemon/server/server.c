@@ -39,6 +39,7 @@
 #include "retainer.h"
 #include "routes.h"
 #include "sd.h"
+#include "secrets.h"
 #include "server-http.h"
 #include "server-int.h"
 #include "server.h"
@@ -313,6 +314,9 @@ server_open(struct server *srv)
 		return -1;
 	if (server_open_store(srv) == -1)
 		return -1;
+	/* Before detaching: the warnings reach the terminal too. */
+	srv->secrets = secrets_new();
+	secrets_check(srv->secrets, cfg);
 	if (cfg->uploads_dir != NULL)
 		srv->updir = xstrdup(cfg->uploads_dir);
 	else {
@@ -460,6 +464,7 @@ server_close(struct server *srv)
 	spool_free(srv->spool);
 	fleet_free(srv->fleet);
 	scraper_free(srv->scraper);
+	secrets_free(srv->secrets);
 	/* The query threads are gone: no select is waiting. */
 	ch_select_free(srv->chs);
 	fleet_reader_free(srv->reader);

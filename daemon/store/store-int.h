@@ -3,6 +3,7 @@
  *
  * Calls between the store's files go one way, each file calling only
  * those below it:
+ *	store-plist.c		a page of profiles (store-read's rows)
  *	store-read.c, store-gc.c, csindex.c	(csindex reads store-read's)
  *	store.c			open/close, interning, profile rows
  *	store-fleet.c		the shipping cursor, the backlog counted
@@ -15,7 +16,7 @@
  *	store-runs.c store-totals.c	a window's runs; per-bucket totals
  *	store-cs.c		callsites: the writer's map, chunks
  *	store-counts.c store-ckpt.c store-vacuum.c store-file.c store-vtab.c
- *	store-csvt.c cschunk.c csmap.c
+ *	store-csvt.c cschunk.c csmap.c store-watch.c
  *	store-db.c		errors, exec, stepping, statement tables
  *	store-space.c sblock.c
  *	srows.c			sample rows: sorted, merged
@@ -30,8 +31,8 @@
 #include "error.h"
 #include "store.h"
 
-/* Statements of store.c (interning, profile rows) and store-read.c, by
- * the table in store.c. */
+/* Statements of store.c (interning, profile rows), store-read.c and
+ * store-plist.c, by the table in store.c. */
 enum stmt {
 	S_BEGIN, S_COMMIT, S_ROLLBACK,
 	S_STRING_GET, S_STRING_ADD,
@@ -184,6 +185,12 @@ int store_label_rx(struct store *, const struct label_filter *lf,
     struct error *);
 /* store-select.c: the reader connections' cache and mmap. */
 void store_select_tune(struct store *);
+/* Export's read, for store-read.c's store_select_all: its rows sorted
+ * by (callsite, label set, metric) and summed, and the profiles that
+ * have one. */
+struct srows;
+int store_select_export(struct store *, const struct store_filter *,
+    struct srows *rows, struct imap *profiles, struct error *);
 
 /* store-fleet.c: the writer's transaction ended (store_commit,
  * store_rollback): its changes to the backlog stand, or not. */

@@ -7,6 +7,8 @@
 
 #include "alloc.h"
 #include "cschunk.h"
+#include "hmap.h"
+#include "srows.h"
 #include "store-int.h"
 
 static char *
@@ -245,48 +247,6 @@ store_profile_get(struct store *s, int64_t id, struct store_profile_info *p,
 fail:
 	store_profile_info_clear(p);
 	return -1;
-}
-
-int
-store_profiles(struct store *s, const char *scope,
-    struct store_profile_info **out, size_t *n, struct error *err)
-{
-	sqlite3_stmt *st;
-	int64_t scope_id, *ids = NULL;
-	size_t i, count = 0;
-	struct store_profile_info *v;
-	int rc;
-
-	*out = NULL;
-	*n = 0;
-	if ((scope_id = store_scope(s, scope, 0, err)) == -1)
-		return -1;
-	if (scope_id == 0)
-		return error_set(err, ERR_NOT_FOUND, "unknown scope \"%s\"",
-		    scope);
-	st = s->st[S_PROFILES];
-	sqlite3_bind_int64(st, 1, scope_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		ids = xreallocarray(ids, count + 1, sizeof *ids);
-		ids[count++] = sqlite3_column_int64(st, 0);
-	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
-		free(ids);
-		return store_fail(s, err, "listing profiles");
-	}
-	v = xcalloc(count ? count : 1, sizeof *v);
-	for (i = 0; i < count; i++) {
-		if (store_profile_get(s, ids[i], &v[i], err) == -1) {
-			store_profile_info_free(v, i);
-			free(ids);
-			return -1;
-		}
-	}
-	free(ids);
-	*out = v;
-	*n = count;
-	return 0;
 }
 
 int64_t
@@ -576,4 +536,81 @@ store_labels_by_set(struct store *s, const int64_t *labelsets, size_t n,
 	    "LEFT JOIN string u ON u.id = l.num_unit_id "
 	    "WHERE l.labelset_id = ?1 ORDER BY l.rowid",
 	    labelsets, n, label_row, &r, "reading labels", err);
+}
+
+struct ptime {
+	int64_t time, id;
+};
+
+static int
+ptime_cmp(const void *a, const void *b)
+{
+	const struct ptime *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int
+store_select_all(struct store *s, const struct store_filter *f,
+    struct store_export_value **out, size_t *n, int64_t **profiles,
+    size_t *nprofiles, struct error *err)
+{
+	sqlite3_stmt *st = s->sb[SB_PROFILE_TIME];
+	struct srows rows = { 0 };
+	struct imap ps = { 0 };
+	struct store_export_value *v;
+	struct ptime *pt = NULL;
+	int64_t *ids;
+	size_t i, np = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	*profiles = NULL;
+	*nprofiles = 0;
+	if (store_select_export(s, f, &rows, &ps, err) == -1)
+		return -1;
+	/* The profiles, oldest first. */
+	pt = xcalloc(ps.n ? ps.n : 1, sizeof *pt);
+	for (i = 0; i < ps.cap; i++) {
+		const struct imap_slot *sl = &ps.slots[i];
+
+		if (sl->value == 0)
+			continue;
+		pt[np].id = (int64_t)sl->key;
+		sqlite3_bind_int64(st, 1, pt[np].id);
+		rc = sqlite3_step(st);
+		pt[np].time = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) :
+		    0;
+		sqlite3_reset(st);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+			free(pt);
+			srows_free(&rows);
+			imap_clear(&ps);
+			return store_fail(s, err, "reading profiles");
+		}
+		np++;
+	}
+	imap_clear(&ps);
+	if (np > 0)
+		qsort(pt, np, sizeof *pt, ptime_cmp);
+	ids = xcalloc(np ? np : 1, sizeof *ids);
+	for (i = 0; i < np; i++)
+		ids[i] = pt[i].id;
+	free(pt);
+	v = xcalloc(rows.n ? rows.n : 1, sizeof *v);
+	for (i = 0; i < rows.n; i++) {
+		v[i].callsite = rows.ls[i];
+		v[i].labelset = rows.cs[i];
+		v[i].metric = rows.bucket[i];
+		v[i].value = rows.v[i];
+	}
+	*out = v;
+	*n = rows.n;
+	*profiles = ids;
+	*nprofiles = np;
+	srows_free(&rows);
+	return 0;
 }

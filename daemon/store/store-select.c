@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "cancel.h"
 #include "kv.h"
 #include "sblock.h"
 #include "srows.h"
@@ -17,7 +18,7 @@
  * merged. */
 #define READ_MERGE_ROWS		(1024u * 1024)
 
-enum sel_mode { SEL_VALUES, SEL_BUCKETS, SEL_ALL };
+enum sel_mode { SEL_VALUES, SEL_BUCKETS, SEL_ALL, SEL_GROUPS };
 
 /* One read: its plan (rollups for [hlo, hhi], days for [dlo, dhi] of it,
  * blocks for the rest of [lo, hi]) and what it collects. */
@@ -55,7 +56,8 @@ struct sel {
 	uint32_t *dense;		/* callsite -> 1 + its pair in kv */
 	size_t ndense;
 	struct imap kvat;		/* the same past SEL_DENSE_MAX */
-	struct srows acc;		/* SEL_BUCKETS, SEL_ALL */
+	struct srows acc;		/* SEL_BUCKETS, SEL_ALL, SEL_GROUPS */
+	int64_t profile;		/* SEL_GROUPS: the block's */
 	size_t limit;
 	struct error *err;
 };
@@ -140,7 +142,8 @@ sel_init(struct sel *q, struct store *s, const struct store_filter *f,
 		srows_col(&q->acc, 0);
 	/* Timelines need buckets, which the rollups do not keep. */
 	q->rollups = !s->raw_only && mode != SEL_BUCKETS &&
-	    f->nprofiles == 0 && f->nlabels == 0 && !f->raw;
+	    mode != SEL_GROUPS && f->nprofiles == 0 && f->nlabels == 0 &&
+	    !f->raw;
 	if (q->rollups) {
 		q->hlo = store_ceil_to(q->lo, store_spans[0]);
 		q->hhi = store_floor_div(q->hi + 1, store_spans[0]) * store_spans[0] - 1;
@@ -249,6 +252,14 @@ sel_value(struct sel *q, int64_t metric, int64_t ls, int64_t cs,
 		/* Sorted by (callsite, label set, metric). */
 		k[0] = v;
 		srows_push(&q->acc, cs, ls, metric, k);
+		break;
+	case SEL_GROUPS:
+		/* Sorted by (bucket, profile, label set); the values of no
+		 * stack count in no view. */
+		if (cs == 0)
+			return;
+		k[0] = v;
+		srows_push(&q->acc, bucket, q->profile, ls, k);
 		break;
 	}
 	if (q->acc.n >= q->limit) {
@@ -405,8 +416,13 @@ sel_block(struct sel *q, sqlite3_stmt *st, int64_t scope)
 		q->pbits[i] = (uint8_t)imap_get(&q->pmatch[i],
 		    (uint64_t)profile);
 	q->last_ls = -1;
+	q->profile = profile;
 	marked = imap_get(&q->profiles, (uint64_t)profile) != 0;
 	while ((rc = sblock_dec_next(d, q->err)) == 1) {
+		/* A block holds many rows between two of SQLite's steps,
+		 * which its progress handler watches (store-watch.c). */
+		if (cancel_poll(q->err) == -1)
+			return -1;
 		b = d->bucket;
 		if (b < q->lo || b > q->hi)
 			continue;
@@ -564,11 +580,16 @@ sel_windows(struct sel *q, int64_t scope, int64_t span, int64_t from,
 		if (np == 0)
 			continue;
 		q->s->rollups_read++;
-		while ((r = sblock_dec_next(d, q->err)) == 1)
+		while ((r = sblock_dec_next(d, q->err)) == 1) {
+			if (cancel_poll(q->err) == -1) {
+				r = -1;
+				break;
+			}
 			for (c = 0; c < np; c++)
 				if (d->v[cc[c]] != 0)
 					sel_value(q, metric[c], d->ls, d->cs,
 					    start, d->v[vc[c]]);
+		}
 	}
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
@@ -703,77 +724,48 @@ store_select_buckets(struct store *s, const struct store_filter *f,
 	return 0;
 }
 
-struct ptime {
-	int64_t time, id;
-};
-
-static int
-ptime_cmp(const void *a, const void *b)
-{
-	const struct ptime *x = a, *y = b;
-
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
 int
-store_select_all(struct store *s, const struct store_filter *f,
-    struct store_export_value **out, size_t *n, int64_t **profiles,
-    size_t *nprofiles, struct error *err)
+store_select_groups(struct store *s, const struct store_filter *f,
+    struct store_group_value **out, size_t *n, struct error *err)
 {
-	sqlite3_stmt *st = s->sb[SB_PROFILE_TIME];
 	struct sel q;
-	struct store_export_value *v;
-	struct ptime *pt = NULL;
-	int64_t *ids;
-	size_t i, np = 0;
-	int rc;
+	struct store_group_value *v;
+	size_t i;
 
 	*out = NULL;
 	*n = 0;
-	*profiles = NULL;
-	*nprofiles = 0;
-	if (sel_collect(&q, s, f, SEL_ALL, err) == -1)
+	if (sel_collect(&q, s, f, SEL_GROUPS, err) == -1)
 		return -1;
-	/* The profiles, oldest first. */
-	pt = xcalloc(q.profiles.n ? q.profiles.n : 1, sizeof *pt);
-	for (i = 0; i < q.profiles.cap; i++) {
-		const struct imap_slot *sl = &q.profiles.slots[i];
-
-		if (sl->value == 0)
-			continue;
-		pt[np].id = (int64_t)sl->key;
-		sqlite3_bind_int64(st, 1, pt[np].id);
-		rc = sqlite3_step(st);
-		pt[np].time = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) :
-		    0;
-		sqlite3_reset(st);
-		if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-			free(pt);
-			sel_clear(&q);
-			return store_fail(s, err, "reading profiles");
-		}
-		np++;
-	}
-	if (np > 0)
-		qsort(pt, np, sizeof *pt, ptime_cmp);
-	ids = xcalloc(np ? np : 1, sizeof *ids);
-	for (i = 0; i < np; i++)
-		ids[i] = pt[i].id;
-	free(pt);
 	srows_sort_merge(&q.acc);
 	v = xcalloc(q.acc.n ? q.acc.n : 1, sizeof *v);
 	for (i = 0; i < q.acc.n; i++) {
-		v[i].callsite = q.acc.ls[i];
-		v[i].labelset = q.acc.cs[i];
-		v[i].metric = q.acc.bucket[i];
+		v[i].bucket = q.acc.ls[i];
+		v[i].profile = q.acc.cs[i];
+		v[i].labelset = q.acc.bucket[i];
 		v[i].value = q.acc.v[i];
 	}
 	*out = v;
 	*n = q.acc.n;
-	*profiles = ids;
-	*nprofiles = np;
+	sel_clear(&q);
+	return 0;
+}
+
+/* Export's read (store_select_all, store-read.c): its rows sorted
+ * by (callsite, label set, metric) and summed, and the profiles with a
+ * row; both for the caller to free. */
+int
+store_select_export(struct store *s, const struct store_filter *f,
+    struct srows *rows, struct imap *profiles, struct error *err)
+{
+	struct sel q;
+
+	if (sel_collect(&q, s, f, SEL_ALL, err) == -1)
+		return -1;
+	srows_sort_merge(&q.acc);
+	*rows = q.acc;
+	*profiles = q.profiles;
+	memset(&q.acc, 0, sizeof q.acc);
+	memset(&q.profiles, 0, sizeof q.profiles);
 	sel_clear(&q);
 	return 0;
 }

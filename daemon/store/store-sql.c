@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cancel.h"
 #include "clock.h"
 #include "nitems.h"
 #include "store-int.h"
@@ -23,7 +24,8 @@
 struct sql_run {
 	int64_t deadline_ns;
 	const atomic_int *abort;
-	int timed_out, aborted;
+	struct cancel *cancel;
+	int timed_out, aborted, cancelled;
 	char denied[160];		/* what the authorizer refused first */
 };
 
@@ -147,6 +149,10 @@ sql_progress(void *arg)
 		r->aborted = 1;
 		return 1;
 	}
+	if (r->cancel != NULL && cancel_due(r->cancel) != CANCEL_NONE) {
+		r->cancelled = 1;
+		return 1;
+	}
 	if (mono_ns() < r->deadline_ns)
 		return 0;
 	r->timed_out = 1;
@@ -169,6 +175,8 @@ sql_fail(sqlite3 *db, struct sql_run *r, const struct store_sql_params *p,
 	if (r->aborted)
 		return error_set(err, ERR_BUSY, "profd is stopping: the query "
 		    "was interrupted");
+	if (r->cancelled)
+		return cancel_error(r->cancel, err);
 	if (r->timed_out || rc == SQLITE_INTERRUPT)
 		return store_sql_timeout(err, p->timeout_ms);
 	if (rc == SQLITE_AUTH || r->denied[0] != '\0')
@@ -329,6 +337,7 @@ store_sql_run(const char *path, const struct store_sql_params *p,
 	memset(&r, 0, sizeof r);
 	r.deadline_ns = mono_ns() + p->timeout_ms * 1000000;
 	r.abort = p->abort;
+	r.cancel = p->cancel;
 	if ((db = sql_open(path, &r, p->timeout_ms, err)) == NULL)
 		return -1;
 	if (sql_prepare_one(db, &r, p, &st, err) == -1)

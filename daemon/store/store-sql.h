@@ -41,6 +41,9 @@ struct store_sql_params {
 	int64_t max_rows;		/* rows handed to the callback */
 	int64_t timeout_ms;		/* from the call to the last row */
 	const atomic_int *abort;	/* set: stop now (NULL: never) */
+	/* The call's (base/cancel.h; NULL: none): once it says to stop,
+	 * the run fails with its reason (cancel_error). */
+	struct cancel *cancel;
 };
 
 /* Each returns 0 to go on, -1 to fail the run with err set; row may
@@ -55,6 +58,7 @@ struct store_sql_cb {
 /* The error of a query past its time limit (ERR_TIMEOUT, 503); -1. */
 int store_sql_timeout(struct error *, int64_t timeout_ms);
 
+struct cancel;
 /* Runs exactly one read-only statement on the store at path, handing its
  * column names once, then each row, to cb.  *truncated is set when rows
  * were left out (max_rows, or the row callback asked to stop).  Errors:

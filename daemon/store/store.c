@@ -71,8 +71,11 @@ static const struct store_sql stmt_sql[S_COUNT] = {
 	    "WHERE m.id IN (SELECT pm.metric_id FROM profile_metric pm "
 	    "JOIN profile p ON p.id = pm.profile_id WHERE p.scope_id = ?1) "
 	    "ORDER BY m.type, m.unit" },
-	[S_PROFILES] = { 0, "SELECT id FROM profile WHERE scope_id = ?1 "
-	    "ORDER BY time_ns, id" },
+	/* A page of store-plist.c: profile_scope_time, (scope_id, time_ns)
+	 * and the rowid, read from ?2, the cursor's time or since. */
+	[S_PROFILES] = { 0, "SELECT id, time_ns FROM profile WHERE "
+	    "scope_id = ?1 AND time_ns BETWEEN ?2 AND ?3 AND "
+	    "(time_ns, id) > (?4, ?5) ORDER BY time_ns, id LIMIT ?6" },
 	[S_PROFILE_ONE] = { 0, "SELECT name, format, doc_url, time_ns, "
 	    "duration_ns, imported_ns, samples, dropped_samples, period, bytes, "
 	    "ifnull(default_metric_id, 0), ifnull(period_metric_id, 0) "

@@ -25,6 +25,11 @@ int store_start_threads(struct store *, struct error *);
  * an error of kind ERR_BUSY), its transaction rolled back; for a shutdown
  * that cannot wait. */
 void store_interrupt(struct store *);
+/* store-watch.c: on a reader (a query thread's), every statement fails
+ * (SQLITE_INTERRUPT) once c says to stop (base/cancel.h), until the watch
+ * ends with c NULL, which also ends a read the interruption left open. */
+struct cancel;
+void store_watch_cancel(struct store *, struct cancel *c);
 void store_close(struct store *);
 int store_version(struct store *);
 
@@ -304,7 +309,40 @@ void store_profile_info_free(struct store_profile_info *, size_t);
 
 int store_scopes(struct store *, struct store_scope_info **, size_t *,
     struct error *);
-/* Profiles of a scope, oldest first; ERR_NOT_FOUND for an unknown scope. */
+/* store-plist.c: a page of a scope's profiles, in (time, id) order
+ * after a cursor: those whose time is in [since_s, until_s] (whole
+ * seconds, both ends in, as the views' windows count; INT64_MIN and
+ * INT64_MAX leave an end open) that pass the filters, limit at most.  A
+ * page reads at most scan rows of the index past the cursor (limit + 1
+ * without filters), so a page whose filters pass few may hold fewer rows,
+ * none even, and still have more. */
+struct label_filter;
+struct store_plist {
+	int64_t scope_id;
+	int64_t since_s, until_s;
+	int64_t after_ns, after_id;	/* the cursor; after_id 0: none */
+	const int64_t *profiles;	/* none: any profile */
+	size_t nprofiles;
+	int64_t metric_id;		/* 0: any */
+	/* AND-ed, on the profile's push labels (a profile without the key
+	 * reads as "", as the views read it). */
+	const struct label_filter *labels;
+	size_t nlabels;
+	size_t limit, scan;
+};
+struct store_plist_page {
+	struct store_profile_info *v;
+	size_t n;
+	/* Rows may follow: the next page starts after (next_ns, next_id). */
+	int more;
+	int64_t next_ns, next_id;
+};
+/* -1 with ERR_INPUT for a label pattern that does not compile. */
+int store_plist(struct store *, const struct store_plist *,
+    struct store_plist_page *, struct error *);
+void store_plist_page_clear(struct store_plist_page *);
+/* Every profile of a scope, oldest first, paged through store_plist;
+ * ERR_NOT_FOUND for an unknown scope. */
 int store_profiles(struct store *, const char *scope,
     struct store_profile_info **, size_t *, struct error *);
 int store_profile_get(struct store *, int64_t id, struct store_profile_info *,
@@ -358,6 +396,14 @@ struct store_bucket_value {
 };
 int store_select_buckets(struct store *, const struct store_filter *,
     struct store_bucket_value **, size_t *, struct error *);
+/* The same per (time bucket, profile, label set), summed over the
+ * stacks, in that order: a timeline per group of labels in one read
+ * (query/groups.c). */
+struct store_group_value {
+	int64_t bucket, profile, labelset, value;
+};
+int store_select_groups(struct store *, const struct store_filter *,
+    struct store_group_value **, size_t *, struct error *);
 /* The per-bucket totals of each profile of the filter's window (its
  * scopes, metric and time; not its profile ids): cb per (bucket,
  * profile); 1 when they cannot answer (label filters), -1 on error. */

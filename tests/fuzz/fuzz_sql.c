@@ -180,7 +180,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct store_sql_cb cb = { on_columns, on_row };
 	struct store_sql_params p = { (const char *)data, size, 50, 100,
-	    NULL };
+	    NULL, NULL };
 	struct fz_sink digest = { 0 };
 	struct error err = { 0 };
 	char now[sizeof snapshot];

@@ -138,7 +138,7 @@ def errors(path):
         (b"POST /v1/profiles?scope=a HTTP/1.1\r\nHost: localhost\r\n"
          b"Content-Length: 999999999\r\n\r\n", 413, "body over max-body"),
         (b"POST /v1/profiles?scope=a HTTP/1.1\r\nHost: localhost\r\n"
-         b"Transfer-Encoding: chunked\r\n\r\nzz\r\n", 413,
+         b"Transfer-Encoding: chunked\r\n\r\nzz\r\n", 400,
          "broken chunked framing"),
         (b"POST /v1/profiles?scope=a HTTP/1.1\r\nHost: localhost\r\n"
          b"Content-Length: 1\r\nExpect: tea\r\n\r\n", 417,

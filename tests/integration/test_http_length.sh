@@ -5,8 +5,10 @@
 # connection after them) and out of HEAD replies, whose body it would
 # send anyway.  A HEAD is answered as its GET, headers only: the length
 # is the one the GET's body has, and the next request on the connection
-# gets its own reply.  Checked for a view, an error, a UI file (gzip and
-# not), the redirect to /ui/ and health, and with curl.
+# gets its own reply (but after a refusal of the TCP listener's guard,
+# which closes the connection: issue 40).  Checked for a view, an error,
+# a UI file (gzip and not), the redirect to /ui/ and health, and with
+# curl.
 source "$TESTS_DIR/integration/lib.sh"
 start_profd --listen-tcp 127.0.0.1:0
 PORT=$(tcp_port)
@@ -67,9 +69,10 @@ def get10(where, target, extra=b""):
     print("ok: %s -> %d, Content-Length %d" % (what, status, len(body)))
     return status, body
 
-def head11(where, target, extra=b"", want=None):
+def head11(where, target, extra=b"", want=None, closes=False):
     """HEAD then GET on one HTTP/1.1 connection: the HEAD's reply has a
-    length and no body (the GET's reply comes next, whole)."""
+    length and no body (the GET's reply comes next, whole; closes: the
+    connection ends after the HEAD's reply instead)."""
     s = conn(where)
     s.sendall(req(b"HEAD", target, b"1.1", extra) +
               req(b"GET", b"/v1/health", b"1.1", b"Connection: close\r\n"))
@@ -83,6 +86,16 @@ def head11(where, target, extra=b"", want=None):
             what, n, want))
     if not rest.startswith(b"HTTP/1.1 ") and rest != b"":
         sys.exit("%s: bytes after the head: %r" % (what, rest[:100]))
+    if closes:
+        try:
+            rest = read_all(s, rest)
+        except ConnectionResetError:
+            pass
+        if rest != b"":
+            sys.exit("%s: bytes after the head: %r" % (what, rest[:100]))
+        print("ok: %s -> %d, Content-Length %d, no body, closed" % (
+            what, status, n))
+        return status
     status2, h2, rest2 = read_head(s, rest)
     body2 = read_all(s, rest2)
     s.close()
@@ -113,7 +126,8 @@ for where, target, extra in [
     if st11 != status or body11 != body:
         sys.exit("%s %s: 1.1 and 1.0 differ: %d %d" % (
             where, target, st11, status))
-    if head11(where, target, extra, len(body11)) != status:
+    if head11(where, target, extra, len(body11),
+              closes=where == "tcp" and status == 404) != status:
         sys.exit("%s HEAD %s: not the GET's status" % (where, target))
 for where in ("unix", "tcp"):
     get10(where, b"/v1/health")

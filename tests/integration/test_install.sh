@@ -32,7 +32,8 @@ case "$compdir" in
 esac
 COMPLETION=$ROOT/$compdir/profctl
 [ -f "$COMPLETION" ] || fail "no $compdir/profctl"
-for d in README.md API.md SQL.md FORMATS.md SPOOL.md profd.conf.example; do
+for d in README.md API.md SQL.md FORMATS.md SPOOL.md INTAKE.md TIME.md FLEET.md \
+    GRAFANA.md SECURITY.md PACKAGING.md profd.conf.example; do
 	[ -f "$ROOT/usr/share/doc/profd/$d" ] || fail "no usr/share/doc/profd/$d"
 done
 ok "tree: bin/profctl sbin/profd man8/profd.8 man1/profctl.1 $compdir/profctl doc/profd"

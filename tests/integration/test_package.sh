@@ -5,9 +5,13 @@
 # installs it (the profd user, its directories, the service enabled the
 # Debian way), the installed profd runs as that user with the shipped
 # config on a private socket and the installed profctl pushes a fixture
-# and prints its top, as go tool pprof does; removing it keeps the data and
-# the config, purging it leaves nothing: no file of the package, no user,
-# no /etc/profd, no data directory, no trace of the service.
+# and prints its top, as go tool pprof does; the service, started by a
+# systemd of the test's own under the unit's sandbox, serves its TCP
+# listener over TLS and reaches its fleet URL (issue 40: the unit once
+# allowed AF_UNIX only, in a private network); removing it keeps the
+# data and the config, purging it leaves nothing: no file of the
+# package, no user, no /etc/profd, no data directory, no stat override,
+# no trace of the service.
 # Root only (it installs a package; CI runs as root on Debian 12).  It
 # runs in a world of its own that it makes, whatever the machine holds:
 # a mount namespace whose / is an overlay of the machine's (every write
@@ -21,10 +25,11 @@
 # profile stored, still running): the package must take its store over.
 # 4 to 7 minutes on 2 cores, nearly all of it the build.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/systemd-lib.sh"
 REPO=$(cd "$TESTS_DIR/.." && pwd)
 
 missing=()
-for t in dpkg-buildpackage dh lintian apt-get setpriv unshare chroot; do
+for t in dpkg-buildpackage dh lintian apt-get setpriv unshare chroot openssl; do
 	command -v "$t" >/dev/null || missing+=("$t")
 done
 [ "${#missing[@]}" -eq 0 ] || {
@@ -86,7 +91,7 @@ APT=(apt-get -y -qq -o DPkg::Lock::Timeout=300 --no-install-recommends)
 # What the package installs goes with the overlay: only the daemons this
 # test started are stopped at exit.
 DEMO_PID=
-trap '[ -z "$DEMO_PID" ] || kill -9 "$DEMO_PID" 2>/dev/null; cleanup' EXIT
+trap '[ -z "$DEMO_PID" ] || kill -9 "$DEMO_PID" 2>/dev/null; sd_halt; cleanup' EXIT
 
 # The demo's world (contrib/demo.sh as the README runs it, as root): the
 # built profd detached on its local defaults, a profile stored, left
@@ -127,9 +132,14 @@ for f in /usr/sbin/profd /usr/bin/profctl /usr/share/man/man8/profd.8.gz \
     /lib/systemd/system/profd.socket /usr/lib/sysusers.d/profd.conf \
     /usr/lib/tmpfiles.d/profd.conf /etc/profd/profd.conf \
     /usr/share/bash-completion/completions/profctl \
-    /usr/share/doc/profd/copyright /usr/share/doc/profd/README.md.gz \
-    /usr/share/doc/profd/profd.conf.example.gz; do
+    /usr/share/doc/profd/copyright; do
 	grep -qx "$f" "$T/contents" || fail "the package has no $f"
+done
+# The documentation, compressed or not (dh_compress leaves small files).
+for d in README.md API.md SQL.md FORMATS.md SPOOL.md INTAKE.md TIME.md \
+    FLEET.md GRAFANA.md SECURITY.md PACKAGING.md profd.conf.example; do
+	grep -qx -e "/usr/share/doc/profd/$d" -e "/usr/share/doc/profd/$d.gz" \
+	    "$T/contents" || fail "the package has no /usr/share/doc/profd/$d"
 done
 ok "version $version, Depends from shlibs ($deps), every file there"
 
@@ -173,7 +183,14 @@ case $shell in */nologin | /bin/false) ;; *) fail "profd's shell: $shell" ;; esa
 	fail "/var/spool/profd: $(stat -c '%U:%G %a' /var/spool/profd)"
 dpkg-query -W -f='${Conffiles}\n' profd | grep -q '^ /etc/profd/profd.conf ' ||
 	fail "/etc/profd/profd.conf is not a conffile"
-ok "the system user profd ($uid:$gid, $shell), /var/lib/profd, /var/spool/profd, the conffile"
+# Where the TCP listener's credentials go: the service's group reads it,
+# other users do not, and dpkg keeps it so (a stat override).
+[ "$(stat -c '%U:%G %a' /etc/profd/profd.conf)" = "root:profd 640" ] ||
+	fail "/etc/profd/profd.conf: $(stat -c '%U:%G %a' /etc/profd/profd.conf)"
+[ "$(dpkg-statoverride --list /etc/profd/profd.conf)" = \
+    "root profd 640 /etc/profd/profd.conf" ] ||
+	fail "the config's stat override: $(dpkg-statoverride --list /etc/profd/profd.conf)"
+ok "the system user profd ($uid:$gid, $shell), /var/lib/profd, /var/spool/profd, the conffile (0640 root:profd)"
 # The demo's store taken over: every file of /var/lib/profd is the user
 # profd's now (profd.tmpfiles' Z line: StateDirectory= would re-own it
 # only where the directory itself is not profd's already, and
@@ -262,6 +279,124 @@ DEMO_PID=
 # Its runtime directory, which the package never made, goes as at a reboot.
 rm -rf /run/profd
 
+# 4b. The service as systemd runs it, set up as docs/GRAFANA.md says: a
+# TLS listener with a writer's and a reader's token, and a fleet URL.
+# The unit must let it use the network (issue 40: PrivateNetwork=yes and
+# AF_UNIX only made listen-tcp fail to start and the fleet unreachable)
+# and keep the rest of its sandbox.
+UNIT=/lib/systemd/system/profd.service
+! grep -q '^PrivateNetwork=' "$UNIT" || fail "$UNIT: $(grep '^PrivateNetwork=' "$UNIT")"
+grep -qx 'RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6' "$UNIT" ||
+	fail "$UNIT: $(grep '^RestrictAddressFamilies=' "$UNIT")"
+for d in ProtectSystem=strict NoNewPrivileges=yes CapabilityBoundingSet= \
+    PrivateTmp=yes PrivateDevices=yes SystemCallFilter=@system-service; do
+	grep -qx "$d" "$UNIT" || fail "$UNIT lost $d"
+done
+ok "$UNIT: the host's network, AF_UNIX AF_INET AF_INET6, the rest of the sandbox kept"
+
+. "$(dirname "$0")/tls-lib.sh"
+tls_self_signed srv
+install -d -m 0750 -g profd /etc/profd/tls
+install -m 0644 "$TLS/srv.pem" /etc/profd/tls/profd.crt
+install -m 0640 -g profd "$TLS/srv.key" /etc/profd/tls/profd.key
+# ClickHouse's stand-in: it notes each request line; that one arrives
+# is what shows the sandbox let profd connect.
+python3 "$TESTS_DIR/tools/badserver.py" silent "$T/ch.port" "$T/ch.conns" &
+CH_PID=$!
+wait_until "the stand-in's port" test -s "$T/ch.port"
+WTOKEN=writer-token-0123456789abcdef
+RTOKEN=reader-token-0123456789abcdef
+cat >>/etc/profd/profd.conf <<EOF
+listen-tcp = 127.0.0.1:0
+tls-cert = /etc/profd/tls/profd.crt
+tls-key = /etc/profd/tls/profd.key
+tcp-auth-token = $WTOKEN
+tcp-read-token = $RTOKEN
+[fleet]
+url = http://127.0.0.1:$(cat "$T/ch.port")
+EOF
+if ! sd_boot sockets.target; then
+	echo "note: the service not started under systemd here: $SD_WHY"
+else
+	svc() {	# svc PATH [curl args]: a call on the service's socket
+		sd_in curl -s --unix-socket /run/profd/profd.sock \
+		    "http://localhost$1" "${@:2}"
+	}
+	# What systemd makes of the unit (it sorts the families).
+	for p in PrivateNetwork=no "RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX" \
+	    ProtectSystem=strict PrivateDevices=yes; do
+		v=$(sd_in systemctl show -p "${p%%=*}" --value profd.service)
+		[ "$v" = "${p#*=}" ] || fail "systemctl show profd.service: ${p%%=*}=$v"
+	done
+	sd_in systemctl is-active --quiet profd.socket ||
+		fail "profd.socket is not active: $(sd_in systemctl status profd.socket 2>&1)"
+	# The first call starts the service (socket activation).
+	svc /v1/status -f >"$T/svc-status.json" ||
+		fail "the service does not answer: $(sd_in journalctl -u profd.service --no-pager 2>&1 | tail -n 20)"
+	MAINPID=$(sd_in systemctl show -p MainPID --value profd.service)
+	[ "$MAINPID" = "$(json 'j["pid"]' <"$T/svc-status.json")" ] ||
+		fail "/v1/status is not the service's"
+	# Under the sandbox: the user profd, no capability, no new
+	# privileges, a seccomp filter.
+	sd_in cat "/proc/$MAINPID/status" >"$T/svc-proc"
+	for l in "Uid:	$uid	$uid	$uid	$uid" "CapEff:	0000000000000000" \
+	    "NoNewPrivs:	1" "Seccomp:	2"; do
+		has -Fx "$l" "$T/svc-proc" || fail "the service's $l: $(cat "$T/svc-proc")"
+	done
+	PORT=$(json 'j["tcp"]["listen"].rsplit(":", 1)[1]' <"$T/svc-status.json")
+	URL=https://127.0.0.1:$PORT
+	r=$(curl -s --cacert "$TLS/srv.pem" -w '\n%{http_code}\n' -H "Authorization: Bearer $WTOKEN" \
+	    --data-binary @"$FIXTURES/cpu.pprof" "$URL/ingest?name=svc.cpu&format=pprof")
+	[ "$(status_of "$r")" = 200 ] || fail "a push over TLS: $r"
+	r=$(curl -s --cacert "$TLS/srv.pem" -w '\n%{http_code}\n' -H "Authorization: Bearer $RTOKEN" \
+	    -H 'Content-Type: application/json' -d '{}' \
+	    "$URL/querier.v1.QuerierService/ProfileTypes")
+	[ "$(status_of "$r")" = 200 ] || fail "ProfileTypes over TLS: $r"
+	has -F '"ID":"process_cpu:cpu:nanoseconds:cpu:nanoseconds"' <<<"$r" ||
+		fail "ProfileTypes: $r"
+	ok "the service on $URL over TLS: an agent's push (writer token), Grafana's ProfileTypes (reader token)"
+	wait_until "the service's request to the fleet URL" has '^POST ' "$T/ch.conns"
+	ok "the service reached its fleet URL: $(head -n 1 "$T/ch.conns" | cut -c1-60)"
+
+	# The config holds the tokens: 0640 is not warned about, 0644 is,
+	# in the journal and /v1/status, once reloaded.
+	[ "$(svc /v1/status | json 'j["secrets"]["warnings"]')" = "[]" ] ||
+		fail "warned about: $(svc /v1/status | json 'j["secrets"]')"
+	chmod 0644 /etc/profd/profd.conf
+	sd_in systemctl reload profd.service
+	secrets_warned() {
+		[ "$(svc /v1/status | json 'j["secrets"]["warnings"]')" = \
+		    '[{"file": "/etc/profd/profd.conf", "mode": "0644", "holds": ["tcp-auth-token", "tcp-read-token"]}]' ]
+	}
+	wait_until "the service's warning of a config others may read" secrets_warned
+	sd_in journalctl -u profd.service --no-pager | has -F \
+	    '/etc/profd/profd.conf holds tcp-auth-token, tcp-read-token and every user of this host may read it (mode 0644)' ||
+		fail "no warning in the journal: $(sd_in journalctl -u profd.service --no-pager | tail -n 20)"
+	chmod 0640 /etc/profd/profd.conf
+	ok "/etc/profd/profd.conf made 0644: the service warns in the journal and /v1/status"
+
+	# The sandbox is systemd's, not a formality: with AF_UNIX only (the
+	# unit as it was) the same service does not start.
+	sd_in mkdir -p /run/systemd/system/profd.service.d
+	sd_in sh -c 'printf "[Service]\nRestrictAddressFamilies=\nRestrictAddressFamilies=AF_UNIX\n" \
+	    >/run/systemd/system/profd.service.d/narrow.conf'
+	sd_in systemctl daemon-reload
+	! sd_in systemctl restart profd.service 2>/dev/null ||
+		fail "profd started with AF_UNIX only: $(sd_in systemctl show -p DropInPaths -p RestrictAddressFamilies profd.service)"
+	sd_in journalctl -u profd.service --no-pager | has -F \
+	    "listen-tcp 127.0.0.1:0: Address family not supported by protocol" ||
+		fail "why it did not start: $(sd_in journalctl -u profd.service --no-pager | tail -n 5)"
+	ok "with the old RestrictAddressFamilies=AF_UNIX the service does not start (listen-tcp: Address family not supported)"
+	sd_in systemctl stop profd.socket profd.service
+	sd_halt
+fi
+kill "$CH_PID"
+wait "$CH_PID" 2>/dev/null || true
+CH_PID=
+# The certificate was the administrator's, not the package's: dpkg
+# leaves it (and so /etc/profd) at the purge.
+rm -r /etc/profd/tls
+
 # 5. Remove: the programs go, the config and the data stay.
 "${APT[@]}" remove profd >"$T/remove.log" 2>&1 ||
 	fail "apt-get remove: $(tail -n 20 "$T/remove.log")"
@@ -300,4 +435,6 @@ if ls /var/lib/systemd/deb-systemd-helper-enabled/ 2>/dev/null | grep -q profd |
 fi
 ! getent passwd profd >/dev/null || fail "the user profd is left after the purge"
 ! getent group profd >/dev/null || fail "the group profd is left after the purge"
+[ -z "$(dpkg-statoverride --list '*profd*')" ] ||
+	fail "a stat override is left after the purge: $(dpkg-statoverride --list '*profd*')"
 ok "apt-get purge: no file, user, group, config, data or unit state left"

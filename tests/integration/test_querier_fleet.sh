@@ -4,7 +4,9 @@
 # grafana-source = fleet: a profd ships its profiles to a ClickHouse of
 # the test's own, then its querier's answers are the fleet's and equal
 # profctl's --fleet views of the same selection: the profile types, the
-# services, the flame graph function by function, the time series;
+# services, the flame graph function by function, the time series (and
+# grouped by service_name, a timeline a service; by another label,
+# unimplemented);
 # SelectMergeProfile, which reads this host's store only, answers
 # Connect's unimplemented.
 . "$(dirname "$0")/lib.sh"
@@ -49,6 +51,8 @@ cat >"$T/calls" <<EOF
 {"name":"flame_prod","method":"SelectMergeStacktraces","request":{"profileTypeID":"$CPU","labelSelector":"{service_name=\"svc-a\", env=~\"pro.\"}",$win}}
 {"name":"flame_dev","method":"SelectMergeStacktraces","request":{"profileTypeID":"$CPU","labelSelector":"{service_name=\"svc-a\", env=\"dev\"}",$win}}
 {"name":"series","method":"SelectSeries","request":{$sel,"step":60}}
+{"name":"series_svc","method":"SelectSeries","request":{"profileTypeID":"$CPU","labelSelector":"{}",$win,"step":60,"groupBy":["service_name"]}}
+{"name":"series_env","method":"SelectSeries","request":{$sel,"step":60,"groupBy":["env"]}}
 {"name":"profile","method":"SelectMergeProfile","request":{$sel}}
 EOF
 for f in binary json; do
@@ -89,6 +93,13 @@ ok "label matchers filter the fleet's flame graph"
 out=$(check series "$R" series "$T/tl.json") ||
 	fail "the series differs from profctl timeline --fleet"
 ok "SelectSeries from the fleet: $out, as profctl timeline --fleet"
+# svc-a alone has CPU profiles: one series, the timeline's total.
+got=$(get series_svc '[(s["labels"][0]["value"], int(sum(p.get("value", 0) for p in s["points"]))) for s in r["series"]]')
+[ "$got" = "[[\"svc-a\", $(json 'j["total"]' <"$T/tl.json")]]" ] ||
+	fail "SelectSeries by service_name from the fleet: $got"
+[ "$(get series_env 'e["code"]')" = unimplemented ] ||
+	fail "SelectSeries by env from the fleet: $(get series_env e)"
+ok "SelectSeries by service_name from the fleet: $got; by env: unimplemented"
 [ "$(get profile 'e["code"]')" = unimplemented ] ||
 	fail "SelectMergeProfile from the fleet: $(get profile e)"
 ok "SelectMergeProfile from the fleet: unimplemented"

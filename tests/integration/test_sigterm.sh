@@ -9,7 +9,11 @@ source "$TESTS_DIR/integration/lib.sh"
 "$BUILD_DIR/gen-trace" "$T/big.pftrace" $((96 << 20)) 2>"$T/gen.txt"
 samples=$(sed -n 's/.* \([0-9]*\) samples$/\1/p' "$T/gen.txt")
 [ -n "$samples" ] || fail "gen-trace: $(cat "$T/gen.txt")"
-start_profd
+# shutdown-timeout is the bounded stop's deadline, not what is tested
+# here (test_shutdown tests it): the rollback must not race it, so that a
+# loaded machine (a sanitizer build, both cores busy) still sees profd
+# roll the import back and exit 0 rather than give up at the deadline.
+start_profd --shutdown-timeout 300
 
 # Over 32 MiB profctl uploads in chunks and the import reads the file.
 "$PROFCTL" push "$T/big.pftrace" --scope big >"$T/push.out" 2>&1 &

@@ -325,8 +325,10 @@ api GET /v1/status | sed '$d' | json 'j["tcp"]["certificate"]' >"$T/cert.json"
 ! has -F reload_error "$T/cert.json" || fail "reload_error after a good reload: $(cat "$T/cert.json")"
 ok "SIGHUP: new connections see the replaced certificate ($old -> $new -> $old); a broken or mismatched file keeps the one serving"
 
-# SIGTERM with a TLS connection idle after a request, one half through a
-# request head and one that never began its handshake: profd exits 0.
+# SIGTERM with a TLS connection idle after a reader's request (with its
+# credential: a stranger's connection is closed after its reply, issue
+# 40), one half through a request head and one that never began its
+# handshake: profd exits 0.
 # header-timeout an hour first (a reload), so that none of the three is
 # cut before the SIGTERM; they are held until profd closes them.
 sed -i 's/^header-timeout = .*/header-timeout = 3600/' "$T/profd.conf"
@@ -335,12 +337,15 @@ reloads0=$(reloads)
 kill -HUP "$PROFD_PID"
 reloaded() { [ "$(reloads)" -gt "$reloads0" ]; }
 wait_until "the reload" reloaded
-python3 - "$PORT" "$TLS/ca.pem" >"$T/held.out" 2>&1 <<'PY' &
+python3 - "$PORT" "$TLS/ca.pem" "$RTOKEN" >"$T/held.out" 2>&1 <<'PY' &
 import socket, ssl, sys
-port, ca = int(sys.argv[1]), sys.argv[2]
+port, ca, token = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 ctx = ssl.create_default_context(cafile=ca)
 idle = ctx.wrap_socket(socket.create_connection(("127.0.0.1", port)), server_hostname="localhost")
-idle.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n")
+idle.sendall(b"POST /querier.v1.QuerierService/ProfileTypes HTTP/1.1\r\n"
+             b"Host: x\r\nAuthorization: Bearer %s\r\nContent-Type: "
+             b"application/json\r\nContent-Length: 2\r\n\r\n{}" %
+             token.encode())
 print(idle.recv(4096).split(b"\r\n")[0].decode(), flush=True)
 half = ctx.wrap_socket(socket.create_connection(("127.0.0.1", port)), server_hostname="localhost")
 half.sendall(b"POST /ingest HTTP/1.1\r\nHost: x\r\n")

@@ -7,10 +7,15 @@ realistic one: random stacks over a pool of functions, two sample types
 
     genpprof.py OUT --samples N [--functions F] [--depth D] [--seed S]
                 [--stacks K] [--comment TEXT]... [--time SECONDS]
+                [--label-values V [--label-key KEY]]
 
 --stacks K draws the samples from K distinct stacks (each with its label)
 instead of a new random stack each: a large file whose call tree stays
 small (a view of it draws quickly), and quick to write.
+
+--label-values V gives sample i a second label, KEY (--label-key, default
+"path") = "/p/<i mod V>": a label of many values (a group_by on it makes
+a series of each) in a small file.
 """
 import argparse
 import gzip
@@ -32,6 +37,9 @@ def main():
                     help="the profile's time, seconds since the epoch")
     ap.add_argument("--comment", action="append", default=[],
                     help="a Profile.comment (repeatable)")
+    ap.add_argument("--label-values", type=int, default=0,
+                    help="sample i gets KEY=/p/<i mod this> too")
+    ap.add_argument("--label-key", default="path")
     a = ap.parse_args()
     rnd = random.Random(a.seed)
 
@@ -57,13 +65,23 @@ def main():
                             fb(4, fv(1, f) + fv(2, f + 10)))
     key = s("worker")
     vals = [s("w%d" % i) for i in range(8)]
-    def sample():
+    def fields():
         depth = rnd.randint(2, a.depth)
         locs = [rnd.randint(1, a.functions) for _ in range(depth)]
-        return fb(2, packed(1, locs) + packed(2, [1, 10000000]) +
-                  fb(3, fv(1, key) + fv(2, rnd.choice(vals))))
+        return (packed(1, locs) + packed(2, [1, 10000000]) +
+                fb(3, fv(1, key) + fv(2, rnd.choice(vals))))
 
-    if a.stacks > 0:
+    def sample():
+        return fb(2, fields())
+
+    if a.label_values > 0:
+        many = s(a.label_key)
+        pool = [fields() for _ in range(a.stacks)]
+        for i in range(a.samples):
+            one = rnd.choice(pool) if pool else fields()
+            body += fb(2, one + fb(3, fv(1, many) + fv(
+                2, s("/p/%d" % (i % a.label_values)))))
+    elif a.stacks > 0:
         pool = [sample() for _ in range(a.stacks)]
         body += b"".join(rnd.choice(pool) for _ in range(a.samples))
     else:

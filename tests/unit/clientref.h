@@ -79,7 +79,7 @@ static inline int
 ref_query_table(FILE *f, json_t *reply, char **cause)
 {
 	json_t	 *cols, *rows, *row;
-	char	**cells;
+	char	**cells, *safe;
 	size_t	 *w, nc, nr, r, c, n, i;
 	int	 *right, *seen, num;
 
@@ -115,11 +115,16 @@ ref_query_table(FILE *f, json_t *reply, char **cause)
 		if (!seen[c])
 			right[c] = 0;
 	}
-	for (r = 0; r < nr * nc; r++)
-		render_clean(cells[r]);
+	/* (Since issue 40 the cells are made safe by termsafe.c and
+	 * padded by the columns they take.) */
+	for (r = 0; r < nr * nc; r++) {
+		safe = termsafe(cells[r], 0);
+		free(cells[r]);
+		cells[r] = safe;
+	}
 	for (r = 0; r < nr; r++) {
 		for (c = 0; c < nc; c++) {
-			n = strlen(cells[r * nc + c]);
+			n = termsafe_width(cells[r * nc + c]);
 			if (n > w[c])
 				w[c] = n;
 		}
@@ -128,12 +133,8 @@ ref_query_table(FILE *f, json_t *reply, char **cause)
 		for (c = 0; c < nc; c++) {
 			if (c > 0)
 				fputs("  ", f);
-			if (right[c])
-				fprintf(f, "%*s", (int)w[c], cells[r * nc + c]);
-			else if (c == nc - 1)
-				fputs(cells[r * nc + c], f);
-			else
-				fprintf(f, "%-*s", (int)w[c], cells[r * nc + c]);
+			termsafe_pad(f, cells[r * nc + c], !right[c] &&
+			    c == nc - 1 ? 0 : w[c], right[c]);
 		}
 		fputc('\n', f);
 	}
@@ -147,16 +148,19 @@ ref_query_table(FILE *f, json_t *reply, char **cause)
 }
 
 /* One CSV field, RFC 4180: quoted when it holds a comma, a quote, CR or
- * LF (or starts or ends with a blank), quotes doubled. */
+ * LF (or starts or ends with a blank), quotes doubled. (Since issue 40
+ * the field made safe first, newlines and tabs kept.) */
 static inline void
-ref_csv_field(FILE *f, const char *s)
+ref_csv_field(FILE *f, const char *raw)
 {
 	const char	*p;
+	char		*s = termsafe(raw, TERMSAFE_TEXT);
 	size_t		 n = strlen(s);
 
 	if (strpbrk(s, ",\"\r\n") == NULL &&
 	    (n == 0 || (s[0] != ' ' && s[n - 1] != ' '))) {
 		fputs(s, f);
+		free(s);
 		return;
 	}
 	fputc('"', f);
@@ -166,6 +170,7 @@ ref_csv_field(FILE *f, const char *s)
 		fputc(*p, f);
 	}
 	fputc('"', f);
+	free(s);
 }
 
 /* The rows as CSV: a header line, then a line per row, CRLF-terminated as
@@ -205,7 +210,8 @@ ref_query_csv(FILE *f, json_t *reply, char **cause)
 }
 
 /* cmd_get_text's split of a view's text: stdout, and profd's error line
- * to stderr; the exit code. */
+ * to stderr; the exit code. (Since issue 40 both made safe whole, as
+ * termsafe.c says, newlines and tabs kept.) */
 static inline int
 ref_text(FILE *out, FILE *err, const char *body, size_t len)
 {
@@ -216,19 +222,26 @@ ref_text(FILE *out, FILE *err, const char *body, size_t len)
 	while (n > 0 && body[n - 1] != '\n')
 		n--;
 	if (strncmp(body + n, "profd: ", 7) == 0) {
-		fwrite(body, 1, n, out);
-		fprintf(err, "profctl: %s", body + n + 7);
+		termsafe_write(out, body, n, TERMSAFE_TEXT);
+		fputs("profctl: ", err);
+		termsafe_write(err, body + n + 7, len - n - 7, TERMSAFE_TEXT);
 		return PROFCTL_EXIT_REFUSED;
 	}
-	fwrite(body, 1, len, out);
+	termsafe_write(out, body, len, TERMSAFE_TEXT);
 	return PROFCTL_EXIT_OK;
 }
 
-/* render_json, as it was. */
+/* render_json, as it was, its text made safe whole (since issue 40:
+ * DEL and the C1 controls as \u escapes). */
 static inline void
 ref_json(FILE *f, json_t *reply)
 {
-	json_dumpf(reply, f, JSON_INDENT(2));
+	char	*s = json_dumps(reply, JSON_INDENT(2));
+
+	if (s != NULL) {
+		termsafe_write(f, s, strlen(s), TERMSAFE_TEXT);
+		free(s);
+	}
 	fputc('\n', f);
 }
 

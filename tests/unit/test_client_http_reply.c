@@ -259,13 +259,13 @@ test_malformed(void)
 	    "Transfer-Encoding: chunked\r\n\r\n5 x\r\nhello\r\n0\r\n\r\n", 0,
 	    "a bad chunk size in the reply: \"5 x\"");
 
-	/* A quoted value is cut to 64 bytes and its control bytes shown as
-	 * '?'. */
+	/* A quoted value is cut to 64 columns and its control bytes shown
+	 * as escapes (termsafe.c). */
 	line = xmalloc(201);
 	memset(line, 'z', 200);
 	line[200] = '\0';
 	xasprintf(&p, "HTTP/1.1 200 OK\r\n\tfold%s\r\n\r\n", line);
-	xasprintf(&want, "a folded header line in the reply: \"?fold%.59s"
+	xasprintf(&want, "a folded header line in the reply: \"\\tfold%.58s"
 	    "...\"", line);
 	expect_error("quoted", p, 0, want);
 	free(want);

@@ -483,7 +483,7 @@ test_json(void)
 	    " 7  2024-05-01T10:00:00Z    10.01s  pprof      1234  "
 	    "samples,cpu  cpu.pprof  host=a1,env=prod\n"
 	    "12  -                            -  pprof         5  "
-	    "alloc_space  -          n=3,bad=a?b\n", got);
+	    "alloc_space  -          n=3,bad=a\\tb\n", got);
 	free(got);
 
 	/* Each run of metrics of one kind followed by it (profd with

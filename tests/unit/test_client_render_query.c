@@ -79,7 +79,13 @@ test_query(void)
 	csv_field("a,b", "\"a,b\"");
 	csv_field("say \"hi\"", "\"say \"\"hi\"\"\"");
 	csv_field("two\nlines", "\"two\nlines\"");
-	csv_field("cr\r", "\"cr\r\"");
+	/* A CR would move the terminal's cursor: shown (termsafe.c), a
+	 * newline and a tab kept in their quotes. */
+	csv_field("cr\r", "cr\\r");
+	csv_field("esc\033[2J", "esc\\u001b[2J");
+	csv_field("tab\there", "tab\there");
+	csv_field("c1 \xc2\x9b" "2J", "c1 \\u009b2J");
+	csv_field("bad \xff", "bad \\xff");
 
 	reply = "{\"columns\": [\"id\", \"name\", \"value\", \"note\"], "
 	    "\"rows\": [[1, \"main.a\", 1.5, null], "

@@ -9,6 +9,10 @@
  * ones while the running ones finish; freeing lets the running job end
  * and drops the waiting.
  *
+ * Guests' jobs (the TCP listener's readers) never take a queue's last
+ * worker, nor more than half its waiting places: another's job pushed
+ * after theirs runs at once on the worker they leave.
+ *
  * libevent's locks are this test's own (evthread_set_lock_callbacks), so
  * that every lock taken by a worker thread is counted. */
 #include <errno.h>
@@ -434,6 +438,49 @@ test_wait_running(struct event_base *eb)
 	    "when it ends\n");
 }
 
+/* Two workers: guests run on one at most, the other stays for the rest;
+ * one worker: guests run on it (nothing to keep). */
+static void
+test_guests(struct event_base *eb)
+{
+	struct qjob t[5];
+	struct jobq *q = qstart(eb, 2, 4, t, 5);
+	size_t i;
+
+	for (i = 0; i < 4; i++)
+		t[i].j.guest = 1;
+	CHECK(jobq_push(q, &t[0].j) == 0);
+	wait_started(1);
+	CHECK(jobq_push(q, &t[1].j) == 0 && jobq_push(q, &t[2].j) == 0);
+	/* Two guests wait: half the places. */
+	CHECK(jobq_push(q, &t[3].j) == -1);
+	CHECK(jobq_depth(q) == 2 && jobq_running(q) == 1);
+	/* The host's job, pushed last, starts while both guests wait. */
+	CHECK(jobq_push(q, &t[4].j) == 0);
+	wait_started(2);
+	CHECK(jobq_running(q) == 2 && jobq_depth(q) == 2);
+	gate(1);
+	loop_until(eb, 4);
+	check_ran(&t[0]);
+	check_ran(&t[1]);
+	check_ran(&t[2]);
+	check_ran(&t[4]);
+	CHECK(t[3].done == 0);
+	CHECK(jobq_idle(q));
+	jobq_free(q);
+
+	q = qstart(eb, 1, 4, t, 2);
+	t[0].j.guest = t[1].j.guest = 1;
+	CHECK(jobq_push(q, &t[0].j) == 0 && jobq_push(q, &t[1].j) == 0);
+	gate(1);
+	loop_until(eb, 2);
+	check_ran(&t[0]);
+	check_ran(&t[1]);
+	jobq_free(q);
+	printf("ok: guests leave a worker and half the places to the others; "
+	    "alone on one worker they run\n");
+}
+
 int
 main(void)
 {
@@ -488,6 +535,7 @@ main(void)
 	test_drain(base);
 	test_free(base);
 	test_wait_running(base);
+	test_guests(base);
 
 	event_free(ev);
 	event_base_free(base);

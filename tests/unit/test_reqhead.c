@@ -63,7 +63,46 @@ main(void)
 		    "Transfer-Encoding" },
 		{ "POST / HTTP/1.1\r\nContent-Length: 3\r\n"
 		    "Transfer-Encoding: chunked\r\n\r\n", "both" },
+		/* libevent reads the first Transfer-Encoding, and "chunked"
+		 * alone, as chunked; a proxy may read these as chunked. */
+		{ "POST / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n"
+		    "\r\n", "other than \"chunked\"" },
+		{ "POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n"
+		    "Transfer-Encoding: chunked\r\n\r\n", "other than" },
+		{ "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n"
+		    "Transfer-Encoding: chunked\r\n\r\n",
+		    "more than one Transfer-Encoding" },
+		{ "POST / HTTP/1.1\r\nTransfer-Encoding:                    "
+		    "     chunked\r\n\r\n", "other than" },
+		{ "POST / HTTP/1.1\r\nTransfer-Encoding:  chunked \r\n\r\n",
+		    NULL },
 	};
+	static const struct {
+		const char *head;
+		enum reqhead_body body;
+		int64_t length;
+	} b[] = {
+		{ "POST /x HTTP/1.1\r\nContent-Length: 12\r\n\r\n",
+		    REQHEAD_LENGTH, 12 },
+		{ "POST /x HTTP/1.1\r\nContent-Length:  0 \r\n\r\n",
+		    REQHEAD_NO_BODY, 0 },
+		{ "POST /x HTTP/1.1\r\n\r\n", REQHEAD_NO_BODY, -1 },
+		{ "HEAD /x HTTP/1.1\r\nContent-Length: 12\r\n\r\n",
+		    REQHEAD_NO_BODY, 12 },
+		{ "OPTIONS /x HTTP/1.1\r\nContent-Length: 1\r\n\r\n",
+		    REQHEAD_LENGTH, 1 },
+		{ "PATCH /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n",
+		    REQHEAD_CHUNKED, -1 },
+		{ "PROPFIND /x HTTP/1.1\r\nContent-Length: 12\r\n\r\n",
+		    REQHEAD_NO_BODY, 12 },
+		{ "POST/x HTTP/1.1\r\nContent-Length: 12\r\n\r\n",
+		    REQHEAD_NO_BODY, 12 },
+	};
+	char parsed[] = "POST  /ingest?name=a.cpu  HTTP/1.1  \r\nHost: x\r\n"
+	    "authorization:  Bearer  tok \t\r\nAuthorization: Bearer 2\r\n"
+	    "\r\n";
+	char noversion[] = "GET /\r\n\r\n";
+	struct reqhead_req rq;
 	struct reqhead h;
 	size_t i, step;
 
@@ -78,6 +117,45 @@ main(void)
 			CHECK((why == NULL) == (c[i].why == NULL));
 			CHECK(why == NULL || HAS(why, c[i].why));
 		}
+	/* Whether a body follows, as libevent reads it. */
+	for (i = 0; i < NITEMS(b); i++) {
+		reqhead_init(&h);
+		CHECK(reqhead_feed(&h, (const unsigned char *)b[i].head,
+		    strlen(b[i].head)) == NULL);
+		CHECK(reqhead_body(&h) == b[i].body);
+		CHECK(h.content_length == b[i].length);
+	}
+	/* A whole head read as libevent reads it: the method to the first
+	 * space, the target to the last, the first Authorization. */
+	CHECK(reqhead_parse(parsed, strlen(parsed), &rq) == 0);
+	CHECK(STREQ(rq.method, "POST"));
+	CHECK(STREQ(rq.target, " /ingest?name=a.cpu "));
+	CHECK(STREQ(rq.authorization, "Bearer  tok"));
+	CHECK(reqhead_parse(noversion, strlen(noversion), &rq) == -1);
+	/* A NUL byte: libevent's C strings end a header line there, and a
+	 * line that begins with one ends its head (fuzz_http found the
+	 * guard and libevent framing a request two ways). */
+	{
+		static const char nul[] = "GET / HTTP/1.1\r\nHost: x\r\n"
+		    "\0\0\r\nX: y\r\n\r\n";
+		static const char nulv[] = "POST / HTTP/1.1\r\nContent-Length"
+		    ": 5\0 1\r\n\r\n";
+
+		for (step = 1; step <= 64; step *= 4) {
+			const char *why = NULL;
+
+			reqhead_init(&h);
+			for (i = 0; i < sizeof nul - 1 && why == NULL;
+			    i += step)
+				why = reqhead_feed(&h, (const unsigned char *)
+				    nul + i, sizeof nul - 1 - i < step ?
+				    sizeof nul - 1 - i : step);
+			CHECK(why != NULL && HAS(why, "NUL"));
+		}
+		reqhead_init(&h);
+		CHECK(reqhead_feed(&h, (const unsigned char *)nulv,
+		    sizeof nulv - 1) != NULL);
+	}
 	/* What comes after the head (a body that looks like headers) is
 	 * not read. */
 	reqhead_init(&h);

@@ -4,12 +4,17 @@
  * functions on them to its cum; focus and ignore keep or drop whole
  * stacks, hide and show remove frames; at line granularity the frames
  * are named "function file:line"; a callsite not in the index is an
- * error. */
+ * error.  A walk whose call is cancelled (base/cancel.h: its client gone,
+ * its query-timeout passed) fails within CANCEL_POLL_EVERY stacks with
+ * the reason, and the store's reads under a fired cancel fail, the next
+ * read after the watch ends seeing the store as before. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "alloc.h"
+#include "cancel.h"
+#include "clock.h"
 #include "query.h"
 #include "stackwalk.h"
 #include "testquery.h"
@@ -201,6 +206,88 @@ test_filters(void)
 	printf("ok: focus, ignore, hide, show; line granularity\n");
 }
 
+/* Walks until one fails: how many passed, and its return. */
+static size_t
+walk_until_stopped(struct stackwalk *w, struct error *err, int *rc)
+{
+	size_t n;
+
+	for (n = 0; n < 4 * CANCEL_POLL_EVERY; n++)
+		if ((*rc = stackwalk_run(w, vals[n % nvals].callsite, err)) !=
+		    1)
+			break;
+	return n;
+}
+
+static void
+test_cancel(void)
+{
+	const char *kv[] = { "scope", "cpu", NULL };
+	const char *kvm[] = { "scope", "cpu", "metric", "samples", NULL };
+	struct store_cs_value *v = NULL;
+	struct store_metric m;
+	struct selection sel;
+	struct stackwalk w;
+	struct cancel c;
+	struct error err = { 0 };
+	int64_t np;
+	size_t n, nv;
+	int rc;
+
+	testquery_sel(&sel, kv);
+	stackwalk_init(&w, ts.idx, &sel, GRAN_FUNCTION);
+	/* Not cancelled: every walk goes. */
+	cancel_init(&c, mono_ns(), 3600, NULL);
+	cancel_enter(&c);
+	CHECK(walk_until_stopped(&w, &err, &rc) == 4 * CANCEL_POLL_EVERY);
+	/* The client left: the walk stops at its next look. */
+	atomic_store(&c.gone, 1);
+	n = walk_until_stopped(&w, &err, &rc);
+	CHECK(rc == -1 && n < CANCEL_POLL_EVERY && err.kind == ERR_INPUT);
+	CHECK(cancel_fired(&c) == CANCEL_GONE);
+	/* Past query-timeout: 504's error, naming it. */
+	error_clear(&err);
+	cancel_init(&c, mono_ns() - 2 * INT64_C(1000000000), 1, NULL);
+	cancel_enter(&c);
+	n = walk_until_stopped(&w, &err, &rc);
+	CHECK(rc == -1 && n < CANCEL_POLL_EVERY && err.kind == ERR_DEADLINE);
+	CHECK(error_http_status(&err) == 504);
+	CHECK(strstr(err.msg, "query-timeout (1 s)") != NULL);
+	stackwalk_clear(&w);
+	selection_clear(&sel);
+
+	/* The store's reads stop too (between SQLite's steps, which its
+	 * progress handler watches): within CANCEL_POLL_EVERY rows, so
+	 * within that many reads of this small profile.  Once the watch
+	 * ends, a read runs whole again, in a read transaction of its own.
+	 * The index is not held here: query_select takes it. */
+	csindex_release(ts.idx);
+	testquery_sel(&sel, kvm);
+	cancel_enter(&c);
+	store_watch_cancel(ts.rd, &c);
+	for (n = 0; n <= CANCEL_POLL_EVERY; n++) {
+		error_clear(&err);
+		if (query_select(ts.rd, ts.idx, &sel, &m, &v, &nv, &np,
+		    &err) == -1)
+			break;
+		store_metric_clear(&m);
+		free(v);
+	}
+	CHECK(n <= CANCEL_POLL_EVERY && err.kind == ERR_DEADLINE);
+	store_watch_cancel(ts.rd, NULL);
+	cancel_leave();
+	error_clear(&err);
+	CHECK(query_select(ts.rd, ts.idx, &sel, &m, &v, &nv, &np, &err) == 0);
+	CHECK(nv == nvals && np == 1);
+	store_metric_clear(&m);
+	free(v);
+	selection_clear(&sel);
+	CHECK(csindex_acquire(ts.idx, ts.rd, &err) == 0);
+	printf("ok: a cancelled walk stops within %d stacks (client gone, "
+	    "query-timeout), and so does the store's read\n",
+	    CANCEL_POLL_EVERY);
+}
+
 int
 main(void)
 {
@@ -222,6 +309,7 @@ main(void)
 	CHECK(csindex_acquire(ts.idx, ts.rd, &err) == 0);
 	test_flat_cum();
 	test_filters();
+	test_cancel();
 	csindex_release(ts.idx);
 	free(vals);
 	testimport_expected_clear(&exp_cpu);

@@ -470,7 +470,8 @@ static void
 sql(const char *q, struct sqlres *r)
 {
 	static const struct store_sql_cb cb = { sql_cols, sql_row };
-	struct store_sql_params p = { q, strlen(q), 10000000, 60000, NULL };
+	struct store_sql_params p = { q, strlen(q), 10000000, 60000, NULL,
+	    NULL };
 	struct error err = { 0 };
 	int trunc;
 

@@ -10,7 +10,10 @@
 # by a proxy on another socket), and the proxy's record shows it was sent
 # gzip; profctl web passes a browser's gzip on.
 . "$(dirname "$0")/lib.sh"
-start_profd
+# The whole export of the big scope can take over query-timeout's minute
+# in a sanitizer build on a loaded machine: this test is about encodings,
+# so the read's deadline is a hang bound here (test_query_cancel tests it).
+start_profd --query-timeout 600
 "$PROFCTL" push "$FIXTURES/cpu.pprof" --scope cpu >/dev/null
 "$PROFCTL" push "$FIXTURES/heap.pprof" --scope heap >/dev/null
 # A large tree: 6000 random stacks (a few MB of JSON).

@@ -10,48 +10,9 @@
 #include <string.h>
 
 #include "profctl.h"
+#include "../unit/termcheck.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
-
-/* Valid UTF-8 (RFC 3629), no control but those flags keep. */
-static int
-fuzz_shows_only(const unsigned char *p, size_t n, int flags)
-{
-	size_t	 i = 0, k, len;
-
-	while (i < n) {
-		if (p[i] < 0x80) {
-			if (p[i] == 0x7f || (p[i] < 0x20 &&
-			    !(p[i] == '\n' && (flags & TERMSAFE_NL)) &&
-			    !(p[i] == '\t' && (flags & TERMSAFE_TAB))))
-				return 0;
-			i++;
-			continue;
-		}
-		if (p[i] == 0xc2 && i + 1 < n && p[i + 1] < 0xa0)
-			return 0;	/* C1 (or not UTF-8) */
-		if (p[i] >= 0xc2 && p[i] <= 0xdf)
-			len = 2;
-		else if (p[i] >= 0xe0 && p[i] <= 0xef)
-			len = 3;
-		else if (p[i] >= 0xf0 && p[i] <= 0xf4)
-			len = 4;
-		else
-			return 0;
-		if (i + len > n)
-			return 0;
-		for (k = 1; k < len; k++)
-			if ((p[i + k] & 0xc0) != 0x80)
-				return 0;
-		if ((p[i] == 0xe0 && p[i + 1] < 0xa0) ||
-		    (p[i] == 0xed && p[i + 1] > 0x9f) ||
-		    (p[i] == 0xf0 && p[i + 1] < 0x90) ||
-		    (p[i] == 0xf4 && p[i + 1] > 0x8f))
-			return 0;
-		i += len;
-	}
-	return 1;
-}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -71,7 +32,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cut = n > 0 ? data[0] % (n + 1) : 0;
 
 	whole = termsafe_mem(in, n, flags, &len);
-	if (!fuzz_shows_only((const unsigned char *)whole, len, flags) ||
+	if (!termcheck_shows_only((const unsigned char *)whole, len, flags) ||
 	    strlen(whole) != len)
 		abort();
 	if (termsafe_fit(whole, termsafe_width(whole)) != len)

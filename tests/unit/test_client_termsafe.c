@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "clienttest.h"
+#include "termcheck.h"
 
 static void
 safe(const char *what, const char *in, size_t n, int flags, const char *want)
@@ -14,47 +15,6 @@ safe(const char *what, const char *in, size_t n, int flags, const char *want)
 
 	expect_str(what, got, want);
 	free(got);
-}
-
-/* Is s valid UTF-8 holding no control character but newline and tab? */
-static int
-shows_only(const char *s, size_t n)
-{
-	const unsigned char	*p = (const unsigned char *)s;
-	size_t			 i = 0, k, len;
-
-	while (i < n) {
-		if (p[i] < 0x80) {
-			if ((p[i] < 0x20 && p[i] != '\n' && p[i] != '\t') ||
-			    p[i] == 0x7f)
-				return 0;
-			i++;
-			continue;
-		}
-		if (p[i] == 0xc2 && i + 1 < n && p[i + 1] <= 0x9f)
-			return 0;	/* a C1 control */
-		if (p[i] >= 0xc2 && p[i] <= 0xdf)
-			len = 2;
-		else if (p[i] >= 0xe0 && p[i] <= 0xef)
-			len = 3;
-		else if (p[i] >= 0xf0 && p[i] <= 0xf4)
-			len = 4;
-		else
-			return 0;
-		if (i + len > n)
-			return 0;
-		for (k = 1; k < len; k++)
-			if ((p[i + k] & 0xc0) != 0x80)
-				return 0;
-		/* Overlong, surrogate, past U+10FFFF. */
-		if ((p[i] == 0xe0 && p[i + 1] < 0xa0) ||
-		    (p[i] == 0xed && p[i + 1] > 0x9f) ||
-		    (p[i] == 0xf0 && p[i + 1] < 0x90) ||
-		    (p[i] == 0xf4 && p[i + 1] > 0x8f))
-			return 0;
-		i += len;
-	}
-	return 1;
 }
 
 /* The text of in written to a termsafe_out cut at every place. */
@@ -107,7 +67,8 @@ random_bytes(void)
 		x ^= x << 13;
 		flags = (int)(x % 4);
 		out = termsafe_mem(in, n, flags, &len);
-		if (!shows_only(out, len) || strlen(out) != len) {
+		if (!termcheck_shows_only((const unsigned char *)out, len,
+		    TERMSAFE_TEXT) || strlen(out) != len) {
 			fprintf(stderr, "FAIL random %zu: not safe\n", i);
 			failures++;
 		}
@@ -123,7 +84,8 @@ random_bytes(void)
 		termsafe_out_write(&o, in + n / 2, n - n / 2);
 		termsafe_out_end(&o);
 		fclose(f);
-		assert(shows_only(out, len));
+		assert(termcheck_shows_only((const unsigned char *)out, len,
+		    TERMSAFE_TEXT));
 		free(out);
 	}
 }

@@ -14,16 +14,7 @@ PIPE="$TESTS_DIR/tools/pipeline.py"
 
 tls_ca ca
 tls_cert srv ca
-WTOKEN='w-writer-0123456789abcdef'
-RTOKEN='r-reader-0123456789abcdef'
-cat >"$T/profd.conf" <<CONF
-listen-tcp = 127.0.0.1:0
-tls-cert = $TLS/srv.pem
-tls-key = $TLS/srv.key
-tcp-auth-token = $WTOKEN
-tcp-read-token = $RTOKEN
-CONF
-chmod 600 "$T/profd.conf"
+tls_tcp_conf "$T/profd.conf"
 
 start_profd --listen-tcp 127.0.0.1:0
 python3 "$PIPE" unix "$SOCK" >"$T/unix.out" ||

@@ -28,20 +28,8 @@
 
 tls_ca ca
 tls_cert srv ca
-WTOKEN='w-writer-0123456789abcdef'
-RTOKEN='r-reader-0123456789abcdef'
-cat >"$T/profd.conf" <<CONF
-listen-tcp = 127.0.0.1:0
-tls-cert = $TLS/srv.pem
-tls-key = $TLS/srv.key
-tcp-auth-token = $WTOKEN
-tcp-read-token = $RTOKEN
-max-body = 64M
-header-timeout = 3600
-tcp-max-unauthenticated = 4
-max-connections = 2
-CONF
-chmod 600 "$T/profd.conf"
+tls_tcp_conf "$T/profd.conf" "max-body = 64M" "header-timeout = 3600" \
+    "tcp-max-unauthenticated = 4" "max-connections = 2"
 "$PROFD" --foreground --config "$T/profd.conf" --spool none --socket "$SOCK" \
     --db "$DB" >>"$T/profd.log" 2>&1 &
 PROFD_PID=$!

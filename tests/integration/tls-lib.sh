@@ -57,3 +57,20 @@ tls_self_signed() {
 	    -keyout "$TLS/$1.key" -out "$TLS/$1.pem" >"$TLS/openssl.log" 2>&1 ||
 	    fail "openssl: certificate $1: $(cat "$TLS/openssl.log")"
 }
+
+# tls_tcp_conf FILE [LINE...]: a config (mode 0600) of a TLS listener on a
+# free loopback port with a writer's token $WTOKEN and a reader's $RTOKEN
+# (both set here), the certificate srv of tls_cert, and the extra LINEs.
+tls_tcp_conf() {
+	local file=$1
+	shift
+	WTOKEN='w-writer-0123456789abcdef'
+	RTOKEN='r-reader-0123456789abcdef'
+	{
+		printf '%s\n' "listen-tcp = 127.0.0.1:0" \
+		    "tls-cert = $TLS/srv.pem" "tls-key = $TLS/srv.key" \
+		    "tcp-auth-token = $WTOKEN" "tcp-read-token = $RTOKEN"
+		[ $# -eq 0 ] || printf '%s\n' "$@"
+	} >"$file"
+	chmod 600 "$file"
+}

@@ -112,6 +112,15 @@ def unique(blob, uid):
     return blob[:4] + struct.pack("<I", uid) + blob[8:]
 
 
+def mark_ready(cfg):
+    """Says, by a file, that this worker has had its first answers (a push
+    and a query, or a health probe): the caller starts its window then,
+    not at a time that a loaded machine may not have reached."""
+    if cfg.get("ready") and not os.path.exists(cfg["ready"]):
+        with open(cfg["ready"], "w"):
+            pass
+
+
 # ---------------------------------------------------------------------------
 # clients
 
@@ -130,6 +139,10 @@ class Client:
             if ok:
                 o["ok"] += 1
                 o["lat"].append(secs)
+                ops = self.out["ops"]
+                if ops.get("push", {}).get("ok") and any(
+                        o["ok"] for k, o in ops.items() if k != "push"):
+                    mark_ready(self.cfg)
             if fail:
                 f = self.out["fail"]
                 f[fail[0]] = f.get(fail[0], 0) + 1
@@ -268,6 +281,7 @@ def w_probe(cfg):
             if st != 200:
                 raise OSError("HTTP %d %s" % (st, body[:100]))
             lat.append(time.perf_counter() - t0)
+            mark_ready(cfg)
         except (OSError, http.client.HTTPException) as e:
             fail += 1
             if len(examples) < 10:

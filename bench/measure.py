@@ -261,6 +261,7 @@ class Worker:
 
     def __init__(self, kind, cfg):
         self.kind = kind
+        self.ready = cfg.get("ready")
         self.p = subprocess.Popen(
             [sys.executable, faults.__file__, kind, json.dumps(cfg)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -282,6 +283,21 @@ class Worker:
         if self.p.poll() is None:
             self.p.kill()
             self.p.communicate()
+
+    @staticmethod
+    def wait_ready(workers, bound=300):
+        """Waits until every worker given a "ready" path has had its first
+        answers (bench/faults.py's mark_ready), so that a timed window
+        starts with the load running, however slow the machine is to
+        start it; the bound is against a hang."""
+        end = time.monotonic() + bound
+        for w in workers:
+            while w.ready and not os.path.exists(w.ready):
+                if w.p.poll() is not None or time.monotonic() > end:
+                    w.result(1)
+                    raise CaseError("faults.py %s: no answer within %d s"
+                                    % (w.kind, bound))
+                time.sleep(0.05)
 
 
 # ---------------------------------------------------------------------------
@@ -1244,7 +1260,8 @@ class Harness:
         return [Worker("clients", {
             "sock": d.sock, "threads": per, "first_client": i * per,
             "seed": i, "templates": tpl, "stop": stop, "retry": retry,
-            "push_share": 0.5}) for i in range(p["procs"])]
+            "push_share": 0.5, "ready": "%s.ready%d" % (stop, i)})
+            for i in range(p["procs"])]
 
     @staticmethod
     def merge(results):
@@ -1305,8 +1322,10 @@ class Harness:
             base = self.idle_probe(d, 1 if self.smoke else 5)
             workers = self.clients(d, stop, False)
             probe = Worker("probe", {"sock": d.sock, "stop": stop,
-                                     "pid": d.proc.pid})
+                                     "pid": d.proc.pid,
+                                     "ready": stop + ".ready-probe"})
             workers.append(probe)
+            Worker.wait_ready(workers)
             t0 = time.monotonic()
             time.sleep(p["seconds"])
             with open(stop, "w"):
@@ -1396,8 +1415,10 @@ class Harness:
                     raise CaseError("trickle: the connections did not open")
                 time.sleep(0.05)
             probe = Worker("probe", {"sock": d.sock, "stop": stop,
-                                     "pid": d.proc.pid})
+                                     "pid": d.proc.pid,
+                                     "ready": stop + ".ready-probe"})
             workers.append(probe)
+            Worker.wait_ready([probe])
             time.sleep(p["trickle_s"])
             with open(stop, "w"):
                 pass

@@ -41,9 +41,11 @@ def free_port():
 
 
 class ClickHouse:
-    """A clickhouse-server of the bench's own."""
+    """A clickhouse-server of the bench's own; query_log: every query
+    logged in system.query_log, flushed each second (bench/fleettop.py's
+    before and after reads what each query read)."""
 
-    def __init__(self, work):
+    def __init__(self, work, query_log=False):
         self.bin = shutil.which("clickhouse-server") or \
             "/usr/sbin/clickhouse-server"
         if not os.access(self.bin, os.X_OK):
@@ -73,18 +75,22 @@ class ClickHouse:
   <default_database>default</default_database>
   <mark_cache_size>5368709</mark_cache_size>
   <max_concurrent_queries>20</max_concurrent_queries>
-</yandex>
-""" % {"d": d, "http": self.http, "tcp": tcp})
+%(qlog)s</yandex>
+""" % {"d": d, "http": self.http, "tcp": tcp, "qlog": (
+                "  <query_log><database>system</database><table>query_log"
+                "</table><flush_interval_milliseconds>1000"
+                "</flush_interval_milliseconds></query_log>\n"
+                if query_log else "")})
         with open(os.path.join(d, "users.xml"), "w") as f:
             f.write("""<?xml version="1.0"?>
 <yandex>
-  <profiles><default><max_memory_usage>1000000000</max_memory_usage></default></profiles>
+  <profiles><default><max_memory_usage>1000000000</max_memory_usage>%s</default></profiles>
   <users><default><password></password>
     <networks><ip>127.0.0.1</ip></networks>
     <profile>default</profile><quota>default</quota></default></users>
   <quotas><default></default></quotas>
 </yandex>
-""")
+""" % ("<log_queries>1</log_queries>" if query_log else ""))
         self.proc = None
 
     def start(self):

@@ -60,9 +60,14 @@ def copy_hosts(ch, db, table):
         raise m.CaseError("fleet-top: %s.%s has no host column" % (db, table))
     sel = ", ".join("concat('h', substring(toString(1000 + n), 2))"
                     if c == "host" else c for c in cols)
-    ch.sql("INSERT INTO %s.%s (%s) SELECT %s FROM %s.%s "
-           "ARRAY JOIN range(%d) AS n WHERE host = 'h000' AND n > 0" % (
-               db, table, ", ".join(cols), sel, db, table, HOSTS))
+    # Ten hosts an INSERT: the materialized views on samples (hourly,
+    # daily sums, profile rows) hold a block's groups, which for all 99
+    # at once pass the bench server's 1 GB per query.
+    for lo in range(1, HOSTS, 10):
+        ch.sql("INSERT INTO %s.%s (%s) SELECT %s FROM %s.%s "
+               "ARRAY JOIN range(%d) AS n WHERE host = 'h000' AND n >= %d" % (
+                   db, table, ", ".join(cols), sel, db, table,
+                   min(lo + 10, HOSTS), lo))
 
 
 def check(local, fleet, factor):
@@ -195,3 +200,268 @@ def case(h):
                            "rows": rows, "all": t_all, "ten": t_ten,
                            "local": t_local, "version": version}
 
+
+
+# ---------------------------------------------------------------------------
+# Before and after (issue 41): two builds against one ClickHouse, asked in
+# turn, end to end through profctl.
+#
+#   python3 bench/fleettop.py --before BUILD --after BUILD --inputs DIR \
+#       --work DIR [--rounds 5] [--one 1000] [--hosts 100 --profiles 100] \
+#       [--perf]
+#
+# BUILD: a build directory with profd and profctl.  DIR: 1-minute CPU
+# profiles (*.pb.gz; bench/run's $inputs/fleet).  The one-host case: each
+# side's profd stores the first --one of them and ships them to a database
+# of its own (the after's at its schema, the before's at its own), then,
+# round by round in turn (the order swapped every round, after a warm-up
+# each whose outputs are compared), `profctl top --scope fleet` and
+# `profctl top --fleet --scope fleet` of each side.  The hosts case: the
+# after's profd ships --profiles of them as host h000, ClickHouse copies
+# the rows to h001.. (copy_hosts), and both sides' fleet tops read that
+# one database (a newer schema only adds tables).  Printed: the medians,
+# the ratios, per ClickHouse query of one fleet top of each side its
+# rows read and duration (system.query_log), and with --perf where
+# each side's profd spends its time over the rounds' calls (perf).
+
+
+class _Side:
+    """What measure.Daemon needs of its harness, for one build."""
+
+    def __init__(self, name, build, work):
+        self.name = name
+        self.profd = os.path.join(build, "profd")
+        self.profctl = os.path.join(build, "profctl")
+        self.work = work
+
+
+def _shipped(d, n, timeout):
+    deadline = time.monotonic() + timeout
+    while True:
+        fl = fleetship.fleet_status(d)
+        if fl["lag_profiles"] == 0 and fl["shipped_profiles"] >= n:
+            return
+        if time.monotonic() > deadline:
+            raise m.Timeout("%d of %d shipped; %s" % (
+                fl["shipped_profiles"], n, fl["last_error"]))
+        time.sleep(0.05)
+
+
+def _fleet_daemon(side, name, ch, db, timeout):
+    return m.Daemon(side, name, fleetship.NOCONF + [
+        "--fleet-url", ch.url, "--fleet-host", "h000", "--fleet-database",
+        db, "--fleet-interval", "1", "--fleet-timeout", str(timeout)])
+
+
+def _ctl_top(side, d, fleet, out=None):
+    """One end-to-end profctl top: (seconds, its output)."""
+    import subprocess
+    cmd = [side.profctl, "--socket", d.sock, "top", "--scope", "fleet"]
+    if fleet:
+        cmd.append("--fleet")
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=600)
+    secs = time.perf_counter() - t0
+    if p.returncode != 0:
+        raise m.CaseError("%s: %s" % (" ".join(cmd), p.stderr.decode()[:300]))
+    return secs, p.stdout.decode()
+
+
+def _table(text):
+    """The rows of profctl top's table (what go tool pprof -top prints
+    from "Showing nodes" on)."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("Showing nodes"):
+            return lines[i:]
+    return lines
+
+
+def _perf_start(d, path):
+    import subprocess
+    return subprocess.Popen(["perf", "record", "-q", "-F", "499", "-g",
+                             "-p", str(d.proc.pid), "-o", path],
+                            stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+
+
+def _perf_stop(p, path, title):
+    import signal as sig
+    import subprocess
+    p.send_signal(sig.SIGINT)
+    p.wait(120)
+    r = subprocess.run(["perf", "report", "-i", path, "--stdio",
+                        "--no-children", "--sort", "symbol",
+                        "--percent-limit", "2", "-g", "none"],
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    rows = [ln for ln in r.stdout.decode(errors="replace").splitlines()
+            if ln.strip() and not ln.startswith("#")]
+    print("perf of profd, %s:" % title)
+    for ln in rows[:18]:
+        print("   ", ln.strip())
+
+
+def _query_log(ch, since, until):
+    """system.query_log of one call: per query its rows read, ms, and
+    its start."""
+    time.sleep(2.5)     # flush_interval_milliseconds of ClickHouse's
+    out = ch.sql(
+        "SELECT query_duration_ms, read_rows, result_rows, "
+        "substring(replaceRegexpAll(query, '[\\n\\t]+', ' '), 1, 110) "
+        "FROM system.query_log WHERE type = 2 AND event_time >= "
+        "toDateTime(%d) AND event_time <= toDateTime(%d) AND query NOT "
+        "LIKE '%%system.query_log%%' AND query NOT LIKE 'SELECT 1%%' "
+        "ORDER BY query_start_time, query_duration_ms FORMAT TabSeparated" % (
+            since, until))
+    return [ln.split("\t", 3) for ln in out.splitlines() if ln]
+
+
+def _rounds(sides, rounds, perf, work, label):
+    """The calls in turn: per (side, kind) its seconds; outputs compared
+    after the warm-up.  sides: [(side, daemon, kinds)]."""
+    med = lambda v: sorted(v)[len(v) // 2]   # noqa: E731
+    t = {}
+    outs = {}
+    for side, d, kinds in sides:
+        for fleet in kinds:
+            secs, text = _ctl_top(side, d, fleet)
+            outs[(side.name, fleet)] = _table(text)
+            t[(side.name, fleet)] = []
+    fl = [v for (n, f), v in outs.items() if f]
+    if any(v != fl[0] for v in fl):
+        raise m.CaseError("%s: the fleet tops differ between builds" % label)
+    for (n, f), v in outs.items():
+        if not f and v != fl[0]:
+            raise m.CaseError("%s: %s's local top differs from the fleet's"
+                              % (label, n))
+    perfs = {}
+    if perf:
+        for side, d, _ in sides:
+            path = os.path.join(work, "perf-%s-%s.data" % (label, side.name))
+            perfs[side.name] = (_perf_start(d, path), path)
+        time.sleep(0.5)
+    order = list(sides)
+    for r in range(rounds):
+        for side, d, kinds in (order if r % 2 == 0 else order[::-1]):
+            for fleet in kinds:
+                t[(side.name, fleet)].append(_ctl_top(side, d, fleet)[0])
+    for name, (p, path) in perfs.items():
+        _perf_stop(p, path, "%s, %s (%d fleet tops and local ones)" % (
+            label, name, rounds))
+    load = os.getloadavg()
+    print("%s: median of %d end-to-end profctl top calls, load %.1f %.1f "
+          "%.1f" % ((label, rounds) + load))
+    for (n, f), v in t.items():
+        print("  %-7s %-6s %8.1f ms  (min %.1f, max %.1f)" % (
+            n, "fleet" if f else "local", med(v) * 1e3, min(v) * 1e3,
+            max(v) * 1e3))
+    for side, _, kinds in sides:
+        if True in kinds and False in kinds:
+            print("  %s: fleet / local = %.1f×" % (side.name, med(
+                t[(side.name, True)]) / med(t[(side.name, False)])))
+    names = [s.name for s, _, _ in sides]
+    if len(names) == 2 and all((n, True) in t for n in names):
+        print("  fleet, after / before = %.2f" % (
+            med(t[(names[1], True)]) / med(t[(names[0], True)])))
+    return t
+
+
+def _logged(ch, sides, label):
+    for side, d, _ in sides:
+        t0 = int(time.time())
+        time.sleep(1.1)
+        secs, _ = _ctl_top(side, d, True)
+        time.sleep(1.1)
+        t1 = int(time.time())
+        rows = _query_log(ch, t0, t1)
+        print("%s, %s: one fleet top, %.1f ms end to end; ClickHouse:" % (
+            label, side.name, secs * 1e3))
+        for ms, read, res, q in rows:
+            print("   %6s ms %10s rows read %8s out  %s" % (ms, read, res, q))
+        print("   total %d ms in ClickHouse, %d rows read" % (
+            sum(int(r[0]) for r in rows), sum(int(r[1]) for r in rows)))
+
+
+def compare(a):
+    import measure
+    global m
+    m = fleetship.m = measure
+    os.makedirs(a.work, exist_ok=True)
+    files = sorted(os.path.join(a.inputs, f) for f in os.listdir(a.inputs)
+                   if f.endswith(".pb.gz"))
+    before = _Side("before", a.before, a.work)
+    after = _Side("after", a.after, a.work)
+    ch = fleetship.ClickHouse(a.work, query_log=True).start()
+    ds = []
+    try:
+        print("ClickHouse %s; inputs %s (%d files)" % (
+            ch.sql("SELECT version()"), a.inputs, len(files)))
+        if a.one > 0:
+            one = files[:a.one]
+            sides = []
+            for side in (after, before):
+                d = _fleet_daemon(side, "one-" + side.name, ch,
+                                  "one_" + side.name, 300)
+                ds.append(d)
+                d.start()
+                for i in range(0, len(one), 500):
+                    d.push(one[i:i + 500], "fleet", timeout=3600)
+                _shipped(d, len(one), 3600)
+                sides.append((side, d, (False, True)))
+            sides.reverse()
+            rows = ch.sql("SELECT count() FROM one_after.samples")
+            label = "one host, %d profiles (%s sample rows)" % (len(one),
+                                                                rows)
+            _rounds(sides, a.rounds, a.perf, a.work, label)
+            _logged(ch, sides, label)
+            for d in ds:
+                d.stop()
+                d.remove()
+            ds = []
+        if a.hosts > 0:
+            global HOSTS
+            HOSTS = a.hosts
+            some = files[:a.profiles]
+            d = _fleet_daemon(after, "hosts-after", ch, "hosts", 300)
+            ds.append(d)
+            d.start()
+            d.push(some, "fleet", timeout=3600)
+            _shipped(d, len(some), 3600)
+            t0 = time.monotonic()
+            for t in ("samples", "profiles", "profile_metrics"):
+                copy_hosts(ch, "hosts", t)
+            print("copied to %d hosts in %.0f s" % (
+                a.hosts, time.monotonic() - t0))
+            b = _fleet_daemon(before, "hosts-before", ch, "hosts", 300)
+            ds.append(b)
+            b.start()
+            rows = ch.sql("SELECT count() FROM hosts.samples")
+            label = "%d hosts x %d profiles (%s sample rows)" % (
+                a.hosts, len(some), rows)
+            sides = [(before, b, (True,)), (after, d, (True,))]
+            t = _rounds(sides, a.rounds, a.perf, a.work, label)
+            med = sorted(t[("after", True)])[a.rounds // 2]
+            print("  after: %.0f ms, target < 300 ms" % (med * 1e3))
+            _logged(ch, sides, label)
+    finally:
+        for d in ds:
+            d.remove()
+        ch.stop()
+
+
+if __name__ == "__main__":
+    import argparse
+    import sys
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    ap = argparse.ArgumentParser(description="fleet top, before and after")
+    ap.add_argument("--before", required=True)
+    ap.add_argument("--after", required=True)
+    ap.add_argument("--inputs", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--one", type=int, default=ONE_HOST)
+    ap.add_argument("--hosts", type=int, default=HOSTS)
+    ap.add_argument("--profiles", type=int, default=PROFILES)
+    ap.add_argument("--perf", action="store_true")
+    compare(ap.parse_args())

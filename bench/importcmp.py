@@ -3,10 +3,12 @@
 times `gzip -dc FILE`, then imports FILE (profctl push, end to end) into a
 fresh profd of each build, then gzip -dc again: the import speed as a
 share of gzip -dc's (the mean of the two around it over the import's
-time), medians per build, profd's CPU time (utime + stime) and peak RSS.
+time), medians per build, profd's CPU time (utime + stime) and peak RSS,
+and gzip -dc's CPU time over profd's (on a loaded machine both wall times
+are mostly waiting: the CPU share is the one that compares work).
 Builds interleaved in one run, so a loaded machine loads them alike.
 """
-import os, shutil, signal, statistics, subprocess, sys, time, socket
+import os, resource, shutil, signal, statistics, subprocess, sys, time, socket
 
 def wait_sock(sock, proc):
     for _ in range(1500):
@@ -60,9 +62,16 @@ def gz(path):
     if open(path, "rb").read(2) != b"\x1f\x8b":
         return 0.0
     t0 = time.perf_counter()
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(["gzip", "-dc", path], stdout=subprocess.DEVNULL,
                    check=True)
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    gzcpu.append(r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime)
     return time.perf_counter() - t0
+
+# gzip -dc's CPU time per run: on a loaded machine its wall time is
+# mostly waiting, and so is the import's; the CPU shares compare work.
+gzcpu = []
 
 def main():
     path, rounds = sys.argv[1], int(sys.argv[2])
@@ -77,8 +86,9 @@ def main():
         gt = gz(path)
         g.append(gt)
         for n, b in builds:
-            t, m, out, c = one_import(b, path, "/tmp/h-import-cmp/" + n,
-                                      extra)
+            # IMPORTCMP_WORK: where the profds' stores go (bench/issue41)
+            t, m, out, c = one_import(b, path, os.path.join(os.environ.get(
+                "IMPORTCMP_WORK", "/tmp/h-import-cmp"), n), extra)
             cpus[n].append(c)
             res[n].append(t)
             rss[n].append(m)
@@ -99,5 +109,9 @@ def main():
                   100 * max(ratios[n]), max(rss[n])))
         print("         cpu median %.2f s (min %.2f)" % (med(cpus[n]),
                                                      min(cpus[n])))
+        if gzcpu:
+            print("         gzip -dc cpu / profd cpu %.1f %% (medians; "
+                  "gzip -dc cpu %.3f s)" % (
+                      100 * med(gzcpu) / med(cpus[n]), med(gzcpu)))
 
 main()

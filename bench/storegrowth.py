@@ -5,9 +5,11 @@
 
 Starts PROFD on a fresh store in DIR, pushes the first FIRST files (one
 profctl process), stops it, and reads the pages in use (page_count -
-freelist_count) and, per table and index, the bytes of their pages
-(SQLite's dbstat); then pushes the rest, stops, reads them again.  Prints
-the growth per profile of the rest as a share of their mean gzipped size,
+freelist_count) and, per table and index, the bytes of their pages and the bytes in use
+in them (SQLite's dbstat: pgsize, and pgsize - unused, which a few
+profiles move by less than a page); then pushes the rest, stops, reads
+them again.  Prints the growth per profile of the rest as a share of their
+mean gzipped size (pages in use; and the bytes in use of every table),
 and the table of what grew, as markdown.  Run it with several profds on
 the same files, interleaved, to compare them (bench/results.md, "Issue
 29: store growth").  PAGE_SIZE=N makes the store with pages of N bytes
@@ -28,8 +30,9 @@ def used(db):
     try:
         n, free, size = (con.execute("PRAGMA " + p).fetchone()[0] for p in
                          ("page_count", "freelist_count", "page_size"))
-        per = dict(con.execute("SELECT name, sum(pgsize) FROM dbstat "
-                               "GROUP BY name").fetchall())
+        per = {name: (pg, use) for name, pg, use in con.execute(
+            "SELECT name, sum(pgsize), sum(pgsize - unused) FROM dbstat "
+            "GROUP BY name").fetchall()}
     finally:
         con.close()
     return (n - free) * size, per
@@ -87,15 +90,21 @@ def main():
     u1, t1 = run(profd, profctl, d, files[first:])
     k = len(files) - first
     gz = sum(os.path.getsize(f) for f in files[first:]) / k
-    print("growth %.0f B/profile, gz %.0f B: %.1f %%" % (
-        (u1 - u0) / k, gz, (u1 - u0) / k / gz * 100))
-    print("| table or index | bytes after %d | bytes per profile %d–%d |" % (
-        first, first + 1, len(files)))
-    print("|---|---:|---:|")
-    for name in sorted(set(t0) | set(t1), key=lambda n: -(t1.get(n, 0) -
-                                                          t0.get(n, 0))):
-        g = t1.get(name, 0) - t0.get(name, 0)
-        print("| %s | %d | %.0f |" % (name, t0.get(name, 0), g / k))
+    z = (0, 0)
+    b0 = sum(v[1] for v in t0.values())
+    b1 = sum(v[1] for v in t1.values())
+    print("growth %.0f B/profile, gz %.0f B: %.1f %% (bytes in use: %.0f "
+          "B/profile, %.1f %%)" % ((u1 - u0) / k, gz, (u1 - u0) / k / gz *
+                                   100, (b1 - b0) / k, (b1 - b0) / k / gz *
+                                   100))
+    print("| table or index | pages after %d | pages per profile %d–%d | "
+          "bytes in use per profile |" % (first, first + 1, len(files)))
+    print("|---|---:|---:|---:|")
+    for name in sorted(set(t0) | set(t1), key=lambda n: -(
+            t1.get(n, z)[1] - t0.get(n, z)[1])):
+        a, b = t0.get(name, z), t1.get(name, z)
+        print("| %s | %d | %.0f | %.0f |" % (name, a[0], (b[0] - a[0]) / k,
+                                              (b[1] - a[1]) / k))
 
 
 if __name__ == "__main__":

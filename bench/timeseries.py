@@ -195,11 +195,16 @@ def one(a, profd, profctl, d, files, extra, queries):
     finally:
         p.terminate()
         p.wait()
-    # Store growth: the scope's sample blocks and rollups.
+    # Store growth: the scope's sample blocks and rollups (a block's data
+    # in block_data since schema 13, stored once).
     con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    blocks = "sample_block"
+    if con.execute("SELECT count(*) FROM sqlite_master WHERE "
+                   "name = 'block_data'").fetchone()[0]:
+        blocks = "block_data"
     r["bytes"] = sum(n or 0 for (n,) in con.execute(
-        "SELECT sum(length(data)) FROM sample_block UNION ALL "
-        "SELECT sum(length(data)) FROM rollup"))
+        "SELECT sum(length(data)) FROM %s UNION ALL "
+        "SELECT sum(length(data)) FROM rollup" % blocks))
     con.close()
     return r
 

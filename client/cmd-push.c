@@ -17,7 +17,7 @@ static int	cmd_push_exec(struct client *, int, char **);
 const struct cmd_entry cmd_push_entry = {
 	"push",
 	"push FILE... --scope S [--label K=V]... "
-	"[--format auto|pprof|perfetto|folded] [--name N] "
+	"[--format auto|pprof|perfetto|folded|perf-script] [--name N] "
 	"[--metric TYPE[/UNIT]] [--kind METRIC=delta|cumulative|gauge]... "
 	"[--bucket SECONDS] [--progress|--no-progress]",
 	cmd_push_exec
@@ -376,6 +376,22 @@ out:
 	free(upload);
 	free(name);
 	return rc;
+}
+
+/* One file pushed as profctl push would push it (the live line on a
+ * terminal), for profctl record's perf script text. */
+int
+cmd_push_file(struct client *c, const char *path, const char *scope,
+    const char *format, const char *name)
+{
+	struct cmd_push_args	 a;
+
+	memset(&a, 0, sizeof a);
+	a.scope = scope;
+	a.format = format;
+	a.name = name;
+	a.progress = isatty(STDERR_FILENO);
+	return cmd_push_one(c, &a, path);
 }
 
 /* The files (operands) and options of a push. */

@@ -14,6 +14,7 @@
 
 const struct cmd_entry *cmd_table[] = {
 	&cmd_push_entry,
+	&cmd_record_entry,
 	&cmd_scopes_entry,
 	&cmd_profiles_entry,
 	&cmd_delete_entry,

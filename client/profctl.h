@@ -426,5 +426,9 @@ extern const struct cmd_entry	cmd_query_entry;
 extern const struct cmd_entry	cmd_timeline_entry;
 extern const struct cmd_entry	cmd_status_entry;
 extern const struct cmd_entry	cmd_web_entry;
+extern const struct cmd_entry	cmd_record_entry;
+/* cmd-push.c: a file pushed as profctl push pushes it. */
+int			 cmd_push_file(struct client *, const char *,
+			     const char *, const char *, const char *);
 
 #endif

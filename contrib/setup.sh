@@ -28,10 +28,16 @@ pkgs=(build-essential cmake pkg-config curl python3 gzip
 # Debian package (contrib/package.sh) and checks it.  stress-ng: the CPU
 # hogs of tests/tools/under-load, which runs the suite with every core
 # busy (a test that passes only on a quiet machine fails there).
+# python3-protobuf: test_otlp encodes OpenTelemetry's profiles requests
+# with a real protobuf library, from the opentelemetry-proto files
+# protoc compiles for it.
+# linux-perf: test_perf_script records a C program with perf record -g
+# and compares profctl top with perf report.
 if [ "${PROFD_WITH_GO:-0}" = 1 ]; then
+	pkgs+=(linux-perf)
 	pkgs+=(golang-go chromium systemd clang-14 libclang-rt-14-dev
 	    clickhouse-server clickhouse-client protobuf-compiler
-	    debhelper lintian stress-ng)
+	    debhelper lintian stress-ng python3-protobuf)
 	command -v node >/dev/null || pkgs+=(nodejs)
 	command -v npm >/dev/null || pkgs+=(npm)
 fi

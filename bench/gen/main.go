@@ -6,22 +6,30 @@
 // Usage:
 //
 //	bench-gen -mode cpu    -o FILE -cpu-seconds S [-max-seconds W]
-//	bench-gen -mode series -o DIR  -n N [-slice D]
+//	bench-gen -mode series -o DIR  -n N [-slice D | -slice-cpu C]
 //	bench-gen -mode heap   -o FILE -mb M
 //	bench-gen -mode minutes -o DIR -n N [-step D] [-end UNIX] [-samples S]
 //	bench-gen -mode retime -o DIR -n N -in FILE|DIR [-step D] [-end UNIX]
+//	bench-gen -mode heaps  -o DIR -n N [-every D]
+//	bench-gen -mode stats  -o FILE -in FILE|DIR [-min-stacks K]
 //
 // cpu writes one CPU profile that lasts until the process used S seconds
 // of CPU (at most W seconds of wall time): its sample count then depends
 // little on what else the machine runs.  series writes DIR/0001.pb.gz
 // ... DIR/N.pb.gz, CPU profiles of consecutive slices of D of one
-// continuing program, as a continuous profiler pushes them.  Every batch of
+// continuing program, as a continuous profiler pushes them; with
+// -slice-cpu C, each lasts until the process used C of CPU instead, so
+// that its samples (C at the rate) do not depend on the machine's load.  Every batch of
 // requests runs under pprof labels (worker, endpoint), so sample records
 // are per batch, as in a service that labels its requests.
 //
 // minutes and retime (minutes.go) write profiles whose times are given
 // rather than taken: a long series of 1-minute CPU profiles, and copies of
 // one profile (or of a recorded series, cyclically) at successive times.
+//
+// heaps (heaps.go) writes N heap profiles of the running program, -every
+// D apart, as a service's heap snapshots; stats (stats.go) counts each
+// profile's samples, sample records and distinct stacks.
 //
 // heap writes a heap profile of about M MB (10^6 bytes) once inflated,
 // with MemProfileRate = 1: every allocation is recorded, and the profile
@@ -69,6 +77,7 @@ func main() {
 	maxSeconds := flag.Float64("max-seconds", 300, "cpu: wall time to profile at most")
 	n := flag.Int("n", 100, "series: how many profiles")
 	slice := flag.Duration("slice", 100*time.Millisecond, "series: time covered by each profile")
+	sliceCPU := flag.Duration("slice-cpu", 0, "series: instead of -slice, end each profile once the process used this much CPU (at most -max-seconds of wall time)")
 	mb := flag.Float64("mb", 50, "heap: inflated size wanted, in 10^6 bytes")
 	hz := flag.Int("hz", 1000, "CPU sampling rate asked for")
 	workers := flag.Int("workers", runtime.NumCPU(), "goroutines running the workload")
@@ -104,6 +113,11 @@ func main() {
 		}
 		for i := 1; i <= *n; i++ {
 			name := filepath.Join(*out, fmt.Sprintf("%04d.pb.gz", i))
+			if *sliceCPU > 0 {
+				writeFile(name, cpuProfileFor(*hz, *sliceCPU,
+					secs(*maxSeconds)))
+				continue
+			}
 			writeFile(name, cpuProfile(*hz, *slice))
 		}
 	default:
@@ -244,6 +258,7 @@ type path struct {
 
 type workload struct {
 	paths []path
+	keep  bool // -mode heaps: requests keep some of what they allocate
 	quit  int32
 	wg    sync.WaitGroup
 }
@@ -298,6 +313,9 @@ func (g *workload) run(id int) {
 	defer g.wg.Done()
 	r := prng(uint64(id+1) * 0x51afd7ed558ccd)
 	c := newCall()
+	if g.keep {
+		c.ring = newRing(id)
+	}
 	worker := strconv.Itoa(id)
 	for atomic.LoadInt32(&g.quit) == 0 {
 		ep := endpoints[r.intn(len(endpoints))]
@@ -326,6 +344,7 @@ type call struct {
 	h    uint64
 	buf  []byte
 	ints []int
+	ring *ring // -mode heaps: what requests keep (heaps.go)
 }
 
 func newCall() *call { return &call{buf: make([]byte, 256), ints: make([]int, 64)} }
@@ -666,6 +685,9 @@ func checkQuota(c *call, d int) uint64 {
 
 //go:noinline
 func leafHash(c *call) uint64 {
+	if c.ring != nil {
+		c.keep()
+	}
 	c.buf[0] = byte(c.h)
 	var s [32]byte
 	for i := 0; i < 8; i++ {
@@ -677,6 +699,9 @@ func leafHash(c *call) uint64 {
 
 //go:noinline
 func leafSort(c *call) uint64 {
+	if c.ring != nil {
+		c.keep()
+	}
 	x := c.h | 1
 	for i := range c.ints {
 		x ^= x << 13
@@ -690,6 +715,9 @@ func leafSort(c *call) uint64 {
 
 //go:noinline
 func leafFormat(c *call) uint64 {
+	if c.ring != nil {
+		c.keep()
+	}
 	var s string
 	for i := 0; i < 16; i++ {
 		s += strconv.FormatUint(c.h+uint64(i), 16) + ","
@@ -699,6 +727,9 @@ func leafFormat(c *call) uint64 {
 
 //go:noinline
 func leafMap(c *call) uint64 {
+	if c.ring != nil {
+		c.keep()
+	}
 	m := make(map[uint64]int, 32)
 	for i := 0; i < 64; i++ {
 		m[(c.h+uint64(i))%97]++
@@ -715,6 +746,9 @@ type record struct {
 
 //go:noinline
 func leafJSON(c *call) uint64 {
+	if c.ring != nil {
+		c.keep()
+	}
 	r := record{ID: c.h, Name: "item", Tags: []string{"a", "b", "c"},
 		Attrs: map[string]string{"k": "v", "x": "y"}}
 	b, err := json.Marshal(&r)
@@ -730,6 +764,9 @@ func leafJSON(c *call) uint64 {
 
 //go:noinline
 func leafMatrix(c *call) uint64 {
+	if c.ring != nil {
+		c.keep()
+	}
 	var a, b, m [8][8]float64
 	for i := 0; i < 8; i++ {
 		for j := 0; j < 8; j++ {

@@ -23,7 +23,9 @@ package main
 // name order: a recorded series replayed cyclically) with time_nanos set
 // to the start of minute i (-step apart, the last ending at -end) and
 // duration_nanos to -step: real profiles as a continuous profiler would
-// push them, longer than the recording.
+// push them, longer than the recording (with -set-duration=false the
+// file's own duration_nanos kept: heap snapshots, which have none, stay
+// gauges; docs/TIME.md).
 
 import (
 	"bytes"
@@ -46,6 +48,7 @@ var (
 	timedSamples = flag.Int("samples", 1500, "minutes: samples per profile")
 	timedDrift   = flag.Int("drift", 60, "minutes: profiles between two tail paths changing")
 	timedIn      = flag.String("in", "", "retime: the profile to copy, or a directory of profiles to copy cyclically")
+	timedSetDur  = flag.Bool("set-duration", true, "retime -in DIR: set each copy's duration_nanos to -step (false: keep the file's, as a heap snapshot's 0)")
 )
 
 var timedModes = map[string]func(out string, n int, seed uint64){
@@ -433,12 +436,30 @@ func retimeDir(out string, n int) {
 	}
 	end := timedEndNanos()
 	step := int64(*timedStep)
-	var z gzipper
-	for i := 0; i < n; i++ {
-		t := end - int64(n-i)*step
-		p := withTime(raws[i%len(raws)], t, step)
-		writeFile(timedName(out, i), z.gzip(p))
+	d := step
+	if !*timedSetDur {
+		d = 0
 	}
+	// A month is 43,200 files to gzip: one writer per CPU.
+	var wg sync.WaitGroup
+	next := make(chan int, 64)
+	for w := 0; w < runtime.NumCPU(); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var z gzipper
+			for i := range next {
+				t := end - int64(n-i)*step
+				p := withTime(raws[i%len(raws)], t, d)
+				writeFile(timedName(out, i), z.gzip(p))
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }
 
 // readProfile: a pprof file's protobuf, gunzipped when it is gzipped.

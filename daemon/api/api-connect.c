@@ -21,13 +21,12 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "api-body.h"
 #include "api-pyro.h"
 #include "connect-err.h"
-#include "inflate.h"
 #include "nitems.h"
 #include "pushreq.h"
 #include "scopename.h"
-#include "stream.h"
 
 struct cpush {
 	struct evbuffer *body;
@@ -49,23 +48,12 @@ static int
 connect_scope(const struct pushreq_series *s, char *buf)
 {
 	const char *v = pushreq_label(s, "service_name");
-	size_t i, n;
 
 	if (v == NULL || *v == '\0')
 		v = pushreq_label(s, "__name__");
 	if (v == NULL || *v == '\0')
 		return -1;
-	n = strlen(v) > 128 ? 128 : strlen(v);
-	for (i = 0; i < n; i++) {
-		char c = v[i];
-
-		buf[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-		    c == '-' ? c : '_';
-	}
-	buf[n] = '\0';
-	if (!scope_name_valid(buf))	/* "." or ".." */
-		buf[0] = '_';
+	scope_name_from(v, strlen(v), buf);
 	return 0;
 }
 
@@ -184,43 +172,6 @@ connect_import(struct api_call *call, void *worker,
 	return rc;
 }
 
-/* The body, gunzipped if Content-Encoding said gzip (the compressed
- * bytes are let go once inflated).  JSON is held again as jansson's
- * tree, so its text is bounded by max-json, protobuf by max-inflated. */
-static int
-connect_body_bytes(struct api_call *call, struct cpush *c, uint8_t **own,
-    const uint8_t **data, size_t *len, struct error *err)
-{
-	struct limits lim = call->host->cfg->limits;
-	size_t max = c->json ? lim.max_json : lim.max_inflated;
-	struct error e = { 0 };
-	struct stream *in;
-	int rc = 0;
-
-	*own = NULL;
-	*len = evbuffer_get_length(c->body);
-	*data = *len ? evbuffer_pullup(c->body, -1) : (const uint8_t *)"";
-	if (c->gzip) {
-		if (lim.max_inflated > max)
-			lim.max_inflated = max;
-		in = inflate_stream(stream_mem(*data, *len), &lim);
-		rc = stream_slurp(in, max, own, len, &e);
-		stream_free(in);
-		evbuffer_free(c->body);
-		c->body = NULL;
-		*data = *own;
-	} else if (c->json && *len > max)
-		rc = error_set(&e, ERR_TOO_LARGE, "the body is %zu bytes",
-		    *len);
-	if (rc == -1 && c->json && e.kind == ERR_TOO_LARGE)
-		return error_set(err, e.kind, "%.300s: a JSON push is at most "
-		    "max-json (%zu bytes) after gunzip; protobuf takes up to "
-		    "max-inflated", e.msg, max);
-	if (rc == -1)
-		return error_set(err, e.kind, "%s", e.msg);
-	return 0;
-}
-
 /* What the decoded request no longer needs (the JSON form's samples own
  * their bytes; the protobuf form's point into the body). */
 static void
@@ -246,7 +197,8 @@ connect_work(struct api_call *call, void *worker)
 	const char *code;
 	int status, rc;
 
-	rc = connect_body_bytes(call, c, &own, &data, &len, &err);
+	rc = api_body_bytes(call, &c->body, c->json, c->gzip, &own, &data,
+	    &len, &err);
 	if (rc == 0)
 		rc = c->json ? pushreq_decode_json(data, len, &req, &err) :
 		    pushreq_decode(data, len, &req, &err);

@@ -217,6 +217,7 @@ void api_uploads_delete(struct api_call *);
 void api_ui_get(struct api_call *);
 void api_ingest_post(struct api_call *);
 void api_connect_push_post(struct api_call *);
+void api_otlp_post(struct api_call *);
 /* api-querier.c: querier.v1.QuerierService (Grafana's data source). */
 void api_querier_post(struct api_call *);
 void api_querier_unimplemented(struct api_call *);

@@ -63,6 +63,10 @@ const struct route routes[] = {
 	 * (api-connect.c); a Connect unary call's query is empty. */
 	{ "POST", "/push.v1.PusherService/Push", ROUTE_NEEDS_WRITER |
 	    ROUTE_TCP_WRITE | ROUTE_CONNECT, api_connect_push_post, NULL },
+	/* OpenTelemetry's profiles over OTLP/HTTP (api-otlp.c): the path of
+	 * opentelemetry-proto's profiles_service_http.yaml, no parameters. */
+	{ "POST", "/v1development/profiles", ROUTE_NEEDS_WRITER |
+	    ROUTE_TCP_WRITE, api_otlp_post, NULL },
 	/* Grafana's Pyroscope data source: querier.v1's Connect calls
 	 * (api-querier.c), to a read credential on the TCP listener. */
 #define QUERIER(m) { "POST", "/querier.v1.QuerierService/" m, \

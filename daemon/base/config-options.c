@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "alloc.h"
+#include "scopename.h"
 #include "config-int.h"
 #include "log.h"
 
@@ -118,6 +119,9 @@ const struct opt config_opts[] = {
 	{ "grafana-source", T_TEXT, F(grafana_source), 0, 0, 0,
 	    "where Grafana's calls (querier.v1, /pyroscope/render) read: "
 	    "local (this host's store) or fleet (the fleet's ClickHouse)" },
+	{ "otlp-default-scope", T_TEXT, F(otlp_default_scope), 0, 0, 0,
+	    "the scope of an OTLP profile whose resource has no service.name "
+	    "(none: such a profile is refused)" },
 	{ "allowed-host", T_HOSTS, F(allowed_hosts), 0, 0, 0,
 	    "a Host header name answered beside localhost, 127.0.0.1 and "
 	    "[::1] (repeatable; none: clear the list)" },
@@ -322,6 +326,11 @@ config_opt_set(struct config *c, const struct opt *o, const char *value,
 		    strcmp(value, "local") != 0 && strcmp(value, "fleet") != 0)
 			return error_set(err, ERR_INPUT, "%s: \"%s\" is "
 			    "neither local nor fleet", o->name, value);
+		if (strcmp(o->name, "otlp-default-scope") == 0 &&
+		    strcmp(value, "none") != 0 && !scope_name_valid(value))
+			return error_set(err, ERR_INPUT, "%s: \"%s\" is not "
+			    "a scope name ([A-Za-z0-9._-], at most 128 bytes)",
+			    o->name, value);
 		if (strcmp(o->name, "fleet-host") == 0 &&
 		    strcmp(value, "none") == 0)
 			return error_set(err, ERR_INPUT, "%s: a name is "

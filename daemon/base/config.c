@@ -59,6 +59,7 @@ config_defaults(struct config *c)
 	c->shutdown_timeout = 10;
 	c->fleet_database = xstrdup("profd");
 	c->grafana_source = xstrdup("local");
+	c->otlp_default_scope = xstrdup("unknown_service");
 	c->fleet_batch = 100;
 	c->fleet_batch_bytes = (uint64_t)32 << 20;
 	c->fleet_interval = 10;
@@ -158,6 +159,7 @@ config_clear(struct config *c)
 	free(c->tls_cert);
 	free(c->tls_key);
 	free(c->grafana_source);
+	free(c->otlp_default_scope);
 	free(c->fleet_ca_file);
 	free(c->fleet_host);
 	free(c->fleet_database);

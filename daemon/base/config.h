@@ -106,6 +106,9 @@ struct config {
 	char *tls_cert, *tls_key;	/* PEM files; NULL: clear text */
 	int tcp_insecure;		/* clear text off loopback allowed */
 	char *grafana_source;		/* "local" (NULL) or "fleet" */
+	/* The scope of an OTLP Profile whose resource has no service.name
+	 * (NULL, "none": such a Profile is refused). */
+	char *otlp_default_scope;
 	char *fleet_ca_file;		/* NULL: the system's CAs */
 	/* Host header names answered beside localhost, 127.0.0.1, [::1]. */
 	struct strlist allowed_hosts;

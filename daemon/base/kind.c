@@ -121,10 +121,12 @@ kind_infer(const char *format, const char *type, int64_t duration_ns)
 {
 	size_t i;
 
-	/* Perfetto's and folded samples happen in time; a pprof with a
-	 * duration covers an interval (a CPU profile, or a ?seconds=N fetch,
-	 * which net/http/pprof makes the difference of two readings). */
-	if (format == NULL || strcmp(format, "pprof") != 0 || duration_ns > 0)
+	/* Perfetto's and folded samples happen in time; a pprof (or an
+	 * OTLP Profile, pprof's model) with a duration covers an interval
+	 * (a CPU profile, or a ?seconds=N fetch, which net/http/pprof
+	 * makes the difference of two readings). */
+	if (format == NULL || (strcmp(format, "pprof") != 0 &&
+	    strcmp(format, "otlp") != 0) || duration_ns > 0)
 		return KIND_DELTA;
 	for (i = 0; i < NITEMS(kind_go_types); i++)
 		if (strcmp(type, kind_go_types[i].type) == 0)

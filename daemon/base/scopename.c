@@ -20,3 +20,18 @@ scope_name_valid(const char *s)
 	 * every directory has. */
 	return n >= 1 && strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
 }
+
+void
+scope_name_from(const char *v, size_t n, char out[129])
+{
+	size_t i;
+
+	if (n > 128)
+		n = 128;
+	for (i = 0; i < n; i++)
+		out[i] = isalnum((unsigned char)v[i]) || v[i] == '.' ||
+		    v[i] == '_' || v[i] == '-' ? v[i] : '_';
+	out[n] = '\0';
+	if (!scope_name_valid(out))	/* "." or ".." */
+		out[0] = '_';
+}

@@ -48,8 +48,6 @@
 #define FOLDED_WINDOW		(4u * 1024)
 /* Complete lines the sniffer checks. */
 #define FOLDED_SNIFF_LINES	8
-/* Input bytes quoted in an error. */
-#define FOLDED_QUOTE		48
 
 #define FOLDED_BOM		"\xef\xbb\xbf"
 
@@ -80,9 +78,7 @@ folded_digit(uint8_t c)
 	return c >= '0' && c <= '9';
 }
 
-/* Length of the UTF-8 sequence at p (n > 0 bytes left): 1 to 4, 0 if it is
- * invalid, -1 if it is valid so far but cut by the end. */
-static int
+int
 folded_utf8(const uint8_t *p, size_t n)
 {
 	uint8_t c = p[0], lo = 0x80, hi = 0xbf;
@@ -119,8 +115,7 @@ folded_utf8(const uint8_t *p, size_t n)
 	return len;
 }
 
-/* Input text shown in an error: ASCII only, escaped, short. */
-static const char *
+const char *
 folded_quote(const uint8_t *p, size_t n, char *buf, size_t size)
 {
 	size_t i, o = 0;
@@ -153,24 +148,34 @@ folded_fail(struct folded *f, enum error_kind kind, size_t col,
     const uint8_t *text, size_t n, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 
+int
+folded_error(struct error *err, enum error_kind kind, const char *format,
+    uint64_t lineno, uint64_t at, const uint8_t *text, size_t n,
+    const char *what)
+{
+	char q[FOLDED_QUOTE * 4 + 8];
+
+	if (text == NULL)
+		return error_set(err, kind, "%s: line %llu, byte %llu: %s",
+		    format, (unsigned long long)lineno,
+		    (unsigned long long)at, what);
+	return error_set(err, kind, "%s: line %llu, byte %llu: %s: \"%s\"",
+	    format, (unsigned long long)lineno, (unsigned long long)at, what,
+	    folded_quote(text, n, q, sizeof q));
+}
+
 static int
 folded_fail(struct folded *f, enum error_kind kind, size_t col,
     const uint8_t *text, size_t n, const char *fmt, ...)
 {
-	char what[160], q[FOLDED_QUOTE * 4 + 8];
+	char what[160];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
-	if (text == NULL || f->lim->no_quote)
-		return error_set(f->err, kind, "folded: line %llu, byte %llu: "
-		    "%s", (unsigned long long)f->lineno,
-		    (unsigned long long)(f->off + col), what);
-	return error_set(f->err, kind, "folded: line %llu, byte %llu: %s: "
-	    "\"%s\"", (unsigned long long)f->lineno,
-	    (unsigned long long)(f->off + col), what,
-	    folded_quote(text, n, q, sizeof q));
+	return folded_error(f->err, kind, "folded", f->lineno, f->off + col,
+	    f->lim->no_quote ? NULL : text, n, what);
 }
 
 /* A sink call failed: it should have said why. */

@@ -27,4 +27,21 @@ int folded_sniff(const uint8_t *head, size_t n);
 int folded_decode(struct stream *, const struct decode_opts *,
     const struct limits *, const struct sink *, struct error *);
 
+/* Length of the UTF-8 sequence at p (n > 0 bytes left): 1 to 4, 0 if it is
+ * invalid, -1 if it is valid so far but cut by the end.  The text
+ * decoders' one check of names that end up in JSON replies. */
+int folded_utf8(const uint8_t *p, size_t n);
+
+/* Input bytes quoted in an error. */
+#define FOLDED_QUOTE		48
+/* Input text shown in an error (at most FOLDED_QUOTE bytes of it): ASCII
+ * only, escaped, "..." when cut; buf of FOLDED_QUOTE * 4 + 8 bytes. */
+const char *folded_quote(const uint8_t *p, size_t n, char *buf, size_t size);
+
+/* The text decoders' errors: 'FORMAT: line N, byte AT: what: "text"',
+ * the text quoted (folded_quote) unless NULL. */
+int folded_error(struct error *err, enum error_kind kind, const char *format,
+    uint64_t lineno, uint64_t at, const uint8_t *text, size_t n,
+    const char *what);
+
 #endif

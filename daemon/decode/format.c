@@ -5,17 +5,24 @@
 #include "folded.h"
 #include "format.h"
 #include "inflate.h"
+#include "otlp.h"
+#include "perf-script.h"
 #include "perfetto.h"
 #include "pprof.h"
 
 /* Detection tries these in order on the first (inflated) bytes: the binary
  * formats by the shape of their first protobuf fields, then folded text,
- * which only plain text lines ending in a count can match.  The rules are
- * in each sniffer and in docs/FORMATS.md. */
+ * which only plain text lines ending in a count can match, then perf
+ * script text, whose sample lines end in an event name and a colon.  The
+ * rules are in each sniffer and in docs/FORMATS.md. */
 static const struct format formats[] = {
 	{ "pprof", pprof_sniff, pprof_decode_stream },
 	{ "perfetto", perfetto_sniff, perfetto_decode },
+	/* OTLP's JSON by its first key; its protobuf opens as pprof's
+	 * does, so that form is named (format=otlp). */
+	{ "otlp", otlp_sniff, otlp_decode_stream },
 	{ "folded", folded_sniff, folded_decode },
+	{ "perf-script", perf_script_sniff, perf_script_decode },
 };
 
 const struct format *

@@ -99,6 +99,9 @@ struct decode_opts {
 	 * nanoseconds of one sample at a sampling rate. */
 	int64_t scale;
 	int64_t bucket_ns;		/* time bucket of timed samples */
+	/* otlp: which Profile of the request is this profile (1 the
+	 * first; 0: the request must hold exactly one). */
+	int64_t part;
 };
 
 /* Bytes a format's sniffer is shown (fewer at the end of a short input):

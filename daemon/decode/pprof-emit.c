@@ -8,6 +8,7 @@
 #include "alloc.h"
 #include "bounds.h"
 #include "error.h"
+#include "hmap.h"
 #include "model.h"
 #include "mstr.h"
 #include "pb.h"
@@ -105,6 +106,34 @@ pprof_location_emit(struct pprof *p, size_t li)
 	return 0;
 }
 
+/* The label set of a sample's one label lb (p->mlabels[0] made from
+ * it): the sink is asked once per distinct label in this decode.  The
+ * same indices are the same strings, and the sink's id for the same
+ * labels is the same, so what is stored does not change. */
+static int64_t
+pprof_lset_emit(struct pprof *p, const struct pprof_label *lb)
+{
+	struct pprof_lset *e;
+	int64_t str = lb->str, num = str != 0 ? 0 : lb->num;
+	int64_t unit = str != 0 ? 0 : lb->unit;
+	uint64_t h;
+
+	if (p->lsets == NULL)
+		p->lsets = xcalloc(PPROF_LSETS, sizeof *p->lsets);
+	h = hmap_mix64((uint64_t)lb->key ^ hmap_mix64((uint64_t)str ^
+	    hmap_mix64((uint64_t)num ^ hmap_mix64((uint64_t)unit))));
+	e = &p->lsets[h & (PPROF_LSETS - 1)];
+	if (e->id > 0 && e->key == lb->key && e->str == str &&
+	    e->num == num && e->unit == unit)
+		return e->id;
+	e->id = p->sink->labelset(p->sink->ctx, p->mlabels, 1, p->err);
+	e->key = lb->key;
+	e->str = str;
+	e->num = num;
+	e->unit = unit;
+	return e->id;
+}
+
 /* The sample the walk has just loaded and checked. */
 static int
 pprof_sample_emit(struct pprof *p)
@@ -113,23 +142,29 @@ pprof_sample_emit(struct pprof *p)
 	struct model_label *ml;
 	const struct pprof_hot *h;
 	const int64_t *ids;
+	const uint64_t *loc;
+	int64_t *frames;
 	struct pprof_label *lb;
-	size_t i, k, nframes = 0, nlabels = 0;
+	size_t i, k, n, nframes = 0, nlabels = 0;
 
 	memset(&ms, 0, sizeof ms);
 	p->frames = pprof_grow(p->frames, &p->capframes, p->sdepth,
 	    sizeof *p->frames);
-	for (i = p->scut; i < p->sloc.n; i++) {
-		h = &p->hot[p->sloc.v[i]];
-		if (!h->emitted && pprof_location_emit(p, p->sloc.v[i]) == -1)
+	/* Through locals: a store to frames (int64_t) may alias the
+	 * location ids (uint64_t), so p's fields would be read again. */
+	frames = p->frames;
+	loc = p->sloc.v;
+	for (i = p->scut, n = p->sloc.n; i < n; i++) {
+		h = &p->hot[loc[i]];
+		if (!h->emitted && pprof_location_emit(p, loc[i]) == -1)
 			return -1;
 		/* Mostly one or two: a loop beats a call to memcpy. */
 		ids = p->frame_ids + h->frame;
 		for (k = 0; k < h->nframes; k++)
-			p->frames[nframes++] = ids[k];
+			frames[nframes++] = ids[k];
 	}
 	if (nframes != 0 && (ms.stack = p->sink->stack(p->sink->ctx,
-	    p->frames, nframes, p->err)) <= 0)
+	    frames, nframes, p->err)) <= 0)
 		return pprof_sink_failed(p, "stack");
 
 	p->mlabels = pprof_grow(p->mlabels, &p->capmlabels, p->nslab,
@@ -151,8 +186,12 @@ pprof_sample_emit(struct pprof *p)
 			continue;
 		nlabels++;
 	}
-	if (nlabels != 0 && (ms.labelset = p->sink->labelset(p->sink->ctx,
-	    p->mlabels, nlabels, p->err)) <= 0)
+	if (nlabels == 1 && p->nslab == 1)
+		ms.labelset = pprof_lset_emit(p, &p->slab[0]);
+	else if (nlabels != 0)
+		ms.labelset = p->sink->labelset(p->sink->ctx, p->mlabels,
+		    nlabels, p->err);
+	if (nlabels != 0 && ms.labelset <= 0)
 		return pprof_sink_failed(p, "labelset");
 
 	/* int64_t may alias uint64_t. */

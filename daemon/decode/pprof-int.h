@@ -107,6 +107,17 @@ struct pprof_label {
 	size_t			 off;
 };
 
+/* A sample's one label, as emitted (str, or num and unit), and the
+ * sink's id for it: a heap profile's samples each carry one ("bytes"),
+ * of a few hundred values, and asking the sink each time was a sort, a
+ * key built and a lookup per sample.  Direct-mapped, this decode's. */
+struct pprof_lset {
+	int64_t			 key, str, num, unit;
+	int64_t			 id;		/* 0: empty */
+};
+
+#define PPROF_LSETS		1024		/* a power of two */
+
 /* id -> index + 1: a plain array when ids are dense (Go numbers them
  * 1..N), else an open-addressing hash. */
 struct pprof_idmap {
@@ -170,6 +181,7 @@ struct pprof {
 	size_t			 capframes;
 	struct model_label	*mlabels;
 	size_t			 capmlabels;
+	struct pprof_lset	*lsets;		/* PPROF_LSETS, or NULL */
 };
 
 /* ---- used on every sample, inline ---- */
@@ -184,6 +196,47 @@ static inline size_t
 pprof_loc_nframes(const struct pprof_location *l)
 {
 	return l->nline != 0 ? l->nline - l->first : 1;
+}
+
+/* pb_dec_next for the fields nearly every one is: a one-byte tag
+ * (fields 1-15) with a varint or a length, read inline (a pprof is
+ * millions of small fields: a call and an error buffer each were a
+ * tenth of a heap profile's import).  Anything else, a bad field
+ * included, is left to pb_dec_next, which reads it again and says what
+ * is wrong; what is read here is what it would have read. */
+static inline int
+pprof_next(struct pprof *p, struct pb *c, struct pb_field *f,
+    const char *what)
+{
+	const uint8_t *q = c->p, *end = c->end;
+	uint64_t v;
+	unsigned tag;
+
+	if (end - q < 2 || (tag = *q) >= 0x80 || tag < 8 ||
+	    ((tag & 7) != PB_VARINT && (tag & 7) != PB_LEN))
+		return pb_dec_next(&p->pd, c, f, what);
+	q++;
+	if (*q < 0x80)
+		v = *q++;
+	else if (pb_varint(&q, end, &v) == -1)
+		return pb_dec_next(&p->pd, c, f, what);
+	f->off = (size_t)(c->p - c->base);
+	f->num = tag >> 3;
+	f->wt = (enum pb_wire)(tag & 7);
+	if (f->wt == PB_VARINT) {
+		f->v = v;
+		f->data = NULL;
+		f->len = 0;
+	} else {
+		if (v > (uint64_t)(end - q))
+			return pb_dec_next(&p->pd, c, f, what);
+		f->v = 0;
+		f->data = q;
+		f->len = (size_t)v;
+		q += f->len;
+	}
+	c->p = q;
+	return 1;
 }
 
 /* Grow an array so that element n exists. */

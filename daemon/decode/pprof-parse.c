@@ -24,7 +24,7 @@ pprof_parse_vt(struct pprof *p, const struct pb *c, const struct pb_field *f,
 	memset(vt, 0, sizeof *vt);
 	vt->off = f->off;
 	pb_sub(c, f, &s);
-	while ((r = pb_dec_next(&p->pd, &s, &g, "ValueType")) == 1) {
+	while ((r = pprof_next(p, &s, &g, "ValueType")) == 1) {
 		switch (g.num) {
 		case 1:
 			r = pb_dec_i64(&p->pd, &g, "ValueType.type", &vt->type);
@@ -62,7 +62,7 @@ pprof_parse_mapping(struct pprof *p, const struct pb *c,
 	memset(m, 0, sizeof *m);
 	m->off = f->off;
 	pb_sub(c, f, &s);
-	while ((r = pb_dec_next(&p->pd, &s, &g, "Mapping")) == 1) {
+	while ((r = pprof_next(p, &s, &g, "Mapping")) == 1) {
 		switch (g.num) {
 		case 1:
 			r = pb_dec_u64(&p->pd, &g, "Mapping.id", &m->id);
@@ -122,7 +122,7 @@ pprof_parse_line(struct pprof *p, const struct pb *c, const struct pb_field *f)
 	memset(l, 0, sizeof *l);
 	l->off = f->off;
 	pb_sub(c, f, &s);
-	while ((r = pb_dec_next(&p->pd, &s, &g, "Line")) == 1) {
+	while ((r = pprof_next(p, &s, &g, "Line")) == 1) {
 		switch (g.num) {
 		case 1:
 			r = pb_dec_u64(&p->pd, &g, "Line.function_id",
@@ -163,7 +163,7 @@ pprof_parse_location(struct pprof *p, const struct pb *c,
 	pb_sub(c, f, &s);
 	/* Lines are added to lines[] as they come: a location's lines are
 	 * contiguous because locations do not nest. */
-	while ((r = pb_dec_next(&p->pd, &s, &g, "Location")) == 1) {
+	while ((r = pprof_next(p, &s, &g, "Location")) == 1) {
 		l = &p->locs[li];
 		switch (g.num) {
 		case 1:
@@ -210,7 +210,7 @@ pprof_parse_function(struct pprof *p, const struct pb *c,
 	memset(fn, 0, sizeof *fn);
 	fn->off = f->off;
 	pb_sub(c, f, &s);
-	while ((r = pb_dec_next(&p->pd, &s, &g, "Function")) == 1) {
+	while ((r = pprof_next(p, &s, &g, "Function")) == 1) {
 		switch (g.num) {
 		case 1:
 			r = pb_dec_u64(&p->pd, &g, "Function.id", &fn->id);
@@ -274,7 +274,7 @@ pprof_parse(struct pprof *p)
 	int r;
 
 	pb_init(&c, p->data, p->len);
-	while ((r = pb_dec_next(&p->pd, &c, &f, "Profile")) == 1) {
+	while ((r = pprof_next(p, &c, &f, "Profile")) == 1) {
 		switch (f.num) {
 		case PROFILE_SAMPLE_TYPE:
 			p->types = pprof_grow(p->types, &p->captypes,

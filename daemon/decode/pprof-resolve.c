@@ -438,7 +438,7 @@ pprof_parse_label(struct pprof *p, const struct pb *c, const struct pb_field *f)
 	memset(lb, 0, sizeof *lb);
 	lb->off = f->off;
 	pb_sub(c, f, &s);
-	while ((r = pb_dec_next(&p->pd, &s, &g, "Label")) == 1) {
+	while ((r = pprof_next(p, &s, &g, "Label")) == 1) {
 		switch (g.num) {
 		case 1:
 			r = pb_dec_i64(&p->pd, &g, "Label.key", &lb->key);
@@ -470,12 +470,13 @@ pprof_sample_load(struct pprof *p, const struct pb *c, const struct pb_field *f)
 	const struct pprof_hot *h;
 	struct pb s;
 	struct pb_field g;
-	size_t i, idx;
+	uint64_t *v;
+	size_t i, idx, depth;
 	int found, r;
 
 	p->sloc.n = p->sval.n = p->nslab = 0;
 	pb_sub(c, f, &s);
-	while ((r = pb_dec_next(&p->pd, &s, &g, "Sample")) == 1) {
+	while ((r = pprof_next(p, &s, &g, "Sample")) == 1) {
 		switch (g.num) {
 		case 1:
 			r = pb_dec_repeated(&p->pd, &s, &g, &p->sloc,
@@ -501,17 +502,19 @@ pprof_sample_load(struct pprof *p, const struct pb *c, const struct pb_field *f)
 	if (p->sval.n != p->ntypes)
 		return pb_dec_fail(&p->pd, ERR_INPUT, "Sample.value", f->off,
 		    "%zu values for %zu sample types", p->sval.n, p->ntypes);
-	p->sdepth = 0;
-	for (i = 0; i < p->sloc.n; i++) {
-		if ((idx = pprof_idmap_get(&p->loc_ids, p->sloc.v[i])) == 0)
+	/* In locals: stores through p would be reloaded each turn (the
+	 * compiler cannot tell them from the location ids'). */
+	for (i = 0, v = p->sloc.v, depth = 0; i < p->sloc.n; i++) {
+		if ((idx = pprof_idmap_get(&p->loc_ids, v[i])) == 0)
 			return pb_dec_fail(&p->pd, ERR_INPUT,
 			    "Sample.location_id",
 			    pprof_check_at(p, f->off, 1, i),
 			    "location id %llu is not defined",
-			    (unsigned long long)p->sloc.v[i]);
-		p->sloc.v[i] = idx - 1;
-		p->sdepth += p->hot[idx - 1].nframes;
+			    (unsigned long long)v[i]);
+		v[i] = idx - 1;
+		depth += p->hot[idx - 1].nframes;
 	}
+	p->sdepth = depth;
 	for (i = 0; i < p->nslab; i++) {
 		lb = &p->slab[i];
 		if (pprof_check_str(p, lb->key, "Label.key", lb->off,
@@ -583,7 +586,7 @@ pprof_samples(struct pprof *p, int (*each)(struct pprof *))
 	int r;
 
 	pb_init(&c, p->data, p->len);
-	while ((r = pb_dec_next(&p->pd, &c, &f, "Profile")) == 1) {
+	while ((r = pprof_next(p, &c, &f, "Profile")) == 1) {
 		if (f.num != PROFILE_SAMPLE)
 			continue;
 		if (p->own)

@@ -59,6 +59,7 @@ pprof_free(struct pprof *p)
 	free(p->slab);
 	free(p->frames);
 	free(p->mlabels);
+	free(p->lsets);
 }
 
 /* own: data is the decoder's to give back as it reads it. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "b64.h"
 #include "jsonlim.h"
 #include "pb.h"
 #include "pushreq.h"
@@ -244,55 +245,23 @@ pushreq_decode(const uint8_t *data, size_t n, struct pushreq *req,
 
 /* ---- JSON ---- */
 
-static int
-b64_value(unsigned char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+' || c == '-')
-		return 62;
-	if (c == '/' || c == '_')
-		return 63;
-	return -1;
-}
-
 /* protojson's bytes: base64, standard or URL-safe, padding optional. */
 static int
-b64_decode(const char *s, size_t n, uint8_t **out, size_t *outlen,
+pushreq_b64(const char *s, size_t n, uint8_t **out, size_t *outlen,
     struct error *err)
 {
-	uint8_t *o;
-	size_t i, k = 0, pad = 0;
-	uint32_t acc = 0;
-	int v, bits = 0;
+	uint8_t *o = xmalloc(n * 3 / 4 + 1);
+	size_t bad;
 
-	while (n > 0 && s[n - 1] == '=' && pad < 2)
-		n--, pad++;
-	o = xmalloc(n * 3 / 4 + 1);
-	for (i = 0; i < n; i++) {
-		if ((v = b64_value((unsigned char)s[i])) < 0) {
-			free(o);
-			return error_set(err, ERR_INPUT, "PushRequest: "
-			    "rawProfile is not base64 (byte %zu)", i);
-		}
-		acc = acc << 6 | (uint32_t)v;
-		if ((bits += 6) >= 8) {
-			bits -= 8;
-			o[k++] = (uint8_t)(acc >> bits);
-		}
-	}
-	/* A single leftover character (6 bits) cannot end base64. */
-	if (n % 4 == 1) {
+	if (b64_decode(s, n, o, outlen, &bad) == -1) {
 		free(o);
-		return error_set(err, ERR_INPUT, "PushRequest: rawProfile is "
-		    "not base64 (its length)");
+		if (bad == n)
+			return error_set(err, ERR_INPUT, "PushRequest: "
+			    "rawProfile is not base64 (its length)");
+		return error_set(err, ERR_INPUT, "PushRequest: "
+		    "rawProfile is not base64 (byte %zu)", bad);
 	}
 	*out = o;
-	*outlen = k;
 	return 0;
 }
 
@@ -363,7 +332,7 @@ json_series(struct pushreq *req, json_t *js, struct error *err)
 			return -1;
 		if (raw == NULL)
 			continue;
-		if (b64_decode(json_string_value(raw), json_string_length(raw),
+		if (pushreq_b64(json_string_value(raw), json_string_length(raw),
 		    &smp->own, &smp->len, err) == -1)
 			return -1;
 		smp->raw = smp->own;

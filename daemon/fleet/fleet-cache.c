@@ -28,6 +28,7 @@ fleet_frames_new(uint64_t hash, size_t nf, size_t sbytes)
 	f->hash = hash;
 	f->bytes = head + sbytes;
 	f->nf = nf;
+	f->whole = 1;
 	return f;
 }
 
@@ -96,7 +97,9 @@ fleet_cache_add(struct fleet_cache *c, struct fleet_frames *f)
 	/* A slot's pointer and its key, counted with the frames. */
 	size_t cost = f->bytes + 2 * sizeof(struct imap_slot);
 
-	if (cost > c->cap) {
+	/* Frames without their inline flags would be kept wrong once
+	 * their row comes: read again each time instead. */
+	if (cost > c->cap || !f->whole) {
 		free(f);
 		return;
 	}

@@ -22,6 +22,10 @@ struct fleet_frames {
 	uint64_t hash;
 	size_t bytes;			/* of the allocation */
 	size_t nf;
+	/* 0: read without its stack_frames row (inline flags, start
+	 * lines, mappings): a stack shipped before schema 2, or one
+	 * whose row is not in yet.  Never kept (fleet_cache_add). */
+	int whole;
 	struct fleet_frame f[];
 };
 
@@ -43,8 +47,9 @@ void fleet_cache_lock(struct fleet_cache *);
 void fleet_cache_unlock(struct fleet_cache *);
 const struct fleet_frames *fleet_cache_get(struct fleet_cache *,
     uint64_t hash);
-/* f, taken: kept, or freed (already there, or over the cap alone).
- * Takes the lock itself. */
+/* f, taken: kept, or freed (already there, over the cap alone, or not
+ * whole: the frames a later read may complete).  Takes the lock
+ * itself. */
 void fleet_cache_add(struct fleet_cache *, struct fleet_frames *f);
 
 #endif

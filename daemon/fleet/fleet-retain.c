@@ -1,6 +1,6 @@
 /* fleet-retain.c: which day partitions of samples, samples_hourly,
- * profiles and profile_metrics are past the host's max-age, and the ALTER … DROP
- * PARTITION of each.
+ * samples_profiles, samples_daily, profiles and profile_metrics are past
+ * the host's max-age, and the ALTER … DROP PARTITION of each.
  *
  * A partition goes only when all of it is past the age: its last day is
  * before the day of the cutoff.  Both days are ClickHouse's (toDate in
@@ -32,7 +32,8 @@
 
 /* The tables partitioned by day. */
 static const char *const retain_tables[] = {
-	"samples", "profiles", "profile_metrics", "samples_hourly"
+	"samples", "profiles", "profile_metrics", "samples_hourly",
+	"samples_profiles", "samples_daily"
 };
 
 void
@@ -71,6 +72,7 @@ char *
 fleet_retain_start(struct fleet_retain *r, const char *db, int64_t now)
 {
 	struct buf q = { 0 };
+	size_t i;
 	char *s;
 
 	if (r->max_age <= 0 || (r->last_pass_ns != 0 && now - r->last_pass_ns <
@@ -82,12 +84,12 @@ fleet_retain_start(struct fleet_retain *r, const char *db, int64_t now)
 	buf_printf(&q, "SELECT table, partition FROM system.parts WHERE "
 	    "database = ");
 	fleet_quote(&q, db, strlen(db));
-	buf_printf(&q, " AND table IN ('%s', '%s', '%s', '%s') AND active "
-	    "AND max_date < toDate(toDateTime(%" PRId64 ")) GROUP BY table, "
-	    "partition ORDER BY partition, table FORMAT TabSeparated",
-	    retain_tables[0], retain_tables[1], retain_tables[2],
-	    retain_tables[3],
-	    r->cutoff_s < 0 ? 0 : r->cutoff_s);
+	buf_printf(&q, " AND table IN (");
+	for (i = 0; i < NITEMS(retain_tables); i++)
+		buf_printf(&q, "%s'%s'", i ? ", " : "", retain_tables[i]);
+	buf_printf(&q, ") AND active AND max_date < toDate(toDateTime(%"
+	    PRId64 ")) GROUP BY table, partition ORDER BY partition, table "
+	    "FORMAT TabSeparated", r->cutoff_s < 0 ? 0 : r->cutoff_s);
 	s = xstrndup((const char *)q.p, q.n);
 	buf_free(&q);
 	return s;

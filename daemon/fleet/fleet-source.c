@@ -35,9 +35,9 @@ struct fleet_reader {
 	struct ch_select *chs;
 	char *database;
 	int cluster;
-	/* 1: schema version 5 (samples_hourly) seen recorded; once, as a
-	 * version is never taken back.  Shared by the query threads. */
-	atomic_int hourly;
+	/* The schema version seen recorded, until it is FS_VERSION (a
+	 * version is never taken back).  Shared by the query threads. */
+	atomic_int version;
 	struct fleet_cache *cache;	/* stacks' frames by hash */
 };
 
@@ -46,6 +46,10 @@ struct fs_sum {
 	uint64_t hash;
 	int64_t value;
 };
+
+/* The newest schema version the reads use: 5, samples_hourly; 6,
+ * samples_profiles; 7, samples_daily. */
+#define FS_VERSION	7
 
 /* Up to this many hashes are asked by name (about 21 bytes each, well
  * under ClickHouse's 256 KiB max_query_size); more, by the selection. */
@@ -286,21 +290,29 @@ fs_ask_ints(struct fleet_source *x, char *sql, struct error *err)
 }
 
 /* Does the database have samples_hourly (schema version 5 recorded:
- * its rows made whole by the step's backfill)?  Asked until it does. */
+ * its rows made whole by the step's backfill), samples_profiles
+ * (version 6, the same) and samples_daily (7)?  Asked until it has
+ * them all. */
 static int
-fs_hourly(struct fleet_source *x, struct fleet_sql *q, struct error *err)
+fs_version(struct fleet_source *x, struct fleet_sql *q, struct error *err)
 {
 	char *sql;
+	int v = atomic_load(&x->r->version);
 
-	if (!atomic_load(&x->r->hourly)) {
-		xasprintf(&sql, "SELECT max(version) >= 5 FROM %s."
-		    "schema_version FORMAT TabSeparated", x->r->database);
+	if (v < FS_VERSION) {
+		xasprintf(&sql, "SELECT max(version) FROM %s.schema_version "
+		    "FORMAT TabSeparated", x->r->database);
 		if (fs_ask_ints(x, sql, err) == -1)
 			return -1;
-		if (x->nints == 1 && x->range[0] == 1)
-			atomic_store(&x->r->hourly, 1);
+		if (x->nints == 1 && x->range[0] > v) {
+			v = x->range[0] > FS_VERSION ? FS_VERSION :
+			    (int)x->range[0];
+			atomic_store(&x->r->version, v);
+		}
 	}
-	q->hourly = atomic_load(&x->r->hourly);
+	q->hourly = v >= 5;
+	q->profile_rows = v >= 6;
+	q->daily = v >= 7;
 	return 0;
 }
 
@@ -450,8 +462,8 @@ fs_select(struct stack_source *src, const struct selection *sel,
 	if (sel != x->last) {
 		x->last = NULL;
 		fs_sql(x, sel, &q);
-		if (fs_metric(x, &q, err) == -1 || fs_aggregate(x, &q, 1,
-		    err) == -1 || fs_hourly(x, &q, err) == -1 ||
+		if (fs_version(x, &q, err) == -1 || fs_metric(x, &q,
+		    err) == -1 || fs_aggregate(x, &q, 1, err) == -1 ||
 		    fs_read_cached(x, &q, err) == -1)
 			return -1;
 		x->last = sel;
@@ -483,7 +495,8 @@ fs_buckets(struct stack_source *src, const struct selection *sel,
 	/* The answers held are this one's now. */
 	x->last = NULL;
 	fs_sql(x, sel, &q);
-	if (fs_metric(x, &q, err) == -1 || fs_aggregate(x, &q, 0, err) == -1)
+	if (fs_version(x, &q, err) == -1 || fs_metric(x, &q, err) == -1 ||
+	    fs_aggregate(x, &q, 0, err) == -1)
 		return -1;
 	fs_metric_of(x->metric, m);
 	m->aggregate = x->aggregate;

@@ -171,11 +171,25 @@ sql_where(struct buf *b, const struct fleet_sql *q)
 	}
 }
 
-/* The rows of q->metric a read takes, after sql_where: what each
- * profile counts, or (raw) its values as given: the raw rows
- * (FLEET_RAW_SUFFIX) where its profile has them, else its rows. */
+/* The table a profile count reads: samples_profiles, a row per profile
+ * and metric, where it has what the selection asks (schema 6, no label
+ * filter: a label is the sample's or its profile's, which it has not);
+ * else the rows.  Either has a (host, profile) for every profile with
+ * a row of a metric in the window, and nothing else. */
+static const char *
+sql_counted(const struct fleet_sql *q)
+{
+	return q->profile_rows && q->sel->nlabels == 0 ? "samples_profiles" :
+	    "samples";
+}
+
+/* The rows of q->metric a read of table (samples, or samples_profiles
+ * for a count) takes, after sql_where: what each profile counts, or
+ * (raw) its values as given: the raw rows (FLEET_RAW_SUFFIX) where its
+ * profile has them, else its rows. */
 static void
-sql_rows(struct buf *b, const struct fleet_sql *q, int raw)
+sql_rows_of(struct buf *b, const struct fleet_sql *q, int raw,
+    const char *table)
 {
 	if (!raw) {
 		sql_lit(b, " AND metric = ");
@@ -188,7 +202,7 @@ sql_rows(struct buf *b, const struct fleet_sql *q, int raw)
 	sql_str(b, q->metric);
 	buf_printf(b, " AND (host, profile) %sNOT IN (SELECT host, profile "
 	    "FROM ", q->cluster ? "GLOBAL " : "");
-	sql_table(b, q, "samples");
+	sql_table(b, q, table);
 	sql_lit(b, " WHERE metric = ");
 	fleet_quote_raw(b, q->metric);
 	sql_window(b, q);
@@ -270,7 +284,7 @@ fleet_sql_metrics(const struct fleet_sql *q, const char *metric)
 	buf_add(&b, cond.p + sizeof " WHERE 1" - 1,
 	    cond.n - (sizeof " WHERE 1" - 1));
 	sql_lit(&b, ") FROM ");
-	sql_table(&b, q, "samples");
+	sql_table(&b, q, sql_counted(q));
 	sql_lit(&b, " WHERE 1");
 	sql_in(&b, "scope", q->sel->scopes, q->sel->nscopes);
 	if (q->nhosts > 0)
@@ -477,33 +491,86 @@ sql_whole_hours(struct buf *b, const char *col, int64_t since_s,
 	sql_lit(b, ")");
 }
 
-/* stack_hash, v: the window's sums per stack, of samples_hourly for its
- * whole hours and of samples for the rows of the hours at its edges
- * (only: the whole hours' rows are left out); the window's ends within
- * DateTime (sql_read checks). */
+/* The days (rows of samples_daily and samples_hourly, by their date, a
+ * day of the server's time zone as toDate made it) wholly in the
+ * window: from its midnight on, to the next day's midnight. */
+static void
+sql_whole_days(struct buf *b, int64_t since_s, int64_t until_s,
+    const struct selection *sel)
+{
+	buf_printf(b, "(1");
+	if (sel->has_since)
+		buf_printf(b, " AND toDateTime(date) >= toDateTime(%" PRId64
+		    ")", since_s);
+	if (sel->has_until)
+		buf_printf(b, " AND toDateTime(date + 1) - 1 <= toDateTime(%"
+		    PRId64 ")", until_s);
+	sql_lit(b, ")");
+}
+
+/* Can the whole days of the window be read of samples_daily?  Its sums
+ * are of every host's rows: a window of every host only. */
+static int
+sql_daily_ok(const struct fleet_sql *q)
+{
+	return q->daily && q->nhosts == 0;
+}
+
+/* stack_hash, v: the window's sums per stack, of samples_daily for its
+ * whole days when it asks every host, of samples_hourly for its whole
+ * hours (the others') and of samples for the rows of the hours at its
+ * edges (only: the whole hours' rows are left out); the window's ends
+ * within DateTime (sql_read checks).  A window without ends is whole
+ * days only. */
 static void
 sql_hourly_sums(struct buf *b, const struct fleet_sql *q, int hashes)
 {
 	const struct selection *sel = q->sel;
 	int64_t since_s, until_s;
+	int daily = sql_daily_ok(q), ends = sel->has_since || sel->has_until;
 
 	selection_window(sel, &since_s, &until_s);
 	if (hashes)
 		sql_lit(b, "SELECT stack_hash FROM (");
 	else
 		sql_lit(b, "SELECT stack_hash, sum(v) AS v FROM (");
-	sql_lit(b, "SELECT stack_hash, sum(value) AS v FROM ");
-	sql_table(b, q, "samples_hourly");
-	sql_lit(b, " WHERE 1");
-	sql_window_of(b, q, "hour");
-	sql_lit(b, " AND metric = ");
-	sql_str(b, q->metric);
-	sql_lit(b, " AND ");
-	sql_whole_hours(b, "hour", since_s, until_s, sel);
-	sql_lit(b, " GROUP BY stack_hash");
-	if (sel->has_since || sel->has_until) {
+	if (daily) {
+		sql_lit(b, "SELECT stack_hash, sum(value) AS v FROM ");
+		sql_table(b, q, "samples_daily");
+		sql_lit(b, " WHERE 1");
+		sql_in(b, "scope", sel->scopes, sel->nscopes);
+		sql_lit(b, " AND metric = ");
+		sql_str(b, q->metric);
+		if (sel->has_since)
+			buf_printf(b, " AND date >= toDate(toDateTime(%" PRId64
+			    "))", since_s);
+		if (sel->has_until)
+			buf_printf(b, " AND date <= toDate(toDateTime(%" PRId64
+			    "))", until_s);
+		sql_lit(b, " AND ");
+		sql_whole_days(b, since_s, until_s, sel);
+		sql_lit(b, " GROUP BY stack_hash");
+		if (ends)
+			sql_lit(b, " UNION ALL ");
+	}
+	if (!daily || ends) {
+		sql_lit(b, "SELECT stack_hash, sum(value) AS v FROM ");
+		sql_table(b, q, "samples_hourly");
+		sql_lit(b, " WHERE 1");
+		sql_window_of(b, q, "hour");
+		sql_lit(b, " AND metric = ");
+		sql_str(b, q->metric);
+		sql_lit(b, " AND ");
+		sql_whole_hours(b, "hour", since_s, until_s, sel);
+		if (daily) {
+			sql_lit(b, " AND NOT ");
+			sql_whole_days(b, since_s, until_s, sel);
+		}
+		sql_lit(b, " GROUP BY stack_hash");
+	}
+	if (ends) {
 		/* The edges: rows within an hour of an end (the index's
-		 * range) not of a whole hour. */
+		 * range) not of a whole hour, so of no whole day. */
 		sql_lit(b, " UNION ALL SELECT stack_hash, sum(value) AS v FROM ");
 		sql_table(b, q, "samples");
 		sql_lit(b, " WHERE 1");
@@ -543,7 +610,7 @@ sql_parts(const struct fleet_sql *q, int by_time, int stacks, struct buf *v,
 	    until_s > FLEET_TIME_MAX)))
 		hourly = 0;	/* sql_time's odd windows: the rows */
 	sql_where(&where, q);
-	sql_rows(&where, q, q->aggregate != AGG_DELTA);
+	sql_rows_of(&where, q, q->aggregate != AGG_DELTA, "samples");
 	buf_add(&where, "", 1);
 	if (hourly) {
 		sql_hourly_sums(v, q, 0);
@@ -706,9 +773,9 @@ fleet_sql_count(const struct fleet_sql *q)
 	}
 	/* The profiles with a row of the values as given selected. */
 	sql_lit(&b, "SELECT uniqExact(host, profile) FROM ");
-	sql_table(&b, q, "samples");
+	sql_table(&b, q, sql_counted(q));
 	sql_where(&b, q);
-	sql_rows(&b, q, 1);
+	sql_rows_of(&b, q, 1, sql_counted(q));
 	if (q->aggregate == AGG_AVG) {
 		buf_printf(&b, " AND (host, profile) %sIN (SELECT host, "
 		    "profile FROM (", q->cluster ? "GLOBAL " : "");

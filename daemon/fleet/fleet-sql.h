@@ -17,6 +17,8 @@ struct fleet_sql {
 	const char *db;
 	int cluster;			/* read the Distributed tables */
 	int hourly;			/* samples_hourly is there (schema 5) */
+	int profile_rows;		/* samples_profiles is (schema 6) */
+	int daily;			/* samples_daily is (schema 7) */
 	const struct selection *sel;
 	char *const *hosts;		/* none: every host */
 	size_t nhosts;

@@ -80,6 +80,7 @@ stacks_frames_of(struct fleet_stacks *x, uint64_t hash,
 		sb += strlen(a[0].v[k]) + strlen(a[1].v[k]) + 2 +
 		    (a[5].n == nf ? strlen(a[5].v[k]) : 0) + 1;
 	*f = fleet_frames_new(hash, nf, sb);
+	(*f)->whole = a[3].n == nf;
 	t = fleet_frames_text(*f);
 	for (k = 0; k < nf; k++) {
 		fr = &(*f)->f[k];

@@ -3,7 +3,7 @@
  * goes to.  A round: a batch read on a query thread (batch_read), the
  * schema made sure of, once (schema_*), ClickHouse asked which of its
  * profiles it has (a retry after a crash: present), the others'
- * samples, stacks, frames and profiles rows inserted (insert_*), the
+ * samples, frames, stacks and profiles rows inserted (insert_*), the
  * batch marked shipped by the import thread (acknowledge), and, once a
  * retention interval, the day partitions past max-age dropped
  * (retain, fleet-retain.c).  Any failure ends the round and the next
@@ -515,22 +515,24 @@ fleet_insert_profiles(struct fleet *f, const char *reply, size_t n)
 }
 
 static void
-fleet_insert_frames(struct fleet *f, const char *reply, size_t n)
-{
-	(void)reply;
-	(void)n;
-	fleet_insert(f, "stack_frames", "stack_hash, inlined, start_lines, "
-	    "mappings", &f->b.frame_rows, f->b.nstacks,
-	    fleet_insert_profiles);
-}
-
-static void
 fleet_insert_stacks(struct fleet *f, const char *reply, size_t n)
 {
 	(void)reply;
 	(void)n;
 	fleet_insert(f, "stacks", "stack_hash, functions, files, lines",
-	    &f->b.stacks, f->b.nstacks, fleet_insert_frames);
+	    &f->b.stacks, f->b.nstacks, fleet_insert_profiles);
+}
+
+/* A stack's stack_frames row before its stacks row: a reader that
+ * finds the stack (readers start from stacks) finds its inline flags
+ * too, even while a batch is cut off between the two. */
+static void
+fleet_insert_frames(struct fleet *f, const char *reply, size_t n)
+{
+	(void)reply;
+	(void)n;
+	fleet_insert(f, "stack_frames", "stack_hash, inlined, start_lines, "
+	    "mappings", &f->b.frame_rows, f->b.nstacks, fleet_insert_stacks);
 }
 
 /* ClickHouse said which profiles it has: the others' samples. */
@@ -545,7 +547,7 @@ fleet_insert_samples(struct fleet *f, const char *reply, size_t n)
 	}
 	fleet_insert_rows(f, FLEET_SAMPLES, "samples", "scope, metric, host, "
 	    "time, profile, stack_hash, label_keys, label_values, value",
-	    fleet_insert_stacks);
+	    fleet_insert_frames);
 }
 
 /* A pass of retention: the answer to its last statement. */

@@ -672,8 +672,13 @@ sink_sizes(void *ctx, const struct model_sizes *sz)
 	}
 	/* Only asked: a no here stops nothing. */
 	im->stuck = 0;
-	if (sz->samples > 0)
+	if (sz->samples > 0) {
 		activity_samples_total(im->progress, (int64_t)sz->samples);
+		/* A sample is mostly a stack of its own (pprof merges the
+		 * rest): a new callsite each, at least, in a store without
+		 * them.  At most 8-16 bytes of map a sample. */
+		store_callsites_expect(im->store, sz->samples);
+	}
 	/* Untimed rows dated now go to the rollups as their blocks are
 	 * made, not read back at the end. */
 	if (sz->time_known && im->samples != NULL)

@@ -236,6 +236,7 @@ push_run(const struct push_env *env, struct import_worker *w, struct push *p,
 	req.opts.metric_unit = mstr_from(p->metric_unit);
 	req.opts.scale = p->scale;
 	req.opts.bucket_ns = p->bucket_ns;
+	req.opts.part = p->part;
 	req.time_ns = p->time_ns;
 	req.duration_ns = p->duration_ns;
 	/* Folded text has no time of its own: the same stacks pushed for
@@ -244,6 +245,13 @@ push_run(const struct push_env *env, struct import_worker *w, struct push *p,
 	    p->time_ns != 0) {
 		snprintf(salt, sizeof salt, "folded at %lld for %lld\n",
 		    (long long)p->time_ns, (long long)p->duration_ns);
+		req.salt = (const uint8_t *)salt;
+		req.salt_len = strlen(salt);
+	}
+	/* The Profiles of one OTLP request are as many profiles. */
+	if (p->part > 0) {
+		snprintf(salt, sizeof salt, "otlp profile %lld\n",
+		    (long long)p->part);
 		req.salt = (const uint8_t *)salt;
 		req.salt_len = strlen(salt);
 	}

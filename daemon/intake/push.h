@@ -23,6 +23,8 @@ struct push {
 	char *metric_type, *metric_unit;	/* folded: what counts are */
 	int64_t scale;			/* folded: each count times this */
 	int64_t bucket_ns;
+	/* otlp: which Profile of the request (decode_opts.part). */
+	int64_t part;
 	/* If the profile has none: its time (0: now) and duration. */
 	int64_t time_ns, duration_ns;
 	struct import_label *labels;

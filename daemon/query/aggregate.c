@@ -3,7 +3,10 @@
  * labels) the profiles of the window are combined (averaged, the newest
  * taken, the one of the largest total taken) and the series' results are
  * added up; a timeline does so per step.  The profiles' values are read
- * as given (store_filter.raw), one series at a time.  An average is
+ * as given (store_filter.raw), one series at a time, but for a scope whose
+ * window is one series counted whole: its average is the window's sums
+ * (the rollups' runs and the edges' blocks, as a delta read's) over its
+ * profiles with a row there (agg_avg_sums).  An average is
  * rounded per stack as the views see it (stack_hash: callsites that
  * differ only in their addresses are one), as the fleet's is in
  * ClickHouse (fleet/fleet-sql.c). */
@@ -15,6 +18,7 @@
 #include "csindex.h"
 #include "hmap.h"
 #include "stackhash.h"
+#include "store-gauge.h"
 #include "timeline.h"
 
 /* Pairs piled up, merged by key at the end: k1 the bucket (0 for a
@@ -157,6 +161,92 @@ agg_series_end(const struct store_series_profile *p, size_t n, size_t i)
 	return j;
 }
 
+/* The end of the scope whose profiles start at i. */
+static size_t
+agg_scope_end(const struct store_series_profile *p, size_t n, size_t i)
+{
+	size_t j = i + 1;
+
+	while (j < n && p[j].scope_id == p[i].scope_id)
+		j++;
+	return j;
+}
+
+/* A scope's profiles of the window (in), and those of them met among the
+ * per-bucket totals (seen: a row of the metric in the window); stray, a
+ * total of another profile. */
+struct agg_seen {
+	struct imap in, seen;
+	int stray;
+};
+
+static void
+agg_seen_total(void *arg, int64_t bucket, int64_t profile, int64_t v)
+{
+	struct agg_seen *a = arg;
+
+	(void)bucket;
+	(void)v;
+	if (imap_get(&a->in, (uint64_t)profile) == 0)
+		a->stray = 1;
+	else
+		imap_put(&a->seen, (uint64_t)profile, 1);
+}
+
+/* A scope's window averaged from its sums, read as a delta read reads
+ * them (the rollups' runs for whole hours and days, the blocks of the
+ * edges), when they are what its series' blocks would sum and count:
+ * its profiles in the window (p, n) are one series and count whole (the
+ * metric's values are then the values as given), no other profile has a
+ * row in the window (the per-bucket totals), and the sums counted as
+ * many profiles as the totals name.  The rollups key their rows by the
+ * samples' label sets, not by the push labels a series is, so a scope
+ * of several series is read from its blocks.  1 answered (pairs piled,
+ * *np its profiles), 0 when the blocks must, -1 on error. */
+static int
+agg_avg_sums(struct store *s, const struct store_filter *f,
+    const struct store_series_profile *p, size_t n, struct pile *pile,
+    int64_t *np, struct error *err)
+{
+	struct store_filter sf = *f;
+	struct agg_seen seen = { 0 };
+	struct store_cs_value *v = NULL;
+	int64_t scope = p[0].scope_id, got;
+	size_t i, nv;
+	int r;
+
+	if (f->nprofiles > 0 || f->nlabels > 0 ||
+	    p[0].series != p[n - 1].series)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (p[i].counted != COUNTED_WHOLE)
+			return 0;
+		imap_put(&seen.in, (uint64_t)p[i].id, 1);
+	}
+	sf.scopes = &scope;
+	sf.nscopes = 1;
+	sf.raw = 0;
+	if ((r = store_select_profile_totals(s, &sf, agg_seen_total, &seen,
+	    err)) != 0 || seen.stray) {
+		r = r == -1 ? -1 : 0;
+		goto out;
+	}
+	if ((r = store_select_values(s, &sf, &v, &nv, &got, err)) == -1)
+		goto out;
+	r = 0;
+	if (got != (int64_t)seen.seen.n)
+		goto out;
+	for (i = 0; i < nv; i++)
+		pile_add(pile, 0, v[i].callsite, v[i].value);
+	*np = got;
+	r = 1;
+out:
+	free(v);
+	imap_clear(&seen.in);
+	imap_clear(&seen.seen);
+	return r;
+}
+
 int
 aggregate_select(struct store *s, struct csindex *idx,
     const struct store_filter *f, enum metric_aggregate a,
@@ -170,25 +260,37 @@ aggregate_select(struct store *s, struct csindex *idx,
 	struct agg_stacks st = { .s = s, .idx = idx };
 	int64_t *ids = NULL, np;
 	size_t n = 0, i, j, k, nv, from;
-	int rc = -1;
+	int rc = -1, held, r;
 
 	*vals = NULL;
 	*nvals = 0;
 	*nprofiles = 0;
-	if (store_series_window(s, f, &p, &n, err) == -1)
+	/* One commit for the profiles, the totals and the sums. */
+	if (store_gauge_hold(s, &held, err) == -1)
 		return -1;
+	if (store_series_window(s, f, &p, &n, err) == -1)
+		goto out;
 	ids = xcalloc(n ? n : 1, sizeof *ids);
 	gf.raw = 1;
 	for (i = 0; i < n; i = j) {
-		j = agg_series_end(p, n, i);
-		gf.profiles = ids;
-		gf.nprofiles = agg_pick(a, p + i, j - i, ids);
-		if (store_select_values(s, &gf, &v, &nv, &np, err) == -1)
-			goto out;
 		from = pile.n;
-		for (k = 0; k < nv; k++)
-			pile_add(&pile, 0, v[k].callsite, v[k].value);
-		free(v);
+		r = a != AGG_AVG ? 0 : agg_avg_sums(s, f, p + i,
+		    agg_scope_end(p, n, i) - i, &pile, &np, err);
+		if (r == -1)
+			goto out;
+		if (r == 1)
+			j = agg_scope_end(p, n, i);
+		else {
+			j = agg_series_end(p, n, i);
+			gf.profiles = ids;
+			gf.nprofiles = agg_pick(a, p + i, j - i, ids);
+			if (store_select_values(s, &gf, &v, &nv, &np,
+			    err) == -1)
+				goto out;
+			for (k = 0; k < nv; k++)
+				pile_add(&pile, 0, v[k].callsite, v[k].value);
+			free(v);
+		}
 		/* The series' average: over the profiles it read, per stack. */
 		if (a == AGG_AVG && np > 1) {
 			if (agg_stacks_map(&st, &pile, from, err) == -1)
@@ -207,6 +309,13 @@ aggregate_select(struct store *s, struct csindex *idx,
 	*nvals = pile.n;
 	rc = 0;
 out:
+	if (store_gauge_release(s, held, rc == 0 ? err : NULL) == -1 &&
+	    rc == 0) {
+		free(*vals);
+		*vals = NULL;
+		*nvals = 0;
+		rc = -1;
+	}
 	agg_stacks_clear(&st);
 	free(pile.p);
 	free(ids);

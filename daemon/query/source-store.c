@@ -6,9 +6,11 @@
 #include "aggregate.h"
 #include "alloc.h"
 #include "csindex.h"
+#include "model.h"
 #include "query.h"
 #include "selection.h"
 #include "source.h"
+#include "store-fsum.h"
 
 struct source_store {
 	struct stack_source src;
@@ -57,6 +59,41 @@ ss_select(struct stack_source *src, const struct selection *sel,
 		return -1;
 	}
 	return 0;
+}
+
+static int
+ss_select_fsum(struct stack_source *src, const struct selection *sel,
+    struct store_metric *m, struct store_cs_value **vals, size_t *nvals,
+    int64_t *nprofiles, const struct store_fsum_view **views, size_t *nviews,
+    struct error *err)
+{
+	struct source_store *x = (struct source_store *)src;
+	struct store_filter f;
+	int64_t *ids = NULL;
+	int rc = -1;
+
+	*vals = NULL;
+	*nvals = 0;
+	if (query_resolve(x->s, sel, m, &f, &ids, err) == -1)
+		goto out;
+	rc = 1;
+	if (AGGREGATE_PER_SERIES(m->aggregate) ||
+	    (rc = store_select_fsum(x->s, x->idx, &f, vals, nvals, nprofiles,
+	    err)) != 0)
+		goto out;
+	/* As ss_select: the index after the values. */
+	if ((rc = ss_hold(x, err)) == 0 && (rc = store_fsum_views(x->s, x->idx,
+	    FRAME_INLINED, views, nviews, err)) == -1)
+		ss_release(src);
+out:
+	if (rc != 0) {
+		store_metric_clear(m);
+		free(*vals);
+		*vals = NULL;
+		*nvals = 0;
+	}
+	free(ids);
+	return rc;
 }
 
 static int
@@ -120,6 +157,7 @@ ss_free(struct stack_source *src)
 
 static const struct stack_source_ops source_store_ops = {
 	.select = ss_select,
+	.select_fsum = ss_select_fsum,
 	.buckets = ss_buckets,
 	.scopes = ss_scopes,
 	.release = ss_release,

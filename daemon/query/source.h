@@ -18,6 +18,7 @@
 struct csindex;
 struct selection;
 struct stack_source;
+struct store_fsum_view;
 
 struct stack_source_ops {
 	/* The selection's pairs, merged over its profiles as its
@@ -40,6 +41,14 @@ struct stack_source_ops {
 	int (*buckets)(struct stack_source *, const struct selection *,
 	    int stacks, int64_t *step_s, struct store_metric *,
 	    struct store_bucket_value **, size_t *, struct error *);
+	/* top's shortcut (may be NULL): the pairs of select, but with the
+	 * parts the source keeps per-function sums of (store-fsum.h) left
+	 * out of them and given as those sums instead, valid until release;
+	 * 1 when it has none for the selection (then select). */
+	int (*select_fsum)(struct stack_source *, const struct selection *,
+	    struct store_metric *, struct store_cs_value **, size_t *,
+	    int64_t *nprofiles, const struct store_fsum_view **, size_t *,
+	    struct error *);
 	/* Every scope, by name; and the hosts whose profiles these are
 	 * (none for one host's store: its own). */
 	int (*scopes)(struct stack_source *, struct store_scope_info **,

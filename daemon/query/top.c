@@ -18,6 +18,7 @@
 #include "selection.h"
 #include "source.h"
 #include "stackwalk.h"
+#include "store-fsum.h"
 #include "top.h"
 
 /* Building a result stack by stack (with frame filters) or callsite by
@@ -341,6 +342,62 @@ top_build_clear(struct top_build *b)
 	memset(b, 0, sizeof *b);
 }
 
+/* The per-function sums of parts of the window (store-fsum.h) added to
+ * what the callsite tree gave for the rest: flat and cum add up, an edge's
+ * weight adds up and it is inline if it is in every part. */
+static void
+top_fsum_add(struct top_build *b, struct top_result *r, int64_t *rowof,
+    const struct csindex *idx, const struct store_fsum_view *v, size_t nv)
+{
+	struct top_build_edge *e;
+	size_t i, k, most = 0;
+	int64_t me;
+
+	/* The parts share most of their edges: the largest part's count
+	 * is near the union's, made room for once. */
+	for (i = 0; i < nv; i++)
+		if (v[i].nedge > most)
+			most = v[i].nedge;
+	imap_reserve(&b->index, b->nedges + most);
+	for (i = 0; i < nv; i++) {
+		r->total += v[i].total;
+		for (k = 0; k < v[i].nfn; k++) {
+			me = top_row(r, b, rowof, idx, v[i].fn[k].name);
+			r->rows[me].flat += v[i].fn[k].flat;
+			r->rows[me].cum += v[i].fn[k].cum;
+			b->flat_sum += v[i].fn[k].flat;
+		}
+		for (k = 0; k < v[i].nedge; k++) {
+			e = edge_get(b, top_row(r, b, rowof, idx,
+			    v[i].edge[k].caller), top_row(r, b, rowof, idx,
+			    v[i].edge[k].callee));
+			e->weight += v[i].edge[k].weight;
+			if (!v[i].edge[k].inl)
+				e->inl = 0;
+		}
+	}
+}
+
+/* A selection's pairs, from the source's per-function sums where it has
+ * them (top without frame filters at function granularity, DESIGN-
+ * STORAGE.md "Function sums"): 1 when it has none (query_walk_open). */
+static int
+top_walk_fsum(struct stack_source *src, const struct top_params *p,
+    struct top_result *r, struct query_walk *q,
+    const struct store_fsum_view **v, size_t *nv, struct error *err)
+{
+	int rc;
+
+	memset(q, 0, sizeof *q);
+	if (src->ops->select_fsum == NULL || p->granularity != GRAN_FUNCTION ||
+	    selection_frame_filters(p->sel))
+		return 1;
+	if ((rc = src->ops->select_fsum(src, p->sel, &r->metric, &q->vals,
+	    &q->nvals, &r->nprofiles, v, nv, err)) == 0)
+		q->src = src;
+	return rc;
+}
+
 static int
 top_build_rows(struct stack_source *src, const struct top_params *p,
     int edges, struct top_result *r, struct error *err)
@@ -349,14 +406,20 @@ top_build_rows(struct stack_source *src, const struct top_params *p,
 	struct top_build b;
 	struct stackwalk w;
 	const struct csindex *idx;
+	const struct store_fsum_view *v = NULL;
 	int64_t *rowof = NULL;
-	size_t nnames, i;
-	int rc = -1;
+	size_t nnames, i, nv = 0;
+	int rc = -1, fs;
 
 	memset(r, 0, sizeof *r);
 	memset(&b, 0, sizeof b);
-	if (query_walk_open(src, p->sel, p->granularity, &r->metric,
-	    &r->nprofiles, &q, &w, err) == -1)
+	memset(&w, 0, sizeof w);
+	/* The graph keeps its edges' order of the callsite tree's walk. */
+	if ((fs = edges ? 1 : top_walk_fsum(src, p, r, &q, &v, &nv,
+	    err)) == -1)
+		goto out;
+	if (fs == 1 && query_walk_open(src, p->sel, p->granularity,
+	    &r->metric, &r->nprofiles, &q, &w, err) == -1)
 		goto out;
 	idx = src->index;
 	/* pprof's total is taken before its frame filters. */
@@ -370,6 +433,7 @@ top_build_rows(struct stack_source *src, const struct top_params *p,
 	    top_stacks(&q, &w, &b, rowof, r, err) :
 	    top_cstree(&q, idx, p->granularity, &b, rowof, r, err)) == -1)
 		goto out;
+	top_fsum_add(&b, r, rowof, idx, v, nv);
 	top_build_finish(&b, r, p->sort_cum, edges);
 	rc = 0;
 out:

@@ -9,6 +9,13 @@
  *	length of the key stream | key stream | the column streams in order
  *
  * flags bit 0: every row has the bucket base (no bucket in the keys).
+ * flags bit 1: a column may have no stream of its own (issue 41): its
+ * length is 0 and a varint follows, ref: ref == the column's index,
+ * every value is the scale (a rollup run's row counts at level 0, all
+ * 1); ref < the index, the column reads the stream of column ref, which
+ * has one of its own (a CPU profile's nanoseconds, by the period, are
+ * its sample counts; the row counts of two metrics of one profile are
+ * alike).  A stream has a byte a row at least, so a length of 0 says it.
  * The key stream holds runs of rows of one label set:
  *
  *	label set - previous run's label set (the first: the label set)
@@ -52,6 +59,7 @@
 /* The most a deflate stream inflates to per byte (zlib: 1032:1). */
 #define SBLOCK_INFLATE_RATIO	1032
 #define SBLOCK_SINGLE	0x1
+#define SBLOCK_SHARED	0x2
 
 /* ---- encoding ---- */
 
@@ -101,6 +109,40 @@ sblock_encode(const struct srows *r, int64_t base, struct buf *out)
 	free(cols);
 }
 
+/* Which columns need no stream of their own (flags bit 1 above): ref[k]
+ * is k for a column whose every value is its scale, the index of an
+ * earlier column with the same stream, else SIZE_MAX.  Whether any
+ * does. */
+static int
+cols_share(const struct srows *r, const size_t *sel, size_t nsel,
+    const struct buf *cols, size_t *ref)
+{
+	size_t k, j, i, nc = r->ncols;
+	int any = 0;
+
+	for (k = 0; k < nsel; k++) {
+		ref[k] = SIZE_MAX;
+		for (i = 0; i < r->n && r->v[i * nc + sel[k]] ==
+		    r->v[sel[k]]; i++)
+			;
+		/* (A positive constant is its own scale: every stream
+		 * byte is 1, zigzagged.) */
+		if (i == r->n && r->v[sel[k]] > 0) {
+			ref[k] = k;
+			any = 1;
+			continue;
+		}
+		for (j = 0; j < k; j++)
+			if (ref[j] == SIZE_MAX && cols[j].n == cols[k].n &&
+			    memcmp(cols[j].p, cols[k].p, cols[k].n) == 0) {
+				ref[k] = j;
+				any = 1;
+				break;
+			}
+	}
+	return any;
+}
+
 void
 sblock_encode_cols(const struct srows *r, const size_t *sel, size_t nsel,
     int64_t base, struct buf *out)
@@ -108,8 +150,8 @@ sblock_encode_cols(const struct srows *r, const size_t *sel, size_t nsel,
 	struct buf keys = { 0 }, *cols;
 	uint64_t *scale, g;
 	int64_t prev_ls = 0, prev_cs = 0, prev_b = 0;
-	size_t i, j, c, run, nc = r->ncols, k;
-	int single = 1;
+	size_t i, j, c, run, nc = r->ncols, k, *ref;
+	int single = 1, shared;
 	uint8_t version = SBLOCK_VERSION;
 
 	for (i = 0; i < r->n && single; i++)
@@ -156,24 +198,33 @@ sblock_encode_cols(const struct srows *r, const size_t *sel, size_t nsel,
 			    (int64_t)q));
 		}
 	}
+	ref = xcalloc(nsel ? nsel : 1, sizeof *ref);
+	shared = r->n > 0 && cols_share(r, sel, nsel, cols, ref);
 	buf_add(out, &version, 1);
-	put_uv(out, single ? SBLOCK_SINGLE : 0);
+	put_uv(out, (single ? SBLOCK_SINGLE : 0) | (shared ? SBLOCK_SHARED :
+	    0));
 	put_uv(out, r->n);
 	put_uv(out, nsel);
 	for (k = 0; k < nsel; k++) {
 		put_uv(out, r->tags[sel[k]]);
 		put_uv(out, scale[k]);
-		put_uv(out, cols[k].n);
+		if (shared && ref[k] != SIZE_MAX) {
+			put_uv(out, 0);
+			put_uv(out, ref[k]);
+		} else
+			put_uv(out, cols[k].n);
 	}
 	put_uv(out, keys.n);
 	buf_add(out, keys.p, keys.n);
 	for (k = 0; k < nsel; k++) {
-		buf_add(out, cols[k].p, cols[k].n);
+		if (!shared || ref[k] == SIZE_MAX)
+			buf_add(out, cols[k].p, cols[k].n);
 		buf_free(&cols[k]);
 	}
 	buf_free(&keys);
 	free(cols);
 	free(scale);
+	free(ref);
 }
 
 /* ---- decoding ---- */
@@ -274,7 +325,7 @@ sblock_dec_open(struct sblock_dec *d, const void *blob, size_t len,
     int64_t base, const char *what, int64_t id, struct error *err)
 {
 	const uint8_t *p, *end;
-	uint64_t flags, nrows, ncols, tag, scale, clen, klen;
+	uint64_t flags, nrows, ncols, tag, scale, clen, klen, ref;
 	size_t c, rest;
 
 	d->blob = blob;
@@ -298,7 +349,8 @@ sblock_dec_open(struct sblock_dec *d, const void *blob, size_t len,
 	if (len < 1 || p[0] != SBLOCK_VERSION)
 		return dec_fail(d, p, "unknown version", err);
 	p++;
-	if (get_uv(&p, end, &flags) == -1 || (flags & ~SBLOCK_SINGLE) != 0 ||
+	if (get_uv(&p, end, &flags) == -1 ||
+	    (flags & ~(uint64_t)(SBLOCK_SINGLE | SBLOCK_SHARED)) != 0 ||
 	    get_uv(&p, end, &nrows) == -1 || get_uv(&p, end, &ncols) == -1 ||
 	    ncols > len || nrows > len)
 		return dec_fail(d, p, "bad header", err);
@@ -321,8 +373,17 @@ sblock_dec_open(struct sblock_dec *d, const void *blob, size_t len,
 		d->cols[c].want = 0;
 		d->cols[c].p = NULL;
 		d->cols[c].end = (const uint8_t *)(uintptr_t)clen;
+		d->cols[c].ref = c;
 		d->v[c] = 0;
 		rest += (size_t)clen;
+		if (clen > 0 || !(flags & SBLOCK_SHARED))
+			continue;
+		/* No stream of its own: a constant, or another's. */
+		if (get_uv(&p, end, &ref) == -1 || ref > c || (ref < c &&
+		    d->cols[ref].ref != ref) || (ref < c &&
+		    d->cols[ref].end == NULL))
+			return dec_fail(d, p, "bad column reference", err);
+		d->cols[c].ref = (size_t)ref;
 	}
 	if (get_uv(&p, end, &klen) == -1 || klen > (uint64_t)(end - p) ||
 	    rest != (size_t)(end - p) - (size_t)klen)
@@ -331,9 +392,21 @@ sblock_dec_open(struct sblock_dec *d, const void *blob, size_t len,
 	d->kend = p + klen;
 	p = d->kend;
 	for (c = 0; c < d->ncols; c++) {
-		clen = (uint64_t)(uintptr_t)d->cols[c].end;
-		d->cols[c].p = p;
-		d->cols[c].end = p + clen;
+		struct sblock_col *col = &d->cols[c];
+
+		col->konst = 0;
+		if (col->ref < c) {
+			col->p = d->cols[col->ref].p;
+			col->end = d->cols[col->ref].end;
+			continue;
+		}
+		clen = (uint64_t)(uintptr_t)col->end;
+		/* A constant (its own reference, no stream): reads as
+		 * its scale. */
+		col->konst = clen == 0 && (flags & SBLOCK_SHARED) &&
+		    d->nrows > 0;
+		col->p = p;
+		col->end = p + clen;
 		p += clen;
 	}
 	return 0;
@@ -428,6 +501,10 @@ sblock_dec_next(struct sblock_dec *d, struct error *err)
 
 		if (!col->want)
 			continue;
+		if (col->konst) {
+			d->v[c] = (int64_t)col->scale;
+			continue;
+		}
 		if (get_uv(&col->p, col->end, &u) == -1)
 			return dec_fail(d, col->p, "bad value", err);
 		d->v[c] = (int64_t)((uint64_t)sblock_unzigzag(u) * col->scale);

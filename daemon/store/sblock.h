@@ -47,7 +47,9 @@ struct sblock_col {
 	uint64_t tag;
 	uint64_t scale;
 	const uint8_t *p, *end;
+	size_t ref;			/* whose stream it reads */
 	int want;
+	int konst;			/* no stream: every value is scale */
 };
 
 /* A cursor over an encoded block.  Only the columns asked for with

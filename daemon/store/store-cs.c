@@ -51,6 +51,7 @@ struct store_cs {
 	/* The one made last in the map as it is: a parent without children
 	 * yet, so a callsite under it is new without a lookup (0: none). */
 	int64_t fresh;
+	size_t expect;			/* store_callsites_expect's, till used */
 	struct cschunk tmp;		/* a pending chunk decoded */
 	int collected;			/* this transaction removed some */
 	struct cschunk look;		/* store_cs_frames' last chunk */
@@ -251,6 +252,7 @@ store_cs_forget(struct store *s)
 	if (c == NULL)
 		return;
 	c->fresh = 0;
+	c->expect = 0;
 	/* Callsites collected, or chunks of new ones written, then rolled
 	 * back: the map read again. */
 	if (c->collected || c->flushed) {
@@ -326,6 +328,31 @@ cs_depth(const struct store_cs *c, int64_t parent, int64_t given)
 	return given;
 }
 
+/* Room for c->expect more callsites, when the map holds fewer than
+ * that: a profile of new stacks (the first push of a large heap profile)
+ * grew the map by doubling, each a rebuild of the table from every key,
+ * about as many inserts again as its callsites.  A map that holds more
+ * (a series, the same profile again) is left to grow as it needs: the
+ * hint would double a table that will not fill. */
+static void
+cs_expect(struct store_cs *c)
+{
+	if (c->expect != 0 && c->map.n < c->expect)
+		csmap_reserve(&c->map, c->map.n + c->expect,
+		    (size_t)c->next + c->expect);
+	c->expect = 0;
+}
+
+void
+store_callsites_expect(struct store *s, size_t n)
+{
+	struct store_cs *c = cs_of(s);
+
+	c->expect = n;
+	if (c->loaded)
+		cs_expect(c);
+}
+
 int64_t
 store_callsite(struct store *s, int64_t parent_id, int64_t frame_id,
     int64_t depth, struct error *err)
@@ -343,8 +370,11 @@ store_callsite(struct store *s, int64_t parent_id, int64_t frame_id,
 		return error_set(err, ERR_INTERNAL, "store: callsite (%lld, "
 		    "%lld) out of range", (long long)parent_id,
 		    (long long)frame_id);
-	if (!c->loaded && cs_load(s, err) == -1)
-		return -1;
+	if (!c->loaded) {
+		if (cs_load(s, err) == -1)
+			return -1;
+		cs_expect(c);
+	}
 	if ((parent_id == 0 || parent_id != c->fresh) &&
 	    (got = csmap_find(&c->map, (uint32_t)parent_id, (uint32_t)frame_id,
 	    1, &slot)) != 0)

@@ -77,12 +77,15 @@ int
 store_usage(struct store *s, struct store_usage **out, size_t *nout,
     struct error *err)
 {
+	/* Data several blocks share (schema 13) counts a share for each:
+	 * the shares add up to the data stored. */
 	static const char sql[] =
 	    "SELECT sc.id, sc.name, "
 	    "  (SELECT count(*) FROM profile p WHERE p.scope_id = sc.id), "
 	    "  (SELECT min(time_ns) FROM profile p WHERE p.scope_id = sc.id), "
-	    "  (SELECT ifnull(sum(length(data) + length(metrics)), 0) "
-	    "   FROM sample_block b WHERE b.scope_id = sc.id), "
+	    "  (SELECT ifnull(sum(length(d.data) / d.refs + "
+	    "   length(b.metrics)), 0) FROM sample_block b CROSS JOIN "
+	    "   block_data d ON d.id = b.data_id WHERE b.scope_id = sc.id), "
 	    "  (SELECT ifnull(sum(length(data)), 0) FROM rollup r "
 	    "   WHERE r.scope_id = sc.id) "
 	    "FROM scope sc ORDER BY sc.name";
@@ -120,8 +123,9 @@ store_oldest_profiles(struct store *s, int64_t scope_id, int64_t before_ns,
 {
 	static const char sql[] =
 	    "SELECT p.id, p.time_ns, p.samples, "
-	    "  (SELECT ifnull(sum(length(data) + length(metrics)), 0) "
-	    "   FROM sample_block b WHERE b.profile_id = p.id), "
+	    "  (SELECT ifnull(sum(length(d.data) / d.refs + "
+	    "   length(b.metrics)), 0) FROM sample_block b CROSS JOIN "
+	    "   block_data d ON d.id = b.data_id WHERE b.profile_id = p.id), "
 	    "  ?4 != 0 AND p.shipped_ns = 0, p.bytes "
 	    "FROM profile p WHERE (?1 = 0 OR p.scope_id = ?1) "
 	    "AND p.time_ns < ?2 AND (?5 = 0 OR p.shipped_ns != 0) "

@@ -10,10 +10,12 @@
  *	store-migrate.c		schema steps, the version 2 conversion
  *	store-series.c		series, a cumulative metric's differences
  *	store-samples.c		the sample writer, the sample statements
+ *	store-gauge.c		a read held across a gauge window's reads
  *	store-select.c		sample reads
  *	store-labelrx.c		the regex label filters' matches
  *	store-rollup.c		rollups, a profile's delete, what is referenced
  *	store-runs.c store-totals.c	a window's runs; per-bucket totals
+ *	store-bdata.c		a block's data stored once
  *	store-cs.c		callsites: the writer's map, chunks
  *	store-counts.c store-ckpt.c store-vacuum.c store-file.c store-vtab.c
  *	store-csvt.c cschunk.c csmap.c store-watch.c
@@ -61,6 +63,7 @@ enum sb_stmt {
 	SB_PROFILE_TIME, SB_PROFILE_DELETE, SB_PROFILE_RAW, SB_TOTALS_PROFILES,
 	SB_LABEL_MATCH, SB_PUSH_LABEL_MATCH, SB_LABEL_VALUES,
 	SB_PUSH_LABEL_VALUES, SB_READ_BEGIN, SB_READ_END,
+	SB_BDATA_FIND, SB_BDATA_REF, SB_BDATA_ADD,
 	SB_COUNT
 };
 
@@ -94,6 +97,7 @@ struct store {
 	size_t sample_rows;		/* writer's buffer, 0: default */
 	size_t rollup_max;		/* keys of a window, 0: default */
 	struct store_cs *cs;		/* store-cs.c's */
+	struct store_fsum *fsum;	/* store-fsum.c's, a reader's */
 	int fk_off;			/* store_begin_import turned them off */
 	int keep_unshipped;		/* retention passes over them (fleet) */
 	int64_t backlog_max;		/* ...unless they pass this; 0: never */
@@ -163,6 +167,14 @@ store_clamp_bucket(int64_t b)
 void store_series_finalize(struct store *);
 /* Schema 10: every stored profile's series. */
 int store_series_set_all(struct store *, struct error *);
+
+/* store-bdata.c: a block's data stored once (schema 13).  The id of the
+ * row of block_data with these bytes, counted once more, or of a new
+ * one. */
+int store_bdata_put(struct store *, const void *, size_t, int64_t *id,
+    struct error *);
+/* Schema 13: the data moved into block_data hashed, equal ones merged. */
+int store_bdata_migrate(struct store *, struct error *);
 
 /* store-samples.c */
 int store_samples_prepare(struct store *, struct error *);

@@ -4,7 +4,8 @@
  * blocks and rollups through the sample writer; schema 6: rollups and
  * totals rebuilt; schema 7: callsite rows as chunks, store-cs.c; schema
  * 9: the kinds of stored profiles' metrics, by the importer's rule;
- * schema 10: their series, store-series.c). */
+ * schema 10: their series, store-series.c; schema 13: block data hashed
+ * and stored once, store-bdata.c). */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,6 +171,8 @@ store_migrate(struct store *s, struct error *err)
 	if (v < 9 && last >= 9 && store_migrate_v9(s, err) == -1)
 		goto fail;
 	if (v < 10 && last >= 10 && store_series_set_all(s, err) == -1)
+		goto fail;
+	if (v < 13 && last >= 13 && store_bdata_migrate(s, err) == -1)
 		goto fail;
 	snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", last);
 	if (store_exec(s, pragma, err) == -1 ||

@@ -205,11 +205,13 @@ run_write(struct store *s, int64_t scope, int64_t span, int64_t start,
 		if (i < r->ncols)
 			cols[ncols++] = i;
 	}
-	/* Not deflated as blocks are: a week's top reads some 300,000 rows
-	 * of runs (issue 29), which inflating would add to every read to
-	 * save ~1.5 kB a profile; blocks are read only at a window's edges.
-	 * Deflated runs (sblock version 2) still read, as blocks do. */
+	/* Deflated as blocks are (issue 41): a drifting series' hour run
+	 * holds most keys of the hour's blocks, plain it took twice their
+	 * bytes; top reads a run's function sums once per connection
+	 * (store-fsum.c), so inflating costs the first read and the
+	 * windowed reads of stacks, at hundreds of MB/s. */
 	sblock_encode_cols(r, cols, ncols, start, &blob);
+	sblock_deflate(&blob);
 	plist_norm(l);
 	plist_encode(l, &pl);
 	rc = run_insert(s, scope, span, start, level, (int64_t)r->n, &pl,

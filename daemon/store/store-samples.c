@@ -28,17 +28,22 @@
 
 static const struct store_sql sb_sql[SB_COUNT] = {
 	[SB_BLOCK_ADD] = { 1, "INSERT INTO sample_block (profile_id, "
-	    "scope_id, bucket_min, bucket_max, nrows, metrics, data) "
+	    "scope_id, bucket_min, bucket_max, nrows, metrics, data_id) "
 	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)" },
 	[SB_BLOCK_FIX] = { 1, "UPDATE sample_block SET bucket_min = ?2, "
 	    "bucket_max = ?2 WHERE id = ?1" },
-	[SB_BLOCK_DATA] = { 0, "SELECT data FROM sample_block WHERE id = ?1" },
-	[SB_BLOCKS_SCOPE] = { 0, "SELECT id, profile_id, bucket_min, "
-	    "bucket_max, metrics, data FROM sample_block WHERE scope_id = ?1 "
-	    "AND bucket_max >= ?2 AND bucket_min <= ?3" },
-	[SB_BLOCKS_PROFILE] = { 0, "SELECT id, profile_id, bucket_min, "
-	    "bucket_max, metrics, data, scope_id FROM sample_block "
-	    "WHERE profile_id = ?1 ORDER BY id" },
+	/* A block's bytes are a row of block_data (store-bdata.c): read
+	 * through the block, by the row's id. */
+	[SB_BLOCK_DATA] = { 0, "SELECT d.data FROM sample_block b "
+	    "CROSS JOIN block_data d ON d.id = b.data_id WHERE b.id = ?1" },
+	[SB_BLOCKS_SCOPE] = { 0, "SELECT b.id, b.profile_id, b.bucket_min, "
+	    "b.bucket_max, b.metrics, d.data FROM sample_block b CROSS JOIN "
+	    "block_data d ON d.id = b.data_id WHERE b.scope_id = ?1 "
+	    "AND b.bucket_max >= ?2 AND b.bucket_min <= ?3" },
+	[SB_BLOCKS_PROFILE] = { 0, "SELECT b.id, b.profile_id, "
+	    "b.bucket_min, b.bucket_max, b.metrics, d.data, b.scope_id "
+	    "FROM sample_block b CROSS JOIN block_data d ON d.id = b.data_id "
+	    "WHERE b.profile_id = ?1 ORDER BY b.id" },
 	[SB_ROLLUP_RUNS] = { 1, "SELECT id, level, entries FROM rollup "
 	    "WHERE scope_id = ?1 AND span = ?2 AND start = ?3" },
 	[SB_ROLLUP_GET] = { 1, "SELECT id, level, entries, profiles, data "
@@ -56,8 +61,9 @@ static const struct store_sql sb_sql[SB_COUNT] = {
 	[SB_BLOCKS_TIME] = { 0, "SELECT id, bucket_min, bucket_max FROM "
 	    "sample_block WHERE scope_id = ?1 AND bucket_max >= ?2 AND "
 	    "bucket_min <= ?3" },
-	[SB_BLOCK_ROW] = { 0, "SELECT id, profile_id, bucket_min, "
-	    "bucket_max, metrics, data FROM sample_block WHERE id = ?1" },
+	[SB_BLOCK_ROW] = { 0, "SELECT b.id, b.profile_id, b.bucket_min, "
+	    "b.bucket_max, b.metrics, d.data FROM sample_block b CROSS JOIN "
+	    "block_data d ON d.id = b.data_id WHERE b.id = ?1" },
 	[SB_TOTAL_ADD] = { 1, "INSERT INTO sample_total (scope_id, "
 	    "metric_id, bucket, profile_id, value) VALUES (?1, ?2, ?3, ?4, "
 	    "?5)" },
@@ -89,6 +95,12 @@ static const struct store_sql sb_sql[SB_COUNT] = {
 	    "profile_label WHERE key = ?1" },
 	[SB_READ_BEGIN] = { 0, "BEGIN" },
 	[SB_READ_END] = { 0, "COMMIT" },
+	[SB_BDATA_FIND] = { 1, "SELECT id, data FROM block_data WHERE "
+	    "hash = ?1" },
+	[SB_BDATA_REF] = { 1, "UPDATE block_data SET refs = refs + 1 WHERE "
+	    "id = ?1" },
+	[SB_BDATA_ADD] = { 1, "INSERT INTO block_data (hash, refs, data) "
+	    "VALUES (?1, 1, ?2)" },
 };
 
 
@@ -414,10 +426,16 @@ write_out(struct store_samples *w, struct error *err)
 {
 	sqlite3_stmt *st = w->s->sb[SB_BLOCK_ADD];
 	struct wblock *b;
+	int64_t data;
 	size_t i;
 
 	for (i = 0; i < w->nout; i++) {
 		b = &w->out[i];
+		/* Stored once: a block like one stored before (a profile
+		 * pushed again) names its data. */
+		if (store_bdata_put(w->s, b->blob.p, b->blob.n, &data,
+		    err) == -1)
+			return -1;
 		sqlite3_bind_int64(st, 1, w->profile);
 		sqlite3_bind_int64(st, 2, w->scope);
 		sqlite3_bind_int64(st, 3, b->bmin);
@@ -425,8 +443,7 @@ write_out(struct store_samples *w, struct error *err)
 		sqlite3_bind_int64(st, 5, b->nrows);
 		sqlite3_bind_blob64(st, 6, b->metrics.p, b->metrics.n,
 		    SQLITE_STATIC);
-		sqlite3_bind_blob64(st, 7, b->blob.p, b->blob.n,
-		    SQLITE_STATIC);
+		sqlite3_bind_int64(st, 7, data);
 		if (store_step_done(w->s, st, err, "writing sample values") == -1)
 			return -1;
 		if (b->deferred) {

@@ -9,58 +9,7 @@
 
 #include "alloc.h"
 #include "cancel.h"
-#include "kv.h"
-#include "sblock.h"
-#include "srows.h"
-#include "store-rollup.h"
-
-/* Rows collected by a read of buckets or of everything before they are
- * merged. */
-#define READ_MERGE_ROWS		(1024u * 1024)
-
-enum sel_mode { SEL_VALUES, SEL_BUCKETS, SEL_ALL, SEL_GROUPS };
-
-/* One read: its plan (rollups for [hlo, hhi], days for [dlo, dhi] of it,
- * blocks for the rest of [lo, hi]) and what it collects. */
-struct sel {
-	struct store *s;
-	const struct store_filter *f;
-	enum sel_mode mode;
-	int64_t metric;			/* 0: every metric */
-	int64_t lo, hi;
-	int rollups;
-	int64_t hlo, hhi, dlo, dhi;
-	int64_t *scopes;
-	size_t nscopes;
-	struct imap scopeset;
-	struct imap *lsmatch, *pmatch;	/* per label filter */
-	/* Per filter: the profile's mark (1 matches, 2 has the key and
-	 * does not: regex filters, store-labelrx.c), and whether an
-	 * absent key matches (a pattern matching ""). */
-	uint8_t *pbits, *empty_ok;
-	int64_t last_ls;
-	int last_ok;
-	struct imap profiles;		/* with a selected row */
-	struct imap counted;		/* f->raw: profiles looked up */
-	struct hmap rawm;		/* (profile, metric) under raw tags */
-	int64_t *colm;			/* per column of a block: its metric,
-					 * 0 to skip (SEL_ALL) */
-	size_t ncolm;
-	struct hole {
-		int64_t scope, lo, hi;
-	} *holes;			/* windows without a rollup, in H */
-	size_t nholes;
-	struct sblock_dec dec;
-	struct kv *kv;			/* SEL_VALUES: (callsite, value) */
-	size_t nkv, capkv;
-	uint32_t *dense;		/* callsite -> 1 + its pair in kv */
-	size_t ndense;
-	struct imap kvat;		/* the same past SEL_DENSE_MAX */
-	struct srows acc;		/* SEL_BUCKETS, SEL_ALL, SEL_GROUPS */
-	int64_t profile;		/* SEL_GROUPS: the block's */
-	size_t limit;
-	struct error *err;
-};
+#include "store-sel.h"
 
 /* The ids a bound statement returns, into a set. */
 static int
@@ -159,7 +108,7 @@ sel_init(struct sel *q, struct store *s, const struct store_filter *f,
 	return 0;
 }
 
-static void
+void
 sel_clear(struct sel *q)
 {
 	size_t i;
@@ -399,6 +348,15 @@ sel_block(struct sel *q, sqlite3_stmt *st, int64_t scope)
 	/* Rows the rollups answer, and count the profiles of. */
 	if (sel_rolled(q, scope, bmin, bmax))
 		return 0;
+	/* A block wholly in the window and outside the rollups' hours. */
+	if (q->block != NULL && q->metric != 0 && bmin >= q->lo &&
+	    bmax <= q->hi && (!q->rollups || bmax < q->hlo || bmin > q->hhi) &&
+	    (rc = q->block(q->run_arg, id, bmin, sqlite3_column_blob(st, 5),
+	    (size_t)sqlite3_column_bytes(st, 5), q->err)) != 0) {
+		if (rc == 1)
+			sel_profile(q, profile);
+		return rc == -1 ? -1 : 0;
+	}
 	if (sblock_dec_open(d, sqlite3_column_blob(st, 5),
 	    (size_t)sqlite3_column_bytes(st, 5), bmin, "sample block", id,
 	    q->err) == -1)
@@ -580,6 +538,14 @@ sel_windows(struct sel *q, int64_t scope, int64_t span, int64_t from,
 		if (np == 0)
 			continue;
 		q->s->rollups_read++;
+		if (q->run != NULL && np == 1 && (k = q->run(q->run_arg,
+		    sqlite3_column_int64(st, 0), start, sqlite3_column_blob(st,
+		    2), (size_t)sqlite3_column_bytes(st, 2), q->err)) != 0) {
+			if ((r = k) == -1)
+				break;
+			r = 0;
+			continue;
+		}
 		while ((r = sblock_dec_next(d, q->err)) == 1) {
 			if (cancel_poll(q->err) == -1) {
 				r = -1;
@@ -660,16 +626,42 @@ sel_run(struct sel *q)
 	return rc;
 }
 
-/* A read planned and run; on failure nothing is left to clear. */
-static int
+int
 sel_collect(struct sel *q, struct store *s, const struct store_filter *f,
-    enum sel_mode mode, struct error *err)
+    enum sel_mode mode, sel_offer_fn *run, sel_offer_fn *block,
+    void *run_arg, struct error *err)
 {
-	if (sel_init(q, s, f, mode, err) == -1 || sel_run(q) == -1) {
+	if (sel_init(q, s, f, mode, err) == -1) {
+		sel_clear(q);
+		return -1;
+	}
+	q->run = run;
+	q->block = block;
+	q->run_arg = run_arg;
+	if (sel_run(q) == -1) {
 		sel_clear(q);
 		return -1;
 	}
 	return 0;
+}
+
+void
+sel_values_out(struct sel *q, struct store_cs_value **out, size_t *n,
+    int64_t *nprofiles)
+{
+	struct store_cs_value *v;
+	size_t i;
+
+	kv_sort(q->kv, q->nkv);
+	v = xcalloc(q->nkv ? q->nkv : 1, sizeof *v);
+	for (i = 0; i < q->nkv; i++) {
+		v[i].callsite = (int64_t)q->kv[i].k;
+		v[i].value = q->kv[i].v;
+	}
+	*out = v;
+	*n = q->nkv;
+	*nprofiles = (int64_t)q->profiles.n;
+	sel_clear(q);
 }
 
 int
@@ -678,104 +670,12 @@ store_select_values(struct store *s, const struct store_filter *f,
     struct error *err)
 {
 	struct sel q;
-	struct store_cs_value *v;
-	size_t i;
 
 	*out = NULL;
 	*n = 0;
 	*nprofiles = 0;
-	if (sel_collect(&q, s, f, SEL_VALUES, err) == -1)
+	if (sel_collect(&q, s, f, SEL_VALUES, NULL, NULL, NULL, err) == -1)
 		return -1;
-	kv_sort(q.kv, q.nkv);
-	v = xcalloc(q.nkv ? q.nkv : 1, sizeof *v);
-	for (i = 0; i < q.nkv; i++) {
-		v[i].callsite = (int64_t)q.kv[i].k;
-		v[i].value = q.kv[i].v;
-	}
-	*out = v;
-	*n = q.nkv;
-	*nprofiles = (int64_t)q.profiles.n;
-	sel_clear(&q);
+	sel_values_out(&q, out, n, nprofiles);
 	return 0;
-}
-
-int
-store_select_buckets(struct store *s, const struct store_filter *f,
-    struct store_bucket_value **out, size_t *n, struct error *err)
-{
-	struct sel q;
-	struct store_bucket_value *v;
-	size_t i;
-
-	*out = NULL;
-	*n = 0;
-	if (sel_collect(&q, s, f, SEL_BUCKETS, err) == -1)
-		return -1;
-	srows_sort_merge(&q.acc);
-	v = xcalloc(q.acc.n ? q.acc.n : 1, sizeof *v);
-	for (i = 0; i < q.acc.n; i++) {
-		v[i].bucket = q.acc.ls[i];
-		v[i].callsite = q.acc.cs[i];
-		v[i].value = q.acc.v[i];
-	}
-	*out = v;
-	*n = q.acc.n;
-	sel_clear(&q);
-	return 0;
-}
-
-int
-store_select_groups(struct store *s, const struct store_filter *f,
-    struct store_group_value **out, size_t *n, struct error *err)
-{
-	struct sel q;
-	struct store_group_value *v;
-	size_t i;
-
-	*out = NULL;
-	*n = 0;
-	if (sel_collect(&q, s, f, SEL_GROUPS, err) == -1)
-		return -1;
-	srows_sort_merge(&q.acc);
-	v = xcalloc(q.acc.n ? q.acc.n : 1, sizeof *v);
-	for (i = 0; i < q.acc.n; i++) {
-		v[i].bucket = q.acc.ls[i];
-		v[i].profile = q.acc.cs[i];
-		v[i].labelset = q.acc.bucket[i];
-		v[i].value = q.acc.v[i];
-	}
-	*out = v;
-	*n = q.acc.n;
-	sel_clear(&q);
-	return 0;
-}
-
-/* Export's read (store_select_all, store-read.c): its rows sorted
- * by (callsite, label set, metric) and summed, and the profiles with a
- * row; both for the caller to free. */
-int
-store_select_export(struct store *s, const struct store_filter *f,
-    struct srows *rows, struct imap *profiles, struct error *err)
-{
-	struct sel q;
-
-	if (sel_collect(&q, s, f, SEL_ALL, err) == -1)
-		return -1;
-	srows_sort_merge(&q.acc);
-	*rows = q.acc;
-	*profiles = q.profiles;
-	memset(&q.acc, 0, sizeof q.acc);
-	memset(&q.profiles, 0, sizeof q.profiles);
-	sel_clear(&q);
-	return 0;
-}
-
-/* The query threads' connections: a page cache that holds a week's
- * rollups and time index, and the file mapped rather than copied. */
-void
-store_select_tune(struct store *s)
-{
-	sqlite3_exec(s->db, "PRAGMA cache_size = -32768", NULL, NULL, NULL);
-	sqlite3_exec(s->db, "PRAGMA mmap_size = 1073741824", NULL, NULL,
-	    NULL);
 }

@@ -437,9 +437,11 @@ svt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int argc,
 		c->only_profile = sqlite3_value_int64(argv[a++]);
 	if (idx & IDX_METRIC)
 		c->only_metric = sqlite3_value_int64(argv[a++]);
-	if (c->blocks == NULL && sqlite3_prepare_v2(db, "SELECT id, "
-	    "bucket_min, bucket_max, metrics, data FROM sample_block "
-	    "WHERE profile_id = ?1 ORDER BY bucket_min, id", -1, &c->blocks,
+	if (c->blocks == NULL && sqlite3_prepare_v2(db, "SELECT b.id, "
+	    "b.bucket_min, b.bucket_max, b.metrics, d.data FROM "
+	    "sample_block b CROSS JOIN block_data d ON d.id = b.data_id "
+	    "WHERE b.profile_id = ?1 ORDER BY b.bucket_min, b.id", -1,
+	    &c->blocks,
 	    NULL) != SQLITE_OK)
 		return SQLITE_ERROR;
 	if (!(idx & IDX_PROFILE)) {

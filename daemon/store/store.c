@@ -11,6 +11,7 @@
 #include "alloc.h"
 #include "clock.h"
 #include "schema.h"
+#include "store-fsum.h"
 #include "store-int.h"
 
 static const struct store_sql stmt_sql[S_COUNT] = {
@@ -193,6 +194,7 @@ store_close(struct store *s)
 		return;
 	store_ckpt_stop(s);
 	store_cs_free(s);
+	store_fsum_free(s);
 	store_samples_finalize(s);
 	store_counts_finalize(s);
 	store_series_finalize(s);

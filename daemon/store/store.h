@@ -58,6 +58,9 @@ int64_t store_frame(struct store *, int64_t function_id, int64_t mapping_id,
  * root's is 0).  Interned in memory, in a transaction: ids below 2^32. */
 int64_t store_callsite(struct store *, int64_t parent_id, int64_t frame_id,
     int64_t depth, struct error *);
+/* This transaction will ask for about n callsites (a profile's samples):
+ * room made at once when most of them will be new, a hint only. */
+void store_callsites_expect(struct store *, size_t n);
 /* *created is set when the label set is new (the caller adds its labels). */
 int64_t store_labelset(struct store *, const void *canon, size_t len,
     int *created, struct error *);

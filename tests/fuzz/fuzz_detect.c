@@ -5,10 +5,21 @@
  * with the table's order (the first that claims wins). */
 #include "folded.h"
 #include "fuzz.h"
+#include "perf-script.h"
 #include "perfetto.h"
 #include "pprof.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int64_t __wrap_now_ns(void);
+
+/* The link wraps now_ns (tests/fuzz/CMakeLists.txt): perf script samples
+ * without a file time are placed before the import's time, which must be
+ * the same for the plain and the gzipped decode. */
+int64_t
+__wrap_now_ns(void)
+{
+	return 1700000000000000000ll;
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -20,7 +31,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	want = pprof_sniff(data, head) ? "pprof" :
 	    perfetto_sniff(data, head) ? "perfetto" :
-	    folded_sniff(data, head) ? "folded" : NULL;
+	    folded_sniff(data, head) ? "folded" :
+	    perf_script_sniff(data, head) ? "perf-script" : NULL;
 	f = format_detect(data, head, &err);
 	FZ_CHECK((f == NULL) == (want == NULL));
 	FZ_CHECK(f == NULL || strcmp(f->name, want) == 0);

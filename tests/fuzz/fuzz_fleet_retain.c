@@ -20,7 +20,8 @@ static int
 fuzz_retain_drop(const char *sql)
 {
 	static const char *const tables[] = { "samples", "profiles",
-	    "profile_metrics", "samples_hourly" };
+	    "profile_metrics", "samples_hourly", "samples_profiles",
+	    "samples_daily" };
 	char want[96];
 	size_t i;
 

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # test_fleet_hourly.sh: the fleet's hourly sums (schema/clickhouse/
-# 005-hourly.sql, issue 29) give what the rows give.  Real profiles (the
+# 005-hourly.sql, issue 29), profile rows (006-profile-rows.sql, issue
+# 41) and daily sums (007-daily.sql) give what the rows give.  Real profiles (the
 # CPU and heap fixtures) re-timed 20 minutes apart over five hours,
 # instances a and b alternating, are shipped to one ClickHouse: half of
-# them before the database has version 5 (the step then runs on a
-# database holding rows, and its backfill sums them), half after (the
-# materialized view sums them as they land).  Every view of the fleet
+# them before the database has versions 5 to 7 (the steps then run on a
+# database holding rows, and their backfills sum and count them), half
+# after (the materialized views do as they land).  Every view of the fleet
 # (top, tree, timeline, diff) equals the local one over the whole
 # series, a window of whole hours, a window with partial hours at both
 # ends, a label filter, and for the heap's gauge (an average per
@@ -37,11 +38,14 @@ push_at() {
 for k in 0 1 2 3 4 5 6; do push_at "$k"; done
 wait_until "14 profiles shipped" fleet_shipped "$SOCK" 14
 
-# The database as version 4 left it: no hourly sums, version 5 not
-# recorded; profd started again runs the step on it.
+# The database as version 4 left it: no hourly sums, profile rows nor
+# daily sums, versions 5 to 7 not recorded; profd started again runs the
+# steps on it.
 stop_profd
-ch a "DROP TABLE $db.samples_hourly_mv" >/dev/null
-ch a "DROP TABLE $db.samples_hourly" >/dev/null
+for t in samples_hourly_mv samples_hourly samples_profiles_mv \
+    samples_profiles samples_daily_mv samples_daily; do
+	ch a "DROP TABLE $db.$t" >/dev/null
+done
 ch a "DROP TABLE $db.schema_version" >/dev/null
 ch a "CREATE TABLE $db.schema_version (version UInt32, applied DateTime)
     ENGINE = ReplacingMergeTree ORDER BY version" >/dev/null
@@ -53,23 +57,54 @@ fleet_up
 version_is() {
 	[ "$(ch a "SELECT max(version) FROM $db.schema_version")" = "$1" ]
 }
-wait_until "version 5 recorded" version_is 5
-[ "$(ch a "SELECT sum(value) FROM $db.samples_hourly")" = "$(ch a "SELECT
-    sum(value) FROM $db.samples WHERE NOT endsWith(metric, '\\0raw')")" ] ||
-    fail "the backfill's sums are not the rows'"
-ok "version 5 on a database with rows: the hourly sums are the rows' ($(ch a "SELECT count() FROM $db.samples_hourly") rows for $(ch a "SELECT count() FROM $db.samples"))"
+wait_until "version 7 recorded" version_is 7
+# sums_of TABLE KEYS: per key the sum of value (but sums of 0, which a
+# SummingMergeTree's merge drops).
+sums_of() {
+	ch a "SELECT $2, sum(value) AS v FROM $db.$1 WHERE NOT endsWith(metric,
+	    '\\0raw') GROUP BY $2 HAVING v != 0 ORDER BY $2"
+}
+sums_same() {
+	sums_of samples "scope, metric, host, toStartOfHour(time), stack_hash" >"$T/h.want"
+	sums_of samples_hourly "scope, metric, host, hour, stack_hash" >"$T/h.got"
+	sums_of samples "scope, metric, date, stack_hash" >"$T/d.want"
+	sums_of samples_daily "scope, metric, date, stack_hash" >"$T/d.got"
+	[ -s "$T/h.want" ] && cmp -s "$T/h.want" "$T/h.got" &&
+	    cmp -s "$T/d.want" "$T/d.got"
+}
+sums_same || fail "the backfill's hourly or daily sums are not the rows'"
+# profile_rows: per (scope, metric, host, time, profile) what samples has.
+profile_rows() {
+	ch a "SELECT scope, metric, host, time, profile, sum(rows) FROM
+	    $db.$1 GROUP BY scope, metric, host, time, profile ORDER BY
+	    scope, metric, host, time, profile"
+}
+profile_rows_of_samples() {
+	ch a "SELECT scope, metric, host, time, profile, count() FROM
+	    $db.samples GROUP BY scope, metric, host, time, profile ORDER BY
+	    scope, metric, host, time, profile"
+}
+profile_rows samples_profiles >"$T/pr.got"
+profile_rows_of_samples >"$T/pr.want"
+[ -s "$T/pr.want" ] && cmp -s "$T/pr.want" "$T/pr.got" ||
+    fail "the backfill's profile rows are not samples': $(diff "$T/pr.want" "$T/pr.got" | head -5)"
+ok "versions 5 to 7 on a database with rows: the hourly sums, the profile rows and the daily sums are the rows' ($(ch a "SELECT count() FROM $db.samples_hourly"), $(ch a "SELECT count() FROM $db.samples_profiles") and $(ch a "SELECT count() FROM $db.samples_daily") rows for $(ch a "SELECT count() FROM $db.samples"))"
 
 # Shipped after: the view sums them.  The store holds all 30.
 for k in 7 8 9 10 11 12 13 14; do push_at "$k"; done
 wait_until "16 more profiles shipped" fleet_shipped "$SOCK" 16
-[ "$(ch a "SELECT sum(value) FROM $db.samples_hourly")" = "$(ch a "SELECT
-    sum(value) FROM $db.samples WHERE NOT endsWith(metric, '\\0raw')")" ] ||
-    fail "the view's sums are not the rows'"
-ok "rows shipped after version 5 are summed per hour as they land"
+sums_same || fail "the views' hourly or daily sums are not the rows'"
+profile_rows samples_profiles >"$T/pr.got"
+profile_rows_of_samples >"$T/pr.want"
+cmp -s "$T/pr.want" "$T/pr.got" ||
+    fail "the view's profile rows are not samples': $(diff "$T/pr.want" "$T/pr.got" | head -5)"
+ok "rows shipped after versions 5 to 7 are summed per hour and day and counted per profile as they land"
 
 iso() { date -u -d "@$1" +%Y-%m-%dT%H:%M:%SZ; }
 whole="since=$(iso $((H0 + 3600)))&until=$(iso $((H0 + 4 * 3600 - 1)))"
 part="since=$(iso $((H0 + 1500)))&until=$(iso $((H0 + 4 * 3600 + 1700)))"
+# Days around the series' day: it is whole in any time zone.
+wide="since=$(iso $((H0 - 172800)))&until=$(iso $((H0 + 259200)))"
 n=0
 for w in "" "&$whole" "&$part"; do
 	for q in "scope=cpu" "scope=cpu&label=instance%3Da" \
@@ -83,6 +118,15 @@ for w in "" "&$whole" "&$part"; do
 		n=$((n + 4))
 	done
 done
+# Whole days (of every host, and with a host named: its hours).
+for q in "scope=cpu" "scope=heap&metric=alloc_space"; do
+	for w in "" "&$wide"; do
+		fleet_same top "$q$w" "$SOCK" "$SOCK"
+		fleet_same tree "$q$w" "$SOCK" "$SOCK"
+		fleet_same top "$q$w&host=h1" "$SOCK" "$SOCK"
+		n=$((n + 3))
+	done
+done
 # Each window's profiles counted: 5 whole hours' worth.
 total() {	# total QUERY: the fleet's top total and profile count
 	curl -s --unix-socket "$SOCK" "http://localhost/v1/top?$1&fleet=1" |
@@ -91,7 +135,7 @@ total() {	# total QUERY: the fleet's top total and profile count
 [ "$(total "scope=cpu&$whole" | cut -d' ' -f2)" = 9 ] &&
     [ "$(total "scope=cpu&$part" | cut -d' ' -f2)" = 13 ] ||
     fail "windows' profiles: $(total "scope=cpu&$whole"), $(total "scope=cpu&$part")"
-ok "the fleet's $n views equal the local ones: whole series, whole hours, partial hours, label filters, the heap's gauge average"
+ok "the fleet's $n views equal the local ones: whole series, whole days, whole hours, partial hours, a host named, label filters, the heap's gauge average"
 
 # Which windows read the sums: one more in an hour of the whole window
 # (the stack of the CPU profile's first row) moves the fleet's default
@@ -111,3 +155,36 @@ ch a "INSERT INTO $db.samples_hourly VALUES (toDate($((H0 + 3600))), 'cpu',
 [ "$(total "scope=cpu&metric=cpu&since=$(iso $((H0 + 3700)))&until=$(iso $((H0 + 3 * 3600 - 1)))" | cut -d' ' -f1)" = "$before_e" ] ||
     fail "an hour in part reads the hourly sums"
 ok "whole hours read the hourly sums; a label filter and the hours in part read the rows"
+
+# The profile count reads samples_profiles, but for a label filter: a
+# profile row there (of no sample) is counted in a window that has its
+# time, not under a label filter nor outside the window.
+before_p=$(total "scope=cpu&metric=cpu&$whole" | cut -d' ' -f2)
+before_pl=$(total "scope=cpu&metric=cpu&$whole&label=instance%3D~.*" | cut -d' ' -f2)
+ch a "INSERT INTO $db.samples_profiles VALUES (toDate($((H0 + 3600))), 'cpu',
+    'cpu/nanoseconds', 'h1', toDateTime($((H0 + 3600))), 12345, 1)" >/dev/null
+[ "$(total "scope=cpu&metric=cpu&$whole" | cut -d' ' -f2)" = $((before_p + 1)) ] ||
+    fail "the profile count does not read samples_profiles"
+[ "$(total "scope=cpu&metric=cpu&$whole&label=instance%3D~.*" | cut -d' ' -f2)" = "$before_pl" ] ||
+    fail "a label filter's profile count reads samples_profiles"
+[ "$(total "scope=cpu&metric=cpu&since=$(iso $((H0 + 3601)))&until=$(iso $((H0 + 4 * 3600 - 1)))" | cut -d' ' -f2)" = "$before_p" ] ||
+    fail "a window from a second after the profile row counts it: $(total "scope=cpu&metric=cpu&since=$(iso $((H0 + 3601)))&until=$(iso $((H0 + 4 * 3600 - 1)))")"
+ok "the profile count reads samples_profiles, to the second; a label filter reads the rows"
+
+# Whole days asked of every host read samples_daily: a row added there
+# moves a window without ends and one holding the whole day, not one of
+# some of its hours, nor one naming a host.
+before_a=$(total "scope=cpu&metric=cpu" | cut -d' ' -f1)
+before_d=$(total "scope=cpu&metric=cpu&$wide" | cut -d' ' -f1)
+before_p=$(total "scope=cpu&metric=cpu&$part" | cut -d' ' -f1)
+before_h=$(total "scope=cpu&metric=cpu&host=h1" | cut -d' ' -f1)
+ch a "INSERT INTO $db.samples_daily VALUES (toDate(toDateTime($((H0 + 600)))),
+    'cpu', 'cpu/nanoseconds', $hash, 500)" >/dev/null
+[ "$(total "scope=cpu&metric=cpu" | cut -d' ' -f1)" = $((before_a + 500)) ] &&
+    [ "$(total "scope=cpu&metric=cpu&$wide" | cut -d' ' -f1)" = $((before_d + 500)) ] ||
+    fail "whole days of every host do not read the daily sums"
+[ "$(total "scope=cpu&metric=cpu&$part" | cut -d' ' -f1)" = "$before_p" ] ||
+    fail "a window of some hours reads the daily sums"
+[ "$(total "scope=cpu&metric=cpu&host=h1" | cut -d' ' -f1)" = "$before_h" ] ||
+    fail "a window naming a host reads the daily sums"
+ok "whole days of every host read the daily sums; some hours of a day, or a host named, do not"

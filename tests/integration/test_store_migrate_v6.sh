@@ -7,7 +7,8 @@
 # answer of store-v6.answers (top, tree, export) is byte for byte what
 # profd answered before the upgrade, the same profile pushed again makes
 # no callsite, and new ones go on after the largest id; the old blocks
-# stay as they were (version 1) beside new, deflated ones (issue 29).
+# stay as they were (version 1) beside new, deflated ones (issue 29),
+# their data moved to block_data and counted (schema 13, issue 41).
 . "$(dirname "$0")/lib.sh"
 
 command -v sqlite3 >/dev/null 2>&1 || { echo "skip: no sqlite3 shell"; exit 77; }
@@ -62,14 +63,24 @@ ok "pushes go on after the upgrade, new ids after $max"
 [ "$(sqlite3 "$DB" "SELECT count(*) FROM sqlite_master WHERE
     name = 'profile_metric_metric'")" = 0 ] ||
     fail "profile_metric_metric is left after the upgrade"
-v1=$(sqlite3 "$DB" "SELECT count(*) FROM sample_block WHERE
-    substr(data, 1, 1) = x'01'")
-v2=$(sqlite3 "$DB" "SELECT count(*) FROM sample_block WHERE
-    substr(data, 1, 1) = x'02'")
+v1=$(sqlite3 "$DB" "SELECT count(*) FROM sample_block b JOIN block_data d
+    ON d.id = b.data_id WHERE substr(d.data, 1, 1) = x'01'")
+v2=$(sqlite3 "$DB" "SELECT count(*) FROM sample_block b JOIN block_data d
+    ON d.id = b.data_id WHERE substr(d.data, 1, 1) = x'02'")
 [ "$v1" -gt 0 ] && [ "$v2" -gt 0 ] ||
     fail "blocks: $v1 of version 1, $v2 of version 2"
 check_answers "$FIXTURES/store-v6.answers" 7
 ok "old blocks ($v1) and deflated new ones ($v2) read side by side"
+
+# Schema 13 (issue 41): every block's data a row of block_data, hashed,
+# named by exactly as many blocks as it counts.
+[ "$(sqlite3 "$DB" "SELECT count(*) FROM block_data d WHERE hash = 0 OR
+    refs != (SELECT count(*) FROM sample_block WHERE data_id = d.id)")" = 0 ] ||
+    fail "block_data: rows unhashed or counted wrong after the upgrade"
+[ "$(sqlite3 "$DB" "SELECT count(*) FROM sample_block b WHERE NOT EXISTS
+    (SELECT 1 FROM block_data WHERE id = b.data_id)")" = 0 ] ||
+    fail "blocks without their data after the upgrade"
+ok "block data moved, hashed and counted (schema 13)"
 
 stop_profd
 [ "$(sqlite3 "$DB" 'PRAGMA integrity_check')" = ok ] || fail "integrity_check"

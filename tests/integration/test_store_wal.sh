@@ -11,9 +11,11 @@ N=700
 BOUND=$((20 << 20))
 
 # Distinct blobs of one real profile: the raw protobuf with an unknown
-# field (skipped by the decoder) holding a counter.
+# field (skipped by the decoder) holding a counter, and one more sample
+# of its own (the store keeps equal blocks' data once: each must write).
 mkdir "$T/p"
-python3 "$TESTS_DIR/tools/distinct_pprof.py" "$FIXTURES/cpu.pprof" "$T/p" "$N"
+python3 "$TESTS_DIR/tools/distinct_pprof.py" --values 2 "$FIXTURES/cpu.pprof" \
+    "$T/p" "$N"
 
 start_profd
 db0=$(stat -c %s "$DB")

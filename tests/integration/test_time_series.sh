@@ -224,6 +224,91 @@ if sorted(got) != sorted(want) or any(abs(got[k] - want[k]) > 2000 for k in want
 PY
 ok "a gauge: average per series summed; last, max and sum as asked; its timeline step"
 
+# A gauge over whole hours: the average of a series' snapshots comes from
+# the window's sums (the hour's rollup run, the blocks of the edges) and
+# their count, not from every snapshot's blocks (docs/TIME.md, "How a
+# gauge window is read").  The six real snapshots replayed 15 s apart,
+# as a scraper takes them: four before 11:00, the hour 11:00 whole (its
+# first and last minutes: 240 would cost the test a minute; the rollup
+# is the same), two after 12:00.  profctl's average against the
+# snapshots' pprof -top averaged here, function by function.
+python3 - "$R1" "$T/gw" <<'PY' || fail "retiming the snapshots"
+import os, sys, gzip
+sys.path.insert(0, os.environ["TESTS_DIR"] + "/tools")
+from retime_pprof import without_field
+from pbwire import fv
+src, out = sys.argv[1], sys.argv[2]
+os.mkdir(out)
+h11 = 1704106800                          # 2024-01-01T11:00:00Z
+times = [h11 - 60 + 15 * i for i in range(4)]      # 10:59:00 .. 10:59:45
+times += [h11 + 15 * i for i in range(6)]          # 11:00:00 .. 11:01:15
+times += [h11 + 3540 + 15 * i for i in range(4)]   # 11:59:00 .. 11:59:45
+times += [h11 + 3600 + 15 * i for i in range(2)]   # 12:00:00, 12:00:15
+for i, t in enumerate(times):
+    raw = open("%s/heap.%d.pprof" % (src, i % 6 + 1), "rb").read()
+    if raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    with open("%s/%02d.pb" % (out, i), "wb") as f:
+        f.write(without_field(raw, 9) + fv(9, t * 10**9))
+PY
+out=$("$PROFCTL" push --scope gw --label instance=a "$T"/gw/*.pb) ||
+    fail "pushing the retimed snapshots: $out"
+[ "$(grep -c 'stored as profile' <<<"$out")" = 16 ] ||
+    fail "16 snapshots should be stored: $out"
+# Snapshot i is a copy of heap.(i mod 6 + 1): pprof -top of those six.
+for i in 1 2 3 4 5 6; do
+	TZ=UTC go tool pprof -symbolize=none -top -nodefraction=0 \
+	    -nodecount=100000 -sample_index=inuse_space -unit=B \
+	    "$R1/heap.$i.pprof" >"$T/gw/$i.top" 2>/dev/null || fail "pprof of heap.$i"
+done
+gw_vs() { # SINCE UNTIL FIRST LAST: top's average over the window against
+	# snapshots FIRST..LAST's pprof -top averaged
+	"$PROFCTL" top --scope gw --metric inuse_space --since "$1" \
+	    --until "$2" --json >"$T/gw.json" || fail "top of gw $1 $2"
+	python3 - "$T/gw.json" "$3" "$4" $(for i in $(seq 0 15); do
+	    echo "$T/gw/$((i % 6 + 1)).top"; done) <<'PY' ||
+import json, os, sys
+sys.path.insert(0, os.environ["TESTS_DIR"] + "/tools")
+from pprof_top import parse
+j = json.load(open(sys.argv[1]))
+first, last = int(sys.argv[2]), int(sys.argv[3])
+tops = sys.argv[4:][first:last + 1]
+n = len(tops)
+flat, total = {}, 0
+for path in tops:
+    t, rows = parse(path, "B")
+    total += t
+    for name, f, _, _ in rows:
+        flat[name] = flat.get(name, 0) + f
+got = {r["function"]: r["flat"] for r in j["rows"] if r["flat"]}
+want = {f: v / n for f, v in flat.items() if v}
+if j["metric"].get("aggregate") != "avg" or j["profiles"] != n:
+    sys.exit("aggregate %r of %r profiles, want avg of %d" %
+             (j["metric"].get("aggregate"), j["profiles"], n))
+# Each stack's average is rounded (half a byte a stack): a function's
+# flat and the total are off by at most half a byte a row.
+if sorted(got) != sorted(want):
+    sys.exit("functions differ: %r" % sorted(set(got) ^ set(want)))
+slack = len(j["rows"]) / 2 + 1
+bad = [(f, got[f], want[f]) for f in want if abs(got[f] - want[f]) > slack]
+if bad or abs(j["total"] - total / n) > len(j["rows"]) + 2:
+    sys.exit("average %d, want %.1f; functions off: %r" % (j["total"], total / n, bad[:5]))
+print("ok: average of %d snapshots, %d functions, total %d" % (n, len(got), j["total"]))
+PY
+		fail "gw's average $1 .. $2 differs from the snapshots' $3..$4"
+}
+gw_vs 2024-01-01T10:59:00Z 2024-01-01T12:00:15Z 0 15
+gw_vs 2024-01-01T11:00:00Z 2024-01-01T11:59:59Z 4 13
+gw_vs 2024-01-01T10:59:30Z 2024-01-01T12:00:00Z 2 14
+"$PROFCTL" top --scope gw --metric inuse_space | has -x "Type: inuse_space (average of 16 profiles)" ||
+    fail "the header should say the average of 16"
+pprof_vs gw inuse_space B "--aggregate last" "$T/gw/15.pb"
+pprof_vs gw inuse_space B "--aggregate last --until 2024-01-01T11:59:59Z" "$T/gw/13.pb"
+# The hour holds a copy of each of the six: their largest.
+pprof_vs gw inuse_space B "--aggregate max --since 2024-01-01T11:00:00Z --until 2024-01-01T11:59:59Z" \
+    "$(max_of "$R1"/heap.[1-6].pprof)"
+ok "a gauge over whole hours: the average of the snapshots (pprof -top averaged), last and max"
+
 # An old Pyroscope client's cumulative heap, each /ingest with the
 # previous one as prev_profile: the series' previous profile, which profd
 # keeps itself, gives the same differences (docs/INTAKE.md).

@@ -53,4 +53,5 @@ def main():
     sys.exit(bad)
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -1,6 +1,7 @@
 /* test_sblock.c: packed sample rows: sort and merge against a naive
  * oracle, encode/decode round trips (one bucket, many buckets, negative
- * and huge values, empty), merging row sets with different columns, and
+ * and huge values, empty), merging row sets with different columns,
+ * columns without a stream of their own (constants, copies), and
  * that every truncation or flipped byte of a blob is either refused as
  * corrupt or decodes to rows that still hold the block's invariants. */
 #include <stdint.h>
@@ -299,6 +300,64 @@ test_merge_sets(void)
 	srows_free(&o);
 }
 
+/* Columns without a stream of their own (issue 41): a rollup run's row
+ * counts, 1 at level 0 (a constant), alike for two metrics (a copy), and
+ * a CPU profile's nanoseconds, its sample counts times the period (a copy
+ * with another scale).  They read back the same, the blob is smaller by
+ * the streams not written, and a blob of them corrupted fails cleanly. */
+static void
+test_shared_cols(void)
+{
+	struct srows r = { 0 };
+	struct buf b = { 0 }, alone = { 0 };
+	int64_t v[5];
+	size_t i;
+
+	for (i = 0; i < 5; i++)
+		srows_col(&r, 20 + i);
+	for (i = 0; i < 400; i++) {
+		v[0] = 1;				/* constant */
+		v[1] = (int64_t)(rnd() % 4) + 1;	/* its own */
+		v[2] = 1;				/* constant */
+		v[3] = v[1] * 10000000;			/* v[1]'s stream */
+		v[4] = -v[1] * 3;			/* its own (sign) */
+		srows_push(&r, (int64_t)(i / 100), (int64_t)i, 60, v);
+	}
+	srows_sort_merge(&r);
+	CHECK(r.n == 400);
+	roundtrip(&r, 60);
+	fuzz(&r, 60);
+	sblock_encode(&r, 60, &b);
+	/* (flags: one bucket, shared columns) */
+	CHECK(b.p[0] == 1 && b.p[1] == 3);
+	/* Not shared: the same rows with a sixth column that differs in
+	 * every way from the others, encoded alone. */
+	srows_free(&r);
+	srows_col(&r, 21);
+	for (i = 0; i < 400; i++) {
+		v[0] = (int64_t)(i % 4) + 1;
+		srows_push(&r, (int64_t)(i / 100), (int64_t)i, 60, v);
+	}
+	srows_sort_merge(&r);
+	sblock_encode(&r, 60, &alone);
+	CHECK(alone.p[1] == 1);
+	/* Five columns cost the keys and two streams: one stream and
+	 * their headers more than one column. */
+	CHECK(b.n < alone.n + 400 + 32);
+	buf_free(&b);
+	buf_free(&alone);
+	/* A constant of one row, and negative constants (not shared). */
+	srows_free(&r);
+	for (i = 0; i < 2; i++)
+		srows_col(&r, 30 + i);
+	v[0] = 7;
+	v[1] = -7;
+	srows_push(&r, 0, 1, 0, v);
+	roundtrip(&r, 0);
+	fuzz(&r, 0);
+	srows_free(&r);
+}
+
 static void
 test_kv(void)
 {
@@ -325,6 +384,7 @@ main(void)
 	test_sort_merge();
 	test_values();
 	test_merge_sets();
+	test_shared_cols();
 	test_kv();
 	printf("test_sblock: %u checks\n", checks);
 	return 0;

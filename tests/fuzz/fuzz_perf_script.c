@@ -1,0 +1,34 @@
+/* fuzz_perf_script.c: the perf script decoder, as the importer opens a push
+ * with format=perf-script: plain, or gzipped (the harness also decodes a
+ * gzip of every plain input and checks both decodes agree).  See fuzz.h
+ * for the sink. */
+#include <stdlib.h>
+#include <time.h>
+
+#include "fuzz.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int64_t __wrap_now_ns(void);
+
+/* The link wraps now_ns (tests/fuzz/CMakeLists.txt): samples without a
+ * file time are placed before the import's time, which must be the same
+ * for the plain and the gzipped decode, and from run to run. */
+int64_t
+__wrap_now_ns(void)
+{
+	return 1700000000000000000ll;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static int zoned;
+
+	/* "# captured on" is read in the local time zone: a fixed one. */
+	if (!zoned) {
+		setenv("TZ", "UTC0", 1);
+		tzset();
+		zoned = 1;
+	}
+	return fz_decode_both(data, size, "perf-script");
+}

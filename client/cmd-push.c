@@ -37,6 +37,7 @@ struct cmd_push_args {
 	size_t		  nfiles;
 	size_t		  nstdin;	/* how many are "-" */
 	int		  progress;	/* -1: on a terminal; 0 off; 1 on */
+	const char	 *shown;	/* the result line's subject, else the path */
 };
 
 /*
@@ -359,13 +360,15 @@ cmd_push_one(struct client *c, const struct cmd_push_args *a,
 	 * the reasons profd's words: the line is shown safe. */
 	if (json_is_true(json_object_get(reply.json, "duplicate"))) {
 		termsafe_line(stdout, "%s: already stored as profile %"
-		    JSON_INTEGER_FORMAT "%s%s%s", path, json_integer_value(id),
+		    JSON_INTEGER_FORMAT "%s%s%s", a->shown != NULL ? a->shown :
+		    path, json_integer_value(id),
 		    dropped[0] ? " (" : "", dropped[0] ? dropped + 2 : "",
 		    dropped[0] ? ")" : "");
 	} else {
 		termsafe_line(stdout, "%s: stored as profile %"
 		    JSON_INTEGER_FORMAT " (%" JSON_INTEGER_FORMAT " samples%s)",
-		    path, json_integer_value(id), json_integer_value(samples),
+		    a->shown != NULL ? a->shown : path, json_integer_value(id),
+		    json_integer_value(samples),
 		    dropped);
 	}
 	fflush(stdout);
@@ -390,6 +393,8 @@ cmd_push_file(struct client *c, const char *path, const char *scope,
 	a.scope = scope;
 	a.format = format;
 	a.name = name;
+	/* The text is a temporary file: the line names what was recorded. */
+	a.shown = name;
 	a.progress = isatty(STDERR_FILENO);
 	return cmd_push_one(c, &a, path);
 }

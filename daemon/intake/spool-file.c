@@ -249,8 +249,9 @@ spool_type_reason(mode_t mode)
 		return "a device: the spool imports regular files only";
 	if (S_ISDIR(mode))
 		return "a directory where a profile file belongs (the only "
-		    "directories in a scope are the format directories pprof, "
-		    "perfetto and folded)";
+		    "directories in a scope are format directories, named as "
+		    "format= names them: pprof, perfetto, folded, "
+		    "perf-script, otlp)";
 	return "not a regular file: the spool imports regular files only";
 }
 

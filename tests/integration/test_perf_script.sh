@@ -177,7 +177,7 @@ ok "cut and garbled perf script refused with the line, nothing stored"
 # profctl record -- COMMAND: perf record -g, perf script, the push.
 out=$("$PROFCTL" record --scope rec --frequency 999 -- "$T/hot" 3 2>"$T/rec.err") ||
     fail "profctl record: $out $(cat "$T/rec.err")"
-case "$out" in *"stored as profile"*) ;; *) fail "record: $out" ;; esac
+case "$out" in "perf record of $T/hot: stored as profile"*) ;; *) fail "record: $out" ;; esac
 "$PROFCTL" top --scope rec --label comm=hot --json >"$T/top-rec.json"
 python3 - "$T/top-rec.json" <<'PY' || fail "profctl record's profile: $(cat "$T/top-rec.json")"
 import json, sys

@@ -81,28 +81,6 @@ static const struct rec_hooks fld_hooks = {
 
 /* ---- running the decoder ---- */
 
-/* A source that hands out a few bytes at a time, so lines straddle reads. */
-struct drip {
-	const uint8_t	*p;
-	size_t		 n, step;
-};
-
-static ssize_t
-drip_read(void *ctx, uint8_t *buf, size_t n, struct error *err)
-{
-	struct drip *d = ctx;
-
-	if (n > d->n)
-		n = d->n;
-	if (n > d->step)
-		n = d->step;
-	memcpy(buf, d->p, n);
-	d->p += n;
-	d->n -= n;
-	d->step = d->step % 7 + 1;
-	return (ssize_t)n;
-}
-
 static int
 decode_full(const void *text, size_t n, const struct limits *lim,
     const struct decode_opts *opts, int drip, struct rec *r,

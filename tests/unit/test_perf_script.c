@@ -21,28 +21,6 @@
 #include "stream.h"
 #include "testrec.h"
 
-/* A source that hands out a few bytes at a time, so lines straddle reads. */
-struct drip {
-	const uint8_t	*p;
-	size_t		 n, step;
-};
-
-static ssize_t
-drip_read(void *ctx, uint8_t *buf, size_t n, struct error *err)
-{
-	struct drip *d = ctx;
-
-	if (n > d->n)
-		n = d->n;
-	if (n > d->step)
-		n = d->step;
-	memcpy(buf, d->p, n);
-	d->p += n;
-	d->n -= n;
-	d->step = d->step % 7 + 1;
-	return (ssize_t)n;
-}
-
 static int
 decode_lim(const char *text, const struct limits *lim, int drip,
     struct rec *r, struct error *err)

@@ -361,4 +361,27 @@ rec_sink(struct rec *r)
 	return rec_attach(r);
 }
 
+/* A source that hands out a few bytes at a time, so that what a text
+ * decoder reads straddles reads (folded and perf script tests). */
+struct drip {
+	const uint8_t	*p;
+	size_t		 n, step;
+};
+
+static inline ssize_t
+drip_read(void *ctx, uint8_t *buf, size_t n, struct error *err)
+{
+	struct drip *d = ctx;
+
+	if (n > d->n)
+		n = d->n;
+	if (n > d->step)
+		n = d->step;
+	memcpy(buf, d->p, n);
+	d->p += n;
+	d->n -= n;
+	d->step = d->step % 7 + 1;
+	return (ssize_t)n;
+}
+
 #endif /* PROFD_TESTREC_H */

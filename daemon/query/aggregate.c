@@ -218,11 +218,11 @@ agg_avg_sums(struct store *s, const struct store_filter *f,
 	if (f->nprofiles > 0 || f->nlabels > 0 ||
 	    p[0].series != p[n - 1].series)
 		return 0;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		if (p[i].counted != COUNTED_WHOLE)
 			return 0;
+	for (i = 0; i < n; i++)
 		imap_put(&seen.in, (uint64_t)p[i].id, 1);
-	}
 	sf.scopes = &scope;
 	sf.nscopes = 1;
 	sf.raw = 0;

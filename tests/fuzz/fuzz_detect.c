@@ -5,6 +5,7 @@
  * with the table's order (the first that claims wins). */
 #include "folded.h"
 #include "fuzz.h"
+#include "otlp.h"
 #include "perf-script.h"
 #include "perfetto.h"
 #include "pprof.h"
@@ -31,6 +32,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	want = pprof_sniff(data, head) ? "pprof" :
 	    perfetto_sniff(data, head) ? "perfetto" :
+	    otlp_sniff(data, head) ? "otlp" :
 	    folded_sniff(data, head) ? "folded" :
 	    perf_script_sniff(data, head) ? "perf-script" : NULL;
 	f = format_detect(data, head, &err);

@@ -25,7 +25,9 @@ bmap_same(const struct bmap *m, const struct bmap_slot *s, const void *key,
 	uint32_t n;
 
 	memcpy(&n, r + 8, 4);
-	return n == len && memcmp(r + BMAP_HDR, key, len) == 0;
+	/* An empty key may come as NULL (an empty string of a decoder),
+	 * which memcmp may not be given even for 0 bytes. */
+	return n == len && (len == 0 || memcmp(r + BMAP_HDR, key, len) == 0);
 }
 
 static struct bmap_slot *

@@ -155,7 +155,10 @@ ok "--format perf-script and the spool"
 lines=$(wc -l <"$T/hot.txt")
 # The last frame cut inside (the text ends "...so.6)\n\n": line lines-1).
 head -c $(($(stat -c %s "$T/hot.txt") - 7)) "$T/hot.txt" >"$T/cut-byte.txt"
-awk -v n=$((lines / 2)) 'NR <= n { print } NR > n && /^\t/ { print; exit }' \
+# Cut after the first frame of the first sample that starts past line n
+# (line n may be the blank line that ends a sample).
+awk -v n=$((lines / 2)) 'NR <= n { print; next } { print }
+    /^[^\t]/ && NF { hdr = 1; next } hdr && /^\t/ { exit }' \
     "$T/hot.txt" >"$T/cut-line.txt"
 awk -v n=$((lines / 2)) 'NR == n { print "this is not perf script"; next } { print }' \
     "$T/hot.txt" >"$T/garbled.txt"

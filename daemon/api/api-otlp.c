@@ -29,6 +29,7 @@
 #include "otlp.h"
 #include "pbw.h"
 #include "scopename.h"
+#include "sha256.h"
 
 struct opush {
 	struct evbuffer *body;
@@ -137,7 +138,8 @@ otlp_refused(struct buf *why, size_t *rejected, size_t i, const char *msg)
 /* Profile i as a push: its scope, labels and what to decode. */
 static int
 otlp_push(struct api_call *call, struct otlp_req *r, size_t i,
-    const uint8_t *data, size_t len, struct push *p, struct error *err)
+    const uint8_t *data, size_t len, const uint8_t *digest, struct push *p,
+    struct error *err)
 {
 	const char *dflt = call->host->cfg->otlp_default_scope;
 	struct mstr svc, pfmt, payload;
@@ -167,6 +169,10 @@ otlp_push(struct api_call *call, struct otlp_req *r, size_t i,
 	}
 	p->format = xstrdup("otlp");
 	p->part = (int64_t)i + 1;
+	/* Decoded and hashed once for all its Profiles: each import costs
+	 * what its Profile holds, not the request's size again. */
+	p->otlp = r;
+	p->digest = digest;
 	p->data = data;
 	p->len = len;
 	return 0;
@@ -187,12 +193,17 @@ otlp_import(struct api_call *call, void *worker, struct otlp_req *r,
 	struct import_result res;
 	struct error e;
 	struct push p;
+	struct sha256 sh;
+	uint8_t digest[32];
 	int *ok = xcalloc(n ? n : 1, sizeof *ok);
 	int rc = 0;
 
+	sha256_init(&sh);
+	sha256_update(&sh, data, len);
+	sha256_final(&sh, digest);
 	for (i = 0; i < n; i++) {
 		memset(&e, 0, sizeof e);
-		if (otlp_push(call, r, i, data, len, &p, &e) == -1)
+		if (otlp_push(call, r, i, data, len, digest, &p, &e) == -1)
 			otlp_refused(why, rejected, i, e.msg);
 		else
 			ok[i] = 1;
@@ -207,7 +218,7 @@ otlp_import(struct api_call *call, void *worker, struct otlp_req *r,
 		if (!ok[i])
 			continue;
 		memset(&e, 0, sizeof e);
-		(void)otlp_push(call, r, i, data, len, &p, &e);
+		(void)otlp_push(call, r, i, data, len, digest, &p, &e);
 		if (api_pyro_import(call, worker, &p, &res, &e) == 0) {
 			import_result_clear(&res);
 			stored++;

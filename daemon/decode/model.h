@@ -92,6 +92,8 @@ struct model_meta {
 };
 
 /* What a push may say about how to read its blob. */
+struct otlp_req;
+
 struct decode_opts {
 	struct mstr metric_type;	/* folded: the metric of the counts */
 	struct mstr metric_unit;
@@ -100,8 +102,12 @@ struct decode_opts {
 	int64_t scale;
 	int64_t bucket_ns;		/* time bucket of timed samples */
 	/* otlp: which Profile of the request is this profile (1 the
-	 * first; 0: the request must hold exactly one). */
+	 * first; 0: the request must hold exactly one), and the request
+	 * when its caller has decoded it already (POST
+	 * /v1development/profiles, one import a Profile): the blob is then
+	 * not read, nor decoded again for each of its Profiles. */
 	int64_t part;
+	struct otlp_req *otlp;
 };
 
 /* Bytes a format's sniffer is shown (fewer at the end of a short input):

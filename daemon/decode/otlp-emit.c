@@ -8,16 +8,20 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "hmap.h"
 #include "otlp-int.h"
 
 struct em {
 	struct otlp_req *r;
 	const struct sink *sink;
 	struct error *err;
-	/* Sink ids by table index, 0 until emitted (stacks: -1). */
-	int64_t *maps, *funcs, *stacks;
-	/* A location's frames: first in frames, how many (0: not yet). */
-	size_t *loc_first, *loc_n;
+	/* Sink ids by table index, absent until emitted (stacks: the id
+	 * + 1, an empty stack's 0 being 1).  Maps, not arrays the size of
+	 * the dictionary: a request's Profiles share one dictionary and are
+	 * emitted one by one, each costing what it uses. */
+	struct imap maps, funcs, stacks;
+	/* A location's frames: first in frames + 1, and how many. */
+	struct imap loc_first, loc_n;
 	int64_t *frames;
 	size_t nframes, capframes;
 	int64_t *stack;			/* one stack's frames */
@@ -39,17 +43,19 @@ em_mapping(struct em *e, int64_t i)
 	const struct otlp_mapping *m = OTLP_AT(&e->r->mappings,
 	    struct otlp_mapping, i);
 	struct model_mapping mm;
+	int64_t id;
 
-	if (i == 0 || e->maps[i] != 0)
-		return e->maps[i];
+	if (i == 0 || (id = imap_get(&e->maps, (uint64_t)i)) != 0)
+		return i == 0 ? 0 : id;
 	memset(&mm, 0, sizeof mm);
 	mm.start = m->start;
 	mm.limit = m->limit;
 	mm.offset = m->offset;
 	mm.file = otlp_str(e->r, m->file);
-	if ((e->maps[i] = e->sink->mapping(e->sink->ctx, &mm, e->err)) <= 0)
+	if ((id = e->sink->mapping(e->sink->ctx, &mm, e->err)) <= 0)
 		return em_failed(e, "mapping");
-	return e->maps[i];
+	imap_put(&e->maps, (uint64_t)i, id);
+	return id;
 }
 
 static int64_t
@@ -58,17 +64,19 @@ em_function(struct em *e, int64_t i)
 	const struct otlp_function *f = OTLP_AT(&e->r->functions,
 	    struct otlp_function, i);
 	struct model_function mf;
+	int64_t id;
 
-	if (i == 0 || e->funcs[i] != 0)
-		return e->funcs[i];
+	if (i == 0 || (id = imap_get(&e->funcs, (uint64_t)i)) != 0)
+		return i == 0 ? 0 : id;
 	memset(&mf, 0, sizeof mf);
 	mf.name = otlp_str(e->r, f->name);
 	mf.system_name = otlp_str(e->r, f->system_name);
 	mf.file = otlp_str(e->r, f->file);
 	mf.start_line = f->start_line;
-	if ((e->funcs[i] = e->sink->function(e->sink->ctx, &mf, e->err)) <= 0)
+	if ((id = e->sink->function(e->sink->ctx, &mf, e->err)) <= 0)
 		return em_failed(e, "function");
-	return e->funcs[i];
+	imap_put(&e->funcs, (uint64_t)i, id);
+	return id;
 }
 
 static int
@@ -94,11 +102,10 @@ em_location(struct em *e, int64_t i)
 	const struct otlp_location *l = OTLP_AT(&e->r->locations,
 	    struct otlp_location, i);
 	struct model_frame fr;
-	size_t k;
+	size_t k, first = e->nframes;
 
-	if (e->loc_n[i] != 0)
+	if (imap_get(&e->loc_n, (uint64_t)i) != 0)
 		return 0;
-	e->loc_first[i] = e->nframes;
 	memset(&fr, 0, sizeof fr);
 	if ((fr.mapping = em_mapping(e, l->mapping)) < 0)
 		return -1;
@@ -118,7 +125,9 @@ em_location(struct em *e, int64_t i)
 		if (em_frame(e, &fr) == -1)
 			return -1;
 	}
-	e->loc_n[i] = e->nframes - e->loc_first[i];
+	/* At least one frame: an unsymbolized location is its address. */
+	imap_put(&e->loc_first, (uint64_t)i, (int64_t)first + 1);
+	imap_put(&e->loc_n, (uint64_t)i, (int64_t)(e->nframes - first));
 	return 0;
 }
 
@@ -128,30 +137,30 @@ em_stack(struct em *e, int64_t i)
 {
 	const struct otlp_run *st = OTLP_AT(&e->r->stacks, struct otlp_run,
 	    i);
-	size_t k, j, n = 0;
-	int64_t loc;
+	size_t k, j, n = 0, first, nf;
+	int64_t loc, id = imap_get(&e->stacks, (uint64_t)i);
 
-	if (e->stacks[i] >= 0)
-		return e->stacks[i];
+	if (id != 0)
+		return id - 1;
 	for (k = 0; k < st->n; k++) {
 		loc = e->r->idx.v[st->first + k];
 		if (em_location(e, loc) == -1)
 			return -1;
-		if (e->capstack < n + e->loc_n[loc]) {
-			e->capstack = (n + e->loc_n[loc]) * 2;
+		first = (size_t)imap_get(&e->loc_first, (uint64_t)loc) - 1;
+		nf = (size_t)imap_get(&e->loc_n, (uint64_t)loc);
+		if (e->capstack < n + nf) {
+			e->capstack = (n + nf) * 2;
 			e->stack = xreallocarray(e->stack, e->capstack,
 			    sizeof *e->stack);
 		}
-		for (j = 0; j < e->loc_n[loc]; j++)
-			e->stack[n++] = e->frames[e->loc_first[loc] + j];
+		for (j = 0; j < nf; j++)
+			e->stack[n++] = e->frames[first + j];
 	}
-	e->stacks[i] = 0;
-	if (n > 0 && (e->stacks[i] = e->sink->stack(e->sink->ctx, e->stack,
-	    n, e->err)) <= 0) {
-		e->stacks[i] = -1;
+	if (n > 0 && (id = e->sink->stack(e->sink->ctx, e->stack, n,
+	    e->err)) <= 0)
 		return em_failed(e, "stack");
-	}
-	return e->stacks[i];
+	imap_put(&e->stacks, (uint64_t)i, id + 1);
+	return id;
 }
 
 /* A sample's labels: its attributes (an integer one numeric, with its
@@ -237,11 +246,11 @@ em_sample(struct em *e, const struct otlp_sample *s)
 static void
 em_free(struct em *e)
 {
-	free(e->maps);
-	free(e->funcs);
-	free(e->stacks);
-	free(e->loc_first);
-	free(e->loc_n);
+	imap_clear(&e->maps);
+	imap_clear(&e->funcs);
+	imap_clear(&e->stacks);
+	imap_clear(&e->loc_first);
+	imap_clear(&e->loc_n);
 	free(e->frames);
 	free(e->stack);
 	free(e->labels);
@@ -264,12 +273,6 @@ otlp_emit(struct otlp_req *r, size_t i, const struct sink *sink,
 	e.r = r;
 	e.sink = sink;
 	e.err = err;
-	e.maps = xcalloc(r->mappings.n, sizeof *e.maps);
-	e.funcs = xcalloc(r->functions.n, sizeof *e.funcs);
-	e.stacks = xreallocarray(NULL, r->stacks.n, sizeof *e.stacks);
-	memset(e.stacks, 0xff, r->stacks.n * sizeof *e.stacks);
-	e.loc_first = xcalloc(r->locations.n, sizeof *e.loc_first);
-	e.loc_n = xcalloc(r->locations.n, sizeof *e.loc_n);
 	if (sink->sizes != NULL) {
 		memset(&sz, 0, sizeof sz);
 		sz.strings = r->strings.n;

@@ -410,11 +410,13 @@ int
 otlp_decode_stream(struct stream *in, const struct decode_opts *opts,
     const struct limits *lim, const struct sink *sink, struct error *err)
 {
-	struct otlp_req *r = NULL;
+	struct otlp_req *r = opts->otlp;
 	uint8_t *data = NULL;
 	size_t len = 0, n, i;
 	int json, rc = -1;
 
+	if (r != NULL)
+		goto decoded;
 	if (stream_slurp(in, lim->max_inflated, &data, &len, err) == -1)
 		return -1;
 	if ((json = otlp_is_json(data, len)) && len > lim->max_json) {
@@ -424,6 +426,7 @@ otlp_decode_stream(struct stream *in, const struct decode_opts *opts,
 	}
 	if (otlp_req_decode(data, len, json, lim, &r, err) == -1)
 		goto out;
+decoded:
 	n = otlp_req_profiles(r);
 	i = opts->part > 0 ? (size_t)(opts->part - 1) : 0;
 	if (opts->part <= 0 && n != 1) {
@@ -442,7 +445,8 @@ otlp_decode_stream(struct stream *in, const struct decode_opts *opts,
 		goto out;
 	rc = 0;
 out:
-	otlp_req_free(r);
+	if (r != opts->otlp)
+		otlp_req_free(r);
 	free(data);
 	return rc;
 }

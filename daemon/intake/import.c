@@ -473,7 +473,9 @@ importer_run(struct importer *im, const struct import_request *req,
 		sha256_init(&sh);
 		if (req->salt_len > 0)
 			sha256_update(&sh, req->salt, req->salt_len);
-		for (i = 0; i < niov; i++)
+		if (req->digest != NULL)
+			sha256_update(&sh, req->digest, 32);
+		for (i = 0; req->digest == NULL && i < niov; i++)
 			sha256_update(&sh, iov[i].iov_base, iov[i].iov_len);
 		sha256_final(&sh, hash);
 		if ((dup = store_profile_find(im->store, scope_id, hash,

@@ -77,6 +77,10 @@ struct import_request {
 	 * time ranges is two profiles, not a duplicate). */
 	const uint8_t *salt;
 	size_t salt_len;
+	/* In memory: the blob's SHA-256, when its caller has it (one blob
+	 * imported as several profiles, an OTLP request's Profiles): hashed
+	 * after the salt in place of the blob, which is not read again. */
+	const uint8_t *digest;
 	/* Where the import says how far it is (activity_progress of the
 	 * activity begun for it), or NULL. */
 	struct activity_progress *progress;

@@ -237,6 +237,8 @@ push_run(const struct push_env *env, struct import_worker *w, struct push *p,
 	req.opts.scale = p->scale;
 	req.opts.bucket_ns = p->bucket_ns;
 	req.opts.part = p->part;
+	req.opts.otlp = p->otlp;
+	req.digest = p->digest;
 	req.time_ns = p->time_ns;
 	req.duration_ns = p->duration_ns;
 	/* Folded text has no time of its own: the same stacks pushed for

@@ -25,6 +25,8 @@ struct push {
 	int64_t bucket_ns;
 	/* otlp: which Profile of the request (decode_opts.part). */
 	int64_t part;
+	struct otlp_req *otlp;		/* otlp: the request, decoded */
+	const uint8_t *digest;		/* otlp: the request's SHA-256 */
 	/* If the profile has none: its time (0: now) and duration. */
 	int64_t time_ns, duration_ns;
 	struct import_label *labels;

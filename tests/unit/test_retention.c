@@ -53,29 +53,7 @@ callsites(void)
 static char *
 top_with(struct csindex *x, const char *scope)
 {
-	struct selection sel;
-	struct top_params tp = { &sel, 0, GRAN_FUNCTION };
-	struct top_result r;
-	struct error err = { 0 };
-	char *out = xstrdup(""), *next;
-	size_t i;
-
-	memset(&sel, 0, sizeof sel);
-	CHECK(selection_param(&sel, "scope", scope, 0, &err) == 1);
-	CHECK(selection_check(&sel, &err) == 0);
-	if (top_query(testquery_src(rd, x), &tp, &r, &err) == -1) {
-		fprintf(stderr, "top %s: %s\n", scope, err.msg);
-		exit(1);
-	}
-	for (i = 0; i < r.nrows; i++) {
-		xasprintf(&next, "%s%s %lld %lld\n", out, r.rows[i].function,
-		    (long long)r.rows[i].flat, (long long)r.rows[i].cum);
-		free(out);
-		out = next;
-	}
-	top_result_clear(&r);
-	selection_clear(&sel);
-	return out;
+	return testquery_top_text(rd, x, scope);
 }
 
 static char *

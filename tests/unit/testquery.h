@@ -7,6 +7,7 @@
 #include "selection.h"
 #include "source.h"
 #include "testimport.h"
+#include "top.h"
 
 /* The store's stack source over (store, index), as a query thread makes
  * it: one kept per pair, freed at exit. */
@@ -53,6 +54,36 @@ testquery_sel(struct selection *sel, const char *const *kv)
 		}
 	CHECK(selection_check(sel, &err) == 0);
 	CHECK(selection_compile(sel, &err) == 0);
+}
+
+/* "function flat cum\n" for every row of top over a scope, read through
+ * (store, index): stores compared by their answers. */
+static inline char *
+testquery_top_text(struct store *s, struct csindex *idx, const char *scope)
+{
+	struct selection sel;
+	struct top_params tp = { &sel, 0, GRAN_FUNCTION };
+	struct top_result r;
+	struct error err = { 0 };
+	char *out = xstrdup(""), *next;
+	size_t i;
+
+	memset(&sel, 0, sizeof sel);
+	CHECK(selection_param(&sel, "scope", scope, 0, &err) == 1);
+	CHECK(selection_check(&sel, &err) == 0);
+	if (top_query(testquery_src(s, idx), &tp, &r, &err) == -1) {
+		fprintf(stderr, "top %s: %s\n", scope, err.msg);
+		exit(1);
+	}
+	for (i = 0; i < r.nrows; i++) {
+		xasprintf(&next, "%s%s %lld %lld\n", out, r.rows[i].function,
+		    (long long)r.rows[i].flat, (long long)r.rows[i].cum);
+		free(out);
+		out = next;
+	}
+	top_result_clear(&r);
+	selection_clear(&sel);
+	return out;
 }
 
 #endif

@@ -486,38 +486,14 @@ func readProfile(name string) []byte {
 func withTime(p []byte, t, d int64) []byte {
 	var b bytes.Buffer
 	for off := 0; off < len(p); {
-		start := off
-		key, n := binary.Uvarint(p[off:])
-		if n <= 0 {
-			fatalf("%s: bad field key at byte %d", *timedIn, off)
+		f, _, _, _, n := pbField(p[off:])
+		if n == 0 {
+			fatalf("%s: a malformed field at byte %d", *timedIn, off)
+		}
+		if f != 9 && (f != 10 || d == 0) {
+			b.Write(p[off : off+n])
 		}
 		off += n
-		switch key & 7 {
-		case 0:
-			_, n = binary.Uvarint(p[off:])
-			if n <= 0 {
-				fatalf("%s: bad varint at byte %d", *timedIn, off)
-			}
-			off += n
-		case 1:
-			off += 8
-		case 5:
-			off += 4
-		case 2:
-			l, n := binary.Uvarint(p[off:])
-			if n <= 0 || l > uint64(len(p)-off-n) {
-				fatalf("%s: bad length at byte %d", *timedIn, off)
-			}
-			off += n + int(l)
-		default:
-			fatalf("%s: wire type %d at byte %d", *timedIn, key&7, start)
-		}
-		if off > len(p) {
-			fatalf("%s: truncated at byte %d", *timedIn, start)
-		}
-		if f := key >> 3; f != 9 && (f != 10 || d == 0) {
-			b.Write(p[start:off])
-		}
 	}
 	putVarintField(&b, 9, uint64(t))
 	if d != 0 {

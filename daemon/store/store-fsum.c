@@ -64,10 +64,10 @@ struct store_fsum {
 	int64_t hits;
 	int64_t metric;			/* the select's */
 	size_t *used;			/* runs the select took */
-	size_t nused;
+	size_t nused, capused;
 	struct store_fsum_view *views;
 	struct fsum_miss *miss;
-	size_t nmiss;
+	size_t nmiss, capmiss;
 	/* Kept between calls: a run's pairs, and per name and per stack
 	 * what a sum needs. */
 	struct kv *kv;
@@ -119,7 +119,7 @@ misses_clear(struct store_fsum *c)
 		free(c->miss[i].data);
 	free(c->miss);
 	c->miss = NULL;
-	c->nmiss = 0;
+	c->nmiss = c->capmiss = 0;
 }
 
 /* Every run's sums forgotten (another index, or to make room). */
@@ -181,14 +181,20 @@ fsum_offer(struct store_fsum *c, int kind, int64_t id, int64_t start,
 		r = &c->run[at - 1];
 		if (r->len == len && r->start == start &&
 		    (len == 0 || memcmp(r->data, data, len) == 0)) {
-			c->used = xreallocarray(c->used, c->nused + 1,
-			    sizeof *c->used);
+			if (c->nused == c->capused) {
+				c->capused = c->capused ? c->capused * 2 : 64;
+				c->used = xreallocarray(c->used, c->capused,
+				    sizeof *c->used);
+			}
 			c->used[c->nused++] = (size_t)at - 1;
 			r->used = c->call;
 			return kind == FSUM_RUN || r->any ? 1 : 2;
 		}
 	}
-	c->miss = xreallocarray(c->miss, c->nmiss + 1, sizeof *c->miss);
+	if (c->nmiss == c->capmiss) {
+		c->capmiss = c->capmiss ? c->capmiss * 2 : 64;
+		c->miss = xreallocarray(c->miss, c->capmiss, sizeof *c->miss);
+	}
 	m = &c->miss[c->nmiss++];
 	m->kind = kind;
 	m->id = id;

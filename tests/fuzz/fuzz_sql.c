@@ -21,15 +21,15 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 int64_t __wrap_mono_ns(void);
-int64_t __wrap_now_ns(void);
 
+/* now_ns's fixed instant (fuzz-init.c), in ms for SQLite's clock. */
 #define FZ_NOW_MS	1700000000000ll
 
 /* The link wraps mono_ns and now_ns (tests/fuzz/CMakeLists.txt): each
  * reading of the monotonic clock is 1 ms after the last, so the
  * statement's 100 ms limit is 100 readings (one per 1000 VM steps, one
  * per row) however fast the machine, and the store's time of day is
- * fixed.  On the real clocks a query stopped by its limit ran further on
+ * fixed (fuzz-init.c's now_ns).  On the real clocks a query stopped by its limit ran further on
  * an idle machine than on a loaded one, and the fixed pass of run-test
  * took another path each time. */
 int64_t
@@ -38,12 +38,6 @@ __wrap_mono_ns(void)
 	static int64_t t;
 
 	return t += 1000000;
-}
-
-int64_t
-__wrap_now_ns(void)
-{
-	return FZ_NOW_MS * 1000000;
 }
 
 /* SQLite's randomness (random(), temporary names) and its 'now' come

@@ -1,10 +1,35 @@
 /* api-body.c: a push's body as bytes (api-body.h). */
 #include <event2/buffer.h>
+#include <event2/http.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 
 #include "api-body.h"
 #include "inflate.h"
 #include "stream.h"
+
+int
+api_body_kind(struct evkeyvalq *h, const char *proto, int *json, int *gzip)
+{
+	const char *ct = evhttp_find_header(h, "Content-Type");
+	const char *enc = evhttp_find_header(h, "Content-Encoding");
+	size_t n = ct ? strcspn(ct, "; \t") : 0;
+
+	if (ct != NULL && n == strlen(proto) && strncasecmp(ct, proto,
+	    n) == 0)
+		*json = 0;
+	else if (ct != NULL && n == 16 && strncasecmp(ct, "application/json",
+	    n) == 0)
+		*json = 1;
+	else
+		return API_BODY_BAD_TYPE;
+	if (enc != NULL && strcasecmp(enc, "identity") != 0 &&
+	    strcasecmp(enc, "gzip") != 0)
+		return API_BODY_BAD_ENCODING;
+	*gzip = enc != NULL && strcasecmp(enc, "gzip") == 0;
+	return 0;
+}
 
 int
 api_body_bytes(struct api_call *call, struct evbuffer **body, int json,

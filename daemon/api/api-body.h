@@ -10,6 +10,16 @@
 #include "api.h"
 
 struct evbuffer;
+struct evkeyvalq;
+
+/* What a push's request headers say of its body: Content-Type proto (the
+ * protobuf type's name, media type parameters ignored) or
+ * application/json (*json), Content-Encoding gzip or identity or none
+ * (*gzip).  0, or API_BODY_BAD_TYPE or API_BODY_BAD_ENCODING: each
+ * caller refuses in its protocol's words. */
+enum { API_BODY_BAD_TYPE = 1, API_BODY_BAD_ENCODING };
+int api_body_kind(struct evkeyvalq *headers, const char *proto, int *json,
+    int *gzip);
 
 /* On the worker: *body's bytes at *data (*len of them); gunzipped into
  * *own (to free) if gzip, *body then freed and NULL.  JSON is held again

@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "alloc.h"
 #include "api-body.h"
@@ -271,26 +270,16 @@ otlp_work(struct api_call *call, void *worker)
 void
 api_otlp_post(struct api_call *call)
 {
-	struct evkeyvalq *h = evhttp_request_get_input_headers(call->req);
-	const char *ct = evhttp_find_header(h, "Content-Type");
-	const char *enc = evhttp_find_header(h, "Content-Encoding");
 	struct opush *o;
-	size_t n = ct ? strcspn(ct, "; \t") : 0;
-	int json;
+	int json = 0, gzip = 0;
 
-	if (ct != NULL && n == 22 && strncasecmp(ct,
-	    "application/x-protobuf", n) == 0)
-		json = 0;
-	else if (ct != NULL && n == 16 && strncasecmp(ct, "application/json",
-	    n) == 0)
-		json = 1;
-	else {
+	switch (api_body_kind(evhttp_request_get_input_headers(call->req),
+	    "application/x-protobuf", &json, &gzip)) {
+	case API_BODY_BAD_TYPE:
 		api_error(call, 415, "Content-Type must be "
 		    "application/x-protobuf or application/json (OTLP/HTTP)");
 		return;
-	}
-	if (enc != NULL && strcasecmp(enc, "identity") != 0 &&
-	    strcasecmp(enc, "gzip") != 0) {
+	case API_BODY_BAD_ENCODING:
 		api_error(call, 415, "Content-Encoding must be gzip or "
 		    "identity");
 		return;
@@ -299,7 +288,7 @@ api_otlp_post(struct api_call *call)
 	call->data = o;
 	call->free_data = opush_free;
 	o->json = json;
-	o->gzip = enc != NULL && strcasecmp(enc, "gzip") == 0;
+	o->gzip = gzip;
 	o->body = evbuffer_new();
 	evbuffer_add_buffer(o->body, evhttp_request_get_input_buffer(
 	    call->req));

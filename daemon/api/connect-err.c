@@ -2,9 +2,9 @@
  * Connect's (connect-err.h). */
 #include <event2/http.h>
 #include <string.h>
-#include <strings.h>
 
 #include "api.h"
+#include "api-body.h"
 #include "connect-err.h"
 
 const char *
@@ -59,19 +59,10 @@ int
 connect_unary_head(struct api_call *call, int *json, int *gzip)
 {
 	struct evkeyvalq *h = evhttp_request_get_input_headers(call->req);
-	const char *ct = evhttp_find_header(h, "Content-Type");
-	const char *enc = evhttp_find_header(h, "Content-Encoding");
 	const char *ver = evhttp_find_header(h, "Connect-Protocol-Version");
-	size_t n;
+	int kind = api_body_kind(h, "application/proto", json, gzip);
 
-	n = ct ? strcspn(ct, "; \t") : 0;
-	if (ct != NULL && n == 17 && strncasecmp(ct, "application/proto",
-	    n) == 0)
-		*json = 0;
-	else if (ct != NULL && n == 16 && strncasecmp(ct, "application/json",
-	    n) == 0)
-		*json = 1;
-	else {
+	if (kind == API_BODY_BAD_TYPE) {
 		connect_refuse(call, 415, "invalid_argument", "Content-Type "
 		    "must be application/proto or application/json (a Connect "
 		    "unary call)");
@@ -82,12 +73,10 @@ connect_unary_head(struct api_call *call, int *json, int *gzip)
 		    "Connect-Protocol-Version must be 1");
 		return -1;
 	}
-	if (enc != NULL && strcasecmp(enc, "identity") != 0 &&
-	    strcasecmp(enc, "gzip") != 0) {
+	if (kind == API_BODY_BAD_ENCODING) {
 		connect_refuse(call, 501, "unimplemented", "Content-Encoding "
 		    "must be gzip or identity");
 		return -1;
 	}
-	*gzip = enc != NULL && strcasecmp(enc, "gzip") == 0;
 	return 0;
 }

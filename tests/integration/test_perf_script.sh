@@ -63,7 +63,9 @@ PY
 [ "$samples" -gt 50 ] || fail "perf recorded only $samples samples"
 
 SP="$T/spool"
-start_profd --spool "$SP"
+# Detached, as the README's demo starts it: perf's text arrives over the
+# socket, from the spool and from profctl record as a user's would.
+start_profd_detached --spool "$SP"
 
 out=$("$PROFCTL" push "$T/hot.txt" --scope native --no-progress) || fail "push: $out"
 case "$out" in
@@ -207,3 +209,7 @@ if [ "$paranoid" -gt 0 ] && [ "$(id -u)" = 0 ]; then
 	    fail "record --all as nobody: $out"
 fi
 ok "profctl record says what it needs"
+
+# SIGTERM stops the detached daemon cleanly (stop_profd waits for it).
+stop_profd
+ok "the detached profd stopped on SIGTERM"

@@ -54,9 +54,10 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/profd-package.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 src=$work/profd-$version
 mkdir "$src"
-# What is built in the tree (build*/, dist/, an in-tree dpkg-buildpackage's
-# obj-*/ and debian/profd/) stays out of the copy.
-skip='^(build[^/]*|dist|obj-[^/]*|bench/build|debian/(profd|profd-dbgsym|\.debhelper|tmp))/'
+# What is built in the tree (build*/, bench/build*/ with its benchmarks'
+# stores and servers, dist/, an in-tree dpkg-buildpackage's obj-*/ and
+# debian/profd/) stays out of the copy.
+skip='^(build[^/]*|dist|obj-[^/]*|bench/build[^/]*|debian/(profd|profd-dbgsym|\.debhelper|tmp))/'
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	git ls-files -z --cached --others --exclude-standard |
 	    while IFS= read -r -d '' f; do
@@ -64,7 +65,7 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	    done | tar --null -T - -cf - | tar -C "$src" -xf -
 else
 	tar --exclude=./.git --exclude='./build*' --exclude=./dist \
-	    --exclude='./obj-*' --exclude=./bench/build \
+	    --exclude='./obj-*' --exclude='./bench/build*' \
 	    --exclude=./debian/profd --exclude=./debian/.debhelper -cf - . |
 	    tar -C "$src" -xf -
 fi

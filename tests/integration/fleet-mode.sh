@@ -1,6 +1,7 @@
 # fleet-mode.sh: a local test's views asked of the fleet (issue 26).
 # lib.sh sources this when PROFD_TEST_FLEET is set (tests/CMakeLists.txt
-# runs the tests that compare profd's views with go tool pprof again so):
+# runs the tests that compare profd's views with go tool pprof again so,
+# in cluster mode; node mode by hand):
 #
 #   node     one ClickHouse; the test's profd ships to it.
 #   cluster  two ClickHouse shards of cluster "fleet2"; the test's profd

@@ -344,21 +344,20 @@ top_build_clear(struct top_build *b)
 
 /* The per-function sums of parts of the window (store-fsum.h) added to
  * what the callsite tree gave for the rest: flat and cum add up, an edge's
- * weight adds up and it is inline if it is in every part. */
+ * weight adds up and it is inline if it is in every part.  The parts
+ * share most of their edges: each edge's entry is found by the map once,
+ * by its number (gid) in the parts after. */
 static void
 top_fsum_add(struct top_build *b, struct top_result *r, int64_t *rowof,
     const struct csindex *idx, const struct store_fsum_view *v, size_t nv)
 {
 	struct top_build_edge *e;
-	size_t i, k, most = 0;
+	const struct store_fsum_edge *pe;
+	uint32_t *at;
+	size_t i, k, ngid = nv > 0 ? v[0].ngid : 0;
 	int64_t me;
 
-	/* The parts share most of their edges: the largest part's count
-	 * is near the union's, made room for once. */
-	for (i = 0; i < nv; i++)
-		if (v[i].nedge > most)
-			most = v[i].nedge;
-	imap_reserve(&b->index, b->nedges + most);
+	at = xcalloc(ngid ? ngid : 1, sizeof *at);
 	for (i = 0; i < nv; i++) {
 		r->total += v[i].total;
 		for (k = 0; k < v[i].nfn; k++) {
@@ -368,14 +367,20 @@ top_fsum_add(struct top_build *b, struct top_result *r, int64_t *rowof,
 			b->flat_sum += v[i].fn[k].flat;
 		}
 		for (k = 0; k < v[i].nedge; k++) {
-			e = edge_get(b, top_row(r, b, rowof, idx,
-			    v[i].edge[k].caller), top_row(r, b, rowof, idx,
-			    v[i].edge[k].callee));
-			e->weight += v[i].edge[k].weight;
-			if (!v[i].edge[k].inl)
+			pe = &v[i].edge[k];
+			if (at[pe->gid] == 0) {
+				e = edge_get(b, top_row(r, b, rowof, idx,
+				    pe->caller), top_row(r, b, rowof, idx,
+				    pe->callee));
+				at[pe->gid] = (uint32_t)(e - b->edges) + 1;
+			}
+			e = &b->edges[at[pe->gid] - 1];
+			e->weight += pe->weight;
+			if (!pe->inl)
 				e->inl = 0;
 		}
 	}
+	free(at);
 }
 
 /* A selection's pairs, from the source's per-function sums where it has

@@ -1,11 +1,13 @@
 /* store-fsum.c: top's per-function sums of rollup runs and blocks
  * (store-fsum.h, DESIGN-STORAGE.md "Function sums").  Neither a run nor
  * a block is changed once written (a merge or a delete writes a new
- * run), so their sums, made once from their rows, hold as long as their
- * bytes are the same: the reading connection keeps them by id with a
- * copy of the bytes, and a run read again with the same bytes (a block
- * whose every row the read takes: the partial hours at a window's ends)
- * is answered from them.  Sums of parts add up to the window's sums when
+ * run), so their sums, made once from their rows, hold as long as the
+ * run is the same: a run's id is never used again (schema 14), so the
+ * reading connection keeps a run's sums by its id and a read that meets
+ * the id again takes them without reading the run's bytes; a block's
+ * (one whose every row the read takes: the partial hours at a window's
+ * ends), whose id may be used again, with a copy of its bytes, and only
+ * when they are the same.  Sums of parts add up to the window's sums when
  * no value is negative (a callsite's value is zero over the window only
  * when it is zero in each part, and |a + b| = |a| + |b|); a diff
  * profile's windows are read as before. */
@@ -34,7 +36,7 @@ enum { FSUM_RUN, FSUM_BLOCK };
 struct fsum_run {
 	int kind;
 	int64_t id, metric, start;
-	uint8_t *data;			/* the run's bytes, to know it again */
+	uint8_t *data;			/* a block's bytes, to know it again */
 	size_t len;
 	struct store_fsum_fn *fn;
 	size_t nfn;
@@ -85,6 +87,13 @@ struct store_fsum {
 	size_t ntouched, captouched;
 	uint64_t stack;			/* stacks summed, ever */
 	uint64_t run_base;		/* ...before this run's */
+	/* Every edge summed a number of its own (caller << 32 | callee ->
+	 * 1 + gid), for top to add the parts' edges by array. */
+	struct imap gid_at;
+	uint32_t ngid;
+	/* The runs listed without their bytes, and a run's bytes by id
+	 * (store-sel.h's runs_st and data_st), prepared once. */
+	sqlite3_stmt *runs_st, *data_st;
 };
 
 static struct store_fsum *
@@ -135,6 +144,9 @@ runs_clear(struct store_fsum *c)
 	c->nrun = 0;
 	c->bytes = 0;
 	hmap_clear(&c->at);
+	/* The edges' numbers are of the index's names. */
+	imap_clear(&c->gid_at);
+	c->ngid = 0;
 }
 
 void
@@ -157,6 +169,8 @@ store_fsum_free(struct store *s)
 	imap_clear(&c->edge_at);
 	free(c->edge_seen);
 	free(c->touched);
+	sqlite3_finalize(c->runs_st);
+	sqlite3_finalize(c->data_st);
 	free(c);
 	s->fsum = NULL;
 }
@@ -179,8 +193,9 @@ fsum_offer(struct store_fsum *c, int kind, int64_t id, int64_t start,
 
 	if ((at = hmap_get(&c->at, key, sizeof key)) != 0) {
 		r = &c->run[at - 1];
-		if (r->len == len && r->start == start &&
-		    (len == 0 || memcmp(r->data, data, len) == 0)) {
+		/* A run is its id (schema 14); a block, its bytes. */
+		if (r->start == start && (kind == FSUM_RUN || (r->len == len &&
+		    (len == 0 || memcmp(r->data, data, len) == 0)))) {
 			if (c->nused == c->capused) {
 				c->capused = c->capused ? c->capused * 2 : 64;
 				c->used = xreallocarray(c->used, c->capused,
@@ -207,6 +222,37 @@ fsum_offer(struct store_fsum *c, int kind, int64_t id, int64_t start,
 	return 0;
 }
 
+/* A run offered by id before its bytes are read: its sums taken, or 0
+ * to have it read and offered with its bytes (fsum_offer: kept to be
+ * summed). */
+static int
+offer_known(void *arg, int64_t id, int64_t start)
+{
+	struct store_fsum *c = arg;
+	int64_t key[3] = { id, c->metric, FSUM_RUN }, at;
+
+	if ((at = hmap_get(&c->at, key, sizeof key)) == 0 ||
+	    c->run[at - 1].start != start)
+		return 0;
+	return fsum_offer(c, FSUM_RUN, id, start, NULL, 0);
+}
+
+/* The statements of a read that offers runs by id. */
+static int
+fsum_prepare(struct store *s, struct store_fsum *c, struct error *err)
+{
+	if (c->runs_st == NULL && sqlite3_prepare_v3(s->db, "SELECT id, "
+	    "start, NULL, entries, profiles FROM rollup WHERE scope_id = ?1 "
+	    "AND span = ?2 AND start >= ?3 AND start <= ?4", -1,
+	    SQLITE_PREPARE_PERSISTENT, &c->runs_st, NULL) != SQLITE_OK)
+		return store_fail(s, err, "preparing the read of rollups");
+	if (c->data_st == NULL && sqlite3_prepare_v3(s->db, "SELECT data "
+	    "FROM rollup WHERE id = ?1", -1, SQLITE_PREPARE_PERSISTENT,
+	    &c->data_st, NULL) != SQLITE_OK)
+		return store_fail(s, err, "preparing the read of a rollup");
+	return 0;
+}
+
 static int
 offer_run(void *arg, int64_t id, int64_t start, const void *data,
     size_t len, struct error *err)
@@ -229,6 +275,7 @@ store_select_fsum(struct store *s, const struct csindex *idx,
     int64_t *nprofiles, struct error *err)
 {
 	struct store_fsum *c;
+	struct sel_offers o;
 	struct sel q;
 	size_t i;
 	int neg;
@@ -249,8 +296,15 @@ store_select_fsum(struct store *s, const struct csindex *idx,
 	c->nused = 0;
 	c->metric = f->metric_id;
 	c->call++;
-	if (sel_collect(&q, s, f, SEL_VALUES, offer_run, offer_block, c,
-	    err) == -1) {
+	if (fsum_prepare(s, c, err) == -1)
+		return -1;
+	o.run = offer_run;
+	o.block = offer_block;
+	o.known = offer_known;
+	o.runs_st = c->runs_st;
+	o.data_st = c->data_st;
+	o.arg = c;
+	if (sel_collect_offers(&q, s, f, SEL_VALUES, &o, err) == -1) {
 		misses_clear(c);
 		c->nused = 0;
 		return -1;
@@ -349,6 +403,17 @@ touch(struct store_fsum *c, uint32_t name)
 	c->cum[name] = 0;
 }
 
+/* The connection's number of an edge (caller << 32 | callee). */
+static uint32_t
+edge_gid(struct store_fsum *c, uint64_t key)
+{
+	struct imap_slot *sl = imap_slot(&c->gid_at, key, 1);
+
+	if (sl->value == 0)
+		imap_fill(&c->gid_at, sl, key, (int64_t)++c->ngid);
+	return (uint32_t)sl->value - 1;
+}
+
 /* One stack (a callsite's path, path[0] its root) of value v: flat to
  * its leaf, cum once to each function on it, each edge once, as
  * top.c's top_build_stack does stack by stack. */
@@ -390,6 +455,7 @@ sum_stack(struct store_fsum *c, struct fsum_run *r, size_t depth, int64_t v,
 			e->callee = me;
 			e->inl = 1;
 			e->weight = 0;
+			e->gid = edge_gid(c, key);
 			c->edge_seen[r->nedge] = 0;
 			at = (int64_t)++r->nedge;
 			imap_put(&c->edge_at, key, at);
@@ -475,9 +541,12 @@ miss_sum(struct store_fsum *c, const struct csindex *idx,
 		r.fn[i].cum = c->cum[c->touched[i]];
 	}
 	r.nfn = c->ntouched;
-	r.len = m->len;
-	r.data = m->data;
-	m->data = NULL;
+	/* A block is known again by its bytes, a run by its id. */
+	if (m->kind == FSUM_BLOCK) {
+		r.len = m->len;
+		r.data = m->data;
+		m->data = NULL;
+	}
 	r.used = c->call;
 	key[0] = r.id;
 	key[1] = r.metric;
@@ -561,6 +630,7 @@ store_fsum_views(struct store *s, const struct csindex *idx,
 		c->views[i].edge = r->edge;
 		c->views[i].nedge = r->nedge;
 		c->views[i].total = r->total;
+		c->views[i].ngid = c->ngid;
 	}
 	*views = c->views;
 	*n = c->nused;

@@ -23,9 +23,11 @@ struct store_fsum_fn {
 	int64_t flat, cum;
 };
 /* An edge once per stack through it (caller != callee); inl: inlined on
- * every such stack (top.c's edges_label). */
+ * every such stack (top.c's edges_label); gid: the connection's number
+ * of the edge (caller, callee), the same in every view, < ngid. */
 struct store_fsum_edge {
 	uint32_t caller, callee;
+	uint32_t gid;
 	int inl;
 	int64_t weight;
 };
@@ -37,6 +39,7 @@ struct store_fsum_view {
 	const struct store_fsum_edge *edge;
 	size_t nedge;
 	int64_t total;
+	size_t ngid;			/* the edges' numbers are below it */
 };
 
 /* A selection's pairs, as store_select_values, but for the rollup runs

@@ -17,6 +17,9 @@
 
 typedef int sel_offer_fn(void *, int64_t id, int64_t base,
     const void *data, size_t len, struct error *);
+/* A rollup run offered by its id alone, before its bytes are read: 1
+ * taken (neither read nor decoded), 0 read and offered as usual. */
+typedef int sel_known_fn(void *, int64_t id, int64_t start);
 
 enum sel_mode { SEL_VALUES, SEL_BUCKETS, SEL_ALL, SEL_GROUPS };
 
@@ -67,6 +70,12 @@ struct sel {
 	 * one decoded. */
 	sel_offer_fn *run, *block;
 	void *run_arg;
+	/* With run: the runs offered by id first (schema 14: a run's id is
+	 * never used again, so the id is the run), listed by runs_st (as
+	 * SB_ROLLUPS, with NULL for the data) and the bytes of the runs not
+	 * taken read by data_st (a run's data by id).  NULL: SB_ROLLUPS. */
+	sel_known_fn *known;
+	struct sqlite3_stmt *runs_st, *data_st;
 	struct error *err;
 };
 
@@ -74,6 +83,16 @@ struct sel {
  * failure nothing is left to clear. */
 int sel_collect(struct sel *, struct store *, const struct store_filter *,
     enum sel_mode, sel_offer_fn *run, sel_offer_fn *block, void *run_arg,
+    struct error *);
+/* The same with the runs offered by id first (struct sel's known). */
+struct sel_offers {
+	sel_offer_fn *run, *block;
+	sel_known_fn *known;
+	struct sqlite3_stmt *runs_st, *data_st;
+	void *arg;
+};
+int sel_collect_offers(struct sel *, struct store *,
+    const struct store_filter *, enum sel_mode, const struct sel_offers *,
     struct error *);
 void sel_clear(struct sel *);
 /* SEL_VALUES: the pairs by callsite, the profiles counted; q cleared. */

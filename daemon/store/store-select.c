@@ -478,17 +478,41 @@ sel_blocks(struct sel *q)
 	    "reading sample values");
 }
 
+/* A run's bytes by id (sel_windows, with runs_st): 1 and the bytes,
+ * valid until data_st is reset; 0 when the run is gone (not in this read
+ * transaction's snapshot: never, as it was just listed). */
+static int
+sel_run_data(struct sel *q, int64_t id, const void **data, size_t *len)
+{
+	sqlite3_stmt *st = q->data_st;
+	int rc;
+
+	sqlite3_bind_int64(st, 1, id);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*data = sqlite3_column_blob(st, 0);
+		*len = (size_t)sqlite3_column_bytes(st, 0);
+		return 1;
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : store_fail(q->s, q->err,
+	    "reading a rollup's data");
+}
+
 /* The rollup windows of a span with start in [from, to]; the starts of
- * those without a rollup are added to marked. */
+ * those without a rollup are added to marked.  With runs_st the runs
+ * are listed without their bytes, each offered by id (known) and read
+ * by id only when not taken. */
 static int
 sel_windows(struct sel *q, int64_t scope, int64_t span, int64_t from,
     int64_t to, int64_t **marked, size_t *nmarked)
 {
-	sqlite3_stmt *st = q->s->sb[SB_ROLLUPS];
+	sqlite3_stmt *st = q->runs_st != NULL ? q->runs_st :
+	    q->s->sb[SB_ROLLUPS];
 	struct sblock_dec *d = &q->dec;
-	size_t c, np, *cc = NULL, *vc = NULL;
-	int64_t start, *metric = NULL;
-	int rc, r = 0, k;
+	size_t c, np, len = 0, *cc = NULL, *vc = NULL;
+	int64_t start, id, *metric = NULL;
+	const void *data = NULL;
+	int rc, r = 0, k, held = 0;
 
 	if (from > to)
 		return 0;
@@ -497,6 +521,11 @@ sel_windows(struct sel *q, int64_t scope, int64_t span, int64_t from,
 	sqlite3_bind_int64(st, 3, from);
 	sqlite3_bind_int64(st, 4, to);
 	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (held) {
+			sqlite3_reset(q->data_st);
+			held = 0;
+		}
+		id = sqlite3_column_int64(st, 0);
 		start = sqlite3_column_int64(st, 1);
 		if (sqlite3_column_int64(st, 3) < 0) {
 			*marked = xreallocarray(*marked, *nmarked + 1,
@@ -507,11 +536,26 @@ sel_windows(struct sel *q, int64_t scope, int64_t span, int64_t from,
 		/* The profiles it counts. */
 		if ((r = plist_decode(sqlite3_column_blob(st, 4),
 		    (size_t)sqlite3_column_bytes(st, 4), q->metric, NULL,
-		    &q->profiles, sqlite3_column_int64(st, 0), q->err)) == -1)
+		    &q->profiles, id, q->err)) == -1)
 			break;
-		if ((r = sblock_dec_open(d, sqlite3_column_blob(st, 2),
-		    (size_t)sqlite3_column_bytes(st, 2), start, "rollup",
-		    sqlite3_column_int64(st, 0), q->err)) == -1)
+		if (q->runs_st != NULL) {
+			/* Its sums held: its bytes not even read. */
+			if (q->known(q->run_arg, id, start)) {
+				q->s->rollups_read++;
+				continue;
+			}
+			if ((r = sel_run_data(q, id, &data, &len)) == -1)
+				break;
+			if (r == 0)
+				continue;
+			held = 1;
+			r = 0;
+		} else {
+			data = sqlite3_column_blob(st, 2);
+			len = (size_t)sqlite3_column_bytes(st, 2);
+		}
+		if ((r = sblock_dec_open(d, data, len, start, "rollup", id,
+		    q->err)) == -1)
 			break;
 		/* The (count, value) column pairs wanted. */
 		cc = xreallocarray(cc, d->ncols ? d->ncols : 1, sizeof *cc);
@@ -538,9 +582,8 @@ sel_windows(struct sel *q, int64_t scope, int64_t span, int64_t from,
 		if (np == 0)
 			continue;
 		q->s->rollups_read++;
-		if (q->run != NULL && np == 1 && (k = q->run(q->run_arg,
-		    sqlite3_column_int64(st, 0), start, sqlite3_column_blob(st,
-		    2), (size_t)sqlite3_column_bytes(st, 2), q->err)) != 0) {
+		if (q->run != NULL && np == 1 && (k = q->run(q->run_arg, id,
+		    start, data, len, q->err)) != 0) {
 			if ((r = k) == -1)
 				break;
 			r = 0;
@@ -557,6 +600,8 @@ sel_windows(struct sel *q, int64_t scope, int64_t span, int64_t from,
 					    start, d->v[vc[c]]);
 		}
 	}
+	if (held)
+		sqlite3_reset(q->data_st);
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	free(cc);
@@ -627,22 +672,37 @@ sel_run(struct sel *q)
 }
 
 int
-sel_collect(struct sel *q, struct store *s, const struct store_filter *f,
-    enum sel_mode mode, sel_offer_fn *run, sel_offer_fn *block,
-    void *run_arg, struct error *err)
+sel_collect_offers(struct sel *q, struct store *s,
+    const struct store_filter *f, enum sel_mode mode,
+    const struct sel_offers *o, struct error *err)
 {
 	if (sel_init(q, s, f, mode, err) == -1) {
 		sel_clear(q);
 		return -1;
 	}
-	q->run = run;
-	q->block = block;
-	q->run_arg = run_arg;
+	if (o != NULL) {
+		q->run = o->run;
+		q->block = o->block;
+		q->run_arg = o->arg;
+		q->known = o->known;
+		q->runs_st = o->runs_st;
+		q->data_st = o->data_st;
+	}
 	if (sel_run(q) == -1) {
 		sel_clear(q);
 		return -1;
 	}
 	return 0;
+}
+
+int
+sel_collect(struct sel *q, struct store *s, const struct store_filter *f,
+    enum sel_mode mode, sel_offer_fn *run, sel_offer_fn *block,
+    void *run_arg, struct error *err)
+{
+	struct sel_offers o = { run, block, NULL, NULL, NULL, run_arg };
+
+	return sel_collect_offers(q, s, f, mode, &o, err);
 }
 
 void

@@ -14,7 +14,9 @@
  * in a map instead of an array); so again after profiles are deleted
  * (their values taken out of the rollups).  The sample table shows each
  * key once and sums to the same totals, and store_referenced names
- * exactly the keys of the stored rows. */
+ * exactly the keys of the stored rows.  A run's id is never used again
+ * (schema 14: the function sums are kept by it), and a store of schema
+ * 13 upgraded answers the same. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -589,6 +591,8 @@ runs_checks(int mixed)
 	compare(kv);
 }
 
+#include "test_store_rollup_ids.h"
+
 static void
 delete_profile(int64_t id)
 {
@@ -617,6 +621,7 @@ scenario(size_t rollup_max)
 	store_set_rollup_max(wr, rollup_max);
 	ntraces = 0;
 	rollup_queries = nonempty = 0;
+	ids_check(1);
 
 	cpu = push_fixture("b", "cpu.pprof", "env=prod");
 	push_fixture("b", "heap.pprof", NULL);
@@ -647,6 +652,7 @@ scenario(size_t rollup_max)
 		CHECK(r.v[0] > 0 && r.v[1] > 0 && r.v[2] > 0 && r.v[3] > 0);
 	}
 
+	ids_check(0);
 	selections();
 	table_checks();
 	if (rollup_max == 0)
@@ -665,6 +671,7 @@ scenario(size_t rollup_max)
 	delete_profile(e_ids[NE - 1]);
 	delete_profile(e_ids[0]);
 	delete_profile(e_ids[21]);
+	ids_check(0);
 	selections();
 	table_checks();
 	if (rollup_max == 0)
@@ -673,6 +680,7 @@ scenario(size_t rollup_max)
 	for (i = 0; i < 6; i++)
 		push_trace("e", 30, T0 - DAY + 5 * HOUR + (int64_t)i * 600, 900,
 		    300 + (uint64_t)i, NULL, 0);
+	ids_check(0);
 	selections();
 	table_checks();
 	/* Everything of scope c gone: its rollups are gone too (or, where
@@ -691,6 +699,9 @@ scenario(size_t rollup_max)
 		    "r.scope_id WHERE s.name = 'c' AND r.entries >= 0", &r);
 		CHECK(r.v[0] == 0);
 	}
+	ids_check(0);
+	if (rollup_max == 0)
+		upgrade_checks();
 
 	testimport_close(&ti);
 }

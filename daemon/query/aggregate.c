@@ -5,8 +5,10 @@
  * added up; a timeline does so per step.  The profiles' values are read
  * as given (store_filter.raw), one series at a time, but for a scope whose
  * window is one series counted whole: its average is the window's sums
- * (the rollups' runs and the edges' blocks, as a delta read's) over its
- * profiles with a row there (agg_avg_sums).  An average is
+ * (the rollups' runs and the edges' blocks, as a delta read's; edges
+ * with no row before a boundary moved to it, and the sums of runs and
+ * whole blocks kept between calls: store-gauge.c, store-gauge-sums.c)
+ * over its profiles with a row there (agg_avg_sums).  An average is
  * rounded per stack as the views see it (stack_hash: callsites that
  * differ only in their addresses are one), as the fleet's is in
  * ClickHouse (fleet/fleet-sql.c). */
@@ -231,7 +233,14 @@ agg_avg_sums(struct store *s, const struct store_filter *f,
 		r = r == -1 ? -1 : 0;
 		goto out;
 	}
-	if ((r = store_select_values(s, &sf, &v, &nv, &got, err)) == -1)
+	/* Edges with nothing between them and an hour's or a day's
+	 * boundary read as that whole window's runs, not blocks. */
+	if (store_gauge_widen(s, scope, f->metric_id, &sf.since_s,
+	    &sf.until_s, err) == -1) {
+		r = -1;
+		goto out;
+	}
+	if ((r = store_gauge_select(s, &sf, &v, &nv, &got, err)) == -1)
 		goto out;
 	r = 0;
 	if (got != (int64_t)seen.seen.n)

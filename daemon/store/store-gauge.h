@@ -1,6 +1,10 @@
-/* store-gauge.h: several reads of one commit (store-gauge.c). */
+/* store-gauge.h: several reads of one commit, and a gauge window's edges
+ * (store-gauge.c); a window's sums kept between calls
+ * (store-gauge-sums.c). */
 #ifndef PROFD_STORE_GAUGE_H
 #define PROFD_STORE_GAUGE_H
+
+#include <stdint.h>
 
 #include "error.h"
 #include "store.h"
@@ -12,5 +16,21 @@
 int store_gauge_hold(struct store *, int *held, struct error *);
 /* Its end; after a failed read too (the transaction may be gone). */
 int store_gauge_release(struct store *, int held, struct error *);
+
+/* A scope's metric's window [*since_s, *until_s] (seconds, buckets)
+ * widened out to the boundaries of the longest rollup span, else of the
+ * shortest, as far as the scope has no row of the metric between (its
+ * per-bucket totals, sample_total): the widened window's sums are the
+ * window's, and more of it is whole windows that the rollups answer.
+ * An edge with a row before the next boundary, or open, stays. */
+int store_gauge_widen(struct store *, int64_t scope, int64_t metric,
+    int64_t *since_s, int64_t *until_s, struct error *);
+/* store_select_values of a window of one metric (no labels, profile
+ * ids or raw values: else store_select_values itself), with the sums of
+ * its rollup runs and of the blocks it takes whole kept between calls
+ * (store-gauge-sums.c): the same pairs and profile count. */
+int store_gauge_select(struct store *, const struct store_filter *,
+    struct store_cs_value **, size_t *, int64_t *nprofiles,
+    struct error *);
 
 #endif

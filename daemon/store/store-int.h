@@ -10,7 +10,7 @@
  *	store-migrate.c		schema steps, the version 2 conversion
  *	store-series.c		series, a cumulative metric's differences
  *	store-samples.c		the sample writer, the sample statements
- *	store-gauge.c		a read held across a gauge window's reads
+ *	store-gauge.c store-gauge-sums.c	a gauge window: its read held, its sums kept
  *	store-select.c		sample reads
  *	store-labelrx.c		the regex label filters' matches
  *	store-rollup.c		rollups, a profile's delete, what is referenced

@@ -94,11 +94,16 @@ static const struct store_sql stmt_sql[S_COUNT] = {
 	    "(SELECT metric_id FROM profile_metric WHERE profile_id = p.id "
 	    "ORDER BY idx DESC LIMIT 1)) FROM profile p WHERE p.scope_id = ?1 "
 	    "ORDER BY p.time_ns DESC, p.id DESC LIMIT 1" },
-	[S_SCOPE_METRIC_FIND] = { 0, "SELECT DISTINCT m.id FROM metric m "
-	    "JOIN profile_metric pm ON pm.metric_id = m.id "
-	    "JOIN profile p ON p.id = pm.profile_id "
-	    "WHERE p.scope_id = ?1 AND m.type = ?2 AND (?3 IS NULL OR "
-	    "m.unit = ?3) LIMIT 2" },
+	/* The metrics of the type first (its units: one or a few), each
+	 * with whether a profile of the scope has it: the scope's profiles
+	 * are read until one does, not all of them to prove that no
+	 * second metric has a row (DISTINCT ... LIMIT 2 read every
+	 * profile's metrics, half of a gauge's answer over a day). */
+	[S_SCOPE_METRIC_FIND] = { 0, "SELECT m.id FROM metric m "
+	    "WHERE m.type = ?2 AND (?3 IS NULL OR m.unit = ?3) AND EXISTS "
+	    "(SELECT 1 FROM profile p JOIN profile_metric pm "
+	    "ON pm.profile_id = p.id WHERE p.scope_id = ?1 AND "
+	    "pm.metric_id = m.id) LIMIT 2" },
 	[S_FRAMES] = { 0, "SELECT f.id, ifnull(s.s, ''), ifnull(ms.s, ''), "
 	    "f.flags, ifnull(fs.s, ''), ifnull(fn.start_line, 0), f.line "
 	    "FROM frame f "

@@ -300,6 +300,14 @@ PY
 gw_vs 2024-01-01T10:59:00Z 2024-01-01T12:00:15Z 0 15
 gw_vs 2024-01-01T11:00:00Z 2024-01-01T11:59:59Z 4 13
 gw_vs 2024-01-01T10:59:30Z 2024-01-01T12:00:00Z 2 14
+# Edges off the hour with no snapshot between them and the day's ends:
+# read as the day's runs (store_gauge_widen); one edge alone; and a
+# window read again, its runs' and edges' sums kept from the first read.
+gw_vs 2024-01-01T10:12:34Z 2024-01-01T12:34:56Z 0 15
+gw_vs 2024-01-01T11:00:30Z 2024-01-01T13:07:00Z 6 15
+gw_vs 2024-01-01T11:00:30Z 2024-01-01T13:07:00Z 6 15
+gw_vs 2024-01-01T10:59:10Z 2024-01-01T11:59:50Z 1 13
+gw_vs 2024-01-01T10:59:10Z 2024-01-01T11:59:50Z 1 13
 "$PROFCTL" top --scope gw --metric inuse_space | has -x "Type: inuse_space (average of 16 profiles)" ||
     fail "the header should say the average of 16"
 pprof_vs gw inuse_space B "--aggregate last" "$T/gw/15.pb"

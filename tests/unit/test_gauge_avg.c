@@ -353,6 +353,33 @@ window(int scope, int64_t lo, int64_t hi)
 	compare(kv, n > 0 ? want : -1, n);
 }
 
+/* A window of scope "other" (profiles every 10 minutes for two hours
+ * around T0) whose edges are off the hour but have no profile between
+ * them and a day's boundary: its average is read from the day's runs
+ * alone, no block (store_gauge_widen), and answers as the blocks do. */
+static void
+widened(int64_t lo, int64_t hi)
+{
+	char sc[] = "scope=other";
+	const char *kv[8] = { sc, "metric=inuse_space", at("since", lo),
+	    at("until", hi), NULL, NULL };
+	struct selection sel;
+	struct top_result a;
+	struct top_params tp = { &sel, 0, GRAN_FUNCTION };
+	struct error err = { 0 };
+	int64_t b0;
+
+	compare(kv, -1, 0);
+	kv[4] = "aggregate=avg";
+	make_sel(&sel, kv);
+	b0 = store_blocks_read(ti.rd);
+	CHECK(top_query(testquery_src(ti.rd, ti.idx), &tp, &a, &err) == 0);
+	CHECK(a.nprofiles > 0);
+	CHECK(store_blocks_read(ti.rd) == b0);
+	top_result_clear(&a);
+	selection_clear(&sel);
+}
+
 #define Q(...) do {							\
 	const char *const kv_[] = { __VA_ARGS__, NULL };		\
 	compare(kv_, -1, 0);						\
@@ -383,6 +410,13 @@ selections(void)
 			hi = hi / HOUR * HOUR - 1;
 		window(i % 5 == 0 ? 1 : 0, lo, hi);
 	}
+	/* Edges in the gaps between a series' profiles, and before and
+	 * after them all. */
+	window(0, T0 - DAY + 5 * 60, T0 + DAY + 4 * 60);
+	window(0, T0 - 3 * DAY + 1, T0 + 3 * DAY + 1);
+	window(1, T0 - DAY + 14, T0 + 2 * DAY - 17 * 60);
+	widened(T0 - HOUR - 1234, T0 + HOUR + 17);
+	widened(T0 - 2 * HOUR + 1, T0 + 2 * HOUR - 1);
 	Q("scope=one", "metric=inuse_space");
 	Q("scope=one", "metric=inuse_objects");
 	Q("scope=one", "scope=other", "metric=inuse_space");

@@ -23,6 +23,7 @@ import statistics
 import subprocess
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 m = None  # measure.py, as it runs (__main__): set by it
@@ -112,8 +113,13 @@ class ClickHouse:
             time.sleep(0.2)
         raise m.CaseError("clickhouse-server did not answer")
 
-    def sql(self, q):
-        req = urllib.request.Request(self.url + "/", data=q.encode())
+    def sql(self, q, settings=None):
+        """q's answer; settings: ClickHouse settings for this query
+        alone, as the HTTP interface takes them (URL parameters)."""
+        url = self.url + "/"
+        if settings:
+            url += "?" + urllib.parse.urlencode(settings)
+        req = urllib.request.Request(url, data=q.encode())
         try:
             with urllib.request.urlopen(req, timeout=300) as r:
                 return r.read().decode().strip()

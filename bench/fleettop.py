@@ -60,14 +60,23 @@ def copy_hosts(ch, db, table):
         raise m.CaseError("fleet-top: %s.%s has no host column" % (db, table))
     sel = ", ".join("concat('h', substring(toString(1000 + n), 2))"
                     if c == "host" else c for c in cols)
-    # Ten hosts an INSERT: the materialized views on samples (hourly,
-    # daily sums, profile rows) hold a block's groups, which for all 99
-    # at once pass the bench server's 1 GB per query.
+    # Ten hosts an INSERT, in blocks of 64 k rows: the materialized
+    # views on samples (hourly, daily sums, profile rows) group each
+    # block they are given, and an INSERT ... SELECT squashes its blocks
+    # to a million rows by default, which with ten hosts' groups passed
+    # the bench server's 1 GB per query.  The hosts of an INSERT are
+    # h(lo)..h(lo+9) exactly (ARRAY JOIN of those numbers alone: a
+    # range(lo + 10) filtered to n >= lo multiplied every row by up to
+    # a hundred before the filter).
     for lo in range(1, HOSTS, 10):
         ch.sql("INSERT INTO %s.%s (%s) SELECT %s FROM %s.%s "
-               "ARRAY JOIN range(%d) AS n WHERE host = 'h000' AND n >= %d" % (
-                   db, table, ", ".join(cols), sel, db, table,
-                   min(lo + 10, HOSTS), lo))
+               "ARRAY JOIN arrayMap(i -> i + %d, range(%d)) AS n "
+               "WHERE host = 'h000'" % (
+                   db, table, ", ".join(cols), sel, db, table, lo,
+                   min(10, HOSTS - lo)),
+               settings={"max_block_size": 65536,
+                         "min_insert_block_size_rows": 65536,
+                         "min_insert_block_size_bytes": 64 << 20})
 
 
 def check(local, fleet, factor):

@@ -100,21 +100,18 @@ stacks_frames_of(struct fleet_stacks *x, uint64_t hash,
 }
 
 /* The stack's frames put root first into the index, each under the one
- * before, and value added to the bucket's pair of its leaf; a stack of
- * no frames: a bucket's sum (x->sums), or a sample without a stack
- * (callsite 0, which the views pass over, as the store's). */
-static void
-stacks_put(struct fleet_stacks *x, int64_t bucket,
-    const struct fleet_frames *f, int64_t value)
+ * before: its leaf callsite; a stack of no frames: -1 for a bucket's
+ * sum (x->sums), else 0, a sample without a stack (which the views pass
+ * over, as the store's). */
+static int64_t
+stacks_leaf(struct fleet_stacks *x, const struct fleet_frames *f)
 {
 	struct store_frame_info fi;
 	int64_t parent = 0;
 	size_t k;
 
-	if (f->nf == 0) {
-		stacks_pair(x, bucket, x->sums ? -1 : 0, value);
-		return;
-	}
+	if (f->nf == 0)
+		return x->sums ? -1 : 0;
 	memset(&fi, 0, sizeof fi);
 	for (k = f->nf; k-- > 0;) {
 		fi.function = f->f[k].function;
@@ -125,7 +122,7 @@ stacks_put(struct fleet_stacks *x, int64_t bucket,
 		fi.mapping_file = f->f[k].mapping;
 		parent = csindex_put(x->idx, parent, &fi);
 	}
-	stacks_pair(x, bucket, parent, value);
+	return parent;
 }
 
 /* [bucket,] value, then the frames leaf first (stacks_frames_of). */
@@ -150,7 +147,7 @@ fleet_stacks_row(void *arg, struct fleet_tsv_field *v, size_t n,
 	if (fleet_tsv_int(&v[0], &value, err) == -1 ||
 	    stacks_frames_of(x, 0, v + 1, &f, err) == -1)
 		return -1;
-	stacks_put(x, bucket, f, value);
+	stacks_pair(x, bucket, stacks_leaf(x, f), value);
 	free(f);
 	return 0;
 }
@@ -177,11 +174,16 @@ fleet_stacks_frames(struct fleet_stacks *x, struct fleet_tsv_field *v,
 	return stacks_frames_of(x, hash, v + 1, f, err);
 }
 
-void
-fleet_stacks_put(struct fleet_stacks *x, const struct fleet_frames *f,
-    int64_t value)
+int64_t
+fleet_stacks_leaf(struct fleet_stacks *x, const struct fleet_frames *f)
 {
-	stacks_put(x, 0, f, value);
+	return stacks_leaf(x, f);
+}
+
+void
+fleet_stacks_add(struct fleet_stacks *x, int64_t leaf, int64_t value)
+{
+	stacks_pair(x, 0, leaf, value);
 }
 
 void

@@ -39,10 +39,12 @@ int fleet_stacks_row(void *arg, struct fleet_tsv_field *, size_t n,
  * allocation (fleet-cache.h). */
 int fleet_stacks_frames(struct fleet_stacks *, struct fleet_tsv_field *,
     size_t n, struct fleet_frames **f, struct error *);
-/* A stack of the cache into the index, its value to its leaf's pair
- * (summed as fleet_stacks_row's; after fleet_stacks_reset(x, 0, 0)). */
-void fleet_stacks_put(struct fleet_stacks *, const struct fleet_frames *,
-    int64_t value);
+/* A stack of the cache into the index: its leaf callsite (0: a stack
+ * of no frames; after fleet_stacks_reset(x, 0, 0)). */
+int64_t fleet_stacks_leaf(struct fleet_stacks *,
+    const struct fleet_frames *);
+/* value added to the pair of leaf, summed as fleet_stacks_row's. */
+void fleet_stacks_add(struct fleet_stacks *, int64_t leaf, int64_t value);
 /* The pairs, taken (freed by the caller). */
 void fleet_stacks_take(struct fleet_stacks *, struct store_bucket_value **,
     size_t *);

@@ -108,12 +108,19 @@ fleet_tsv_end(struct fleet_tsv *t, struct error *err)
 static const char *
 tsv_unescape(const char *p, const char *end, int stop, struct buf *out)
 {
+	const char *q;
 	char c;
 	int h, l;
 
 	while (p < end && (stop == 0 || *p != stop)) {
 		if (*p != '\\' || p + 1 == end) {
-			buf_add(out, p++, 1);
+			/* The bytes up to the next escape or stop at once: a
+			 * byte a call was a fleet top's most CPU in profd. */
+			for (q = p + 1; q < end && *q != '\\' &&
+			    (stop == 0 || *q != stop); q++)
+				;
+			buf_add(out, p, (size_t)(q - p));
+			p = q;
 			continue;
 		}
 		p++;
@@ -145,6 +152,12 @@ fleet_tsv_str(struct fleet_tsv_field *f, size_t *len)
 {
 	struct buf b = { 0 };
 
+	/* Most fields (numbers, names) have no escape: as they are. */
+	if (memchr(f->p, '\\', f->n) == NULL) {
+		f->p[f->n] = '\0';
+		*len = f->n;
+		return f->p;
+	}
 	tsv_unescape(f->p, f->p + f->n, 0, &b);
 	/* Never longer than the escaped text: back into the line. */
 	if (b.n > 0)
@@ -189,7 +202,7 @@ int
 fleet_tsv_array(const struct fleet_tsv_field *f, struct fleet_tsv_array *a,
     struct error *err)
 {
-	const char *p = f->p, *end = f->p + f->n;
+	const char *p = f->p, *end = f->p + f->n, *q;
 	size_t *off = NULL, i;
 
 	a->n = 0;
@@ -206,9 +219,12 @@ fleet_tsv_array(const struct fleet_tsv_field *f, struct fleet_tsv_array *a,
 			if (p == end)
 				goto bad;
 			p++;
-		} else
-			while (p < end && *p != ',')
-				buf_add(&a->text, p++, 1);
+		} else {
+			q = memchr(p, ',', (size_t)(end - p));
+			q = q != NULL ? q : end;
+			buf_add(&a->text, p, (size_t)(q - p));
+			p = q;
+		}
 		buf_add(&a->text, "", 1);
 		if (p < end && *p++ != ',')
 			goto bad;

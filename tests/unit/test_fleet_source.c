@@ -7,7 +7,8 @@
  * averages them, and last, sum and a timeline's steps asked so; an
  * answer of 40,000 stacks (4 MB) comes through the megabyte the loop may
  * hold for the thread, and its frames are asked once (then the reader
- * keeps them); ClickHouse's error, an answer cut short, and a source
+ * keeps them, and the index they were put into for the next source);
+ * ClickHouse's error, an answer cut short, and a source
  * asked after ch_select_stop fail with what happened. */
 #include <sys/socket.h>
 
@@ -346,17 +347,21 @@ views_big(void)
 	struct top_result t;
 	struct error err = { 0 };
 	const struct top_row *r;
-	size_t peak;
+	const struct csindex *idx0 = NULL;
+	size_t peak, bytes0 = 0;
 	uint64_t pauses;
-
 	int i, asked0 = frames_asked;
 
 	big = 1;
 	sel_of(&sel, kv);
 	tp.sel = &sel;
-	/* The second time, the frames are the reader's. */
+	/* The second time, the frames are the reader's, and so is the
+	 * index they were put into: the next source's, not one stack put
+	 * again (fleet-index.h). */
 	for (i = 0; i < 2; i++) {
 		if (i == 1) {
+			idx0 = src->index;
+			bytes0 = csindex_bytes(idx0);
 			top_result_clear(&t);
 			stack_source_free(src);
 			src = fleet_source_open(reader, NULL, 0);
@@ -365,6 +370,7 @@ views_big(void)
 		CHECK(t.total == BIG_STACKS && t.nrows == BIG_STACKS + 1);
 	}
 	CHECK(frames_asked == asked0 + 1);
+	CHECK(src->index == idx0 && csindex_bytes(src->index) == bytes0);
 	CHECK((r = row_of(&t, "main.caller_of_every_one")) != NULL &&
 	    r->cum == BIG_STACKS && r->flat == 0);
 	CHECK((r = row_of(&t, "fn_039999_with_a_long_name")) != NULL &&

@@ -57,6 +57,7 @@ struct store_cs {
 	struct cschunk look;		/* store_cs_frames' last chunk */
 	int64_t look_last, look_first, look_count;
 	struct buf enc;
+	struct buf packed;		/* a chunk as written (cs_put_blob) */
 	sqlite3_stmt *st[CS_NSTMT];
 };
 
@@ -98,6 +99,7 @@ store_cs_free(struct store *s)
 	cschunk_free(&c->tmp);
 	cschunk_free(&c->look);
 	buf_free(&c->enc);
+	buf_free(&c->packed);
 	free(c);
 	s->cs = NULL;
 }
@@ -298,19 +300,23 @@ store_cs_begin(struct store *s, struct error *err)
 	return 0;
 }
 
-/* One chunk row of encoded callsites. */
+/* One chunk row of encoded callsites, packed (cschunk.h: columns,
+ * deflated; encoded plain as they come, since a pending chunk is decoded
+ * again when it merges, and packed once, here). */
 static int
 cs_put_blob(struct store *s, const struct cschunk_enc *e, struct error *err)
 {
 	sqlite3_stmt *st = cs_stmt(s, CS_PUT, err);
+	struct buf *pk = &cs_of(s)->packed;
 
 	if (st == NULL)
 		return -1;
+	cschunk_pack(pk, e->b.p, e->b.n, e->first);
 	sqlite3_bind_int64(st, 1, e->last);
 	sqlite3_bind_int64(st, 2, e->first);
 	sqlite3_bind_int64(st, 3, (int64_t)e->n);
-	sqlite3_bind_blob64(st, 4, e->b.n ? (const void *)e->b.p : "",
-	    e->b.n, SQLITE_STATIC);
+	sqlite3_bind_blob64(st, 4, pk->n ? (const void *)pk->p : "",
+	    pk->n, SQLITE_STATIC);
 	return store_step_done(s, st, err, "writing a callsite chunk");
 }
 

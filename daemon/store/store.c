@@ -33,9 +33,13 @@ static const struct store_sql stmt_sql[S_COUNT] = {
 	    "system_name_id = ?2 AND filename_id = ?3 AND start_line = ?4" },
 	[S_FUNCTION_ADD] = { 1, "INSERT INTO function (name_id, system_name_id, "
 	    "filename_id, start_line) VALUES (?1, ?2, ?3, ?4)" },
-	[S_FRAME_GET] = { 1, "SELECT id FROM frame WHERE ifnull(function_id, 0) "
-	    "= ?1 AND ifnull(mapping_id, 0) = ?2 AND address = ?3 AND "
-	    "line = ?4 AND col = ?5 AND flags = ?6" },
+	/* Through frame_hash (schema 16): the index's expression, word for
+	 * word, equal to the same over the parameters. */
+	[S_FRAME_GET] = { 1, "SELECT id FROM frame WHERE (((ifnull(function_id, "
+	    "0) * 8191 + line) * 8191 + (address & 16777215)) & 8388607) = "
+	    "(((?1 * 8191 + ?4) * 8191 + (?3 & 16777215)) & 8388607) AND "
+	    "ifnull(function_id, 0) = ?1 AND ifnull(mapping_id, 0) = ?2 AND "
+	    "address = ?3 AND line = ?4 AND col = ?5 AND flags = ?6" },
 	[S_FRAME_ADD] = { 1, "INSERT INTO frame (function_id, mapping_id, "
 	    "address, line, col, flags) VALUES (nullif(?1, 0), nullif(?2, 0), "
 	    "?3, ?4, ?5, ?6)" },

@@ -1,7 +1,8 @@
 /* fuzz_cschunk.c: the callsite chunk decoder (cschunk.c) on a blob read
  * from the store, with the row's first_id, last_id and count taken from
  * the input's first 6 bytes.  What it accepts must hold the chunk's
- * invariants and encode back to a blob that decodes to the same. */
+ * invariants and encode back to a blob that decodes to the same, plain
+ * and packed (cschunk_pack, which the input may be too: a first byte 0). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct cschunk c = { 0 }, d = { 0 };
 	struct error err = { 0 };
-	struct buf b = { 0 };
+	struct buf b = { 0 }, pk = { 0 };
 	int64_t first, last, count;
 	ptrdiff_t k;
 	size_t i;
@@ -49,10 +50,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    memcmp(d.frame, c.frame, c.n * sizeof *c.frame) != 0 ||
 		    memcmp(d.depth, c.depth, c.n * sizeof *c.depth) != 0)
 			abort();
+		cschunk_pack(&pk, b.p, b.n, first);
+		if (pk.n > b.n || cschunk_decode(&d, pk.p, pk.n, first, last,
+		    count, &err) != 0 || d.n != c.n ||
+		    memcmp(d.id, c.id, c.n * sizeof *c.id) != 0 ||
+		    memcmp(d.parent, c.parent, c.n * sizeof *c.parent) != 0 ||
+		    memcmp(d.frame, c.frame, c.n * sizeof *c.frame) != 0 ||
+		    memcmp(d.depth, c.depth, c.n * sizeof *c.depth) != 0)
+			abort();
 	} else if (err.msg[0] == '\0')
 		abort();
 	cschunk_free(&c);
 	cschunk_free(&d);
 	buf_free(&b);
+	buf_free(&pk);
 	return 0;
 }

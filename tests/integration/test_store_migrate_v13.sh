@@ -1,0 +1,78 @@
+# A store written by profd at schema version 13 (tests/fixtures/
+# store-v13.sql.gz, main 4ccb555f: cpu.pprof to svc-a with env=prod;
+# heap.pprof, mutex.pprof and a folded file to svc-b) is upgraded when
+# profd opens it (issue 41, store growth): frame_key, the unique index on
+# every column of frame, is replaced by frame_hash (schema 16), through
+# which the writer still finds every old frame (the same profile pushed
+# again makes no frame and no callsite); the old callsite chunks stay
+# plain beside new packed ones (cschunk.h), and every answer of
+# store-v13.answers is byte for byte what that profd answered.
+. "$(dirname "$0")/lib.sh"
+
+command -v sqlite3 >/dev/null 2>&1 || { echo "skip: no sqlite3 shell"; exit 77; }
+command -v sha256sum >/dev/null 2>&1 || { echo "skip: no sha256sum"; exit 77; }
+
+gzip -dc "$FIXTURES/store-v13.sql.gz" | sqlite3 "$DB" ||
+    fail "loading the version 13 dump"
+sqlite3 "$DB" "PRAGMA user_version = 13"
+frames=$(sqlite3 "$DB" "SELECT count(*) FROM frame")
+# (The callsites view needs profd's virtual table: the chunks' bytes are
+# what the shell can compare.)
+chunks=$(sqlite3 "$DB" "SELECT last_id, first_id, count, hex(data) FROM
+    callsite_chunk ORDER BY last_id" | sha256sum)
+[ "$(sqlite3 "$DB" "SELECT count(*) FROM callsite_chunk WHERE
+    substr(data, 1, 1) != x'01'")" = 0 ] ||
+    fail "the fixture has chunks that are not plain"
+
+start_profd
+last=$(ls "$TESTS_DIR/../schema" | sed -n 's/^0*\([0-9][0-9]*\)-.*\.sql$/\1/p' | sort -n | tail -1)
+[ "$(sqlite3 "$DB" "PRAGMA user_version")" = "$last" ] ||
+    fail "user_version $(sqlite3 "$DB" "PRAGMA user_version")"
+[ "$(sqlite3 "$DB" "SELECT group_concat(name) FROM sqlite_master WHERE
+    tbl_name = 'frame' AND type = 'index'")" = frame_hash ] ||
+    fail "frame's indexes: $(sqlite3 "$DB" "SELECT group_concat(name)
+    FROM sqlite_master WHERE tbl_name = 'frame' AND type = 'index'")"
+ok "upgraded to $last: frame_key replaced by frame_hash"
+[ "$(sqlite3 "$DB" "SELECT last_id, first_id, count, hex(data) FROM
+    callsite_chunk ORDER BY last_id" | sha256sum)" = "$chunks" ] ||
+    fail "the upgrade rewrote callsite chunks"
+check_answers "$FIXTURES/store-v13.answers" 7
+
+c=$(cs_count)
+out=$("$PROFCTL" push "$FIXTURES/cpu.pprof" "$FIXTURES/heap.pprof" --scope again) ||
+    fail "push of the fixtures again: $out"
+[ "$(cs_count)" = "$c" ] || fail "the same profiles made $(($(cs_count) - c)) new callsites"
+[ "$(sqlite3 "$DB" "SELECT count(*) FROM frame")" = "$frames" ] ||
+    fail "the same profiles made $(($(sqlite3 "$DB" "SELECT count(*) FROM frame") - frames)) new frames"
+ok "the fixtures pushed again make no frame ($frames) and no callsite ($c)"
+
+# New callsites: a packed chunk (first byte 0) beside the old plain ones.
+out=$("$PROFCTL" push "$FIXTURES/block.pprof" --scope svc-c) ||
+    fail "push after the upgrade: $out"
+[ "$(sqlite3 "$DB" "SELECT count(*) FROM callsite_chunk WHERE
+    substr(data, 1, 1) = x'00'")" -ge 1 ] ||
+    fail "no packed chunk after a push of new callsites: $(sqlite3 "$DB" \
+    "SELECT last_id, count, hex(substr(data, 1, 4)) FROM callsite_chunk")"
+[ "$(sqlite3 "$DB" "SELECT count(*) FROM frame")" -gt "$frames" ] ||
+    fail "block.pprof made no frame"
+[ "$(sqlite3 "$DB" "SELECT count(*) FROM (SELECT 1 FROM frame GROUP BY
+    ifnull(function_id, 0), ifnull(mapping_id, 0), address, line, col,
+    flags HAVING count(*) > 1)")" = 0 ] || fail "frames stored twice"
+r=$(api GET "/v1/top?scope=svc-c&metric=delay")
+[ "$(status_of "$r")" = 200 ] && [ "$(body_of "$r" | json 'j["total"]')" = \
+    "$(sed -n 's/^#total\t//p' "$FIXTURES/expected/block.delay.tsv")" ] ||
+    fail "top after the push: $r"
+check_answers "$FIXTURES/store-v13.answers" 7
+ok "packed and plain chunks read side by side; frames unique"
+
+stop_profd
+[ "$(sqlite3 "$DB" 'PRAGMA integrity_check')" = ok ] || fail "integrity_check"
+# Read again from the chunks alone (a fresh profd loads its map from them).
+start_profd
+check_answers "$FIXTURES/store-v13.answers" 7
+c=$(cs_count)
+out=$("$PROFCTL" push "$FIXTURES/block.pprof" --scope svc-d) ||
+    fail "push of block.pprof again: $out"
+[ "$(cs_count)" = "$c" ] || fail "block.pprof again made $(($(cs_count) - c)) new callsites"
+stop_profd
+ok "a restarted profd reads the packed chunks: block.pprof again makes no callsite"

@@ -24,10 +24,13 @@
 /* The sums a connection keeps: past this, those used longest ago go
  * (a month of a program's day runs, both metrics, is a few MiB). */
 #define FSUM_CACHE_BYTES	((size_t)64 << 20)
-/* Pairs summed after one read at most: a connection that has just
- * opened (or a day merged whole) sums its runs over the next reads, each
- * paying a bounded share, rather than the first paying for all. */
-#define FSUM_PAIRS_PER_READ	((size_t)200 * 1000)
+/* Pairs summed after one read at most: a month's runs (~3 million on
+ * issue 41's real profiles).  All at once, not a share a read: a read
+ * answers the runs it has no sums of the slow way, so spreading the
+ * summing over reads (200,000 a read until issue 41) made a week's
+ * first 8 tops 0.3-1.2 s each, where summing all makes the first on
+ * each query thread ~0.95 s and the next 20 ms (DESIGN-STORAGE.md). */
+#define FSUM_PAIRS_PER_READ	((size_t)4 * 1000 * 1000)
 
 /* What is summed: a rollup run (rows counted by their count column) or a
  * block (rows of a value not 0), all of whose rows the read takes. */

@@ -4,14 +4,21 @@
  * hours) kept between calls (docs/TIME.md "How a gauge window is read").
  * A run or a block is never changed once written (a merge or a delete
  * writes a new run), so the pairs made once from its rows hold as long
- * as its bytes are the same: they are kept by (kind, id, metric) with a
- * copy of the bytes, compared on every use, and a day of heap snapshots
- * read again decodes none of its runs and edges.  A window that is whole
- * days (its other hours and edges without a row of the metric) is read
- * from the days' runs here, as the select would read them, without
- * inflating the runs whose bytes are kept (gs_days).  The pairs
- * depend on nothing but the bytes, so one cache serves every store and
- * connection of the process (under a lock). */
+ * as it is the same.  A run's id is never used again (schema 14), so a
+ * run's pairs are kept by (id, metric) alone and the select offers a run
+ * by id before reading its bytes (sel_known_fn): a run held is neither
+ * read nor inflated.  A block's id may be used again (its profile
+ * deleted, another pushed), so a block's pairs are kept with a copy of
+ * its bytes and used only when they are the same.  A day of heap
+ * snapshots read again decodes none of its runs and edges.  A window
+ * that is whole days (its other hours and edges without a row of the
+ * metric) is read from the days' runs here, as the select would read
+ * them (gs_days).  The pairs depend on nothing but the run or block, and
+ * a run's id names it in one store only, so the cache is keyed by the
+ * store's origin too (its file and first scope) and serves every
+ * connection of the process (under a lock).  The same cache serves a
+ * delta metric's reads of pairs (store_select_values: tree and the
+ * flame graph over a week, store_pairs_select). */
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -32,8 +39,8 @@ enum { GS_RUN, GS_BLOCK };
 
 struct gs_entry {
 	int kind;
-	int64_t id, metric;
-	uint8_t *data;			/* its bytes, to know it again */
+	int64_t id, metric, origin;
+	uint8_t *data;			/* a block's bytes, to know it again */
 	size_t len;
 	struct kv *pairs;		/* (callsite, sum), by callsite */
 	size_t npairs;
@@ -45,14 +52,18 @@ static struct {
 	pthread_mutex_t lock;
 	struct gs_entry *e;
 	size_t n, bytes;
-	struct hmap at;			/* (kind, id, metric) -> 1 + index */
+	struct hmap at;			/* (kind, id, metric, origin) -> 1 +
+					 * index */
 	uint64_t clock;
+	struct hmap origins;		/* a store's name -> its origin */
+	int64_t norigin;
+	uint64_t runs_read;		/* runs whose bytes were read */
 } gs = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* One read: its metric, its pairs summed by callsite (dense by id as
  * store-select.c sums them, a map past that). */
 struct gs_read {
-	int64_t metric;
+	int64_t metric, origin;
 	struct kv *kv;
 	size_t nkv, capkv;
 	uint32_t *dense;
@@ -61,6 +72,9 @@ struct gs_read {
 	struct sblock_dec dec;
 	struct kv *tmp;
 	size_t ntmp, captmp;
+	/* The runs listed without their bytes, and a run's bytes by id
+	 * (store-sel.h's runs_st and data_st). */
+	sqlite3_stmt *runs_st, *data_st;
 };
 
 #define GS_DENSE_MAX	((size_t)1 << 22)
@@ -130,7 +144,7 @@ gs_used_cmp(const void *a, const void *b)
 static void
 gs_trim(void)
 {
-	int64_t key[3];
+	int64_t key[4];
 	size_t i, keep = 0, bytes = 0;
 
 	qsort(gs.e, gs.n, sizeof *gs.e, gs_used_cmp);
@@ -148,17 +162,18 @@ gs_trim(void)
 		key[0] = gs.e[i].kind;
 		key[1] = gs.e[i].id;
 		key[2] = gs.e[i].metric;
+		key[3] = gs.e[i].origin;
 		hmap_put(&gs.at, key, sizeof key, (int64_t)i + 1);
 	}
 }
 
-/* A kept entry's pairs added to the read: 1, with *any; 0 none kept for
- * these bytes. */
+/* A kept entry's pairs added to the read: 1, with *any; 0 none kept (a
+ * run: for its id; a block: for these bytes). */
 static int
 gs_hit(struct gs_read *r, int kind, int64_t id, const void *data,
     size_t len, int *any)
 {
-	int64_t key[3] = { kind, id, r->metric }, at;
+	int64_t key[4] = { kind, id, r->metric, r->origin }, at;
 	struct gs_entry *e;
 	size_t i;
 	int hit = 0;
@@ -166,7 +181,9 @@ gs_hit(struct gs_read *r, int kind, int64_t id, const void *data,
 	pthread_mutex_lock(&gs.lock);
 	if ((at = hmap_get(&gs.at, key, sizeof key)) != 0) {
 		e = &gs.e[at - 1];
-		if (e->len == len && memcmp(e->data, data, len) == 0) {
+		/* A run is its id (schema 14); a block, its bytes. */
+		if (kind == GS_RUN || (e->len == len && (len == 0 ||
+		    memcmp(e->data, data, len) == 0))) {
 			e->used = ++gs.clock;
 			for (i = 0; i < e->npairs; i++)
 				gs_sum(r, e->pairs[i].k, e->pairs[i].v);
@@ -178,19 +195,26 @@ gs_hit(struct gs_read *r, int kind, int64_t id, const void *data,
 	return hit;
 }
 
-/* Pairs made from bytes kept (an entry of the same key replaced). */
+/* Pairs made from a run or a block kept (an entry of the same key
+ * replaced); a block's bytes with them. */
 static void
-gs_keep(int kind, int64_t id, int64_t metric, const void *data, size_t len,
-    const struct kv *pairs, size_t npairs, int any)
+gs_keep(int kind, int64_t id, int64_t metric, int64_t origin,
+    const void *data, size_t len, const struct kv *pairs, size_t npairs,
+    int any)
 {
-	int64_t key[3] = { kind, id, metric }, at;
-	struct gs_entry e = { kind, id, metric, NULL, len, NULL, npairs, any,
-	    0 };
+	int64_t key[4] = { kind, id, metric, origin }, at;
+	struct gs_entry e = { kind, id, metric, origin, NULL, 0, NULL, npairs,
+	    any, 0 };
 
-	e.data = xmalloc(len ? len : 1);
-	memcpy(e.data, data, len);
+	if (kind == GS_BLOCK) {
+		e.len = len;
+		e.data = xmalloc(len ? len : 1);
+		if (len > 0)
+			memcpy(e.data, data, len);
+	}
 	e.pairs = xcalloc(npairs ? npairs : 1, sizeof *e.pairs);
-	memcpy(e.pairs, pairs, npairs * sizeof *pairs);
+	if (npairs > 0)		/* pairs may be NULL then */
+		memcpy(e.pairs, pairs, npairs * sizeof *pairs);
 	pthread_mutex_lock(&gs.lock);
 	e.used = ++gs.clock;
 	if ((at = hmap_get(&gs.at, key, sizeof key)) != 0) {
@@ -259,12 +283,18 @@ gs_offer(struct gs_read *r, int kind, int64_t id, int64_t base,
 	size_t i;
 	int any;
 
+	if (kind == GS_RUN) {
+		pthread_mutex_lock(&gs.lock);
+		gs.runs_read++;
+		pthread_mutex_unlock(&gs.lock);
+	}
 	if (!gs_hit(r, kind, id, data, len, &any)) {
 		if (gs_decode(r, kind, id, base, data, len, &any, err) == -1)
 			return -1;
 		for (i = 0; i < r->ntmp; i++)
 			gs_sum(r, r->tmp[i].k, r->tmp[i].v);
-		gs_keep(kind, id, r->metric, data, len, r->tmp, r->ntmp, any);
+		gs_keep(kind, id, r->metric, r->origin, data, len, r->tmp,
+		    r->ntmp, any);
 	}
 	/* A block none of whose rows has the metric counts no profile. */
 	return kind == GS_BLOCK && !any ? 2 : 1;
@@ -275,6 +305,17 @@ gs_run(void *arg, int64_t id, int64_t start, const void *data, size_t len,
     struct error *err)
 {
 	return gs_offer(arg, GS_RUN, id, start, data, len, err);
+}
+
+/* A run offered by id before its bytes are read (sel_known_fn): its
+ * pairs added when held. */
+static int
+gs_known(void *arg, int64_t id, int64_t start)
+{
+	int any;
+
+	(void)start;
+	return gs_hit(arg, GS_RUN, id, NULL, 0, &any);
 }
 
 static int
@@ -310,23 +351,41 @@ gs_any(struct store *s, int64_t scope, int64_t metric, int64_t a, int64_t b,
 	return r;
 }
 
+/* A run's bytes by id, offered (gs_offer): when its pairs are not held. */
+static int
+gs_run_id(struct store *s, struct gs_read *r, int64_t id, int64_t start,
+    struct error *err)
+{
+	sqlite3_stmt *st = r->data_st;
+	int rc, k = 0;
+
+	sqlite3_bind_int64(st, 1, id);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		k = gs_offer(r, GS_RUN, id, start, sqlite3_column_blob(st, 0),
+		    (size_t)sqlite3_column_bytes(st, 0), err);
+	else if (rc != SQLITE_DONE)
+		k = store_fail(s, err, "reading a rollup's data");
+	sqlite3_reset(st);
+	return k == -1 ? -1 : 0;
+}
+
 /* A window that the select would read from whole days' runs alone (its
  * hours and edges outside them hold no row of the metric: its totals),
  * read here from those runs as the select reads them (store-select.c
  * sel_rollups, sel_windows: every run of each day, its profile list
- * and, where its count is not 0, its sum), the runs' bytes compared
- * with those kept and not inflated when they are the same.  1 read, 0
- * when the select must (a day's marker, another plan), -1 on error. */
+ * and, where its count is not 0, its sum), listed without their bytes
+ * and read only when their pairs are not held.  1 read, 0 when the
+ * select must (a day's marker, another plan), -1 on error. */
 static int
 gs_days(struct store *s, const struct store_filter *f, struct gs_read *r,
     int64_t *nprofiles, struct error *err)
 {
 	const int64_t hour = store_spans[0], day = store_spans[STORE_NSPANS - 1];
-	sqlite3_stmt *st = s->sb[SB_ROLLUPS];
+	sqlite3_stmt *st = r->runs_st;
 	struct imap profiles = { 0 };
 	int64_t lo = store_clamp_bucket(f->since_s);
 	int64_t hi = store_clamp_bucket(f->until_s);
-	int64_t hlo, hhi, dlo, dhi, scope = f->scopes[0];
+	int64_t hlo, hhi, dlo, dhi, id, scope = f->scopes[0];
 	int rc, k, ret = 0;
 
 	if (s->raw_only || f->nscopes != 1)
@@ -351,12 +410,12 @@ gs_days(struct store *s, const struct store_filter *f, struct gs_read *r,
 			ret = 0;
 			break;
 		}
+		id = sqlite3_column_int64(st, 0);
 		if (plist_decode(sqlite3_column_blob(st, 4),
 		    (size_t)sqlite3_column_bytes(st, 4), f->metric_id, NULL,
-		    &profiles, sqlite3_column_int64(st, 0), err) == -1 ||
-		    gs_offer(r, GS_RUN, sqlite3_column_int64(st, 0),
-		    sqlite3_column_int64(st, 1), sqlite3_column_blob(st, 2),
-		    (size_t)sqlite3_column_bytes(st, 2), err) == -1) {
+		    &profiles, id, err) == -1 || (!gs_known(r, id, 0) &&
+		    gs_run_id(s, r, id, sqlite3_column_int64(st, 1),
+		    err) == -1)) {
 			ret = -1;
 			break;
 		}
@@ -371,25 +430,104 @@ gs_days(struct store *s, const struct store_filter *f, struct gs_read *r,
 	return ret;
 }
 
-int
-store_gauge_select(struct store *s, const struct store_filter *f,
-    struct store_cs_value **out, size_t *n, int64_t *nprofiles,
+/* The store's origin in the cache (its file's name and its first
+ * scope's creation time: a store made again at the same path, whose run
+ * ids start again, is another origin): > 0, 0 when it has none (a
+ * database without a file, or without a scope: read without the cache),
+ * -1 on error; 0 too in a write transaction. */
+static int64_t
+gs_origin(struct store *s, struct error *err)
+{
+	const char *name = sqlite3_db_filename(s->db, "main");
+	sqlite3_stmt *st;
+	char *key;
+	int64_t o = 0, made;
+	size_t n;
+	int rc;
+
+	/* A run read in a write transaction may be rolled back, its id
+	 * with it (the sequence too), and used again: not kept. */
+	if (name == NULL || *name == '\0' ||
+	    sqlite3_txn_state(s->db, "main") == SQLITE_TXN_WRITE)
+		return 0;
+	if (sqlite3_prepare_v2(s->db, "SELECT created_ns FROM scope ORDER BY "
+	    "id LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+		return store_fail(s, err, "preparing the read of a scope");
+	rc = sqlite3_step(st);
+	made = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? 0 : store_fail(s, err,
+		    "reading a scope");
+	n = strlen(name);
+	key = xmalloc(n + sizeof made);
+	memcpy(key, &made, sizeof made);
+	memcpy(key + sizeof made, name, n);
+	pthread_mutex_lock(&gs.lock);
+	if ((o = hmap_get(&gs.origins, key, n + sizeof made)) == 0) {
+		o = ++gs.norigin;
+		hmap_put(&gs.origins, key, n + sizeof made, o);
+	}
+	pthread_mutex_unlock(&gs.lock);
+	free(key);
+	return o;
+}
+
+uint64_t
+store_gauge_runs_read(void)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&gs.lock);
+	n = gs.runs_read;
+	pthread_mutex_unlock(&gs.lock);
+	return n;
+}
+
+/* The statements of a read that offers runs by id (as store-fsum.c's). */
+static int
+gs_prepare(struct store *s, struct gs_read *r, struct error *err)
+{
+	if (sqlite3_prepare_v2(s->db, "SELECT id, start, NULL, entries, "
+	    "profiles FROM rollup WHERE scope_id = ?1 AND span = ?2 AND "
+	    "start >= ?3 AND start <= ?4", -1, &r->runs_st, NULL) !=
+	    SQLITE_OK)
+		return store_fail(s, err, "preparing the read of rollups");
+	if (sqlite3_prepare_v2(s->db, "SELECT data FROM rollup WHERE id = ?1",
+	    -1, &r->data_st, NULL) != SQLITE_OK)
+		return store_fail(s, err, "preparing the read of a rollup");
+	return 0;
+}
+
+/* The read, the window of whole days read here (gs_days) when days is
+ * set and the select's plan otherwise. */
+static int
+gs_select(struct store *s, const struct store_filter *f,
+    struct store_cs_value **out, size_t *n, int64_t *nprofiles, int days,
     struct error *err)
 {
 	struct gs_read r;
 	struct sel q;
+	struct sel_offers o;
 	struct store_cs_value *v;
 	size_t i;
+	int64_t origin = 0;
 	int rc = -1, k;
 
 	*out = NULL;
 	*n = 0;
 	*nprofiles = 0;
-	if (f->metric_id == 0 || f->raw || f->nlabels > 0 || f->nprofiles > 0)
-		return store_select_values(s, f, out, n, nprofiles, err);
+	if (f->metric_id == 0 || f->raw || f->nlabels > 0 ||
+	    f->nprofiles > 0 || (origin = gs_origin(s, err)) == 0)
+		return sel_select_plain(s, f, out, n, nprofiles, err);
+	if (origin == -1)
+		return -1;
 	memset(&r, 0, sizeof r);
 	r.metric = f->metric_id;
-	if ((k = gs_days(s, f, &r, nprofiles, err)) == -1)
+	r.origin = origin;
+	if (gs_prepare(s, &r, err) == -1)
+		goto out;
+	if ((k = days ? gs_days(s, f, &r, nprofiles, err) : 0) == -1)
 		goto out;
 	if (k == 0) {
 		/* Another plan: the select's, the runs and whole blocks it
@@ -398,8 +536,13 @@ store_gauge_select(struct store *s, const struct store_filter *f,
 		if (r.dense != NULL)
 			memset(r.dense, 0, r.ndense * sizeof *r.dense);
 		imap_clear(&r.far);
-		if (sel_collect(&q, s, f, SEL_VALUES, gs_run, gs_block, &r,
-		    err) == -1)
+		o.run = gs_run;
+		o.block = gs_block;
+		o.known = gs_known;
+		o.runs_st = r.runs_st;
+		o.data_st = r.data_st;
+		o.arg = &r;
+		if (sel_collect_offers(&q, s, f, SEL_VALUES, &o, err) == -1)
 			goto out;
 		sel_values_out(&q, &v, n, nprofiles);
 		for (i = 0; i < *n; i++)
@@ -420,5 +563,29 @@ out:
 	free(r.tmp);
 	imap_clear(&r.far);
 	sblock_dec_free(&r.dec);
+	sqlite3_finalize(r.runs_st);
+	sqlite3_finalize(r.data_st);
 	return rc;
+}
+
+int
+store_gauge_select(struct store *s, const struct store_filter *f,
+    struct store_cs_value **out, size_t *n, int64_t *nprofiles,
+    struct error *err)
+{
+	return gs_select(s, f, out, n, nprofiles, 1, err);
+}
+
+/* A delta metric's pairs (store_select_values: tree, flame graph): the
+ * select's plan always, its runs and whole blocks from the cache.  A
+ * window of whole days is not read by gs_days here: its check of the
+ * edges (the per-bucket totals) was made for gauges, whose profiles
+ * count by their rows, and the select counts a run's profiles from its
+ * list. */
+int
+store_pairs_select(struct store *s, const struct store_filter *f,
+    struct store_cs_value **out, size_t *n, int64_t *nprofiles,
+    struct error *err)
+{
+	return gs_select(s, f, out, n, nprofiles, 0, err);
 }

@@ -1,6 +1,6 @@
 /* store-gauge.h: several reads of one commit, and a gauge window's edges
- * (store-gauge.c); a window's sums kept between calls
- * (store-gauge-sums.c). */
+ * (store-gauge.c); a window's sums kept between calls, for gauges and
+ * store_select_values (store-gauge-sums.c). */
 #ifndef PROFD_STORE_GAUGE_H
 #define PROFD_STORE_GAUGE_H
 
@@ -32,5 +32,14 @@ int store_gauge_widen(struct store *, int64_t scope, int64_t metric,
 int store_gauge_select(struct store *, const struct store_filter *,
     struct store_cs_value **, size_t *, int64_t *nprofiles,
     struct error *);
+/* The same for store_select_values (a delta read the rollups answer
+ * part of: tree, flame graph), with the select's plan always. */
+int store_pairs_select(struct store *, const struct store_filter *,
+    struct store_cs_value **, size_t *, int64_t *nprofiles,
+    struct error *);
+/* Rollup runs whose bytes the reads through the kept pairs (the two
+ * above) read and inflated, process-wide, for tests: a run whose pairs
+ * are held is not read. */
+uint64_t store_gauge_runs_read(void);
 
 #endif

@@ -10,6 +10,7 @@
  *	store-migrate.c		schema steps, the version 2 conversion
  *	store-series.c		series, a cumulative metric's differences
  *	store-samples.c		the sample writer, the sample statements
+ *	store-select-out.c	a window's pairs (kept or read), other answers
  *	store-gauge.c store-gauge-sums.c	a gauge window: its read held, its sums kept
  *	store-select.c		sample reads
  *	store-labelrx.c		the regex label filters' matches

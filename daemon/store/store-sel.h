@@ -98,5 +98,11 @@ void sel_clear(struct sel *);
 /* SEL_VALUES: the pairs by callsite, the profiles counted; q cleared. */
 void sel_values_out(struct sel *, struct store_cs_value **, size_t *,
     int64_t *nprofiles);
+/* store_select_values without the pairs kept between calls: every run
+ * and block of the window read (store-select-out.c's and
+ * store-gauge-sums.c's fallback). */
+int sel_select_plain(struct store *, const struct store_filter *,
+    struct store_cs_value **, size_t *, int64_t *nprofiles,
+    struct error *);
 
 #endif

@@ -1,12 +1,15 @@
 /* store-select-out.c: the answers of the reads store-select.c plans
- * and runs, other than top's pairs (store_select_values, there): pairs
- * per time bucket, per group of labels, export's rows; and the tuning
- * of the connections that read them. */
+ * and runs: a window's pairs (store_select_values, through the pairs
+ * kept between calls, store-gauge-sums.c, when the rollups answer part
+ * of it), pairs per time bucket, per group of labels, export's rows;
+ * and the tuning of the connections that read them.  (Here, not in
+ * store-select.c, which store-gauge-sums.c calls: calls go one way.) */
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "alloc.h"
+#include "store-gauge.h"
 #include "store-sel.h"
 
 int
@@ -88,4 +91,25 @@ store_select_tune(struct store *s)
 	sqlite3_exec(s->db, "PRAGMA cache_size = -32768", NULL, NULL, NULL);
 	sqlite3_exec(s->db, "PRAGMA mmap_size = 1073741824", NULL, NULL,
 	    NULL);
+}
+
+/* A read of one metric's pairs that the rollups answer part of (a whole
+ * hour in the window; no labels, profile ids or raw values) takes its
+ * runs' and whole blocks' pairs from those kept between calls, as a
+ * gauge's window does (store-gauge-sums.c): a tree or a flame graph over
+ * a week asked again reads and inflates none of its runs. */
+int
+store_select_values(struct store *s, const struct store_filter *f,
+    struct store_cs_value **out, size_t *n, int64_t *nprofiles,
+    struct error *err)
+{
+	const int64_t hour = store_spans[0];
+	int64_t lo = store_clamp_bucket(f->since_s);
+	int64_t hi = store_clamp_bucket(f->until_s);
+
+	if (f->metric_id != 0 && !f->raw && f->nlabels == 0 &&
+	    f->nprofiles == 0 && !s->raw_only && store_ceil_to(lo, hour) <=
+	    store_floor_div(hi + 1, hour) * hour - 1)
+		return store_pairs_select(s, f, out, n, nprofiles, err);
+	return sel_select_plain(s, f, out, n, nprofiles, err);
 }

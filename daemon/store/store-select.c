@@ -725,7 +725,7 @@ sel_values_out(struct sel *q, struct store_cs_value **out, size_t *n,
 }
 
 int
-store_select_values(struct store *s, const struct store_filter *f,
+sel_select_plain(struct store *s, const struct store_filter *f,
     struct store_cs_value **out, size_t *n, int64_t *nprofiles,
     struct error *err)
 {
@@ -739,3 +739,4 @@ store_select_values(struct store *s, const struct store_filter *f,
 	sel_values_out(&q, out, n, nprofiles);
 	return 0;
 }
+

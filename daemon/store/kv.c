@@ -1,5 +1,5 @@
 /* kv.c: (key, value) pairs sorted by key (a radix sort) and summed per
- * key. */
+ * key, after the fact or as they come (kvsum). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,4 +80,66 @@ kv_sort_merge(struct kv *a, size_t n)
 			a[out++] = a[i];
 	}
 	return out;
+}
+
+void
+kvsum_add(struct kvsum *t, uint64_t key, int64_t v)
+{
+	struct imap_slot *sl = NULL;
+	size_t at, n;
+
+	if (key < KVSUM_DENSE_MAX) {
+		if (key >= t->ndense) {
+			n = t->ndense ? t->ndense : 4096;
+			while (n <= key)
+				n *= 2;
+			t->dense = xreallocarray(t->dense, n,
+			    sizeof *t->dense);
+			memset(t->dense + t->ndense, 0, (n - t->ndense) *
+			    sizeof *t->dense);
+			t->ndense = n;
+		}
+		at = t->dense[key];
+	} else {
+		sl = imap_slot(&t->far, key, 1);
+		at = (size_t)sl->value;
+	}
+	if (at != 0) {
+		/* Wrapping, as the sums of a diff's values may. */
+		t->kv[at - 1].v = (int64_t)((uint64_t)t->kv[at - 1].v +
+		    (uint64_t)v);
+		return;
+	}
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 4096;
+		t->kv = xreallocarray(t->kv, t->cap, sizeof *t->kv);
+	}
+	t->kv[t->n].k = key;
+	t->kv[t->n++].v = v;
+	if (sl != NULL)
+		imap_fill(&t->far, sl, key, (int64_t)t->n);
+	else
+		t->dense[key] = (uint32_t)t->n;
+}
+
+void
+kvsum_reset(struct kvsum *t)
+{
+	size_t i;
+
+	/* Only the keys used: the array may be large and mostly zero. */
+	for (i = 0; i < t->n; i++)
+		if (t->kv[i].k < KVSUM_DENSE_MAX)
+			t->dense[t->kv[i].k] = 0;
+	t->n = 0;
+	imap_reset(&t->far);
+}
+
+void
+kvsum_free(struct kvsum *t)
+{
+	free(t->kv);
+	free(t->dense);
+	imap_clear(&t->far);
+	memset(t, 0, sizeof *t);
 }

@@ -60,15 +60,11 @@ static struct {
 	uint64_t runs_read;		/* runs whose bytes were read */
 } gs = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-/* One read: its metric, its pairs summed by callsite (dense by id as
- * store-select.c sums them, a map past that). */
+/* One read: its metric, its pairs summed by callsite (kv.h's kvsum, as
+ * store-select.c sums them). */
 struct gs_read {
 	int64_t metric, origin;
-	struct kv *kv;
-	size_t nkv, capkv;
-	uint32_t *dense;
-	size_t ndense;
-	struct imap far;
+	struct kvsum sums;
 	struct sblock_dec dec;
 	struct kv *tmp;
 	size_t ntmp, captmp;
@@ -76,47 +72,6 @@ struct gs_read {
 	 * (store-sel.h's runs_st and data_st). */
 	sqlite3_stmt *runs_st, *data_st;
 };
-
-#define GS_DENSE_MAX	((size_t)1 << 22)
-
-static void
-gs_sum(struct gs_read *r, uint64_t cs, int64_t v)
-{
-	struct imap_slot *sl = NULL;
-	size_t at, n;
-
-	if (cs < GS_DENSE_MAX) {
-		if (cs >= r->ndense) {
-			n = r->ndense ? r->ndense : 4096;
-			while (n <= cs)
-				n *= 2;
-			r->dense = xreallocarray(r->dense, n,
-			    sizeof *r->dense);
-			memset(r->dense + r->ndense, 0, (n - r->ndense) *
-			    sizeof *r->dense);
-			r->ndense = n;
-		}
-		at = r->dense[cs];
-	} else {
-		sl = imap_slot(&r->far, cs, 1);
-		at = (size_t)sl->value;
-	}
-	if (at != 0) {
-		r->kv[at - 1].v = (int64_t)((uint64_t)r->kv[at - 1].v +
-		    (uint64_t)v);
-		return;
-	}
-	if (r->nkv == r->capkv) {
-		r->capkv = r->capkv ? r->capkv * 2 : 4096;
-		r->kv = xreallocarray(r->kv, r->capkv, sizeof *r->kv);
-	}
-	r->kv[r->nkv].k = cs;
-	r->kv[r->nkv++].v = v;
-	if (sl != NULL)
-		imap_fill(&r->far, sl, cs, (int64_t)r->nkv);
-	else
-		r->dense[cs] = (uint32_t)r->nkv;
-}
 
 static size_t
 gs_entry_bytes(const struct gs_entry *e)
@@ -186,7 +141,7 @@ gs_hit(struct gs_read *r, int kind, int64_t id, const void *data,
 		    memcmp(e->data, data, len) == 0))) {
 			e->used = ++gs.clock;
 			for (i = 0; i < e->npairs; i++)
-				gs_sum(r, e->pairs[i].k, e->pairs[i].v);
+				kvsum_add(&r->sums, e->pairs[i].k, e->pairs[i].v);
 			*any = e->any;
 			hit = 1;
 		}
@@ -292,7 +247,7 @@ gs_offer(struct gs_read *r, int kind, int64_t id, int64_t base,
 		if (gs_decode(r, kind, id, base, data, len, &any, err) == -1)
 			return -1;
 		for (i = 0; i < r->ntmp; i++)
-			gs_sum(r, r->tmp[i].k, r->tmp[i].v);
+			kvsum_add(&r->sums, r->tmp[i].k, r->tmp[i].v);
 		gs_keep(kind, id, r->metric, r->origin, data, len, r->tmp,
 		    r->ntmp, any);
 	}
@@ -532,10 +487,7 @@ gs_select(struct store *s, const struct store_filter *f,
 	if (k == 0) {
 		/* Another plan: the select's, the runs and whole blocks it
 		 * offers summed here, the rest by the select itself. */
-		r.nkv = 0;
-		if (r.dense != NULL)
-			memset(r.dense, 0, r.ndense * sizeof *r.dense);
-		imap_clear(&r.far);
+		kvsum_reset(&r.sums);
 		o.run = gs_run;
 		o.block = gs_block;
 		o.known = gs_known;
@@ -546,22 +498,14 @@ gs_select(struct store *s, const struct store_filter *f,
 			goto out;
 		sel_values_out(&q, &v, n, nprofiles);
 		for (i = 0; i < *n; i++)
-			gs_sum(&r, (uint64_t)v[i].callsite, v[i].value);
+			kvsum_add(&r.sums, (uint64_t)v[i].callsite, v[i].value);
 		free(v);
 	}
-	kv_sort(r.kv, r.nkv);
-	*out = xcalloc(r.nkv ? r.nkv : 1, sizeof **out);
-	for (i = 0; i < r.nkv; i++) {
-		(*out)[i].callsite = (int64_t)r.kv[i].k;
-		(*out)[i].value = r.kv[i].v;
-	}
-	*n = r.nkv;
+	sel_pairs_out(&r.sums, out, n);
 	rc = 0;
 out:
-	free(r.kv);
-	free(r.dense);
+	kvsum_free(&r.sums);
 	free(r.tmp);
-	imap_clear(&r.far);
 	sblock_dec_free(&r.dec);
 	sqlite3_finalize(r.runs_st);
 	sqlite3_finalize(r.data_st);

@@ -54,11 +54,7 @@ struct sel {
 	} *holes;			/* windows without a rollup, in H */
 	size_t nholes;
 	struct sblock_dec dec;
-	struct kv *kv;			/* SEL_VALUES: (callsite, value) */
-	size_t nkv, capkv;
-	uint32_t *dense;		/* callsite -> 1 + its pair in kv */
-	size_t ndense;
-	struct imap kvat;		/* the same past SEL_DENSE_MAX */
+	struct kvsum sums;		/* SEL_VALUES: (callsite, value) */
 	struct srows acc;		/* SEL_BUCKETS, SEL_ALL, SEL_GROUPS */
 	int64_t profile;		/* SEL_GROUPS: the block's */
 	size_t limit;
@@ -98,6 +94,8 @@ void sel_clear(struct sel *);
 /* SEL_VALUES: the pairs by callsite, the profiles counted; q cleared. */
 void sel_values_out(struct sel *, struct store_cs_value **, size_t *,
     int64_t *nprofiles);
+/* Pairs summed per callsite, as the answer's pairs sorted by callsite. */
+void sel_pairs_out(struct kvsum *, struct store_cs_value **, size_t *);
 /* store_select_values without the pairs kept between calls: every run
  * and block of the window read (store-select-out.c's and
  * store-gauge-sums.c's fallback). */

@@ -129,57 +129,8 @@ sel_clear(struct sel *q)
 	hmap_clear(&q->rawm);
 	free(q->colm);
 	sblock_dec_free(&q->dec);
-	free(q->kv);
-	free(q->dense);
-	imap_clear(&q->kvat);
+	kvsum_free(&q->sums);
 	srows_free(&q->acc);
-}
-
-/* SEL_VALUES: v summed into callsite cs's pair as the rows come, not
- * collected and sorted: a week of rollups has tens of times more rows
- * than callsites, and a table of the callsites stays in cache where
- * sorting every row would not.  Callsite ids are dense (store-cs.c hands
- * them out in order), so the table is an array by id; past SEL_DENSE_MAX
- * a hash map. */
-#define SEL_DENSE_MAX	((size_t)1 << 22)
-
-static void
-sel_sum(struct sel *q, int64_t cs, int64_t v)
-{
-	struct imap_slot *sl = NULL;
-	size_t at, n;
-
-	if ((uint64_t)cs < SEL_DENSE_MAX) {
-		if ((size_t)cs >= q->ndense) {
-			n = q->ndense ? q->ndense : 4096;
-			while (n <= (size_t)cs)
-				n *= 2;
-			q->dense = xreallocarray(q->dense, n,
-			    sizeof *q->dense);
-			memset(q->dense + q->ndense, 0, (n - q->ndense) *
-			    sizeof *q->dense);
-			q->ndense = n;
-		}
-		at = q->dense[cs];
-	} else {
-		sl = imap_slot(&q->kvat, (uint64_t)cs, 1);
-		at = (size_t)sl->value;
-	}
-	if (at != 0) {
-		q->kv[at - 1].v = (int64_t)((uint64_t)q->kv[at - 1].v +
-		    (uint64_t)v);
-		return;
-	}
-	if (q->nkv == q->capkv) {
-		q->capkv = q->capkv ? q->capkv * 2 : 4096;
-		q->kv = xreallocarray(q->kv, q->capkv, sizeof *q->kv);
-	}
-	q->kv[q->nkv].k = (uint64_t)cs;
-	q->kv[q->nkv++].v = v;
-	if (sl != NULL)
-		imap_fill(&q->kvat, sl, (uint64_t)cs, (int64_t)q->nkv);
-	else
-		q->dense[cs] = (uint32_t)q->nkv;
 }
 
 static void
@@ -190,7 +141,8 @@ sel_value(struct sel *q, int64_t metric, int64_t ls, int64_t cs,
 
 	switch (q->mode) {
 	case SEL_VALUES:
-		sel_sum(q, cs, v);
+		/* Summed as the rows come (kv.h's kvsum says why). */
+		kvsum_add(&q->sums, (uint64_t)cs, v);
 		return;
 	case SEL_BUCKETS:
 		/* Sorted by (bucket, callsite). */
@@ -706,20 +658,26 @@ sel_collect(struct sel *q, struct store *s, const struct store_filter *f,
 }
 
 void
-sel_values_out(struct sel *q, struct store_cs_value **out, size_t *n,
-    int64_t *nprofiles)
+sel_pairs_out(struct kvsum *t, struct store_cs_value **out, size_t *n)
 {
 	struct store_cs_value *v;
 	size_t i;
 
-	kv_sort(q->kv, q->nkv);
-	v = xcalloc(q->nkv ? q->nkv : 1, sizeof *v);
-	for (i = 0; i < q->nkv; i++) {
-		v[i].callsite = (int64_t)q->kv[i].k;
-		v[i].value = q->kv[i].v;
+	kv_sort(t->kv, t->n);
+	v = xcalloc(t->n ? t->n : 1, sizeof *v);
+	for (i = 0; i < t->n; i++) {
+		v[i].callsite = (int64_t)t->kv[i].k;
+		v[i].value = t->kv[i].v;
 	}
 	*out = v;
-	*n = q->nkv;
+	*n = t->n;
+}
+
+void
+sel_values_out(struct sel *q, struct store_cs_value **out, size_t *n,
+    int64_t *nprofiles)
+{
+	sel_pairs_out(&q->sums, out, n);
 	*nprofiles = (int64_t)q->profiles.n;
 	sel_clear(q);
 }

@@ -6,13 +6,21 @@
 #include <sqlite3.h>
 #include <string.h>
 
+#include "cancel.h"
 #include "store-int.h"
 
 int
 store_fail(struct store *s, struct error *err, const char *what)
 {
 	int rc = sqlite3_errcode(s->db);
+	struct cancel *c;
 
+	/* Interrupted by the call's cancel (store-watch.c): the error is the
+	 * cancel's reason, whichever statement it stopped, as a C loop's
+	 * cancel_poll says it. */
+	if (rc == SQLITE_INTERRUPT && (c = cancel_current()) != NULL &&
+	    cancel_fired(c) != CANCEL_NONE)
+		return cancel_error(c, err);
 	if (store_space_full(s))
 		return store_space_fail(s, err, what);
 	if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)

@@ -480,7 +480,10 @@ gs_select(struct store *s, const struct store_filter *f,
 	memset(&r, 0, sizeof r);
 	r.metric = f->metric_id;
 	r.origin = origin;
-	if (gs_prepare(s, &r, err) == -1)
+	/* A read answered from kept pairs decodes no row, where the call's
+	 * cancel is polled: so it is polled here, once a read at least (a
+	 * client gone, or past query-timeout, stops a loop of reads). */
+	if (cancel_poll(err) == -1 || gs_prepare(s, &r, err) == -1)
 		goto out;
 	if ((k = days ? gs_days(s, f, &r, nprofiles, err) : 0) == -1)
 		goto out;

@@ -77,7 +77,8 @@ fz_row(void *arg, struct fleet_tsv_field *f, size_t n, struct error *err)
 			for (k = 0; k < fr->nf; k++)
 				mix(z, fr->f[k].function,
 				    strlen(fr->f[k].function));
-			fleet_stacks_put(&z->st, fr, 1);
+			fleet_stacks_add(&z->st,
+			    fleet_stacks_leaf(&z->st, fr), 1);
 			free(fr);
 		} else if (e.kind == ERR_NONE)
 			abort();

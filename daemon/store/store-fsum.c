@@ -94,9 +94,6 @@ struct store_fsum {
 	 * 1 + gid), for top to add the parts' edges by array. */
 	struct imap gid_at;
 	uint32_t ngid;
-	/* The runs listed without their bytes, and a run's bytes by id
-	 * (store-sel.h's runs_st and data_st), prepared once. */
-	sqlite3_stmt *runs_st, *data_st;
 };
 
 static struct store_fsum *
@@ -172,8 +169,6 @@ store_fsum_free(struct store *s)
 	imap_clear(&c->edge_at);
 	free(c->edge_seen);
 	free(c->touched);
-	sqlite3_finalize(c->runs_st);
-	sqlite3_finalize(c->data_st);
 	free(c);
 	s->fsum = NULL;
 }
@@ -240,22 +235,6 @@ offer_known(void *arg, int64_t id, int64_t start)
 	return fsum_offer(c, FSUM_RUN, id, start, NULL, 0);
 }
 
-/* The statements of a read that offers runs by id. */
-static int
-fsum_prepare(struct store *s, struct store_fsum *c, struct error *err)
-{
-	if (c->runs_st == NULL && sqlite3_prepare_v3(s->db, "SELECT id, "
-	    "start, NULL, entries, profiles FROM rollup WHERE scope_id = ?1 "
-	    "AND span = ?2 AND start >= ?3 AND start <= ?4", -1,
-	    SQLITE_PREPARE_PERSISTENT, &c->runs_st, NULL) != SQLITE_OK)
-		return store_fail(s, err, "preparing the read of rollups");
-	if (c->data_st == NULL && sqlite3_prepare_v3(s->db, "SELECT data "
-	    "FROM rollup WHERE id = ?1", -1, SQLITE_PREPARE_PERSISTENT,
-	    &c->data_st, NULL) != SQLITE_OK)
-		return store_fail(s, err, "preparing the read of a rollup");
-	return 0;
-}
-
 static int
 offer_run(void *arg, int64_t id, int64_t start, const void *data,
     size_t len, struct error *err)
@@ -299,13 +278,9 @@ store_select_fsum(struct store *s, const struct csindex *idx,
 	c->nused = 0;
 	c->metric = f->metric_id;
 	c->call++;
-	if (fsum_prepare(s, c, err) == -1)
-		return -1;
 	o.run = offer_run;
 	o.block = offer_block;
 	o.known = offer_known;
-	o.runs_st = c->runs_st;
-	o.data_st = c->data_st;
 	o.arg = c;
 	if (sel_collect_offers(&q, s, f, SEL_VALUES, &o, err) == -1) {
 		misses_clear(c);

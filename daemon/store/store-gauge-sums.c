@@ -68,9 +68,6 @@ struct gs_read {
 	struct sblock_dec dec;
 	struct kv *tmp;
 	size_t ntmp, captmp;
-	/* The runs listed without their bytes, and a run's bytes by id
-	 * (store-sel.h's runs_st and data_st). */
-	sqlite3_stmt *runs_st, *data_st;
 };
 
 static size_t
@@ -280,38 +277,12 @@ gs_block(void *arg, int64_t id, int64_t bmin, const void *data, size_t len,
 	return gs_offer(arg, GS_BLOCK, id, bmin, data, len, err);
 }
 
-/* Whether the scope has a row of the metric in [a, b] (its per-bucket
- * totals): 1, 0, -1 on error. */
-static int
-gs_any(struct store *s, int64_t scope, int64_t metric, int64_t a, int64_t b,
-    struct error *err)
-{
-	sqlite3_stmt *st;
-	int rc, r;
-
-	if (a > b)
-		return 0;
-	if (sqlite3_prepare_v2(s->db, "SELECT 1 FROM sample_total WHERE "
-	    "scope_id = ?1 AND metric_id = ?2 AND bucket >= ?3 AND "
-	    "bucket <= ?4 LIMIT 1", -1, &st, NULL) != SQLITE_OK)
-		return store_fail(s, err, "preparing a window's edge read");
-	sqlite3_bind_int64(st, 1, scope);
-	sqlite3_bind_int64(st, 2, metric);
-	sqlite3_bind_int64(st, 3, a);
-	sqlite3_bind_int64(st, 4, b);
-	rc = sqlite3_step(st);
-	r = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 :
-	    store_fail(s, err, "reading a window's edges");
-	sqlite3_finalize(st);
-	return r;
-}
-
 /* A run's bytes by id, offered (gs_offer): when its pairs are not held. */
 static int
 gs_run_id(struct store *s, struct gs_read *r, int64_t id, int64_t start,
     struct error *err)
 {
-	sqlite3_stmt *st = r->data_st;
+	sqlite3_stmt *st = s->sb[SB_ROLLUP_DATA];
 	int rc, k = 0;
 
 	sqlite3_bind_int64(st, 1, id);
@@ -336,7 +307,7 @@ gs_days(struct store *s, const struct store_filter *f, struct gs_read *r,
     int64_t *nprofiles, struct error *err)
 {
 	const int64_t hour = store_spans[0], day = store_spans[STORE_NSPANS - 1];
-	sqlite3_stmt *st = r->runs_st;
+	sqlite3_stmt *st = s->sb[SB_ROLLUP_IDS];
 	struct imap profiles = { 0 };
 	int64_t lo = store_clamp_bucket(f->since_s);
 	int64_t hi = store_clamp_bucket(f->until_s);
@@ -351,8 +322,9 @@ gs_days(struct store *s, const struct store_filter *f, struct gs_read *r,
 	dhi = store_floor_div(hhi + 1, day) * day - 1;
 	if (hlo > hhi || dlo > dhi)
 		return 0;
-	if ((k = gs_any(s, scope, f->metric_id, lo, dlo - 1, err)) != 0 ||
-	    (k = gs_any(s, scope, f->metric_id, dhi + 1, hi, err)) != 0)
+	if ((k = store_gauge_any(s, scope, f->metric_id, lo, dlo - 1,
+	    err)) != 0 || (k = store_gauge_any(s, scope, f->metric_id,
+	    dhi + 1, hi, err)) != 0)
 		return k == -1 ? -1 : 0;
 	sqlite3_bind_int64(st, 1, scope);
 	sqlite3_bind_int64(st, 2, day);
@@ -439,21 +411,6 @@ store_gauge_runs_read(void)
 	return n;
 }
 
-/* The statements of a read that offers runs by id (as store-fsum.c's). */
-static int
-gs_prepare(struct store *s, struct gs_read *r, struct error *err)
-{
-	if (sqlite3_prepare_v2(s->db, "SELECT id, start, NULL, entries, "
-	    "profiles FROM rollup WHERE scope_id = ?1 AND span = ?2 AND "
-	    "start >= ?3 AND start <= ?4", -1, &r->runs_st, NULL) !=
-	    SQLITE_OK)
-		return store_fail(s, err, "preparing the read of rollups");
-	if (sqlite3_prepare_v2(s->db, "SELECT data FROM rollup WHERE id = ?1",
-	    -1, &r->data_st, NULL) != SQLITE_OK)
-		return store_fail(s, err, "preparing the read of a rollup");
-	return 0;
-}
-
 /* The read, the window of whole days read here (gs_days) when days is
  * set and the select's plan otherwise. */
 static int
@@ -483,7 +440,7 @@ gs_select(struct store *s, const struct store_filter *f,
 	/* A read answered from kept pairs decodes no row, where the call's
 	 * cancel is polled: so it is polled here, once a read at least (a
 	 * client gone, or past query-timeout, stops a loop of reads). */
-	if (cancel_poll(err) == -1 || gs_prepare(s, &r, err) == -1)
+	if (cancel_poll(err) == -1)
 		goto out;
 	if ((k = days ? gs_days(s, f, &r, nprofiles, err) : 0) == -1)
 		goto out;
@@ -494,8 +451,6 @@ gs_select(struct store *s, const struct store_filter *f,
 		o.run = gs_run;
 		o.block = gs_block;
 		o.known = gs_known;
-		o.runs_st = r.runs_st;
-		o.data_st = r.data_st;
 		o.arg = &r;
 		if (sel_collect_offers(&q, s, f, SEL_VALUES, &o, err) == -1)
 			goto out;
@@ -510,8 +465,6 @@ out:
 	kvsum_free(&r.sums);
 	free(r.tmp);
 	sblock_dec_free(&r.dec);
-	sqlite3_finalize(r.runs_st);
-	sqlite3_finalize(r.data_st);
 	return rc;
 }
 

@@ -69,6 +69,16 @@ gauge_nearest(struct store *s, int64_t scope, int64_t metric, int64_t a,
 }
 
 int
+store_gauge_any(struct store *s, int64_t scope, int64_t metric, int64_t a,
+    int64_t b, struct error *err)
+{
+	int64_t at;
+
+	return a > b || a == INT64_MIN ? 0 :
+	    gauge_nearest(s, scope, metric, a - 1, b, 0, &at, err);
+}
+
+int
 store_gauge_widen(struct store *s, int64_t scope, int64_t metric,
     int64_t *since_s, int64_t *until_s, struct error *err)
 {

@@ -29,6 +29,10 @@ int store_gauge_widen(struct store *, int64_t scope, int64_t metric,
  * ids or raw values: else store_select_values itself), with the sums of
  * its rollup runs and of the blocks it takes whole kept between calls
  * (store-gauge-sums.c): the same pairs and profile count. */
+/* Whether the scope has a row of the metric in buckets [a, b] (its
+ * per-bucket totals): 1, 0, -1 on error. */
+int store_gauge_any(struct store *, int64_t scope, int64_t metric,
+    int64_t a, int64_t b, struct error *);
 int store_gauge_select(struct store *, const struct store_filter *,
     struct store_cs_value **, size_t *, int64_t *nprofiles,
     struct error *);

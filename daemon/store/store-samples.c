@@ -56,6 +56,12 @@ static const struct store_sql sb_sql[SB_COUNT] = {
 	[SB_ROLLUPS] = { 0, "SELECT id, start, data, entries, profiles FROM "
 	    "rollup WHERE scope_id = ?1 AND span = ?2 AND start >= ?3 AND "
 	    "start <= ?4" },
+	/* SB_ROLLUPS without the bytes, and a run's bytes by id: the runs
+	 * offered by id first (store-sel.h, sel_offers' known). */
+	[SB_ROLLUP_IDS] = { 0, "SELECT id, start, NULL, entries, profiles "
+	    "FROM rollup WHERE scope_id = ?1 AND span = ?2 AND start >= ?3 "
+	    "AND start <= ?4" },
+	[SB_ROLLUP_DATA] = { 0, "SELECT data FROM rollup WHERE id = ?1" },
 	[SB_ROLLUPS_SPAN] = { 0, "SELECT id, start, data, entries, scope_id "
 	    "FROM rollup WHERE span = ?1" },
 	[SB_BLOCKS_TIME] = { 0, "SELECT id, bucket_min, bucket_max FROM "

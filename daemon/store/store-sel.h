@@ -67,11 +67,10 @@ struct sel {
 	sel_offer_fn *run, *block;
 	void *run_arg;
 	/* With run: the runs offered by id first (schema 14: a run's id is
-	 * never used again, so the id is the run), listed by runs_st (as
-	 * SB_ROLLUPS, with NULL for the data) and the bytes of the runs not
-	 * taken read by data_st (a run's data by id).  NULL: SB_ROLLUPS. */
+	 * never used again, so the id is the run), listed without their
+	 * bytes (SB_ROLLUP_IDS) and the bytes of the runs not taken read by
+	 * id (SB_ROLLUP_DATA).  NULL: SB_ROLLUPS, bytes and all. */
 	sel_known_fn *known;
-	struct sqlite3_stmt *runs_st, *data_st;
 	struct error *err;
 };
 
@@ -84,7 +83,6 @@ int sel_collect(struct sel *, struct store *, const struct store_filter *,
 struct sel_offers {
 	sel_offer_fn *run, *block;
 	sel_known_fn *known;
-	struct sqlite3_stmt *runs_st, *data_st;
 	void *arg;
 };
 int sel_collect_offers(struct sel *, struct store *,

@@ -430,13 +430,13 @@ sel_blocks(struct sel *q)
 	    "reading sample values");
 }
 
-/* A run's bytes by id (sel_windows, with runs_st): 1 and the bytes,
- * valid until data_st is reset; 0 when the run is gone (not in this read
+/* A run's bytes by id (sel_windows, with known): 1 and the bytes,
+ * valid until SB_ROLLUP_DATA is reset; 0 when the run is gone (not in this read
  * transaction's snapshot: never, as it was just listed). */
 static int
 sel_run_data(struct sel *q, int64_t id, const void **data, size_t *len)
 {
-	sqlite3_stmt *st = q->data_st;
+	sqlite3_stmt *st = q->s->sb[SB_ROLLUP_DATA];
 	int rc;
 
 	sqlite3_bind_int64(st, 1, id);
@@ -451,15 +451,15 @@ sel_run_data(struct sel *q, int64_t id, const void **data, size_t *len)
 }
 
 /* The rollup windows of a span with start in [from, to]; the starts of
- * those without a rollup are added to marked.  With runs_st the runs
+ * those without a rollup are added to marked.  With known the runs
  * are listed without their bytes, each offered by id (known) and read
  * by id only when not taken. */
 static int
 sel_windows(struct sel *q, int64_t scope, int64_t span, int64_t from,
     int64_t to, int64_t **marked, size_t *nmarked)
 {
-	sqlite3_stmt *st = q->runs_st != NULL ? q->runs_st :
-	    q->s->sb[SB_ROLLUPS];
+	sqlite3_stmt *st = q->s->sb[q->known != NULL ? SB_ROLLUP_IDS :
+	    SB_ROLLUPS];
 	struct sblock_dec *d = &q->dec;
 	size_t c, np, len = 0, *cc = NULL, *vc = NULL;
 	int64_t start, id, *metric = NULL;
@@ -474,7 +474,7 @@ sel_windows(struct sel *q, int64_t scope, int64_t span, int64_t from,
 	sqlite3_bind_int64(st, 4, to);
 	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (held) {
-			sqlite3_reset(q->data_st);
+			sqlite3_reset(q->s->sb[SB_ROLLUP_DATA]);
 			held = 0;
 		}
 		id = sqlite3_column_int64(st, 0);
@@ -490,7 +490,7 @@ sel_windows(struct sel *q, int64_t scope, int64_t span, int64_t from,
 		    (size_t)sqlite3_column_bytes(st, 4), q->metric, NULL,
 		    &q->profiles, id, q->err)) == -1)
 			break;
-		if (q->runs_st != NULL) {
+		if (q->known != NULL) {
 			/* Its sums held: its bytes not even read. */
 			if (q->known(q->run_arg, id, start)) {
 				q->s->rollups_read++;
@@ -553,7 +553,7 @@ sel_windows(struct sel *q, int64_t scope, int64_t span, int64_t from,
 		}
 	}
 	if (held)
-		sqlite3_reset(q->data_st);
+		sqlite3_reset(q->s->sb[SB_ROLLUP_DATA]);
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	free(cc);
@@ -637,8 +637,6 @@ sel_collect_offers(struct sel *q, struct store *s,
 		q->block = o->block;
 		q->run_arg = o->arg;
 		q->known = o->known;
-		q->runs_st = o->runs_st;
-		q->data_st = o->data_st;
 	}
 	if (sel_run(q) == -1) {
 		sel_clear(q);
@@ -652,7 +650,7 @@ sel_collect(struct sel *q, struct store *s, const struct store_filter *f,
     enum sel_mode mode, sel_offer_fn *run, sel_offer_fn *block,
     void *run_arg, struct error *err)
 {
-	struct sel_offers o = { run, block, NULL, NULL, NULL, run_arg };
+	struct sel_offers o = { run, block, NULL, run_arg };
 
 	return sel_collect_offers(q, s, f, mode, &o, err);
 }

@@ -247,6 +247,20 @@ cs_count() {
 	sqlite3 "$DB" "SELECT ifnull(sum(count), 0) FROM callsite_chunk"
 }
 
+# store_from_dump FILE VERSION: $DB made from an old store's sqlite3
+# .dump (tests/fixtures/store-v*.sql.gz) at schema VERSION, which .dump
+# leaves out; skips (77) without the sqlite3 shell or sha256sum, which
+# the upgrade tests use.
+store_from_dump() {
+	command -v sqlite3 >/dev/null 2>&1 ||
+		{ echo "skip: no sqlite3 shell"; exit 77; }
+	command -v sha256sum >/dev/null 2>&1 ||
+		{ echo "skip: no sha256sum"; exit 77; }
+	gzip -dc "$FIXTURES/$1" | sqlite3 "$DB" ||
+		fail "loading the version $2 dump"
+	sqlite3 "$DB" "PRAGMA user_version = $2"
+}
+
 # check_answers FILE MIN: each line of FILE is the SHA-256, length and
 # path of a GET as profd answered it before an upgrade; the running profd
 # must answer each byte for byte (at least MIN of them), once the members

@@ -8,11 +8,7 @@
 # on from there.
 . "$(dirname "$0")/lib.sh"
 
-command -v sqlite3 >/dev/null 2>&1 || { echo "skip: no sqlite3 shell"; exit 77; }
-
-gzip -dc "$FIXTURES/store-v2.sql.gz" | sqlite3 "$DB" ||
-    fail "loading the version 2 dump"
-sqlite3 "$DB" "PRAGMA user_version = 2"
+store_from_dump store-v2.sql.gz 2
 sqlite3 -separator ' ' "$DB" "SELECT profile_id, metric_id, callsite_id,
     labelset_id, bucket, value FROM sample WHERE value != 0
     ORDER BY 1, 2, 3, 4, 5" >"$T/before.txt"

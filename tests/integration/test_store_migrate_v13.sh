@@ -9,12 +9,7 @@
 # store-v13.answers is byte for byte what that profd answered.
 . "$(dirname "$0")/lib.sh"
 
-command -v sqlite3 >/dev/null 2>&1 || { echo "skip: no sqlite3 shell"; exit 77; }
-command -v sha256sum >/dev/null 2>&1 || { echo "skip: no sha256sum"; exit 77; }
-
-gzip -dc "$FIXTURES/store-v13.sql.gz" | sqlite3 "$DB" ||
-    fail "loading the version 13 dump"
-sqlite3 "$DB" "PRAGMA user_version = 13"
+store_from_dump store-v13.sql.gz 13
 frames=$(sqlite3 "$DB" "SELECT count(*) FROM frame")
 # (The callsites view needs profd's virtual table: the chunks' bytes are
 # what the shell can compare.)

@@ -10,12 +10,7 @@
 # callsites view, and a profile pushed again makes none.
 . "$(dirname "$0")/lib.sh"
 
-command -v sqlite3 >/dev/null 2>&1 || { echo "skip: no sqlite3 shell"; exit 77; }
-command -v sha256sum >/dev/null 2>&1 || { echo "skip: no sha256sum"; exit 77; }
-
-gzip -dc "$FIXTURES/store-v4-windows.sql.gz" | sqlite3 "$DB" ||
-    fail "loading the version 4 dump"
-sqlite3 "$DB" "PRAGMA user_version = 4"
+store_from_dump store-v4-windows.sql.gz 4
 cs_before
 
 start_profd

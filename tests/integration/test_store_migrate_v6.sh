@@ -11,12 +11,7 @@
 # their data moved to block_data and counted (schema 13, issue 41).
 . "$(dirname "$0")/lib.sh"
 
-command -v sqlite3 >/dev/null 2>&1 || { echo "skip: no sqlite3 shell"; exit 77; }
-command -v sha256sum >/dev/null 2>&1 || { echo "skip: no sha256sum"; exit 77; }
-
-gzip -dc "$FIXTURES/store-v6.sql.gz" | sqlite3 "$DB" ||
-    fail "loading the version 6 dump"
-sqlite3 "$DB" "PRAGMA user_version = 6"
+store_from_dump store-v6.sql.gz 6
 cs_before
 max=$(sqlite3 "$DB" "SELECT max(id) FROM callsite")
 [ "$max" -gt "$(sqlite3 "$DB" "SELECT count(*) FROM callsite")" ] ||

@@ -197,7 +197,7 @@ serve_read_cb(struct bufferevent *bev, void *arg)
 	if ((sp = strchr(path, ' ')) != NULL)
 		*sp = '\0';
 	if (sv->n < 8)
-		snprintf(sv->paths[sv->n], sizeof sv->paths[0], "%s", path);
+		snprintf(sv->paths[sv->n], sizeof sv->paths[0], "%.63s", path);
 	seconds = strstr(path, "seconds=") != NULL;
 	allocs = strstr(path, "/allocs") != NULL;
 	if ((sv->mode == SERVE_404_FIRST && sv->n == 0))

@@ -145,10 +145,13 @@ start_profd_detached() {
 # big_profile: prints the path of a gzipped pprof of more than 25 MB
 # (720,000 samples of random stacks over 20,000 functions: a new callsite
 # tree, so its import writes tens of MB of WAL in one commit and takes
-# seconds), made once per build directory; tests running at once share it.
+# seconds), made once in PROFD_TEST_INPUTS (contrib/test.sh: the plain
+# build's test-inputs/, so the sanitizer pass does not make it again; by
+# default the build directory's); tests running at once share it.
 big_profile() {
-	local f="$BUILD_DIR/test-inputs/big-25mb.pb.gz"
-	mkdir -p "$BUILD_DIR/test-inputs"
+	local d=${PROFD_TEST_INPUTS:-$BUILD_DIR/test-inputs}
+	local f="$d/big-25mb.pb.gz"
+	mkdir -p "$d"
 	(
 		flock 9
 		[ -s "$f" ] || {
@@ -156,7 +159,7 @@ big_profile() {
 			    --samples 720000 --functions 20000 --depth 30 \
 			    --seed 24 && mv "$f.tmp" "$f"
 		}
-	) 9>"$BUILD_DIR/test-inputs/.lock" || fail "genpprof: the large profile"
+	) 9>"$d/.lock" || fail "genpprof: the large profile"
 	printf '%s\n' "$f"
 }
 

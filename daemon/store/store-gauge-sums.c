@@ -366,7 +366,7 @@ static int64_t
 gs_origin(struct store *s, struct error *err)
 {
 	const char *name = sqlite3_db_filename(s->db, "main");
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = s->sb[SB_FIRST_SCOPE];
 	char *key;
 	int64_t o = 0, made;
 	size_t n;
@@ -377,12 +377,9 @@ gs_origin(struct store *s, struct error *err)
 	if (name == NULL || *name == '\0' ||
 	    sqlite3_txn_state(s->db, "main") == SQLITE_TXN_WRITE)
 		return 0;
-	if (sqlite3_prepare_v2(s->db, "SELECT created_ns FROM scope ORDER BY "
-	    "id LIMIT 1", -1, &st, NULL) != SQLITE_OK)
-		return store_fail(s, err, "preparing the read of a scope");
 	rc = sqlite3_step(st);
 	made = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	if (rc != SQLITE_ROW)
 		return rc == SQLITE_DONE ? 0 : store_fail(s, err,
 		    "reading a scope");

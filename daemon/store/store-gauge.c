@@ -37,23 +37,15 @@ store_gauge_release(struct store *s, int held, struct error *err)
 
 /* The bucket of the scope's metric in a range nearest one end: the
  * largest in [a, b) (last 1) or the smallest in (a, b] (last 0).  1 and
- * *at when there is one, 0 when none, -1 on error.  Prepared per call:
- * two seeks in sample_total's key, once per window. */
+ * *at when there is one, 0 when none, -1 on error.  Two seeks in
+ * sample_total's key, once per window. */
 static int
 gauge_nearest(struct store *s, int64_t scope, int64_t metric, int64_t a,
     int64_t b, int last, int64_t *at, struct error *err)
 {
-	static const char *const sql[2] = {
-		"SELECT min(bucket) FROM sample_total WHERE scope_id = ?1 "
-		"AND metric_id = ?2 AND bucket > ?3 AND bucket <= ?4",
-		"SELECT max(bucket) FROM sample_total WHERE scope_id = ?1 "
-		"AND metric_id = ?2 AND bucket >= ?3 AND bucket < ?4",
-	};
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = s->sb[last ? SB_GAUGE_BEFORE : SB_GAUGE_AFTER];
 	int rc, r = 0;
 
-	if (sqlite3_prepare_v2(s->db, sql[last], -1, &st, NULL) != SQLITE_OK)
-		return store_fail(s, err, "preparing a window's edge read");
 	sqlite3_bind_int64(st, 1, scope);
 	sqlite3_bind_int64(st, 2, metric);
 	sqlite3_bind_int64(st, 3, a);
@@ -64,7 +56,7 @@ gauge_nearest(struct store *s, int64_t scope, int64_t metric, int64_t a,
 		r = 1;
 	} else if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		r = store_fail(s, err, "reading a window's edges");
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	return r;
 }
 

@@ -107,6 +107,19 @@ static const struct store_sql sb_sql[SB_COUNT] = {
 	    "id = ?1" },
 	[SB_BDATA_ADD] = { 1, "INSERT INTO block_data (hash, refs, data) "
 	    "VALUES (?1, 1, ?2)" },
+	/* A gauge window's edges (store-gauge.c): the bucket of a scope's
+	 * metric nearest one end of a range, two seeks in sample_total's
+	 * key: the smallest in (a, b], the largest in [a, b). */
+	[SB_GAUGE_AFTER] = { 0, "SELECT min(bucket) FROM sample_total "
+	    "WHERE scope_id = ?1 AND metric_id = ?2 AND bucket > ?3 AND "
+	    "bucket <= ?4" },
+	[SB_GAUGE_BEFORE] = { 0, "SELECT max(bucket) FROM sample_total "
+	    "WHERE scope_id = ?1 AND metric_id = ?2 AND bucket >= ?3 AND "
+	    "bucket < ?4" },
+	/* The store's first scope's creation: with its file's name, the
+	 * store's identity in store-gauge-sums.c's process-wide cache. */
+	[SB_FIRST_SCOPE] = { 0, "SELECT created_ns FROM scope ORDER BY id "
+	    "LIMIT 1" },
 };
 
 

@@ -23,14 +23,9 @@ mono() { python3 -c 'import time; print(time.monotonic())'; }
 ch_config a
 # --fleet-timeout: a bound against a hang; a ClickHouse slow to answer
 # on a loaded machine is waited for, not failed and backed off from.
-"$PROFD" --no-config --spool none --socket "$SOCK" --db "$DB" \
-    --fleet-url "$(ch_url a)" --fleet-host h1 --fleet-database fleet_d \
-    --fleet-interval 1 --fleet-timeout 60 --fleet-batch 1 \
-    >>"$T/profd.log" 2>&1 || fail "profd did not detach"
-WAIT_S=300 wait_until "profd to answer" curl -sf --unix-socket "$SOCK" \
-    http://localhost/v1/health -o /dev/null
-detached_pid=$(api GET /v1/status | sed '$d' | json 'j["pid"]')
-trap 'kill "$detached_pid" 2>/dev/null || true; ch_cleanup || true' EXIT
+WAIT_S=300 start_detached --spool none --fleet-url "$(ch_url a)" \
+    --fleet-host h1 --fleet-database fleet_d --fleet-interval 1 \
+    --fleet-timeout 60 --fleet-batch 1
 
 mkdir "$T/p"
 python3 "$TESTS_DIR/tools/distinct_pprof.py" "$FIXTURES/cpu.pprof" "$T/p" \
@@ -90,7 +85,5 @@ has "^  behind: 0 profiles (0) to ship\$" "$T/status.txt" ||
 	fail "ClickHouse has $(ch a "SELECT count() FROM fleet_d.profiles") profiles, not $pushed"
 ok "$pushed profiles shipped, nothing behind"
 
-kill -TERM "$detached_pid"
-WAIT_S=300 wait_until "the detached profd to stop" \
-    sh -c "! kill -0 $detached_pid 2>/dev/null"
+WAIT_S=300 stop_detached
 ok "the detached profd stopped"

@@ -20,23 +20,16 @@ protoc -I "$TESTS_DIR/tools/proto" --include_imports \
     --descriptor_set_out="$T/querier.desc" querier/v1/querier.proto ||
 	fail "protoc: the test's .proto files"
 
-detached_pid=
-trap 'kill "$detached_pid" 2>/dev/null || true; cleanup' EXIT
 . "$(dirname "$0")/tls-lib.sh"
 # Grafana's way in: https on the TCP listener with a reader's token (the
 # writers' token would be refused: test_tls.sh).
 tls_ca ca
 tls_cert server ca
 READ_TOKEN=reader-0123456789abcdef
-"$PROFD" --no-config --spool none --socket "$SOCK" --db "$DB" \
-    --listen-tcp 127.0.0.1:0 --tls-cert "$TLS/server.pem" \
-    --tls-key "$TLS/server.key" --tcp-read-token "$READ_TOKEN" \
-    --tcp-auth-token writer-0123456789abcdef >>"$T/profd.log" 2>&1 ||
-	fail "profd did not detach"
-wait_until "profd to answer" curl -sf --unix-socket "$SOCK" \
-    http://localhost/v1/health -o /dev/null
-detached_pid=$(curl -s --unix-socket "$SOCK" http://localhost/v1/status |
-    json 'j["pid"]')
+start_detached --spool none --listen-tcp 127.0.0.1:0 \
+    --tls-cert "$TLS/server.pem" --tls-key "$TLS/server.key" \
+    --tcp-read-token "$READ_TOKEN" \
+    --tcp-auth-token writer-0123456789abcdef
 PORT=$(tcp_port)
 
 # Four minutes of pushes, half an hour ago: svc-a's CPU (env=prod),
@@ -281,7 +274,4 @@ r=$(curl -s --unix-socket "$SOCK" -H 'Content-Type: application/json' \
 	fail "a gzipped request: $r"
 ok "a gzipped request"
 
-kill -TERM "$detached_pid"
-WAIT_S=60 wait_until "the detached profd to stop" \
-    sh -c "! kill -0 $detached_pid 2>/dev/null"
-detached_pid=
+stop_detached

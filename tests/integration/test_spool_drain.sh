@@ -17,12 +17,7 @@
 
 SP="$T/spool"
 mkdir -p "$SP"
-"$PROFD" --no-config --spool "$SP" --socket "$SOCK" --db "$DB" \
-    >>"$T/profd.log" 2>&1 || fail "profd did not detach"
-WAIT_S=300 wait_until "profd to answer" curl -sf --unix-socket "$SOCK" \
-    http://localhost/v1/health -o /dev/null
-detached_pid=$(api GET /v1/status | sed '$d' | json 'j["pid"]')
-trap 'kill "$detached_pid" 2>/dev/null || true; cleanup || true' EXIT
+WAIT_S=300 start_detached --spool "$SP"
 # The store's tables, for the lock to take.
 r=$(api POST "/v1/profiles?scope=first" --data-binary @"$FIXTURES/heap.pprof")
 [ "$(status_of "$r")" = 201 ] || fail "first push: $r"
@@ -38,7 +33,5 @@ n=$(sed -n 's/^ok: drained: \([0-9]*\) files .*/\1/p' "$T/drain.out")
     json 'len(j["profiles"])')" = "$n" ] || fail "not $n profiles stored"
 ok "$n spool files stored once"
 
-kill -TERM "$detached_pid"
-WAIT_S=300 wait_until "the detached profd to stop" \
-    sh -c "! kill -0 $detached_pid 2>/dev/null"
+WAIT_S=300 stop_detached
 ok "the detached profd stopped"

@@ -18,23 +18,7 @@ mkdir "$T/run1" "$T/run2" "$T/spool"
 "$T/heap-series" -out "$T/run2" -n 2 || fail "heap-series run 2"
 R1=$T/run1 R2=$T/run2
 
-detached_pid=
-start_detached() {
-	"$PROFD" --no-config --spool "$T/spool" --socket "$SOCK" --db "$DB" \
-	    >>"$T/profd.log" 2>&1 || fail "profd did not detach"
-	PROFD_PID=
-	wait_until "profd to answer" curl -sf --unix-socket "$SOCK" \
-	    http://localhost/v1/health -o /dev/null
-	detached_pid=$(curl -s --unix-socket "$SOCK" http://localhost/v1/status |
-	    json 'j["pid"]')
-}
-stop_detached() {
-	kill -TERM "$detached_pid"
-	WAIT_S=60 wait_until "the detached profd to stop" \
-	    sh -c "! kill -0 $detached_pid 2>/dev/null"
-}
-trap 'kill "$detached_pid" 2>/dev/null || true; cleanup' EXIT
-start_detached
+start_detached --spool "$T/spool"
 
 push() { # FILE SCOPE [LABEL]
 	local out
@@ -339,7 +323,7 @@ ok "/ingest with prev_profile: differences, pprof -base first last"
 # The series outlives profd: stopped (SIGTERM) and started again, the next
 # profile's predecessor is found in the store.  The spool counts as a push.
 stop_detached
-start_detached
+start_detached --spool "$T/spool"
 mkdir -p "$T/spool/sp"
 for i in 1 2 3; do
 	cp "$R1/heap.$i.pprof" "$T/spool/sp/.h$i.tmp"
@@ -354,7 +338,7 @@ done
 pprof_vs sp alloc_space B "" "$R1/heap.3.pprof"
 push "$R1/heap.4.pprof" hs2 instance=c
 stop_detached
-start_detached
+start_detached --spool "$T/spool"
 push "$R1/heap.5.pprof" hs2 instance=c
 [ "$(sql "SELECT m.counted FROM profile_metrics m JOIN profiles p USING (profile_id) WHERE p.scope = 'hs2' AND m.metric = 'alloc_space' ORDER BY p.time_ns")" = \
     "whole difference" ] || fail "the series across a restart of profd"

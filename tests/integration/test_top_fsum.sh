@@ -10,14 +10,17 @@
 # everything, over a whole day, and over windows with partial hours at
 # both ends; then again after profiles are deleted (their windows merged
 # again with the profile taken out), after more are pushed, and after the
-# newest is deleted and pushed again.  The
+# newest is deleted and pushed again.  profd runs detached, as the
+# README's demo starts it, and is stopped with SIGTERM and started again
+# after the deletes: the new process, with no sums in memory, answers
+# the same from the runs on disk.  The
 # unit test test_store_rollup checks the same against the blocks alone
 # for many more selections.  Needs go.
 . "$(dirname "$0")/lib.sh"
 command -v go >/dev/null 2>&1 || { echo "SKIP: go not installed"; exit 77; }
 # One query thread: the second read of each top is on the connection that
 # summed the runs the first one decoded.
-start_profd --query-threads 1
+start_detached --spool none --query-threads 1
 
 # 2026-01-05 00:00:00 UTC, a day boundary.
 D0=1767571200
@@ -98,6 +101,9 @@ del cpu 12
 del cpu 23
 del cpu 20
 views
+stop_detached
+start_detached --spool none --query-threads 1
+views
 # A new day after the deletes.
 push cpu "$T"/cpu.{24..25}.pb
 LAST=25
@@ -110,5 +116,6 @@ views
 push cpu "$T"/cpu.25.pb
 GONE=${GONE% cpu.25}
 views
+stop_detached
 
 ok

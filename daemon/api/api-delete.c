@@ -88,7 +88,7 @@ api_profiles_delete(struct api_call *call)
 				    "profile id", kv->value);
 				return;
 			}
-			d->ids = xreallocarray(d->ids, d->nids + 1,
+			d->ids = xappendarray(d->ids, d->nids,
 			    sizeof *d->ids);
 			d->ids[d->nids++] = id;
 		}

@@ -89,7 +89,7 @@ api_host_provide(struct api_host *h, enum api_report r,
 {
 	struct api_providers *l = &h->reports[r];
 
-	l->v = xreallocarray(l->v, l->n + 1, sizeof *l->v);
+	l->v = xappendarray(l->v, l->n, sizeof *l->v);
 	l->v[l->n++] = *p;
 }
 

@@ -232,7 +232,7 @@ traces_text_labels(const struct samples *sm, int64_t set)
 				free(line);
 				line = tmp;
 			}
-			lines = xreallocarray(lines, nl + 1, sizeof *lines);
+			lines = xappendarray(lines, nl, sizeof *lines);
 			lines[nl++] = line;
 		}
 		if (nl > 1)

@@ -126,7 +126,7 @@ querier_series_fleet(struct qenv *e, const struct selection *sel,
 		    (sel->has_until && si->first_ns > sel->until_ns))
 			continue;
 		for (j = 0; j < si->nmetrics; j++) {
-			r->v = xreallocarray(r->v, r->n + 1, sizeof *r->v);
+			r->v = xappendarray(r->v, r->n, sizeof *r->v);
 			s = &r->v[r->n++];
 			memset(s, 0, sizeof *s);
 			s->scope = xstrdup(si->name);

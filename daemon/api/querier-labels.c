@@ -20,7 +20,7 @@ struct strs {
 static void
 strs_add(struct strs *s, const char *v)
 {
-	s->v = xreallocarray(s->v, s->n + 1, sizeof *s->v);
+	s->v = xappendarray(s->v, s->n, sizeof *s->v);
 	s->v[s->n++] = xstrdup(v);
 }
 
@@ -140,7 +140,7 @@ types_fn(void *arg, const struct series *s, const struct pyrotype *t)
 	struct types *ts = arg;
 
 	(void)s;
-	ts->v = xreallocarray(ts->v, ts->n + 1, sizeof *ts->v);
+	ts->v = xappendarray(ts->v, ts->n, sizeof *ts->v);
 	ts->v[ts->n++] = *t;
 }
 
@@ -312,7 +312,7 @@ sets_fn(void *arg, const struct series *s, const struct pyrotype *t)
 	char id[5 * PYROTYPE_PART];
 	size_t i;
 
-	ss->v = xreallocarray(ss->v, ss->n + 1, sizeof *ss->v);
+	ss->v = xappendarray(ss->v, ss->n, sizeof *ss->v);
 	q = &ss->v[ss->n++];
 	memset(q, 0, sizeof *q);
 	pyrotype_id(t, id, sizeof id);

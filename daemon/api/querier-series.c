@@ -68,7 +68,7 @@ qss_add(struct qss *a, const struct querier_strs *by, char *const *values)
 	struct qs *q;
 	size_t j;
 
-	a->v = xreallocarray(a->v, a->n + 1, sizeof *a->v);
+	a->v = xappendarray(a->v, a->n, sizeof *a->v);
 	q = &a->v[a->n];
 	memset(q, 0, sizeof *q);
 	q->order = a->n++;

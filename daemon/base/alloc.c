@@ -58,6 +58,22 @@ xreallocarray(void *old, size_t nmemb, size_t size)
 	return xrealloc(old, nmemb * size);
 }
 
+/* Room for one more element at p[n], of an array grown by this alone:
+ * its capacity is the smallest power of two >= n, so it is reallocated
+ * only when n is one (or 0), to twice n.  Growing by one element each
+ * time (xreallocarray(p, n + 1, size)) copies the array on every append
+ * where realloc cannot extend it in place, and AddressSanitizer's realloc
+ * never does: an export of 6,000 random stacks took 19.6 s in the
+ * sanitizer build (0.13 s plain), most of it copying and page faults. */
+void *
+xappendarray(void *p, size_t n, size_t size)
+{
+	if (n & (n - 1))
+		return p;
+	return xreallocarray(p, n == 0 ? 1 : n > SIZE_MAX / 2 ? SIZE_MAX :
+	    2 * n, size);
+}
+
 char *
 xstrdup(const char *s)
 {

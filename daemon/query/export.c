@@ -116,7 +116,7 @@ ex_id(struct hmap *ids, int64_t **order, size_t *n, int64_t id)
 
 	if ((at = hmap_get(ids, &id, sizeof id)) != 0)
 		return at;
-	*order = xreallocarray(*order, *n + 1, sizeof **order);
+	*order = xappendarray(*order, *n, sizeof **order);
 	(*order)[(*n)++] = id;
 	hmap_put(ids, &id, sizeof id, (int64_t)*n);
 	return (int64_t)*n;
@@ -396,7 +396,7 @@ ex_encode_samples(struct ex *x, struct buf *out)
 
 	for (i = 0; i < x->ncs; i++)
 		if (hmap_get(&at, &x->cs[i], sizeof x->cs[i]) == 0) {
-			ids = xreallocarray(ids, nids + 1, sizeof *ids);
+			ids = xappendarray(ids, nids, sizeof *ids);
 			ids[nids++] = x->cs[i];
 			hmap_put(&at, &x->cs[i], sizeof x->cs[i],
 			    (int64_t)nids);
@@ -492,7 +492,7 @@ ex_group(struct ex *x, const struct store_profile_info *p)
 		    strlen(p->label_values[k]) + 1);
 	}
 	if ((at = hmap_get(&x->group_at, x->lkey.p, x->lkey.n)) == 0) {
-		x->groups = xreallocarray(x->groups, x->ngroups + 1,
+		x->groups = xappendarray(x->groups, x->ngroups,
 		    sizeof *x->groups);
 		g = &x->groups[x->ngroups++];
 		memset(g, 0, sizeof *g);
@@ -510,7 +510,7 @@ ex_group(struct ex *x, const struct store_profile_info *p)
 		at = (int64_t)x->ngroups;
 	}
 	g = &x->groups[at - 1];
-	g->profiles = xreallocarray(g->profiles, g->nprofiles + 1,
+	g->profiles = xappendarray(g->profiles, g->nprofiles,
 	    sizeof *g->profiles);
 	g->profiles[g->nprofiles++] = p->id;
 }

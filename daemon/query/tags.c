@@ -99,7 +99,7 @@ tags_query(struct store *s, struct csindex *idx, const struct selection *sel,
 
 		if (r->nkeys == 0 || strcmp(r->keys[r->nkeys - 1].key,
 		    e[i].l->key) != 0) {
-			r->keys = xreallocarray(r->keys, r->nkeys + 1,
+			r->keys = xappendarray(r->keys, r->nkeys,
 			    sizeof *r->keys);
 			k = &r->keys[r->nkeys++];
 			memset(k, 0, sizeof *k);
@@ -107,7 +107,7 @@ tags_query(struct store *s, struct csindex *idx, const struct selection *sel,
 			k->unit = xstrdup(samples_unit(&sm, k->key));
 		}
 		k = &r->keys[r->nkeys - 1];
-		k->values = xreallocarray(k->values, k->nvalues + 1,
+		k->values = xappendarray(k->values, k->nvalues,
 		    sizeof *k->values);
 		v = &k->values[k->nvalues++];
 		v->str = e[i].l->str ? xstrdup(e[i].l->str) : NULL;

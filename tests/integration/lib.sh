@@ -11,7 +11,6 @@ SOCK="$T/profd.sock"
 DB="$T/profd.db"
 export PROFD_SOCKET="$SOCK"
 PROFD_PID=
-DETACHED_PID=
 
 # python3 called straight: where python3 on PATH is a version manager's
 # shim (pyenv's runs a chain of shell scripts on every call: 0.1 s on an
@@ -43,7 +42,6 @@ ok() {
 
 cleanup() {
 	stop_profd || true
-	[ -z "$DETACHED_PID" ] || kill -9 "$DETACHED_PID" 2>/dev/null || true
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -62,7 +60,6 @@ mount_small_fs() {
 
 cleanup_small_fs() {
 	stop_profd || true
-	[ -z "$DETACHED_PID" ] || kill -9 "$DETACHED_PID" 2>/dev/null || true
 	umount "$SMALL_FS" 2>/dev/null || umount -l "$SMALL_FS" 2>/dev/null ||
 	    true
 	rm -rf "$T"
@@ -80,30 +77,6 @@ start_profd() {
 	    >>"$T/profd.log" 2>&1 &
 	PROFD_PID=$!
 	wait_health "$SOCK"
-}
-
-# start_detached FLAGS...: profd as the README's demo starts it, without
-# --foreground (it detaches: daemon(3)), with --no-config, the test's
-# socket and database and FLAGS (--spool among them); waits until it
-# answers (WAIT_S) and sets DETACHED_PID from /v1/status: the process is
-# no child of this shell.  stop_detached: SIGTERM, then until the process
-# is gone (WAIT_S, default 60: against a hang, issue 24's detached profd
-# never exited).  cleanup kills one still running.
-start_detached() {
-	"$PROFD" --no-config --socket "$SOCK" --db "$DB" "$@" \
-	    >>"$T/profd.log" 2>&1 || fail "profd did not detach"
-	wait_until "profd to answer" curl -sf --unix-socket "$SOCK" \
-	    http://localhost/v1/health -o /dev/null
-	DETACHED_PID=$(curl -s --unix-socket "$SOCK" \
-	    http://localhost/v1/status | json 'j["pid"]') ||
-	    fail "no pid in /v1/status"
-}
-stop_detached() {
-	local pid=$DETACHED_PID
-	kill -TERM "$pid"
-	wait_until "the detached profd to stop" \
-	    sh -c "! kill -0 $pid 2>/dev/null"
-	DETACHED_PID=
 }
 
 # wait_health SOCK: until /v1/health answers there.  60 s at most (a
@@ -136,10 +109,10 @@ wait_until() {
 	fail "gave up waiting for $what"
 }
 
-# A bound against a hang, not the shutdown-timeout's check: a sanitizer
-# build on a loaded machine takes seconds more to exit.
+# A bound against a hang (WAIT_S, default 120), not the shutdown-timeout's
+# check: a sanitizer build on a loaded machine takes seconds more to exit.
 stop_profd() {
-	local end=$((SECONDS + 120))
+	local end=$((SECONDS + ${WAIT_S:-120}))
 	if [ -n "$PROFD_PID" ] && kill -0 "$PROFD_PID" 2>/dev/null; then
 		kill -TERM "$PROFD_PID"
 		if [ -z "${PROFD_DETACHED:-}" ]; then
@@ -149,7 +122,7 @@ stop_profd() {
 			# Not this shell's child: watched until it is gone.
 			while kill -0 "$PROFD_PID" 2>/dev/null; do
 				[ "$SECONDS" -le "$end" ] ||
-				    fail "profd still runs 120 s after SIGTERM"
+				    fail "profd still runs ${WAIT_S:-120} s after SIGTERM"
 				sleep 0.05
 			done
 		fi
@@ -158,8 +131,11 @@ stop_profd() {
 }
 
 # start_profd_detached [extra flags...]: start as the README's demo does,
-# without --foreground (profd detaches: its log goes to syslog); its pid
-# is the one /v1/status says.  stop_profd sends it SIGTERM and waits.
+# without --foreground (profd detaches: its log goes to syslog; it listens
+# before it detaches), with --spool none unless the flags name another;
+# its pid is the one /v1/status says.  stop_profd sends it SIGTERM and
+# waits until the process is gone (issue 24's detached profd never
+# exited); cleanup does too.
 start_profd_detached() {
 	"$PROFD" --no-config --spool none --socket "$SOCK" --db "$DB" "$@" \
 	    >>"$T/profd.log" 2>&1 || fail "profd did not start detached"

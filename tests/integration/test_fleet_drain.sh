@@ -23,7 +23,7 @@ mono() { python3 -c 'import time; print(time.monotonic())'; }
 ch_config a
 # --fleet-timeout: a bound against a hang; a ClickHouse slow to answer
 # on a loaded machine is waited for, not failed and backed off from.
-WAIT_S=300 start_detached --spool none --fleet-url "$(ch_url a)" \
+start_profd_detached --fleet-url "$(ch_url a)" \
     --fleet-host h1 --fleet-database fleet_d --fleet-interval 1 \
     --fleet-timeout 60 --fleet-batch 1
 
@@ -85,5 +85,5 @@ has "^  behind: 0 profiles (0) to ship\$" "$T/status.txt" ||
 	fail "ClickHouse has $(ch a "SELECT count() FROM fleet_d.profiles") profiles, not $pushed"
 ok "$pushed profiles shipped, nothing behind"
 
-WAIT_S=300 stop_detached
+WAIT_S=300 stop_profd
 ok "the detached profd stopped"

@@ -26,7 +26,7 @@ protoc -I "$TESTS_DIR/tools/proto" --include_imports \
 tls_ca ca
 tls_cert server ca
 READ_TOKEN=reader-0123456789abcdef
-start_detached --spool none --listen-tcp 127.0.0.1:0 \
+start_profd_detached --listen-tcp 127.0.0.1:0 \
     --tls-cert "$TLS/server.pem" --tls-key "$TLS/server.key" \
     --tcp-read-token "$READ_TOKEN" \
     --tcp-auth-token writer-0123456789abcdef
@@ -274,4 +274,4 @@ r=$(curl -s --unix-socket "$SOCK" -H 'Content-Type: application/json' \
 	fail "a gzipped request: $r"
 ok "a gzipped request"
 
-stop_detached
+stop_profd

@@ -17,7 +17,7 @@
 
 SP="$T/spool"
 mkdir -p "$SP"
-WAIT_S=300 start_detached --spool "$SP"
+start_profd_detached --spool "$SP"
 # The store's tables, for the lock to take.
 r=$(api POST "/v1/profiles?scope=first" --data-binary @"$FIXTURES/heap.pprof")
 [ "$(status_of "$r")" = 201 ] || fail "first push: $r"
@@ -33,5 +33,5 @@ n=$(sed -n 's/^ok: drained: \([0-9]*\) files .*/\1/p' "$T/drain.out")
     json 'len(j["profiles"])')" = "$n" ] || fail "not $n profiles stored"
 ok "$n spool files stored once"
 
-WAIT_S=300 stop_detached
+WAIT_S=300 stop_profd
 ok "the detached profd stopped"

@@ -18,7 +18,7 @@ mkdir "$T/run1" "$T/run2" "$T/spool"
 "$T/heap-series" -out "$T/run2" -n 2 || fail "heap-series run 2"
 R1=$T/run1 R2=$T/run2
 
-start_detached --spool "$T/spool"
+start_profd_detached --spool "$T/spool"
 
 push() { # FILE SCOPE [LABEL]
 	local out
@@ -322,8 +322,8 @@ ok "/ingest with prev_profile: differences, pprof -base first last"
 
 # The series outlives profd: stopped (SIGTERM) and started again, the next
 # profile's predecessor is found in the store.  The spool counts as a push.
-stop_detached
-start_detached --spool "$T/spool"
+stop_profd
+start_profd_detached --spool "$T/spool"
 mkdir -p "$T/spool/sp"
 for i in 1 2 3; do
 	cp "$R1/heap.$i.pprof" "$T/spool/sp/.h$i.tmp"
@@ -337,8 +337,8 @@ done
     "whole difference difference" ] || fail "spooled series"
 pprof_vs sp alloc_space B "" "$R1/heap.3.pprof"
 push "$R1/heap.4.pprof" hs2 instance=c
-stop_detached
-start_detached --spool "$T/spool"
+stop_profd
+start_profd_detached --spool "$T/spool"
 push "$R1/heap.5.pprof" hs2 instance=c
 [ "$(sql "SELECT m.counted FROM profile_metrics m JOIN profiles p USING (profile_id) WHERE p.scope = 'hs2' AND m.metric = 'alloc_space' ORDER BY p.time_ns")" = \
     "whole difference" ] || fail "the series across a restart of profd"
@@ -353,4 +353,4 @@ id6=$("$PROFCTL" profiles --scope mx --json |
 "$PROFCTL" delete --scope mx --id "$id6" >/dev/null || fail "delete $id6"
 pprof_vs mx delay ns "" "$R1/mutex.5.pprof"
 ok "deleting the newest profile of a series takes out its difference ($before before)"
-stop_detached
+stop_profd

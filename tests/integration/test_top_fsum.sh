@@ -20,7 +20,7 @@
 command -v go >/dev/null 2>&1 || { echo "SKIP: go not installed"; exit 77; }
 # One query thread: the second read of each top is on the connection that
 # summed the runs the first one decoded.
-start_detached --spool none --query-threads 1
+start_profd_detached --query-threads 1
 
 # 2026-01-05 00:00:00 UTC, a day boundary.
 D0=1767571200
@@ -101,8 +101,8 @@ del cpu 12
 del cpu 23
 del cpu 20
 views
-stop_detached
-start_detached --spool none --query-threads 1
+stop_profd
+start_profd_detached --query-threads 1
 views
 # A new day after the deletes.
 push cpu "$T"/cpu.{24..25}.pb
@@ -116,6 +116,6 @@ views
 push cpu "$T"/cpu.25.pb
 GONE=${GONE% cpu.25}
 views
-stop_detached
+stop_profd
 
 ok

@@ -174,7 +174,7 @@ gs_keep(int kind, int64_t id, int64_t metric, int64_t origin,
 		gs_entry_free(&gs.e[at - 1]);
 		gs.e[at - 1] = e;
 	} else {
-		gs.e = xreallocarray(gs.e, gs.n + 1, sizeof *gs.e);
+		gs.e = xappendarray(gs.e, gs.n, sizeof *gs.e);
 		gs.e[gs.n++] = e;
 		hmap_put(&gs.at, key, sizeof key, (int64_t)gs.n);
 	}
@@ -418,7 +418,6 @@ gs_select(struct store *s, const struct store_filter *f,
 	struct gs_read r;
 	struct sel q;
 	struct sel_offers o;
-	struct store_cs_value *v;
 	size_t i;
 	int64_t origin = 0;
 	int rc = -1, k;
@@ -451,10 +450,12 @@ gs_select(struct store *s, const struct store_filter *f,
 		o.arg = &r;
 		if (sel_collect_offers(&q, s, f, SEL_VALUES, &o, err) == -1)
 			goto out;
-		sel_values_out(&q, &v, n, nprofiles);
-		for (i = 0; i < *n; i++)
-			kvsum_add(&r.sums, (uint64_t)v[i].callsite, v[i].value);
-		free(v);
+		/* The select's own sums added as they are: sorted once,
+		 * below, with the kept ones. */
+		for (i = 0; i < q.sums.n; i++)
+			kvsum_add(&r.sums, q.sums.kv[i].k, q.sums.kv[i].v);
+		*nprofiles = (int64_t)q.profiles.n;
+		sel_clear(&q);
 	}
 	sel_pairs_out(&r.sums, out, n);
 	rc = 0;

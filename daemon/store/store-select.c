@@ -430,9 +430,9 @@ sel_blocks(struct sel *q)
 	    "reading sample values");
 }
 
-/* A run's bytes by id (sel_windows, with known): 1 and the bytes,
- * valid until SB_ROLLUP_DATA is reset; 0 when the run is gone (not in this read
- * transaction's snapshot: never, as it was just listed). */
+/* A run's bytes by id (sel_windows, with known): 1 and the bytes, valid
+ * until SB_ROLLUP_DATA is reset; 0 when the run is gone (not in this
+ * read transaction's snapshot: never, as it was just listed). */
 static int
 sel_run_data(struct sel *q, int64_t id, const void **data, size_t *len)
 {
@@ -695,4 +695,3 @@ sel_select_plain(struct store *s, const struct store_filter *f,
 	sel_values_out(&q, out, n, nprofiles);
 	return 0;
 }
-

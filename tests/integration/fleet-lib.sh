@@ -129,10 +129,7 @@ ch() {
 }
 
 ch_cleanup() {
-	local pid
-	for pid in "${CH_PIDS[@]}"; do
-		kill -9 "$pid" 2>/dev/null || true
-	done
+	kill_live -9 "${CH_PIDS[@]}"
 	cleanup
 }
 trap ch_cleanup EXIT

@@ -44,6 +44,23 @@ cleanup() {
 	stop_profd || true
 	rm -rf "$T"
 }
+
+# kill_live SIGNAL PID...: SIGNAL to each PID that is still a running
+# background job of this shell, and to no other.  A pid kept from a
+# process that has ended since (a port holder released, a server
+# stopped) may by now be another test's process: pids come round within
+# minutes on a busy machine, and a cleanup's kill -9 of such a pid once
+# killed test_scrape's shell in CI (no output, failed in 3 s).
+kill_live() {
+	local sig=$1 pid live
+	shift
+	live=" $(jobs -pr | tr '\n' ' ') "
+	for pid in "$@"; do
+		if [[ $live == *" $pid "* ]]; then
+			kill "$sig" "$pid" 2>/dev/null || true
+		fi
+	done
+}
 trap cleanup EXIT
 
 # mount_small_fs DIR SIZE: a tmpfs of SIZE (e.g. 12m) at DIR, for a full

@@ -8,10 +8,7 @@ go_build scrape-target "$T/profd-scrape-target"
 # The target processes (and any other helper) killed at exit.
 PIDS=()
 cleanup_scrape() {
-	local p
-	for p in "${PIDS[@]}"; do
-		kill "$p" 2>/dev/null || true
-	done
+	kill_live -TERM "${PIDS[@]}"
 	cleanup
 }
 trap cleanup_scrape EXIT

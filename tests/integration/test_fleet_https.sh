@@ -35,10 +35,7 @@ relay() {
 	    "$T/relay-$1.log" >"$T/relay-$1.port"
 }
 relay_cleanup() {
-	local pid
-	for pid in "${RELAY_PIDS[@]}"; do
-		kill "$pid" 2>/dev/null || true
-	done
+	kill_live -TERM "${RELAY_PIDS[@]}"
 	ch_cleanup || true
 }
 trap relay_cleanup EXIT

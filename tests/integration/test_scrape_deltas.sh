@@ -52,11 +52,8 @@ has -Fx "timeout = 13s" "$T/printed.conf" ||
 sed 's/^interval = .*/&\ntimeout = 10m/' "$T/defaults.conf" >"$T/profd.conf"
 
 # Detached: the command returns once the socket listens; its pid from
-# the status, stopped by the cleanup too.
-"$PROFD" --no-config --config "$T/profd.conf" --spool none --socket "$SOCK" \
-    --db "$DB" >"$T/start.log" 2>&1 || fail "profd did not start: $(cat "$T/start.log")"
-DETACHED=$(api GET /v1/status | sed '$d' | json 'j["pid"]')
-PIDS+=("$DETACHED")
+# the status, stopped by the cleanup too (lib.sh).
+start_profd_detached --config "$T/profd.conf"
 
 # rows SQL: the rows of POST /v1/query, one JSON array a line.
 rows() {
@@ -414,9 +411,7 @@ r=$(api POST "/v1/profiles?scope=kept2&keep=inuse_space/" --data-binary @"$FIXTU
 case $r in *"keep: "*"is not TYPE or TYPE/UNIT"*) ;; *) fail "keep=inuse_space/: $r" ;; esac
 ok "POST /v1/profiles?keep=METRIC stores those metrics only; bad ones refused"
 
-kill -TERM "$DETACHED"
 # Not this shell's child: gone once it exited.  300 s: a bound against a
 # hang.
-detached_gone() { ! kill -0 "$DETACHED" 2>/dev/null; }
-WAIT_S=300 wait_until "the detached profd's exit on SIGTERM" detached_gone
+WAIT_S=300 stop_profd
 ok "the detached profd stopped on SIGTERM"

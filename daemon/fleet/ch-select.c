@@ -219,31 +219,42 @@ chs_parse(struct fleet_tsv *tsv, struct evbuffer *got, struct error *err)
 	return rc;
 }
 
-int
-ch_select(struct ch_select *h, const char *sql,
-    int (*row)(void *, struct fleet_tsv_field *, size_t, struct error *),
-    void *arg, struct error *err)
+struct chs_q *
+ch_select_start(struct ch_select *h, const char *sql)
 {
 	struct chs_q *q = xcalloc(1, sizeof *q);
-	struct evbuffer *got = evbuffer_new();
-	struct fleet_tsv tsv;
-	int rc = 0, done = 0, giveup = 0, wake;
+	int stopped;
 
-	fleet_tsv_init(&tsv, CHS_MAX_LINE, row, arg);
 	q->hub = h;
 	q->sql = xstrdup(sql);
 	q->in = evbuffer_new();
 	q->refs = 2;
 	pthread_mutex_lock(&h->mu);
-	if (h->stopped) {
+	if ((stopped = h->stopped)) {
 		q->refs = 1;
-		done = 1;
-		rc = error_set(err, ERR_BUSY, "profd is shutting down");
+		q->done = 1;
+		error_set(&q->err, ERR_BUSY, "profd is shutting down");
 	} else
 		TAILQ_INSERT_TAIL(&h->qs, q, entry);
 	pthread_mutex_unlock(&h->mu);
-	if (!done)
+	if (!stopped)
 		chs_wake(h);
+	return q;
+}
+
+/* q's answer to row (NULL: none wanted, q given up at once), then q
+ * freed: a select started is always finished so. */
+static int
+chs_finish(struct chs_q *q,
+    int (*row)(void *, struct fleet_tsv_field *, size_t, struct error *),
+    void *arg, struct error *err)
+{
+	struct ch_select *h = q->hub;
+	struct evbuffer *got = evbuffer_new();
+	struct fleet_tsv tsv;
+	int rc = 0, done = 0, giveup = row == NULL, wake;
+
+	fleet_tsv_init(&tsv, CHS_MAX_LINE, row, arg);
 	while (!done) {
 		pthread_mutex_lock(&h->mu);
 		for (;;) {
@@ -269,7 +280,8 @@ ch_select(struct ch_select *h, const char *sql,
 		else
 			evbuffer_add_buffer(got, q->in);
 		done = q->done;
-		if (done && rc == 0 && q->err.kind != ERR_NONE)
+		if (done && rc == 0 && row != NULL &&
+		    q->err.kind != ERR_NONE)
 			rc = error_set(err, q->err.kind, "%s", q->err.msg);
 		wake = 0;
 		if (!done && giveup && !q->cancel)
@@ -287,7 +299,7 @@ ch_select(struct ch_select *h, const char *sql,
 			giveup = 1;
 		}
 	}
-	if (rc == 0)
+	if (rc == 0 && row != NULL)
 		rc = fleet_tsv_end(&tsv, err);
 	fleet_tsv_clear(&tsv);
 	evbuffer_free(got);
@@ -295,6 +307,31 @@ ch_select(struct ch_select *h, const char *sql,
 	chs_unref(q);
 	pthread_mutex_unlock(&h->mu);
 	return rc;
+}
+
+int
+ch_select_read(struct chs_q *q,
+    int (*row)(void *, struct fleet_tsv_field *, size_t, struct error *),
+    void *arg, struct error *err)
+{
+	return chs_finish(q, row, arg, err);
+}
+
+void
+ch_select_drop(struct chs_q *q)
+{
+	struct error err = { 0 };
+
+	if (q != NULL)
+		chs_finish(q, NULL, NULL, &err);
+}
+
+int
+ch_select(struct ch_select *h, const char *sql,
+    int (*row)(void *, struct fleet_tsv_field *, size_t, struct error *),
+    void *arg, struct error *err)
+{
+	return chs_finish(ch_select_start(h, sql), row, arg, err);
 }
 
 void

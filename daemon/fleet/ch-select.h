@@ -27,6 +27,18 @@ struct ch_select *ch_select_new(struct ch *, const atomic_int *abort);
 int ch_select(struct ch_select *, const char *sql,
     int (*row)(void *arg, struct fleet_tsv_field *, size_t n, struct error *),
     void *arg, struct error *);
+/* The same in two steps, so that a thread can have several selects in
+ * flight at once (ClickHouse answers them side by side, each on its own
+ * connection): start queues sql (its answer waits for the thread, a
+ * megabyte at most before the loop stops reading), read takes it as
+ * ch_select does, drop gives it up (ClickHouse's request cancelled);
+ * either frees it, and every select started is read or dropped. */
+struct chs_q;
+struct chs_q *ch_select_start(struct ch_select *, const char *sql);
+int ch_select_read(struct chs_q *,
+    int (*row)(void *arg, struct fleet_tsv_field *, size_t n, struct error *),
+    void *arg, struct error *);
+void ch_select_drop(struct chs_q *);
 /* The most bytes of an answer the loop held for a thread at once (the
  * bound: a megabyte and one read), and how often it stopped reading. */
 void ch_select_counts(struct ch_select *, size_t *peak, uint64_t *pauses);

@@ -1,11 +1,13 @@
-/* fleet-source.c: a selection asked of ClickHouse in a few questions,
- * one after the other: the default metric when none is named, the
- * metrics the selection matches with its profile count, the metric's
- * kind when no aggregate is named (its default, kind_aggregate, as the
- * store's source resolves it), the profile count of an aggregate other
- * than delta, a timeline's range when it combines per series (its steps
- * made here, as aggregate.c makes them), then the stacks (or the sums
- * per time bucket).  A window's stacks come as sums per stack hash,
+/* fleet-source.c: a selection asked of ClickHouse in a few questions:
+ * the default metric when none is named, then together (fs_resolve: each
+ * question a round trip, so those that need no other's answer go at
+ * once) the metrics the selection matches with its profile count, the
+ * metric's kind when no aggregate is named (its default, kind_aggregate,
+ * as the store's source resolves it) and the window's sums per stack for
+ * the aggregate the metric resolved last (asked again if it resolves
+ * otherwise now); then the profile count of an aggregate other than
+ * delta, a timeline's range when it combines per series (its steps made
+ * here, as aggregate.c makes them), or the sums per time bucket.  A window's stacks come as sums per stack hash,
  * their frames from the reader's cache (fleet-cache.c: frames never
  * change) and of ClickHouse only for the hashes it lacks; a timeline's
  * per bucket with their frames joined.  Each stack's frames become
@@ -16,6 +18,7 @@
  * it is kept for the next source with each whole stack's leaf by hash,
  * and a call puts only the stacks none before it put.  A selection
  * asked twice (diff asks a tree and a top of each) is read once. */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -42,6 +45,11 @@ struct fleet_reader {
 	/* The schema version seen recorded, until it is FS_VERSION (a
 	 * version is never taken back).  Shared by the query threads. */
 	atomic_int version;
+	/* The aggregate a view of guess_metric resolved last: fs_resolve
+	 * asks the sums for it beside the metric's questions. */
+	pthread_mutex_t mu;
+	char *guess_metric;
+	enum metric_aggregate guess;
 	struct fleet_cache *cache;	/* stacks' frames by hash */
 	struct fleet_index_pool *indexes;	/* built of them */
 };
@@ -98,6 +106,7 @@ fleet_reader_new(struct ch_select *chs, const char *database,
 	r->cluster = cluster != NULL && *cluster != '\0';
 	r->cache = fleet_cache_new(FLEET_CACHE_BYTES);
 	r->indexes = fleet_index_pool_new(FLEET_INDEX_BYTES);
+	pthread_mutex_init(&r->mu, NULL);
 	return r;
 }
 
@@ -109,6 +118,8 @@ fleet_reader_free(struct fleet_reader *r)
 	free(r->database);
 	fleet_cache_free(r->cache);
 	fleet_index_pool_free(r->indexes);
+	pthread_mutex_destroy(&r->mu);
+	free(r->guess_metric);
 	free(r);
 }
 
@@ -149,8 +160,13 @@ fs_metrics_row(void *arg, struct fleet_tsv_field *v, size_t n,
 		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: "
 		    "%zu fields, not 2 (metric, profiles)", n);
 	if (x->nmetrics++ == 0) {
-		free(x->metric);
-		x->metric = xstrdup(fleet_tsv_str(&v[0], &len));
+		/* A name asked whole stays the string a query built
+		 * before this reply points at. */
+		if (x->metric == NULL ||
+		    strcmp(x->metric, fleet_tsv_str(&v[0], &len)) != 0) {
+			free(x->metric);
+			x->metric = xstrdup(fleet_tsv_str(&v[0], &len));
+		}
 		return fleet_tsv_int(&v[1], &x->nprofiles, err);
 	}
 	return 0;
@@ -233,6 +249,16 @@ fs_ask(struct fleet_source *x, char *sql,
 	return rc;
 }
 
+/* sql asked, its answer read later (ch_select_read or _drop). */
+static struct chs_q *
+fs_start(struct fleet_source *x, char *sql)
+{
+	struct chs_q *q = ch_select_start(x->r->chs, sql);
+
+	free(sql);
+	return q;
+}
+
 static int
 fs_ask_stacks(struct fleet_source *x, char *sql, struct error *err)
 {
@@ -254,10 +280,11 @@ fs_sql(const struct fleet_source *x, const struct selection *sel,
 	q->nhosts = x->nhosts;
 }
 
-/* The selection's metric (x->metric, TYPE/UNIT as shipped) and profile
- * count, as query_resolve finds them in a store. */
+/* The selection's metric as named, or the default (the newest profile
+ * of the first scope's), into x->metric; fs_metric_check then counts
+ * its profiles and checks it, as query_resolve does in a store. */
 static int
-fs_metric(struct fleet_source *x, const struct fleet_sql *q,
+fs_metric_name(struct fleet_source *x, const struct fleet_sql *q,
     struct error *err)
 {
 	const struct selection *sel = q->sel;
@@ -274,8 +301,18 @@ fs_metric(struct fleet_source *x, const struct fleet_sql *q,
 	else if (x->metric == NULL)
 		return error_set(err, ERR_NOT_FOUND, "scope \"%s\" has no "
 		    "profiles in the fleet", sel->scopes[0]);
-	if (fs_ask(x, fleet_sql_metrics(q, x->metric), fs_metrics_row,
-	    err) == -1)
+	return 0;
+}
+
+/* The reply of the metrics query (started by the caller, or asked here
+ * when qm is NULL): x->metric made TYPE/UNIT, the profile count. */
+static int
+fs_metric_check(struct fleet_source *x, const struct fleet_sql *q,
+    struct chs_q *qm, struct error *err)
+{
+	if (qm == NULL)
+		qm = fs_start(x, fleet_sql_metrics(q, x->metric));
+	if (ch_select_read(qm, fs_metrics_row, x, err) == -1)
 		return -1;
 	if (x->nmetrics == 0)
 		return error_set(err, ERR_INPUT, "metric: no selected scope "
@@ -326,17 +363,20 @@ fs_version(struct fleet_source *x, struct fleet_sql *q, struct error *err)
 
 /* How the window combines its profiles (q->aggregate, x->aggregate): as
  * asked, else by the metric's kind in the newest profile of the first
- * scope, as the store's source resolves it (query_resolve); with count,
- * how many profiles that combines, where it is not what fs_metric
- * counted (delta). */
+ * scope, as the store's source resolves it (query_resolve), of the reply
+ * to qk (the kind's query, started by the caller: NULL when one was
+ * named); with count, how many profiles that combines, where it is not
+ * what fs_metric_check counted (delta). */
 static int
-fs_aggregate(struct fleet_source *x, struct fleet_sql *q, int count,
-    struct error *err)
+fs_aggregate(struct fleet_source *x, struct fleet_sql *q, struct chs_q *qk,
+    int count, struct error *err)
 {
 	q->metric = x->metric;
 	q->aggregate = q->sel->aggregate;
 	if (q->aggregate == AGG_DEFAULT) {
-		if (fs_ask_ints(x, fleet_sql_kind(q), err) == -1)
+		x->nints = 0;
+		memset(x->range, 0, sizeof x->range);
+		if (ch_select_read(qk, fs_ints_row, x, err) == -1)
 			return -1;
 		if (x->nints == 1 && (x->range[0] < 0 ||
 		    x->range[0] >= KIND_COUNT))
@@ -354,6 +394,80 @@ fs_aggregate(struct fleet_source *x, struct fleet_sql *q, int count,
 		return -1;
 	x->nprofiles = x->range[0];
 	return 0;
+}
+
+/* The aggregate the metric's last view resolved (delta before any). */
+static enum metric_aggregate
+fs_guess(struct fleet_reader *r, const char *metric)
+{
+	enum metric_aggregate a = AGG_DELTA;
+
+	pthread_mutex_lock(&r->mu);
+	if (r->guess_metric != NULL && strcmp(r->guess_metric, metric) == 0)
+		a = r->guess;
+	pthread_mutex_unlock(&r->mu);
+	return a;
+}
+
+static void
+fs_guess_set(struct fleet_reader *r, const char *metric,
+    enum metric_aggregate a)
+{
+	pthread_mutex_lock(&r->mu);
+	if (r->guess_metric == NULL || strcmp(r->guess_metric, metric) != 0) {
+		free(r->guess_metric);
+		r->guess_metric = xstrdup(metric);
+	}
+	r->guess = a;
+	pthread_mutex_unlock(&r->mu);
+}
+
+/* What a selection's values need asked first: its metric, checked and
+ * counted, and how it combines (fs_metric_name, fs_metric_check,
+ * fs_aggregate).  The questions that do not wait for each other's
+ * answers are asked together, each a round trip to ClickHouse: with
+ * sums, the window's sums per stack too (*qs, for fs_read_cached), for
+ * the aggregate the metric's last view resolved; *qs is NULL when that
+ * guess was wrong, to be asked again. */
+static int
+fs_resolve(struct fleet_source *x, struct fleet_sql *q, int count,
+    int sums, struct chs_q **qs, struct error *err)
+{
+	struct chs_q *qm = NULL, *qk = NULL;
+	enum metric_aggregate guess;
+	int rc;
+
+	*qs = NULL;
+	if (fs_version(x, q, err) == -1 || fs_metric_name(x, q, err) == -1)
+		return -1;
+	/* A type alone is made TYPE/UNIT by the metrics' reply first. */
+	if (strchr(x->metric, '/') == NULL) {
+		if (fs_metric_check(x, q, NULL, err) == -1)
+			return -1;
+	} else
+		qm = fs_start(x, fleet_sql_metrics(q, x->metric));
+	q->metric = x->metric;
+	guess = q->sel->aggregate;
+	if (guess == AGG_DEFAULT) {
+		guess = fs_guess(x->r, x->metric);
+		qk = fs_start(x, fleet_sql_kind(q));
+	}
+	if (sums) {
+		q->aggregate = guess;
+		*qs = fs_start(x, fleet_sql_sums(q));
+	}
+	rc = qm != NULL ? fs_metric_check(x, q, qm, err) : 0;
+	if (rc == 0)
+		rc = fs_aggregate(x, q, qk, count, err);
+	else
+		ch_select_drop(qk);
+	if (rc == 0 && q->sel->aggregate == AGG_DEFAULT)
+		fs_guess_set(x->r, x->metric, q->aggregate);
+	if (rc == -1 || q->aggregate != guess) {
+		ch_select_drop(*qs);
+		*qs = NULL;
+	}
+	return rc;
 }
 
 /* The pairs of the reply to sql into x->st.vals. */
@@ -443,14 +557,15 @@ fs_frames_row(void *arg, struct fleet_tsv_field *v, size_t n,
 	return 0;
 }
 
-/* The stacks of the selection into x->st: their sums from ClickHouse,
+/* The stacks of the selection into x->st: their sums from ClickHouse
+ * (the reply to qs, when fs_resolve asked them),
  * their leaves from the index when an earlier call put them (whole),
  * else their frames from the reader's cache, and of ClickHouse those it
  * lacks (which it then keeps).  A hash without a row of stacks has no
  * pair, as the joined query (fleet_sql_stacks) leaves it out. */
 static int
 fs_read_cached(struct fleet_source *x, const struct fleet_sql *q,
-    struct error *err)
+    struct chs_q *qs, struct error *err)
 {
 	struct fleet_cache *c = x->r->cache;
 	const struct fleet_frames *f;
@@ -460,7 +575,9 @@ fs_read_cached(struct fleet_source *x, const struct fleet_sql *q,
 	int rc;
 
 	x->nsums = 0;
-	if (fs_ask(x, fleet_sql_sums(q), fs_sums_row, err) == -1)
+	if (qs == NULL)
+		qs = fs_start(x, fleet_sql_sums(q));
+	if (ch_select_read(qs, fs_sums_row, x, err) == -1)
 		return -1;
 	fleet_stacks_reset(&x->st, 0, 0);
 	imap_reset(&x->missing);
@@ -499,6 +616,7 @@ fs_select(struct stack_source *src, const struct selection *sel,
 {
 	struct fleet_source *x = (struct fleet_source *)src;
 	struct fleet_sql q;
+	struct chs_q *qs;
 	size_t i;
 
 	*vals = NULL;
@@ -506,9 +624,8 @@ fs_select(struct stack_source *src, const struct selection *sel,
 	if (sel != x->last) {
 		x->last = NULL;
 		fs_sql(x, sel, &q);
-		if (fs_version(x, &q, err) == -1 || fs_metric(x, &q,
-		    err) == -1 || fs_aggregate(x, &q, 1, err) == -1 ||
-		    fs_read_cached(x, &q, err) == -1)
+		if (fs_resolve(x, &q, 1, 1, &qs, err) == -1 ||
+		    fs_read_cached(x, &q, qs, err) == -1)
 			return -1;
 		x->last = sel;
 	}
@@ -532,6 +649,7 @@ fs_buckets(struct stack_source *src, const struct selection *sel,
 {
 	struct fleet_source *x = (struct fleet_source *)src;
 	struct fleet_sql q;
+	struct chs_q *qs;
 	int64_t step;
 
 	*v = NULL;
@@ -539,8 +657,7 @@ fs_buckets(struct stack_source *src, const struct selection *sel,
 	/* The answers held are this one's now. */
 	x->last = NULL;
 	fs_sql(x, sel, &q);
-	if (fs_version(x, &q, err) == -1 || fs_metric(x, &q, err) == -1 ||
-	    fs_aggregate(x, &q, 0, err) == -1)
+	if (fs_resolve(x, &q, 0, 0, &qs, err) == -1)
 		return -1;
 	fs_metric_of(x->metric, m);
 	m->aggregate = x->aggregate;
@@ -574,10 +691,17 @@ fs_scopes(struct stack_source *src, struct store_scope_info **v, size_t *n,
 	static const struct selection all;
 	struct fleet_source *x = (struct fleet_source *)src;
 	struct fleet_sql q;
+	struct chs_q *qh;
+	int rc;
 
 	fs_sql(x, &all, &q);
-	if (fs_ask(x, fleet_sql_scopes(&q), fs_scopes_row, err) == -1 ||
-	    fs_ask(x, fleet_sql_hosts(&q), fs_hosts_row, err) == -1)
+	/* Both asked at once. */
+	qh = fs_start(x, fleet_sql_hosts(&q));
+	if ((rc = fs_ask(x, fleet_sql_scopes(&q), fs_scopes_row, err)) == 0)
+		rc = ch_select_read(qh, fs_hosts_row, x, err);
+	else
+		ch_select_drop(qh);
+	if (rc == -1)
 		return -1;
 	*v = x->scopes;
 	*n = x->nscopes;

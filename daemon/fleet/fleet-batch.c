@@ -15,6 +15,8 @@
 #include "buf.h"
 #include "csindex.h"
 #include "fleet-batch.h"
+#include "fleet-fsum.h"
+#include "fleet-tsv.h"
 #include "hmap.h"
 #include "model.h"
 #include "nitems.h"
@@ -59,22 +61,17 @@ fleet_profile_key(const char *scope, const uint8_t hash[32])
 	return k;
 }
 
+static void
+tsv_str(struct buf *b, const char *s)
+{
+	fleet_tsv_put(b, s, strlen(s));
+}
+
 void
 fleet_quote(struct buf *b, const char *s, size_t n)
 {
-	size_t i;
-
 	buf_add(b, "'", 1);
-	for (i = 0; i < n; i++)
-		switch (s[i]) {
-		case '\'': buf_add(b, "\\'", 2); break;
-		case '\\': buf_add(b, "\\\\", 2); break;
-		case '\t': buf_add(b, "\\t", 2); break;
-		case '\n': buf_add(b, "\\n", 2); break;
-		case '\r': buf_add(b, "\\r", 2); break;
-		case '\0': buf_add(b, "\\0", 2); break;
-		default: buf_add(b, &s[i], 1);
-		}
+	fleet_tsv_put(b, s, n);
 	buf_add(b, "'", 1);
 }
 
@@ -87,15 +84,6 @@ fleet_quote_raw(struct buf *b, const char *metric)
 }
 
 /* A TabSeparated field: the same escapes, no quotes. */
-static void
-tsv_str(struct buf *b, const char *s)
-{
-	size_t n = b->n;
-
-	fleet_quote(b, s, strlen(s));
-	memmove(b->p + n, b->p + n + 1, b->n - n - 2);
-	b->n -= 2;
-}
 
 static void
 tsv_array(struct buf *b, const char *const *v, size_t n)
@@ -323,6 +311,48 @@ fb_rows(struct fb *x, const struct store_ship_profile *sp,
 	return 0;
 }
 
+/* Its function sums (fleet-fsum.c), per metric: of the values its
+ * samples rows have, what each profile counts. */
+static int
+fb_fsums(struct fb *x, const struct store_ship_profile *sp,
+    struct fleet_profile *fp, const struct store_export_value *v, size_t nv,
+    const struct store_profile_info *info, const char *const *mnames)
+{
+	struct buf head = { 0 };
+	struct store_cs_value *cv;
+	size_t i, j, n, rows;
+	int rc = 0;
+
+	cv = xreallocarray(NULL, nv ? nv : 1, sizeof *cv);
+	fp->foff = x->b->fn_rows.n;
+	for (j = 0; j < info->nmetrics && rc == 0; j++) {
+		for (i = n = 0; i < nv; i++)
+			if (v[i].metric == info->metrics[j].id &&
+			    v[i].value != 0) {
+				cv[n].callsite = v[i].callsite;
+				cv[n++].value = v[i].value;
+			}
+		if (n == 0)
+			continue;
+		head.n = 0;
+		tsv_str(&head, sp->scope);
+		buf_add(&head, "\t", 1);
+		tsv_str(&head, mnames[j]);
+		buf_add(&head, "\t", 1);
+		tsv_str(&head, x->host);
+		buf_printf(&head, "\t%" PRId64 "\t%" PRIu64 "\t", fp->time_s,
+		    fp->key);
+		buf_add(&head, "", 1);
+		rc = fleet_fsum_rows(&x->b->fn_rows, x->idx,
+		    (const char *)head.p, cv, n, &rows, x->err);
+		fp->frows += rows;
+	}
+	fp->flen = x->b->fn_rows.n - fp->foff;
+	buf_free(&head);
+	free(cv);
+	return rc;
+}
+
 /* "host\tscope\tkey\ttime\t", the head of a profile's rows. */
 static void
 fb_profile_head(struct buf *out, const struct fb *x,
@@ -430,6 +460,8 @@ fb_profile(struct fb *x, const struct store_ship_profile *sp)
 	for (i = 0; i < info.nmetrics; i++)
 		if ((mnames[i] = fb_metric(x, info.metrics[i].id)) == NULL)
 			goto out;
+	if (fb_fsums(x, sp, fp, v, nv, &info, mnames) == -1)
+		goto out;
 	/* host, scope, profile, time, time_ns, duration_ns, name, metrics,
 	 * rows, totals, label_keys, label_values */
 	fp->poff = b->profiles.n;
@@ -499,8 +531,8 @@ fleet_batch_build(struct fleet_batch *b, struct store *s,
 	for (i = 0; i < n && !b->more; i++) {
 		if (fb_profile(&x, &sp[i]) == -1)
 			break;
-		b->more = i + 1 < n && b->samples.n + b->stacks.n +
-		    b->profiles.n >= max_bytes;
+		b->more = i + 1 < n && b->samples.n + b->fn_rows.n +
+		    b->stacks.n + b->profiles.n >= max_bytes;
 	}
 	csindex_release(idx);
 	rc = i == n || b->more ? 0 : -1;
@@ -525,6 +557,7 @@ fleet_batch_clear(struct fleet_batch *b)
 {
 	free(b->p);
 	buf_free(&b->samples);
+	buf_free(&b->fn_rows);
 	buf_free(&b->stacks);
 	buf_free(&b->frame_rows);
 	buf_free(&b->profiles);
@@ -605,13 +638,21 @@ fleet_batch_rows(const struct fleet_batch *b, enum fleet_table table,
 		p = &b->p[i];
 		/* A profile's rows beside its samples go again
 		 * (ReplacingMergeTree merges the repeat): a crash may have
-		 * come between its samples and them. */
-		if (p->expired || (p->present && table == FLEET_SAMPLES))
+		 * come between its samples and them.  Not its function
+		 * sums (summed as they land): a crash between its samples
+		 * and them leaves it without, which readers see
+		 * (fleet_sql_fsum_check). */
+		if (p->expired || (p->present && (table == FLEET_SAMPLES ||
+		    table == FLEET_FUNCTIONS)))
 			continue;
 		switch (table) {
 		case FLEET_SAMPLES:
 			buf_add(out, b->samples.p + p->off, p->len);
 			*rows += p->rows;
+			break;
+		case FLEET_FUNCTIONS:
+			buf_add(out, b->fn_rows.p + p->foff, p->flen);
+			*rows += p->frows;
 			break;
 		case FLEET_PROFILES:
 			buf_add(out, b->profiles.p + p->poff, p->plen);

@@ -21,6 +21,7 @@ struct fleet_profile {
 	int64_t time_s;
 	int64_t bytes;			/* as pushed: of the backlog's */
 	size_t off, len, rows;		/* its sample rows in samples */
+	size_t foff, flen, frows;	/* its function sums in fn_rows */
 	size_t poff, plen;		/* its row in profiles */
 	size_t moff, mlen;		/* its row in profile_metrics */
 	int present;			/* ClickHouse has it already */
@@ -31,6 +32,7 @@ struct fleet_batch {
 	struct fleet_profile *p;
 	size_t n;
 	struct buf samples, stacks, profiles;
+	struct buf fn_rows;		/* function_rows' (fleet-fsum.h) */
 	struct buf frame_rows;		/* stack_frames', one per stack */
 	struct buf metric_rows;		/* profile_metrics', one a profile */
 	size_t nstacks;
@@ -62,10 +64,12 @@ int fleet_batch_present(struct fleet_batch *, const char *reply, size_t n,
 /* The tables a batch's rows go to, one per profile or more. */
 enum fleet_table {
 	FLEET_SAMPLES,
+	FLEET_FUNCTIONS,
 	FLEET_PROFILES,
 	FLEET_PROFILE_METRICS
 };
-/* The sample rows of the profiles not present (and their number), or
+/* The sample rows (or function sums) of the profiles not present (and
+ * their number), or
  * the profiles or profile_metrics rows of all (and their number); never
  * the expired. */
 void fleet_batch_rows(const struct fleet_batch *, enum fleet_table,

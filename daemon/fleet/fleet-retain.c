@@ -1,5 +1,6 @@
 /* fleet-retain.c: which day partitions of samples, samples_hourly,
- * samples_profiles, samples_daily, profiles and profile_metrics are past
+ * samples_profiles, samples_daily, profiles, profile_metrics and the
+ * function sums (functions_hourly, _daily, _profiles) are past
  * the host's max-age, and the ALTER … DROP PARTITION of each.
  *
  * A partition goes only when all of it is past the age: its last day is
@@ -33,7 +34,8 @@
 /* The tables partitioned by day. */
 static const char *const retain_tables[] = {
 	"samples", "profiles", "profile_metrics", "samples_hourly",
-	"samples_profiles", "samples_daily"
+	"samples_profiles", "samples_daily", "functions_hourly",
+	"functions_daily", "functions_profiles"
 };
 
 void

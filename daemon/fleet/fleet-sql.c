@@ -16,41 +16,11 @@
 #include "aggregate.h"
 #include "buf.h"
 #include "fleet-batch.h"
+#include "fleet-sql-int.h"
 #include "fleet-sql.h"
 #include "rx.h"
 #include "selection.h"
 #include "store.h"
-
-/* DateTime is 32-bit unsigned seconds. */
-#define FLEET_TIME_MAX	4294967295LL
-
-#define sql_lit(b, s)	buf_add((b), (s), sizeof(s) - 1)
-
-static void
-sql_str(struct buf *b, const char *s)
-{
-	fleet_quote(b, s, strlen(s));
-}
-
-static void
-sql_table(struct buf *b, const struct fleet_sql *q, const char *table)
-{
-	buf_printf(b, "%s.%s%s", q->db, table, q->cluster ? "_all" : "");
-}
-
-static void
-sql_in(struct buf *b, const char *col, char *const *v, size_t n)
-{
-	size_t i;
-
-	buf_printf(b, " AND %s IN (", col);
-	for (i = 0; i < n; i++) {
-		if (i > 0)
-			sql_lit(b, ", ");
-		sql_str(b, v[i]);
-	}
-	sql_lit(b, ")");
-}
 
 /* Has a row (a sample's labels, or a profile's push labels) label l's
  * key with a value it takes?  A pattern is matched whole, with
@@ -91,46 +61,6 @@ sql_label_empty_ok(const struct label_filter *l)
 	m = rx_match(rx, "", 0);
 	rx_free(rx);
 	return m;
-}
-
-/* A time bound, in seconds as the store keeps them (selection_window). */
-static void
-sql_time(struct buf *b, int64_t s, const char *op, const char *col)
-{
-	if (s < 0 || s > FLEET_TIME_MAX) {
-		/* Past what DateTime holds: open, or nothing. */
-		if ((s < 0) != (op[0] == '>'))
-			sql_lit(b, " AND 0");
-		return;
-	}
-	buf_printf(b, " AND date %s toDate(toDateTime(%" PRId64 ")) AND %s "
-	    "%s toDateTime(%" PRId64 ")", op, s, col, op, s);
-}
-
-/* The conditions of the window: scopes, hosts, time (a table with
- * scope, host, date and time: samples, profiles, profile_metrics; of
- * samples_hourly, its column hour as time: an hour that begins in the
- * window, of which sql_whole_hours takes the whole ones). */
-static void
-sql_window_of(struct buf *b, const struct fleet_sql *q, const char *col)
-{
-	const struct selection *sel = q->sel;
-	int64_t since_s, until_s;
-
-	sql_in(b, "scope", sel->scopes, sel->nscopes);
-	if (q->nhosts > 0)
-		sql_in(b, "host", q->hosts, q->nhosts);
-	selection_window(sel, &since_s, &until_s);
-	if (sel->has_since)
-		sql_time(b, since_s, ">=", col);
-	if (sel->has_until)
-		sql_time(b, until_s, "<=", col);
-}
-
-static void
-sql_window(struct buf *b, const struct fleet_sql *q)
-{
-	sql_window_of(b, q, "time");
 }
 
 /* WHERE for samples, metric aside. */
@@ -207,14 +137,6 @@ sql_rows_of(struct buf *b, const struct fleet_sql *q, int raw,
 	fleet_quote_raw(b, q->metric);
 	sql_window(b, q);
 	sql_lit(b, ")))");
-}
-
-static char *
-sql_done(struct buf *b)
-{
-	sql_lit(b, " FORMAT TabSeparated");
-	buf_add(b, "", 1);
-	return (char *)b->p;
 }
 
 /* SELECT what of the newest profile of the first scope (of the hosts)
@@ -462,136 +384,6 @@ sql_avg(struct buf *b, const struct fleet_sql *q, const char *where,
 	sql_group(b, by_time, stacks);
 }
 
-/* Can the sums per stack of the window be read of samples_hourly for
- * its whole hours?  Only where they are what the rows give: the default
- * sum of what each profile counts (AGG_DELTA: delta rows, cumulative
- * ones differenced), no label filter (the hourly sums have none) and no
- * per-second timeline. */
-static int
-sql_hourly_ok(const struct fleet_sql *q, int by_time)
-{
-	return q->hourly && !by_time && q->aggregate == AGG_DELTA &&
-	    q->sel->nlabels == 0;
-}
-
-/* The hours (rows of samples_hourly, by their start h) wholly in the
- * window: h >= since and h + 3599 <= until, in the server's time zone as
- * toStartOfHour made them (an hour of a zone 30 minutes off UTC too). */
-static void
-sql_whole_hours(struct buf *b, const char *col, int64_t since_s,
-    int64_t until_s, const struct selection *sel)
-{
-	buf_printf(b, "(1");
-	if (sel->has_since)
-		buf_printf(b, " AND %s >= toDateTime(%" PRId64 ")", col,
-		    since_s);
-	if (sel->has_until)
-		buf_printf(b, " AND %s <= toDateTime(%" PRId64 ")", col,
-		    until_s - 3599);
-	sql_lit(b, ")");
-}
-
-/* The days (rows of samples_daily and samples_hourly, by their date, a
- * day of the server's time zone as toDate made it) wholly in the
- * window: from its midnight on, to the next day's midnight. */
-static void
-sql_whole_days(struct buf *b, int64_t since_s, int64_t until_s,
-    const struct selection *sel)
-{
-	buf_printf(b, "(1");
-	if (sel->has_since)
-		buf_printf(b, " AND toDateTime(date) >= toDateTime(%" PRId64
-		    ")", since_s);
-	if (sel->has_until)
-		buf_printf(b, " AND toDateTime(date + 1) - 1 <= toDateTime(%"
-		    PRId64 ")", until_s);
-	sql_lit(b, ")");
-}
-
-/* Can the whole days of the window be read of samples_daily?  Its sums
- * are of every host's rows: a window of every host only. */
-static int
-sql_daily_ok(const struct fleet_sql *q)
-{
-	return q->daily && q->nhosts == 0;
-}
-
-/* stack_hash, v: the window's sums per stack, of samples_daily for its
- * whole days when it asks every host, of samples_hourly for its whole
- * hours (the others') and of samples for the rows of the hours at its
- * edges (only: the whole hours' rows are left out); the window's ends
- * within DateTime (sql_read checks).  A window without ends is whole
- * days only. */
-static void
-sql_hourly_sums(struct buf *b, const struct fleet_sql *q, int hashes)
-{
-	const struct selection *sel = q->sel;
-	int64_t since_s, until_s;
-	int daily = sql_daily_ok(q), ends = sel->has_since || sel->has_until;
-
-	selection_window(sel, &since_s, &until_s);
-	if (hashes)
-		sql_lit(b, "SELECT stack_hash FROM (");
-	else
-		sql_lit(b, "SELECT stack_hash, sum(v) AS v FROM (");
-	if (daily) {
-		sql_lit(b, "SELECT stack_hash, sum(value) AS v FROM ");
-		sql_table(b, q, "samples_daily");
-		sql_lit(b, " WHERE 1");
-		sql_in(b, "scope", sel->scopes, sel->nscopes);
-		sql_lit(b, " AND metric = ");
-		sql_str(b, q->metric);
-		if (sel->has_since)
-			buf_printf(b, " AND date >= toDate(toDateTime(%" PRId64
-			    "))", since_s);
-		if (sel->has_until)
-			buf_printf(b, " AND date <= toDate(toDateTime(%" PRId64
-			    "))", until_s);
-		sql_lit(b, " AND ");
-		sql_whole_days(b, since_s, until_s, sel);
-		sql_lit(b, " GROUP BY stack_hash");
-		if (ends)
-			sql_lit(b, " UNION ALL ");
-	}
-	if (!daily || ends) {
-		sql_lit(b, "SELECT stack_hash, sum(value) AS v FROM ");
-		sql_table(b, q, "samples_hourly");
-		sql_lit(b, " WHERE 1");
-		sql_window_of(b, q, "hour");
-		sql_lit(b, " AND metric = ");
-		sql_str(b, q->metric);
-		sql_lit(b, " AND ");
-		sql_whole_hours(b, "hour", since_s, until_s, sel);
-		if (daily) {
-			sql_lit(b, " AND NOT ");
-			sql_whole_days(b, since_s, until_s, sel);
-		}
-		sql_lit(b, " GROUP BY stack_hash");
-	}
-	if (ends) {
-		/* The edges: rows within an hour of an end (the index's
-		 * range) not of a whole hour, so of no whole day. */
-		sql_lit(b, " UNION ALL SELECT stack_hash, sum(value) AS v FROM ");
-		sql_table(b, q, "samples");
-		sql_lit(b, " WHERE 1");
-		sql_window(b, q);
-		sql_lit(b, " AND metric = ");
-		sql_str(b, q->metric);
-		sql_lit(b, " AND (0");
-		if (sel->has_since)
-			buf_printf(b, " OR time < toDateTime(%" PRId64 ")",
-			    since_s + 3600);
-		if (sel->has_until)
-			buf_printf(b, " OR time > toDateTime(%" PRId64 ")",
-			    until_s - 3600);
-		sql_lit(b, ") AND NOT ");
-		sql_whole_hours(b, "toStartOfHour(time)", since_s, until_s,
-		    sel);
-		sql_lit(b, " GROUP BY stack_hash");
-	}
-	sql_lit(b, ") GROUP BY stack_hash");
-}
-
 /* The values of the selection into v ([bucket,] [stack_hash,] v) and
  * the hashes of its stacks into hs (SELECT stack_hash ...), each
  * NUL-terminated: the rows q->aggregate reads, combined as it says, of
@@ -601,20 +393,14 @@ sql_parts(const struct fleet_sql *q, int by_time, int stacks, struct buf *v,
     struct buf *hs)
 {
 	struct buf where = { 0 };
-	int64_t since_s, until_s;
-	int hourly = sql_hourly_ok(q, by_time);
+	int hourly = fleet_sql_hourly_ok(q, by_time);
 
-	selection_window(q->sel, &since_s, &until_s);
-	if ((q->sel->has_since && (since_s < 0 || since_s > FLEET_TIME_MAX)) ||
-	    (q->sel->has_until && (until_s < 3599 ||
-	    until_s > FLEET_TIME_MAX)))
-		hourly = 0;	/* sql_time's odd windows: the rows */
 	sql_where(&where, q);
 	sql_rows_of(&where, q, q->aggregate != AGG_DELTA, "samples");
 	buf_add(&where, "", 1);
 	if (hourly) {
-		sql_hourly_sums(v, q, 0);
-		sql_hourly_sums(hs, q, 1);
+		fleet_sql_hourly_sums(v, q, FSQL_SUMS);
+		fleet_sql_hourly_sums(hs, q, FSQL_HASHES);
 	} else if (q->aggregate == AGG_AVG)
 		sql_avg(v, q, (const char *)where.p, by_time, stacks);
 	else

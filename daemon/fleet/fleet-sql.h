@@ -19,6 +19,7 @@ struct fleet_sql {
 	int hourly;			/* samples_hourly is there (schema 5) */
 	int profile_rows;		/* samples_profiles is (schema 6) */
 	int daily;			/* samples_daily is (schema 7) */
+	int fsums;			/* functions_* are (schema 8) */
 	const struct selection *sel;
 	char *const *hosts;		/* none: every host */
 	size_t nhosts;
@@ -44,6 +45,22 @@ char *fleet_sql_stacks(const struct fleet_sql *);
 /* Per distinct stack of the selection: its hash and value, as
  * fleet_sql_stacks has them, without the frames. */
 char *fleet_sql_sums(const struct fleet_sql *);
+/* top's function sums of the window's whole hours and days (schema 8,
+ * fleet-fsum.c): per function (kind 0, caller "", name, flat, cum) and
+ * edge (kind 1, caller, callee, weight, profiles not inlined); the
+ * window's partial hours are fleet_sql_sum_ends's.  Where its default
+ * sums read the hourly sums: fleet_sql_fsum_ok. */
+char *fleet_sql_fsums(const struct fleet_sql *);
+/* Per distinct stack, hash and value of the rows of the window's
+ * partial hours alone (none when it has no ends). */
+char *fleet_sql_sum_ends(const struct fleet_sql *);
+/* Can the window be read so: q->aggregate delta, no label filter, its
+ * ends within DateTime, and whole hours in it. */
+int fleet_sql_fsum_ok(const struct fleet_sql *);
+/* One line: the profiles of the window's whole hours, the same of
+ * those with function sums, and their totals summed: the sums hold the
+ * window's whole hours when the two counts agree. */
+char *fleet_sql_fsum_check(const struct fleet_sql *);
 /* Per stack of the n hashes h (none: of the selection's stacks): its
  * hash and frames as fleet_sql_stacks has them (each stack's row of
  * stacks, possibly more than one while not merged yet). */

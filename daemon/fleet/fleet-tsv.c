@@ -245,3 +245,20 @@ bad:
 	return error_set(err, ERR_INTERNAL, "ClickHouse's reply: \"%.*s\" is "
 	    "not an array", (int)(f->n > 40 ? 40 : f->n), f->p);
 }
+
+void
+fleet_tsv_put(struct buf *b, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		switch (s[i]) {
+		case '\'': buf_add(b, "\\'", 2); break;
+		case '\\': buf_add(b, "\\\\", 2); break;
+		case '\t': buf_add(b, "\\t", 2); break;
+		case '\n': buf_add(b, "\\n", 2); break;
+		case '\r': buf_add(b, "\\r", 2); break;
+		case '\0': buf_add(b, "\\0", 2); break;
+		default: buf_add(b, &s[i], 1);
+		}
+}

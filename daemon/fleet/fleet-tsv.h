@@ -40,6 +40,9 @@ int fleet_tsv_feed(struct fleet_tsv *, const void *, size_t n,
 int fleet_tsv_end(struct fleet_tsv *, struct error *);
 void fleet_tsv_clear(struct fleet_tsv *);
 
+/* The n bytes of s as a TabSeparated field (escaped as ClickHouse reads
+ * it; fleet_quote puts it between quotes for SQL). */
+void fleet_tsv_put(struct buf *, const char *s, size_t n);
 /* A field as a string: unescaped in place, NUL-terminated (the field's
  * bytes are overwritten); its length in *len. */
 char *fleet_tsv_str(struct fleet_tsv_field *, size_t *len);

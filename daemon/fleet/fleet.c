@@ -535,6 +535,19 @@ fleet_insert_frames(struct fleet *f, const char *reply, size_t n)
 	    "mappings", &f->b.frame_rows, f->b.nstacks, fleet_insert_stacks);
 }
 
+/* After the samples, the same profiles' function sums (schema 8): never
+ * before them, so that a retry, which leaves out the profiles with
+ * samples, cannot send a profile's sums twice. */
+static void
+fleet_insert_fsums(struct fleet *f, const char *reply, size_t n)
+{
+	(void)reply;
+	(void)n;
+	fleet_insert_rows(f, FLEET_FUNCTIONS, "function_rows", "scope, "
+	    "metric, host, time, profile, kind, caller, name, a, b",
+	    fleet_insert_frames);
+}
+
 /* ClickHouse said which profiles it has: the others' samples. */
 static void
 fleet_insert_samples(struct fleet *f, const char *reply, size_t n)
@@ -547,7 +560,7 @@ fleet_insert_samples(struct fleet *f, const char *reply, size_t n)
 	}
 	fleet_insert_rows(f, FLEET_SAMPLES, "samples", "scope, metric, host, "
 	    "time, profile, stack_hash, label_keys, label_values, value",
-	    fleet_insert_frames);
+	    fleet_insert_fsums);
 }
 
 /* A pass of retention: the answer to its last statement. */

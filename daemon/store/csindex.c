@@ -70,7 +70,7 @@ csindex_free(struct csindex *x)
 	free(x);
 }
 
-static uint32_t
+uint32_t
 csindex_intern(struct csindex *x, const char *name)
 {
 	size_t len = strlen(name);

@@ -28,6 +28,11 @@ void csindex_release(struct csindex *);
 int64_t csindex_put(struct csindex *, int64_t parent,
     const struct store_frame_info *);
 
+/* The same index's id of a printable name (for names of sums that come
+ * without their frames: the fleet's function sums), made the first
+ * time. */
+uint32_t csindex_intern(struct csindex *, const char *name);
+
 /* The parent of a callsite (0 for a root), -1 if the id is unknown. */
 int64_t csindex_parent(const struct csindex *, int64_t cs);
 /* The printable-name id of the callsite's frame (pprof's node name at

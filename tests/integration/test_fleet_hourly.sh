@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # test_fleet_hourly.sh: the fleet's hourly sums (schema/clickhouse/
 # 005-hourly.sql, issue 29), profile rows (006-profile-rows.sql, issue
-# 41) and daily sums (007-daily.sql) give what the rows give.  Real profiles (the
-# CPU and heap fixtures) re-timed 20 minutes apart over five hours,
+# 41), daily sums (007-daily.sql) and top's function sums
+# (008-functions.sql, issue 41) give what the rows give.  Real profiles
+# (the CPU and heap fixtures) re-timed 20 minutes apart over five hours,
 # instances a and b alternating, are shipped to one ClickHouse: half of
-# them before the database has versions 5 to 7 (the steps then run on a
-# database holding rows, and their backfills sum and count them), half
-# after (the materialized views do as they land).  Every view of the fleet
+# them before the database has versions 5 to 8 (the steps then run on a
+# database holding rows, and their backfills sum and count them; the
+# function sums have no backfill: those profiles have none), half after
+# (the materialized views do as they land).  Every view of the fleet
 # (top, tree, timeline, diff) equals the local one over the whole
 # series, a window of whole hours, a window with partial hours at both
 # ends, a label filter, and for the heap's gauge (an average per
@@ -38,12 +40,14 @@ push_at() {
 for k in 0 1 2 3 4 5 6; do push_at "$k"; done
 wait_until "14 profiles shipped" fleet_shipped "$SOCK" 14
 
-# The database as version 4 left it: no hourly sums, profile rows nor
-# daily sums, versions 5 to 7 not recorded; profd started again runs the
-# steps on it.
+# The database as version 4 left it: no hourly sums, profile rows,
+# daily sums nor function sums, versions 5 to 8 not recorded; profd
+# started again runs the steps on it.
 stop_profd
 for t in samples_hourly_mv samples_hourly samples_profiles_mv \
-    samples_profiles samples_daily_mv samples_daily; do
+    samples_profiles samples_daily_mv samples_daily functions_hourly_mv \
+    functions_hourly functions_daily_mv functions_daily \
+    functions_profiles_mv functions_profiles function_rows; do
 	ch a "DROP TABLE $db.$t" >/dev/null
 done
 ch a "DROP TABLE $db.schema_version" >/dev/null
@@ -57,7 +61,7 @@ fleet_up
 version_is() {
 	[ "$(ch a "SELECT max(version) FROM $db.schema_version")" = "$1" ]
 }
-wait_until "version 7 recorded" version_is 7
+wait_until "version 8 recorded" version_is 8
 # sums_of TABLE KEYS: per key the sum of value (but sums of 0, which a
 # SummingMergeTree's merge drops).
 sums_of() {
@@ -88,7 +92,7 @@ profile_rows samples_profiles >"$T/pr.got"
 profile_rows_of_samples >"$T/pr.want"
 [ -s "$T/pr.want" ] && cmp -s "$T/pr.want" "$T/pr.got" ||
     fail "the backfill's profile rows are not samples': $(diff "$T/pr.want" "$T/pr.got" | head -5)"
-ok "versions 5 to 7 on a database with rows: the hourly sums, the profile rows and the daily sums are the rows' ($(ch a "SELECT count() FROM $db.samples_hourly"), $(ch a "SELECT count() FROM $db.samples_profiles") and $(ch a "SELECT count() FROM $db.samples_daily") rows for $(ch a "SELECT count() FROM $db.samples"))"
+ok "versions 5 to 8 on a database with rows: the hourly sums, the profile rows and the daily sums are the rows' ($(ch a "SELECT count() FROM $db.samples_hourly"), $(ch a "SELECT count() FROM $db.samples_profiles") and $(ch a "SELECT count() FROM $db.samples_daily") rows for $(ch a "SELECT count() FROM $db.samples"))"
 
 # Shipped after: the view sums them.  The store holds all 30.
 for k in 7 8 9 10 11 12 13 14; do push_at "$k"; done
@@ -98,7 +102,7 @@ profile_rows samples_profiles >"$T/pr.got"
 profile_rows_of_samples >"$T/pr.want"
 cmp -s "$T/pr.want" "$T/pr.got" ||
     fail "the view's profile rows are not samples': $(diff "$T/pr.want" "$T/pr.got" | head -5)"
-ok "rows shipped after versions 5 to 7 are summed per hour and day and counted per profile as they land"
+ok "rows shipped after versions 5 to 8 are summed per hour and day and counted per profile as they land"
 
 iso() { date -u -d "@$1" +%Y-%m-%dT%H:%M:%SZ; }
 whole="since=$(iso $((H0 + 3600)))&until=$(iso $((H0 + 4 * 3600 - 1)))"
@@ -188,3 +192,51 @@ ch a "INSERT INTO $db.samples_daily VALUES (toDate(toDateTime($((H0 + 600)))),
 [ "$(total "scope=cpu&metric=cpu&host=h1" | cut -d' ' -f1)" = "$before_h" ] ||
     fail "a window naming a host reads the daily sums"
 ok "whole days of every host read the daily sums; some hours of a day, or a host named, do not"
+
+# top's function sums (008-functions.sql): the profiles shipped since
+# version 8 have them (k = 7 to 14, from 02:27 on), those before not.
+# top over whole hours all of whose profiles have them reads them, and
+# a window with partial hours reads those hours' stacks beside them:
+# equal to the local top (exact to the inline marks), over every host
+# (the daily sums) and with the host named (the hourly ones).
+new="since=$(iso $((H0 + 3 * 3600)))&until=$(iso $((H0 + 5 * 3600 - 1)))"
+newp="since=$(iso $((H0 + 3 * 3600 - 1500)))&until=$(iso $((H0 + 5 * 3600 + 600)))"
+n=0
+for w in "$new" "$newp"; do
+	for q in "scope=cpu" "scope=heap&metric=alloc_space" \
+	    "scope=heap&metric=alloc_objects"; do
+		fleet_same top "$q&$w" "$SOCK" "$SOCK"
+		fleet_same top "$q&$w&host=h1" "$SOCK" "$SOCK"
+		fleet_same top "$q&$w&sort=cum" "$SOCK" "$SOCK"
+		n=$((n + 3))
+	done
+done
+# They are what it reads: a function's flat added in one of those hours
+# moves that window's top, but not a window that also holds a profile
+# shipped before version 8 (it reads the stacks), and no longer once a
+# profile without sums (a row of samples_profiles alone) is in it.
+flat_of() {	# flat_of QUERY NAME: the fleet top's flat of function NAME
+	curl -s --unix-socket "$SOCK" "http://localhost/v1/top?$1&fleet=1" |
+	    python3 -c 'import json, sys
+j = json.load(sys.stdin)
+print(sum(r["flat"] for r in j["rows"] if r["function"] == sys.argv[1]))' "$2"
+}
+fn=$(curl -s --unix-socket "$SOCK" "http://localhost/v1/top?scope=cpu&metric=cpu&$new&fleet=1" |
+    json 'j["rows"][0]["function"]')
+[ -n "$fn" ] || fail "no function in the fleet's top of $new"
+case "$fn" in *"'"*|*'\\'*) fail "function name $fn: quote it" ;; esac
+before_n=$(flat_of "scope=cpu&metric=cpu&$new" "$fn")
+before_o=$(flat_of "scope=cpu&metric=cpu&$whole" "$fn")
+ch a "INSERT INTO $db.functions_hourly VALUES (toDate($((H0 + 3 * 3600))),
+    'cpu', 'cpu/nanoseconds', 'h1', toDateTime($((H0 + 3 * 3600))), 0, '',
+    '$fn', 1000, 0)" >/dev/null
+[ "$(flat_of "scope=cpu&metric=cpu&$new&host=h1" "$fn")" = $((before_n + 1000)) ] ||
+    fail "top of whole hours with function sums does not read them"
+[ "$(flat_of "scope=cpu&metric=cpu&$whole" "$fn")" = "$before_o" ] ||
+    fail "top of a window with profiles shipped before version 8 reads the function sums"
+ch a "INSERT INTO $db.samples_profiles VALUES (toDate($((H0 + 4 * 3600))),
+    'cpu', 'cpu/nanoseconds', 'h1', toDateTime($((H0 + 4 * 3600 + 100))),
+    54321, 1)" >/dev/null
+[ "$(flat_of "scope=cpu&metric=cpu&$new&host=h1" "$fn")" = "$before_n" ] ||
+    fail "top reads function sums that lack a profile of the window"
+ok "top's function sums: $n tops of whole and partial hours equal the local ones; read where every profile of the whole hours has them, not where one has none"

@@ -1,7 +1,7 @@
 # Retention in ClickHouse (issue 16): ClickHouse 18.16 has no TTL, so
 # profd drops the day partitions of samples, profiles, profile_metrics,
-# samples_hourly, samples_profiles and samples_daily
-# that lie wholly
+# samples_hourly, samples_profiles, samples_daily and the function sums
+# (functions_hourly, functions_daily, functions_profiles) that lie wholly
 # before its max-age, against a real clickhouse-server of the test's own.
 #
 # Profiles: copies of the Go CPU fixture with their time_nanos set
@@ -12,8 +12,8 @@
 #    status says so.
 # 2. A max-age that puts the cutoff at 01:00 of D-3: D-4's and D-5's
 #    partitions go from samples, profiles, profile_metrics,
-#    samples_hourly, samples_profiles and samples_daily (12 drops,
-#    logged, counted in
+#    samples_hourly, samples_profiles, samples_daily and the three
+#    function sums tables (18 drops, logged, counted in
 #    /v1/status and profctl status); D-3's stays whole, its 00:30 profile
 #    past the age included, because its noon profile is not; D-1 and D-2
 #    are untouched: per-day profile and row counts in SQL.
@@ -143,8 +143,8 @@ stop_profd
 #    a little later, still well before noon).
 age=$(( $(date +%s) - $(at 3 3600) ))
 start_profd "${FLEET[@]}" --max-age "${age}s"
-dropped12() { [ "$(fleet_status partitions_dropped)" = 12 ]; }
-wait_until "twelve partitions dropped" dropped12
+dropped18() { [ "$(fleet_status partitions_dropped)" = 18 ]; }
+wait_until "eighteen partitions dropped" dropped18
 per_day >"$T/days"
 expect_days 3 2 1 >"$T/want"
 diff "$T/want" "$T/days" >&2 || fail "not D-4 and D-5 dropped, D-1 to D-3 whole"
@@ -161,9 +161,9 @@ done
     AND active AND partition IN ('$(day 4)', '$(day 5)')")" = 0 ] ||
     fail "parts of D-4 or D-5 left"
 "$PROFCTL" status >"$T/status.txt" || fail "profctl status"
-has "retention in ClickHouse: day partitions past .* dropped: 12 so far" \
+has "retention in ClickHouse: day partitions past .* dropped: 18 so far" \
     "$T/status.txt" || fail "profctl status: $(cat "$T/status.txt")"
-ok "max-age to 01:00 of D-3: D-4 and D-5 dropped from the six tables, D-3 (one profile past the age) kept"
+ok "max-age to 01:00 of D-3: D-4 and D-5 dropped from the nine tables, D-3 (one profile past the age) kept"
 
 # 3. Another profd sharing the node would drop the same partitions: a
 #    drop of one that is gone does nothing and is no error.

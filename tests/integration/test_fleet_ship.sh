@@ -60,7 +60,7 @@ WAIT_S=300 wait_until "the first four shipped" shipped_all
     fail "shipped $(fleet_status shipped_profiles), not 4"
 [ "$(fleet_status batches)" = 4 ] ||
     fail "$(fleet_status batches) batches for 4 profiles with --fleet-batch-bytes 1, not 4"
-[ "$(fleet_status schema_version)" = 7 ] || fail "schema version $(fleet_status schema_version), not 7"
+[ "$(fleet_status schema_version)" = 8 ] || fail "schema version $(fleet_status schema_version), not 8"
 [ "$(ch a "SELECT count() FROM fleet_t.profiles FINAL")" = 4 ] ||
     fail "ClickHouse has not the four profiles"
 ok "four profiles shipped, no lag"

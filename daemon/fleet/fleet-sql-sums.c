@@ -1,0 +1,265 @@
+/* fleet-sql-sums.c: the sums a fleet view reads for a window's whole
+ * hours and days instead of its sample rows (schema/clickhouse/005,
+ * 007, 008): per stack (samples_hourly, samples_daily) or per function
+ * and edge (functions_hourly, functions_daily, top's), the rows of the
+ * partial hours at the window's ends read as they are; and whether the
+ * function sums hold every profile of the whole hours. */
+#include <inttypes.h>
+
+#include "fleet-sql-int.h"
+#include "kind.h"
+
+/* Can the sums per stack of the window be read of samples_hourly for
+ * its whole hours?  Only where they are what the rows give: the default
+ * sum of what each profile counts (AGG_DELTA: delta rows, cumulative
+ * ones differenced), no label filter (the hourly sums have none) and no
+ * per-second timeline. */
+int
+fleet_sql_hourly_ok(const struct fleet_sql *q, int by_time)
+{
+	int64_t since_s, until_s;
+
+	selection_window(q->sel, &since_s, &until_s);
+	if ((q->sel->has_since && (since_s < 0 || since_s > FLEET_TIME_MAX)) ||
+	    (q->sel->has_until && (until_s < 3599 ||
+	    until_s > FLEET_TIME_MAX)))
+		return 0;	/* sql_time's odd windows: the rows */
+	return q->hourly && !by_time && q->aggregate == AGG_DELTA &&
+	    q->sel->nlabels == 0;
+}
+
+/* A window of two hours or more has a whole hour in any time zone. */
+int
+fleet_sql_fsum_ok(const struct fleet_sql *q)
+{
+	int64_t since_s, until_s;
+
+	selection_window(q->sel, &since_s, &until_s);
+	return q->fsums && fleet_sql_hourly_ok(q, 0) &&
+	    (!q->sel->has_since || !q->sel->has_until ||
+	    until_s - since_s >= 7199);
+}
+
+/* The hours (rows of samples_hourly, by their start h) wholly in the
+ * window: h >= since and h + 3599 <= until, in the server's time zone as
+ * toStartOfHour made them (an hour of a zone 30 minutes off UTC too). */
+static void
+sql_whole_hours(struct buf *b, const char *col, int64_t since_s,
+    int64_t until_s, const struct selection *sel)
+{
+	buf_printf(b, "(1");
+	if (sel->has_since)
+		buf_printf(b, " AND %s >= toDateTime(%" PRId64 ")", col,
+		    since_s);
+	if (sel->has_until)
+		buf_printf(b, " AND %s <= toDateTime(%" PRId64 ")", col,
+		    until_s - 3599);
+	sql_lit(b, ")");
+}
+
+/* The days (rows of samples_daily and samples_hourly, by their date, a
+ * day of the server's time zone as toDate made it) wholly in the
+ * window: from its midnight on, to the next day's midnight. */
+static void
+sql_whole_days(struct buf *b, int64_t since_s, int64_t until_s,
+    const struct selection *sel)
+{
+	buf_printf(b, "(1");
+	if (sel->has_since)
+		buf_printf(b, " AND toDateTime(date) >= toDateTime(%" PRId64
+		    ")", since_s);
+	if (sel->has_until)
+		buf_printf(b, " AND toDateTime(date + 1) - 1 <= toDateTime(%"
+		    PRId64 ")", until_s);
+	sql_lit(b, ")");
+}
+
+/* Can the whole days of the window be read of samples_daily?  Its sums
+ * are of every host's rows: a window of every host only. */
+static int
+sql_daily_ok(const struct fleet_sql *q)
+{
+	return q->daily && q->nhosts == 0;
+}
+
+/* The whole days' part of the window's sums: of table (samples_daily
+ * or functions_daily), per key (the columns cols, summed sums). */
+static void
+sql_days(struct buf *b, const struct fleet_sql *q, const char *table,
+    const char *cols, const char *sums)
+{
+	const struct selection *sel = q->sel;
+	int64_t since_s, until_s;
+
+	selection_window(sel, &since_s, &until_s);
+	buf_printf(b, "SELECT %s, %s FROM ", cols, sums);
+	sql_table(b, q, table);
+	sql_lit(b, " WHERE 1");
+	sql_in(b, "scope", sel->scopes, sel->nscopes);
+	sql_lit(b, " AND metric = ");
+	sql_str(b, q->metric);
+	if (sel->has_since)
+		buf_printf(b, " AND date >= toDate(toDateTime(%" PRId64 "))",
+		    since_s);
+	if (sel->has_until)
+		buf_printf(b, " AND date <= toDate(toDateTime(%" PRId64 "))",
+		    until_s);
+	sql_lit(b, " AND ");
+	sql_whole_days(b, since_s, until_s, sel);
+	buf_printf(b, " GROUP BY %s", cols);
+}
+
+/* The whole hours' part (of those not in whole days when daily): of
+ * table (samples_hourly or functions_hourly), as sql_days. */
+static void
+sql_hours(struct buf *b, const struct fleet_sql *q, const char *table,
+    const char *cols, const char *sums, int daily)
+{
+	const struct selection *sel = q->sel;
+	int64_t since_s, until_s;
+
+	selection_window(sel, &since_s, &until_s);
+	buf_printf(b, "SELECT %s, %s FROM ", cols, sums);
+	sql_table(b, q, table);
+	sql_lit(b, " WHERE 1");
+	sql_window_of(b, q, "hour");
+	sql_lit(b, " AND metric = ");
+	sql_str(b, q->metric);
+	sql_lit(b, " AND ");
+	sql_whole_hours(b, "hour", since_s, until_s, sel);
+	if (daily) {
+		sql_lit(b, " AND NOT ");
+		sql_whole_days(b, since_s, until_s, sel);
+	}
+	buf_printf(b, " GROUP BY %s", cols);
+}
+
+/* The window's ends: its sample rows within an hour of an end (the
+ * index's range) not of a whole hour, so of no whole day. */
+static void
+sql_ends(struct buf *b, const struct fleet_sql *q)
+{
+	const struct selection *sel = q->sel;
+	int64_t since_s, until_s;
+
+	selection_window(sel, &since_s, &until_s);
+	sql_lit(b, "SELECT stack_hash, sum(value) AS v FROM ");
+	sql_table(b, q, "samples");
+	sql_lit(b, " WHERE 1");
+	sql_window(b, q);
+	sql_lit(b, " AND metric = ");
+	sql_str(b, q->metric);
+	sql_lit(b, " AND (0");
+	if (sel->has_since)
+		buf_printf(b, " OR time < toDateTime(%" PRId64 ")",
+		    since_s + 3600);
+	if (sel->has_until)
+		buf_printf(b, " OR time > toDateTime(%" PRId64 ")",
+		    until_s - 3600);
+	sql_lit(b, ") AND NOT ");
+	sql_whole_hours(b, "toStartOfHour(time)", since_s, until_s, sel);
+	sql_lit(b, " GROUP BY stack_hash");
+}
+
+/* stack_hash, v: the window's sums per stack, of samples_daily for its
+ * whole days when it asks every host, of samples_hourly for its whole
+ * hours (the others') and of samples for the rows of the hours at its
+ * edges (only: the whole hours' rows are left out); the window's ends
+ * within DateTime (sql_parts checks).  A window without ends is whole
+ * days only.  FSQL_HASHES: the hashes alone; FSQL_ENDS: the edges'
+ * sums alone (the rest is fleet_sql_fsums'). */
+void
+fleet_sql_hourly_sums(struct buf *b, const struct fleet_sql *q,
+    enum fsql_part part)
+{
+	const struct selection *sel = q->sel;
+	int daily = sql_daily_ok(q), ends = sel->has_since || sel->has_until;
+	const char *sep = "";
+
+	if (part == FSQL_HASHES)
+		sql_lit(b, "SELECT stack_hash FROM (");
+	else
+		sql_lit(b, "SELECT stack_hash, sum(v) AS v FROM (");
+	if (part != FSQL_ENDS && daily) {
+		sql_days(b, q, "samples_daily", "stack_hash",
+		    "sum(value) AS v");
+		sep = " UNION ALL ";
+	}
+	if (part != FSQL_ENDS && (!daily || ends)) {
+		buf_printf(b, "%s", sep);
+		sql_hours(b, q, "samples_hourly", "stack_hash",
+		    "sum(value) AS v", daily);
+		sep = " UNION ALL ";
+	}
+	if (ends) {
+		buf_printf(b, "%s", sep);
+		sql_ends(b, q);
+	}
+	sql_lit(b, ") GROUP BY stack_hash");
+}
+
+char *
+fleet_sql_fsums(const struct fleet_sql *q)
+{
+	const struct selection *sel = q->sel;
+	struct buf b = { 0 };
+	int daily = sql_daily_ok(q), ends = sel->has_since || sel->has_until;
+	const char *cols = "kind, caller, name";
+	const char *sums = "sum(a) AS a, sum(b) AS b";
+
+	sql_lit(&b, "SELECT kind, caller, name, sum(a), sum(b) FROM (");
+	if (daily)
+		sql_days(&b, q, "functions_daily", cols, sums);
+	if (!daily || ends) {
+		if (daily)
+			sql_lit(&b, " UNION ALL ");
+		sql_hours(&b, q, "functions_hourly", cols, sums, daily);
+	}
+	sql_lit(&b, ") GROUP BY kind, caller, name");
+	return sql_done(&b);
+}
+
+/* The profiles of table (samples_profiles, functions_profiles) in the
+ * window's whole hours, with what of them. */
+static void
+sql_whole_profiles(struct buf *b, const struct fleet_sql *q,
+    const char *table, const char *what)
+{
+	int64_t since_s, until_s;
+
+	selection_window(q->sel, &since_s, &until_s);
+	buf_printf(b, "(SELECT %s FROM ", what);
+	sql_table(b, q, table);
+	sql_lit(b, " WHERE 1");
+	sql_window(b, q);
+	sql_lit(b, " AND metric = ");
+	sql_str(b, q->metric);
+	sql_lit(b, " AND ");
+	sql_whole_hours(b, "toStartOfHour(time)", since_s, until_s, q->sel);
+	sql_lit(b, ")");
+}
+
+char *
+fleet_sql_fsum_check(const struct fleet_sql *q)
+{
+	struct buf b = { 0 };
+
+	sql_lit(&b, "SELECT ");
+	sql_whole_profiles(&b, q, "samples_profiles",
+	    "uniqExact(host, profile)");
+	sql_lit(&b, ", ");
+	sql_whole_profiles(&b, q, "functions_profiles",
+	    "uniqExact(host, profile)");
+	sql_lit(&b, ", ");
+	sql_whole_profiles(&b, q, "functions_profiles", "sum(total)");
+	return sql_done(&b);
+}
+
+char *
+fleet_sql_sum_ends(const struct fleet_sql *q)
+{
+	struct buf b = { 0 };
+
+	fleet_sql_hourly_sums(&b, q, FSQL_ENDS);
+	return sql_done(&b);
+}

@@ -79,6 +79,22 @@ def copy_hosts(ch, db, table):
                          "min_insert_block_size_bytes": 64 << 20})
 
 
+def copy_fsums(ch, db):
+    """top's function sums (schema 8) of h000 copied as copy_hosts
+    copies its rows: function_rows keeps nothing (ENGINE = Null), so the
+    tables its views fill are copied themselves, per host where they
+    have one, and the daily sums (of every host) added HOSTS - 1 times
+    over.  A database without them (a profd before schema 8) has none."""
+    if ch.sql("SELECT count() FROM system.tables WHERE database = '%s' "
+              "AND name = 'functions_daily'" % db).strip() == "0":
+        return
+    for t in ("functions_hourly", "functions_profiles"):
+        copy_hosts(ch, db, t)
+    ch.sql("INSERT INTO %s.functions_daily SELECT date, scope, metric, "
+           "kind, caller, name, a * %d, b * %d FROM %s.functions_daily" % (
+               db, HOSTS - 1, HOSTS - 1, db))
+
+
 def check(local, fleet, factor):
     if fleet["total"] != local["total"] * factor:
         raise m.CaseError("fleet-top: the fleet's total %d is not %d x %d" % (
@@ -173,6 +189,7 @@ def case(h):
             time.sleep(0.05)
         for t in ("samples", "profiles"):
             copy_hosts(ch, db, t)
+        copy_fsums(ch, db)
         rows = int(ch.sql("SELECT count() FROM %s.samples" % db))
         hosts = int(ch.sql("SELECT uniqExact(host) FROM %s.samples" % db))
         if hosts != HOSTS:
@@ -440,6 +457,7 @@ def compare(a):
             t0 = time.monotonic()
             for t in ("samples", "profiles", "profile_metrics"):
                 copy_hosts(ch, "hosts", t)
+            copy_fsums(ch, "hosts")
             print("copied to %d hosts in %.0f s" % (
                 a.hosts, time.monotonic() - t0))
             b = _fleet_daemon(before, "hosts-before", ch, "hosts", 300)

@@ -100,6 +100,58 @@ fleet_resolve_start(struct fleet_source *x, char *sql)
 	return q;
 }
 
+static int
+fs_metric_found(struct fleet_source *x, const struct fleet_sql *q,
+    struct error *err)
+{
+	if (x->metric == NULL)
+		return error_set(err, ERR_NOT_FOUND, "scope \"%s\" has no "
+		    "profiles in the fleet", q->sel->scopes[0]);
+	return 0;
+}
+
+/* The default metric a view of the scope resolved last, or NULL. */
+static char *
+fs_default_guess(struct fleet_reader *r, const char *scope)
+{
+	char *m = NULL;
+	size_t i;
+
+	pthread_mutex_lock(&r->mu);
+	for (i = 0; i < FLEET_DEFAULTS && m == NULL; i++)
+		if (r->defaults[i].scope != NULL &&
+		    strcmp(r->defaults[i].scope, scope) == 0)
+			m = xstrdup(r->defaults[i].metric);
+	pthread_mutex_unlock(&r->mu);
+	return m;
+}
+
+static void
+fs_default_set(struct fleet_reader *r, const char *scope, const char *metric)
+{
+	size_t i;
+
+	pthread_mutex_lock(&r->mu);
+	for (i = 0; i < FLEET_DEFAULTS; i++)
+		if (r->defaults[i].scope != NULL &&
+		    strcmp(r->defaults[i].scope, scope) == 0)
+			break;
+	if (i == FLEET_DEFAULTS) {
+		/* A few scopes kept, the oldest replaced. */
+		i = r->next_default++ % FLEET_DEFAULTS;
+		free(r->defaults[i].scope);
+		r->defaults[i].scope = xstrdup(scope);
+		free(r->defaults[i].metric);
+		r->defaults[i].metric = NULL;
+	}
+	if (r->defaults[i].metric == NULL ||
+	    strcmp(r->defaults[i].metric, metric) != 0) {
+		free(r->defaults[i].metric);
+		r->defaults[i].metric = xstrdup(metric);
+	}
+	pthread_mutex_unlock(&r->mu);
+}
+
 /* The selection's metric as named, or the default (the newest profile
  * of the first scope's), into x->metric; fs_metric_check then counts
  * its profiles and checks it, as query_resolve does in a store. */
@@ -115,13 +167,10 @@ fs_metric_name(struct fleet_source *x, const struct fleet_sql *q,
 	x->nprofiles = 0;
 	if (sel->metric != NULL)
 		x->metric = xstrdup(sel->metric);
-	else if (fleet_resolve_ask(x, fleet_sql_default_metric(q), fs_default_row,
-	    err) == -1)
+	else if (fleet_resolve_ask(x, fleet_sql_default_metric(q),
+	    fs_default_row, err) == -1)
 		return -1;
-	else if (x->metric == NULL)
-		return error_set(err, ERR_NOT_FOUND, "scope \"%s\" has no "
-		    "profiles in the fleet", sel->scopes[0]);
-	return 0;
+	return fs_metric_found(x, q, err);
 }
 
 /* The reply of the metrics query (started by the caller, or asked here
@@ -275,17 +324,19 @@ fs_ask_values(struct fleet_source *x, const struct fleet_sql *q,
  * answers are asked together, each a round trip to ClickHouse: the
  * values wanted too (a), for the aggregate the metric's last view
  * resolved, and asked again here when it resolves otherwise. */
-int
-fleet_resolve(struct fleet_source *x, struct fleet_sql *q, int count,
-    enum fleet_want want, struct fleet_asked *a, struct error *err)
+/* fleet_resolve's questions once x->metric is named or guessed: qd,
+ * when not NULL, the default metric's question, whose answer must be
+ * the guess (else *missed, nothing left in flight). */
+static int
+fs_questions(struct fleet_source *x, struct fleet_sql *q, int count,
+    enum fleet_want want, struct fleet_asked *a, struct chs_q *qd,
+    int *missed, struct error *err)
 {
 	struct chs_q *qm = NULL, *qk = NULL;
 	enum metric_aggregate guess;
-	int rc;
+	char *named;
+	int rc = 0;
 
-	memset(a, 0, sizeof *a);
-	if (fs_version(x, q, err) == -1 || fs_metric_name(x, q, err) == -1)
-		return -1;
 	/* A type alone is made TYPE/UNIT by the metrics' reply first. */
 	if (strchr(x->metric, '/') == NULL) {
 		if (fs_metric_check(x, q, NULL, err) == -1)
@@ -300,7 +351,27 @@ fleet_resolve(struct fleet_source *x, struct fleet_sql *q, int count,
 	}
 	q->aggregate = guess;
 	fs_ask_values(x, q, want, a);
-	rc = qm != NULL ? fs_metric_check(x, q, qm, err) : 0;
+	if (qd != NULL) {
+		named = x->metric;
+		x->metric = NULL;
+		if ((rc = ch_select_read(qd, fs_default_row, x, err)) == 0)
+			rc = fs_metric_found(x, q, err);
+		if (rc == 0 && strcmp(x->metric, named) == 0) {
+			/* The strings asked point at it. */
+			free(x->metric);
+			x->metric = named;
+		} else {
+			free(named);
+			q->metric = NULL;
+			ch_select_drop(qm);
+			ch_select_drop(qk);
+			fleet_resolve_drop(a);
+			*missed = rc == 0;
+			return rc;
+		}
+	}
+	if (qm != NULL)
+		rc = fs_metric_check(x, q, qm, err);
 	if (rc == 0)
 		rc = fs_aggregate(x, q, qk, count, err);
 	else
@@ -314,3 +385,33 @@ fleet_resolve(struct fleet_source *x, struct fleet_sql *q, int count,
 	return rc;
 }
 
+int
+fleet_resolve(struct fleet_source *x, struct fleet_sql *q, int count,
+    enum fleet_want want, struct fleet_asked *a, struct error *err)
+{
+	const struct selection *sel = q->sel;
+	struct chs_q *qd = NULL;
+	char *guess = NULL;
+	int missed = 0, rc;
+
+	memset(a, 0, sizeof *a);
+	if (fs_version(x, q, err) == -1)
+		return -1;
+	/* The default metric the scope's last view resolved, asked with
+	 * the rest at once: the default's own question checks it. */
+	if (sel->metric == NULL &&
+	    (guess = fs_default_guess(x->r, sel->scopes[0])) != NULL) {
+		qd = fleet_resolve_start(x, fleet_sql_default_metric(q));
+		free(x->metric);
+		x->metric = guess;
+		x->nmetrics = 0;
+		x->nprofiles = 0;
+	} else if (fs_metric_name(x, q, err) == -1)
+		return -1;
+	rc = fs_questions(x, q, count, want, a, qd, &missed, err);
+	if (rc == 0 && missed)
+		rc = fs_questions(x, q, count, want, a, NULL, &missed, err);
+	if (rc == 0 && sel->metric == NULL)
+		fs_default_set(x->r, sel->scopes[0], x->metric);
+	return rc;
+}

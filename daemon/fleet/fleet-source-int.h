@@ -17,6 +17,8 @@
 #include "kind.h"
 #include "source.h"
 
+#define FLEET_DEFAULTS	16
+
 struct fleet_reader {
 	struct ch_select *chs;
 	char *database;
@@ -29,6 +31,12 @@ struct fleet_reader {
 	pthread_mutex_t mu;
 	char *guess_metric;
 	enum metric_aggregate guess;
+	/* The default metric a view of each of a few scopes resolved
+	 * last, asked with the rest at once (the oldest replaced). */
+	struct {
+		char *scope, *metric;
+	} defaults[FLEET_DEFAULTS];
+	size_t next_default;
 	struct fleet_cache *cache;	/* stacks' frames by hash */
 	struct fleet_index_pool *indexes;	/* built of them */
 };

@@ -55,6 +55,8 @@ fleet_reader_new(struct ch_select *chs, const char *database,
 void
 fleet_reader_free(struct fleet_reader *r)
 {
+	size_t i;
+
 	if (r == NULL)
 		return;
 	free(r->database);
@@ -62,6 +64,10 @@ fleet_reader_free(struct fleet_reader *r)
 	fleet_index_pool_free(r->indexes);
 	pthread_mutex_destroy(&r->mu);
 	free(r->guess_metric);
+	for (i = 0; i < FLEET_DEFAULTS; i++) {
+		free(r->defaults[i].scope);
+		free(r->defaults[i].metric);
+	}
 	free(r);
 }
 

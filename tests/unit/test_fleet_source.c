@@ -18,6 +18,7 @@
 #include <event2/http.h>
 #include <event2/thread.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -471,6 +472,9 @@ main(void)
 	pthread_t t;
 	char url[64];
 
+	/* As profd (server.c): a select given up closes its connection,
+	 * and the played ClickHouse may still be answering on it. */
+	signal(SIGPIPE, SIG_IGN);
 	CHECK(evthread_use_pthreads() == 0);
 	base = event_base_new();
 	http = evhttp_new(base);

@@ -121,7 +121,8 @@ fleet_fsum_init(struct fleet_fsum *f, struct csindex *idx)
 	f->idx = idx;
 }
 
-/* kind, caller, name, a, b: a function (0) or an edge (1). */
+/* kind, caller, name, a, b: a function (0), an edge (1), the profiles
+ * summed (2) or of the whole hours (3). */
 int
 fleet_fsum_row(void *arg, struct fleet_tsv_field *v, size_t n,
     struct error *err)
@@ -155,6 +156,11 @@ fleet_fsum_row(void *arg, struct fleet_tsv_field *v, size_t n,
 		e->inl = b == 0;
 		e->weight = a;
 		f->nedge++;
+	} else if (kind == 2) {
+		f->profiles = a;
+		f->total = b;
+	} else if (kind == 3) {
+		f->whole = a;
 	} else
 		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: "
 		    "function sums of kind %lld", (long long)kind);
@@ -162,13 +168,13 @@ fleet_fsum_row(void *arg, struct fleet_tsv_field *v, size_t n,
 }
 
 const struct store_fsum_view *
-fleet_fsum_view(struct fleet_fsum *f, int64_t total)
+fleet_fsum_view(struct fleet_fsum *f)
 {
 	f->view.fn = f->fn;
 	f->view.nfn = f->nfn;
 	f->view.edge = f->edge;
 	f->view.nedge = f->nedge;
-	f->view.total = total;
+	f->view.total = f->total;
 	f->view.ngid = f->nedge;
 	return &f->view;
 }
@@ -177,6 +183,8 @@ void
 fleet_fsum_reset(struct fleet_fsum *f)
 {
 	f->nfn = f->nedge = 0;
+	f->profiles = f->total = 0;
+	f->whole = -1;
 }
 
 void

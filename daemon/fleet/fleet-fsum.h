@@ -30,6 +30,8 @@ struct fleet_fsum {
 	size_t nfn;
 	struct store_fsum_edge *edge;
 	size_t nedge;
+	int64_t profiles, total;	/* the profiles summed, their total */
+	int64_t whole;			/* the whole hours' profiles; -1 */
 	struct store_fsum_view view;
 };
 
@@ -37,10 +39,8 @@ void fleet_fsum_init(struct fleet_fsum *, struct csindex *);
 /* A row of fleet_sql_fsums' reply (arg: the fleet_fsum). */
 int fleet_fsum_row(void *arg, struct fleet_tsv_field *, size_t n,
     struct error *);
-/* The rows read as one view, with the window's total; valid until the
- * next reset or clear. */
-const struct store_fsum_view *fleet_fsum_view(struct fleet_fsum *,
-    int64_t total);
+/* The rows read as one view; valid until the next reset or clear. */
+const struct store_fsum_view *fleet_fsum_view(struct fleet_fsum *);
 void fleet_fsum_reset(struct fleet_fsum *);
 void fleet_fsum_clear(struct fleet_fsum *);
 

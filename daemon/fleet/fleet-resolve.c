@@ -297,7 +297,6 @@ fleet_resolve_drop(struct fleet_asked *a)
 {
 	ch_select_drop(a->sums);
 	ch_select_drop(a->fsums);
-	ch_select_drop(a->check);
 	ch_select_drop(a->ends);
 	memset(a, 0, sizeof *a);
 }
@@ -310,7 +309,6 @@ fs_ask_values(struct fleet_source *x, const struct fleet_sql *q,
 	const struct selection *sel = q->sel;
 
 	if (want == FLEET_WANT_FSUMS && fleet_sql_fsum_ok(q)) {
-		a->check = fleet_resolve_start(x, fleet_sql_fsum_check(q));
 		a->fsums = fleet_resolve_start(x, fleet_sql_fsums(q));
 		if (sel->has_since || sel->has_until)
 			a->ends = fleet_resolve_start(x, fleet_sql_sum_ends(q));

@@ -90,7 +90,7 @@ enum fleet_want { FLEET_WANT_NONE, FLEET_WANT_SUMS, FLEET_WANT_FSUMS };
 /* The questions in flight for a selection's values. */
 struct fleet_asked {
 	struct chs_q *sums;		/* fleet_sql_sums */
-	struct chs_q *fsums, *check;	/* fleet_sql_fsums, _fsum_check */
+	struct chs_q *fsums;		/* fleet_sql_fsums */
 	struct chs_q *ends;		/* fleet_sql_sum_ends; NULL: none */
 };
 

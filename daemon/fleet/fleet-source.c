@@ -343,7 +343,7 @@ fs_select_fsum(struct stack_source *src, const struct selection *sel,
 	struct fleet_source *x = (struct fleet_source *)src;
 	struct fleet_sql q;
 	struct fleet_asked a;
-	int64_t profiles, total = 0;
+	struct fleet_fsum *f = &x->fsum;
 
 	*vals = NULL;
 	*nvals = 0;
@@ -354,34 +354,23 @@ fs_select_fsum(struct stack_source *src, const struct selection *sel,
 	fs_sql(x, sel, &q);
 	if (fleet_resolve(x, &q, 1, FLEET_WANT_FSUMS, &a, err) == -1)
 		return -1;
-	if (a.check != NULL) {
-		x->nints = 0;
-		memset(x->range, 0, sizeof x->range);
-		if (ch_select_read(a.check, fleet_resolve_ints_row, x, err) == -1) {
-			a.check = NULL;
-			goto fail;
-		}
-		a.check = NULL;
-		profiles = x->range[0];
-		total = x->range[2];
-		if (x->nints != 3 || x->range[1] != profiles) {
-			/* A profile without sums: the stacks. */
-			fleet_resolve_drop(&a);
-			a.sums = fleet_resolve_start(x, fleet_sql_sums(&q));
-		}
-	}
 	if (a.fsums != NULL) {
-		fleet_fsum_reset(&x->fsum);
-		if (ch_select_read(a.fsums, fleet_fsum_row, &x->fsum,
-		    err) == -1) {
+		fleet_fsum_reset(f);
+		if (ch_select_read(a.fsums, fleet_fsum_row, f, err) == -1) {
 			a.fsums = NULL;
 			goto fail;
 		}
 		a.fsums = NULL;
-		*views = fleet_fsum_view(&x->fsum, total);
-		*nviews = 1;
-		a.sums = a.ends;
-		a.ends = NULL;
+		if (f->profiles == (f->whole >= 0 ? f->whole : x->nprofiles)) {
+			*views = fleet_fsum_view(f);
+			*nviews = 1;
+			a.sums = a.ends;
+			a.ends = NULL;
+		} else {
+			/* A profile without sums: the stacks. */
+			fleet_resolve_drop(&a);
+			a.sums = fleet_resolve_start(x, fleet_sql_sums(&q));
+		}
 	}
 	if (fs_read_cached(x, &q, a.sums, err) == -1)
 		return -1;

@@ -198,6 +198,28 @@ fleet_sql_hourly_sums(struct buf *b, const struct fleet_sql *q,
 	sql_lit(b, ") GROUP BY stack_hash");
 }
 
+/* The profiles of table (samples_profiles, functions_profiles) in the
+ * window's whole hours, as a row of fleet_sql_fsums' kind k: their
+ * number, and with total their totals summed. */
+static void
+sql_whole_profiles(struct buf *b, const struct fleet_sql *q,
+    const char *table, int k, int total)
+{
+	int64_t since_s, until_s;
+
+	selection_window(q->sel, &since_s, &until_s);
+	buf_printf(b, " UNION ALL SELECT toUInt8(%d), '', '', "
+	    "toInt64(uniqExact(host, profile)), %s FROM ", k,
+	    total ? "sum(total)" : "toInt64(0)");
+	sql_table(b, q, table);
+	sql_lit(b, " WHERE 1");
+	sql_window(b, q);
+	sql_lit(b, " AND metric = ");
+	sql_str(b, q->metric);
+	sql_lit(b, " AND ");
+	sql_whole_hours(b, "toStartOfHour(time)", since_s, until_s, q->sel);
+}
+
 char *
 fleet_sql_fsums(const struct fleet_sql *q)
 {
@@ -215,43 +237,12 @@ fleet_sql_fsums(const struct fleet_sql *q)
 			sql_lit(&b, " UNION ALL ");
 		sql_hours(&b, q, "functions_hourly", cols, sums, daily);
 	}
+	/* The profiles summed, and of the window's whole hours (where it
+	 * has ends: else the metric's count is theirs). */
+	sql_whole_profiles(&b, q, "functions_profiles", 2, 1);
+	if (ends)
+		sql_whole_profiles(&b, q, "samples_profiles", 3, 0);
 	sql_lit(&b, ") GROUP BY kind, caller, name");
-	return sql_done(&b);
-}
-
-/* The profiles of table (samples_profiles, functions_profiles) in the
- * window's whole hours, with what of them. */
-static void
-sql_whole_profiles(struct buf *b, const struct fleet_sql *q,
-    const char *table, const char *what)
-{
-	int64_t since_s, until_s;
-
-	selection_window(q->sel, &since_s, &until_s);
-	buf_printf(b, "(SELECT %s FROM ", what);
-	sql_table(b, q, table);
-	sql_lit(b, " WHERE 1");
-	sql_window(b, q);
-	sql_lit(b, " AND metric = ");
-	sql_str(b, q->metric);
-	sql_lit(b, " AND ");
-	sql_whole_hours(b, "toStartOfHour(time)", since_s, until_s, q->sel);
-	sql_lit(b, ")");
-}
-
-char *
-fleet_sql_fsum_check(const struct fleet_sql *q)
-{
-	struct buf b = { 0 };
-
-	sql_lit(&b, "SELECT ");
-	sql_whole_profiles(&b, q, "samples_profiles",
-	    "uniqExact(host, profile)");
-	sql_lit(&b, ", ");
-	sql_whole_profiles(&b, q, "functions_profiles",
-	    "uniqExact(host, profile)");
-	sql_lit(&b, ", ");
-	sql_whole_profiles(&b, q, "functions_profiles", "sum(total)");
 	return sql_done(&b);
 }
 

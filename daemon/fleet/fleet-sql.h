@@ -47,9 +47,13 @@ char *fleet_sql_stacks(const struct fleet_sql *);
 char *fleet_sql_sums(const struct fleet_sql *);
 /* top's function sums of the window's whole hours and days (schema 8,
  * fleet-fsum.c): per function (kind 0, caller "", name, flat, cum) and
- * edge (kind 1, caller, callee, weight, profiles not inlined); the
- * window's partial hours are fleet_sql_sum_ends's.  Where its default
- * sums read the hourly sums: fleet_sql_fsum_ok. */
+ * edge (kind 1, caller, callee, weight, profiles not inlined); a row of
+ * kind 2 with the number of the whole hours' profiles that have sums
+ * and their totals summed; with ends, a row of kind 3 with the number
+ * of the whole hours' profiles (without, it is the metric's profile
+ * count): the sums hold the window's whole hours when the two agree.
+ * The window's partial hours are fleet_sql_sum_ends's.  Where its
+ * default sums read the hourly sums: fleet_sql_fsum_ok. */
 char *fleet_sql_fsums(const struct fleet_sql *);
 /* Per distinct stack, hash and value of the rows of the window's
  * partial hours alone (none when it has no ends). */
@@ -57,10 +61,6 @@ char *fleet_sql_sum_ends(const struct fleet_sql *);
 /* Can the window be read so: q->aggregate delta, no label filter, its
  * ends within DateTime, and whole hours in it. */
 int fleet_sql_fsum_ok(const struct fleet_sql *);
-/* One line: the profiles of the window's whole hours, the same of
- * those with function sums, and their totals summed: the sums hold the
- * window's whole hours when the two counts agree. */
-char *fleet_sql_fsum_check(const struct fleet_sql *);
 /* Per stack of the n hashes h (none: of the selection's stacks): its
  * hash and frames as fleet_sql_stacks has them (each stack's row of
  * stacks, possibly more than one while not merged yet). */

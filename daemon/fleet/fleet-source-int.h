@@ -98,6 +98,15 @@ struct fleet_asked {
  * with want, its values asked beside (fleet-resolve.c). */
 int fleet_resolve(struct fleet_source *, struct fleet_sql *, int count,
     enum fleet_want, struct fleet_asked *, struct error *);
+/* A warm top in one question: with the metric named whole or the
+ * scope's default guessed, and the aggregate guessed delta, the function
+ * sums asked with the metric's questions (fleet_sql_fsums' asks) and
+ * read into x->fsum, the partial hours' stacks asked beside (a->ends).
+ * 1 when every guess and count held (x->metric, x->nprofiles and
+ * x->aggregate resolved); 0 when not (nothing in flight: ask as
+ * fleet_resolve does); -1 with err. */
+int fleet_resolve_top(struct fleet_source *, struct fleet_sql *,
+    struct fleet_asked *, struct error *);
 /* What is in flight given up. */
 void fleet_resolve_drop(struct fleet_asked *);
 /* sql (taken) asked, its answer read later (ch_select_read or _drop);

@@ -344,6 +344,7 @@ fs_select_fsum(struct stack_source *src, const struct selection *sel,
 	struct fleet_sql q;
 	struct fleet_asked a;
 	struct fleet_fsum *f = &x->fsum;
+	int rc;
 
 	*vals = NULL;
 	*nvals = 0;
@@ -352,7 +353,14 @@ fs_select_fsum(struct stack_source *src, const struct selection *sel,
 	/* Its pairs are not select's. */
 	x->last = NULL;
 	fs_sql(x, sel, &q);
-	if (fleet_resolve(x, &q, 1, FLEET_WANT_FSUMS, &a, err) == -1)
+	if ((rc = fleet_resolve_top(x, &q, &a, err)) == -1)
+		return -1;
+	if (rc == 1) {
+		*views = fleet_fsum_view(f);
+		*nviews = 1;
+		a.sums = a.ends;
+		a.ends = NULL;
+	} else if (fleet_resolve(x, &q, 1, FLEET_WANT_FSUMS, &a, err) == -1)
 		return -1;
 	if (a.fsums != NULL) {
 		fleet_fsum_reset(f);

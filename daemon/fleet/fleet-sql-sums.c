@@ -83,10 +83,11 @@ sql_daily_ok(const struct fleet_sql *q)
 }
 
 /* The whole days' part of the window's sums: of table (samples_daily
- * or functions_daily), per key (the columns cols, summed sums). */
+ * or functions_daily), per key (the columns cols, summed sums), or
+ * (group 0) its rows as they are, for the caller to group once. */
 static void
 sql_days(struct buf *b, const struct fleet_sql *q, const char *table,
-    const char *cols, const char *sums)
+    const char *cols, const char *sums, int group)
 {
 	const struct selection *sel = q->sel;
 	int64_t since_s, until_s;
@@ -106,14 +107,15 @@ sql_days(struct buf *b, const struct fleet_sql *q, const char *table,
 		    until_s);
 	sql_lit(b, " AND ");
 	sql_whole_days(b, since_s, until_s, sel);
-	buf_printf(b, " GROUP BY %s", cols);
+	if (group)
+		buf_printf(b, " GROUP BY %s", cols);
 }
 
 /* The whole hours' part (of those not in whole days when daily): of
  * table (samples_hourly or functions_hourly), as sql_days. */
 static void
 sql_hours(struct buf *b, const struct fleet_sql *q, const char *table,
-    const char *cols, const char *sums, int daily)
+    const char *cols, const char *sums, int daily, int group)
 {
 	const struct selection *sel = q->sel;
 	int64_t since_s, until_s;
@@ -131,7 +133,8 @@ sql_hours(struct buf *b, const struct fleet_sql *q, const char *table,
 		sql_lit(b, " AND NOT ");
 		sql_whole_days(b, since_s, until_s, sel);
 	}
-	buf_printf(b, " GROUP BY %s", cols);
+	if (group)
+		buf_printf(b, " GROUP BY %s", cols);
 }
 
 /* The window's ends: its sample rows within an hour of an end (the
@@ -182,13 +185,13 @@ fleet_sql_hourly_sums(struct buf *b, const struct fleet_sql *q,
 		sql_lit(b, "SELECT stack_hash, sum(v) AS v FROM (");
 	if (part != FSQL_ENDS && daily) {
 		sql_days(b, q, "samples_daily", "stack_hash",
-		    "sum(value) AS v");
+		    "sum(value) AS v", 1);
 		sep = " UNION ALL ";
 	}
 	if (part != FSQL_ENDS && (!daily || ends)) {
 		buf_printf(b, "%s", sep);
 		sql_hours(b, q, "samples_hourly", "stack_hash",
-		    "sum(value) AS v", daily);
+		    "sum(value) AS v", daily, 1);
 		sep = " UNION ALL ";
 	}
 	if (ends) {
@@ -220,28 +223,68 @@ sql_whole_profiles(struct buf *b, const struct fleet_sql *q,
 	sql_whole_hours(b, "toStartOfHour(time)", since_s, until_s, q->sel);
 }
 
+/* fleet_sql_fsums' answers to the questions asked with it, rows of
+ * kinds 4 to 6 (fleet-sql.h). */
+static void
+sql_asks(struct buf *b, const struct fleet_sql *q, unsigned asks)
+{
+	struct buf m = { 0 }, what = { 0 }, cond = { 0 };
+
+	sql_str(&m, q->metric);
+	buf_add(&m, "", 1);
+	if (asks & FSQL_ASK_DEFAULT) {
+		sql_lit(b, " UNION ALL SELECT * FROM (");
+		fleet_sql_newest(b, q, "profiles", "toUInt8(4) AS k_, '' AS "
+		    "c_, " FSQL_DEFAULT_METRIC " AS n_, toInt64(0) AS a_, "
+		    "toInt64(0) AS b_", FSQL_HAS_METRICS);
+		sql_lit(b, ")");
+	}
+	if (asks & FSQL_ASK_KIND) {
+		buf_printf(&what, "toUInt8(5) AS k_, '' AS c_, '' AS n_, "
+		    "toInt64(kinds[indexOf(metrics, %s)]) AS a_, toInt64(0) "
+		    "AS b_", (const char *)m.p);
+		buf_add(&what, "", 1);
+		buf_printf(&cond, "has(metrics, %s)", (const char *)m.p);
+		buf_add(&cond, "", 1);
+		sql_lit(b, " UNION ALL SELECT * FROM (");
+		fleet_sql_newest(b, q, "profile_metrics", (const char *)what.p,
+		    (const char *)cond.p);
+		sql_lit(b, ")");
+	}
+	if (asks & FSQL_ASK_METRIC) {
+		sql_lit(b, " UNION ALL SELECT * FROM (");
+		fleet_sql_metrics_of(b, q, q->metric, "toUInt8(6) AS k_, '' "
+		    "AS c_, ", " AS a_, toInt64(0) AS b_");
+		sql_lit(b, ")");
+	}
+	buf_free(&m);
+	buf_free(&what);
+	buf_free(&cond);
+}
+
 char *
-fleet_sql_fsums(const struct fleet_sql *q)
+fleet_sql_fsums(const struct fleet_sql *q, unsigned asks)
 {
 	const struct selection *sel = q->sel;
 	struct buf b = { 0 };
 	int daily = sql_daily_ok(q), ends = sel->has_since || sel->has_until;
 	const char *cols = "kind, caller, name";
-	const char *sums = "sum(a) AS a, sum(b) AS b";
 
+	/* Grouped once, by the outer query: the strings hashed once. */
 	sql_lit(&b, "SELECT kind, caller, name, sum(a), sum(b) FROM (");
 	if (daily)
-		sql_days(&b, q, "functions_daily", cols, sums);
+		sql_days(&b, q, "functions_daily", cols, "a, b", 0);
 	if (!daily || ends) {
 		if (daily)
 			sql_lit(&b, " UNION ALL ");
-		sql_hours(&b, q, "functions_hourly", cols, sums, daily);
+		sql_hours(&b, q, "functions_hourly", cols, "a, b", daily, 0);
 	}
 	/* The profiles summed, and of the window's whole hours (where it
 	 * has ends: else the metric's count is theirs). */
 	sql_whole_profiles(&b, q, "functions_profiles", 2, 1);
 	if (ends)
 		sql_whole_profiles(&b, q, "samples_profiles", 3, 0);
+	sql_asks(&b, q, asks);
 	sql_lit(&b, ") GROUP BY kind, caller, name");
 	return sql_done(&b);
 }

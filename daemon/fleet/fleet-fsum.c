@@ -122,8 +122,7 @@ fleet_fsum_init(struct fleet_fsum *f, struct csindex *idx)
 }
 
 /* kind, caller, name, a, b: a function (0), an edge (1), the profiles
- * summed (2) or of the whole hours (3), the answers to the questions
- * asked with them (4 to 6: fleet-sql.h). */
+ * summed (2) or of the whole hours (3). */
 int
 fleet_fsum_row(void *arg, struct fleet_tsv_field *v, size_t n,
     struct error *err)
@@ -162,14 +161,6 @@ fleet_fsum_row(void *arg, struct fleet_tsv_field *v, size_t n,
 		f->total = b;
 	} else if (kind == 3) {
 		f->whole = a;
-	} else if (kind == 4) {
-		free(f->dflt);
-		f->dflt = xstrdup(fleet_tsv_str(&v[2], &len));
-	} else if (kind == 5) {
-		f->kind = a;
-	} else if (kind == 6) {
-		f->nmetrics++;
-		f->mcount = a;
 	} else
 		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: "
 		    "function sums of kind %lld", (long long)kind);
@@ -194,11 +185,6 @@ fleet_fsum_reset(struct fleet_fsum *f)
 	f->nfn = f->nedge = 0;
 	f->profiles = f->total = 0;
 	f->whole = -1;
-	free(f->dflt);
-	f->dflt = NULL;
-	f->kind = -1;
-	f->nmetrics = 0;
-	f->mcount = 0;
 }
 
 void
@@ -206,6 +192,5 @@ fleet_fsum_clear(struct fleet_fsum *f)
 {
 	free(f->fn);
 	free(f->edge);
-	free(f->dflt);
 	memset(f, 0, sizeof *f);
 }

@@ -32,11 +32,6 @@ struct fleet_fsum {
 	size_t nedge;
 	int64_t profiles, total;	/* the profiles summed, their total */
 	int64_t whole;			/* the whole hours' profiles; -1 */
-	/* The answers asked with them (fleet_sql_fsums' asks): */
-	char *dflt;			/* the default metric; NULL */
-	int64_t kind;			/* the metric's kind; -1 */
-	int nmetrics;			/* the metric's rows */
-	int64_t mcount;			/* its profile count */
 	struct store_fsum_view view;
 };
 

@@ -309,7 +309,7 @@ fs_ask_values(struct fleet_source *x, const struct fleet_sql *q,
 	const struct selection *sel = q->sel;
 
 	if (want == FLEET_WANT_FSUMS && fleet_sql_fsum_ok(q)) {
-		a->fsums = fleet_resolve_start(x, fleet_sql_fsums(q, 0));
+		a->fsums = fleet_resolve_start(x, fleet_sql_fsums(q));
 		if (sel->has_since || sel->has_until)
 			a->ends = fleet_resolve_start(x, fleet_sql_sum_ends(q));
 	} else if (want != FLEET_WANT_NONE)
@@ -411,70 +411,5 @@ fleet_resolve(struct fleet_source *x, struct fleet_sql *q, int count,
 		rc = fs_questions(x, q, count, want, a, NULL, &missed, err);
 	if (rc == 0 && sel->metric == NULL)
 		fs_default_set(x->r, sel->scopes[0], x->metric);
-	return rc;
-}
-
-int
-fleet_resolve_top(struct fleet_source *x, struct fleet_sql *q,
-    struct fleet_asked *a, struct error *err)
-{
-	const struct selection *sel = q->sel;
-	struct fleet_fsum *f = &x->fsum;
-	unsigned asks = FSQL_ASK_METRIC;
-	char *metric = NULL;
-	int rc = 0;
-
-	memset(a, 0, sizeof *a);
-	if (fs_version(x, q, err) == -1)
-		return -1;
-	if (sel->metric == NULL) {
-		metric = fs_default_guess(x->r, sel->scopes[0]);
-		asks |= FSQL_ASK_DEFAULT;
-	} else if (strchr(sel->metric, '/') != NULL)
-		metric = xstrdup(sel->metric);
-	if (metric == NULL)
-		return 0;
-	q->metric = metric;
-	q->aggregate = sel->aggregate;
-	if (q->aggregate == AGG_DEFAULT) {
-		q->aggregate = fs_guess(x->r, metric);
-		asks |= FSQL_ASK_KIND;
-	}
-	if (q->aggregate != AGG_DELTA || !fleet_sql_fsum_ok(q))
-		goto out;
-	a->fsums = fleet_resolve_start(x, fleet_sql_fsums(q, asks));
-	if (sel->has_since || sel->has_until)
-		a->ends = fleet_resolve_start(x, fleet_sql_sum_ends(q));
-	fleet_fsum_reset(f);
-	rc = ch_select_read(a->fsums, fleet_fsum_row, f, err);
-	a->fsums = NULL;
-	if (rc == -1)
-		goto out;
-	/* Every guess and count as they are, else the questions one by
-	 * one (which say what is wrong, if anything is). */
-	if ((asks & FSQL_ASK_DEFAULT) && (f->dflt == NULL ||
-	    strcmp(f->dflt, metric) != 0))
-		goto out;
-	if ((asks & FSQL_ASK_KIND) && (f->kind >= KIND_COUNT ||
-	    kind_aggregate(f->kind >= 0 ? (enum metric_kind)f->kind :
-	    KIND_DELTA, 0) != AGG_DELTA))
-		goto out;
-	if (f->nmetrics != 1 || f->profiles != (f->whole >= 0 ? f->whole :
-	    f->mcount))
-		goto out;
-	free(x->metric);
-	x->metric = metric;
-	metric = NULL;
-	q->metric = x->metric;
-	x->nmetrics = 1;
-	x->nprofiles = f->mcount;
-	x->aggregate = AGG_DELTA;
-	rc = 1;
-out:
-	if (rc != 1) {
-		fleet_resolve_drop(a);
-		q->metric = NULL;
-	}
-	free(metric);
 	return rc;
 }

@@ -26,7 +26,7 @@ struct fleet_reader {
 	/* The schema version seen recorded, until it is FS_VERSION (a
 	 * version is never taken back).  Shared by the query threads. */
 	atomic_int version;
-	/* The aggregate a view of guess_metric resolved last: fs_resolve
+	/* The aggregate a view of guess_metric resolved last: fleet_resolve
 	 * asks the sums for it beside the metric's questions. */
 	pthread_mutex_t mu;
 	char *guess_metric;
@@ -83,7 +83,7 @@ struct fleet_source {
 	struct fleet_fsum fsum;		/* select_fsum's view */
 };
 
-/* What fs_resolve asks beside the metric's questions: nothing, the
+/* What fleet_resolve asks beside the metric's questions: nothing, the
  * window's sums per stack, or top's function sums where they answer. */
 enum fleet_want { FLEET_WANT_NONE, FLEET_WANT_SUMS, FLEET_WANT_FSUMS };
 
@@ -98,15 +98,6 @@ struct fleet_asked {
  * with want, its values asked beside (fleet-resolve.c). */
 int fleet_resolve(struct fleet_source *, struct fleet_sql *, int count,
     enum fleet_want, struct fleet_asked *, struct error *);
-/* A warm top in one question: with the metric named whole or the
- * scope's default guessed, and the aggregate guessed delta, the function
- * sums asked with the metric's questions (fleet_sql_fsums' asks) and
- * read into x->fsum, the partial hours' stacks asked beside (a->ends).
- * 1 when every guess and count held (x->metric, x->nprofiles and
- * x->aggregate resolved); 0 when not (nothing in flight: ask as
- * fleet_resolve does); -1 with err. */
-int fleet_resolve_top(struct fleet_source *, struct fleet_sql *,
-    struct fleet_asked *, struct error *);
 /* What is in flight given up. */
 void fleet_resolve_drop(struct fleet_asked *);
 /* sql (taken) asked, its answer read later (ch_select_read or _drop);

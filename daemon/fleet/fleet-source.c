@@ -283,7 +283,8 @@ fs_read_cached(struct fleet_source *x, const struct fleet_sql *q,
 		h[i] = x->sums[i].hash;
 		imap_put(&x->missing, h[i], (int64_t)i + 1);
 	}
-	rc = fleet_resolve_ask(x, fleet_sql_frames(q, h, nm <= FS_ASK_BY_NAME ? nm : 0),
+	rc = fleet_resolve_ask(x, fleet_sql_frames(q, h,
+	    nm <= FS_ASK_BY_NAME ? nm : 0),
 	    fs_frames_row, err);
 	free(h);
 	return rc;
@@ -344,7 +345,6 @@ fs_select_fsum(struct stack_source *src, const struct selection *sel,
 	struct fleet_sql q;
 	struct fleet_asked a;
 	struct fleet_fsum *f = &x->fsum;
-	int rc;
 
 	*vals = NULL;
 	*nvals = 0;
@@ -353,14 +353,7 @@ fs_select_fsum(struct stack_source *src, const struct selection *sel,
 	/* Its pairs are not select's. */
 	x->last = NULL;
 	fs_sql(x, sel, &q);
-	if ((rc = fleet_resolve_top(x, &q, &a, err)) == -1)
-		return -1;
-	if (rc == 1) {
-		*views = fleet_fsum_view(f);
-		*nviews = 1;
-		a.sums = a.ends;
-		a.ends = NULL;
-	} else if (fleet_resolve(x, &q, 1, FLEET_WANT_FSUMS, &a, err) == -1)
+	if (fleet_resolve(x, &q, 1, FLEET_WANT_FSUMS, &a, err) == -1)
 		return -1;
 	if (a.fsums != NULL) {
 		fleet_fsum_reset(f);

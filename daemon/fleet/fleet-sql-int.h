@@ -101,16 +101,4 @@ int fleet_sql_hourly_ok(const struct fleet_sql *, int by_time);
 void fleet_sql_hourly_sums(struct buf *, const struct fleet_sql *,
     enum fsql_part);
 
-/* What a scope's default metric is: the newest profile's last. */
-#define FSQL_DEFAULT_METRIC	"metrics[length(metrics)]"
-#define FSQL_HAS_METRICS	"length(metrics) > 0"
-/* SELECT what of the newest profile of the first scope (of the hosts)
- * in table where cond holds. */
-void fleet_sql_newest(struct buf *, const struct fleet_sql *,
-    const char *table, const char *what, const char *cond);
-/* Per metric matching metric (fleet_sql_metrics): head, the metric,
- * the profile count (toInt64 when tail is not ""), tail. */
-void fleet_sql_metrics_of(struct buf *, const struct fleet_sql *,
-    const char *metric, const char *head, const char *tail);
-
 #endif

@@ -223,47 +223,8 @@ sql_whole_profiles(struct buf *b, const struct fleet_sql *q,
 	sql_whole_hours(b, "toStartOfHour(time)", since_s, until_s, q->sel);
 }
 
-/* fleet_sql_fsums' answers to the questions asked with it, rows of
- * kinds 4 to 6 (fleet-sql.h). */
-static void
-sql_asks(struct buf *b, const struct fleet_sql *q, unsigned asks)
-{
-	struct buf m = { 0 }, what = { 0 }, cond = { 0 };
-
-	sql_str(&m, q->metric);
-	buf_add(&m, "", 1);
-	if (asks & FSQL_ASK_DEFAULT) {
-		sql_lit(b, " UNION ALL SELECT * FROM (");
-		fleet_sql_newest(b, q, "profiles", "toUInt8(4) AS k_, '' AS "
-		    "c_, " FSQL_DEFAULT_METRIC " AS n_, toInt64(0) AS a_, "
-		    "toInt64(0) AS b_", FSQL_HAS_METRICS);
-		sql_lit(b, ")");
-	}
-	if (asks & FSQL_ASK_KIND) {
-		buf_printf(&what, "toUInt8(5) AS k_, '' AS c_, '' AS n_, "
-		    "toInt64(kinds[indexOf(metrics, %s)]) AS a_, toInt64(0) "
-		    "AS b_", (const char *)m.p);
-		buf_add(&what, "", 1);
-		buf_printf(&cond, "has(metrics, %s)", (const char *)m.p);
-		buf_add(&cond, "", 1);
-		sql_lit(b, " UNION ALL SELECT * FROM (");
-		fleet_sql_newest(b, q, "profile_metrics", (const char *)what.p,
-		    (const char *)cond.p);
-		sql_lit(b, ")");
-	}
-	if (asks & FSQL_ASK_METRIC) {
-		sql_lit(b, " UNION ALL SELECT * FROM (");
-		fleet_sql_metrics_of(b, q, q->metric, "toUInt8(6) AS k_, '' "
-		    "AS c_, ", " AS a_, toInt64(0) AS b_");
-		sql_lit(b, ")");
-	}
-	buf_free(&m);
-	buf_free(&what);
-	buf_free(&cond);
-}
-
 char *
-fleet_sql_fsums(const struct fleet_sql *q, unsigned asks)
+fleet_sql_fsums(const struct fleet_sql *q)
 {
 	const struct selection *sel = q->sel;
 	struct buf b = { 0 };
@@ -284,7 +245,6 @@ fleet_sql_fsums(const struct fleet_sql *q, unsigned asks)
 	sql_whole_profiles(&b, q, "functions_profiles", 2, 1);
 	if (ends)
 		sql_whole_profiles(&b, q, "samples_profiles", 3, 0);
-	sql_asks(&b, q, asks);
 	sql_lit(&b, ") GROUP BY kind, caller, name");
 	return sql_done(&b);
 }

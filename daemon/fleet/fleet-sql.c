@@ -141,38 +141,31 @@ sql_rows_of(struct buf *b, const struct fleet_sql *q, int raw,
 
 /* SELECT what of the newest profile of the first scope (of the hosts)
  * in table where cond holds. */
-void
-fleet_sql_newest(struct buf *b, const struct fleet_sql *q, const char *table,
-    const char *what, const char *cond)
-{
-	sql_lit(b, "SELECT ");
-	buf_add(b, what, strlen(what));
-	sql_lit(b, " FROM ");
-	sql_table(b, q, table);
-	sql_lit(b, " WHERE scope = ");
-	sql_str(b, q->sel->scopes[0]);
-	if (q->nhosts > 0)
-		sql_in(b, "host", q->hosts, q->nhosts);
-	sql_lit(b, " AND ");
-	buf_add(b, cond, strlen(cond));
-	sql_lit(b, " ORDER BY time_ns DESC, profile DESC LIMIT 1");
-}
-
 static char *
 sql_newest(const struct fleet_sql *q, const char *table, const char *what,
     const char *cond)
 {
 	struct buf b = { 0 };
 
-	fleet_sql_newest(&b, q, table, what, cond);
+	sql_lit(&b, "SELECT ");
+	buf_add(&b, what, strlen(what));
+	sql_lit(&b, " FROM ");
+	sql_table(&b, q, table);
+	sql_lit(&b, " WHERE scope = ");
+	sql_str(&b, q->sel->scopes[0]);
+	if (q->nhosts > 0)
+		sql_in(&b, "host", q->hosts, q->nhosts);
+	sql_lit(&b, " AND ");
+	buf_add(&b, cond, strlen(cond));
+	sql_lit(&b, " ORDER BY time_ns DESC, profile DESC LIMIT 1");
 	return sql_done(&b);
 }
 
 char *
 fleet_sql_default_metric(const struct fleet_sql *q)
 {
-	return sql_newest(q, "profiles", FSQL_DEFAULT_METRIC,
-	    FSQL_HAS_METRICS);
+	return sql_newest(q, "profiles", "metrics[length(metrics)]",
+	    "length(metrics) > 0");
 }
 
 char *
@@ -201,47 +194,37 @@ fleet_sql_hosts(const struct fleet_sql *q)
 	return sql_done(&b);
 }
 
-void
-fleet_sql_metrics_of(struct buf *b, const struct fleet_sql *q,
-    const char *metric, const char *head, const char *tail)
+char *
+fleet_sql_metrics(const struct fleet_sql *q, const char *metric)
 {
-	struct buf cond = { 0 }, t = { 0 };
+	struct buf b = { 0 }, cond = { 0 }, t = { 0 };
 
 	/* The condition of the selection but for scope and metric, which
 	 * pick the metrics (at any time, as the store's). */
 	sql_where(&cond, q);
-	buf_printf(b, "SELECT %smetric, %suniqExactIf(host, profile, 1",
-	    head, *tail ? "toInt64(" : "");
-	buf_add(b, cond.p + sizeof " WHERE 1" - 1,
+	sql_lit(&b, "SELECT metric, uniqExactIf(host, profile, 1");
+	buf_add(&b, cond.p + sizeof " WHERE 1" - 1,
 	    cond.n - (sizeof " WHERE 1" - 1));
-	buf_printf(b, ")%s%s FROM ", *tail ? ")" : "", tail);
-	sql_table(b, q, sql_counted(q));
-	sql_lit(b, " WHERE 1");
-	sql_in(b, "scope", q->sel->scopes, q->sel->nscopes);
+	sql_lit(&b, ") FROM ");
+	sql_table(&b, q, sql_counted(q));
+	sql_lit(&b, " WHERE 1");
+	sql_in(&b, "scope", q->sel->scopes, q->sel->nscopes);
 	if (q->nhosts > 0)
-		sql_in(b, "host", q->hosts, q->nhosts);
+		sql_in(&b, "host", q->hosts, q->nhosts);
 	if (strchr(metric, '/') != NULL) {
-		sql_lit(b, " AND metric = ");
-		sql_str(b, metric);
+		sql_lit(&b, " AND metric = ");
+		sql_str(&b, metric);
 	} else {
 		buf_printf(&t, "%s/", metric);
 		buf_add(&t, "", 1);
-		sql_lit(b, " AND startsWith(metric, ");
-		sql_str(b, (const char *)t.p);
-		sql_lit(b, ") AND NOT endsWith(metric, '" FLEET_RAW_SUFFIX
+		sql_lit(&b, " AND startsWith(metric, ");
+		sql_str(&b, (const char *)t.p);
+		sql_lit(&b, ") AND NOT endsWith(metric, '" FLEET_RAW_SUFFIX
 		    "')");
 	}
-	sql_lit(b, " GROUP BY metric ORDER BY metric");
+	sql_lit(&b, " GROUP BY metric ORDER BY metric");
 	buf_free(&cond);
 	buf_free(&t);
-}
-
-char *
-fleet_sql_metrics(const struct fleet_sql *q, const char *metric)
-{
-	struct buf b = { 0 };
-
-	fleet_sql_metrics_of(&b, q, metric, "", "");
 	return sql_done(&b);
 }
 

@@ -54,16 +54,7 @@ char *fleet_sql_sums(const struct fleet_sql *);
  * count): the sums hold the window's whole hours when the two agree.
  * The window's partial hours are fleet_sql_sum_ends's.  Where its
  * default sums read the hourly sums: fleet_sql_fsum_ok. */
-char *fleet_sql_fsums(const struct fleet_sql *, unsigned asks);
-/* What else fleet_sql_fsums may answer, so that a warm top is one
- * question (each asked for q->metric): the first scope's default metric
- * (a row of kind 4, name the metric), the metric's kind in its newest
- * profile (kind 5, a the kind; none where no profile says), the metric's
- * profile count as fleet_sql_metrics gives it (kind 6, name the metric,
- * a the count; none without profiles). */
-#define FSQL_ASK_DEFAULT	1u
-#define FSQL_ASK_KIND		2u
-#define FSQL_ASK_METRIC		4u
+char *fleet_sql_fsums(const struct fleet_sql *);
 /* Per distinct stack, hash and value of the rows of the window's
  * partial hours alone (none when it has no ends). */
 char *fleet_sql_sum_ends(const struct fleet_sql *);

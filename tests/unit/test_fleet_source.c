@@ -46,6 +46,8 @@ static int fail_stacks;			/* 1: a 500, 2: cut short */
 static int gauge;			/* the metric: inuse_space, a gauge */
 static int kinds;			/* 1: profiles say their kinds */
 static char asked[8192];		/* the last stacks' or buckets' SQL */
+static int version8;			/* the database has schema 8 */
+static int nq;				/* questions asked so far */
 
 /* ---- ClickHouse, played ---- */
 
@@ -104,7 +106,15 @@ ch_handler(struct evhttp_request *req, void *arg)
 	if (HAS(sql, "SELECT stack_hash, v FROM (") ||
 	    HAS(sql, "v, [], []"))
 		snprintf(asked, sizeof asked, "%s", sql);
-	if (HAS(sql, "metrics[length(metrics)]"))
+	nq++;
+	if (HAS(sql, "FROM db.functions_daily")) {
+		/* top's function sums (schema 8), and what is asked with
+		 * them. */
+		evbuffer_add_printf(out, "0\t\tleaf\t7\t7\n"
+		    "0\t\twork\t3\t10\n0\t\tmain\t2\t12\n"
+		    "1\tmain\twork\t10\t0\n1\twork\tleaf\t7\t1\n"
+		    "2\t\t\t2\t12\n");
+	} else if (HAS(sql, "metrics[length(metrics)]"))
 		evbuffer_add_printf(out, gauge ? "inuse_space/bytes\n" :
 		    "cpu/nanoseconds\n");
 	else if (HAS(sql, "uniqExactIf"))
@@ -116,8 +126,9 @@ ch_handler(struct evhttp_request *req, void *arg)
 		    "0\n");
 	else if (HAS(sql, "SELECT max(version) FROM"))
 		/* A database without samples_hourly and samples_profiles
-		 * (schema 5 and 6): the rows are read. */
-		evbuffer_add_printf(out, "0\n");
+		 * (schema 5 and 6): the rows are read; or (version8) with
+		 * everything to 8, top's function sums. */
+		evbuffer_add_printf(out, version8 ? "8\n" : "0\n");
 	else if (HAS(sql, "SELECT min(t), max(t), count() FROM ("))
 		evbuffer_add_printf(out, "100\t130\t3\n");
 	else if (HAS(sql, "SELECT count() FROM (") ||
@@ -270,6 +281,53 @@ views_small(void)
 	selection_clear(&sel);
 	printf("ok: top (function and line), hide, tree, timeline and "
 	    "scopes of the fleet's stacks\n");
+}
+
+/* top's function sums (schema 8): a top without a metric named reads
+ * them for its window (no ends: every day of it), not the stacks, and
+ * labels its rows from their edges; once the scope's default metric is
+ * known, a top asks its four questions at once (the default, the
+ * metric's count, its kind, the sums), and the answer is the same. */
+static void
+views_fsums(void)
+{
+	static const char *const kv[] = { "scope", "svc", NULL };
+	struct fleet_reader *r8 = fleet_reader_new(chs, "db", NULL);
+	struct selection sel;
+	struct stack_source *src;
+	struct top_params tp = { 0 };
+	struct top_result t;
+	struct error err = { 0 };
+	const struct top_row *r;
+	int pass, before;
+
+	version8 = 1;
+	sel_of(&sel, kv);
+	tp.sel = &sel;
+	for (pass = 0; pass < 2; pass++) {
+		src = fleet_source_open(r8, NULL, 0);
+		before = nq;
+		CHECK(top_query(src, &tp, &t, &err) == 0);
+		CHECK(STREQ(t.metric.type, "cpu") && t.nprofiles == 2 &&
+		    t.total == 12 && t.nrows == 3);
+		CHECK((r = row_of(&t, "leaf")) != NULL && r->flat == 7 &&
+		    r->cum == 7 && r->inl == TOP_NOT_INLINED);
+		CHECK((r = row_of(&t, "work")) != NULL && r->flat == 3 &&
+		    r->cum == 10 && r->inl == TOP_INLINED);
+		CHECK((r = row_of(&t, "main")) != NULL && r->flat == 2 &&
+		    r->cum == 12);
+		/* First: the version, the default metric, then the
+		 * metrics, the kind and the sums together; then the
+		 * default with them. */
+		CHECK(nq - before == (pass == 0 ? 5 : 4));
+		top_result_clear(&t);
+		stack_source_free(src);
+	}
+	selection_clear(&sel);
+	fleet_reader_free(r8);
+	version8 = 0;
+	printf("ok: top of the function sums, its questions at once once "
+	    "the scope's default metric is known\n");
 }
 
 /* A gauge: averaged per series by default, as the store's source does;
@@ -437,6 +495,7 @@ views_main(void *arg)
 	struct error err = { 0 };
 
 	views_small();
+	views_fsums();
 	views_gauge();
 	views_big();
 	views_errors();

@@ -343,7 +343,7 @@ fb_fsums(struct fb *x, const struct store_ship_profile *sp,
 		buf_printf(&head, "\t%" PRId64 "\t%" PRIu64 "\t", fp->time_s,
 		    fp->key);
 		buf_add(&head, "", 1);
-		rc = fleet_fsum_rows(&x->b->fn_rows, x->idx,
+		rc = fleet_fsum_rows(&x->b->fn_rows, &x->b->fkeys, x->idx,
 		    (const char *)head.p, cv, n, &rows, x->err);
 		fp->frows += rows;
 	}
@@ -558,6 +558,7 @@ fleet_batch_clear(struct fleet_batch *b)
 	free(b->p);
 	buf_free(&b->samples);
 	buf_free(&b->fn_rows);
+	fleet_fsum_keys_clear(&b->fkeys);
 	buf_free(&b->stacks);
 	buf_free(&b->frame_rows);
 	buf_free(&b->profiles);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "fleet-fsum.h"
 #include "error.h"
 #include "store.h"
 
@@ -33,6 +34,7 @@ struct fleet_batch {
 	size_t n;
 	struct buf samples, stacks, profiles;
 	struct buf fn_rows;		/* function_rows' (fleet-fsum.h) */
+	struct fleet_fsum_keys fkeys;	/* their names' rows */
 	struct buf frame_rows;		/* stack_frames', one per stack */
 	struct buf metric_rows;		/* profile_metrics', one a profile */
 	size_t nstacks;

@@ -7,6 +7,7 @@
  * over a window, as one store_fsum_view that top adds to what it walks
  * of the rest (the window's partial hours), as it does the store's. */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,7 +15,9 @@
 #include "csindex.h"
 #include "fleet-fsum.h"
 #include "fleet-tsv.h"
+#include "hmap.h"
 #include "selection.h"
+#include "sha256.h"
 #include "source.h"
 #include "top.h"
 
@@ -63,10 +66,56 @@ fsum_name(struct buf *out, const char *name)
 	fleet_tsv_put(out, name, strlen(name));
 }
 
+/* A function's or an edge's key (SHA-256 of kind, caller and name, the
+ * first 8 bytes, as stacks are keyed), its function_names row written
+ * the first time the batch meets it. */
+static uint64_t
+fsum_key(struct fleet_fsum_keys *k, int kind, const char *caller,
+    const char *name)
+{
+	struct sha256 h;
+	uint8_t d[32];
+	uint64_t key = 0;
+	int64_t at;
+	int i;
+
+	k->scratch.n = 0;
+	buf_printf(&k->scratch, "%d%s", kind, caller);
+	buf_add(&k->scratch, "", 1);
+	buf_add(&k->scratch, name, strlen(name) + 1);
+	if ((at = hmap_get(&k->seen, k->scratch.p, k->scratch.n)) != 0)
+		return k->keys[at - 1];
+	sha256_init(&h);
+	sha256_update(&h, k->scratch.p, k->scratch.n);
+	sha256_final(&h, d);
+	for (i = 0; i < 8; i++)
+		key = key << 8 | d[i];
+	k->keys = xappendarray(k->keys, k->nkeys, sizeof *k->keys);
+	k->keys[k->nkeys++] = key;
+	hmap_put(&k->seen, k->scratch.p, k->scratch.n, (int64_t)k->nkeys);
+	buf_printf(&k->rows, "%" PRIu64 "\t", key);
+	fsum_name(&k->rows, caller);
+	buf_add(&k->rows, "\t", 1);
+	fsum_name(&k->rows, name);
+	buf_add(&k->rows, "\n", 1);
+	return key;
+}
+
+void
+fleet_fsum_keys_clear(struct fleet_fsum_keys *k)
+{
+	hmap_clear(&k->seen);
+	free(k->keys);
+	buf_free(&k->rows);
+	buf_free(&k->scratch);
+	memset(k, 0, sizeof *k);
+}
+
 int
-fleet_fsum_rows(struct buf *out, const struct csindex *idx,
-    const char *head, const struct store_cs_value *v, size_t n,
-    size_t *rows, struct error *err)
+fleet_fsum_rows(struct buf *out, struct fleet_fsum_keys *k,
+    const struct csindex *idx, const char *head,
+    const struct store_cs_value *v, size_t n, size_t *rows,
+    struct error *err)
 {
 	static const struct selection all;
 	struct pairs_source ps;
@@ -92,21 +141,17 @@ fleet_fsum_rows(struct buf *out, const struct csindex *idx,
 	p.granularity = GRAN_FUNCTION;
 	if (top_graph(&ps.src, &p, &r, err) == -1)
 		return -1;
-	for (i = 0; i < r.nrows; i++) {
-		buf_printf(out, "%s0\t\t", head);
-		fsum_name(out, r.rows[i].function);
-		buf_printf(out, "\t%" PRId64 "\t%" PRId64 "\n", r.rows[i].flat,
-		    r.rows[i].cum);
-	}
+	for (i = 0; i < r.nrows; i++)
+		buf_printf(out, "%s0\t%" PRIu64 "\t%" PRId64 "\t%" PRId64 "\n",
+		    head, fsum_key(k, 0, "", r.rows[i].function),
+		    r.rows[i].flat, r.rows[i].cum);
 	for (i = 0; i < r.nedges; i++) {
 		e = &r.edges[i];
-		buf_printf(out, "%s1\t", head);
-		fsum_name(out, r.rows[e->caller].function);
-		buf_add(out, "\t", 1);
-		fsum_name(out, r.rows[e->callee].function);
-		buf_printf(out, "\t%" PRId64 "\t%d\n", e->weight, !e->inl);
+		buf_printf(out, "%s1\t%" PRIu64 "\t%" PRId64 "\t%d\n", head,
+		    fsum_key(k, 1, r.rows[e->caller].function,
+		    r.rows[e->callee].function), e->weight, !e->inl);
 	}
-	buf_printf(out, "%s2\t\t\t%" PRId64 "\t0\n", head, r.total);
+	buf_printf(out, "%s2\t0\t%" PRId64 "\t0\n", head, r.total);
 	*rows = r.nrows + r.nedges + 1;
 	top_result_clear(&r);
 	return 0;
@@ -114,48 +159,96 @@ fleet_fsum_rows(struct buf *out, const struct csindex *idx,
 
 /* ---- the reader's side ---- */
 
+struct fleet_fnames *
+fleet_fnames_new(size_t cap)
+{
+	struct fleet_fnames *c = xcalloc(1, sizeof *c);
+
+	pthread_mutex_init(&c->mu, NULL);
+	c->cap = cap;
+	return c;
+}
+
+static void
+fnames_drop(struct fleet_fnames *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		free(c->v[i].caller);
+	free(c->v);
+	imap_clear(&c->at);
+	c->v = NULL;
+	c->n = c->bytes = 0;
+}
+
 void
-fleet_fsum_init(struct fleet_fsum *f, struct csindex *idx)
+fleet_fnames_free(struct fleet_fnames *c)
+{
+	if (c == NULL)
+		return;
+	fnames_drop(c);
+	pthread_mutex_destroy(&c->mu);
+	free(c);
+}
+
+/* Locked: a key's names (one allocation, the name after the caller). */
+static void
+fnames_add(struct fleet_fnames *c, uint64_t key, const char *caller,
+    size_t nc, const char *name, size_t nn)
+{
+	char *p;
+
+	if (imap_get(&c->at, key) != 0)
+		return;
+	if (c->bytes + nc + nn + 64 > c->cap)
+		fnames_drop(c);	/* past the cap: all again, as needed */
+	p = xmalloc(nc + nn + 2);
+	memcpy(p, caller, nc);
+	p[nc] = '\0';
+	memcpy(p + nc + 1, name, nn);
+	p[nc + 1 + nn] = '\0';
+	c->v = xappendarray(c->v, c->n, sizeof *c->v);
+	c->v[c->n].caller = p;
+	c->v[c->n].name = p + nc + 1;
+	c->n++;
+	c->bytes += nc + nn + 64;
+	imap_put(&c->at, key, (int64_t)c->n);
+}
+
+void
+fleet_fsum_init(struct fleet_fsum *f, struct csindex *idx,
+    struct fleet_fnames *names)
 {
 	memset(f, 0, sizeof *f);
 	f->idx = idx;
+	f->names = names;
 }
 
-/* kind, caller, name, a, b: a function (0), an edge (1), the profiles
- * summed (2) or of the whole hours (3). */
+/* kind, key, a, b: a function (0) or an edge (1) by its key, the
+ * profiles summed (2) or of the whole hours (3). */
 int
 fleet_fsum_row(void *arg, struct fleet_tsv_field *v, size_t n,
     struct error *err)
 {
 	struct fleet_fsum *f = arg;
-	struct store_fsum_edge *e;
-	int64_t kind, a, b;
-	size_t len;
+	int64_t kind, a, b, key;
 
-	if (n != 5)
+	if (n != 4)
 		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: "
-		    "%zu fields, not 5 (kind, caller, name, sums)", n);
+		    "%zu fields, not 4 (kind, key, sums)", n);
 	if (fleet_tsv_int(&v[0], &kind, err) == -1 ||
-	    fleet_tsv_int(&v[3], &a, err) == -1 ||
-	    fleet_tsv_int(&v[4], &b, err) == -1)
+	    fleet_tsv_u64(&v[1], (uint64_t *)&key, err) == -1 ||
+	    fleet_tsv_int(&v[2], &a, err) == -1 ||
+	    fleet_tsv_int(&v[3], &b, err) == -1)
 		return -1;
-	if (kind == 0) {
-		f->fn = xappendarray(f->fn, f->nfn, sizeof *f->fn);
-		f->fn[f->nfn].name = csindex_intern(f->idx,
-		    fleet_tsv_str(&v[2], &len));
-		f->fn[f->nfn].flat = a;
-		f->fn[f->nfn].cum = b;
-		f->nfn++;
-	} else if (kind == 1) {
-		f->edge = xappendarray(f->edge, f->nedge, sizeof *f->edge);
-		e = &f->edge[f->nedge];
-		memset(e, 0, sizeof *e);
-		e->caller = csindex_intern(f->idx, fleet_tsv_str(&v[1], &len));
-		e->callee = csindex_intern(f->idx, fleet_tsv_str(&v[2], &len));
-		e->gid = (uint32_t)f->nedge;
-		e->inl = b == 0;
-		e->weight = a;
-		f->nedge++;
+	if (kind == 0 || kind == 1) {
+		f->raw = xappendarray(f->raw, f->nraw, sizeof *f->raw);
+		f->raw[f->nraw].kind = (int)kind;
+		f->raw[f->nraw].key = (uint64_t)key;
+		f->raw[f->nraw].a = a;
+		f->raw[f->nraw].b = b;
+		f->nraw++;
 	} else if (kind == 2) {
 		f->profiles = a;
 		f->total = b;
@@ -165,6 +258,71 @@ fleet_fsum_row(void *arg, struct fleet_tsv_field *v, size_t n,
 		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: "
 		    "function sums of kind %lld", (long long)kind);
 	return 0;
+}
+
+/* key, caller, name: a row of function_names, kept. */
+int
+fleet_fsum_name_row(void *arg, struct fleet_tsv_field *v, size_t n,
+    struct error *err)
+{
+	struct fleet_fsum *f = arg;
+	uint64_t key;
+	const char *caller, *name;
+	size_t nc, nn;
+
+	if (n != 3)
+		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: "
+		    "%zu fields, not 3 (key, caller, name)", n);
+	if (fleet_tsv_u64(&v[0], &key, err) == -1)
+		return -1;
+	caller = fleet_tsv_str(&v[1], &nc);
+	name = fleet_tsv_str(&v[2], &nn);
+	pthread_mutex_lock(&f->names->mu);
+	fnames_add(f->names, key, caller, nc, name, nn);
+	pthread_mutex_unlock(&f->names->mu);
+	return 0;
+}
+
+size_t
+fleet_fsum_resolve(struct fleet_fsum *f, uint64_t **missing)
+{
+	struct fleet_fnames *c = f->names;
+	const struct fleet_fname *nm;
+	struct store_fsum_edge *e;
+	size_t i, nmiss = 0;
+	int64_t at;
+
+	*missing = NULL;
+	f->nfn = f->nedge = 0;
+	pthread_mutex_lock(&c->mu);
+	for (i = 0; i < f->nraw; i++) {
+		if ((at = imap_get(&c->at, f->raw[i].key)) == 0) {
+			*missing = xappendarray(*missing, nmiss,
+			    sizeof **missing);
+			(*missing)[nmiss++] = f->raw[i].key;
+			continue;
+		}
+		nm = &c->v[at - 1];
+		if (f->raw[i].kind == 0) {
+			f->fn = xappendarray(f->fn, f->nfn, sizeof *f->fn);
+			f->fn[f->nfn].name = csindex_intern(f->idx, nm->name);
+			f->fn[f->nfn].flat = f->raw[i].a;
+			f->fn[f->nfn].cum = f->raw[i].b;
+			f->nfn++;
+			continue;
+		}
+		f->edge = xappendarray(f->edge, f->nedge, sizeof *f->edge);
+		e = &f->edge[f->nedge];
+		memset(e, 0, sizeof *e);
+		e->caller = csindex_intern(f->idx, nm->caller);
+		e->callee = csindex_intern(f->idx, nm->name);
+		e->gid = (uint32_t)f->nedge;
+		e->inl = f->raw[i].b == 0;
+		e->weight = f->raw[i].a;
+		f->nedge++;
+	}
+	pthread_mutex_unlock(&c->mu);
+	return nmiss;
 }
 
 const struct store_fsum_view *
@@ -182,7 +340,7 @@ fleet_fsum_view(struct fleet_fsum *f)
 void
 fleet_fsum_reset(struct fleet_fsum *f)
 {
-	f->nfn = f->nedge = 0;
+	f->nraw = f->nfn = f->nedge = 0;
 	f->profiles = f->total = 0;
 	f->whole = -1;
 }
@@ -190,6 +348,7 @@ fleet_fsum_reset(struct fleet_fsum *f)
 void
 fleet_fsum_clear(struct fleet_fsum *f)
 {
+	free(f->raw);
 	free(f->fn);
 	free(f->edge);
 	memset(f, 0, sizeof *f);

@@ -18,6 +18,8 @@
 #include "source.h"
 
 #define FLEET_DEFAULTS	16
+/* The function sums' names kept (fleet-fsum.h), bytes. */
+#define FLEET_FNAMES_BYTES	(16u * 1024 * 1024)
 
 struct fleet_reader {
 	struct ch_select *chs;
@@ -39,6 +41,7 @@ struct fleet_reader {
 	size_t next_default;
 	struct fleet_cache *cache;	/* stacks' frames by hash */
 	struct fleet_index_pool *indexes;	/* built of them */
+	struct fleet_fnames *fnames;	/* function sums' names by key */
 };
 
 /* A stack's sum, by its hash (fleet_sql_sums). */

@@ -48,6 +48,7 @@ fleet_reader_new(struct ch_select *chs, const char *database,
 	r->cluster = cluster != NULL && *cluster != '\0';
 	r->cache = fleet_cache_new(FLEET_CACHE_BYTES);
 	r->indexes = fleet_index_pool_new(FLEET_INDEX_BYTES);
+	r->fnames = fleet_fnames_new(FLEET_FNAMES_BYTES);
 	pthread_mutex_init(&r->mu, NULL);
 	return r;
 }
@@ -62,6 +63,7 @@ fleet_reader_free(struct fleet_reader *r)
 	free(r->database);
 	fleet_cache_free(r->cache);
 	fleet_index_pool_free(r->indexes);
+	fleet_fnames_free(r->fnames);
 	pthread_mutex_destroy(&r->mu);
 	free(r->guess_metric);
 	for (i = 0; i < FLEET_DEFAULTS; i++) {
@@ -161,28 +163,6 @@ fs_read(struct fleet_source *x, char *sql, int by_bucket, int sums,
 	return fs_ask_stacks(x, sql, err);
 }
 
-/* A field of decimal digits as a 64-bit number: 0 when it is one (as
- * ClickHouse writes UInt64, no sign, no escape), -1 if not.  By hand:
- * a fleet top reads tens of thousands of these, and strtoull on a copy
- * was a tenth of profd's time over a warm call's sums. */
-static int
-fs_u64(const struct fleet_tsv_field *f, uint64_t *v)
-{
-	uint64_t x = 0;
-	size_t i;
-
-	if (f->n == 0 || f->n > 20)
-		return -1;
-	for (i = 0; i < f->n; i++) {
-		if (f->p[i] < '0' || f->p[i] > '9' ||
-		    x > (UINT64_MAX - (uint64_t)(f->p[i] - '0')) / 10)
-			return -1;
-		x = x * 10 + (uint64_t)(f->p[i] - '0');
-	}
-	*v = x;
-	return 0;
-}
-
 /* stack_hash, v: a stack's sum. */
 static int
 fs_sums_row(void *arg, struct fleet_tsv_field *v, size_t n,
@@ -200,12 +180,13 @@ fs_sums_row(void *arg, struct fleet_tsv_field *v, size_t n,
 		x->sums = xreallocarray(x->sums, x->capsums, sizeof *x->sums);
 	}
 	s = &x->sums[x->nsums];
-	if (fs_u64(&v[0], &s->hash) == -1)
+	if (fleet_tsv_u64(&v[0], &s->hash, NULL) == -1)
 		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: "
 		    "stack hash \"%.*s\" is not a number",
 		    (int)(v[0].n > 30 ? 30 : v[0].n), v[0].p);
 	/* A sum: negative only where values are (a diff's). */
-	if (v[1].n > 0 && v[1].p[0] != '-' && fs_u64(&v[1], &u) == 0 &&
+	if (v[1].n > 0 && v[1].p[0] != '-' &&
+	    fleet_tsv_u64(&v[1], &u, NULL) == 0 &&
 	    u <= INT64_MAX)
 		s->value = (int64_t)u;
 	else if (fleet_tsv_int(&v[1], &s->value, err) == -1)
@@ -332,6 +313,36 @@ fs_select(struct stack_source *src, const struct selection *sel,
 	return 0;
 }
 
+/* The function sums read named: the names of their keys from the
+ * reader's, and of ClickHouse those it lacks (which it then keeps).  1
+ * when every key has its names, 0 if not (a key whose names are not in
+ * yet: the stacks then), -1 with err. */
+static int
+fs_fsum_named(struct fleet_source *x, const struct fleet_sql *q,
+    struct error *err)
+{
+	uint64_t *miss, *again;
+	size_t nm, i, n;
+	char *sql;
+	int rc = 0;
+
+	if ((nm = fleet_fsum_resolve(&x->fsum, &miss)) == 0)
+		return 1;
+	for (i = 0; i < nm && rc == 0; i += n) {
+		n = nm - i < FS_ASK_BY_NAME ? nm - i : FS_ASK_BY_NAME;
+		sql = fleet_sql_fnames(q, miss + i, n);
+		rc = ch_select(x->r->chs, sql, fleet_fsum_name_row, &x->fsum,
+		    err);
+		free(sql);
+	}
+	free(miss);
+	if (rc == -1)
+		return -1;
+	nm = fleet_fsum_resolve(&x->fsum, &again);
+	free(again);
+	return nm == 0;
+}
+
 /* top's: the function sums of the window's whole hours and days (when
  * every profile there has them: else the stacks of all of it, as
  * select) and the stacks of its partial hours. */
@@ -345,6 +356,7 @@ fs_select_fsum(struct stack_source *src, const struct selection *sel,
 	struct fleet_sql q;
 	struct fleet_asked a;
 	struct fleet_fsum *f = &x->fsum;
+	int named;
 
 	*vals = NULL;
 	*nvals = 0;
@@ -362,13 +374,20 @@ fs_select_fsum(struct stack_source *src, const struct selection *sel,
 			goto fail;
 		}
 		a.fsums = NULL;
-		if (f->profiles == (f->whole >= 0 ? f->whole : x->nprofiles)) {
+		/* Every profile of the whole hours summed, every key
+		 * named: else the stacks. */
+		named = f->profiles == (f->whole >= 0 ? f->whole :
+		    x->nprofiles) ? fs_fsum_named(x, &q, err) : 0;
+		if (named == -1)
+			goto fail;
+		if (named == 1) {
 			*views = fleet_fsum_view(f);
 			*nviews = 1;
 			a.sums = a.ends;
 			a.ends = NULL;
 		} else {
-			/* A profile without sums: the stacks. */
+			/* A profile without sums, or a key without
+			 * names: the stacks. */
 			fleet_resolve_drop(&a);
 			a.sums = fleet_resolve_start(x, fleet_sql_sums(&q));
 		}
@@ -500,7 +519,7 @@ fleet_source_open(void *reader, char *const *hosts, size_t nhosts)
 	x->nhosts = nhosts;
 	x->fi = fleet_index_take(x->r->indexes);
 	x->idx = x->fi->idx;
-	fleet_fsum_init(&x->fsum, x->idx);
+	fleet_fsum_init(&x->fsum, x->idx, x->r->fnames);
 	fleet_stacks_init(&x->st, x->idx);
 	return &x->src;
 }

@@ -211,7 +211,7 @@ sql_whole_profiles(struct buf *b, const struct fleet_sql *q,
 	int64_t since_s, until_s;
 
 	selection_window(q->sel, &since_s, &until_s);
-	buf_printf(b, " UNION ALL SELECT toUInt8(%d), '', '', "
+	buf_printf(b, " UNION ALL SELECT toUInt8(%d), toUInt64(0), "
 	    "toInt64(uniqExact(host, profile)), %s FROM ", k,
 	    total ? "sum(total)" : "toInt64(0)");
 	sql_table(b, q, table);
@@ -229,10 +229,10 @@ fleet_sql_fsums(const struct fleet_sql *q)
 	const struct selection *sel = q->sel;
 	struct buf b = { 0 };
 	int daily = sql_daily_ok(q), ends = sel->has_since || sel->has_until;
-	const char *cols = "kind, caller, name";
+	const char *cols = "kind, fn";
 
-	/* Grouped once, by the outer query: the strings hashed once. */
-	sql_lit(&b, "SELECT kind, caller, name, sum(a), sum(b) FROM (");
+	/* Grouped once, by the outer query. */
+	sql_lit(&b, "SELECT kind, fn, sum(a), sum(b) FROM (");
 	if (daily)
 		sql_days(&b, q, "functions_daily", cols, "a, b", 0);
 	if (!daily || ends) {
@@ -245,7 +245,7 @@ fleet_sql_fsums(const struct fleet_sql *q)
 	sql_whole_profiles(&b, q, "functions_profiles", 2, 1);
 	if (ends)
 		sql_whole_profiles(&b, q, "samples_profiles", 3, 0);
-	sql_lit(&b, ") GROUP BY kind, caller, name");
+	sql_lit(&b, ") GROUP BY kind, fn");
 	return sql_done(&b);
 }
 
@@ -255,5 +255,20 @@ fleet_sql_sum_ends(const struct fleet_sql *q)
 	struct buf b = { 0 };
 
 	fleet_sql_hourly_sums(&b, q, FSQL_ENDS);
+	return sql_done(&b);
+}
+
+char *
+fleet_sql_fnames(const struct fleet_sql *q, const uint64_t *keys, size_t n)
+{
+	struct buf b = { 0 };
+	size_t i;
+
+	sql_lit(&b, "SELECT fn, any(caller), any(name) FROM ");
+	sql_table(&b, q, "function_names");
+	sql_lit(&b, " WHERE fn IN (");
+	for (i = 0; i < n; i++)
+		buf_printf(&b, "%s%" PRIu64, i ? "," : "", keys[i]);
+	sql_lit(&b, ") GROUP BY fn");
 	return sql_done(&b);
 }

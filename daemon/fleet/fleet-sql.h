@@ -46,8 +46,8 @@ char *fleet_sql_stacks(const struct fleet_sql *);
  * fleet_sql_stacks has them, without the frames. */
 char *fleet_sql_sums(const struct fleet_sql *);
 /* top's function sums of the window's whole hours and days (schema 8,
- * fleet-fsum.c): per function (kind 0, caller "", name, flat, cum) and
- * edge (kind 1, caller, callee, weight, profiles not inlined); a row of
+ * fleet-fsum.c): per function (kind 0, its key, flat, cum) and edge
+ * (kind 1, its key, weight, profiles not inlined); a row of
  * kind 2 with the number of the whole hours' profiles that have sums
  * and their totals summed; with ends, a row of kind 3 with the number
  * of the whole hours' profiles (without, it is the metric's profile
@@ -55,6 +55,10 @@ char *fleet_sql_sums(const struct fleet_sql *);
  * The window's partial hours are fleet_sql_sum_ends's.  Where its
  * default sums read the hourly sums: fleet_sql_fsum_ok. */
 char *fleet_sql_fsums(const struct fleet_sql *);
+/* The names of the n keys of function sums (key, caller, name), a
+ * row each. */
+char *fleet_sql_fnames(const struct fleet_sql *, const uint64_t *keys,
+    size_t n);
 /* Per distinct stack, hash and value of the rows of the window's
  * partial hours alone (none when it has no ends). */
 char *fleet_sql_sum_ends(const struct fleet_sql *);

@@ -190,6 +190,32 @@ bad:
 	    "not an integer", (int)(f->n > 40 ? 40 : f->n), f->p);
 }
 
+/* By hand: a fleet top reads tens of thousands of these, and strtoull
+ * on a copy was a tenth of profd's time over a warm call's sums. */
+int
+fleet_tsv_u64(const struct fleet_tsv_field *f, uint64_t *v,
+    struct error *err)
+{
+	uint64_t x = 0;
+	size_t i;
+
+	if (f->n == 0 || f->n > 20)
+		goto bad;
+	for (i = 0; i < f->n; i++) {
+		if (f->p[i] < '0' || f->p[i] > '9' ||
+		    x > (UINT64_MAX - (uint64_t)(f->p[i] - '0')) / 10)
+			goto bad;
+		x = x * 10 + (uint64_t)(f->p[i] - '0');
+	}
+	*v = x;
+	return 0;
+bad:
+	if (err == NULL)
+		return -1;
+	return error_set(err, ERR_INTERNAL, "ClickHouse's reply: \"%.*s\" is "
+	    "not a 64-bit key", (int)(f->n > 40 ? 40 : f->n), f->p);
+}
+
 void
 fleet_tsv_array_clear(struct fleet_tsv_array *a)
 {

@@ -46,6 +46,11 @@ void fleet_tsv_put(struct buf *, const char *s, size_t n);
 /* A field as a string: unescaped in place, NUL-terminated (the field's
  * bytes are overwritten); its length in *len. */
 char *fleet_tsv_str(struct fleet_tsv_field *, size_t *len);
+/* A field of decimal digits (as ClickHouse writes UInt64: no sign, no
+ * escape) as a 64-bit number; -1 if it is not one (with err, unless
+ * NULL). */
+int fleet_tsv_u64(const struct fleet_tsv_field *, uint64_t *,
+    struct error *);
 /* A field as a decimal int64. */
 int fleet_tsv_int(const struct fleet_tsv_field *, int64_t *, struct error *);
 

@@ -544,8 +544,20 @@ fleet_insert_fsums(struct fleet *f, const char *reply, size_t n)
 	(void)reply;
 	(void)n;
 	fleet_insert_rows(f, FLEET_FUNCTIONS, "function_rows", "scope, "
-	    "metric, host, time, profile, kind, caller, name, a, b",
+	    "metric, host, time, profile, kind, fn, a, b",
 	    fleet_insert_frames);
+}
+
+/* The names of the batch's function sums' keys before the sums: a
+ * reader that finds a key finds its names (ReplacingMergeTree: those
+ * sent again merge away). */
+static void
+fleet_insert_fnames(struct fleet *f, const char *reply, size_t n)
+{
+	(void)reply;
+	(void)n;
+	fleet_insert(f, "function_names", "fn, caller, name",
+	    &f->b.fkeys.rows, f->b.fkeys.nkeys, fleet_insert_fsums);
 }
 
 /* ClickHouse said which profiles it has: the others' samples. */
@@ -560,7 +572,7 @@ fleet_insert_samples(struct fleet *f, const char *reply, size_t n)
 	}
 	fleet_insert_rows(f, FLEET_SAMPLES, "samples", "scope, metric, host, "
 	    "time, profile, stack_hash, label_keys, label_values, value",
-	    fleet_insert_fsums);
+	    fleet_insert_fnames);
 }
 
 /* A pass of retention: the answer to its last statement. */

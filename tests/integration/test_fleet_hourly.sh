@@ -47,7 +47,8 @@ stop_profd
 for t in samples_hourly_mv samples_hourly samples_profiles_mv \
     samples_profiles samples_daily_mv samples_daily functions_hourly_mv \
     functions_hourly functions_daily_mv functions_daily \
-    functions_profiles_mv functions_profiles function_rows; do
+    functions_profiles_mv functions_profiles function_rows \
+    function_names; do
 	ch a "DROP TABLE $db.$t" >/dev/null
 done
 ch a "DROP TABLE $db.schema_version" >/dev/null
@@ -233,11 +234,12 @@ for v in $views; do
 	flat_of "scope=cpu&$v&$new" "$fn" >"$T/before.$v"
 	flat_of "scope=cpu&$v&$whole" "$fn" >"$T/before_o.$v"
 done
+key=$(ch a "SELECT fn FROM $db.function_names WHERE caller = '' AND
+    name = '$fn' LIMIT 1")
+[ -n "$key" ] || fail "no key of function $fn in function_names"
 ch a "INSERT INTO $db.functions_hourly VALUES (toDate($((H0 + 3 * 3600))),
-    'cpu', 'cpu/nanoseconds', 'h1', toDateTime($((H0 + 3 * 3600))), 0, '',
-    '$fn', 1000, 0)" >/dev/null
-ch a "INSERT INTO $db.functions_daily VALUES (toDate($((H0 + 3 * 3600))),
-    'cpu', 'cpu/nanoseconds', 0, '', '$fn', 1000, 0)" >/dev/null
+    'cpu', 'cpu/nanoseconds', 'h1', toDateTime($((H0 + 3 * 3600))), 0,
+    $key, 1000, 0)" >/dev/null
 for v in $views; do
 	for i in 1 2; do
 		[ "$(flat_of "scope=cpu&$v&$new" "$fn")" = $(($(cat "$T/before.$v") + 1000)) ] ||

@@ -48,6 +48,7 @@ static int kinds;			/* 1: profiles say their kinds */
 static char asked[8192];		/* the last stacks' or buckets' SQL */
 static int version8;			/* the database has schema 8 */
 static int nq;				/* questions asked so far */
+static int names_asked;			/* function sums' names asked */
 
 /* ---- ClickHouse, played ---- */
 
@@ -110,10 +111,15 @@ ch_handler(struct evhttp_request *req, void *arg)
 	if (HAS(sql, "FROM db.functions_daily")) {
 		/* top's function sums (schema 8), and what is asked with
 		 * them. */
-		evbuffer_add_printf(out, "0\t\tleaf\t7\t7\n"
-		    "0\t\twork\t3\t10\n0\t\tmain\t2\t12\n"
-		    "1\tmain\twork\t10\t0\n1\twork\tleaf\t7\t1\n"
-		    "2\t\t\t2\t12\n");
+		evbuffer_add_printf(out, "0\t11\t7\t7\n0\t12\t3\t10\n"
+		    "0\t13\t2\t12\n1\t21\t10\t0\n1\t22\t7\t1\n"
+		    "2\t0\t2\t12\n");
+	} else if (HAS(sql, "FROM db.function_names")) {
+		/* Their keys' names, asked once. */
+		names_asked++;
+		CHECK(HAS(sql, "WHERE fn IN (11,12,13,21,22)"));
+		evbuffer_add_printf(out, "11\t\tleaf\n12\t\twork\n"
+		    "13\t\tmain\n21\tmain\twork\n22\twork\tleaf\n");
 	} else if (HAS(sql, "metrics[length(metrics)]"))
 		evbuffer_add_printf(out, gauge ? "inuse_space/bytes\n" :
 		    "cpu/nanoseconds\n");
@@ -317,9 +323,10 @@ views_fsums(void)
 		CHECK((r = row_of(&t, "main")) != NULL && r->flat == 2 &&
 		    r->cum == 12);
 		/* First: the version, the default metric, then the
-		 * metrics, the kind and the sums together; then the
-		 * default with them. */
-		CHECK(nq - before == (pass == 0 ? 5 : 4));
+		 * metrics, the kind and the sums together, then their
+		 * keys' names; then the default with them, the names
+		 * kept. */
+		CHECK(nq - before == (pass == 0 ? 6 : 4) && names_asked == 1);
 		top_result_clear(&t);
 		stack_source_free(src);
 	}

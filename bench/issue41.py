@@ -299,6 +299,8 @@ class Bench:
                 section = "one"
             elif re.match(r"\d+ hosts x \d+ profiles .*: median", line):
                 section = "hosts"
+            elif re.match(r"at rest .*: median", line):
+                section = "rest"
             mt = re.match(r"  (before|after)\s+(fleet|local)\s+([\d.]+) ms",
                           line)
             if mt and section:
@@ -316,6 +318,16 @@ class Bench:
         else:
             self.failed.append(("fleet, one host", "no figures in "
                                 "fleettop.py's output"))
+        rest = [t.get(("rest", s, k)) for s in ("before", "after")
+                for k in ("fleet", "local")]
+        if None not in rest:
+            b, bl, a, al = rest
+            self.rows.append((
+                "fleet: the same, ClickHouse's parts merged (at rest)",
+                "%s vs %s = %.1f×" % (ms(b), ms(bl), b / bl),
+                "%s vs %s = %.1f×" % (ms(a), ms(al), a / al),
+                "%.2f× (fleet)" % (b / a), "(no target: the row above's)",
+                "%.1f×" % (a / al)))
         hb, ha = t.get(("hosts", "before", "fleet")), \
             t.get(("hosts", "after", "fleet"))
         if hb and ha:

@@ -91,7 +91,7 @@ def copy_fsums(ch, db):
     for t in ("functions_hourly", "functions_profiles"):
         copy_hosts(ch, db, t)
     ch.sql("INSERT INTO %s.functions_daily SELECT date, scope, metric, "
-           "kind, caller, name, a * %d, b * %d FROM %s.functions_daily" % (
+           "kind, fn, a * %d, b * %d FROM %s.functions_daily" % (
                db, HOSTS - 1, HOSTS - 1, db))
 
 

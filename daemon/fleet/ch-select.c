@@ -40,6 +40,7 @@ struct chs_q {
 	struct ch_req *req;		/* the loop's, in flight */
 	/* Under the hub's lock: */
 	struct evbuffer *in;		/* come, not yet taken */
+	int one_thread;			/* ch_request's */
 	int started, done, paused;
 	int resume, cancel;		/* asked by the thread */
 	int refs;
@@ -158,6 +159,7 @@ chs_kick_cb(evutil_socket_t fd, short what, void *arg)
 			q->started = 1;
 			memset(&rq, 0, sizeof rq);
 			rq.sql = q->sql;
+			rq.one_thread = q->one_thread;
 			rq.data = chs_data;
 			rq.done = chs_done;
 			rq.arg = q;
@@ -220,13 +222,14 @@ chs_parse(struct fleet_tsv *tsv, struct evbuffer *got, struct error *err)
 }
 
 struct chs_q *
-ch_select_start(struct ch_select *h, const char *sql)
+ch_select_start(struct ch_select *h, const char *sql, int one_thread)
 {
 	struct chs_q *q = xcalloc(1, sizeof *q);
 	int stopped;
 
 	q->hub = h;
 	q->sql = xstrdup(sql);
+	q->one_thread = one_thread;
 	q->in = evbuffer_new();
 	q->refs = 2;
 	pthread_mutex_lock(&h->mu);
@@ -331,7 +334,7 @@ ch_select(struct ch_select *h, const char *sql,
     int (*row)(void *, struct fleet_tsv_field *, size_t, struct error *),
     void *arg, struct error *err)
 {
-	return chs_finish(ch_select_start(h, sql), row, arg, err);
+	return chs_finish(ch_select_start(h, sql, 0), row, arg, err);
 }
 
 void

@@ -32,9 +32,11 @@ int ch_select(struct ch_select *, const char *sql,
  * connection): start queues sql (its answer waits for the thread, a
  * megabyte at most before the loop stops reading), read takes it as
  * ch_select does, drop gives it up (ClickHouse's request cancelled);
- * either frees it, and every select started is read or dropped. */
+ * either frees it, and every select started is read or dropped.
+ * one_thread: a question of a few rows (ch_request's). */
 struct chs_q;
-struct chs_q *ch_select_start(struct ch_select *, const char *sql);
+struct chs_q *ch_select_start(struct ch_select *, const char *sql,
+    int one_thread);
 int ch_select_read(struct chs_q *,
     int (*row)(void *arg, struct fleet_tsv_field *, size_t n, struct error *),
     void *arg, struct error *);

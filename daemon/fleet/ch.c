@@ -361,8 +361,9 @@ ch_post(struct ch *c, const struct ch_request *rq)
 		    rq->n);
 	} else {
 		/* ClickHouse stops working at the timeout too. */
-		xasprintf(&uri, "%s?max_execution_time=%" PRId64, c->path,
-		    c->timeout);
+		xasprintf(&uri, "%s?max_execution_time=%" PRId64 "%s",
+		    c->path, c->timeout, rq->one_thread ? "&max_threads=1" :
+		    "");
 		evbuffer_add(evhttp_request_get_output_buffer(req), rq->sql,
 		    strlen(rq->sql));
 	}

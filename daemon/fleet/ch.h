@@ -45,6 +45,10 @@ struct ch_request {
 	const void *body;	/* rows of an INSERT */
 	size_t n;
 	size_t block_rows;	/* INSERT: its rows in one block */
+	/* A SELECT of a few rows asked beside others: one thread of
+	 * ClickHouse's (max_threads=1), the other cores left to the
+	 * larger ones rather than spent starting threads. */
+	int one_thread;
 	/* The 200 answer's bytes as they come, taken from in; NULL: kept
 	 * whole, max_reply bytes at most, for done. */
 	void (*data)(void *arg, struct evbuffer *in);

@@ -90,14 +90,28 @@ fleet_resolve_ask(struct fleet_source *x, char *sql,
 	return rc;
 }
 
-/* sql asked, its answer read later (ch_select_read or _drop). */
-struct chs_q *
-fleet_resolve_start(struct fleet_source *x, char *sql)
+/* sql asked, its answer read later (ch_select_read or _drop); small: a
+ * question of one or a few rows (the metric's, its kind, the default),
+ * one of ClickHouse's threads. */
+static struct chs_q *
+fs_start(struct fleet_source *x, char *sql, int small)
 {
-	struct chs_q *q = ch_select_start(x->r->chs, sql);
+	struct chs_q *q = ch_select_start(x->r->chs, sql, small);
 
 	free(sql);
 	return q;
+}
+
+struct chs_q *
+fleet_resolve_start(struct fleet_source *x, char *sql)
+{
+	return fs_start(x, sql, 0);
+}
+
+static struct chs_q *
+fs_start_small(struct fleet_source *x, char *sql)
+{
+	return fs_start(x, sql, 1);
 }
 
 static int
@@ -180,7 +194,7 @@ fs_metric_check(struct fleet_source *x, const struct fleet_sql *q,
     struct chs_q *qm, struct error *err)
 {
 	if (qm == NULL)
-		qm = fleet_resolve_start(x, fleet_sql_metrics(q, x->metric));
+		qm = fs_start_small(x, fleet_sql_metrics(q, x->metric));
 	if (ch_select_read(qm, fs_metrics_row, x, err) == -1)
 		return -1;
 	if (x->nmetrics == 0)
@@ -340,12 +354,12 @@ fs_questions(struct fleet_source *x, struct fleet_sql *q, int count,
 		if (fs_metric_check(x, q, NULL, err) == -1)
 			return -1;
 	} else
-		qm = fleet_resolve_start(x, fleet_sql_metrics(q, x->metric));
+		qm = fs_start_small(x, fleet_sql_metrics(q, x->metric));
 	q->metric = x->metric;
 	guess = q->sel->aggregate;
 	if (guess == AGG_DEFAULT) {
 		guess = fs_guess(x->r, x->metric);
-		qk = fleet_resolve_start(x, fleet_sql_kind(q));
+		qk = fs_start_small(x, fleet_sql_kind(q));
 	}
 	q->aggregate = guess;
 	fs_ask_values(x, q, want, a);
@@ -399,7 +413,7 @@ fleet_resolve(struct fleet_source *x, struct fleet_sql *q, int count,
 	 * the rest at once: the default's own question checks it. */
 	if (sel->metric == NULL &&
 	    (guess = fs_default_guess(x->r, sel->scopes[0])) != NULL) {
-		qd = fleet_resolve_start(x, fleet_sql_default_metric(q));
+		qd = fs_start_small(x, fleet_sql_default_metric(q));
 		free(x->metric);
 		x->metric = guess;
 		x->nmetrics = 0;

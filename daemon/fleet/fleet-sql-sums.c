@@ -82,6 +82,23 @@ sql_daily_ok(const struct fleet_sql *q)
 	return q->daily && q->nhosts == 0;
 }
 
+/* SELECT cols, sums FROM table WHERE 1, the conditions to follow. */
+static void
+sql_sums_of(struct buf *b, const struct fleet_sql *q, const char *table,
+    const char *cols, const char *sums)
+{
+	buf_printf(b, "SELECT %s, %s FROM ", cols, sums);
+	sql_table(b, q, table);
+	sql_lit(b, " WHERE 1");
+}
+
+static void
+sql_metric(struct buf *b, const struct fleet_sql *q)
+{
+	sql_lit(b, " AND metric = ");
+	sql_str(b, q->metric);
+}
+
 /* The whole days' part of the window's sums: of table (samples_daily
  * or functions_daily), per key (the columns cols, summed sums), or
  * (group 0) its rows as they are, for the caller to group once. */
@@ -93,12 +110,9 @@ sql_days(struct buf *b, const struct fleet_sql *q, const char *table,
 	int64_t since_s, until_s;
 
 	selection_window(sel, &since_s, &until_s);
-	buf_printf(b, "SELECT %s, %s FROM ", cols, sums);
-	sql_table(b, q, table);
-	sql_lit(b, " WHERE 1");
+	sql_sums_of(b, q, table, cols, sums);
 	sql_in(b, "scope", sel->scopes, sel->nscopes);
-	sql_lit(b, " AND metric = ");
-	sql_str(b, q->metric);
+	sql_metric(b, q);
 	if (sel->has_since)
 		buf_printf(b, " AND date >= toDate(toDateTime(%" PRId64 "))",
 		    since_s);
@@ -121,12 +135,9 @@ sql_hours(struct buf *b, const struct fleet_sql *q, const char *table,
 	int64_t since_s, until_s;
 
 	selection_window(sel, &since_s, &until_s);
-	buf_printf(b, "SELECT %s, %s FROM ", cols, sums);
-	sql_table(b, q, table);
-	sql_lit(b, " WHERE 1");
+	sql_sums_of(b, q, table, cols, sums);
 	sql_window_of(b, q, "hour");
-	sql_lit(b, " AND metric = ");
-	sql_str(b, q->metric);
+	sql_metric(b, q);
 	sql_lit(b, " AND ");
 	sql_whole_hours(b, "hour", since_s, until_s, sel);
 	if (daily) {
@@ -150,8 +161,7 @@ sql_ends(struct buf *b, const struct fleet_sql *q)
 	sql_table(b, q, "samples");
 	sql_lit(b, " WHERE 1");
 	sql_window(b, q);
-	sql_lit(b, " AND metric = ");
-	sql_str(b, q->metric);
+	sql_metric(b, q);
 	sql_lit(b, " AND (0");
 	if (sel->has_since)
 		buf_printf(b, " OR time < toDateTime(%" PRId64 ")",
@@ -217,8 +227,7 @@ sql_whole_profiles(struct buf *b, const struct fleet_sql *q,
 	sql_table(b, q, table);
 	sql_lit(b, " WHERE 1");
 	sql_window(b, q);
-	sql_lit(b, " AND metric = ");
-	sql_str(b, q->metric);
+	sql_metric(b, q);
 	sql_lit(b, " AND ");
 	sql_whole_hours(b, "toStartOfHour(time)", since_s, until_s, q->sel);
 }

@@ -232,20 +232,21 @@ fleet_fsum_row(void *arg, struct fleet_tsv_field *v, size_t n,
     struct error *err)
 {
 	struct fleet_fsum *f = arg;
-	int64_t kind, a, b, key;
+	int64_t kind, a, b;
+	uint64_t key;
 
 	if (n != 4)
 		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: "
 		    "%zu fields, not 4 (kind, key, sums)", n);
 	if (fleet_tsv_int(&v[0], &kind, err) == -1 ||
-	    fleet_tsv_u64(&v[1], (uint64_t *)&key, err) == -1 ||
+	    fleet_tsv_u64(&v[1], &key, err) == -1 ||
 	    fleet_tsv_int(&v[2], &a, err) == -1 ||
 	    fleet_tsv_int(&v[3], &b, err) == -1)
 		return -1;
 	if (kind == 0 || kind == 1) {
 		f->raw = xappendarray(f->raw, f->nraw, sizeof *f->raw);
 		f->raw[f->nraw].kind = (int)kind;
-		f->raw[f->nraw].key = (uint64_t)key;
+		f->raw[f->nraw].key = key;
 		f->raw[f->nraw].a = a;
 		f->raw[f->nraw].b = b;
 		f->nraw++;

@@ -642,7 +642,7 @@ fleet_batch_rows(const struct fleet_batch *b, enum fleet_table table,
 		 * come between its samples and them.  Not its function
 		 * sums (summed as they land): a crash between its samples
 		 * and them leaves it without, which readers see
-		 * (fleet_sql_fsum_check). */
+		 * (fleet_sql_fsums counts them). */
 		if (p->expired || (p->present && (table == FLEET_SAMPLES ||
 		    table == FLEET_FUNCTIONS)))
 			continue;

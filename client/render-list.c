@@ -185,7 +185,7 @@ list_read(FILE *f, size_t *n)
 			line[--len] = '\0';
 		if (len > 0 && line[len - 1] == '\r')
 			line[--len] = '\0';
-		lines = xreallocarray(lines, *n + 1, sizeof *lines);
+		lines = xappendarray(lines, *n, sizeof *lines);
 		lines[(*n)++] = termsafe_mem(line, (size_t)len, TERMSAFE_TAB,
 		    NULL);
 	}

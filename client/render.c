@@ -308,8 +308,10 @@ render_table_add(struct render_table *t, ...)
 	const char	*s;
 	size_t		 i;
 
-	t->cells = xreallocarray(t->cells, (t->nrows + 1) * t->ncols,
-	    sizeof *t->cells);
+	/* A row an element: the table doubled, not copied at each row
+	 * (xappendarray; a listing of thousands of profiles). */
+	t->cells = xappendarray(t->cells, t->nrows,
+	    t->ncols * sizeof *t->cells);
 	va_start(ap, t);
 	for (i = 0; i < t->ncols; i++) {
 		s = va_arg(ap, const char *);

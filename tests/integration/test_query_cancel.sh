@@ -151,9 +151,10 @@ for _ in range(3):
               b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n"
               % (token.encode(), len(body)) + body)
     readers.append(s)
-# One runs, held by ClickHouse; two wait: the last thread is not theirs.
+# One runs, held by ClickHouse (its questions of the scope, asked at
+# once: one or more held); two wait: the last thread is not theirs.
 sockhttp.until("one reader held, two waiting",
-    lambda: held() == 1 and status()["views"]["waiting"] == 2)
+    lambda: held() >= 1 and status()["views"]["waiting"] == 2)
 st = status()["views"]
 assert st["running"] == 1, st
 # A fleet view on the socket: it runs on the thread left, and is answered.
@@ -161,7 +162,7 @@ s = sockhttp.connect(sock)
 line, reply = sockhttp.get(s, b"/v1/scopes?fleet=1")
 assert line.startswith(b"HTTP/1.1 200") and b'"hold"' in reply, (line, reply)
 st = status()["views"]
-assert held() == 1 and st["running"] == 1 and st["waiting"] == 2, st
+assert held() >= 1 and st["running"] == 1 and st["waiting"] == 2, st
 print("socket view answered while TCP readers held: %s" % st)
 # They leave: the running one is stopped (the stand-in sees its question
 # go), the waiting ones are dropped.

@@ -9,8 +9,8 @@ Writes its port to DIR/port once it listens.  Every request is answered
 find nothing to do), but for two: the scopes' listing (what a fleet view
 and Grafana's calls ask first) lists one scope, "hold", with one metric,
 cpu/nanoseconds; and a question naming the scope 'hold' (the view's next
-one) is held without an answer until DIR/release exists, or the client
-closes.  DIR/held holds the number of questions held now, DIR/asked the
+ones, asked at once) is held without an answer until DIR/release exists,
+or the client closes.  DIR/held holds the number of questions held now, DIR/asked the
 number held so far (each file replaced whole), so that a test waits for
 a view to be held, or for one to be let go, by the condition itself.
 """

@@ -349,10 +349,13 @@ fs_questions(struct fleet_source *x, struct fleet_sql *q, int count,
 	char *named;
 	int rc = 0;
 
-	/* A type alone is made TYPE/UNIT by the metrics' reply first. */
+	/* A type alone is made TYPE/UNIT by the metrics' reply first (a
+	 * named one: a guess is always whole). */
 	if (strchr(x->metric, '/') == NULL) {
-		if (fs_metric_check(x, q, NULL, err) == -1)
+		if (fs_metric_check(x, q, NULL, err) == -1) {
+			ch_select_drop(qd);
 			return -1;
+		}
 	} else
 		qm = fs_start_small(x, fleet_sql_metrics(q, x->metric));
 	q->metric = x->metric;

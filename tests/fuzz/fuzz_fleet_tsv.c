@@ -1,6 +1,8 @@
 /* fuzz_fleet_tsv.c: ClickHouse's TabSeparated answers to fleet queries
  * (fleet-tsv.c), read as the HTTP client hands them over, into the
- * fleet's stacks (fleet-stacks.c: callsites of an index, pairs), which
+ * fleet's stacks (fleet-stacks.c: callsites of an index, pairs) and top's
+ * function sums (fleet-fsum.c: rows of 4 fields as the sums' answer, of
+ * 3 as their names', named from a small kept cache, made a view), which
  * the views then walk as they walk any source's (top with its graph on
  * odd steps, the tree on even ones): any bytes.  The first byte sets the
  * size of the pieces the rest is fed in.  Beside not crashing: the rows
@@ -15,6 +17,7 @@
 
 #include "csindex.h"
 #include "fleet-cache.h"
+#include "fleet-fsum.h"
 #include "fleet-stacks.h"
 #include "fleet-tsv.h"
 #include "selection.h"
@@ -29,6 +32,7 @@ struct fz {
 	size_t rows;
 	struct fleet_tsv_array a;
 	struct fleet_stacks st;
+	struct fleet_fsum fs;
 	int64_t total;
 };
 
@@ -49,6 +53,7 @@ fz_row(void *arg, struct fleet_tsv_field *f, size_t n, struct error *err)
 	struct fz *z = arg;
 	struct error e = { 0 };
 	struct fleet_frames *fr;
+	uint64_t u;
 	int64_t v = 0;
 	size_t i, k, len, before;
 	char *s;
@@ -84,7 +89,19 @@ fz_row(void *arg, struct fleet_tsv_field *f, size_t n, struct error *err)
 			abort();
 	}
 	error_clear(&e);
+	/* As the function sums' answer (kind, key, a, b) and their
+	 * names' (key, caller, name). */
+	if (n == 4 && fleet_fsum_row(&z->fs, f, n, &e) == -1 &&
+	    e.kind == ERR_NONE)
+		abort();
+	error_clear(&e);
+	if (n == 3 && fleet_fsum_name_row(&z->fs, f, n, &e) == -1 &&
+	    e.kind == ERR_NONE)
+		abort();
+	error_clear(&e);
 	for (i = 0; i < n; i++) {
+		if (fleet_tsv_u64(&f[i], &u, NULL) == 0)
+			mix(z, &u, sizeof u);
 		if (fleet_tsv_array(&f[i], &z->a, &e) == 0) {
 			mix(z, &z->a.n, sizeof z->a.n);
 			for (k = 0; k < z->a.n; k++)
@@ -152,6 +169,10 @@ fz_read(const uint8_t *data, size_t size, size_t step, struct fz *z)
 {
 	static struct selection none;
 	struct fz_source src = { .src = { .ops = &fz_ops } };
+	struct fleet_fnames *names;
+	const struct store_fsum_view *view;
+	uint64_t *miss;
+	size_t missing;
 	struct fleet_tsv t;
 	struct error err = { 0 };
 	size_t off, k;
@@ -161,6 +182,10 @@ fz_read(const uint8_t *data, size_t size, size_t step, struct fz *z)
 	memset(z, 0, sizeof *z);
 	src.z = z;
 	src.idx = csindex_new();
+	/* A cache of 4 kB: dropped and filled again on most inputs. */
+	names = fleet_fnames_new(4096);
+	fleet_fsum_init(&z->fs, src.idx, names);
+	fleet_fsum_reset(&z->fs);
 	fleet_stacks_init(&z->st, src.idx);
 	fleet_stacks_reset(&z->st, 0, 0);
 	fleet_tsv_init(&t, 4096, fz_row, z);
@@ -198,6 +223,20 @@ fz_read(const uint8_t *data, size_t size, size_t step, struct fz *z)
 		}
 		tree_result_clear(&r);
 	}
+	/* The sums named from what was kept: each key either named or
+	 * missing, once for each row. */
+	missing = fleet_fsum_resolve(&z->fs, &miss);
+	if (missing + z->fs.nfn + z->fs.nedge != z->fs.nraw)
+		abort();
+	free(miss);
+	view = fleet_fsum_view(&z->fs);
+	mix(z, &view->nfn, sizeof view->nfn);
+	mix(z, &view->nedge, sizeof view->nedge);
+	for (k = 0; k < view->nfn; k++)
+		mix(z, csindex_name_str(src.idx, view->fn[k].name),
+		    strlen(csindex_name_str(src.idx, view->fn[k].name)));
+	fleet_fsum_clear(&z->fs);
+	fleet_fnames_free(names);
 	fleet_tsv_clear(&t);
 	fleet_stacks_clear(&z->st);
 	fleet_tsv_array_clear(&z->a);

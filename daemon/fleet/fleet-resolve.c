@@ -10,6 +10,7 @@
  * when it resolves otherwise now). */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,46 +125,49 @@ fs_metric_found(struct fleet_source *x, const struct fleet_sql *q,
 	return 0;
 }
 
-/* The default metric a view of the scope resolved last, or NULL. */
+/* What a view resolved last, by key ("default\tSCOPE": the scope's
+ * default metric; "aggregate\tMETRIC": the metric's aggregate, as its
+ * number): the guesses fleet_resolve asks with.  A copy, or NULL. */
 static char *
-fs_default_guess(struct fleet_reader *r, const char *scope)
+fs_memo_get(struct fleet_reader *r, const char *what, const char *of)
 {
-	char *m = NULL;
-	size_t i;
+	char *v = NULL;
+	size_t i, nw = strlen(what);
 
 	pthread_mutex_lock(&r->mu);
-	for (i = 0; i < FLEET_DEFAULTS && m == NULL; i++)
-		if (r->defaults[i].scope != NULL &&
-		    strcmp(r->defaults[i].scope, scope) == 0)
-			m = xstrdup(r->defaults[i].metric);
+	for (i = 0; i < FLEET_MEMO && v == NULL; i++)
+		if (r->memo[i].key != NULL &&
+		    strncmp(r->memo[i].key, what, nw) == 0 &&
+		    r->memo[i].key[nw] == '\t' &&
+		    strcmp(r->memo[i].key + nw + 1, of) == 0)
+			v = xstrdup(r->memo[i].value);
 	pthread_mutex_unlock(&r->mu);
-	return m;
+	return v;
 }
 
 static void
-fs_default_set(struct fleet_reader *r, const char *scope, const char *metric)
+fs_memo_set(struct fleet_reader *r, const char *what, const char *of,
+    const char *value)
 {
+	char *key;
 	size_t i;
 
+	xasprintf(&key, "%s\t%s", what, of);
 	pthread_mutex_lock(&r->mu);
-	for (i = 0; i < FLEET_DEFAULTS; i++)
-		if (r->defaults[i].scope != NULL &&
-		    strcmp(r->defaults[i].scope, scope) == 0)
+	for (i = 0; i < FLEET_MEMO; i++)
+		if (r->memo[i].key != NULL && strcmp(r->memo[i].key, key) == 0)
 			break;
-	if (i == FLEET_DEFAULTS) {
-		/* A few scopes kept, the oldest replaced. */
-		i = r->next_default++ % FLEET_DEFAULTS;
-		free(r->defaults[i].scope);
-		r->defaults[i].scope = xstrdup(scope);
-		free(r->defaults[i].metric);
-		r->defaults[i].metric = NULL;
+	if (i == FLEET_MEMO) {
+		/* A few kept, the oldest replaced. */
+		i = r->next_memo++ % FLEET_MEMO;
+		free(r->memo[i].key);
+		r->memo[i].key = key;
+		key = NULL;
 	}
-	if (r->defaults[i].metric == NULL ||
-	    strcmp(r->defaults[i].metric, metric) != 0) {
-		free(r->defaults[i].metric);
-		r->defaults[i].metric = xstrdup(metric);
-	}
+	free(r->memo[i].value);
+	r->memo[i].value = xstrdup(value);
 	pthread_mutex_unlock(&r->mu);
+	free(key);
 }
 
 /* The selection's metric as named, or the default (the newest profile
@@ -284,12 +288,11 @@ fs_aggregate(struct fleet_source *x, struct fleet_sql *q, struct chs_q *qk,
 static enum metric_aggregate
 fs_guess(struct fleet_reader *r, const char *metric)
 {
-	enum metric_aggregate a = AGG_DELTA;
+	char *v = fs_memo_get(r, "aggregate", metric);
+	enum metric_aggregate a = v != NULL ? (enum metric_aggregate)atoi(v) :
+	    AGG_DELTA;
 
-	pthread_mutex_lock(&r->mu);
-	if (r->guess_metric != NULL && strcmp(r->guess_metric, metric) == 0)
-		a = r->guess;
-	pthread_mutex_unlock(&r->mu);
+	free(v);
 	return a;
 }
 
@@ -297,13 +300,10 @@ static void
 fs_guess_set(struct fleet_reader *r, const char *metric,
     enum metric_aggregate a)
 {
-	pthread_mutex_lock(&r->mu);
-	if (r->guess_metric == NULL || strcmp(r->guess_metric, metric) != 0) {
-		free(r->guess_metric);
-		r->guess_metric = xstrdup(metric);
-	}
-	r->guess = a;
-	pthread_mutex_unlock(&r->mu);
+	char v[16];
+
+	snprintf(v, sizeof v, "%d", (int)a);
+	fs_memo_set(r, "aggregate", metric, v);
 }
 
 void
@@ -415,7 +415,7 @@ fleet_resolve(struct fleet_source *x, struct fleet_sql *q, int count,
 	/* The default metric the scope's last view resolved, asked with
 	 * the rest at once: the default's own question checks it. */
 	if (sel->metric == NULL &&
-	    (guess = fs_default_guess(x->r, sel->scopes[0])) != NULL) {
+	    (guess = fs_memo_get(x->r, "default", sel->scopes[0])) != NULL) {
 		qd = fs_start_small(x, fleet_sql_default_metric(q));
 		free(x->metric);
 		x->metric = guess;
@@ -427,6 +427,6 @@ fleet_resolve(struct fleet_source *x, struct fleet_sql *q, int count,
 	if (rc == 0 && missed)
 		rc = fs_questions(x, q, count, want, a, NULL, &missed, err);
 	if (rc == 0 && sel->metric == NULL)
-		fs_default_set(x->r, sel->scopes[0], x->metric);
+		fs_memo_set(x->r, "default", sel->scopes[0], x->metric);
 	return rc;
 }

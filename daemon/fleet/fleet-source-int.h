@@ -17,7 +17,7 @@
 #include "kind.h"
 #include "source.h"
 
-#define FLEET_DEFAULTS	16
+#define FLEET_MEMO	32
 /* The function sums' names kept (fleet-fsum.h), bytes. */
 #define FLEET_FNAMES_BYTES	(16u * 1024 * 1024)
 
@@ -28,17 +28,14 @@ struct fleet_reader {
 	/* The schema version seen recorded, until it is FS_VERSION (a
 	 * version is never taken back).  Shared by the query threads. */
 	atomic_int version;
-	/* The aggregate a view of guess_metric resolved last: fleet_resolve
-	 * asks the sums for it beside the metric's questions. */
+	/* What views resolved last (a scope's default metric, a metric's
+	 * aggregate), which fleet_resolve guesses and asks with at once;
+	 * a few kept, the oldest replaced (fleet-resolve.c). */
 	pthread_mutex_t mu;
-	char *guess_metric;
-	enum metric_aggregate guess;
-	/* The default metric a view of each of a few scopes resolved
-	 * last, asked with the rest at once (the oldest replaced). */
 	struct {
-		char *scope, *metric;
-	} defaults[FLEET_DEFAULTS];
-	size_t next_default;
+		char *key, *value;
+	} memo[FLEET_MEMO];
+	size_t next_memo;
 	struct fleet_cache *cache;	/* stacks' frames by hash */
 	struct fleet_index_pool *indexes;	/* built of them */
 	struct fleet_fnames *fnames;	/* function sums' names by key */

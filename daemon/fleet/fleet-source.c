@@ -65,10 +65,9 @@ fleet_reader_free(struct fleet_reader *r)
 	fleet_index_pool_free(r->indexes);
 	fleet_fnames_free(r->fnames);
 	pthread_mutex_destroy(&r->mu);
-	free(r->guess_metric);
-	for (i = 0; i < FLEET_DEFAULTS; i++) {
-		free(r->defaults[i].scope);
-		free(r->defaults[i].metric);
+	for (i = 0; i < FLEET_MEMO; i++) {
+		free(r->memo[i].key);
+		free(r->memo[i].value);
 	}
 	free(r);
 }
@@ -456,7 +455,8 @@ fs_scopes(struct stack_source *src, struct store_scope_info **v, size_t *n,
 	fs_sql(x, &all, &q);
 	/* Both asked at once. */
 	qh = fleet_resolve_start(x, fleet_sql_hosts(&q));
-	if ((rc = fleet_resolve_ask(x, fleet_sql_scopes(&q), fs_scopes_row, err)) == 0)
+	if ((rc = fleet_resolve_ask(x, fleet_sql_scopes(&q), fs_scopes_row,
+	    err)) == 0)
 		rc = ch_select_read(qh, fs_hosts_row, x, err);
 	else
 		ch_select_drop(qh);

@@ -91,6 +91,14 @@ sql_done(struct buf *b)
 	return (char *)b->p;
 }
 
+/* AND metric = the selection's metric. */
+static inline void
+sql_metric(struct buf *b, const struct fleet_sql *q)
+{
+	sql_lit(b, " AND metric = ");
+	sql_str(b, q->metric);
+}
+
 /* What fleet_sql_hourly_sums selects: stack_hash, v (the sums per
  * stack of the whole window); stack_hash alone; the sums of the rows of
  * the window's partial hours only (its ends, where the function sums of

@@ -5,6 +5,7 @@
  * partial hours at the window's ends read as they are; and whether the
  * function sums hold every profile of the whole hours. */
 #include <inttypes.h>
+#include <stdio.h>
 
 #include "fleet-sql-int.h"
 #include "kind.h"
@@ -92,13 +93,6 @@ sql_sums_of(struct buf *b, const struct fleet_sql *q, const char *table,
 	sql_lit(b, " WHERE 1");
 }
 
-static void
-sql_metric(struct buf *b, const struct fleet_sql *q)
-{
-	sql_lit(b, " AND metric = ");
-	sql_str(b, q->metric);
-}
-
 /* The whole days' part of the window's sums: of table (samples_daily
  * or functions_daily), per key (the columns cols, summed sums), or
  * (group 0) its rows as they are, for the caller to group once. */
@@ -148,6 +142,27 @@ sql_hours(struct buf *b, const struct fleet_sql *q, const char *table,
 		buf_printf(b, " GROUP BY %s", cols);
 }
 
+/* The window's whole days (of days_table, when it asks every host) and
+ * its other whole hours (of hours_table), as sql_days and sql_hours
+ * select them, joined by UNION ALL: the coarsest span that covers each
+ * part, one choice for the sums per stack and top's function sums (a
+ * window without ends is whole days only). */
+static void
+sql_coarse(struct buf *b, const struct fleet_sql *q, const char *days_table,
+    const char *hours_table, const char *cols, const char *sums, int group)
+{
+	const struct selection *sel = q->sel;
+	int daily = sql_daily_ok(q), ends = sel->has_since || sel->has_until;
+
+	if (daily)
+		sql_days(b, q, days_table, cols, sums, group);
+	if (!daily || ends) {
+		if (daily)
+			sql_lit(b, " UNION ALL ");
+		sql_hours(b, q, hours_table, cols, sums, daily, group);
+	}
+}
+
 /* The window's ends: its sample rows within an hour of an end (the
  * index's range) not of a whole hour, so of no whole day. */
 static void
@@ -157,9 +172,7 @@ sql_ends(struct buf *b, const struct fleet_sql *q)
 	int64_t since_s, until_s;
 
 	selection_window(sel, &since_s, &until_s);
-	sql_lit(b, "SELECT stack_hash, sum(value) AS v FROM ");
-	sql_table(b, q, "samples");
-	sql_lit(b, " WHERE 1");
+	sql_sums_of(b, q, "samples", "stack_hash", "sum(value) AS v");
 	sql_window(b, q);
 	sql_metric(b, q);
 	sql_lit(b, " AND (0");
@@ -186,26 +199,17 @@ fleet_sql_hourly_sums(struct buf *b, const struct fleet_sql *q,
     enum fsql_part part)
 {
 	const struct selection *sel = q->sel;
-	int daily = sql_daily_ok(q), ends = sel->has_since || sel->has_until;
-	const char *sep = "";
 
 	if (part == FSQL_HASHES)
 		sql_lit(b, "SELECT stack_hash FROM (");
 	else
 		sql_lit(b, "SELECT stack_hash, sum(v) AS v FROM (");
-	if (part != FSQL_ENDS && daily) {
-		sql_days(b, q, "samples_daily", "stack_hash",
-		    "sum(value) AS v", 1);
-		sep = " UNION ALL ";
-	}
-	if (part != FSQL_ENDS && (!daily || ends)) {
-		buf_printf(b, "%s", sep);
-		sql_hours(b, q, "samples_hourly", "stack_hash",
-		    "sum(value) AS v", daily, 1);
-		sep = " UNION ALL ";
-	}
-	if (ends) {
-		buf_printf(b, "%s", sep);
+	if (part != FSQL_ENDS)
+		sql_coarse(b, q, "samples_daily", "samples_hourly",
+		    "stack_hash", "sum(value) AS v", 1);
+	if (sel->has_since || sel->has_until) {
+		if (part != FSQL_ENDS)
+			sql_lit(b, " UNION ALL ");
 		sql_ends(b, q);
 	}
 	sql_lit(b, ") GROUP BY stack_hash");
@@ -219,13 +223,14 @@ sql_whole_profiles(struct buf *b, const struct fleet_sql *q,
     const char *table, int k, int total)
 {
 	int64_t since_s, until_s;
+	char cols[32];
 
 	selection_window(q->sel, &since_s, &until_s);
-	buf_printf(b, " UNION ALL SELECT toUInt8(%d), toUInt64(0), "
-	    "toInt64(uniqExact(host, profile)), %s FROM ", k,
-	    total ? "sum(total)" : "toInt64(0)");
-	sql_table(b, q, table);
-	sql_lit(b, " WHERE 1");
+	snprintf(cols, sizeof cols, "toUInt8(%d), toUInt64(0)", k);
+	sql_lit(b, " UNION ALL ");
+	sql_sums_of(b, q, table, cols, total ? "toInt64(uniqExact(host, "
+	    "profile)), sum(total)" : "toInt64(uniqExact(host, profile)), "
+	    "toInt64(0)");
 	sql_window(b, q);
 	sql_metric(b, q);
 	sql_lit(b, " AND ");
@@ -237,22 +242,15 @@ fleet_sql_fsums(const struct fleet_sql *q)
 {
 	const struct selection *sel = q->sel;
 	struct buf b = { 0 };
-	int daily = sql_daily_ok(q), ends = sel->has_since || sel->has_until;
-	const char *cols = "kind, fn";
 
 	/* Grouped once, by the outer query. */
 	sql_lit(&b, "SELECT kind, fn, sum(a), sum(b) FROM (");
-	if (daily)
-		sql_days(&b, q, "functions_daily", cols, "a, b", 0);
-	if (!daily || ends) {
-		if (daily)
-			sql_lit(&b, " UNION ALL ");
-		sql_hours(&b, q, "functions_hourly", cols, "a, b", daily, 0);
-	}
+	sql_coarse(&b, q, "functions_daily", "functions_hourly", "kind, fn",
+	    "a, b", 0);
 	/* The profiles summed, and of the window's whole hours (where it
 	 * has ends: else the metric's count is theirs). */
 	sql_whole_profiles(&b, q, "functions_profiles", 2, 1);
-	if (ends)
+	if (sel->has_since || sel->has_until)
 		sql_whole_profiles(&b, q, "samples_profiles", 3, 0);
 	sql_lit(&b, ") GROUP BY kind, fn");
 	return sql_done(&b);

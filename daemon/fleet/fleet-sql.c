@@ -122,8 +122,7 @@ sql_rows_of(struct buf *b, const struct fleet_sql *q, int raw,
     const char *table)
 {
 	if (!raw) {
-		sql_lit(b, " AND metric = ");
-		sql_str(b, q->metric);
+		sql_metric(b, q);
 		return;
 	}
 	sql_lit(b, " AND (metric = ");

@@ -7,7 +7,8 @@
 # ClickHouse stopped, 10 more pushed wait: the status shows lag_bytes
 # with drain_bytes_per_s and an eta_s that covers them at that rate, and
 # `profctl status` "about ... left".  ClickHouse back, they are shipped:
-# the lag is 0 and eta_s null.  tests/tools/drain_status.py does the
+# the lag is 0 and eta_s null, each with its function sums, and
+# `profctl top --fleet` prints what `profctl top` does.  tests/tools/drain_status.py does the
 # asking; each state lasts while it is asked.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/fleet-lib.sh"
@@ -84,6 +85,15 @@ has "^  behind: 0 profiles (0) to ship\$" "$T/status.txt" ||
 [ "$(ch a "SELECT count() FROM fleet_d.profiles")" = "$pushed" ] ||
 	fail "ClickHouse has $(ch a "SELECT count() FROM fleet_d.profiles") profiles, not $pushed"
 ok "$pushed profiles shipped, nothing behind"
+
+# Each shipped with top's function sums (schema 8), over the outages:
+# profctl's fleet top, which reads them, prints what its local top does.
+[ "$(ch a "SELECT uniqExact(host, profile) FROM fleet_d.functions_profiles")" = "$pushed" ] ||
+	fail "function sums of $(ch a "SELECT uniqExact(host, profile) FROM fleet_d.functions_profiles") profiles, not $pushed"
+"$PROFCTL" top --scope web >"$T/local.top" || fail "profctl top"
+"$PROFCTL" top --scope web --fleet >"$T/fleet.top" || fail "profctl top --fleet"
+diff "$T/local.top" "$T/fleet.top" >&2 || fail "profctl top --fleet differs from the local top"
+ok "the fleet's top of the $pushed profiles, from their function sums, prints the local top"
 
 WAIT_S=300 stop_profd
 ok "the detached profd stopped"

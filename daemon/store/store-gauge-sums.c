@@ -311,7 +311,8 @@ gs_days(struct store *s, const struct store_filter *f, struct gs_read *r,
 	struct imap profiles = { 0 };
 	int64_t lo = store_clamp_bucket(f->since_s);
 	int64_t hi = store_clamp_bucket(f->until_s);
-	int64_t hlo, hhi, dlo, dhi, id, scope = f->scopes[0];
+	int64_t hlo, hhi, dlo, dhi, id, scope = f->scopes[0], *open = NULL;
+	size_t nopen = 0;
 	int rc, k, ret = 0;
 
 	if (s->raw_only || f->nscopes != 1)
@@ -326,6 +327,12 @@ gs_days(struct store *s, const struct store_filter *f, struct gs_read *r,
 	    err)) != 0 || (k = store_gauge_any(s, scope, f->metric_id,
 	    dhi + 1, hi, err)) != 0)
 		return k == -1 ? -1 : 0;
+	/* An open day (store-runs.c, "days"): its hours, the select's. */
+	if (store_runs_open(s, scope, dlo, dhi, &open, &nopen, err) == -1)
+		return -1;
+	free(open);
+	if (nopen > 0)
+		return 0;
 	sqlite3_bind_int64(st, 1, scope);
 	sqlite3_bind_int64(st, 2, day);
 	sqlite3_bind_int64(st, 3, dlo);

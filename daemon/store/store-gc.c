@@ -472,6 +472,9 @@ store_gc_step(struct store *s, int *phase, size_t batch, int64_t *removed,
 			}
 			sqlite3_reset(st[i]);
 		}
+		/* The writer's map of frames forgets it (store-frames.c). */
+		if (strcmp(t->table, "frame") == 0)
+			store_frames_del(s, id);
 		n++;
 	}
 	sqlite3_finalize(ids);

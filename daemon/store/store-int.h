@@ -18,6 +18,7 @@
  *	store-runs.c store-totals.c	a window's runs; per-bucket totals
  *	store-bdata.c		a block's data stored once
  *	store-cs.c		callsites: the writer's map, chunks
+ *	store-frames.c		frames: the writer's map (schema 17)
  *	store-counts.c store-ckpt.c store-vacuum.c store-file.c store-vtab.c
  *	store-csvt.c cschunk.c csmap.c store-watch.c
  *	store-db.c		errors, exec, stepping, statement tables
@@ -42,7 +43,7 @@ enum stmt {
 	S_METRIC_GET, S_METRIC_ADD,
 	S_MAPPING_GET, S_MAPPING_ADD,
 	S_FUNCTION_GET, S_FUNCTION_ADD,
-	S_FRAME_GET, S_FRAME_ADD,
+	S_FRAME_ADD,
 	S_LABELSET_GET, S_LABELSET_ADD, S_LABEL_ADD,
 	S_SCOPE_GET, S_SCOPE_ADD,
 	S_PROFILE_FIND, S_PROFILE_ADD, S_PROFILE_FINISH, S_PROFILE_HASH,
@@ -60,7 +61,8 @@ enum sb_stmt {
 	SB_BLOCK_ADD, SB_BLOCK_FIX, SB_BLOCK_DATA, SB_BLOCKS_SCOPE,
 	SB_BLOCKS_PROFILE, SB_ROLLUP_RUNS, SB_ROLLUP_GET, SB_ROLLUP_PUT,
 	SB_ROLLUP_DEL, SB_ROLLUPS, SB_ROLLUP_IDS, SB_ROLLUP_DATA,
-	SB_ROLLUPS_SPAN, SB_BLOCKS_TIME,
+	SB_ROLLUPS_SPAN, SB_ROLLUP_RANGE, SB_ROLLUP_BEFORE, SB_ROLLUP_OPEN,
+	SB_ROLLUP_ORPHANS, SB_BLOCKS_TIME,
 	SB_BLOCK_ROW, SB_TOTAL_ADD, SB_TOTAL_DEL, SB_TOTALS,
 	SB_PROFILE_TIME, SB_PROFILE_DELETE, SB_PROFILE_RAW, SB_TOTALS_PROFILES,
 	SB_LABEL_MATCH, SB_PUSH_LABEL_MATCH, SB_LABEL_VALUES,
@@ -84,6 +86,7 @@ enum ss_stmt {
 
 struct store_ckpt;
 struct store_cs;
+struct store_frames;
 struct cschunk;
 
 /* Callsites per chunk at most (store-cs.c): a lookup by id decodes one. */
@@ -100,6 +103,7 @@ struct store {
 	size_t sample_rows;		/* writer's buffer, 0: default */
 	size_t rollup_max;		/* keys of a window, 0: default */
 	struct store_cs *cs;		/* store-cs.c's */
+	struct store_frames *frames;	/* store-frames.c's, the writer's */
 	struct store_fsum *fsum;	/* store-fsum.c's, a reader's */
 	int fk_off;			/* store_begin_import turned them off */
 	int keep_unshipped;		/* retention passes over them (fleet) */
@@ -270,5 +274,24 @@ int store_cs_collect(struct store *, int (*keep)(void *, int64_t id),
 int store_cs_convert(struct store *, struct error *);
 /* Memory of the writer's map. */
 size_t store_cs_bytes(const struct store *);
+
+/* store-frames.c: frames found in the writer's map of them, no index
+ * (schema 17).  A frame's columns; function and mapping 0 for NULL. */
+struct store_frame_key {
+	int64_t function, mapping;
+	uint64_t address;
+	int64_t line, col, flags;
+};
+/* The id of the frame of k, inserted (S_FRAME_ADD) if there is none. */
+int64_t store_frames_intern(struct store *, const struct store_frame_key *k,
+    struct error *);
+/* The writer's transaction ended (store_commit, store_rollback): rolled
+ * back, its new frames are forgotten. */
+void store_frames_end(struct store *, int committed);
+/* The collection deleted frame id in the open transaction. */
+void store_frames_del(struct store *, int64_t id);
+void store_frames_free(struct store *);
+/* Memory of the map, allocated. */
+size_t store_frames_bytes(const struct store *);
 
 #endif

@@ -13,7 +13,7 @@
 #include "store-rollup.h"
 
 /* An hour and a day: each a multiple of the one before. */
-const int64_t store_spans[STORE_NSPANS] = { 3600, 86400 };
+const int64_t store_spans[STORE_NSPANS] = { STORE_HOUR, STORE_DAY };
 
 static struct rwin *
 racc_win(struct racc *a, int64_t span, int64_t start)
@@ -140,19 +140,41 @@ store_rollup_add(struct racc *a, const struct srows *r, const size_t *cols,
 	free(zero);
 }
 
+static int
+rwin_cmp(const void *a, const void *b)
+{
+	const struct rwin *x = *(struct rwin *const *)a;
+	const struct rwin *y = *(struct rwin *const *)b;
+
+	if (x->span != y->span)
+		return x->span < y->span ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
 int
 store_rollup_flush(struct store *s, int64_t scope, struct racc *a, int sign,
     struct error *err)
 {
+	struct rwin **order, *w;
 	size_t i;
 	int rc = 0;
 
-	for (i = 0; i < a->n && rc == 0; i++)
-		rc = sign > 0 ? store_runs_add(s, scope, a->w[i].span,
-		    a->w[i].start, &a->w[i].rows, a->w[i].overflow, a->profile,
-		    err) : store_runs_remove(s, scope, a->w[i].span,
-		    a->w[i].start, &a->w[i].rows, a->w[i].overflow, a->profile,
-		    err);
+	/* Hours first, then days in time order: a day closes from its
+	 * hours' runs when a later day is written (store-runs.c), so its
+	 * hours must hold this import's rows by then, and its own rows of
+	 * the import must come before (an open day's are not written). */
+	order = xreallocarray(NULL, a->n ? a->n : 1, sizeof *order);
+	for (i = 0; i < a->n; i++)
+		order[i] = &a->w[i];
+	qsort(order, a->n, sizeof *order, rwin_cmp);
+	for (i = 0; i < a->n && rc == 0; i++) {
+		w = order[i];
+		rc = sign > 0 ? store_runs_add(s, scope, w->span, w->start,
+		    &w->rows, w->overflow, a->profile, err) :
+		    store_runs_remove(s, scope, w->span, w->start, &w->rows,
+		    w->overflow, a->profile, err);
+	}
+	free(order);
 	store_rollup_clear(a);
 	return rc;
 }
@@ -295,25 +317,23 @@ referenced_blocks(struct store *s, int64_t scope, int64_t lo, int64_t hi,
 	return r == -1 ? -1 : 0;
 }
 
-int
-store_referenced(struct store *s,
-    void (*cb)(void *, int64_t callsite_id, int64_t labelset_id), void *arg,
-    struct error *err)
+/* The keys of the runs of one of SB_ROLLUPS_SPAN's or
+ * SB_ROLLUP_ORPHANS' listings (id, start, data, entries, scope), those
+ * of a marker's window (span) from its blocks. */
+static int
+referenced_runs(struct store *s, sqlite3_stmt *st, int64_t span,
+    void (*cb)(void *, int64_t, int64_t), void *arg, struct error *err)
 {
-	sqlite3_stmt *st = s->sb[SB_ROLLUPS_SPAN];
 	struct sblock_dec d;
-	int64_t day = store_spans[STORE_NSPANS - 1], start;
+	int64_t start;
 	int rc, r = 0;
 
 	memset(&d, 0, sizeof d);
-	/* Every row is in exactly one window of the largest span; windows
-	 * without a rollup are read from the blocks. */
-	sqlite3_bind_int64(st, 1, day);
 	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		start = sqlite3_column_int64(st, 1);
 		if (sqlite3_column_int64(st, 3) < 0) {
 			r = referenced_blocks(s, sqlite3_column_int64(st, 4),
-			    start, start + day - 1, cb, arg, err);
+			    start, start + span - 1, cb, arg, err);
 			continue;
 		}
 		if (sblock_dec_open(&d, sqlite3_column_blob(st, 2),
@@ -332,4 +352,24 @@ store_referenced(struct store *s,
 		return -1;
 	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 :
 	    store_fail(s, err, "reading rollups");
+}
+
+int
+store_referenced(struct store *s,
+    void (*cb)(void *, int64_t callsite_id, int64_t labelset_id), void *arg,
+    struct error *err)
+{
+	int64_t hour = store_spans[0], day = store_spans[STORE_NSPANS - 1];
+
+	/* Every row is in exactly one window of the largest span: its run,
+	 * or a marker's (the day's blocks), or, while the day is open
+	 * (store-runs.c, "days"), its hours' runs and markers. */
+	sqlite3_bind_int64(s->sb[SB_ROLLUPS_SPAN], 1, day);
+	if (referenced_runs(s, s->sb[SB_ROLLUPS_SPAN], day, cb, arg,
+	    err) == -1)
+		return -1;
+	sqlite3_bind_int64(s->sb[SB_ROLLUP_ORPHANS], 1, hour);
+	sqlite3_bind_int64(s->sb[SB_ROLLUP_ORPHANS], 2, day);
+	return referenced_runs(s, s->sb[SB_ROLLUP_ORPHANS], hour, cb, arg,
+	    err);
 }

@@ -17,6 +17,8 @@
 
 /* The rollup windows, in seconds; each is a multiple of the one before. */
 #define STORE_NSPANS	2
+#define STORE_HOUR	3600
+#define STORE_DAY	86400
 extern const int64_t store_spans[STORE_NSPANS];
 
 static inline int64_t
@@ -91,6 +93,12 @@ int store_runs_add(struct store *, int64_t scope, int64_t span,
 int store_runs_remove(struct store *, int64_t scope, int64_t span,
     int64_t start, const struct srows *delta, int overflow, int64_t profile,
     struct error *);
+
+/* The days in [lo, hi] whose hours have runs and which have no row of
+ * their own (open, store-runs.c), appended to days: read from their
+ * hours. */
+int store_runs_open(struct store *, int64_t scope, int64_t lo, int64_t hi,
+    int64_t **days, size_t *n, struct error *);
 
 /* Keys of a window past which it gets a marker row, not a rollup
  * (store-runs.c). */

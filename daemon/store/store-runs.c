@@ -363,6 +363,131 @@ window_tier(struct store *s, int64_t scope, int64_t span, int64_t start,
 	return rc;
 }
 
+/* ---- days ----
+ *
+ * A day has no run of its own while it is open (issue 41, store growth:
+ * its runs were a second copy of its hours' while they were written,
+ * ~0.9 kB a profile of a drifting CPU series): its hours answer it.
+ * When an import reaches a later day the day closes, made once from its
+ * hours' runs, and kept only where it halves what a read of the day
+ * decodes; a day whose stacks drift (its keys more than half its hours'
+ * together) gets a marker, and is read from its hours, which cost as
+ * much.  An import into a closed day adds its run as into any window. */
+
+/* A day's hours' runs summed into one run of the day, or a marker: an
+ * hour with a marker (read from its blocks), more keys than a run may
+ * have, or more than half the hours' together. */
+static int
+day_close(struct store *s, int64_t scope, int64_t start, struct error *err)
+{
+	const int64_t hour = STORE_HOUR, day = STORE_DAY;
+	sqlite3_stmt *st = s->sb[SB_ROLLUP_RANGE];
+	struct srows r = { 0 }, cur = { 0 }, m;
+	struct plist l = { 0 };
+	int64_t keys = 0, id;
+	int rc, ret = -1, mark = 0, marked = 0;
+
+	sqlite3_bind_int64(st, 1, scope);
+	sqlite3_bind_int64(st, 2, hour);
+	sqlite3_bind_int64(st, 3, start);
+	sqlite3_bind_int64(st, 4, start + day - hour);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		id = sqlite3_column_int64(st, 0);
+		if (sqlite3_column_int64(st, 2) < 0 || r.n > store_rollup_max(s)) {
+			mark = 1;
+			break;
+		}
+		keys += sqlite3_column_int64(st, 2);
+		/* Every row's bucket is the day's start. */
+		if (sblock_decode(sqlite3_column_blob(st, 4),
+		    (size_t)sqlite3_column_bytes(st, 4), start, "rollup", id,
+		    &cur, err) == -1 ||
+		    plist_decode(sqlite3_column_blob(st, 3),
+		    (size_t)sqlite3_column_bytes(st, 3), 0, &l, NULL, id,
+		    err) == -1)
+			goto out;
+		memset(&m, 0, sizeof m);
+		srows_merge(&m, &r, &cur, 1);
+		srows_free(&r);
+		r = m;
+	}
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		store_fail(s, err, "reading rollups");
+		goto out;
+	}
+	sqlite3_reset(st);
+	srows_filter(&r, keep_counted, &r);
+	if (mark || (int64_t)r.n * 2 > keys)
+		ret = run_insert(s, scope, day, start, 0, -1, NULL, NULL, err);
+	else if ((ret = run_write(s, scope, day, start, RUN_LEVEL_ALL, &r, &l,
+	    &marked, err)) == 0 && marked)
+		ret = run_insert(s, scope, day, start, 0, -1, NULL, NULL, err);
+out:
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	srows_free(&r);
+	srows_free(&cur);
+	plist_free(&l);
+	return ret;
+}
+
+/* The latest day before start with hours: closed if it is open, merged
+ * into one run if it has several (the window an import has left, as for
+ * hours). */
+static int
+day_settle(struct store *s, int64_t scope, int64_t start, struct error *err)
+{
+	const int64_t day = STORE_DAY;
+	sqlite3_stmt *st = s->sb[SB_ROLLUP_BEFORE];
+	struct run *runs = NULL;
+	int64_t last = 0;
+	size_t n;
+	int rc, marker, have = 0;
+
+	sqlite3_bind_int64(st, 1, scope);
+	sqlite3_bind_int64(st, 2, STORE_HOUR);
+	sqlite3_bind_int64(st, 3, start);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW &&
+	    (have = sqlite3_column_type(st, 0) != SQLITE_NULL))
+		last = store_window_of(sqlite3_column_int64(st, 0), day);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_ROW)
+		return store_fail(s, err, "reading rollups");
+	if (!have)
+		return 0;
+	if ((rc = window_runs(s, scope, day, last, &runs, &n, &marker,
+	    err)) == 0 && n == 0)
+		rc = day_close(s, scope, last, err);
+	else if (rc == 0 && !marker && n > 1)
+		rc = window_merge(s, scope, day, last, -1, RUN_LEVEL_ALL, err);
+	free(runs);
+	return rc;
+}
+
+int
+store_runs_open(struct store *s, int64_t scope, int64_t lo, int64_t hi,
+    int64_t **days, size_t *n, struct error *err)
+{
+	sqlite3_stmt *st = s->sb[SB_ROLLUP_OPEN];
+	int rc;
+
+	if (lo > hi)
+		return 0;
+	sqlite3_bind_int64(st, 1, scope);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
+	sqlite3_bind_int64(st, 4, STORE_HOUR);
+	sqlite3_bind_int64(st, 5, STORE_DAY);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*days = xreallocarray(*days, *n + 1, sizeof **days);
+		(*days)[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE ? 0 : store_fail(s, err, "reading rollups");
+}
+
 int
 store_runs_add(struct store *s, int64_t scope, int64_t span, int64_t start,
     struct srows *delta, int overflow, int64_t profile, struct error *err)
@@ -375,6 +500,11 @@ store_runs_add(struct store *s, int64_t scope, int64_t span, int64_t start,
 	if ((rc = window_runs(s, scope, span, start, &runs, &n, &marker,
 	    err)) == -1 || marker)
 		goto out;
+	/* An open day: its hours hold the rows. */
+	if (span == STORE_DAY && n == 0) {
+		rc = day_settle(s, scope, start, err);
+		goto out;
+	}
 	if (!overflow) {
 		/* The profile counts for the metrics it has a row of. */
 		for (c = 0; c < delta->ncols; c++) {
@@ -396,8 +526,10 @@ store_runs_add(struct store *s, int64_t scope, int64_t span, int64_t start,
 		rc = window_tier(s, scope, span, start, err);
 	/* The window before, which imports in time order have left: one
 	 * run, merged once. */
-	if (rc == 0 && (rc = window_runs(s, scope, span, start - span, &runs,
-	    &n, &marker, err)) == 0 && !marker && n > 1)
+	if (rc == 0 && span == STORE_DAY)
+		rc = day_settle(s, scope, start, err);
+	else if (rc == 0 && (rc = window_runs(s, scope, span, start - span,
+	    &runs, &n, &marker, err)) == 0 && !marker && n > 1)
 		rc = window_merge(s, scope, span, start - span, -1,
 		    RUN_LEVEL_ALL, err);
 out:

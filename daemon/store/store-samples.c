@@ -64,6 +64,25 @@ static const struct store_sql sb_sql[SB_COUNT] = {
 	[SB_ROLLUP_DATA] = { 0, "SELECT data FROM rollup WHERE id = ?1" },
 	[SB_ROLLUPS_SPAN] = { 0, "SELECT id, start, data, entries, scope_id "
 	    "FROM rollup WHERE span = ?1" },
+	/* Days made when they close (store-runs.c, day_close): the runs
+	 * of a day's hours; the latest window of a span before a start;
+	 * the days in a range whose hours have runs and which have no row
+	 * of their own (open: read from their hours); and every hour run
+	 * of such a day (the collection's, ?1 an hour, ?2 a day). */
+	[SB_ROLLUP_RANGE] = { 1, "SELECT id, start, entries, profiles, data "
+	    "FROM rollup WHERE scope_id = ?1 AND span = ?2 AND start >= ?3 "
+	    "AND start <= ?4 ORDER BY start, id" },
+	[SB_ROLLUP_BEFORE] = { 1, "SELECT max(start) FROM rollup WHERE "
+	    "scope_id = ?1 AND span = ?2 AND start < ?3" },
+	[SB_ROLLUP_OPEN] = { 0, "SELECT DISTINCT h.start - (h.start % ?5 + "
+	    "?5) % ?5 AS day FROM rollup h WHERE h.scope_id = ?1 AND "
+	    "h.span = ?4 AND h.start >= ?2 AND h.start <= ?3 AND NOT EXISTS "
+	    "(SELECT 1 FROM rollup d WHERE d.scope_id = ?1 AND d.span = ?5 "
+	    "AND d.start = h.start - (h.start % ?5 + ?5) % ?5) ORDER BY day" },
+	[SB_ROLLUP_ORPHANS] = { 0, "SELECT h.id, h.start, h.data, h.entries, "
+	    "h.scope_id FROM rollup h WHERE h.span = ?1 AND NOT EXISTS "
+	    "(SELECT 1 FROM rollup d WHERE d.scope_id = h.scope_id AND "
+	    "d.span = ?2 AND d.start = h.start - (h.start % ?2 + ?2) % ?2)" },
 	[SB_BLOCKS_TIME] = { 0, "SELECT id, bucket_min, bucket_max FROM "
 	    "sample_block WHERE scope_id = ?1 AND bucket_max >= ?2 AND "
 	    "bucket_min <= ?3" },

@@ -587,7 +587,11 @@ sel_rollups(struct sel *q)
 		    &hours, &nh)) == 0)
 			rc = sel_windows(q, sc, hour, q->dhi + 1,
 			    q->hhi - hour + 1, &hours, &nh);
-		/* Days without a rollup: their hours. */
+		/* Days without a rollup, and open days (store-runs.c,
+		 * "days"): their hours. */
+		if (rc == 0 && q->dlo <= q->dhi)
+			rc = store_runs_open(q->s, sc, q->dlo, q->dhi, &days,
+			    &nd, q->err);
 		for (k = 0; k < nd && rc == 0; k++)
 			rc = sel_windows(q, sc, hour, days[k],
 			    days[k] + day - hour, &hours, &nh);

@@ -1,9 +1,9 @@
 /* store.c: the SQLite store: opening it (the file, the schema brought up
  * to date, the statements prepared once, into an array indexed by enum
  * stmt, with their SQL beside them), the writer's transactions, the
- * interning inserts (callsites: store-cs.c) and the profile rows.  The
- * reads of them are in store-read.c, sample values in store-samples.c
- * (the writer), store-rollup.c and store-select.c. */
+ * interning inserts (callsites: store-cs.c; frames: store-frames.c) and
+ * the profile rows.  The reads of them are in store-read.c, sample values
+ * in store-samples.c (the writer), store-rollup.c and store-select.c. */
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -33,13 +33,8 @@ static const struct store_sql stmt_sql[S_COUNT] = {
 	    "system_name_id = ?2 AND filename_id = ?3 AND start_line = ?4" },
 	[S_FUNCTION_ADD] = { 1, "INSERT INTO function (name_id, system_name_id, "
 	    "filename_id, start_line) VALUES (?1, ?2, ?3, ?4)" },
-	/* Through frame_hash (schema 16): the index's expression, word for
-	 * word, equal to the same over the parameters. */
-	[S_FRAME_GET] = { 1, "SELECT id FROM frame WHERE (((ifnull(function_id, "
-	    "0) * 8191 + line) * 8191 + (address & 16777215)) & 8388607) = "
-	    "(((?1 * 8191 + ?4) * 8191 + (?3 & 16777215)) & 8388607) AND "
-	    "ifnull(function_id, 0) = ?1 AND ifnull(mapping_id, 0) = ?2 AND "
-	    "address = ?3 AND line = ?4 AND col = ?5 AND flags = ?6" },
+	/* When the writer's map of frames has none of these columns
+	 * (store-frames.c): no index finds a frame (schema 17). */
 	[S_FRAME_ADD] = { 1, "INSERT INTO frame (function_id, mapping_id, "
 	    "address, line, col, flags) VALUES (nullif(?1, 0), nullif(?2, 0), "
 	    "?3, ?4, ?5, ?6)" },
@@ -203,6 +198,7 @@ store_close(struct store *s)
 		return;
 	store_ckpt_stop(s);
 	store_cs_free(s);
+	store_frames_free(s);
 	store_fsum_free(s);
 	store_samples_finalize(s);
 	store_counts_finalize(s);
@@ -256,11 +252,13 @@ store_commit(struct store *s, struct error *err)
 
 	if (rc == 0)
 		rc = store_step_done(s, s->st[S_COMMIT], err, "commit");
-	/* Not committed: the transaction's callsites are not stored. */
+	/* Not committed: the transaction's callsites and frames are not
+	 * stored. */
 	if (rc == -1)
 		store_cs_forget(s);
 	else
 		store_cs_committed(s);
+	store_frames_end(s, rc == 0);
 	store_ship_end(s, rc == 0);
 	store_fk_on(s);
 	return rc;
@@ -272,6 +270,7 @@ store_rollback(struct store *s)
 	if (!sqlite3_get_autocommit(s->db))
 		store_step_id(s, s->st[S_ROLLBACK], NULL, "rollback");
 	store_cs_forget(s);
+	store_frames_end(s, 0);
 	store_ship_end(s, 0);
 	store_fk_on(s);
 }
@@ -331,8 +330,6 @@ static const struct intern intern_mapping = { S_MAPPING_GET, S_MAPPING_ADD,
 	"mapping lookup", "mapping insert", bind_ints };
 static const struct intern intern_function = { S_FUNCTION_GET,
 	S_FUNCTION_ADD, "function lookup", "function insert", bind_ints };
-static const struct intern intern_frame = { S_FRAME_GET, S_FRAME_ADD,
-	"frame lookup", "frame insert", bind_ints };
 static const struct intern intern_labelset = { S_LABELSET_GET,
 	S_LABELSET_ADD, "labelset lookup", "labelset insert", bind_blob };
 
@@ -400,10 +397,10 @@ store_frame(struct store *s, int64_t function_id, int64_t mapping_id,
     uint64_t address, int64_t line, int64_t column, unsigned flags,
     struct error *err)
 {
-	struct intern_ints k = { { function_id, mapping_id, (int64_t)address,
-	    line, column, flags }, 6 };
+	struct store_frame_key k = { function_id, mapping_id, address, line,
+	    column, flags };
 
-	return store_intern(s, &intern_frame, &k, NULL, err);
+	return store_frames_intern(s, &k, err);
 }
 
 int64_t

@@ -145,10 +145,10 @@ back_to_v12(void)
 	    "    WHERE id = data_id);"
 	    "ALTER TABLE sample_block DROP COLUMN data_id;"
 	    "DROP TABLE block_data;"
-	    /* Schema 16's step undone too: its DROP INDEX frame_key would
-	     * fail on a store that has none (14's rollup table is made
-	     * again whatever it was). */
-	    "DROP INDEX frame_hash;"
+	    /* Schemas 16 and 17 undone too: the store has no frame index
+	     * (17 dropped frame_hash), and 16's DROP INDEX frame_key would
+	     * fail on a store without one (14's rollup table is made again
+	     * whatever it was). */
 	    "CREATE UNIQUE INDEX frame_key ON frame (ifnull(function_id, 0),"
 	    "    ifnull(mapping_id, 0), address, line, col, flags);"
 	    "PRAGMA user_version = 12;"

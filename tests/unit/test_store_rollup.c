@@ -57,7 +57,7 @@ static size_t ntraces;
 /* Scope e: many small pushes into the same windows, so that runs of
  * several levels, windows merged whole and level-0 runs mix. */
 #define NE	48
-static int64_t e_ids[NE];
+static int64_t e_ids[NE], x_ids[3];
 
 static uint64_t rng = 0x2545f4914f6cdd1dULL;
 
@@ -536,10 +536,11 @@ table_checks(void)
 	memset(&r, 0, sizeof r);
 	sql("SELECT count(*), (SELECT count(*) FROM (SELECT DISTINCT "
 	    "profile_id, metric_id, callsite_id, labelset_id, bucket FROM "
-	    "sample)), (SELECT count(*) FROM sample_block WHERE scope_id != "
-	    "(SELECT id FROM scope WHERE name = 'e')), (SELECT count(DISTINCT "
-	    "profile_id) FROM sample_block WHERE scope_id != (SELECT id FROM "
-	    "scope WHERE name = 'e')) FROM sample", &r);
+	    "sample)), (SELECT count(*) FROM sample_block WHERE scope_id NOT "
+	    "IN (SELECT id FROM scope WHERE name IN ('e', 'h'))), (SELECT "
+	    "count(DISTINCT profile_id) FROM sample_block WHERE scope_id NOT "
+	    "IN (SELECT id FROM scope WHERE name IN ('e', 'h'))) FROM sample",
+	    &r);
 	CHECK(r.v[0] > 1000 && r.v[0] == r.v[1]);
 	CHECK(r.v[2] > 4 * r.v[3]);
 	/* The samples view sums to top's totals. */
@@ -624,6 +625,8 @@ delete_profile(int64_t id)
 	CHECK(store_commit(wr, &err) == 0);
 }
 
+#include "test_store_rollup_days.h"
+
 /* The whole story in a fresh store; rollup_max 0 is the default, a small
  * one leaves many windows (days, hours) to the blocks. */
 static void
@@ -662,6 +665,18 @@ scenario(size_t rollup_max)
 	for (i = 0; i < NE; i++)
 		e_ids[i] = push_trace("e", 30, T0 - DAY + (int64_t)i * 20 * 60,
 		    600, 100 + (uint64_t)i, i % 5 == 0 ? "env=prod" : NULL, 0);
+	/* Three more in e's last hour (its day is open, without runs of
+	 * its own: store-runs.c, "days"): six runs there, the first four
+	 * merged into a level. */
+	for (i = 0; i < 3; i++)
+		x_ids[i] = push_trace("e", 30, T0 - DAY + 15 * HOUR + 300 +
+		    (int64_t)i * 20 * 60, 600, 200 + (uint64_t)i, NULL, 0);
+	/* Scope h: one small trace (the same samples) in three hours of a
+	 * day, then one the next day: the day closes into a run, its keys
+	 * a third of its hours' and under the small bound too. */
+	for (i = 0; i < 4; i++)
+		push_trace("h", 20, T0 - 3 * DAY + (i < 3 ? i * HOUR : DAY),
+		    600, 9, NULL, 0);
 	if (rollup_max != 0) {
 		struct sqlres r;
 
@@ -691,9 +706,9 @@ scenario(size_t rollup_max)
 	delete_profile(cpu);
 	/* Scope e: the newest (a run of level 0), the oldest (its hour
 	 * merged whole), one in a merged level. */
-	delete_profile(e_ids[NE - 1]);
+	delete_profile(x_ids[2]);
 	delete_profile(e_ids[0]);
-	delete_profile(e_ids[21]);
+	delete_profile(e_ids[NE - 1]);
 	ids_check(0);
 	selections();
 	table_checks();
@@ -734,6 +749,7 @@ main(void)
 {
 	scenario(0);
 	scenario(40);
+	days_scenario();
 	printf("test_store_rollup: %u checks\n", checks);
 	return 0;
 }

@@ -1,0 +1,12 @@
+-- profd store, version 17: frame has no index but its primary key (issue
+-- 41, store growth).  (docs/DESIGN-STORAGE.md, "Callsite chunks", "Frames
+-- found in memory".)
+-- frame_hash (schema 16) still cost ~5.6 bytes of pages for each frame a
+-- drifting CPU series brings (~370 bytes a profile), for one question that
+-- only the writer asks: the id of a frame of these six columns.  The writer
+-- (store-frames.c) now keeps a map of every frame, read by one scan of the
+-- table at its first lookup, forgetting a rolled-back transaction's new
+-- frames and the frames the collection deletes; it inserts a frame only
+-- when the map has not got it: frames stay unique.  Another program that
+-- writes frames (the sqlite3 shell) must look for an equal row itself.
+DROP INDEX frame_hash;

@@ -1,0 +1,149 @@
+/* test_store_rollup_days.h: days made when they close (store-runs.c,
+ * "days"; docs/DESIGN-STORAGE.md, "Days made when they close"), included
+ * by test_store_rollup.c after its helpers.  In a store of their own:
+ * scope f repeats one trace every hour of a day (its day's keys are
+ * those of one hour: the day is kept), scope g drifts (another trace
+ * every hour: a marker, read from its hours).  Every answer is compared
+ * with the blocks' alone at each step. */
+
+#define DAYS_D	(T0 + 10 * DAY)
+
+/* Scope s's rows of span 86400 starting at day: (runs, markers). */
+static void
+day_rows(const char *s, int64_t day, int64_t *runs, int64_t *markers)
+{
+	char q[320];
+	struct sqlres r;
+
+	memset(&r, 0, sizeof r);
+	snprintf(q, sizeof q, "SELECT count(*), ifnull(sum(r.entries >= 0), "
+	    "0), ifnull(sum(r.entries < 0), 0) FROM rollup r JOIN scope s ON "
+	    "s.id = r.scope_id WHERE s.name = '%s' AND r.span = 86400 AND "
+	    "r.start = %lld", s, (long long)day);
+	sql(q, &r);
+	*runs = r.v[1];
+	*markers = r.v[2];
+}
+
+/* Top, tree, timeline and export of scope s over [lo, hi] equal the
+ * blocks'; and top reads no block when [lo, hi] is whole hours. */
+static void
+days_compare(const char *s, int64_t lo, int64_t hi)
+{
+	struct selection sel;
+	struct top_params tp = { &sel, 0, GRAN_FUNCTION };
+	struct top_result r;
+	struct error err = { 0 };
+	char scope[32], since[64], until[64];
+	const char *kv[] = { scope, since, until, NULL };
+	int64_t before;
+
+	snprintf(scope, sizeof scope, "scope=%s", s);
+	snprintf(since, sizeof since, "since@%lld", (long long)lo);
+	snprintf(until, sizeof until, "until@%lld", (long long)hi);
+	CHECK(compare(kv) > 0);
+	make_sel(&sel, kv);
+	before = store_blocks_read(rd);
+	CHECK(top_query(testquery_src(rd, idx), &tp, &r, &err) == 0);
+	CHECK(store_blocks_read(rd) == before);
+	CHECK(r.nprofiles > 0 && r.total > 0);
+	top_result_clear(&r);
+	selection_clear(&sel);
+}
+
+/* store_referenced names exactly the keys of the rows (open days'
+ * from their hours, markers' from the blocks). */
+static void
+days_referenced(void)
+{
+	struct hmap refs = { 0 };
+	struct sqlres r;
+	struct error err = { 0 };
+	size_t i;
+
+	memset(&r, 0, sizeof r);
+	sql("SELECT DISTINCT callsite_id, labelset_id FROM sample", &r);
+	CHECK(store_referenced(rd, ref_cb, &refs, &err) == 0);
+	CHECK(refs.n == r.keys.n && refs.n == r.rows && refs.n > 0);
+	for (i = 0; i < refs.cap; i++)
+		if (refs.slots[i].hash != 0)
+			CHECK(hmap_get(&r.keys, hmap_slot_key(&refs.slots[i]),
+			    refs.slots[i].keylen) != 0);
+	hmap_clear(&refs);
+	hmap_clear(&r.keys);
+}
+
+static void
+days_scenario(void)
+{
+	int64_t runs, markers, late, open;
+	int i;
+
+	testimport_open(&ti);
+	snprintf(dbpath, sizeof dbpath, "%s/profd.db", ti.dir);
+	wr = ti.wr;
+	rd = ti.rd;
+	idx = ti.idx;
+	for (i = 0; i < 6; i++) {
+		push_trace("f", 200, DAYS_D + i * HOUR, 600, 7, NULL, 0);
+		push_trace("g", 200, DAYS_D + i * HOUR, 600, 20 + (uint64_t)i,
+		    NULL, 0);
+	}
+	/* Open: no row of its own, read from its hours. */
+	day_rows("f", DAYS_D, &runs, &markers);
+	CHECK(runs == 0 && markers == 0);
+	days_compare("f", DAYS_D, DAYS_D + DAY - 1);
+	days_compare("g", DAYS_D - DAY, DAYS_D + 2 * DAY - 1);
+	days_referenced();
+
+	/* An import into the next day closes it: f's a run of level 30
+	 * (one hour's keys of six hours'), g's a marker (its keys more than
+	 * half its hours').  A trace of one seed has the same samples. */
+	push_trace("f", 200, DAYS_D + DAY + HOUR, 600, 7, NULL, 0);
+	push_trace("g", 200, DAYS_D + DAY + HOUR, 600, 40, NULL, 0);
+	day_rows("f", DAYS_D, &runs, &markers);
+	CHECK(runs == 1 && markers == 0);
+	day_rows("g", DAYS_D, &runs, &markers);
+	CHECK(runs == 0 && markers == 1);
+	day_rows("f", DAYS_D + DAY, &runs, &markers);
+	CHECK(runs == 0 && markers == 0);
+	days_compare("f", DAYS_D, DAYS_D + DAY - 1);
+	days_compare("f", DAYS_D - DAY, DAYS_D + 2 * DAY - 1);
+	days_compare("g", DAYS_D, DAYS_D + 2 * DAY - 1);
+	days_referenced();
+
+	/* A late import into the closed day adds a run to it; one into the
+	 * open day none; deletes from both. */
+	late = push_trace("f", 200, DAYS_D + 7 * HOUR, 600, 8, NULL, 0);
+	day_rows("f", DAYS_D, &runs, &markers);
+	CHECK(runs == 2 && markers == 0);
+	days_compare("f", DAYS_D - DAY, DAYS_D + 2 * DAY - 1);
+	/* The next import merges the day left behind into one run. */
+	open = push_trace("f", 200, DAYS_D + DAY + 2 * HOUR, 600, 9, NULL, 0);
+	day_rows("f", DAYS_D, &runs, &markers);
+	CHECK(runs == 1 && markers == 0);
+	day_rows("f", DAYS_D + DAY, &runs, &markers);
+	CHECK(runs == 0 && markers == 0);
+	days_compare("f", DAYS_D - DAY, DAYS_D + 2 * DAY - 1);
+	days_referenced();
+	delete_profile(late);
+	delete_profile(open);
+	days_compare("f", DAYS_D - DAY, DAYS_D + 2 * DAY - 1);
+	days_compare("f", DAYS_D, DAYS_D + DAY - 1);
+
+	/* Two days on: the latest day with hours before it closes, a run
+	 * (three hours of one trace's keys); a day of one hour's keys is a
+	 * marker (its run would be that hour's again). */
+	push_trace("f", 200, DAYS_D + DAY + 3 * HOUR, 600, 7, NULL, 0);
+	push_trace("f", 200, DAYS_D + DAY + 4 * HOUR, 600, 7, NULL, 0);
+	push_trace("f", 200, DAYS_D + 3 * DAY, 600, 7, NULL, 0);
+	day_rows("f", DAYS_D + DAY, &runs, &markers);
+	CHECK(runs == 1 && markers == 0);
+	push_trace("f", 200, DAYS_D + 5 * DAY, 600, 7, NULL, 0);
+	day_rows("f", DAYS_D + 3 * DAY, &runs, &markers);
+	CHECK(runs == 0 && markers == 1);
+	days_compare("f", DAYS_D + 3 * DAY, DAYS_D + 4 * DAY - 1);
+	days_compare("f", DAYS_D - DAY, DAYS_D + 6 * DAY - 1);
+	days_referenced();
+	testimport_close(&ti);
+}

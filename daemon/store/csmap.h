@@ -1,9 +1,11 @@
 /* csmap.h: the writer's callsite map, (parent, frame) -> id, for
- * store-cs.c.  Each id's key lives in an id-indexed array (4 + 4
- * bytes); the table holds only the id and 16 bits of the key's hash
- * (6 bytes a slot), so a lookup reads the array on a hash match only.
- * A growth builds the new table from the key array after freeing the old
- * one: no two tables at once (docs/DESIGN-STORAGE.md, "Callsite chunks"). */
+ * store-cs.c; store-frames.c's map of frames is one too, keyed by the
+ * halves of a frame's 64-bit hash.  Each id's key lives in an
+ * id-indexed array (4 + 4 bytes); the table holds only the id and 16
+ * bits of the key's hash (6 bytes a slot), so a lookup reads the array
+ * on a hash match only.  A growth builds the new table from the key
+ * array after freeing the old one: no two tables at once
+ * (docs/DESIGN-STORAGE.md, "Callsite chunks"). */
 #ifndef PROFD_CSMAP_H
 #define PROFD_CSMAP_H
 

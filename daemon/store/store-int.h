@@ -61,7 +61,8 @@ enum sb_stmt {
 	SB_BLOCK_ADD, SB_BLOCK_FIX, SB_BLOCK_DATA, SB_BLOCKS_SCOPE,
 	SB_BLOCKS_PROFILE, SB_ROLLUP_RUNS, SB_ROLLUP_GET, SB_ROLLUP_PUT,
 	SB_ROLLUP_DEL, SB_ROLLUPS, SB_ROLLUP_IDS, SB_ROLLUP_DATA,
-	SB_ROLLUPS_SPAN, SB_ROLLUP_RANGE, SB_ROLLUP_BEFORE, SB_ROLLUP_OPEN,
+	SB_ROLLUPS_SPAN, SB_ROLLUP_RANGE, SB_ROLLUP_BEFORE, SB_ROLLUP_HOURS,
+	SB_ROLLUP_OPEN,
 	SB_ROLLUP_ORPHANS, SB_BLOCKS_TIME,
 	SB_BLOCK_ROW, SB_TOTAL_ADD, SB_TOTAL_DEL, SB_TOTALS,
 	SB_PROFILE_TIME, SB_PROFILE_DELETE, SB_PROFILE_RAW, SB_TOTALS_PROFILES,
@@ -102,6 +103,12 @@ struct store {
 	int64_t runs_written;		/* bytes of rollup runs, for bench */
 	size_t sample_rows;		/* writer's buffer, 0: default */
 	size_t rollup_max;		/* keys of a window, 0: default */
+	/* The open days store-runs.c asked whether a run would halve
+	 * their hours' keys, and at how many hours (asked once each). */
+	struct {
+		int64_t scope, day, hours;
+	} days_asked[8];
+	size_t days_next;
 	struct store_cs *cs;		/* store-cs.c's */
 	struct store_frames *frames;	/* store-frames.c's, the writer's */
 	struct store_fsum *fsum;	/* store-fsum.c's, a reader's */
@@ -290,6 +297,10 @@ int64_t store_frames_intern(struct store *, const struct store_frame_key *k,
 void store_frames_end(struct store *, int committed);
 /* The collection deleted frame id in the open transaction. */
 void store_frames_del(struct store *, int64_t id);
+/* For tests: the frames' hash (NULL: the map's own), the map read again
+ * at the next lookup.  A constant one makes every frame a collision. */
+void store_frames_hash(struct store *,
+    uint64_t (*)(const struct store_frame_key *));
 void store_frames_free(struct store *);
 /* Memory of the map, allocated. */
 size_t store_frames_bytes(const struct store *);

@@ -66,6 +66,7 @@ static const struct store_sql sb_sql[SB_COUNT] = {
 	    "FROM rollup WHERE span = ?1" },
 	/* Days made when they close (store-runs.c, day_close): the runs
 	 * of a day's hours; the latest window of a span before a start;
+	 * the hours of a day with runs;
 	 * the days in a range whose hours have runs and which have no row
 	 * of their own (open: read from their hours); and every hour run
 	 * of such a day (the collection's, ?1 an hour, ?2 a day). */
@@ -74,6 +75,9 @@ static const struct store_sql sb_sql[SB_COUNT] = {
 	    "AND start <= ?4 ORDER BY start, id" },
 	[SB_ROLLUP_BEFORE] = { 1, "SELECT max(start) FROM rollup WHERE "
 	    "scope_id = ?1 AND span = ?2 AND start < ?3" },
+	[SB_ROLLUP_HOURS] = { 1, "SELECT count(DISTINCT start) FROM rollup "
+	    "WHERE scope_id = ?1 AND span = ?2 AND start >= ?3 AND "
+	    "start <= ?4" },
 	[SB_ROLLUP_OPEN] = { 0, "SELECT DISTINCT h.start - (h.start % ?5 + "
 	    "?5) % ?5 AS day FROM rollup h WHERE h.scope_id = ?1 AND "
 	    "h.span = ?4 AND h.start >= ?2 AND h.start <= ?3 AND NOT EXISTS "

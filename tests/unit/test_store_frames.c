@@ -2,20 +2,24 @@
  * (store-frames.c, schema 17), with no index on frame: one row per six
  * columns, whatever happened to the map.
  *
- * Sets of frames (some with columns too wide for the map's narrow keys,
- * some with no function or mapping) are pushed as profiles: a chain of
- * callsites over them and a value on each chain's leaf.  The same set
- * pushed again makes no frame and gets the same ids.  An import that made
- * frames and was rolled back leaves none, and the next set takes the ids
- * it had: the rolled-back set pushed again then gets new ids, not the
- * other set's (the map forgot them).  A collection's delete in the map,
- * rolled back, loses no frame.  A collection that deleted a set's frames
- * (its profile gone) leaves no id of them in the map: the set pushed
- * again makes them anew.  A frame written by another connection is found,
- * not made twice.  Reopened, the store's map is read from the table: every
- * set again makes nothing.  After every step, frame has as many rows as
- * distinct column tuples, each id's row has the columns it was interned
- * with, and no callsite names a frame that is not there. */
+ * Sets of frames (some with wide columns, some with no function or
+ * mapping) are pushed as profiles: a chain of callsites over them and a
+ * value on each chain's leaf.  The same set pushed again makes no frame
+ * and gets the same ids.  An import that made frames and was rolled back
+ * leaves none, and the next set takes the ids it had: the rolled-back set
+ * pushed again then gets new ids, not the other set's (the map forgot
+ * them).  A collection's delete in the map, rolled back, loses no frame.
+ * A collection that deleted a set's frames (its profile gone) leaves no
+ * id of them in the map: the set pushed again makes them anew.  A frame
+ * written by another connection is found, not made twice.  Reopened, the
+ * store's map is read from the table: every set again makes nothing.
+ * After every step, frame has as many rows as distinct column tuples,
+ * each id's row has the columns it was interned with, and no callsite
+ * names a frame that is not there.
+ *
+ * Then the same with every frame of one hash (store_frames_hash): the
+ * map holds one of them and finds each other one by its columns, through
+ * pushes, a rollback, a collection and a reopen, still one row each. */
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,8 +44,8 @@ static unsigned seed = 1;
 
 /* n frames of set number which, distinct from every other set's by the
  * address's top byte (or a wide frame's function); every 37th has a
- * column the map's narrow key cannot hold, every 11th no function or
- * mapping (NULL). */
+ * column wider than 32 bits (or 16, 8), every 11th no function or mapping
+ * (NULL). */
 static void
 set_make(struct set *t, int which, size_t n)
 {
@@ -204,6 +208,53 @@ collect(struct store *s)
 	}
 }
 
+/* t pushed and rolled back, its last 10 frames old's first 10: frame
+ * has no more rows, and those 10 had old's ids. */
+static void
+push_rolled_back(struct store *s, struct set *t, const struct set *old,
+    sqlite3 *db)
+{
+	int64_t n = ts_count(db, "SELECT count(*) FROM frame");
+	size_t i;
+
+	memcpy(t->k + t->n - 10, old->k, 10 * sizeof *old->k);
+	push(s, t, t->id, 0);
+	CHECK(ts_count(db, "SELECT count(*) FROM frame") == n);
+	for (i = t->n - 10; i < t->n; i++)
+		CHECK(t->id[i] == old->id[i - (t->n - 10)]);
+}
+
+/* The collection's deletes of t's first n frames rolled back: t pushed
+ * again finds them. */
+static void
+dels_rolled_back(struct store *s, const struct set *t, size_t n,
+    sqlite3 *db)
+{
+	struct error err = { 0 };
+	size_t i;
+
+	ts_ok(store_begin(s, &err), "begin", &err);
+	for (i = 0; i < n; i++)
+		store_frames_del(s, t->id[i]);
+	store_rollback(s);
+	push_same(s, t, db);
+}
+
+/* Profile p, the only one with t's frames, deleted and collected: frame
+ * has t's rows fewer. */
+static void
+collect_set(struct store *s, int64_t p, const struct set *t, sqlite3 *db)
+{
+	struct error err = { 0 };
+	int64_t n = ts_count(db, "SELECT count(*) FROM frame");
+
+	ts_ok(store_begin(s, &err), "begin", &err);
+	ts_ok(store_profile_delete(s, p, &err), "delete", &err);
+	ts_ok(store_commit(s, &err), "commit", &err);
+	collect(s);
+	CHECK(ts_count(db, "SELECT count(*) FROM frame") == n - (int64_t)t->n);
+}
+
 static sqlite3 *
 db_open(void)
 {
@@ -212,6 +263,101 @@ db_open(void)
 	CHECK(sqlite3_open(path, &db) == SQLITE_OK &&
 	    store_vtab_register(db) == SQLITE_OK);
 	return db;
+}
+
+/* A store at a fresh path with the scope, metric and labelset pushes
+ * use, and db on it. */
+static struct store *
+setup(const char *name, sqlite3 **db)
+{
+	struct error err = { 0 };
+	struct store *s;
+	int created;
+
+	path = ts_new_path(name);
+	s = ts_open(path, 0);
+	ts_ok(store_begin(s, &err), "begin", &err);
+	scope = store_scope(s, "svc", 1, &err);
+	metric = store_metric(s, "samples", 7, "count", 5, &err);
+	labelset = ts_ok_id(store_labelset(s, "k=v", 3, &created, &err),
+	    "labelset", &err);
+	ts_ok(store_commit(s, &err), "commit", &err);
+	*db = db_open();
+	return s;
+}
+
+/* Every frame's hash one (its low half 0, made nonzero by the map). */
+static uint64_t
+hash_one(const struct store_frame_key *k)
+{
+	(void)k;
+	return 0x5eed000000000000ULL;
+}
+
+/* Every frame a collision: the one the map holds, and each other found
+ * by its columns and made only when not there. */
+static void
+collisions(void)
+{
+	struct set f, g, h;
+	struct store *s;
+	sqlite3 *db;
+	int64_t pg, *ids;
+
+	s = setup("collide.db", &db);
+	store_frames_hash(s, hash_one);
+	set_make(&f, 6, 300);
+	set_make(&g, 7, 200);
+	set_make(&h, 8, 150);
+	ids = xcalloc(f.n, sizeof *ids);
+	pg = push(s, &g, g.id, 1);
+	push(s, &f, f.id, 1);
+	check_rows(db, &f);
+	check_rows(db, &g);
+	CHECK(ts_count(db, "SELECT count(*) FROM frame") ==
+	    (int64_t)(f.n + g.n));
+	push_same(s, &f, db);
+	check_unique(db, "one hash: two sets pushed, one again");
+
+	/* Rolled back with old frames among the new; the next push takes
+	 * its ids. */
+	push_rolled_back(s, &h, &f, db);
+	push(s, &h, ids, 1);
+	CHECK(ids[0] == h.id[0]);
+	memcpy(h.id, ids, h.n * sizeof *ids);
+	check_rows(db, &h);
+	push_same(s, &f, db);
+	check_unique(db, "one hash: a rolled-back import");
+
+	/* A collection's deletes rolled back; then g collected (with the
+	 * frame the map holds, its first): the others are still found, and
+	 * g pushed again is made anew. */
+	dels_rolled_back(s, &f, 20, db);
+	collect_set(s, pg, &g, db);
+	push_same(s, &f, db);
+	push(s, &g, ids, 1);
+	memcpy(g.id, ids, g.n * sizeof *ids);
+	check_rows(db, &g);
+	push_same(s, &h, db);
+	check_unique(db, "one hash: a set collected, then pushed again");
+
+	/* Reopened: the map read from the table holds one frame. */
+	store_close(s);
+	s = ts_open(path, 0);
+	store_frames_hash(s, hash_one);
+	push_same(s, &g, db);
+	push_same(s, &f, db);
+	push_same(s, &h, db);
+	CHECK(ts_count(db, "SELECT count(*) FROM frame") ==
+	    (int64_t)(f.n + g.n + h.n - 10));
+	check_unique(db, "one hash: the store reopened");
+
+	sqlite3_close(db);
+	store_close(s);
+	free(ids);
+	set_free(&f);
+	set_free(&g);
+	set_free(&h);
 }
 
 int
@@ -224,17 +370,8 @@ main(void)
 	int64_t pb, n, *ids, xid;
 	sqlite3 *db;
 	size_t i;
-	int created;
 
-	path = ts_new_path("frames.db");
-	s = ts_open(path, 0);
-	ts_ok(store_begin(s, &err), "begin", &err);
-	scope = store_scope(s, "svc", 1, &err);
-	metric = store_metric(s, "samples", 7, "count", 5, &err);
-	labelset = ts_ok_id(store_labelset(s, "k=v", 3, &created, &err),
-	    "labelset", &err);
-	ts_ok(store_commit(s, &err), "commit", &err);
-	db = db_open();
+	s = setup("frames.db", &db);
 	CHECK(ts_count(db, "SELECT count(*) FROM sqlite_master WHERE "
 	    "tbl_name = 'frame' AND type = 'index'") == 0);
 
@@ -260,11 +397,7 @@ main(void)
 	 * the map, the old ones stay.  The next set takes their ids. */
 	n = ts_count(db, "SELECT count(*) FROM frame");
 	ids = xcalloc(a.n, sizeof *ids);
-	memcpy(d.k + d.n - 10, a.k, 10 * sizeof *a.k);
-	push(s, &d, d.id, 0);
-	CHECK(ts_count(db, "SELECT count(*) FROM frame") == n);
-	for (i = d.n - 10; i < d.n; i++)
-		CHECK(d.id[i] == a.id[i - (d.n - 10)]);
+	push_rolled_back(s, &d, &a, db);
 	push(s, &e, e.id, 1);
 	CHECK(e.id[0] == d.id[0]);
 	push(s, &d, ids, 1);
@@ -280,21 +413,13 @@ main(void)
 
 	/* A collection's delete undone by a rollback: the frame is still
 	 * there and still found. */
-	ts_ok(store_begin(s, &err), "begin", &err);
-	for (i = 0; i < 50; i++)
-		store_frames_del(s, a.id[i]);
-	store_rollback(s);
-	push_same(s, &a, db);
+	dels_rolled_back(s, &a, 50, db);
 	check_unique(db, "a collection's deletes rolled back");
 
 	/* b's profile deleted and its frames collected: pushed again, they
 	 * are made anew (ids are never reused). */
 	n = ts_count(db, "SELECT count(*) FROM frame");
-	ts_ok(store_begin(s, &err), "begin", &err);
-	ts_ok(store_profile_delete(s, pb, &err), "delete", &err);
-	ts_ok(store_commit(s, &err), "commit", &err);
-	collect(s);
-	CHECK(ts_count(db, "SELECT count(*) FROM frame") == n - (int64_t)b.n);
+	collect_set(s, pb, &b, db);
 	push(s, &b, ids, 1);
 	for (i = 0; i < b.n; i++)
 		CHECK(ids[i] > d.id[d.n - 11]);
@@ -328,7 +453,7 @@ main(void)
 	push_same(s, &d, db);
 	push_same(s, &e, db);
 	n = ts_count(db, "SELECT max(id) FROM frame");
-	CHECK(store_frames_bytes(s) <= (size_t)n * 48 + 65536);
+	CHECK(store_frames_bytes(s) <= (size_t)n * 24 + 65536);
 	check_unique(db, "the store reopened");
 	printf("ok: the map of %lld frame ids takes %zu bytes\n",
 	    (long long)n, store_frames_bytes(s));
@@ -341,6 +466,7 @@ main(void)
 	set_free(&c);
 	set_free(&d);
 	set_free(&e);
+	collisions();
 	printf("test_store_frames: %u checks passed\n", checks);
 	return 0;
 }

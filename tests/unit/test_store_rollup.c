@@ -524,13 +524,32 @@ ref_cb(void *arg, int64_t cs, int64_t ls)
 	hmap_put(h, k, sizeof k, 1);
 }
 
+/* store_referenced names exactly the keys of the rows (an open day's
+ * from its hours, a marker's from the blocks). */
+static void
+referenced_check(void)
+{
+	struct hmap refs = { 0 };
+	struct sqlres r;
+	struct error err = { 0 };
+	size_t i;
+
+	memset(&r, 0, sizeof r);
+	sql("SELECT DISTINCT callsite_id, labelset_id FROM sample", &r);
+	CHECK(store_referenced(rd, ref_cb, &refs, &err) == 0);
+	CHECK(refs.n == r.keys.n && refs.n == r.rows && refs.n > 0);
+	for (i = 0; i < refs.cap; i++)
+		if (refs.slots[i].hash != 0)
+			CHECK(hmap_get(&r.keys, hmap_slot_key(&refs.slots[i]),
+			    refs.slots[i].keylen) != 0);
+	hmap_clear(&refs);
+	hmap_clear(&r.keys);
+}
+
 static void
 table_checks(void)
 {
 	struct sqlres r;
-	struct hmap refs = { 0 };
-	struct error err = { 0 };
-	size_t i;
 
 	/* Every key once, although profiles have many overlapping blocks. */
 	memset(&r, 0, sizeof r);
@@ -553,17 +572,7 @@ table_checks(void)
 
 		CHECK(r.v[0] > 0 && r.v[0] == compare(kv));
 	}
-	/* store_referenced names exactly the keys of the rows. */
-	memset(&r, 0, sizeof r);
-	sql("SELECT DISTINCT callsite_id, labelset_id FROM sample", &r);
-	CHECK(store_referenced(rd, ref_cb, &refs, &err) == 0);
-	CHECK(refs.n == r.keys.n && refs.n == r.rows && refs.n > 0);
-	for (i = 0; i < refs.cap; i++)
-		if (refs.slots[i].hash != 0)
-			CHECK(hmap_get(&r.keys, hmap_slot_key(&refs.slots[i]),
-			    refs.slots[i].keylen) != 0);
-	hmap_clear(&refs);
-	hmap_clear(&r.keys);
+	referenced_check();
 }
 
 /* Scope e's windows hold runs of level 0, of merged levels and merged

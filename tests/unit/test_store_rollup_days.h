@@ -2,8 +2,9 @@
  * "days"; docs/DESIGN-STORAGE.md, "Days made when they close"), included
  * by test_store_rollup.c after its helpers.  In a store of their own:
  * scope f repeats one trace every hour of a day (its day's keys are
- * those of one hour: the day is kept), scope g drifts (another trace
- * every hour: a marker, read from its hours).  Every answer is compared
+ * those of one hour: the day gets its run at its fourth hour), scope g
+ * drifts (another trace every hour: open, then a marker, read from its
+ * hours).  Every answer is compared
  * with the blocks' alone at each step. */
 
 #define DAYS_D	(T0 + 10 * DAY)
@@ -51,28 +52,6 @@ days_compare(const char *s, int64_t lo, int64_t hi)
 	selection_clear(&sel);
 }
 
-/* store_referenced names exactly the keys of the rows (open days'
- * from their hours, markers' from the blocks). */
-static void
-days_referenced(void)
-{
-	struct hmap refs = { 0 };
-	struct sqlres r;
-	struct error err = { 0 };
-	size_t i;
-
-	memset(&r, 0, sizeof r);
-	sql("SELECT DISTINCT callsite_id, labelset_id FROM sample", &r);
-	CHECK(store_referenced(rd, ref_cb, &refs, &err) == 0);
-	CHECK(refs.n == r.keys.n && refs.n == r.rows && refs.n > 0);
-	for (i = 0; i < refs.cap; i++)
-		if (refs.slots[i].hash != 0)
-			CHECK(hmap_get(&r.keys, hmap_slot_key(&refs.slots[i]),
-			    refs.slots[i].keylen) != 0);
-	hmap_clear(&refs);
-	hmap_clear(&r.keys);
-}
-
 static void
 days_scenario(void)
 {
@@ -84,7 +63,7 @@ days_scenario(void)
 	wr = ti.wr;
 	rd = ti.rd;
 	idx = ti.idx;
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i < 3; i++) {
 		push_trace("f", 200, DAYS_D + i * HOUR, 600, 7, NULL, 0);
 		push_trace("g", 200, DAYS_D + i * HOUR, 600, 20 + (uint64_t)i,
 		    NULL, 0);
@@ -93,12 +72,26 @@ days_scenario(void)
 	day_rows("f", DAYS_D, &runs, &markers);
 	CHECK(runs == 0 && markers == 0);
 	days_compare("f", DAYS_D, DAYS_D + DAY - 1);
+	referenced_check();
+	/* Its fourth hour: f's hours repeat their keys, so the day gets its
+	 * run before it closes, and each import after adds one; g's drift
+	 * (more than half of its hours' keys are its own), it stays open. */
+	for (i = 3; i < 6; i++) {
+		push_trace("f", 200, DAYS_D + i * HOUR, 600, 7, NULL, 0);
+		push_trace("g", 200, DAYS_D + i * HOUR, 600, 20 + (uint64_t)i,
+		    NULL, 0);
+		day_rows("f", DAYS_D, &runs, &markers);
+		CHECK(runs == i - 2 && markers == 0);
+		day_rows("g", DAYS_D, &runs, &markers);
+		CHECK(runs == 0 && markers == 0);
+	}
+	days_compare("f", DAYS_D, DAYS_D + DAY - 1);
 	days_compare("g", DAYS_D - DAY, DAYS_D + 2 * DAY - 1);
-	days_referenced();
+	referenced_check();
 
-	/* An import into the next day closes it: f's a run of level 30
-	 * (one hour's keys of six hours'), g's a marker (its keys more than
-	 * half its hours').  A trace of one seed has the same samples. */
+	/* An import into the next day closes it: f's runs merged whole
+	 * into one, g's a marker (its keys more than half its hours').  A
+	 * trace of one seed has the same samples. */
 	push_trace("f", 200, DAYS_D + DAY + HOUR, 600, 7, NULL, 0);
 	push_trace("g", 200, DAYS_D + DAY + HOUR, 600, 40, NULL, 0);
 	day_rows("f", DAYS_D, &runs, &markers);
@@ -110,7 +103,7 @@ days_scenario(void)
 	days_compare("f", DAYS_D, DAYS_D + DAY - 1);
 	days_compare("f", DAYS_D - DAY, DAYS_D + 2 * DAY - 1);
 	days_compare("g", DAYS_D, DAYS_D + 2 * DAY - 1);
-	days_referenced();
+	referenced_check();
 
 	/* A late import into the closed day adds a run to it; one into the
 	 * open day none; deletes from both. */
@@ -125,7 +118,7 @@ days_scenario(void)
 	day_rows("f", DAYS_D + DAY, &runs, &markers);
 	CHECK(runs == 0 && markers == 0);
 	days_compare("f", DAYS_D - DAY, DAYS_D + 2 * DAY - 1);
-	days_referenced();
+	referenced_check();
 	delete_profile(late);
 	delete_profile(open);
 	days_compare("f", DAYS_D - DAY, DAYS_D + 2 * DAY - 1);
@@ -144,6 +137,6 @@ days_scenario(void)
 	CHECK(runs == 0 && markers == 1);
 	days_compare("f", DAYS_D + 3 * DAY, DAYS_D + 4 * DAY - 1);
 	days_compare("f", DAYS_D - DAY, DAYS_D + 6 * DAY - 1);
-	days_referenced();
+	referenced_check();
 	testimport_close(&ti);
 }

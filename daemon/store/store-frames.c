@@ -44,8 +44,8 @@
 struct store_frames {
 	struct csmap map;		/* hash halves -> id */
 	uint64_t (*hash)(const struct store_frame_key *);
-	int loaded;			/* the map holds every stored frame */
-	int checked;			/* this transaction's largest id seen */
+	int loaded;		/* the map holds every stored frame */
+	int checked;		/* this transaction's largest id seen */
 	/* This transaction made the map lose frames that a rollback brings
 	 * back (the collection's), or added one out of id order: a
 	 * rollback reads the map again. */
@@ -53,7 +53,7 @@ struct store_frames {
 	/* A frame is not in the map, its hash another's: one leaving the
 	 * map has the map read again. */
 	int shadowed;
-	int64_t top;			/* the largest id stored, as known */
+	int64_t top;		/* the largest id stored, as known */
 	int64_t tx_first, tx_top;	/* this transaction's first new id;
 					   top before it */
 	sqlite3_stmt *scan, *max, *row, *exact;

@@ -397,7 +397,8 @@ day_close(struct store *s, int64_t scope, int64_t start, int early,
 	sqlite3_bind_int64(st, 4, start + day - hour);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		id = sqlite3_column_int64(st, 0);
-		if (sqlite3_column_int64(st, 2) < 0 || r.n > store_rollup_max(s)) {
+		if (sqlite3_column_int64(st, 2) < 0 ||
+		    r.n > store_rollup_max(s)) {
 			mark = 1;
 			break;
 		}
@@ -421,12 +422,13 @@ day_close(struct store *s, int64_t scope, int64_t start, int early,
 	}
 	sqlite3_reset(st);
 	srows_filter(&r, keep_counted, &r);
-	if ((mark || (int64_t)r.n * 2 > keys) && early)
+	mark = mark || (int64_t)r.n * 2 > keys;
+	if (mark && early)
 		ret = 0;
-	else if (mark || (int64_t)r.n * 2 > keys)
+	else if (mark)
 		ret = run_insert(s, scope, day, start, 0, -1, NULL, NULL, err);
 	else if ((ret = run_write(s, scope, day, start, RUN_LEVEL_ALL, &r, &l,
-	    &marked, err)) == 0 && marked)
+	    &marked, err)) == 0 && marked && !early)
 		ret = run_insert(s, scope, day, start, 0, -1, NULL, NULL, err);
 out:
 	sqlite3_reset(st);

@@ -575,6 +575,26 @@ table_checks(void)
 	referenced_check();
 }
 
+/* Top of kv counts more than min profiles and reads no block (whole
+ * hours: the rollups answer it all). */
+static void
+top_no_block(const char *const *kv, int64_t min)
+{
+	struct selection sel;
+	struct top_params tp = { &sel, 0, GRAN_FUNCTION };
+	struct top_result r;
+	struct error err = { 0 };
+	int64_t before;
+
+	make_sel(&sel, kv);
+	before = store_blocks_read(rd);
+	CHECK(top_query(testquery_src(rd, idx), &tp, &r, &err) == 0);
+	CHECK(store_blocks_read(rd) == before);
+	CHECK(r.nprofiles > min && r.total > 0);
+	top_result_clear(&r);
+	selection_clear(&sel);
+}
+
 /* Scope e's windows hold runs of level 0, of merged levels and merged
  * whole; a selection of whole windows reads no block, and counts its
  * profiles from the runs' lists. */
@@ -605,15 +625,10 @@ runs_checks(int mixed)
 	snprintf(until, sizeof until, "until@%lld", (long long)(T0 - 1));
 	kv[1] = since;
 	kv[2] = until;
-	make_sel(&sel, kv);
-	before = store_blocks_read(rd);
-	CHECK(top_query(testquery_src(rd, idx), &tp, &r, &err) == 0);
-	CHECK(store_blocks_read(rd) == before);
-	CHECK(r.nprofiles > 10 && r.total > 0);
-	top_result_clear(&r);
+	top_no_block(kv, 10);
 	/* A partial hour reads blocks. */
-	selection_clear(&sel);
 	snprintf(since, sizeof since, "since@%lld", (long long)(T0 - DAY + 600));
+	before = store_blocks_read(rd);
 	make_sel(&sel, kv);
 	CHECK(top_query(testquery_src(rd, idx), &tp, &r, &err) == 0);
 	CHECK(store_blocks_read(rd) > before);
@@ -634,6 +649,17 @@ delete_profile(int64_t id)
 	CHECK(store_commit(wr, &err) == 0);
 }
 
+/* A fresh store: the writer, a reader and its callsite index. */
+static void
+open_store(void)
+{
+	testimport_open(&ti);
+	snprintf(dbpath, sizeof dbpath, "%s/profd.db", ti.dir);
+	wr = ti.wr;
+	rd = ti.rd;
+	idx = ti.idx;
+}
+
 #include "test_store_rollup_days.h"
 
 /* The whole story in a fresh store; rollup_max 0 is the default, a small
@@ -644,11 +670,7 @@ scenario(size_t rollup_max)
 	int64_t cpu;
 	int i;
 
-	testimport_open(&ti);
-	snprintf(dbpath, sizeof dbpath, "%s/profd.db", ti.dir);
-	wr = ti.wr;
-	rd = ti.rd;
-	idx = ti.idx;
+	open_store();
 	/* Many blocks per profile, untimed blocks before their bucket. */
 	store_set_sample_buffer(wr, 128);
 	store_set_rollup_max(wr, rollup_max);

@@ -61,12 +61,6 @@ fleet_profile_key(const char *scope, const uint8_t hash[32])
 	return k;
 }
 
-static void
-tsv_str(struct buf *b, const char *s)
-{
-	fleet_tsv_put(b, s, strlen(s));
-}
-
 void
 fleet_quote(struct buf *b, const char *s, size_t n)
 {
@@ -82,8 +76,6 @@ fleet_quote_raw(struct buf *b, const char *metric)
 	b->n--;
 	buf_add(b, FLEET_RAW_SUFFIX "'", strlen(FLEET_RAW_SUFFIX) + 1);
 }
-
-/* A TabSeparated field: the same escapes, no quotes. */
 
 static void
 tsv_array(struct buf *b, const char *const *v, size_t n)
@@ -290,14 +282,14 @@ fb_rows(struct fb *x, const struct store_ship_profile *sp,
 			if (!raw)
 				totals[j] += v[i].value;
 		}
-		tsv_str(out, sp->scope);
+		fleet_tsv_puts(out, sp->scope);
 		buf_add(out, "\t", 1);
-		tsv_str(out, metric);
+		fleet_tsv_puts(out, metric);
 		if (raw)
 			buf_add(out, FLEET_RAW_SUFFIX,
 			    strlen(FLEET_RAW_SUFFIX));
 		buf_add(out, "\t", 1);
-		tsv_str(out, x->host);
+		fleet_tsv_puts(out, x->host);
 		buf_printf(out, "\t%" PRId64 "\t%" PRIu64 "\t%" PRIu64 "\t",
 		    fp->time_s, fp->key, stack);
 		k = (size_t)imap_get(&x->set, (uint64_t)v[i].labelset);
@@ -335,11 +327,11 @@ fb_fsums(struct fb *x, const struct store_ship_profile *sp,
 		if (n == 0)
 			continue;
 		head.n = 0;
-		tsv_str(&head, sp->scope);
+		fleet_tsv_puts(&head, sp->scope);
 		buf_add(&head, "\t", 1);
-		tsv_str(&head, mnames[j]);
+		fleet_tsv_puts(&head, mnames[j]);
 		buf_add(&head, "\t", 1);
-		tsv_str(&head, x->host);
+		fleet_tsv_puts(&head, x->host);
 		buf_printf(&head, "\t%" PRId64 "\t%" PRIu64 "\t", fp->time_s,
 		    fp->key);
 		buf_add(&head, "", 1);
@@ -358,9 +350,9 @@ static void
 fb_profile_head(struct buf *out, const struct fb *x,
     const struct store_ship_profile *sp, const struct fleet_profile *fp)
 {
-	tsv_str(out, x->host);
+	fleet_tsv_puts(out, x->host);
 	buf_add(out, "\t", 1);
-	tsv_str(out, sp->scope);
+	fleet_tsv_puts(out, sp->scope);
 	buf_printf(out, "\t%" PRIu64 "\t%" PRId64 "\t", fp->key, fp->time_s);
 }
 
@@ -468,7 +460,7 @@ fb_profile(struct fb *x, const struct store_ship_profile *sp)
 	fb_profile_head(&b->profiles, x, sp, fp);
 	buf_printf(&b->profiles, "%" PRId64 "\t%" PRId64 "\t", sp->time_ns,
 	    sp->duration_ns);
-	tsv_str(&b->profiles, sp->name);
+	fleet_tsv_puts(&b->profiles, sp->name);
 	buf_add(&b->profiles, "\t", 1);
 	tsv_array(&b->profiles, mnames, info.nmetrics);
 	buf_add(&b->profiles, "\t[", 2);

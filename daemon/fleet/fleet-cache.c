@@ -1,8 +1,8 @@
-/* fleet-cache.c: stack hash -> its frames (fleet-cache.h), a map of
- * pointers to one allocation per stack, under one mutex.  Over the cap,
- * every stack is dropped: the frames a query reads are then read of
- * ClickHouse again, as without the cache, and the answers never depend
- * on what is kept. */
+/* fleet-cache.c: key -> one allocation (fleet-cache.h: a stack's
+ * frames by its hash, a function sum's names by its key), a map of
+ * pointers under one mutex.  Over the cap, everything is dropped: what
+ * a query reads is then read of ClickHouse again, as without the cache,
+ * and the answers never depend on what is kept. */
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -12,8 +12,8 @@
 
 struct fleet_cache {
 	pthread_mutex_t mu;
-	struct imap by_hash;		/* hash -> (intptr_t)frames */
-	struct fleet_frames **v;	/* what is kept, to free it */
+	struct imap by_key;		/* key -> (intptr_t)allocation */
+	void **v;			/* what is kept, to free it */
 	size_t n, cap_v;
 	size_t bytes, cap;
 };
@@ -57,7 +57,7 @@ cache_drop(struct fleet_cache *c)
 		free(c->v[i]);
 	c->n = 0;
 	c->bytes = 0;
-	imap_reset(&c->by_hash);
+	imap_reset(&c->by_key);
 }
 
 void
@@ -66,7 +66,7 @@ fleet_cache_free(struct fleet_cache *c)
 	if (c == NULL)
 		return;
 	cache_drop(c);
-	imap_clear(&c->by_hash);
+	imap_clear(&c->by_key);
 	free(c->v);
 	pthread_mutex_destroy(&c->mu);
 	free(c);
@@ -84,29 +84,26 @@ fleet_cache_unlock(struct fleet_cache *c)
 	pthread_mutex_unlock(&c->mu);
 }
 
-const struct fleet_frames *
-fleet_cache_get(struct fleet_cache *c, uint64_t hash)
+const void *
+fleet_cache_get(struct fleet_cache *c, uint64_t key)
 {
-	return (const struct fleet_frames *)(intptr_t)imap_get(&c->by_hash,
-	    hash);
+	return (const void *)(intptr_t)imap_get(&c->by_key, key);
 }
 
 void
-fleet_cache_add(struct fleet_cache *c, struct fleet_frames *f)
+fleet_cache_add(struct fleet_cache *c, uint64_t key, void *p, size_t bytes)
 {
-	/* A slot's pointer and its key, counted with the frames. */
-	size_t cost = f->bytes + 2 * sizeof(struct imap_slot);
+	/* A slot's pointer and its key, counted with the allocation. */
+	size_t cost = bytes + 2 * sizeof(struct imap_slot);
 
-	/* Frames without their inline flags would be kept wrong once
-	 * their row comes: read again each time instead. */
-	if (cost > c->cap || !f->whole) {
-		free(f);
+	if (cost > c->cap) {
+		free(p);
 		return;
 	}
 	pthread_mutex_lock(&c->mu);
-	if (imap_get(&c->by_hash, f->hash) != 0) {
+	if (imap_get(&c->by_key, key) != 0) {
 		pthread_mutex_unlock(&c->mu);
-		free(f);
+		free(p);
 		return;
 	}
 	if (c->bytes + cost > c->cap)
@@ -115,8 +112,8 @@ fleet_cache_add(struct fleet_cache *c, struct fleet_frames *f)
 		c->cap_v = c->cap_v ? c->cap_v * 2 : 1024;
 		c->v = xreallocarray(c->v, c->cap_v, sizeof *c->v);
 	}
-	c->v[c->n++] = f;
+	c->v[c->n++] = p;
 	c->bytes += cost;
-	imap_put(&c->by_hash, f->hash, (int64_t)(intptr_t)f);
+	imap_put(&c->by_key, key, (int64_t)(intptr_t)p);
 	pthread_mutex_unlock(&c->mu);
 }

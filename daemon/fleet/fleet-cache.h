@@ -24,7 +24,7 @@ struct fleet_frames {
 	size_t nf;
 	/* 0: read without its stack_frames row (inline flags, start
 	 * lines, mappings): a stack shipped before schema 2, or one
-	 * whose row is not in yet.  Never kept (fleet_cache_add). */
+	 * whose row is not in yet.  Never kept (fs_frames_row). */
 	int whole;
 	struct fleet_frame f[];
 };
@@ -38,18 +38,20 @@ char *fleet_frames_text(struct fleet_frames *);
 /* 64 MiB: the frames of some 50,000 stacks of real programs. */
 #define FLEET_CACHE_BYTES	(64 * 1024 * 1024)
 
+/* The cache: any one allocation by a 64-bit key (a stack's frames by
+ * its hash; fleet-fsum.c's names of a function sum's key, in a cache of
+ * their own). */
 struct fleet_cache;
 
 struct fleet_cache *fleet_cache_new(size_t cap);
 void fleet_cache_free(struct fleet_cache *);
-/* fleet_cache_get's frames are valid while the lock is held. */
+/* fleet_cache_get's allocations are valid while the lock is held. */
 void fleet_cache_lock(struct fleet_cache *);
 void fleet_cache_unlock(struct fleet_cache *);
-const struct fleet_frames *fleet_cache_get(struct fleet_cache *,
-    uint64_t hash);
-/* f, taken: kept, or freed (already there, over the cap alone, or not
- * whole: the frames a later read may complete).  Takes the lock
- * itself. */
-void fleet_cache_add(struct fleet_cache *, struct fleet_frames *f);
+const void *fleet_cache_get(struct fleet_cache *, uint64_t key);
+/* p, one allocation of bytes, taken: kept under key, or freed (the key
+ * there already, or over the cap alone).  Takes the lock itself. */
+void fleet_cache_add(struct fleet_cache *, uint64_t key, void *p,
+    size_t bytes);
 
 #endif

@@ -7,12 +7,12 @@
  * over a window, as one store_fsum_view that top adds to what it walks
  * of the rest (the window's partial hours), as it does the store's. */
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "alloc.h"
 #include "csindex.h"
+#include "fleet-cache.h"
 #include "fleet-fsum.h"
 #include "fleet-tsv.h"
 #include "hmap.h"
@@ -60,12 +60,6 @@ static const struct stack_source_ops pairs_ops = {
 	.free = pairs_release,
 };
 
-static void
-fsum_name(struct buf *out, const char *name)
-{
-	fleet_tsv_put(out, name, strlen(name));
-}
-
 /* A function's or an edge's key (SHA-256 of kind, caller and name, the
  * first 8 bytes, as stacks are keyed), its function_names row written
  * the first time the batch meets it. */
@@ -94,9 +88,9 @@ fsum_key(struct fleet_fsum_keys *k, int kind, const char *caller,
 	k->keys[k->nkeys++] = key;
 	hmap_put(&k->seen, k->scratch.p, k->scratch.n, (int64_t)k->nkeys);
 	buf_printf(&k->rows, "%" PRIu64 "\t", key);
-	fsum_name(&k->rows, caller);
+	fleet_tsv_puts(&k->rows, caller);
 	buf_add(&k->rows, "\t", 1);
-	fsum_name(&k->rows, name);
+	fleet_tsv_puts(&k->rows, name);
 	buf_add(&k->rows, "\n", 1);
 	return key;
 }
@@ -159,66 +153,9 @@ fleet_fsum_rows(struct buf *out, struct fleet_fsum_keys *k,
 
 /* ---- the reader's side ---- */
 
-struct fleet_fnames *
-fleet_fnames_new(size_t cap)
-{
-	struct fleet_fnames *c = xcalloc(1, sizeof *c);
-
-	pthread_mutex_init(&c->mu, NULL);
-	c->cap = cap;
-	return c;
-}
-
-static void
-fnames_drop(struct fleet_fnames *c)
-{
-	size_t i;
-
-	for (i = 0; i < c->n; i++)
-		free(c->v[i].caller);
-	free(c->v);
-	imap_clear(&c->at);
-	c->v = NULL;
-	c->n = c->bytes = 0;
-}
-
-void
-fleet_fnames_free(struct fleet_fnames *c)
-{
-	if (c == NULL)
-		return;
-	fnames_drop(c);
-	pthread_mutex_destroy(&c->mu);
-	free(c);
-}
-
-/* Locked: a key's names (one allocation, the name after the caller). */
-static void
-fnames_add(struct fleet_fnames *c, uint64_t key, const char *caller,
-    size_t nc, const char *name, size_t nn)
-{
-	char *p;
-
-	if (imap_get(&c->at, key) != 0)
-		return;
-	if (c->bytes + nc + nn + 64 > c->cap)
-		fnames_drop(c);	/* past the cap: all again, as needed */
-	p = xmalloc(nc + nn + 2);
-	memcpy(p, caller, nc);
-	p[nc] = '\0';
-	memcpy(p + nc + 1, name, nn);
-	p[nc + 1 + nn] = '\0';
-	c->v = xappendarray(c->v, c->n, sizeof *c->v);
-	c->v[c->n].caller = p;
-	c->v[c->n].name = p + nc + 1;
-	c->n++;
-	c->bytes += nc + nn + 64;
-	imap_put(&c->at, key, (int64_t)c->n);
-}
-
 void
 fleet_fsum_init(struct fleet_fsum *f, struct csindex *idx,
-    struct fleet_fnames *names)
+    struct fleet_cache *names)
 {
 	memset(f, 0, sizeof *f);
 	f->idx = idx;
@@ -270,6 +207,7 @@ fleet_fsum_name_row(void *arg, struct fleet_tsv_field *v, size_t n,
 	uint64_t key;
 	const char *caller, *name;
 	size_t nc, nn;
+	char *p;
 
 	if (n != 3)
 		return error_set(err, ERR_INTERNAL, "ClickHouse's reply: "
@@ -278,35 +216,38 @@ fleet_fsum_name_row(void *arg, struct fleet_tsv_field *v, size_t n,
 		return -1;
 	caller = fleet_tsv_str(&v[1], &nc);
 	name = fleet_tsv_str(&v[2], &nn);
-	pthread_mutex_lock(&f->names->mu);
-	fnames_add(f->names, key, caller, nc, name, nn);
-	pthread_mutex_unlock(&f->names->mu);
+	/* One allocation: the caller, NUL, the name, NUL. */
+	p = xmalloc(nc + nn + 2);
+	memcpy(p, caller, nc);
+	p[nc] = '\0';
+	memcpy(p + nc + 1, name, nn);
+	p[nc + 1 + nn] = '\0';
+	fleet_cache_add(f->names, key, p, nc + nn + 2);
 	return 0;
 }
 
 size_t
 fleet_fsum_resolve(struct fleet_fsum *f, uint64_t **missing)
 {
-	struct fleet_fnames *c = f->names;
-	const struct fleet_fname *nm;
 	struct store_fsum_edge *e;
+	const char *caller, *name;
 	size_t i, nmiss = 0;
-	int64_t at;
 
 	*missing = NULL;
 	f->nfn = f->nedge = 0;
-	pthread_mutex_lock(&c->mu);
+	fleet_cache_lock(f->names);
 	for (i = 0; i < f->nraw; i++) {
-		if ((at = imap_get(&c->at, f->raw[i].key)) == 0) {
+		if ((caller = fleet_cache_get(f->names,
+		    f->raw[i].key)) == NULL) {
 			*missing = xappendarray(*missing, nmiss,
 			    sizeof **missing);
 			(*missing)[nmiss++] = f->raw[i].key;
 			continue;
 		}
-		nm = &c->v[at - 1];
+		name = caller + strlen(caller) + 1;
 		if (f->raw[i].kind == 0) {
 			f->fn = xappendarray(f->fn, f->nfn, sizeof *f->fn);
-			f->fn[f->nfn].name = csindex_intern(f->idx, nm->name);
+			f->fn[f->nfn].name = csindex_intern(f->idx, name);
 			f->fn[f->nfn].flat = f->raw[i].a;
 			f->fn[f->nfn].cum = f->raw[i].b;
 			f->nfn++;
@@ -315,14 +256,14 @@ fleet_fsum_resolve(struct fleet_fsum *f, uint64_t **missing)
 		f->edge = xappendarray(f->edge, f->nedge, sizeof *f->edge);
 		e = &f->edge[f->nedge];
 		memset(e, 0, sizeof *e);
-		e->caller = csindex_intern(f->idx, nm->caller);
-		e->callee = csindex_intern(f->idx, nm->name);
+		e->caller = csindex_intern(f->idx, caller);
+		e->callee = csindex_intern(f->idx, name);
 		e->gid = (uint32_t)f->nedge;
 		e->inl = f->raw[i].b == 0;
 		e->weight = f->raw[i].a;
 		f->nedge++;
 	}
-	pthread_mutex_unlock(&c->mu);
+	fleet_cache_unlock(f->names);
 	return nmiss;
 }
 

@@ -1,12 +1,11 @@
 /* fleet-fsum.h: top's per-function sums shipped to ClickHouse and read
  * back (schema/clickhouse/008-functions.sql): each function and call
  * edge by a 64-bit key, its names in function_names, kept by the reader
- * as the frames of stacks are (fleet-cache.h), so that a top's answer
+ * in a cache as the frames of stacks are (fleet-cache.h), so that a top's answer
  * is numbers. */
 #ifndef PROFD_FLEET_FSUM_H
 #define PROFD_FLEET_FSUM_H
 
-#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,6 +15,7 @@
 #include "store-fsum.h"
 
 struct csindex;
+struct fleet_cache;
 struct fleet_tsv_field;
 
 /* A batch's keys: each (kind, caller, name) met, its key, and the rows
@@ -41,21 +41,6 @@ int fleet_fsum_rows(struct buf *out, struct fleet_fsum_keys *k,
     const struct store_cs_value *v, size_t n, size_t *rows,
     struct error *);
 
-/* The names of keys, kept between calls (names never change under a
- * key), shared by the query threads under a lock, bounded in bytes:
- * past cap everything is dropped and read again as needed. */
-struct fleet_fname {
-	char *caller, *name;		/* one allocation: caller's */
-};
-struct fleet_fnames {
-	pthread_mutex_t mu;
-	struct imap at;			/* key -> 1 + index in v */
-	struct fleet_fname *v;
-	size_t n, bytes, cap;
-};
-struct fleet_fnames *fleet_fnames_new(size_t cap);
-void fleet_fnames_free(struct fleet_fnames *);
-
 /* A window's sums as the reader takes them, names made ids of idx. */
 struct fleet_fsum_raw {
 	int kind;
@@ -64,7 +49,10 @@ struct fleet_fsum_raw {
 };
 struct fleet_fsum {
 	struct csindex *idx;
-	struct fleet_fnames *names;
+	/* The names of keys, kept between calls (names never change under
+	 * a key), shared by the query threads: a key's caller and name,
+	 * NUL after each, in one allocation. */
+	struct fleet_cache *names;
 	struct fleet_fsum_raw *raw;	/* the reply's functions and edges */
 	size_t nraw;
 	struct store_fsum_fn *fn;
@@ -77,7 +65,7 @@ struct fleet_fsum {
 };
 
 void fleet_fsum_init(struct fleet_fsum *, struct csindex *,
-    struct fleet_fnames *);
+    struct fleet_cache *names);
 /* A row of fleet_sql_fsums' reply (arg: the fleet_fsum). */
 int fleet_fsum_row(void *arg, struct fleet_tsv_field *, size_t n,
     struct error *);

@@ -330,12 +330,6 @@ fs_ask_values(struct fleet_source *x, const struct fleet_sql *q,
 		a->sums = fleet_resolve_start(x, fleet_sql_sums(q));
 }
 
-/* What a selection's values need asked first: its metric, checked and
- * counted, and how it combines (fs_metric_name, fs_metric_check,
- * fs_aggregate).  The questions that do not wait for each other's
- * answers are asked together, each a round trip to ClickHouse: the
- * values wanted too (a), for the aggregate the metric's last view
- * resolved, and asked again here when it resolves otherwise. */
 /* fleet_resolve's questions once x->metric is named or guessed: qd,
  * when not NULL, the default metric's question, whose answer must be
  * the guess (else *missed, nothing left in flight). */
@@ -400,6 +394,12 @@ fs_questions(struct fleet_source *x, struct fleet_sql *q, int count,
 	return rc;
 }
 
+/* What a selection's values need asked first: its metric, checked and
+ * counted, and how it combines (fs_metric_name, fs_metric_check,
+ * fs_aggregate).  The questions that do not wait for each other's
+ * answers are asked together, each a round trip to ClickHouse: the
+ * values wanted too (a), for the aggregate the metric's last view
+ * resolved, and asked again here when it resolves otherwise. */
 int
 fleet_resolve(struct fleet_source *x, struct fleet_sql *q, int count,
     enum fleet_want want, struct fleet_asked *a, struct error *err)

@@ -38,7 +38,7 @@ struct fleet_reader {
 	size_t next_memo;
 	struct fleet_cache *cache;	/* stacks' frames by hash */
 	struct fleet_index_pool *indexes;	/* built of them */
-	struct fleet_fnames *fnames;	/* function sums' names by key */
+	struct fleet_cache *fnames;	/* function sums' names by key */
 };
 
 /* A stack's sum, by its hash (fleet_sql_sums). */

@@ -48,7 +48,7 @@ fleet_reader_new(struct ch_select *chs, const char *database,
 	r->cluster = cluster != NULL && *cluster != '\0';
 	r->cache = fleet_cache_new(FLEET_CACHE_BYTES);
 	r->indexes = fleet_index_pool_new(FLEET_INDEX_BYTES);
-	r->fnames = fleet_fnames_new(FLEET_FNAMES_BYTES);
+	r->fnames = fleet_cache_new(FLEET_FNAMES_BYTES);
 	pthread_mutex_init(&r->mu, NULL);
 	return r;
 }
@@ -63,7 +63,7 @@ fleet_reader_free(struct fleet_reader *r)
 	free(r->database);
 	fleet_cache_free(r->cache);
 	fleet_index_pool_free(r->indexes);
-	fleet_fnames_free(r->fnames);
+	fleet_cache_free(r->fnames);
 	pthread_mutex_destroy(&r->mu);
 	for (i = 0; i < FLEET_MEMO; i++) {
 		free(r->memo[i].key);
@@ -215,7 +215,12 @@ fs_frames_row(void *arg, struct fleet_tsv_field *v, size_t n,
 		fleet_stacks_add(&x->st, leaf, x->sums[at - 1].value);
 		imap_put(&x->missing, f->hash, -1);	/* done */
 	}
-	fleet_cache_add(x->r->cache, f);
+	/* Frames without their inline flags would be kept wrong once
+	 * their row comes: read again each time instead. */
+	if (f->whole)
+		fleet_cache_add(x->r->cache, f->hash, f, f->bytes);
+	else
+		free(f);
 	return 0;
 }
 

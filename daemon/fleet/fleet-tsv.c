@@ -288,3 +288,9 @@ fleet_tsv_put(struct buf *b, const char *s, size_t n)
 		default: buf_add(b, &s[i], 1);
 		}
 }
+
+void
+fleet_tsv_puts(struct buf *b, const char *s)
+{
+	fleet_tsv_put(b, s, strlen(s));
+}

@@ -43,6 +43,8 @@ void fleet_tsv_clear(struct fleet_tsv *);
 /* The n bytes of s as a TabSeparated field (escaped as ClickHouse reads
  * it; fleet_quote puts it between quotes for SQL). */
 void fleet_tsv_put(struct buf *, const char *s, size_t n);
+/* The string s so. */
+void fleet_tsv_puts(struct buf *, const char *s);
 /* A field as a string: unescaped in place, NUL-terminated (the field's
  * bytes are overwritten); its length in *len. */
 char *fleet_tsv_str(struct fleet_tsv_field *, size_t *len);

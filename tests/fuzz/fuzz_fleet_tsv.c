@@ -169,7 +169,7 @@ fz_read(const uint8_t *data, size_t size, size_t step, struct fz *z)
 {
 	static struct selection none;
 	struct fz_source src = { .src = { .ops = &fz_ops } };
-	struct fleet_fnames *names;
+	struct fleet_cache *names;
 	const struct store_fsum_view *view;
 	uint64_t *miss;
 	size_t missing;
@@ -183,7 +183,7 @@ fz_read(const uint8_t *data, size_t size, size_t step, struct fz *z)
 	src.z = z;
 	src.idx = csindex_new();
 	/* A cache of 4 kB: dropped and filled again on most inputs. */
-	names = fleet_fnames_new(4096);
+	names = fleet_cache_new(4096);
 	fleet_fsum_init(&z->fs, src.idx, names);
 	fleet_fsum_reset(&z->fs);
 	fleet_stacks_init(&z->st, src.idx);
@@ -236,7 +236,7 @@ fz_read(const uint8_t *data, size_t size, size_t step, struct fz *z)
 		mix(z, csindex_name_str(src.idx, view->fn[k].name),
 		    strlen(csindex_name_str(src.idx, view->fn[k].name)));
 	fleet_fsum_clear(&z->fs);
-	fleet_fnames_free(names);
+	fleet_cache_free(names);
 	fleet_tsv_clear(&t);
 	fleet_stacks_clear(&z->st);
 	fleet_tsv_array_clear(&z->a);

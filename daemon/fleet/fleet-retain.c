@@ -31,12 +31,12 @@
 #include "log.h"
 #include "nitems.h"
 
-/* The tables partitioned by day. */
-static const char *const retain_tables[] = {
+const char *const fleet_retain_tables[] = {
 	"samples", "profiles", "profile_metrics", "samples_hourly",
 	"samples_profiles", "samples_daily", "functions_hourly",
 	"functions_daily", "functions_profiles"
 };
+const size_t fleet_retain_ntables = NITEMS(fleet_retain_tables);
 
 void
 fleet_retain_set(struct fleet_retain *r, const struct retention *pol)
@@ -87,8 +87,8 @@ fleet_retain_start(struct fleet_retain *r, const char *db, int64_t now)
 	    "database = ");
 	fleet_quote(&q, db, strlen(db));
 	buf_printf(&q, " AND table IN (");
-	for (i = 0; i < NITEMS(retain_tables); i++)
-		buf_printf(&q, "%s'%s'", i ? ", " : "", retain_tables[i]);
+	for (i = 0; i < fleet_retain_ntables; i++)
+		buf_printf(&q, "%s'%s'", i ? ", " : "", fleet_retain_tables[i]);
 	buf_printf(&q, ") AND active AND max_date < toDate(toDateTime(%"
 	    PRId64 ")) GROUP BY table, partition ORDER BY partition, table "
 	    "FORMAT TabSeparated", r->cutoff_s < 0 ? 0 : r->cutoff_s);
@@ -116,9 +116,9 @@ fleet_retain_is_table(const char *p, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < NITEMS(retain_tables); i++)
-		if (strlen(retain_tables[i]) == n &&
-		    strncmp(p, retain_tables[i], n) == 0)
+	for (i = 0; i < fleet_retain_ntables; i++)
+		if (strlen(fleet_retain_tables[i]) == n &&
+		    strncmp(p, fleet_retain_tables[i], n) == 0)
 			return 1;
 	return 0;
 }

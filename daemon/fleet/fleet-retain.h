@@ -29,6 +29,10 @@ struct fleet_retain {
  * partitions, so the longest max-age of the policy (0 when the policy
  * has none: its scopes' overrides are then ages of their own, but the
  * others keep their profiles forever). */
+/* The tables partitioned by day, which retention drops from. */
+extern const char *const fleet_retain_tables[];
+extern const size_t fleet_retain_ntables;
+
 void fleet_retain_set(struct fleet_retain *, const struct retention *);
 /* A pass, if one is due at now_ns: the SQL listing the partitions past
  * the age; NULL if none is due (and always with max-age 0). */

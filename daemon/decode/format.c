@@ -16,13 +16,13 @@
  * script text, whose sample lines end in an event name and a colon.  The
  * rules are in each sniffer and in docs/FORMATS.md. */
 static const struct format formats[] = {
-	{ "pprof", pprof_sniff, pprof_decode_stream },
-	{ "perfetto", perfetto_sniff, perfetto_decode },
+	{ "pprof", pprof_sniff, pprof_decode_stream, 1 },
+	{ "perfetto", perfetto_sniff, perfetto_decode, 0 },
 	/* OTLP's JSON by its first key; its protobuf opens as pprof's
 	 * does, so that form is named (format=otlp). */
-	{ "otlp", otlp_sniff, otlp_decode_stream },
-	{ "folded", folded_sniff, folded_decode },
-	{ "perf-script", perf_script_sniff, perf_script_decode },
+	{ "otlp", otlp_sniff, otlp_decode_stream, 0 },
+	{ "folded", folded_sniff, folded_decode, 1 },
+	{ "perf-script", perf_script_sniff, perf_script_decode, 0 },
 };
 
 const struct format *

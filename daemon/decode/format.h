@@ -17,6 +17,10 @@ struct format {
 	int (*sniff)(const uint8_t *, size_t);
 	int (*decode)(struct stream *, const struct decode_opts *,
 	    const struct limits *, const struct sink *, struct error *);
+	/* 1: every stack id the decoder gets is used only by samples
+	 * before its next stack() call (a stack a sample, never kept):
+	 * sinkpipe.c then maps only the last one, not one a sample. */
+	int stacks_once;
 };
 
 /* NULL if the name is not a known format ("auto" is not a format). */

@@ -144,6 +144,14 @@ struct sink {
 	int (*meta)(void *ctx, const struct model_meta *, struct error *);
 	/* Optional (NULL: not called), before anything else. */
 	void (*sizes)(void *ctx, const struct model_sizes *);
+	/* Optional: stack(), told what the stack after it will be: its
+	 * outer next_keep frames are this one's, then frame next_frame
+	 * (next_keep SIZE_MAX: not known).  A sink that looks stacks up
+	 * fetches the next one's memory while it does this one; a decoder
+	 * that reads ahead (sinkpipe.c) calls it. */
+	int64_t (*stack_ahead)(void *ctx, const int64_t *frames,
+	    size_t nframes, size_t next_keep, int64_t next_frame,
+	    struct error *);
 };
 
 #endif

@@ -38,6 +38,9 @@ struct importer {
 	 * next one starts below the part they share. */
 	int64_t *path_frame, *path_id;
 	size_t npath, path_cap;
+	/* The depth from which the callsites on the path were made by the
+	 * stack that walked it (SIZE_MAX: none). */
+	size_t path_made;
 	int niced;
 
 	/* Per import. */

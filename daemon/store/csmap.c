@@ -169,6 +169,14 @@ csmap_add(struct csmap *m, uint32_t parent, uint32_t frame, uint32_t id)
 		cm_flush(m);
 }
 
+void
+csmap_prefetch(const struct csmap *m, uint32_t parent, uint32_t frame)
+{
+	if (m->cap != 0)
+		__builtin_prefetch(m->slots + ((size_t)cm_hash(parent, frame) &
+		    (m->cap - 1)) * CSMAP_SLOT);
+}
+
 uint32_t
 csmap_find(struct csmap *m, uint32_t parent, uint32_t frame, int grow,
     size_t *slot)

@@ -47,6 +47,9 @@ void csmap_fill(struct csmap *, size_t slot, uint32_t parent,
  * overlap instead of coming one after the other. */
 void csmap_add(struct csmap *, uint32_t parent, uint32_t frame,
     uint32_t id);
+/* The slot where (parent, frame) is looked for, fetched ahead of a
+ * csmap_find that will follow. */
+void csmap_prefetch(const struct csmap *, uint32_t parent, uint32_t frame);
 /* Insert or overwrite. */
 void csmap_put(struct csmap *, uint32_t parent, uint32_t frame,
     uint32_t id);

@@ -51,6 +51,7 @@ struct store_cs {
 	/* The one made last in the map as it is: a parent without children
 	 * yet, so a callsite under it is new without a lookup (0: none). */
 	int64_t fresh;
+	int64_t tx_first;		/* the first id of this transaction */
 	size_t expect;			/* store_callsites_expect's, till used */
 	struct cschunk tmp;		/* a pending chunk decoded */
 	int collected;			/* this transaction removed some */
@@ -297,6 +298,7 @@ store_cs_begin(struct store *s, struct error *err)
 		c->loaded = 0;
 	}
 	c->next = max + 1;
+	c->tx_first = c->next;
 	return 0;
 }
 
@@ -359,9 +361,12 @@ store_callsites_expect(struct store *s, size_t n)
 		cs_expect(c);
 }
 
-int64_t
-store_callsite(struct store *s, int64_t parent_id, int64_t frame_id,
-    int64_t depth, struct error *err)
+/* The callsite of (parent, frame); absent: the caller knows it is not
+ * interned (a parent made in this transaction by the caller, who knows
+ * the children it gave it), so it is made without a lookup. */
+static int64_t
+cs_intern(struct store *s, int64_t parent_id, int64_t frame_id,
+    int64_t depth, int absent, struct error *err)
 {
 	struct store_cs *c = cs_of(s);
 	size_t slot;
@@ -381,7 +386,11 @@ store_callsite(struct store *s, int64_t parent_id, int64_t frame_id,
 			return -1;
 		cs_expect(c);
 	}
-	if ((parent_id == 0 || parent_id != c->fresh) &&
+	/* Only a parent of this transaction's may be said to have no such
+	 * child: older ones may have any. */
+	if (absent && (parent_id == 0 || parent_id < c->tx_first))
+		absent = 0;
+	if (!absent && (parent_id == 0 || parent_id != c->fresh) &&
 	    (got = csmap_find(&c->map, (uint32_t)parent_id, (uint32_t)frame_id,
 	    1, &slot)) != 0)
 		return got;
@@ -401,6 +410,38 @@ store_callsite(struct store *s, int64_t parent_id, int64_t frame_id,
 	c->fresh = id;
 	pend_add(c, id, parent_id, frame_id, cs_depth(c, parent_id, depth));
 	return id;
+}
+
+int64_t
+store_callsite(struct store *s, int64_t parent_id, int64_t frame_id,
+    int64_t depth, struct error *err)
+{
+	return cs_intern(s, parent_id, frame_id, depth, 0, err);
+}
+
+int64_t
+store_callsite_new(struct store *s, int64_t parent_id, int64_t frame_id,
+    int64_t depth, struct error *err)
+{
+	return cs_intern(s, parent_id, frame_id, depth, 1, err);
+}
+
+void
+store_callsite_prefetch(struct store *s, int64_t parent_id,
+    int64_t frame_id)
+{
+	struct store_cs *c = cs_of(s);
+
+	if (c->loaded && parent_id >= 0 && parent_id <= UINT32_MAX &&
+	    frame_id > 0 && frame_id <= UINT32_MAX)
+		csmap_prefetch(&c->map, (uint32_t)parent_id,
+		    (uint32_t)frame_id);
+}
+
+int64_t
+store_callsites_next(struct store *s)
+{
+	return cs_of(s)->next;
 }
 
 /* Callsites [from, from + n) of ch as one chunk row. */

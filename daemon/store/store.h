@@ -58,6 +58,17 @@ int64_t store_frame(struct store *, int64_t function_id, int64_t mapping_id,
  * root's is 0).  Interned in memory, in a transaction: ids below 2^32. */
 int64_t store_callsite(struct store *, int64_t parent_id, int64_t frame_id,
     int64_t depth, struct error *);
+/* The same, the caller knowing that frame is no child of parent yet: a
+ * parent made in this transaction (an id from store_callsites_next on),
+ * whose children the caller made; no lookup. */
+int64_t store_callsite_new(struct store *, int64_t parent_id,
+    int64_t frame_id, int64_t depth, struct error *);
+/* A store_callsite of (parent, frame) will follow: its memory fetched
+ * now, while the caller does something else. */
+void store_callsite_prefetch(struct store *, int64_t parent_id,
+    int64_t frame_id);
+/* The id the next new callsite will have. */
+int64_t store_callsites_next(struct store *);
 /* This transaction will ask for about n callsites (a profile's samples):
  * room made at once when most of them will be new, a hint only. */
 void store_callsites_expect(struct store *, size_t n);

@@ -26,6 +26,7 @@
 #include "inflate.h"
 #include "model.h"
 #include "mstr.h"
+#include "sinkpipe.h"
 #include "stream.h"
 
 #define FZ_CHECK(c) do {						\
@@ -217,7 +218,7 @@ fz_sink_init(struct fz_sink *s, const struct limits *lim)
 {
 	struct sink k = {
 		s, fz_metric, fz_mapping, fz_function, fz_frame, fz_stack,
-		fz_labelset, fz_sample, fz_meta, NULL,
+		fz_labelset, fz_sample, fz_meta, NULL, NULL,
 	};
 
 	memset(s, 0, sizeof *s);
@@ -244,17 +245,19 @@ struct fz_result {
 	enum error_kind kind;
 	uint64_t digest;
 	const char *format;
+	char msg[sizeof ((struct error *)0)->msg];
 };
 
 /* Opens the bytes as the importer does, decodes them into the checking
- * sink, and checks what holds for every decode. */
+ * sink (through sinkpipe.c, as the importer does, when piped), and
+ * checks what holds for every decode. */
 static inline struct fz_result
-fz_decode_stream(struct stream *in, const char *format,
-    const struct limits *lim)
+fz_decode_via(struct stream *in, const char *format,
+    const struct limits *lim, int piped)
 {
 	const struct format *fmt = NULL;
 	struct decode_opts opts;
-	struct fz_result r = { 0, ERR_NONE, 0, NULL };
+	struct fz_result r = { 0, ERR_NONE, 0, NULL, "" };
 	struct fz_sink s;
 	struct sink k = fz_sink_init(&s, lim);
 	struct error err = { 0 };
@@ -264,7 +267,8 @@ fz_decode_stream(struct stream *in, const char *format,
 	if (r.rc == 0) {
 		FZ_CHECK(fmt != NULL);
 		r.format = fmt->name;
-		r.rc = fmt->decode(in, &opts, lim, &k, &err);
+		r.rc = piped ? sinkpipe_decode(fmt, in, &opts, lim, &k, &err) :
+		    fmt->decode(in, &opts, lim, &k, &err);
 	}
 	stream_free(in);
 	FZ_CHECK(r.rc == 0 || r.rc == -1);
@@ -279,7 +283,15 @@ fz_decode_stream(struct stream *in, const char *format,
 	}
 	r.kind = err.kind;
 	r.digest = s.digest;
+	snprintf(r.msg, sizeof r.msg, "%s", err.msg);
 	return r;
+}
+
+static inline struct fz_result
+fz_decode_stream(struct stream *in, const char *format,
+    const struct limits *lim)
+{
+	return fz_decode_via(in, format, lim, 0);
 }
 
 /* Decodes the bytes as pushed, then (for inputs that are not gzip

@@ -43,6 +43,13 @@ struct fz_sink {
 	size_t nsamples;
 	int meta;
 	uint32_t max_depth;
+	/* The call numbered fail_at fails (0: none), and none may follow. */
+	size_t calls, fail_at;
+	int failed;
+	/* What stack_ahead said of the next stack (keep SIZE_MAX: nothing),
+	 * checked when it comes against the stack it was said with. */
+	int64_t *last, frame;
+	size_t nlast, keep, hints;
 };
 
 static inline void
@@ -62,11 +69,17 @@ fz_str(struct fz_sink *s, struct mstr m)
 		fz_mix(s, (uint8_t)m.p[i]);
 }
 
-static inline void
-fz_call(struct fz_sink *s, char c)
+static inline int
+fz_call(struct fz_sink *s, char c, struct error *err)
 {
 	FZ_CHECK(!s->meta);
+	FZ_CHECK(!s->failed);
 	fz_mix(s, (uint8_t)c);
+	if (++s->calls != s->fail_at)
+		return 0;
+	s->failed = 1;
+	return error_set(err, ERR_NO_SPACE, "fuzz sink: call %zu failed",
+	    s->calls);
 }
 
 static inline int
@@ -74,7 +87,8 @@ fz_metric(void *ctx, struct mstr type, struct mstr unit, struct error *err)
 {
 	struct fz_sink *s = ctx;
 
-	fz_call(s, 'T');
+	if (fz_call(s, 'T', err) == -1)
+		return -1;
 	fz_str(s, type);
 	fz_str(s, unit);
 	s->nmetrics++;
@@ -86,7 +100,8 @@ fz_mapping(void *ctx, const struct model_mapping *m, struct error *err)
 {
 	struct fz_sink *s = ctx;
 
-	fz_call(s, 'M');
+	if (fz_call(s, 'M', err) == -1)
+		return -1;
 	fz_mix(s, m->start);
 	fz_mix(s, m->limit);
 	fz_mix(s, m->offset);
@@ -101,7 +116,8 @@ fz_function(void *ctx, const struct model_function *f, struct error *err)
 {
 	struct fz_sink *s = ctx;
 
-	fz_call(s, 'F');
+	if (fz_call(s, 'F', err) == -1)
+		return -1;
 	fz_str(s, f->name);
 	fz_str(s, f->system_name);
 	fz_str(s, f->file);
@@ -114,7 +130,8 @@ fz_frame(void *ctx, const struct model_frame *f, struct error *err)
 {
 	struct fz_sink *s = ctx;
 
-	fz_call(s, 'R');
+	if (fz_call(s, 'R', err) == -1)
+		return -1;
 	FZ_CHECK(f->function >= 0 && (size_t)f->function <= s->nfuncs);
 	FZ_CHECK(f->mapping >= 0 && (size_t)f->mapping <= s->nmaps);
 	fz_mix(s, (uint64_t)f->function);
@@ -126,19 +143,44 @@ fz_frame(void *ctx, const struct model_frame *f, struct error *err)
 	return (int64_t)++s->nframes;
 }
 
+/* A stack, and what the next one will be (next_keep SIZE_MAX: not
+ * said): its outer next_keep frames this one's, then next_frame. */
 static inline int64_t
-fz_stack(void *ctx, const int64_t *ids, size_t n, struct error *err)
+fz_stack_ahead(void *ctx, const int64_t *ids, size_t n, size_t next_keep,
+    int64_t next_frame, struct error *err)
 {
 	struct fz_sink *s = ctx;
 	size_t i;
 
-	fz_call(s, 'K');
+	if (fz_call(s, 'K', err) == -1)
+		return -1;
 	FZ_CHECK(n > 0 && n <= s->max_depth);
 	for (i = 0; i < n; i++) {
 		FZ_CHECK(ids[i] > 0 && (size_t)ids[i] <= s->nframes);
 		fz_mix(s, (uint64_t)ids[i]);
 	}
+	if (s->keep != SIZE_MAX) {
+		FZ_CHECK(s->keep < n && s->keep <= s->nlast);
+		for (i = 0; i < s->keep; i++)
+			FZ_CHECK(ids[n - 1 - i] == s->last[s->nlast - 1 - i]);
+		FZ_CHECK(ids[n - 1 - s->keep] == s->frame);
+		s->hints++;
+	}
+	s->keep = next_keep;
+	s->frame = next_frame;
+	if (next_keep != SIZE_MAX) {
+		s->last = realloc(s->last, n * sizeof *s->last);
+		FZ_CHECK(s->last != NULL);
+		memcpy(s->last, ids, n * sizeof *ids);
+		s->nlast = n;
+	}
 	return (int64_t)++s->nstacks;
+}
+
+static inline int64_t
+fz_stack(void *ctx, const int64_t *ids, size_t n, struct error *err)
+{
+	return fz_stack_ahead(ctx, ids, n, SIZE_MAX, 0, err);
 }
 
 static inline int64_t
@@ -148,7 +190,8 @@ fz_labelset(void *ctx, const struct model_label *l, size_t n,
 	struct fz_sink *s = ctx;
 	size_t i;
 
-	fz_call(s, 'L');
+	if (fz_call(s, 'L', err) == -1)
+		return -1;
 	FZ_CHECK(n > 0);
 	for (i = 0; i < n; i++) {
 		fz_str(s, l[i].key);
@@ -168,7 +211,8 @@ fz_sample(void *ctx, const struct model_sample *m, struct error *err)
 	struct fz_sink *s = ctx;
 	size_t i;
 
-	fz_call(s, 'S');
+	if (fz_call(s, 'S', err) == -1)
+		return -1;
 	FZ_CHECK(m->stack >= 0 && (size_t)m->stack <= s->nstacks);
 	FZ_CHECK(m->labelset >= 0 && (size_t)m->labelset <= s->nlabelsets);
 	FZ_CHECK(m->nvalues <= s->nmetrics);
@@ -188,7 +232,8 @@ fz_meta(void *ctx, const struct model_meta *m, struct error *err)
 	struct fz_sink *s = ctx;
 	size_t i;
 
-	fz_call(s, 'X');
+	if (fz_call(s, 'X', err) == -1)
+		return -1;
 	s->meta = 1;
 	fz_mix(s, (uint64_t)m->time_ns);
 	fz_mix(s, (uint64_t)m->duration_ns);
@@ -218,12 +263,13 @@ fz_sink_init(struct fz_sink *s, const struct limits *lim)
 {
 	struct sink k = {
 		s, fz_metric, fz_mapping, fz_function, fz_frame, fz_stack,
-		fz_labelset, fz_sample, fz_meta, NULL, NULL,
+		fz_labelset, fz_sample, fz_meta, NULL, fz_stack_ahead,
 	};
 
 	memset(s, 0, sizeof *s);
 	s->digest = 0xcbf29ce484222325ull;
 	s->max_depth = lim->max_stack_depth;
+	s->keep = SIZE_MAX;
 	return k;
 }
 
@@ -246,23 +292,28 @@ struct fz_result {
 	uint64_t digest;
 	const char *format;
 	char msg[sizeof ((struct error *)0)->msg];
+	size_t calls, stacks, hints;
+	int meta;
 };
 
-/* Opens the bytes as the importer does, decodes them into the checking
- * sink (through sinkpipe.c, as the importer does, when piped), and
- * checks what holds for every decode. */
+/* Opens the bytes as the importer does and decodes them into the
+ * checking sink, failing its call fail_at (0: none), through sinkpipe.c
+ * (as the importer does a large input) when piped; checks what holds
+ * for every decode. */
 static inline struct fz_result
 fz_decode_via(struct stream *in, const char *format,
-    const struct limits *lim, int piped)
+    const struct limits *lim, int piped, size_t fail_at)
 {
 	const struct format *fmt = NULL;
 	struct decode_opts opts;
-	struct fz_result r = { 0, ERR_NONE, 0, NULL, "" };
+	struct fz_result r;
 	struct fz_sink s;
 	struct sink k = fz_sink_init(&s, lim);
 	struct error err = { 0 };
 
+	memset(&r, 0, sizeof r);
 	memset(&opts, 0, sizeof opts);
+	s.fail_at = fail_at;
 	r.rc = format_open(&in, format, lim, &fmt, &err);
 	if (r.rc == 0) {
 		FZ_CHECK(fmt != NULL);
@@ -271,6 +322,7 @@ fz_decode_via(struct stream *in, const char *format,
 		    fmt->decode(in, &opts, lim, &k, &err);
 	}
 	stream_free(in);
+	free(s.last);
 	FZ_CHECK(r.rc == 0 || r.rc == -1);
 	if (r.rc == 0) {
 		FZ_CHECK(err.kind == ERR_NONE);
@@ -284,6 +336,10 @@ fz_decode_via(struct stream *in, const char *format,
 	r.kind = err.kind;
 	r.digest = s.digest;
 	snprintf(r.msg, sizeof r.msg, "%s", err.msg);
+	r.calls = s.calls;
+	r.stacks = s.nstacks;
+	r.hints = s.hints;
+	r.meta = s.meta;
 	return r;
 }
 
@@ -291,7 +347,28 @@ static inline struct fz_result
 fz_decode_stream(struct stream *in, const char *format,
     const struct limits *lim)
 {
-	return fz_decode_via(in, format, lim, 0);
+	return fz_decode_via(in, format, lim, 0, 0);
+}
+
+/* The same bytes decoded on the caller's thread and through sinkpipe.c
+ * (format "auto"), the sink failing at call fail_at (0: never): the same
+ * result, error and calls, in the same order. */
+static inline struct fz_result
+fz_decode_piped(const uint8_t *data, size_t size, const struct limits *lim,
+    size_t fail_at)
+{
+	struct fz_result a, b;
+
+	a = fz_decode_via(stream_mem(data, size), "auto", lim, 0, fail_at);
+	b = fz_decode_via(stream_mem(data, size), "auto", lim, 1, fail_at);
+	FZ_CHECK(a.rc == b.rc);
+	FZ_CHECK(a.kind == b.kind);
+	FZ_CHECK(strcmp(a.msg, b.msg) == 0);
+	FZ_CHECK(a.digest == b.digest);
+	FZ_CHECK(a.calls == b.calls);
+	FZ_CHECK(a.meta == b.meta);
+	FZ_CHECK(a.format == b.format);
+	return b;
 }
 
 /* Decodes the bytes as pushed, then (for inputs that are not gzip

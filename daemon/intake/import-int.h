@@ -39,9 +39,12 @@ struct importer {
 	int64_t *path_frame, *path_id;
 	size_t npath, path_cap;
 	/* The depth from which the callsites on the path were made by the
-	 * stack that walked it (SIZE_MAX: none). */
-	size_t path_made;
+	 * stack that walked it (SIZE_MAX: none); the outer frames the next
+	 * stack shares with it, as its caller said (stack_ahead; SIZE_MAX:
+	 * not said). */
+	size_t path_made, path_told;
 	int niced;
+	uint64_t pipe_min;		/* importer_set_pipe_min's */
 
 	/* Per import. */
 	struct activity_progress *progress;

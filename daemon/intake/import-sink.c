@@ -30,6 +30,7 @@ importer_caches_clear(struct importer *im)
 	im->stuck = 0;
 	im->npath = 0;
 	im->path_made = SIZE_MAX;
+	im->path_told = SIZE_MAX;
 }
 
 /* Full caches are kept while they serve (the same stacks pushed again,
@@ -405,6 +406,9 @@ sink_stack_ahead(void *ctx, const int64_t *frames, size_t n,
 		if ((pos = cache_find(im, C_STACK, im->stack_key,
 		    k)).value != 0) {
 			im->stack_hits++;
+			/* The path is not this stack: what the next one
+			 * shares with this one says nothing of it. */
+			im->path_told = SIZE_MAX;
 			return pos.value;
 		}
 	}
@@ -418,6 +422,11 @@ sink_stack_ahead(void *ctx, const int64_t *frames, size_t n,
 		im->path_id = xreallocarray(im->path_id, n,
 		    sizeof *im->path_id);
 	}
+	/* What the last stack's caller said this one shares with it
+	 * (stack_ahead) is not compared again. */
+	if (im->path_told != SIZE_MAX && im->path_told <= n &&
+	    im->path_told <= im->npath && (depth = im->path_told) > 0)
+		parent = im->path_id[depth - 1];
 	for (; depth < n && depth < im->npath &&
 	    im->path_frame[depth] == frames[n - 1 - depth]; depth++)
 		parent = im->path_id[depth];
@@ -446,6 +455,7 @@ sink_stack_ahead(void *ctx, const int64_t *frames, size_t n,
 	if (next_keep != SIZE_MAX && next_keep > first && next_keep <= n &&
 	    next_keep - 1 < im->path_made)
 		ahead(im, next_keep, next_frame);
+	im->path_told = next_keep;
 	if (ask && n > 1)
 		cache_fill(im, C_STACK, pos, im->stack_key, k, parent);
 	return parent;

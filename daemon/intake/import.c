@@ -23,7 +23,8 @@
 #define IMPORT_NICE		5
 
 /* Inputs of at least this many bytes (inflated, when the gzip says) are
- * decoded on a thread of their own (sinkpipe.c): a minute's CPU profile
+ * decoded on a thread of their own (sinkpipe.c; importer_set_pipe_min
+ * for the tests): a minute's CPU profile
  * imports in a few milliseconds, of which making and joining a thread
  * and handing the calls over would be a few per cent. */
 #define IMPORT_PIPE_MIN		((uint64_t)256 << 10)
@@ -35,8 +36,15 @@ importer_new(struct store *store, const struct limits *limits)
 
 	im->store = store;
 	im->limits = limits;
-	im->path_made = SIZE_MAX;
+	im->path_made = im->path_told = SIZE_MAX;
+	im->pipe_min = IMPORT_PIPE_MIN;
 	return im;
+}
+
+void
+importer_set_pipe_min(struct importer *im, uint64_t bytes)
+{
+	im->pipe_min = bytes;
 }
 
 static void
@@ -548,7 +556,7 @@ importer_run(struct importer *im, const struct import_request *req,
 	 * this one (sinkpipe.c); a small one here, where a thread would
 	 * cost more than it saves. */
 	size = in != plain ? isize : bytes;
-	if ((size == 0 || size >= IMPORT_PIPE_MIN ?
+	if ((size == 0 || size >= im->pipe_min ?
 	    sinkpipe_decode(fmt, in, &req->opts, &lim, &sink, err) :
 	    fmt->decode(in, &req->opts, &lim, &sink, err)) == -1)
 		goto out;

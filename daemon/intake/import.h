@@ -105,6 +105,10 @@ struct import_result {
 
 struct importer *importer_new(struct store *, const struct limits *);
 void importer_free(struct importer *);
+/* Inputs of at least this many bytes are decoded on a thread of their
+ * own (sinkpipe.c; default 256 KiB): 0 all of them, UINT64_MAX none
+ * (the tests compare the two). */
+void importer_set_pipe_min(struct importer *, uint64_t bytes);
 /* New limits for the next imports (the importer keeps the pointer). */
 void importer_set_limits(struct importer *, const struct limits *);
 /* Once *stop is set, an import read from a file (an upload, a spool file)

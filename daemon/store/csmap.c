@@ -146,7 +146,7 @@ cm_flush(struct csmap *m)
 		return;
 	for (k = 0; k < npend; k++) {
 		id = m->pend[k];
-		h = cm_hash(m->key[id].parent, m->key[id].frame);
+		h = m->pendh[k];
 		cm_set(m, cm_empty(m, h), id, cm_tag(h));
 	}
 	m->n += npend;
@@ -164,6 +164,7 @@ csmap_add(struct csmap *m, uint32_t parent, uint32_t frame, uint32_t id)
 	if (m->cap != 0)
 		__builtin_prefetch(m->slots + ((size_t)h & (m->cap - 1)) *
 		    CSMAP_SLOT, 1);
+	m->pendh[m->npend] = h;
 	m->pend[m->npend++] = id;
 	if (m->npend == CSMAP_BATCH)
 		cm_flush(m);

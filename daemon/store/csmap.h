@@ -28,6 +28,7 @@ struct csmap {
 	/* Keys added (csmap_add) but not yet in the table: their slots
 	 * prefetched, inserted CSMAP_BATCH at a time. */
 	uint32_t pend[CSMAP_BATCH];
+	uint64_t pendh[CSMAP_BATCH];	/* their hashes */
 	size_t npend;
 };
 

@@ -373,7 +373,7 @@ sink_stack_ahead(void *ctx, const int64_t *frames, size_t n,
 	int64_t parent = 0, mark;
 	size_t i, k = 0, depth = 0, first;
 	int ask = 1;			/* the stack cache is asked */
-	int made;			/* parent made by this import */
+	int made;			/* parent made by the last stack */
 
 	if (sink_aborted(im, err) == -1)
 		return -1;

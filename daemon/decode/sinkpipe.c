@@ -57,8 +57,8 @@ struct sp_chunk {
 
 struct sp_ids {
 	int64_t *v;			/* the decoder's id i + 1 is v[i] */
-	size_t n, cap;
 	uint64_t given;			/* ids mapped so far */
+	int64_t last;			/* the last, when v is not kept */
 };
 
 struct sinkpipe {
@@ -440,7 +440,7 @@ sp_id(const struct sinkpipe *sp, enum sp_kind k, uint64_t w,
 			return error_set(err, ERR_INTERNAL, "%s decoder: "
 			    "stack %llu used after the next one",
 			    sp->fmt->name, (unsigned long long)w);
-		return sp->ids[k].v[0];
+		return sp->ids[k].last;
 	}
 	return sp->ids[k].v[w - 1];
 }
@@ -456,14 +456,14 @@ sp_keep(struct sinkpipe *sp, enum sp_kind k, int64_t id)
 
 	if (id <= 0)
 		return -1;
-	ids->given++;
 	if (k == K_STACK && sp->fmt->stacks_once)
-		ids->n = 0;
-	if (ids->n == ids->cap) {
-		ids->cap = ids->cap ? ids->cap * 2 : 256;
-		ids->v = xreallocarray(ids->v, ids->cap, sizeof *ids->v);
+		ids->last = id;
+	else {
+		ids->v = xappendarray(ids->v, (size_t)ids->given,
+		    sizeof *ids->v);
+		ids->v[ids->given] = id;
 	}
-	ids->v[ids->n++] = id;
+	ids->given++;
 	return 0;
 }
 

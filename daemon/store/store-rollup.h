@@ -95,8 +95,8 @@ int store_runs_remove(struct store *, int64_t scope, int64_t span,
     struct error *);
 
 /* The days in [lo, hi] whose hours have runs and which have no row of
- * their own (open, store-runs.c), appended to days: read from their
- * hours. */
+ * their own (open, store-runs.c), appended to days (grown by
+ * xappendarray, as sel_windows grows it too): read from their hours. */
 int store_runs_open(struct store *, int64_t scope, int64_t lo, int64_t hi,
     int64_t **days, size_t *n, struct error *);
 

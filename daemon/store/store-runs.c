@@ -528,7 +528,7 @@ store_runs_open(struct store *s, int64_t scope, int64_t lo, int64_t hi,
 	sqlite3_bind_int64(st, 4, STORE_HOUR);
 	sqlite3_bind_int64(st, 5, STORE_DAY);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		*days = xreallocarray(*days, *n + 1, sizeof **days);
+		*days = xappendarray(*days, *n, sizeof **days);
 		(*days)[(*n)++] = sqlite3_column_int64(st, 0);
 	}
 	sqlite3_reset(st);

@@ -480,7 +480,7 @@ sel_windows(struct sel *q, int64_t scope, int64_t span, int64_t from,
 		id = sqlite3_column_int64(st, 0);
 		start = sqlite3_column_int64(st, 1);
 		if (sqlite3_column_int64(st, 3) < 0) {
-			*marked = xreallocarray(*marked, *nmarked + 1,
+			*marked = xappendarray(*marked, *nmarked,
 			    sizeof **marked);
 			(*marked)[(*nmarked)++] = start;
 			continue;

@@ -41,6 +41,15 @@ days_compare(const char *s, int64_t lo, int64_t hi)
 	top_no_block(kv, 0);
 }
 
+/* Hour i of day DAYS_D: f's trace repeats its stacks, g's drifts. */
+static void
+days_hour(int i)
+{
+	push_trace("f", 200, DAYS_D + i * HOUR, 600, 7, NULL, 0);
+	push_trace("g", 200, DAYS_D + i * HOUR, 600, 20 + (uint64_t)i, NULL,
+	    0);
+}
+
 static void
 days_scenario(void)
 {
@@ -48,11 +57,8 @@ days_scenario(void)
 	int i;
 
 	open_store();
-	for (i = 0; i < 3; i++) {
-		push_trace("f", 200, DAYS_D + i * HOUR, 600, 7, NULL, 0);
-		push_trace("g", 200, DAYS_D + i * HOUR, 600, 20 + (uint64_t)i,
-		    NULL, 0);
-	}
+	for (i = 0; i < 3; i++)
+		days_hour(i);
 	/* Open: no row of its own, read from its hours. */
 	day_rows("f", DAYS_D, &runs, &markers);
 	CHECK(runs == 0 && markers == 0);
@@ -62,9 +68,7 @@ days_scenario(void)
 	 * run before it closes, and each import after adds one; g's drift
 	 * (more than half of its hours' keys are its own), it stays open. */
 	for (i = 3; i < 6; i++) {
-		push_trace("f", 200, DAYS_D + i * HOUR, 600, 7, NULL, 0);
-		push_trace("g", 200, DAYS_D + i * HOUR, 600, 20 + (uint64_t)i,
-		    NULL, 0);
+		days_hour(i);
 		day_rows("f", DAYS_D, &runs, &markers);
 		CHECK(runs == i - 2 && markers == 0);
 		day_rows("g", DAYS_D, &runs, &markers);
